@@ -1,0 +1,235 @@
+//! `allocate`: split a fixed whole across categories by weight (spec §4.5).
+
+use super::prioritize::{self, Item};
+use super::{Checker, Kind, NoteField, Obj, Routing};
+use crate::html::RenderCx;
+use crate::html::email;
+use crate::html::i18n::Strings;
+use maud::{Markup, html};
+
+const FIELDS: [&str; 9] = [
+    "version",
+    "items",
+    "total",
+    "unit",
+    "title",
+    "instruction",
+    "note_field",
+    "routing",
+    "skill_version",
+];
+
+#[derive(Debug, Clone)]
+pub struct Allocate {
+    pub title: Option<String>,
+    pub instruction: Option<String>,
+    pub items: Vec<Item>,
+    /// The authored weights, rescaled so they sum to `total` (not rounded).
+    pub weights: Vec<f64>,
+    pub total: f64,
+    pub unit: String,
+    pub note: NoteField,
+    pub routing: Option<Routing>,
+}
+
+pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
+    ck.unknown_fields(o, &FIELDS, "an allocate block");
+    ck.version(o);
+    let title = ck.optional_string(o, "title");
+    let instruction = ck.optional_string(o, "instruction");
+    ck.optional_string(o, "skill_version");
+    let unit = ck
+        .optional_string(o, "unit")
+        .unwrap_or_else(|| "%".to_string());
+    let note = ck.note_field(o);
+    let routing = ck.routing(o);
+    let total = match ck.optional_number(o, "total") {
+        Some(t) if t > 0.0 => t,
+        Some(t) => {
+            let at = o.get("total").map_or(o.at, |v| v.start);
+            ck.error(
+                "out_of_range",
+                at,
+                &o.path("total"),
+                format!("`total` must be greater than 0, found {t}"),
+                "set the whole the weights split, e.g. \"total\": 100, or omit it for 100".into(),
+            );
+            100.0
+        }
+        None => 100.0,
+    };
+    let items = prioritize::parse_items(o, ck, Kind::Allocate, |ck, io, _| {
+        let Some(v) = io.get("weight") else {
+            ck.missing(
+                io,
+                "weight",
+                "give the category its suggested share, e.g. \"weight\": 25",
+            );
+            return None;
+        };
+        let w = ck.number(v, &io.path("weight"))?;
+        if w < 0.0 {
+            ck.error(
+                "out_of_range",
+                v.start,
+                &io.path("weight"),
+                format!("`weight` must be 0 or more, found {w}"),
+                "use a share of the total, 0 or more".into(),
+            );
+            return None;
+        }
+        Some(w)
+    })?;
+    let (items, raw): (Vec<Item>, Vec<f64>) = items.into_iter().unzip();
+    if raw.iter().all(|w| *w == 0.0) {
+        let at = o.get("items").map_or(o.at, |v| v.start);
+        ck.warn(
+            "all_zero_weights",
+            at,
+            &o.path("items"),
+            "every weight is 0, so the split starts even".into(),
+            "give the categories the split you suggest".into(),
+        );
+    }
+    let weights = rescale(&raw, total);
+    (ck.errors == 0).then_some(Allocate {
+        title,
+        instruction,
+        items,
+        weights,
+        total,
+        unit,
+        note,
+        routing,
+    })
+}
+
+/// Scales `weights` so they sum to `total`; all zero becomes an even split.
+pub fn rescale(weights: &[f64], total: f64) -> Vec<f64> {
+    let sum: f64 = weights.iter().sum();
+    if weights.is_empty() {
+        return Vec::new();
+    }
+    if sum <= 0.0 {
+        return vec![total / weights.len() as f64; weights.len()];
+    }
+    weights.iter().map(|w| w * total / sum).collect()
+}
+
+/// Rounds weights that sum to `total` for display, keeping the sum exact: whole numbers when
+/// `total` is an integer, hundredths otherwise, by the largest-remainder method (ties go to the
+/// earlier category).
+pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
+    let step = if total.fract() == 0.0 { 1.0 } else { 0.01 };
+    let units_total = (total / step).round() as i64;
+    let scaled: Vec<f64> = weights.iter().map(|w| w / step).collect();
+    let mut units: Vec<i64> = scaled.iter().map(|s| s.floor() as i64).collect();
+    let mut left = units_total - units.iter().sum::<i64>();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
+        fb.partial_cmp(&fa)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    let mut i = 0;
+    while left > 0 && !order.is_empty() {
+        units[order[i % order.len()]] += 1;
+        left -= 1;
+        i += 1;
+    }
+    units.iter().map(|u| *u as f64 * step).collect()
+}
+
+/// A weight as people write it: `35`, `12.5`, `0.33`.
+pub fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        let s = format!("{n:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
+    let t = cx.t;
+    let shown = round_to_total(&a.weights, a.total);
+    let title_id = a.title.as_ref().map(|_| cx.id("title"));
+    let total = format!("{}{}", format_number(a.total), a.unit);
+    if cx.surface.is_email() {
+        return cx.root(
+            title_id.as_deref(),
+            html! {
+                @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (title) } }
+                @if let Some(i) = &a.instruction { p style=(email::MUTED) { (i) } }
+                table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
+                    @for (item, w) in a.items.iter().zip(&shown) {
+                        @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
+                        tr {
+                            td style="padding:4px 8px 4px 0;width:45%;vertical-align:top;" { (item.label) }
+                            td style="padding:4px 0;vertical-align:middle;" {
+                                table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
+                                    tr {
+                                        td style={ "background:#0969da;height:10px;width:" (format_number(pct.round())) "%;" } {}
+                                        td style="background:#d0d7de;height:10px;" {}
+                                    }
+                                }
+                            }
+                            td style="padding:4px 0 4px 8px;white-space:nowrap;text-align:end;" { (format_number(*w)) (a.unit) }
+                        }
+                    }
+                }
+                p style=(email::MUTED) { (t.total) ": " (total) }
+                @if let Some(r) = &a.routing { (r.render()) }
+            },
+        );
+    }
+    let body = html! {
+        @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (title) } }
+        @if let Some(i) = &a.instruction { p class="pb-instruction" { (i) } }
+        @if let Some(r) = &a.routing { (r.render()) }
+        ul class="pb-alloc" data-pb-total=(format_number(a.total)) data-pb-unit=(a.unit) {
+            @for (k, (item, w)) in a.items.iter().zip(&shown).enumerate() {
+                @let wid = cx.id(&format!("w{k}"));
+                @let ctx_id = item.context.as_ref().map(|_| cx.id(&format!("w{k}-ctx")));
+                li class="pb-alloc-item" data-pb-item=(item.id) {
+                    input type="hidden" name=(cx.name("item")) value=(item.id);
+                    label for=(wid) { (item.label) " (" (a.unit) ")" }
+                    input type="text" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&format!("w.{k}")))
+                        value=(format_number(*w)) aria-describedby=[&ctx_id];
+                    meter aria-hidden="true" min="0" max=(format_number(a.total)) value=(format_number(*w)) {}
+                    button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }
+                        aria-label=(Strings::fill(t.remove, &item.label)) { "✕" }
+                    @if let Some(c) = &item.context { p class="pb-context" id=[&ctx_id] { (c) } }
+                }
+            }
+        }
+        p class="pb-total" { (t.total) ": " output { (total) } }
+        (prioritize::add_box(cx, t.add_category))
+        @if a.note.enabled {
+            (super::note_box(cx, &cx.id("note"), &cx.name("note"), a.note.label.as_deref().unwrap_or(t.note), ""))
+        }
+    };
+    cx.root(title_id.as_deref(), body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_keeps_the_total() {
+        let w = rescale(&[1.0, 1.0, 1.0], 100.0);
+        assert_eq!(round_to_total(&w, 100.0), vec![34.0, 33.0, 33.0]);
+        let w = rescale(&[2.0, 1.0], 10.5);
+        let r = round_to_total(&w, 10.5);
+        assert!((r.iter().sum::<f64>() - 10.5).abs() < 1e-9);
+        assert_eq!(format_number(r[0]), "7");
+        assert_eq!(format_number(0.1 + 0.2), "0.3");
+    }
+
+    #[test]
+    fn all_zero_is_an_even_split() {
+        assert_eq!(rescale(&[0.0, 0.0], 50.0), vec![25.0, 25.0]);
+    }
+}

@@ -1,0 +1,641 @@
+//! The component registry and the validation helpers every component shares.
+//!
+//! Each component lives in its own module and owns its fields: parse + validate (from the block's
+//! JSON into a typed value, reporting every problem), render (maud markup), and export. Adding a
+//! component is one new module plus one arm in [`Kind`] and in the dispatch functions below.
+
+pub mod allocate;
+pub mod mermaid;
+pub mod multi_choice;
+pub mod open_question;
+pub mod prioritize;
+pub mod question;
+pub mod questionnaire;
+pub mod single_choice;
+pub mod youtube;
+
+use crate::diag::{Diagnostic, Severity, pointer};
+use crate::json::{Json, Member, Value};
+use maud::{Markup, html};
+use serde::Serialize;
+
+/// The eight component fence tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    SingleChoice,
+    MultiChoice,
+    OpenQuestion,
+    Questionnaire,
+    Prioritize,
+    Allocate,
+    Youtube,
+    Mermaid,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::SingleChoice,
+        Kind::MultiChoice,
+        Kind::OpenQuestion,
+        Kind::Questionnaire,
+        Kind::Prioritize,
+        Kind::Allocate,
+        Kind::Youtube,
+        Kind::Mermaid,
+    ];
+
+    /// The fence info string.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Kind::SingleChoice => "single-choice",
+            Kind::MultiChoice => "multi-choice",
+            Kind::OpenQuestion => "open-question",
+            Kind::Questionnaire => "questionnaire",
+            Kind::Prioritize => "prioritize",
+            Kind::Allocate => "allocate",
+            Kind::Youtube => "youtube",
+            Kind::Mermaid => "mermaid",
+        }
+    }
+
+    pub fn from_tag(tag: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.tag() == tag)
+    }
+
+    /// Whether the reader answers this component (and so it needs a form).
+    pub fn takes_answers(self) -> bool {
+        !matches!(self, Kind::Youtube)
+    }
+}
+
+/// A validated component, ready to render and export.
+#[derive(Debug, Clone)]
+pub enum Component {
+    /// `single-choice`, `multi-choice`, `open-question` and `questionnaire` share one model.
+    Questions(question::QuestionSet),
+    Prioritize(prioritize::Prioritize),
+    Allocate(allocate::Allocate),
+    Youtube(youtube::Youtube),
+    Mermaid(mermaid::Mermaid),
+}
+
+/// Parses and validates one block's JSON. Returns `None` when any error was reported.
+pub fn parse(kind: Kind, root: &Json, ck: &mut Checker) -> Option<Component> {
+    let obj = ck.object(root, "", "the block")?;
+    let component = match kind {
+        Kind::SingleChoice => single_choice::parse(&obj, ck).map(Component::Questions),
+        Kind::MultiChoice => multi_choice::parse(&obj, ck).map(Component::Questions),
+        Kind::OpenQuestion => open_question::parse(&obj, ck).map(Component::Questions),
+        Kind::Questionnaire => questionnaire::parse(&obj, ck).map(Component::Questions),
+        Kind::Prioritize => prioritize::parse(&obj, ck).map(Component::Prioritize),
+        Kind::Allocate => allocate::parse(&obj, ck).map(Component::Allocate),
+        Kind::Youtube => youtube::parse(&obj, ck).map(Component::Youtube),
+        Kind::Mermaid => mermaid::parse(&obj, ck).map(Component::Mermaid),
+    };
+    if ck.errors > 0 { None } else { component }
+}
+
+/// Renders a validated component for a page, routed or email surface.
+pub fn render(component: &Component, cx: &crate::html::RenderCx) -> Markup {
+    match component {
+        Component::Questions(set) => question::render(set, cx),
+        Component::Prioritize(p) => prioritize::render(p, cx),
+        Component::Allocate(a) => allocate::render(a, cx),
+        Component::Youtube(y) => youtube::render(y, cx),
+        Component::Mermaid(m) => mermaid::render(m, cx),
+    }
+}
+
+/// Every string of a component that the reader sees, for direction and language detection.
+pub fn visible_text(component: &Component, out: &mut String) {
+    let mut push = |s: &str| {
+        out.push_str(s);
+        out.push('\n');
+    };
+    match component {
+        Component::Questions(set) => {
+            for q in &set.questions {
+                push(&q.text);
+                q.options.iter().for_each(|o| push(o));
+                if let Some(c) = &q.context {
+                    push(c);
+                }
+            }
+            if let Some(t) = &set.title {
+                push(t);
+            }
+        }
+        Component::Prioritize(p) => p.items.iter().for_each(|i| push(&i.label)),
+        Component::Allocate(a) => a.items.iter().for_each(|i| push(&i.label)),
+        Component::Youtube(y) => push(y.title.as_deref().unwrap_or("")),
+        Component::Mermaid(m) => push(m.title.as_deref().unwrap_or("")),
+    }
+}
+
+/// `routing`: who sent the document and what to do with the answers (spec §5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Routing {
+    pub from: String,
+    pub return_prompt: String,
+}
+
+impl Routing {
+    /// The return prompt with every occurrence of `from` in bold.
+    pub fn render(&self) -> Markup {
+        let mut pieces: Vec<(bool, &str)> = Vec::new();
+        let mut rest = self.return_prompt.as_str();
+        while let Some(i) = rest.find(self.from.as_str()) {
+            pieces.push((false, &rest[..i]));
+            pieces.push((true, &rest[i..i + self.from.len()]));
+            rest = &rest[i + self.from.len()..];
+        }
+        pieces.push((false, rest));
+        html! {
+            p class="pb-routing" {
+                @for (bold, text) in pieces {
+                    @if bold { strong { (text) } } @else { (text) }
+                }
+            }
+        }
+    }
+}
+
+/// `note_field`: the optional block-level note of prioritize and allocate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoteField {
+    pub enabled: bool,
+    /// The author's label; `None` means the localized default.
+    pub label: Option<String>,
+}
+
+/// Collects diagnostics for one block while its JSON is checked.
+pub struct Checker<'a> {
+    block: String,
+    locate: &'a dyn Fn(usize) -> (usize, usize),
+    pub diags: Vec<Diagnostic>,
+    pub errors: usize,
+}
+
+/// An object being validated, with the JSON Pointer that leads to it.
+pub struct Obj<'j> {
+    pub members: &'j [Member],
+    pub path: String,
+    pub at: usize,
+}
+
+impl<'j> Obj<'j> {
+    pub fn get(&self, key: &str) -> Option<&'j Json> {
+        self.members
+            .iter()
+            .rev()
+            .find(|m| m.key == key)
+            .map(|m| &m.value)
+    }
+
+    pub fn path(&self, key: &str) -> String {
+        pointer(&self.path, key)
+    }
+}
+
+impl<'a> Checker<'a> {
+    /// `locate` maps a byte offset in the block's JSON text to a 1-based (line, column) in the
+    /// original Markdown.
+    pub fn new(block: &str, locate: &'a dyn Fn(usize) -> (usize, usize)) -> Self {
+        Checker {
+            block: block.to_string(),
+            locate,
+            diags: Vec::new(),
+            errors: 0,
+        }
+    }
+
+    pub fn report(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        at: usize,
+        path: &str,
+        message: String,
+        hint: String,
+    ) {
+        if severity == Severity::Error {
+            self.errors += 1;
+        }
+        let (line, column) = (self.locate)(at);
+        self.diags.push(Diagnostic {
+            severity,
+            code,
+            block: Some(self.block.clone()),
+            line,
+            column,
+            path: path.to_string(),
+            message,
+            hint,
+        });
+    }
+
+    pub fn error(
+        &mut self,
+        code: &'static str,
+        at: usize,
+        path: &str,
+        message: String,
+        hint: String,
+    ) {
+        self.report(Severity::Error, code, at, path, message, hint);
+    }
+
+    pub fn warn(
+        &mut self,
+        code: &'static str,
+        at: usize,
+        path: &str,
+        message: String,
+        hint: String,
+    ) {
+        self.report(Severity::Warning, code, at, path, message, hint);
+    }
+
+    fn wrong_type(&mut self, json: &Json, path: &str, expected: &str, hint: String) {
+        self.error(
+            "invalid_type",
+            json.start,
+            path,
+            format!(
+                "{} must be {expected}, not {}",
+                name(path),
+                json.value.type_name()
+            ),
+            hint,
+        );
+    }
+
+    /// The value as an object, or an `invalid_type` error.
+    pub fn object<'j>(&mut self, json: &'j Json, path: &str, what: &str) -> Option<Obj<'j>> {
+        match &json.value {
+            Value::Object(members) => Some(Obj {
+                members,
+                path: path.to_string(),
+                at: json.start,
+            }),
+            other => {
+                self.error(
+                    "invalid_type",
+                    json.start,
+                    path,
+                    format!(
+                        "{what} must be a JSON object {{ … }}, not {}",
+                        other.type_name()
+                    ),
+                    "wrap the fields in { } as the spec's examples show".to_string(),
+                );
+                None
+            }
+        }
+    }
+
+    /// `version` must be the string "1".
+    pub fn version(&mut self, o: &Obj) {
+        match o.get("version") {
+            None => self.missing(o, "version", "add \"version\": \"1\""),
+            Some(Json {
+                value: Value::String(s),
+                ..
+            }) if s == "1" => {}
+            Some(v) => self.error(
+                "wrong_version",
+                v.start,
+                &o.path("version"),
+                format!("`version` must be the string \"1\", found {}", describe(v)),
+                "write \"version\": \"1\" (a string, in quotes; the number 1 is rejected)".into(),
+            ),
+        }
+    }
+
+    pub fn missing(&mut self, o: &Obj, key: &str, hint: &str) {
+        let at = o.at;
+        self.error(
+            "missing_field",
+            at,
+            &o.path(key),
+            format!("required field `{key}` is missing"),
+            hint.to_string(),
+        );
+    }
+
+    /// A required, non-empty string.
+    pub fn required_string(&mut self, o: &Obj, key: &str, hint: &str) -> Option<String> {
+        match o.get(key) {
+            None => {
+                self.missing(o, key, hint);
+                None
+            }
+            Some(v) => self.nonempty_string(v, &o.path(key), hint),
+        }
+    }
+
+    /// A string that must not be empty (or only whitespace).
+    pub fn nonempty_string(&mut self, v: &Json, path: &str, hint: &str) -> Option<String> {
+        match &v.value {
+            Value::String(s) if s.trim().is_empty() => {
+                self.error(
+                    "empty",
+                    v.start,
+                    path,
+                    format!("{} must not be empty", name(path)),
+                    hint.to_string(),
+                );
+                None
+            }
+            Value::String(s) => Some(s.clone()),
+            _ => {
+                self.wrong_type(v, path, "a string", hint.to_string());
+                None
+            }
+        }
+    }
+
+    /// An optional string field (any string, empty allowed).
+    pub fn optional_string(&mut self, o: &Obj, key: &str) -> Option<String> {
+        let v = o.get(key)?;
+        match &v.value {
+            Value::String(s) => Some(s.clone()),
+            _ => {
+                self.wrong_type(
+                    v,
+                    &o.path(key),
+                    "a string",
+                    format!("write \"{key}\": \"…\" or remove it"),
+                );
+                None
+            }
+        }
+    }
+
+    /// An optional string clamped to `max` characters (with a warning when it was longer).
+    pub fn clamped_string(&mut self, o: &Obj, key: &str, max: usize) -> Option<String> {
+        let s = self.optional_string(o, key)?;
+        let count = s.chars().count();
+        if count <= max {
+            return Some(s);
+        }
+        let at = o.get(key).map_or(o.at, |v| v.start);
+        self.warn(
+            "too_long",
+            at,
+            &o.path(key),
+            format!("`{key}` is {count} characters; it is shown clamped to {max}"),
+            format!("shorten `{key}` to at most {max} characters"),
+        );
+        Some(s.chars().take(max).collect())
+    }
+
+    pub fn optional_bool(&mut self, o: &Obj, key: &str) -> Option<bool> {
+        let v = o.get(key)?;
+        match v.value {
+            Value::Bool(b) => Some(b),
+            _ => {
+                self.wrong_type(
+                    v,
+                    &o.path(key),
+                    "a boolean (true or false)",
+                    format!("write \"{key}\": true or false, without quotes"),
+                );
+                None
+            }
+        }
+    }
+
+    pub fn optional_number(&mut self, o: &Obj, key: &str) -> Option<f64> {
+        let v = o.get(key)?;
+        self.number(v, &o.path(key))
+    }
+
+    pub fn number(&mut self, v: &Json, path: &str) -> Option<f64> {
+        match v.value {
+            Value::Number(n) => Some(n),
+            _ => {
+                self.wrong_type(
+                    v,
+                    path,
+                    "a number",
+                    "write a plain number without quotes, e.g. 25".into(),
+                );
+                None
+            }
+        }
+    }
+
+    /// An array field; `required` reports `missing_field` when absent.
+    pub fn array<'j>(
+        &mut self,
+        o: &Obj<'j>,
+        key: &str,
+        required: bool,
+        hint: &str,
+    ) -> Option<&'j [Json]> {
+        match o.get(key) {
+            None => {
+                if required {
+                    self.missing(o, key, hint);
+                }
+                None
+            }
+            Some(v) => match &v.value {
+                Value::Array(items) => Some(items),
+                _ => {
+                    self.wrong_type(v, &o.path(key), "an array [ … ]", hint.to_string());
+                    None
+                }
+            },
+        }
+    }
+
+    /// Warns about every member not in `known`.
+    pub fn unknown_fields(&mut self, o: &Obj, known: &[&str], what: &str) {
+        for m in o.members {
+            if !known.contains(&m.key.as_str()) {
+                let suggestion = closest(&m.key, known)
+                    .map(|k| format!("did you mean `{k}`? Otherwise remove it"))
+                    .unwrap_or_else(|| format!("remove it; {what} takes {}", known.join(", ")));
+                self.warn(
+                    "unknown_field",
+                    m.key_start,
+                    &o.path(&m.key),
+                    format!("unknown field `{}` in {what} is ignored", m.key),
+                    suggestion,
+                );
+            }
+        }
+    }
+
+    /// The shared `routing` object.
+    pub fn routing(&mut self, o: &Obj) -> Option<Routing> {
+        let v = o.get("routing")?;
+        let r = self.object(v, &o.path("routing"), "`routing`")?;
+        self.unknown_fields(&r, &["from", "return_prompt"], "`routing`");
+        let from = self.required_string(
+            &r,
+            "from",
+            "give the sender's name, e.g. \"from\": \"Elad\"",
+        );
+        let return_prompt = match r.get("return_prompt") {
+            None => {
+                self.missing(
+                    &r,
+                    "return_prompt",
+                    "add \"return_prompt\": \"When done, send your answers back to …\"",
+                );
+                None
+            }
+            Some(p) => match &p.value {
+                Value::String(s) => Some(s.clone()),
+                _ => {
+                    self.wrong_type(
+                        p,
+                        &r.path("return_prompt"),
+                        "a string",
+                        "write the instruction as a string".into(),
+                    );
+                    None
+                }
+            },
+        };
+        let (from, return_prompt) = (from?, return_prompt?);
+        if !return_prompt.contains(&from) {
+            let at = r.get("return_prompt").map_or(r.at, |p| p.start);
+            self.warn(
+                "routing_from_missing",
+                at,
+                &r.path("return_prompt"),
+                format!("`return_prompt` does not mention the sender \"{from}\""),
+                format!("include \"{from}\" in the prompt so the reader sees who to send it to (it is shown in bold)"),
+            );
+        }
+        Some(Routing {
+            from,
+            return_prompt,
+        })
+    }
+
+    /// The shared `note_field` object of prioritize and allocate.
+    pub fn note_field(&mut self, o: &Obj) -> NoteField {
+        let default = NoteField {
+            enabled: true,
+            label: None,
+        };
+        let Some(v) = o.get("note_field") else {
+            return default;
+        };
+        let Some(n) = self.object(v, &o.path("note_field"), "`note_field`") else {
+            return default;
+        };
+        self.unknown_fields(&n, &["enabled", "label"], "`note_field`");
+        NoteField {
+            enabled: self.optional_bool(&n, "enabled").unwrap_or(true),
+            label: self
+                .optional_string(&n, "label")
+                .filter(|l| !l.trim().is_empty()),
+        }
+    }
+}
+
+/// The last token of a JSON Pointer, for messages ("`question`", "item 2").
+fn name(path: &str) -> String {
+    match path.rsplit('/').next() {
+        Some("") | None => "the block".to_string(),
+        Some(t) if t.bytes().all(|b| b.is_ascii_digit()) => {
+            let parent = path[..path.len() - t.len() - 1]
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            format!("`{parent}[{t}]`")
+        }
+        Some(t) => format!("`{}`", t.replace("~1", "/").replace("~0", "~")),
+    }
+}
+
+fn describe(v: &Json) -> String {
+    match &v.value {
+        Value::String(s) => format!("\"{s}\""),
+        Value::Number(n) => format!("the number {n}"),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// The known name closest in spelling to `key` (edit distance at most 2), if any.
+pub fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over chars; inputs here are short names.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
+        return a.len().max(b.len());
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The note box shared by questions, prioritize and allocate: a `<details>` so it works without
+/// JavaScript and stays out of the way until wanted. Email previews have no inputs.
+pub fn note_box(
+    cx: &crate::html::RenderCx,
+    id: &str,
+    name: &str,
+    label: &str,
+    value: &str,
+) -> Markup {
+    if cx.surface.is_email() {
+        return html! {};
+    }
+    html! {
+        details class="pb-note" open[!value.is_empty()] {
+            summary { (label) }
+            label class="pb-visually-hidden" for=(id) { (label) }
+            textarea id=(id) name=(name) rows="2" { (value) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_finds_near_misses_only() {
+        assert_eq!(
+            closest("questoin", &["question", "options"]),
+            Some("question")
+        );
+        assert_eq!(closest("zzz", &["question", "options"]), None);
+    }
+
+    #[test]
+    fn routing_bolds_every_occurrence() {
+        let r = Routing {
+            from: "Elad".into(),
+            return_prompt: "Send to Elad, or Elad's team.".into(),
+        };
+        assert_eq!(
+            r.render().into_string(),
+            "<p class=\"pb-routing\">Send to <strong>Elad</strong>, or <strong>Elad</strong>'s team.</p>"
+        );
+    }
+}

@@ -1,0 +1,23 @@
+//! `open-question`: a free-text answer (spec §2.5).
+
+use super::question::{self, Mode, QuestionSet, Rules};
+use super::{Checker, Kind, Obj};
+
+pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
+    let (routing, skill_version) = question::parse_envelope(ck, o);
+    let rules = Rules {
+        kind: Kind::OpenQuestion,
+        options: None,
+        multi_field: false,
+        default_mode: Mode::Open,
+    };
+    let q = question::parse_question(ck, o, &rules, &question::ENVELOPE_FIELDS)?;
+    Some(QuestionSet {
+        kind: Kind::OpenQuestion,
+        title: None,
+        source_summary: None,
+        skill_version,
+        routing,
+        questions: vec![q],
+    })
+}

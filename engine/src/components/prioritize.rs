@@ -1,0 +1,190 @@
+//! `prioritize`: rank a short list; the reader may also remove items and add their own (spec §4).
+
+use super::{Checker, Kind, NoteField, Obj, Routing};
+use crate::html::RenderCx;
+use crate::html::email;
+use crate::html::i18n::Strings;
+use maud::{Markup, html};
+
+const FIELDS: [&str; 7] = [
+    "version",
+    "items",
+    "title",
+    "instruction",
+    "note_field",
+    "routing",
+    "skill_version",
+];
+
+#[derive(Debug, Clone)]
+pub struct Prioritize {
+    pub title: Option<String>,
+    pub instruction: Option<String>,
+    /// The authored, suggested order.
+    pub items: Vec<Item>,
+    pub note: NoteField,
+    pub routing: Option<Routing>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub id: String,
+    pub label: String,
+    pub context: Option<String>,
+}
+
+pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Prioritize> {
+    ck.unknown_fields(o, &FIELDS, "a prioritize block");
+    ck.version(o);
+    let title = ck.optional_string(o, "title");
+    let instruction = ck.optional_string(o, "instruction");
+    ck.optional_string(o, "skill_version");
+    let note = ck.note_field(o);
+    let routing = ck.routing(o);
+    let items = parse_items(o, ck, Kind::Prioritize, |_, _, _| Some(()))?;
+    let items = items.into_iter().map(|(item, ())| item).collect();
+    (ck.errors == 0).then_some(Prioritize {
+        title,
+        instruction,
+        items,
+        note,
+        routing,
+    })
+}
+
+/// Parses `items` for prioritize and allocate: non-empty, each with a non-empty unique `id` and
+/// `label`, an optional `context`, plus whatever `extra` reads (allocate's `weight`).
+pub fn parse_items<T>(
+    o: &Obj,
+    ck: &mut Checker,
+    kind: Kind,
+    mut extra: impl FnMut(&mut Checker, &Obj, usize) -> Option<T>,
+) -> Option<Vec<(Item, T)>> {
+    let example = if kind == Kind::Allocate {
+        "{ \"id\": \"product\", \"label\": \"Product\", \"weight\": 40 }"
+    } else {
+        "{ \"id\": \"eu\", \"label\": \"EU\" }"
+    };
+    let hint = format!("add \"items\": [ {example}, … ]");
+    let values = ck.array(o, "items", true, &hint)?;
+    if values.is_empty() {
+        let at = o.get("items").map_or(o.at, |v| v.start);
+        ck.error(
+            "empty",
+            at,
+            &o.path("items"),
+            "`items` is an empty array".into(),
+            hint,
+        );
+        return None;
+    }
+    let mut known = vec!["id", "label", "context"];
+    if kind == Kind::Allocate {
+        known.push("weight");
+    }
+    let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        let path = format!("{}/{i}", o.path("items"));
+        let Some(io) = ck.object(v, &path, &format!("item {}", i + 1)) else {
+            continue;
+        };
+        ck.unknown_fields(&io, &known, "an item");
+        let id = ck.required_string(
+            &io,
+            "id",
+            "give every item a short unique id, e.g. \"id\": \"eu\"",
+        );
+        let label = ck.required_string(
+            &io,
+            "label",
+            "give the item the text the reader sees, e.g. \"label\": \"EU\"",
+        );
+        let context = ck.optional_string(&io, "context");
+        let more = extra(ck, &io, i);
+        if let Some(id) = &id
+            && items.iter().any(|(it, _)| &it.id == id)
+        {
+            let at = io.get("id").map_or(io.at, |v| v.start);
+            ck.error(
+                "duplicate_id",
+                at,
+                &io.path("id"),
+                format!("item id \"{id}\" is used twice"),
+                "item ids key the answer and must be unique; rename one of them".into(),
+            );
+        }
+        if let (Some(id), Some(label), Some(more)) = (id, label, more) {
+            items.push((Item { id, label, context }, more));
+        }
+    }
+    (ck.errors == 0).then_some(items)
+}
+
+pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
+    let t = cx.t;
+    let title_id = p.title.as_ref().map(|_| cx.id("title"));
+    if cx.surface.is_email() {
+        return cx.root(
+            title_id.as_deref(),
+            html! {
+                @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (title) } }
+                @if let Some(i) = &p.instruction { p style=(email::MUTED) { (i) } }
+                ol style="margin:0 0 8px;padding-inline-start:24px;" {
+                    @for item in &p.items {
+                        li style=(email::ITEM) {
+                            (item.label)
+                            @if let Some(c) = &item.context { span style=(email::MUTED) { " — " (c) } }
+                        }
+                    }
+                }
+                @if let Some(r) = &p.routing { (r.render()) }
+            },
+        );
+    }
+    let n = p.items.len();
+    let body = html! {
+        @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (title) } }
+        @if let Some(i) = &p.instruction { p class="pb-instruction" { (i) } }
+        @if let Some(r) = &p.routing { (r.render()) }
+        ol class="pb-rank" {
+            @for (k, item) in p.items.iter().enumerate() {
+                @let pos_id = cx.id(&format!("pos{k}"));
+                li class="pb-rank-item" data-pb-item=(item.id) {
+                    input type="hidden" name=(cx.name("item")) value=(item.id);
+                    span class="pb-rank-label" { (item.label) }
+                    @if let Some(c) = &item.context { " " span class="pb-context" { (c) } }
+                    span class="pb-rank-controls" {
+                        label class="pb-visually-hidden" for=(pos_id) { (Strings::fill(t.position_of, &item.label)) }
+                        select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
+                            @for pos in 1..=n {
+                                option value=(pos) selected[pos == k + 1] { (pos) }
+                            }
+                        }
+                        button type="submit" class="pb-move" name=(cx.name("op")) value={ "up:" (k) }
+                            aria-label=(Strings::fill(t.move_up, &item.label)) disabled[k == 0] { "▲" }
+                        button type="submit" class="pb-move" name=(cx.name("op")) value={ "down:" (k) }
+                            aria-label=(Strings::fill(t.move_down, &item.label)) disabled[k + 1 == n] { "▼" }
+                        button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }
+                            aria-label=(Strings::fill(t.remove, &item.label)) { "✕" }
+                    }
+                }
+            }
+        }
+        (add_box(cx, t.add_item))
+        @if p.note.enabled {
+            (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), ""))
+        }
+    };
+    cx.root(title_id.as_deref(), body)
+}
+
+/// The "add an item of your own" row shared with allocate.
+pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
+    html! {
+        div class="pb-add" {
+            label for=(cx.id("add")) { (label) }
+            input type="text" id=(cx.id("add")) name=(cx.name("add"));
+            button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
+        }
+    }
+}

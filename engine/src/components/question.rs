@@ -1,0 +1,556 @@
+//! The question model shared by `single-choice`, `multi-choice`, `open-question` and
+//! `questionnaire`: the spec normalizes each standalone question to a one-question form, so the
+//! fields, their rules, the markup and the export are written once, here.
+
+use super::{Checker, Kind, Obj, Routing};
+use crate::html::RenderCx;
+use crate::html::email;
+use crate::html::i18n::Strings;
+use crate::json::Value;
+use maud::{Markup, html};
+
+/// A group of questions with the envelope fields the spec allows around them.
+#[derive(Debug, Clone)]
+pub struct QuestionSet {
+    pub kind: Kind,
+    pub title: Option<String>,
+    pub source_summary: Option<String>,
+    pub skill_version: Option<String>,
+    pub routing: Option<Routing>,
+    pub questions: Vec<Question>,
+}
+
+/// How a question is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Radio buttons plus the Other row.
+    Single,
+    /// Checkboxes plus the Other row.
+    Multi,
+    /// `options: []` with an `open_field`: one labelled text field.
+    FreeText,
+    /// The `open-question` component: one text area, answered as `Answer: {text}`.
+    Open,
+}
+
+#[derive(Debug, Clone)]
+pub struct Question {
+    /// The author's id (empty for a standalone question without one).
+    pub id: String,
+    pub section: Option<String>,
+    pub text: String,
+    pub context: Option<String>,
+    pub options: Vec<String>,
+    pub mode: Mode,
+    /// Indexes of the options that carry the Recommended badge.
+    pub recommended: Vec<usize>,
+    pub open_field: Option<OpenField>,
+    /// `open-question`'s placeholder.
+    pub placeholder: Option<String>,
+}
+
+/// `open_field`: renames the always-present Other row (or is the only field of a free-text
+/// question).
+#[derive(Debug, Clone)]
+pub struct OpenField {
+    pub label: String,
+    pub placeholder: Option<String>,
+}
+
+impl Question {
+    /// The label of the Other row (or free-text field) in the document's chrome language.
+    pub fn other_label<'a>(&'a self, t: &'a Strings) -> &'a str {
+        self.open_field
+            .as_ref()
+            .map_or(t.other, |f| f.label.as_str())
+    }
+
+    pub fn has_options(&self) -> bool {
+        matches!(self.mode, Mode::Single | Mode::Multi)
+    }
+}
+
+/// The envelope fields shared by every question-bearing component.
+pub const ENVELOPE_FIELDS: [&str; 3] = ["version", "routing", "skill_version"];
+
+/// What the component that holds a question allows.
+pub struct Rules {
+    pub kind: Kind,
+    /// Allowed option counts; `None` for open-question (no options at all).
+    pub options: Option<(usize, Option<usize>)>,
+    /// Whether `multi` may be set on the question (questionnaire only).
+    pub multi_field: bool,
+    /// The mode when `multi` is absent.
+    pub default_mode: Mode,
+}
+
+/// Parses one question object: the questionnaire's entries and the standalone components' whole
+/// block. `extra_known` are envelope fields the caller handles itself.
+pub fn parse_question(
+    ck: &mut Checker,
+    o: &Obj,
+    rules: &Rules,
+    extra_known: &[&str],
+) -> Option<Question> {
+    let mut known: Vec<&str> = vec!["id", "question", "context"];
+    known.extend_from_slice(extra_known);
+    match rules.options {
+        Some(_) => known.extend_from_slice(&["options", "recommended", "open_field", "allow_note"]),
+        None => known.push("placeholder"),
+    }
+    if rules.multi_field {
+        known.extend_from_slice(&["section", "multi"]);
+    }
+    if o.get("question").is_none() && o.get("q").is_some() {
+        known.push("q");
+    }
+    ck.unknown_fields(o, &known, &format!("a {} question", rules.kind.tag()));
+
+    let id = if rules.multi_field {
+        ck.required_string(
+            o,
+            "id",
+            "give every question a short unique id, e.g. \"id\": \"q1\"",
+        )
+    } else {
+        Some(ck.optional_string(o, "id").unwrap_or_default())
+    };
+    let text = question_text(ck, o);
+    let context = ck.optional_string(o, "context");
+    let section = if rules.multi_field {
+        ck.optional_string(o, "section")
+    } else {
+        None
+    };
+    let multi = if rules.multi_field {
+        ck.optional_bool(o, "multi")
+    } else {
+        None
+    };
+    ck.optional_bool(o, "allow_note");
+
+    let Some((min, max)) = rules.options else {
+        let placeholder = ck.optional_string(o, "placeholder");
+        return Some(Question {
+            id: id?,
+            section,
+            text: text?,
+            context,
+            options: Vec::new(),
+            mode: Mode::Open,
+            recommended: Vec::new(),
+            open_field: None,
+            placeholder,
+        });
+    };
+
+    let open_field = parse_open_field(ck, o);
+    let options = parse_options(
+        ck,
+        o,
+        min,
+        max,
+        open_field.as_ref().is_some_and(Option::is_some),
+    );
+    let mode = match (&options, multi) {
+        (Some(opts), _) if opts.is_empty() => Mode::FreeText,
+        (_, Some(true)) => Mode::Multi,
+        (_, Some(false)) => Mode::Single,
+        _ => rules.default_mode,
+    };
+    let options = options?;
+    let recommended = parse_recommended(ck, o, &options, mode);
+    Some(Question {
+        id: id?,
+        section,
+        text: text?,
+        context,
+        options,
+        mode,
+        recommended,
+        open_field: open_field?,
+        placeholder: None,
+    })
+}
+
+/// `question`, or the forgiven alias `q` (with a warning).
+fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
+    let hint = "write the prompt as \"question\": \"…\"";
+    if o.get("question").is_none()
+        && let Some(q) = o.get("q")
+    {
+        let text = ck.nonempty_string(q, &o.path("q"), hint)?;
+        let at = o
+            .members
+            .iter()
+            .find(|m| m.key == "q")
+            .map_or(o.at, |m| m.key_start);
+        ck.warn(
+            "question_alias_rescued",
+            at,
+            &o.path("q"),
+            "`q` was read as `question`".into(),
+            "rename the key to \"question\"; `q` is the only alias that is forgiven".into(),
+        );
+        return Some(text);
+    }
+    ck.required_string(o, "question", hint)
+}
+
+/// `open_field`: outer `None` = invalid, `Some(None)` = absent.
+fn parse_open_field(ck: &mut Checker, o: &Obj) -> Option<Option<OpenField>> {
+    let Some(v) = o.get("open_field") else {
+        return Some(None);
+    };
+    let f = ck.object(v, &o.path("open_field"), "`open_field`")?;
+    ck.unknown_fields(&f, &["label", "placeholder"], "`open_field`");
+    let label = ck.required_string(
+        &f,
+        "label",
+        "give the free-text row a label, e.g. \"label\": \"I need to check with:\"",
+    );
+    let placeholder = ck.optional_string(&f, "placeholder");
+    Some(Some(OpenField {
+        label: label?,
+        placeholder,
+    }))
+}
+
+fn parse_options(
+    ck: &mut Checker,
+    o: &Obj,
+    min: usize,
+    max: Option<usize>,
+    has_open_field: bool,
+) -> Option<Vec<String>> {
+    let hint = "list the choices as plain strings, e.g. \"options\": [\"PostgreSQL\", \"MySQL\"]";
+    let items = ck.array(o, "options", true, hint)?;
+    let path = o.path("options");
+    let at = o.get("options").map_or(o.at, |v| v.start);
+    let mut options = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        let item_path = format!("{path}/{i}");
+        match &item.value {
+            Value::String(s) => {
+                if s.trim().is_empty() {
+                    ck.warn(
+                        "empty",
+                        item.start,
+                        &item_path,
+                        format!("option {} is an empty string", i + 1),
+                        "give every option a visible label".into(),
+                    );
+                } else if options.contains(s) {
+                    ck.warn(
+                        "duplicate_option",
+                        item.start,
+                        &item_path,
+                        format!("option \"{s}\" appears twice"),
+                        "remove the repeated option; answers are matched by label".into(),
+                    );
+                }
+                if is_other(s) {
+                    ck.warn(
+                        "other_in_options",
+                        item.start,
+                        &item_path,
+                        format!("\"{s}\" duplicates the Other row the renderer always adds"),
+                        "remove it; to rename the Other row use \"open_field\": { \"label\": \"…\" }".into(),
+                    );
+                }
+                options.push(s.clone());
+            }
+            other => {
+                ok = false;
+                ck.error(
+                    "invalid_type",
+                    item.start,
+                    &item_path,
+                    format!(
+                        "option {} must be a plain string, not {}",
+                        i + 1,
+                        other.type_name()
+                    ),
+                    "options are bare strings, e.g. [\"A\", \"B\"]; an option object is rejected"
+                        .into(),
+                );
+            }
+        }
+    }
+    if !ok {
+        return None;
+    }
+    if items.is_empty() && min == 0 {
+        if !has_open_field && o.get("open_field").is_none() {
+            ck.error(
+                "empty",
+                at,
+                &path,
+                "`options` is empty and there is no `open_field`".into(),
+                "list the options, or add \"open_field\": { \"label\": \"…\" } to make it a free-text question".into(),
+            );
+            return None;
+        }
+        return Some(options);
+    }
+    let min = min.max(1);
+    if items.len() < min {
+        ck.error(
+            if items.is_empty() { "empty" } else { "too_few" },
+            at,
+            &path,
+            format!(
+                "`options` has {} entries; this component needs at least {min}",
+                items.len()
+            ),
+            format!("give at least {min} options"),
+        );
+        return None;
+    }
+    if let Some(max) = max
+        && items.len() > max
+    {
+        ck.error(
+            "too_many",
+            at,
+            &path,
+            format!(
+                "`options` has {} entries; this component allows at most {max}",
+                items.len()
+            ),
+            format!("keep the {max} strongest options, or use a questionnaire / multi-choice"),
+        );
+        return None;
+    }
+    Some(options)
+}
+
+/// Whether an option label is a hand-written "Other" row.
+fn is_other(label: &str) -> bool {
+    let l = label
+        .trim()
+        .trim_end_matches([':', '.', '…'])
+        .trim()
+        .to_lowercase();
+    matches!(
+        l.as_str(),
+        "other"
+            | "others"
+            | "other (please specify)"
+            | "something else"
+            | "אחר"
+            | "أخر"
+            | "آخر"
+            | "أخرى"
+            | "غير ذلك"
+    )
+}
+
+/// `recommended`: never rejects; labels that match no option are dropped with a warning.
+fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) -> Vec<usize> {
+    let Some(v) = o.get("recommended") else {
+        return Vec::new();
+    };
+    let path = o.path("recommended");
+    let labels: Vec<(usize, &str)> = match &v.value {
+        Value::String(s) => vec![(v.start, s.as_str())],
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| match &i.value {
+                Value::String(s) => Some((i.start, s.as_str())),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let array_len = v.as_array().map(<[_]>::len);
+    if labels.is_empty() || array_len.is_some_and(|n| n != labels.len()) {
+        ck.warn(
+            "recommended_mismatch",
+            v.start,
+            &path,
+            format!(
+                "`recommended` must be an option label (a string{}); the rest is ignored",
+                if mode == Mode::Multi {
+                    " or an array of strings"
+                } else {
+                    ""
+                }
+            ),
+            "copy the option's label exactly, e.g. \"recommended\": \"Magic link\"".into(),
+        );
+    }
+    let mut picked = Vec::new();
+    for (at, label) in labels {
+        match options.iter().position(|o| o == label) {
+            Some(i) if !picked.contains(&i) => picked.push(i),
+            Some(_) => {}
+            None => ck.warn(
+                "recommended_mismatch",
+                at,
+                &path,
+                format!("`recommended` \"{label}\" matches no option, so no badge is shown"),
+                "copy the option label exactly (same case and punctuation)".into(),
+            ),
+        }
+    }
+    if mode != Mode::Multi && picked.len() > 1 {
+        ck.warn(
+            "recommended_mismatch",
+            v.start,
+            &path,
+            "a single-select question can recommend one option; only the first is shown".into(),
+            "recommend one option, or make the question multi-select".into(),
+        );
+        picked.truncate(1);
+    }
+    picked
+}
+
+/// Reads the envelope fields shared by the standalone components.
+pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<String>) {
+    ck.version(o);
+    let routing = ck.routing(o);
+    let skill_version = ck.optional_string(o, "skill_version");
+    (routing, skill_version)
+}
+
+/// Markup for a whole question set.
+pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
+    let email = cx.surface.is_email();
+    let title_id = set.title.as_ref().map(|_| cx.id("title"));
+    let groups = sections(&set.questions);
+    let body = html! {
+        @if let Some(title) = &set.title {
+            h2 class="pb-title" id=[&title_id] style=[email.then_some(email::TITLE)] { (title) }
+        }
+        @if let Some(summary) = &set.source_summary {
+            p class="pb-summary" style=[email.then_some(email::MUTED)] { (summary) }
+        }
+        @if let Some(r) = &set.routing { (r.render()) }
+        @for (g, group) in groups.iter().enumerate() {
+            @if let Some(section) = &group.0 {
+                div class="pb-section" role="group" aria-labelledby=(cx.id(&format!("s{g}"))) {
+                    h3 class="pb-section-title" id=(cx.id(&format!("s{g}"))) style=[email.then_some(email::TITLE)] { (section) }
+                    @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
+                }
+            } @else {
+                @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
+            }
+        }
+    };
+    cx.root(title_id.as_deref(), body)
+}
+
+/// Consecutive questions with the same `section` form one group (spec: strictly consecutive).
+fn sections(questions: &[Question]) -> Vec<(Option<String>, Vec<usize>)> {
+    let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+    for (i, q) in questions.iter().enumerate() {
+        match groups.last_mut() {
+            Some((section, members)) if *section == q.section => members.push(i),
+            _ => groups.push((q.section.clone(), vec![i])),
+        }
+    }
+    groups
+}
+
+fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
+    if cx.surface.is_email() {
+        return email_question(q, cx);
+    }
+    let t = cx.t;
+    let qid = |s: &str| cx.id(&format!("q{index}-{s}"));
+    let name = |s: &str| cx.name(&format!("q{index}.{s}"));
+    let context_id = q.context.as_ref().map(|_| qid("ctx"));
+    match q.mode {
+        Mode::Open => html! {
+            div class="pb-question pb-open" data-pb-question=(index) {
+                label class="pb-question-text" for=(qid("text")) { (q.text) }
+                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
+                textarea id=(qid("text")) name=(name("text")) rows="3"
+                    placeholder=[q.placeholder.as_deref()] aria-describedby=[&context_id] {}
+            }
+        },
+        Mode::FreeText => {
+            let field = q.open_field.as_ref();
+            html! {
+                fieldset class="pb-question pb-free-text" data-pb-question=(index) aria-describedby=[&context_id] {
+                    legend class="pb-question-text" { (q.text) }
+                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
+                    label class="pb-other-label" for=(qid("other")) { (q.other_label(t)) }
+                    input type="text" id=(qid("other")) name=(name("other"))
+                        placeholder=[field.and_then(|f| f.placeholder.as_deref())];
+                }
+            }
+        }
+        Mode::Single | Mode::Multi => {
+            let multi = q.mode == Mode::Multi;
+            let input_type = if multi { "checkbox" } else { "radio" };
+            let hint_id = multi.then(|| qid("hint"));
+            let described: Option<String> = match (&context_id, &hint_id) {
+                (Some(c), Some(h)) => Some(format!("{c} {h}")),
+                (Some(c), None) => Some(c.clone()),
+                (None, Some(h)) => Some(h.clone()),
+                (None, None) => None,
+            };
+            let other_label_id = qid("other-label");
+            html! {
+                fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
+                    data-pb-question=(index) aria-describedby=[described] {
+                    legend class="pb-question-text" { (q.text) }
+                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
+                    @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (t.select_all) } }
+                    div class="pb-options" {
+                        @for (i, option) in q.options.iter().enumerate() {
+                            @let rec = q.recommended.contains(&i);
+                            @let badge_id = rec.then(|| qid(&format!("o{i}-rec")));
+                            div class={ "pb-option" @if rec { " pb-recommended" } } {
+                                input type=(input_type) id=(qid(&format!("o{i}"))) name=(name("pick"))
+                                    value=(i) aria-describedby=[&badge_id];
+                                label for=(qid(&format!("o{i}"))) { (option) }
+                                @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (t.recommended) } }
+                            }
+                        }
+                        div class="pb-option pb-other" {
+                            input type=(input_type) id=(qid("o-other")) name=(name("pick")) value="other";
+                            label for=(qid("o-other")) id=(other_label_id) { (q.other_label(t)) }
+                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other"))
+                                aria-labelledby=(other_label_id)
+                                placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref())];
+                        }
+                    }
+                    (super::note_box(cx, &qid("note"), &name("note"), t.note, ""))
+                }
+            }
+        }
+    }
+}
+
+/// A read-only preview for mail: options with empty glyphs, the badge, the Other row.
+fn email_question(q: &Question, cx: &RenderCx) -> Markup {
+    let t = cx.t;
+    let glyph = if q.mode == Mode::Multi { "☐" } else { "○" };
+    html! {
+        div class="pb-question" style="margin:0 0 12px;" {
+            p style=(email::TITLE) { (q.text) }
+            @if let Some(c) = &q.context { p style=(email::MUTED) { (c) } }
+            @match q.mode {
+                Mode::Single | Mode::Multi => {
+                    @if q.mode == Mode::Multi { p style=(email::MUTED) { (t.select_all) } }
+                    ul style=(email::LIST) {
+                        @for (i, option) in q.options.iter().enumerate() {
+                            li style=(email::ITEM) {
+                                span aria-hidden="true" { (glyph) " " } (option)
+                                @if q.recommended.contains(&i) { " " span style=(email::BADGE) { (t.recommended) } }
+                            }
+                        }
+                        li style=(email::ITEM) { span aria-hidden="true" { (glyph) " " } (q.other_label(t)) " ____" }
+                    }
+                }
+                Mode::FreeText => p style=(email::ITEM) { (q.other_label(t)) " ____" },
+                Mode::Open => p style=(email::ITEM) { (t.your_answer) ": ____" },
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! `questionnaire`: a group of questions answered as one unit (spec §3).
+
+use super::question::{self, Mode, QuestionSet, Rules};
+use super::{Checker, Kind, Obj};
+
+const FIELDS: [&str; 6] = [
+    "version",
+    "questions",
+    "title",
+    "source_summary",
+    "skill_version",
+    "routing",
+];
+
+pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
+    ck.unknown_fields(o, &FIELDS, "a questionnaire");
+    ck.version(o);
+    let title = ck.optional_string(o, "title");
+    let source_summary = ck.optional_string(o, "source_summary");
+    let skill_version = ck.optional_string(o, "skill_version");
+    let routing = ck.routing(o);
+    let hint = "add \"questions\": [ { \"id\": \"q1\", \"question\": \"…\", \"options\": [\"…\", \"…\"] } ]";
+    let items = ck.array(o, "questions", true, hint)?;
+    if items.is_empty() {
+        let at = o.get("questions").map_or(o.at, |v| v.start);
+        ck.error(
+            "empty",
+            at,
+            &o.path("questions"),
+            "`questions` is an empty array".into(),
+            hint.into(),
+        );
+        return None;
+    }
+    let rules = Rules {
+        kind: Kind::Questionnaire,
+        options: Some((0, None)),
+        multi_field: true,
+        default_mode: Mode::Single,
+    };
+    let mut questions = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("{}/{i}", o.path("questions"));
+        let Some(qo) = ck.object(item, &path, &format!("question {}", i + 1)) else {
+            continue;
+        };
+        if let Some(q) = question::parse_question(ck, &qo, &rules, &[]) {
+            if !q.id.is_empty() && questions.iter().any(|p: &question::Question| p.id == q.id) {
+                let at = qo.get("id").map_or(qo.at, |v| v.start);
+                ck.warn(
+                    "duplicate_id",
+                    at,
+                    &qo.path("id"),
+                    format!(
+                        "question id \"{}\" is used twice; the two questions share one answer",
+                        q.id
+                    ),
+                    "give every question its own id".into(),
+                );
+            }
+            questions.push(q);
+        }
+    }
+    if ck.errors > 0 {
+        return None;
+    }
+    Some(QuestionSet {
+        kind: Kind::Questionnaire,
+        title,
+        source_summary,
+        skill_version,
+        routing,
+        questions,
+    })
+}

@@ -1,0 +1,226 @@
+//! `youtube`: a video to watch; display-only, exports nothing (spec §4.6).
+
+use super::{Checker, Obj};
+use crate::Surface;
+use crate::html::RenderCx;
+use crate::html::email;
+use crate::html::i18n::Strings;
+use maud::{Markup, html};
+
+const FIELDS: [&str; 5] = ["version", "id", "title", "thumbnail", "skill_version"];
+/// Largest thumbnail data URI accepted, in bytes (the spec says "under ~40 KB").
+pub const MAX_THUMBNAIL: usize = 40 * 1024;
+pub const MAX_TITLE: usize = 200;
+
+#[derive(Debug, Clone)]
+pub struct Youtube {
+    pub id: String,
+    pub title: Option<String>,
+    /// A validated `data:image/(png|jpeg|webp);base64,…` URI.
+    pub thumbnail: Option<String>,
+}
+
+pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
+    ck.unknown_fields(o, &FIELDS, "a youtube block");
+    ck.version(o);
+    ck.optional_string(o, "skill_version");
+    let title = ck.clamped_string(o, "title", MAX_TITLE);
+    let id = ck.required_string(
+        o,
+        "id",
+        "give the 11-character video id, e.g. \"id\": \"dQw4w9WgXcQ\"",
+    )?;
+    if !is_video_id(&id) {
+        let at = o.get("id").map_or(o.at, |v| v.start);
+        let hint = match id_from_url(&id) {
+            Some(found) => format!("pass the id only: \"id\": \"{found}\""),
+            None => {
+                "pass the 11-character id only (letters, digits, - and _), never a URL".to_string()
+            }
+        };
+        ck.error(
+            "invalid_pattern",
+            at,
+            &o.path("id"),
+            format!("\"{id}\" is not a YouTube video id"),
+            hint,
+        );
+        return None;
+    }
+    let thumbnail = ck.optional_string(o, "thumbnail").and_then(|t| match check_thumbnail(&t) {
+        Ok(()) => Some(t),
+        Err(why) => {
+            let at = o.get("thumbnail").map_or(o.at, |v| v.start);
+            ck.warn(
+                "thumbnail_dropped",
+                at,
+                &o.path("thumbnail"),
+                format!("`thumbnail` was dropped: {why}; a neutral preview is shown"),
+                "use a small base64 data:image/png, jpeg or webp URI (~320×180, under 40 KB), or omit it".into(),
+            );
+            None
+        }
+    });
+    Some(Youtube {
+        id,
+        title,
+        thumbnail,
+    })
+}
+
+/// `^[A-Za-z0-9_-]{11}$`
+pub fn is_video_id(id: &str) -> bool {
+    id.len() == 11
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The id inside a pasted URL (`watch?v=…`, `youtu.be/…`, `/embed/…`), for the hint.
+fn id_from_url(text: &str) -> Option<&str> {
+    for marker in ["v=", "youtu.be/", "/embed/", "/shorts/"] {
+        if let Some(i) = text.find(marker) {
+            let rest = &text[i + marker.len()..];
+            if let Some(candidate) = rest.get(..11).filter(|c| is_video_id(c)) {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+fn check_thumbnail(uri: &str) -> Result<(), String> {
+    if uri.len() > MAX_THUMBNAIL {
+        return Err(format!(
+            "it is {} KB, over the 40 KB limit",
+            uri.len() / 1024
+        ));
+    }
+    let (kind, data) = ["png", "jpeg", "webp"]
+        .iter()
+        .find_map(|k| {
+            uri.strip_prefix(&format!("data:image/{k};base64,"))
+                .map(|d| (*k, d))
+        })
+        .ok_or("it is not a data:image/png, jpeg or webp base64 URI")?;
+    if data.is_empty()
+        || data.len() % 4 != 0
+        || !data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+    {
+        return Err("its base64 data is malformed".into());
+    }
+    let head = decode_base64_prefix(&data[..data.len().min(16)]);
+    let ok = match kind {
+        "png" => head.starts_with(b"\x89PNG"),
+        "jpeg" => head.starts_with(&[0xFF, 0xD8, 0xFF]),
+        _ => head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP"),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("its bytes are not a {kind} image"))
+    }
+}
+
+fn decode_base64_prefix(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for chunk in text.as_bytes().chunks(4) {
+        let v: Vec<u8> = chunk.iter().filter_map(|c| value(*c)).collect();
+        if v.len() >= 2 {
+            out.push((v[0] << 2) | (v[1] >> 4));
+        }
+        if v.len() >= 3 {
+            out.push((v[1] << 4) | (v[2] >> 2));
+        }
+        if v.len() == 4 {
+            out.push((v[2] << 6) | v[3]);
+        }
+    }
+    out
+}
+
+pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
+    let t = cx.t;
+    let caption = y.title.as_deref().unwrap_or(t.video);
+    let watch = format!("https://www.youtube.com/watch?v={}", y.id);
+    if cx.surface.is_email() {
+        return cx.root(
+            None,
+            html! {
+                a href=(watch) style=(email::LINK) {
+                    @if let Some(thumb) = &y.thumbnail {
+                        img src=(thumb) alt=(Strings::fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
+                    } @else {
+                        span style="display:block;width:320px;max-width:100%;height:180px;line-height:180px;text-align:center;background:#24292f;color:#ffffff;font-size:40px;" { "▶" }
+                    }
+                }
+                p style=(email::MUTED) { (caption) }
+            },
+        );
+    }
+    let embed = (cx.surface == Surface::Routed)
+        .then(|| format!("https://www.youtube-nocookie.com/embed/{}?autoplay=1", y.id));
+    let caption_id = cx.id("caption");
+    cx.root(
+        Some(&caption_id),
+        html! {
+            figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(caption) {
+                div class="pb-yt-facade" {
+                    @if let Some(thumb) = &y.thumbnail {
+                        img src=(thumb) alt="" width="320" height="180";
+                    } @else {
+                        span class="pb-yt-placeholder" aria-hidden="true" { "▶" }
+                    }
+                }
+                figcaption id=(caption_id) { (caption) }
+                a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
+                    (Strings::fill(t.watch, caption))
+                }
+            }
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_urls() {
+        assert!(is_video_id("dQw4w9WgXcQ"));
+        assert!(!is_video_id("dQw4w9WgXc"));
+        assert!(!is_video_id("dQw4w9WgXc?"));
+        assert_eq!(
+            id_from_url("https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=1"),
+            Some("dQw4w9WgXcQ")
+        );
+        assert_eq!(
+            id_from_url("https://youtu.be/dQw4w9WgXcQ"),
+            Some("dQw4w9WgXcQ")
+        );
+    }
+
+    #[test]
+    fn thumbnails_are_checked_by_type_size_and_bytes() {
+        // The first bytes of a PNG file, base64-encoded.
+        assert!(check_thumbnail("data:image/png;base64,iVBORw0KGgo=").is_ok());
+        assert!(check_thumbnail("data:image/jpeg;base64,iVBORw0KGgo=").is_err());
+        assert!(check_thumbnail("https://img.youtube.com/vi/x/0.jpg").is_err());
+        assert!(check_thumbnail("data:image/svg+xml;base64,PHN2Zz4=").is_err());
+        let big = format!(
+            "data:image/png;base64,iVBORw0KGgo{}",
+            "A".repeat(MAX_THUMBNAIL)
+        );
+        assert!(check_thumbnail(&big).is_err());
+    }
+}

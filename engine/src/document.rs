@@ -1,0 +1,736 @@
+//! From Markdown text to blocks: one comrak parse finds the component fences (anywhere: top
+//! level, lists, block quotes), numbers them `b1…`, validates each, and — when rendering — swaps
+//! each fence for a placeholder so the prose renders through comrak while components render
+//! through maud.
+
+use crate::components::{self, Checker, Component, Kind, closest};
+use crate::diag::{Diagnostic, Severity};
+use crate::json::{self, Json};
+use comrak::nodes::{AstNode, NodeValue};
+use comrak::{Arena, Options as ComrakOptions};
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// One component fence, as listed in `blocks` (contract §2).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BlockInfo {
+    pub id: String,
+    pub kind: Kind,
+    pub valid: bool,
+    /// The opening fence's 1-based line.
+    pub line: usize,
+}
+
+/// A component fence with its source and, when valid, its typed value.
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub info: BlockInfo,
+    /// The fence's content as written (shown escaped when the block is invalid).
+    pub source: String,
+    pub component: Option<Component>,
+}
+
+/// What parsing a document yields, before any HTML is produced.
+pub struct Parsed<'a> {
+    pub root: &'a AstNode<'a>,
+    pub blocks: Vec<Block>,
+    /// The AST nodes that hold each block, in the same order as `blocks`.
+    pub nodes: Vec<&'a AstNode<'a>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// True when the whole document was a bare component JSON object.
+    pub bare: bool,
+}
+
+/// The comrak options every entry point uses: CommonMark + GFM.
+pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
+    let mut o = ComrakOptions::default();
+    o.extension.strikethrough = true;
+    o.extension.table = true;
+    o.extension.autolink = true;
+    o.extension.tasklist = true;
+    o.extension.footnotes = true;
+    o.render.r#unsafe = allow_raw_html;
+    o
+}
+
+/// Parses `src` into `arena`, finds and validates every component.
+pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
+    let mut diagnostics = Vec::new();
+    let lines = LineIndex::new(src);
+
+    if let Some(parsed) = bare_paste(arena, src, &lines) {
+        return parsed;
+    }
+
+    let (text, rescued_lines) = rescue_nested_fences(src);
+    for line in &rescued_lines {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            code: "nested_json_fence_rescued",
+            block: None,
+            line: *line,
+            column: 1,
+            path: String::new(),
+            message: "a ```json fence inside a component fence was ignored".into(),
+            hint: "put the bare JSON directly between the component fence and its closing ```"
+                .into(),
+        });
+    }
+    let root = comrak::parse_document(arena, &text, &comrak_options(false));
+
+    let mut blocks = Vec::new();
+    let mut nodes = Vec::new();
+    for node in root.descendants() {
+        let (line, column, info, literal) = {
+            let data = node.data();
+            let NodeValue::CodeBlock(cb) = &data.value else {
+                continue;
+            };
+            if !cb.fenced {
+                continue;
+            }
+            (
+                data.sourcepos.start.line,
+                data.sourcepos.start.column,
+                cb.info.trim().to_string(),
+                cb.literal.clone(),
+            )
+        };
+        let Some(kind) = Kind::from_tag(&info) else {
+            if let Some(d) = unknown_tag(&info, line, column) {
+                diagnostics.push(d);
+            }
+            continue;
+        };
+        let id = format!("b{}", blocks.len() + 1);
+        let map = PosMap::for_fence(&lines, &literal, line);
+        let (component, mut diags) = check_block(&id, kind, &literal, &map);
+        // A fence rescued by the pre-scan gets its warning attached to the block.
+        for d in diagnostics.iter_mut() {
+            if d.code == "nested_json_fence_rescued" && d.block.is_none() && d.line == line + 1 {
+                d.block = Some(id.clone());
+            }
+        }
+        diagnostics.append(&mut diags);
+        blocks.push(Block {
+            info: BlockInfo {
+                id,
+                kind,
+                valid: component.is_some(),
+                line,
+            },
+            source: literal,
+            component,
+        });
+        nodes.push(node);
+    }
+    Parsed {
+        root,
+        blocks,
+        nodes,
+        diagnostics,
+        bare: false,
+    }
+}
+
+/// Validates one block's JSON text. `map` locates byte offsets of `text` in the original.
+pub fn check_block(
+    id: &str,
+    kind: Kind,
+    text: &str,
+    map: &PosMap,
+) -> (Option<Component>, Vec<Diagnostic>) {
+    let locate = |offset: usize| map.locate(offset);
+    let mut ck = Checker::new(id, &locate);
+    let component =
+        parse_lenient(text, &mut ck).and_then(|json| components::parse(kind, &json, &mut ck));
+    (component, ck.diags)
+}
+
+/// Strict JSON first; on failure, the spec's rescues (smart quotes, trailing commas), each
+/// reported as a warning. A nested ```json fence inside the text is ignored with a warning.
+fn parse_lenient(text: &str, ck: &mut Checker) -> Option<Json> {
+    let stripped = strip_inner_json_fence(text);
+    if stripped.is_some() {
+        ck.warn(
+            "nested_json_fence_rescued",
+            0,
+            "",
+            "a ```json fence inside the component fence was ignored".into(),
+            "put the bare JSON directly inside the component fence".into(),
+        );
+    }
+    let text = stripped.as_deref().unwrap_or(text);
+    let first = json::parse(text);
+    let (parsed, rescued_quotes) = match first {
+        Ok(p) => (p, false),
+        Err(err) => match json::rescue_smart_quotes(text).map(|fixed| json::parse(&fixed)) {
+            Some(Ok(p)) => (p, true),
+            _ => {
+                let (code, hint) = if err.too_deep {
+                    (
+                        "too_deep",
+                        format!(
+                            "a component never needs more than {} levels of nesting",
+                            json::MAX_DEPTH
+                        ),
+                    )
+                } else {
+                    ("invalid_json", "fix the JSON: straight \" quotes, balanced { } and [ ], commas between entries".to_string())
+                };
+                ck.error(
+                    code,
+                    err.offset,
+                    "",
+                    format!("the block is not valid JSON: {}", err.message),
+                    hint,
+                );
+                return None;
+            }
+        },
+    };
+    if rescued_quotes {
+        ck.warn(
+            "smart_quotes_rescued",
+            0,
+            "",
+            "curly quotes “ ” were read as straight quotes".into(),
+            "emit straight ASCII \" quotes; chat surfaces often curl them".into(),
+        );
+    }
+    for at in &parsed.trailing_commas {
+        ck.warn(
+            "trailing_comma_rescued",
+            *at,
+            "",
+            "a trailing comma before } or ] was dropped".into(),
+            "remove the comma after the last entry".into(),
+        );
+    }
+    for (at, key) in &parsed.duplicate_keys {
+        ck.warn(
+            "duplicate_key",
+            *at,
+            &crate::diag::pointer("", key),
+            format!("the key `{key}` appears twice in one object; the last one is used"),
+            "remove the repeated key".into(),
+        );
+    }
+    Some(parsed.value)
+}
+
+/// A ```json … ``` pair wrapped around the JSON inside a component fence, blanked with spaces so
+/// byte offsets stay put. `None` when there is no such pair.
+fn strip_inner_json_fence(text: &str) -> Option<String> {
+    let mut lines = text.split_inclusive('\n');
+    let mut offset = 0;
+    let open = loop {
+        let line = lines.next()?;
+        if line.trim().is_empty() {
+            offset += line.len();
+            continue;
+        }
+        let (fence, info) = fence_parts(line.trim())?;
+        if info != "json" {
+            return None;
+        }
+        break (offset, line.len(), fence);
+    };
+    offset += open.1;
+    for line in lines {
+        if let Some((fence, "")) = fence_parts(line.trim())
+            && fence.starts_with(&open.2[..1])
+            && fence.len() >= open.2.len()
+        {
+            let mut out = text.to_string();
+            out.replace_range(
+                open.0..open.0 + open.1,
+                &blank(&text[open.0..open.0 + open.1]),
+            );
+            out.replace_range(offset..offset + line.len(), &blank(line));
+            return Some(out);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The fence characters and the info string of a fence line (already trimmed).
+fn fence_parts(line: &str) -> Option<(&str, &str)> {
+    let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = line.chars().take_while(|x| *x == c).count();
+    (len >= 3).then(|| (&line[..len], line[len..].trim()))
+}
+
+/// Spaces in place of every character, keeping the line break and the byte length.
+fn blank(line: &str) -> String {
+    let body = line.trim_end_matches(['\n', '\r']);
+    let mut s = " ".repeat(body.len());
+    s.push_str(&line[body.len()..]);
+    s
+}
+
+/// Fixes the one shape comrak cannot see through: a component fence whose JSON sits in a
+/// nested ```json fence of the same length, where the inner closing fence closes the outer one.
+/// The inner fence lines are blanked (same bytes, same lines), so positions do not move.
+/// Returns the 1-based lines of the rescued ```json fences.
+fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<usize>) {
+    if !src.contains("json") {
+        return (Cow::Borrowed(src), Vec::new());
+    }
+    let lines: Vec<(usize, &str)> = {
+        let mut offset = 0;
+        src.split_inclusive('\n')
+            .map(|l| {
+                let start = offset;
+                offset += l.len();
+                (start, l)
+            })
+            .collect()
+    };
+    let mut out: Option<String> = None;
+    let mut rescued = Vec::new();
+    let mut open_fence: Option<(char, usize)> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let body = strip_container_prefix(lines[i].1).trim();
+        let parts = fence_parts(body);
+        if let Some((ch, len)) = open_fence {
+            if let Some((f, "")) = parts
+                && f.starts_with(ch)
+                && f.len() >= len
+            {
+                open_fence = None;
+            }
+            i += 1;
+            continue;
+        }
+        let Some((fence, info)) = parts else {
+            i += 1;
+            continue;
+        };
+        let ch = fence.chars().next().unwrap_or('`');
+        if Kind::from_tag(info).is_some()
+            && let Some(next) = lines.get(i + 1)
+            && let Some((inner, "json")) = fence_parts(strip_container_prefix(next.1).trim())
+            && let Some(close) = (i + 2..lines.len()).find(|&j| {
+                matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
+                    Some((f, "")) if f.starts_with(&inner[..1]) && f.len() >= inner.len())
+            })
+            && let Some(outer) = (close + 1..lines.len()).find(|&j| !lines[j].1.trim().is_empty())
+            && matches!(fence_parts(strip_container_prefix(lines[outer].1).trim()),
+                Some((f, "")) if f.starts_with(ch) && f.len() >= fence.len())
+        {
+            let buf = out.get_or_insert_with(|| src.to_string());
+            for j in [i + 1, close] {
+                let (start, line) = lines[j];
+                let prefix = line.len() - strip_container_prefix(line).len();
+                buf.replace_range(start + prefix..start + line.len(), &blank(&line[prefix..]));
+            }
+            rescued.push(i + 2);
+            i = outer + 1;
+            continue;
+        }
+        open_fence = Some((ch, fence.len()));
+        i += 1;
+    }
+    match out {
+        Some(s) => (Cow::Owned(s), rescued),
+        None => (Cow::Borrowed(src), rescued),
+    }
+}
+
+/// Strips block quote markers, list markers and indentation from the start of a line.
+fn strip_container_prefix(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        if let Some(r) = trimmed.strip_prefix('>') {
+            rest = r;
+            continue;
+        }
+        if let Some(r) = trimmed
+            .strip_prefix(['-', '*', '+'])
+            .filter(|r| r.starts_with(' '))
+        {
+            rest = r;
+            continue;
+        }
+        let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+        if (1..10).contains(&digits)
+            && let Some(r) = trimmed[digits..]
+                .strip_prefix(['.', ')'])
+                .filter(|r| r.starts_with(' '))
+        {
+            rest = r;
+            continue;
+        }
+        return trimmed;
+    }
+}
+
+/// A warning for a fence tag that looks like a failed attempt at a component.
+fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
+    let lower = info.to_lowercase();
+    let first = lower.split_whitespace().next().unwrap_or("");
+    let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
+    let suggestion: Option<(&str, String)> = if Kind::from_tag(first).is_some() {
+        if first == info.split_whitespace().next().unwrap_or("") {
+            Some((
+                first_tag(first),
+                format!("put nothing after the tag: the opening fence is exactly ```{first}"),
+            ))
+        } else {
+            Some((
+                first_tag(first),
+                format!("write the tag in lowercase: ```{first}"),
+            ))
+        }
+    } else {
+        let invented = match first.trim_start_matches('{').trim_end_matches('}') {
+            "multiple-choice" | "multiple_choice" | "multiplechoice" | "multichoice"
+            | "checkbox" | "checkboxes" | "multi_choice" | "multi-select" | "multiselect" => {
+                Some("multi-choice")
+            }
+            "choice" | "select" | "radio" | "poll" | "vote" | "single_choice" | "singlechoice"
+            | "single-select" | "match" => Some("single-choice"),
+            "quiz" | "survey" | "form" | "questions" | "question-set" | "questionaire" => {
+                Some("questionnaire")
+            }
+            "question" | "answer" | "open_question" | "openquestion" | "free-text" | "freetext"
+            | "text-input" | "ask" => Some("open-question"),
+            "rank" | "ranking" | "order" | "priority" | "priorities" | "prioritise" | "sort"
+            | "reorder" => Some("prioritize"),
+            "allocation" | "budget" | "split" | "weights" | "distribute" => Some("allocate"),
+            "video" | "yt" | "you-tube" => Some("youtube"),
+            _ => None,
+        };
+        invented
+            .or_else(|| closest(first, &tags))
+            .map(|tag| (tag, format!("the component tag is ```{tag}")))
+    };
+    let (tag, hint) = suggestion?;
+    Some(Diagnostic {
+        severity: Severity::Warning,
+        code: "unknown_tag",
+        block: None,
+        line,
+        column,
+        path: String::new(),
+        message: format!("```{info} is not a component tag, so this fence renders as plain code"),
+        hint: format!("{hint} (did you mean {tag}?)"),
+    })
+}
+
+fn first_tag(t: &str) -> &'static str {
+    Kind::from_tag(t).map_or("", Kind::tag)
+}
+
+/// The bare-paste shortcut: a document that is only one JSON object, raw or in a ```json fence.
+fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<Parsed<'a>> {
+    let trimmed = src.trim();
+    let lead = src.len() - src.trim_start().len();
+    let (text_start, text) = if trimmed.starts_with('{') && trimmed.ends_with('}') {
+        (lead, trimmed)
+    } else {
+        let first_line_end = trimmed.find('\n')?;
+        let (fence, info) = fence_parts(trimmed[..first_line_end].trim())?;
+        if info != "json" {
+            return None;
+        }
+        let body = &trimmed[first_line_end + 1..];
+        let close = body.trim_end().rfind('\n').map_or(0, |i| i + 1);
+        let last = body.trim_end()[close..].trim();
+        if !(last.starts_with(fence) && fence_parts(last).is_some_and(|(_, i)| i.is_empty())) {
+            return None;
+        }
+        let inner = &body[..close];
+        if inner.lines().any(|l| fence_parts(l.trim()).is_some()) {
+            return None;
+        }
+        (lead + first_line_end + 1, inner)
+    };
+    let value = json::parse(text)
+        .ok()
+        .or_else(|| json::rescue_smart_quotes(text).and_then(|t| json::parse(&t).ok()))?
+        .value;
+    let kind = bare_kind(&value)?;
+    let line = lines.locate(text_start).0.max(1);
+    let map = PosMap::offset(lines, text_start);
+    let (component, mut diagnostics) = check_block("b1", kind, text, &map);
+    diagnostics.insert(
+        0,
+        Diagnostic {
+            severity: Severity::Warning,
+            code: "bare_json_wrapped",
+            block: Some("b1".into()),
+            line,
+            column: 1,
+            path: String::new(),
+            message: format!(
+                "the document is a bare JSON object; it was read as a ```{} block",
+                kind.tag()
+            ),
+            hint: format!("wrap the JSON in a ```{} fence", kind.tag()),
+        },
+    );
+    let root = arena.alloc(AstNode::from(NodeValue::Document));
+    let node = arena.alloc(AstNode::from(NodeValue::Paragraph));
+    root.append(node);
+    Some(Parsed {
+        root,
+        blocks: vec![Block {
+            info: BlockInfo {
+                id: "b1".into(),
+                kind,
+                valid: component.is_some(),
+                line,
+            },
+            source: text.to_string(),
+            component,
+        }],
+        nodes: vec![node],
+        diagnostics,
+        bare: true,
+    })
+}
+
+/// Recognizes a bare object by its shape (contract §1).
+fn bare_kind(value: &Json) -> Option<Kind> {
+    value.as_object()?;
+    let has = |k: &str| value.get(k).is_some();
+    if has("questions") {
+        return Some(Kind::Questionnaire);
+    }
+    if let Some(items) = value.get("items") {
+        let all_weighted = items.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter().all(|i| {
+                    matches!(
+                        i.get("weight").map(|w| &w.value),
+                        Some(json::Value::Number(_))
+                    )
+                })
+        });
+        return Some(if all_weighted {
+            Kind::Allocate
+        } else {
+            Kind::Prioritize
+        });
+    }
+    if has("question") || has("q") {
+        if !has("options") {
+            return Some(Kind::OpenQuestion);
+        }
+        let multi = matches!(
+            value.get("multi").map(|m| &m.value),
+            Some(json::Value::Bool(true))
+        ) || value.get("recommended").and_then(Json::as_array).is_some();
+        return Some(if multi {
+            Kind::MultiChoice
+        } else {
+            Kind::SingleChoice
+        });
+    }
+    if has("source") {
+        return Some(Kind::Mermaid);
+    }
+    if value
+        .get("id")
+        .and_then(Json::as_str)
+        .is_some_and(|id| id.chars().count() == 11)
+    {
+        return Some(Kind::Youtube);
+    }
+    None
+}
+
+/// Byte offsets of line starts in the original document.
+pub struct LineIndex<'s> {
+    src: &'s str,
+    starts: Vec<usize>,
+}
+
+impl<'s> LineIndex<'s> {
+    pub fn new(src: &'s str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { src, starts }
+    }
+
+    /// 1-based (line, column in chars) of a byte offset.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.src.len());
+        let line = self.starts.partition_point(|s| *s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let column = self
+            .src
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
+        (line, column)
+    }
+
+    /// The text of a 1-based line, without its line break.
+    pub fn line(&self, n: usize) -> &'s str {
+        let Some(&start) = self.starts.get(n.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self.starts.get(n).copied().unwrap_or(self.src.len());
+        self.src[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// Maps byte offsets in a block's text to positions in the original document.
+pub struct PosMap {
+    /// Per line of the block's text: (byte start in the text, original line, prefix chars).
+    lines: Vec<(usize, usize, usize)>,
+    text: String,
+}
+
+impl PosMap {
+    /// For a fence's literal: its lines are the original lines after the fence line, minus the
+    /// container prefix (indentation, `>`, list indentation) comrak stripped.
+    pub fn for_fence(index: &LineIndex, literal: &str, fence_line: usize) -> PosMap {
+        let mut lines = Vec::new();
+        let mut offset = 0;
+        for (i, l) in literal.split_inclusive('\n').enumerate() {
+            let orig_line = fence_line + 1 + i;
+            let content = l.trim_end_matches(['\n', '\r']);
+            let original = index.line(orig_line);
+            let prefix = original
+                .chars()
+                .count()
+                .saturating_sub(content.chars().count());
+            lines.push((offset, orig_line, prefix));
+            offset += l.len();
+        }
+        if lines.is_empty() {
+            lines.push((0, fence_line + 1, 0));
+        }
+        PosMap {
+            lines,
+            text: literal.to_string(),
+        }
+    }
+
+    /// For text that is a verbatim slice of the document starting at byte `start`.
+    pub fn offset(index: &LineIndex, start: usize) -> PosMap {
+        let text = index.src[start..].to_string();
+        let mut lines = Vec::new();
+        let mut offset = 0;
+        for l in text.split_inclusive('\n') {
+            let (line, col) = index.locate(start + offset);
+            lines.push((offset, line, col - 1));
+            offset += l.len();
+        }
+        if lines.is_empty() {
+            lines.push((0, index.locate(start).0, 0));
+        }
+        PosMap { lines, text }
+    }
+
+    /// 1-based (line, column) in the original document of byte `offset` in the block's text.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        let i = self.lines.partition_point(|(s, _, _)| *s <= offset).max(1) - 1;
+        let (start, line, prefix) = self.lines[i];
+        let end = offset.min(self.text.len());
+        let chars = self.text.get(start..end).map_or(0, |s| s.chars().count());
+        (line, prefix + chars + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(src: &str) -> Vec<&'static str> {
+        let arena = Arena::new();
+        parse(&arena, src)
+            .diagnostics
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    }
+
+    #[test]
+    fn finds_fences_in_lists_and_quotes() {
+        let src = "- item\n\n  ```single-choice\n  {\"version\":\"1\",\"question\":\"Q?\",\"options\":[\"A\",\"B\"]}\n  ```\n\n> ```open-question\n> {\"version\":\"1\",\"question\":\"Why?\"}\n> ```\n";
+        let arena = Arena::new();
+        let p = parse(&arena, src);
+        assert_eq!(p.blocks.len(), 2);
+        assert!(p.blocks.iter().all(|b| b.info.valid), "{:?}", p.diagnostics);
+        assert_eq!(p.blocks[0].info.line, 3);
+        assert_eq!(p.blocks[1].info.line, 7);
+    }
+
+    #[test]
+    fn positions_point_into_the_original_markdown() {
+        let src = "# T\n\n> ```single-choice\n> {\"version\": 1,\n>  \"question\": \"Q?\", \"options\": [\"A\", \"B\"]}\n> ```\n";
+        let arena = Arena::new();
+        let p = parse(&arena, src);
+        let d = &p.diagnostics[0];
+        assert_eq!(
+            (d.code, d.line, d.column, d.path.as_str()),
+            ("wrong_version", 4, 15, "/version")
+        );
+    }
+
+    #[test]
+    fn nested_json_fence_is_rescued_without_moving_lines() {
+        let src = "```questionnaire\n```json\n{\"version\":\"1\",\"questions\":[{\"id\":\"q1\",\"question\":\"Q?\",\"options\":[\"A\"]}]}\n```\n```\n\nAfter.\n";
+        let arena = Arena::new();
+        let p = parse(&arena, src);
+        assert_eq!(p.blocks.len(), 1);
+        assert!(p.blocks[0].info.valid, "{:?}", p.diagnostics);
+        assert_eq!(codes(src), vec!["nested_json_fence_rescued"]);
+    }
+
+    #[test]
+    fn near_miss_tags_warn() {
+        assert_eq!(codes("```multiple-choice\n{}\n```\n"), vec!["unknown_tag"]);
+        assert_eq!(codes("```prioritise\n{}\n```\n"), vec!["unknown_tag"]);
+        assert_eq!(codes("```Single-Choice\n{}\n```\n"), vec!["unknown_tag"]);
+        assert!(codes("```rust\nfn main() {}\n```\n").is_empty());
+        assert!(codes("```json\n{}\n```\nText\n").is_empty());
+    }
+
+    #[test]
+    fn bare_paste_shapes() {
+        let cases = [
+            (r#"{"version":"1","questions":[]}"#, Kind::Questionnaire),
+            (
+                r#"{"version":"1","items":[{"id":"a","label":"A","weight":1}]}"#,
+                Kind::Allocate,
+            ),
+            (
+                r#"{"version":"1","items":[{"id":"a","label":"A"}]}"#,
+                Kind::Prioritize,
+            ),
+            (
+                r#"{"version":"1","question":"Q","options":["A","B"]}"#,
+                Kind::SingleChoice,
+            ),
+            (
+                r#"{"version":"1","question":"Q","options":["A","B"],"multi":true}"#,
+                Kind::MultiChoice,
+            ),
+            (r#"{"version":"1","question":"Q"}"#, Kind::OpenQuestion),
+            (
+                r#"{"version":"1","source":"graph TD; A-->B"}"#,
+                Kind::Mermaid,
+            ),
+            (r#"{"version":"1","id":"dQw4w9WgXcQ"}"#, Kind::Youtube),
+        ];
+        for (json, kind) in cases {
+            let arena = Arena::new();
+            let p = parse(&arena, &format!("\n{json}\n"));
+            assert!(p.bare, "{json}");
+            assert_eq!(p.blocks[0].info.kind, kind, "{json}");
+            let arena = Arena::new();
+            let p = parse(&arena, &format!("```json\n{json}\n```\n"));
+            assert_eq!(p.blocks[0].info.kind, kind, "fenced {json}");
+        }
+        let arena = Arena::new();
+        assert!(!parse(&arena, "{not json}").bare);
+    }
+}

@@ -1,0 +1,192 @@
+//! Chrome strings in the three languages the spec supports, and detection of the document's
+//! language and direction from its content (spec §6).
+
+/// The chrome language of a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    He,
+    Ar,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::He => "he",
+            Lang::Ar => "ar",
+        }
+    }
+
+    pub fn dir(self) -> &'static str {
+        match self {
+            Lang::En => "ltr",
+            Lang::He | Lang::Ar => "rtl",
+        }
+    }
+
+    pub fn strings(self) -> &'static Strings {
+        match self {
+            Lang::En => &EN,
+            Lang::He => &HE,
+            Lang::Ar => &AR,
+        }
+    }
+}
+
+/// Picks Hebrew or Arabic when letters of that script outnumber all other letters.
+pub fn detect(text: &str) -> Lang {
+    let (mut hebrew, mut arabic, mut other) = (0usize, 0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '\u{0590}'..='\u{05FF}' | '\u{FB1D}'..='\u{FB4F}' => hebrew += 1,
+            '\u{0600}'..='\u{06FF}'
+            | '\u{0750}'..='\u{077F}'
+            | '\u{08A0}'..='\u{08FF}'
+            | '\u{FB50}'..='\u{FDFF}'
+            | '\u{FE70}'..='\u{FEFF}' => arabic += 1,
+            c if c.is_alphabetic() => other += 1,
+            _ => {}
+        }
+    }
+    if hebrew + arabic > other {
+        if arabic > hebrew { Lang::Ar } else { Lang::He }
+    } else {
+        Lang::En
+    }
+}
+
+/// Every piece of text the engine itself puts on the page. `{}` marks where a label goes.
+#[derive(Debug)]
+pub struct Strings {
+    pub other: &'static str,
+    pub other_text: &'static str,
+    pub recommended: &'static str,
+    pub select_all: &'static str,
+    pub note: &'static str,
+    pub your_answer: &'static str,
+    pub position_of: &'static str,
+    pub move_up: &'static str,
+    pub move_down: &'static str,
+    pub remove: &'static str,
+    pub restore: &'static str,
+    pub removed: &'static str,
+    pub add_item: &'static str,
+    pub add_category: &'static str,
+    pub add: &'static str,
+    pub total: &'static str,
+    pub get_answers: &'static str,
+    pub play: &'static str,
+    pub watch: &'static str,
+    pub video: &'static str,
+    pub diagram: &'static str,
+    pub diagram_source: &'static str,
+    pub comment_diagram: &'static str,
+    pub respond: &'static str,
+    pub added_by_you: &'static str,
+}
+
+impl Strings {
+    /// Fills the `{}` of a template with `value`.
+    pub fn fill(template: &str, value: &str) -> String {
+        template.replacen("{}", value, 1)
+    }
+}
+
+pub static EN: Strings = Strings {
+    other: "Other:",
+    other_text: "Other answer",
+    recommended: "Recommended",
+    select_all: "Select all that apply",
+    note: "Add a note (optional)",
+    your_answer: "Your answer",
+    position_of: "Position of {}",
+    move_up: "Move {} up",
+    move_down: "Move {} down",
+    remove: "Remove {}",
+    restore: "Restore {}",
+    removed: "Removed:",
+    add_item: "Add an item of your own",
+    add_category: "Add a category of your own",
+    add: "Add",
+    total: "Total",
+    get_answers: "Get answers",
+    play: "Play: {} (YouTube)",
+    watch: "Watch on YouTube: {}",
+    video: "YouTube video",
+    diagram: "Diagram",
+    diagram_source: "Diagram source",
+    comment_diagram: "Comment on the whole diagram",
+    respond: "Respond",
+    added_by_you: "added by you",
+};
+
+pub static HE: Strings = Strings {
+    other: "אחר:",
+    other_text: "תשובה אחרת",
+    recommended: "מומלץ",
+    select_all: "יש לבחור את כל מה שמתאים",
+    note: "הוספת הערה (לא חובה)",
+    your_answer: "התשובה שלך",
+    position_of: "המיקום של {}",
+    move_up: "הזזת {} למעלה",
+    move_down: "הזזת {} למטה",
+    remove: "הסרת {}",
+    restore: "שחזור {}",
+    removed: "הוסרו:",
+    add_item: "הוספת פריט משלך",
+    add_category: "הוספת קטגוריה משלך",
+    add: "הוספה",
+    total: "סה״כ",
+    get_answers: "קבלת התשובות",
+    play: "הפעלה: {} (YouTube)",
+    watch: "צפייה ב-YouTube: {}",
+    video: "סרטון YouTube",
+    diagram: "תרשים",
+    diagram_source: "קוד התרשים",
+    comment_diagram: "הערה על התרשים כולו",
+    respond: "למענה",
+    added_by_you: "נוסף על ידך",
+};
+
+pub static AR: Strings = Strings {
+    other: "أخر:",
+    other_text: "إجابة أخرى",
+    recommended: "موصى به",
+    select_all: "اختر كل ما ينطبق",
+    note: "أضف ملاحظة (اختياري)",
+    your_answer: "إجابتك",
+    position_of: "موضع {}",
+    move_up: "نقل {} لأعلى",
+    move_down: "نقل {} لأسفل",
+    remove: "إزالة {}",
+    restore: "استعادة {}",
+    removed: "المحذوفة:",
+    add_item: "أضف عنصرًا خاصًا بك",
+    add_category: "أضف فئة خاصة بك",
+    add: "إضافة",
+    total: "المجموع",
+    get_answers: "احصل على الإجابات",
+    play: "تشغيل: {} (YouTube)",
+    watch: "شاهد على YouTube: {}",
+    video: "فيديو YouTube",
+    diagram: "مخطط",
+    diagram_source: "مصدر المخطط",
+    comment_diagram: "تعليق على المخطط بالكامل",
+    respond: "الرد",
+    added_by_you: "أضفته أنت",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_by_majority_of_letters() {
+        assert_eq!(detect("Which auth method?"), Lang::En);
+        assert_eq!(detect("באיזו שיטת אימות? PIN"), Lang::He);
+        assert_eq!(detect("ما هي طريقة المصادقة؟ PIN"), Lang::Ar);
+        assert_eq!(detect("Mostly English with one מילה"), Lang::En);
+        assert_eq!(detect("1234 !!"), Lang::En);
+    }
+}

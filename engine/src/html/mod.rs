@@ -1,0 +1,117 @@
+//! Shared markup: the per-block render context, the block root element, the document root and
+//! the standalone page shell.
+
+pub mod i18n;
+
+use crate::Surface;
+use crate::components::Kind;
+use i18n::Strings;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+/// What a component needs to know while it renders.
+pub struct RenderCx<'a> {
+    /// The block id, `b1`, `b2`, ….
+    pub block: &'a str,
+    /// Prefix for element ids: unique per document hash and block, so several documents can
+    /// share a page (`pb-1a2b3c4d-b1`).
+    pub id_prefix: String,
+    pub surface: Surface,
+    pub kind: Kind,
+    pub t: &'static Strings,
+}
+
+impl RenderCx<'_> {
+    /// An element id unique on the page.
+    pub fn id(&self, suffix: &str) -> String {
+        format!("{}-{suffix}", self.id_prefix)
+    }
+
+    /// A form field name: `b1.q0.pick`. Unique within the document's form.
+    pub fn name(&self, suffix: &str) -> String {
+        format!("{}.{suffix}", self.block)
+    }
+
+    /// The root element every rendered component has (contract §3).
+    pub fn root(&self, labelled_by: Option<&str>, inner: Markup) -> Markup {
+        let tag = self.kind.tag();
+        let style = self.surface.is_email().then_some(email::BLOCK);
+        html! {
+            section class={ "pb-block pb-" (tag) } data-pb-block=(self.block) data-pb-kind=(tag)
+                aria-labelledby=[labelled_by] style=[style] {
+                (inner)
+            }
+        }
+    }
+}
+
+/// Inline styles for the email surface, where `<style>` and classes cannot be relied on.
+pub mod email {
+    pub const DOC: &str = "max-width:600px;margin:0 auto;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;color:#1f2328;";
+    pub const BLOCK: &str = "border:1px solid #d0d7de;border-radius:8px;padding:12px 16px;margin:16px 0;background:#f6f8fa;color:#1f2328;";
+    pub const TITLE: &str = "font-size:17px;font-weight:600;margin:0 0 8px;color:#1f2328;";
+    pub const MUTED: &str = "color:#57606a;font-size:14px;margin:0 0 8px;";
+    pub const LIST: &str = "list-style:none;margin:0 0 8px;padding:0;";
+    pub const ITEM: &str = "margin:4px 0;";
+    pub const BADGE: &str = "display:inline-block;font-size:12px;font-weight:600;color:#0a3069;background:#ddf4ff;border:1px solid #54aeff;border-radius:10px;padding:0 6px;margin-inline-start:6px;";
+    pub const PRE: &str = "white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:8px;margin:0;color:#1f2328;";
+    pub const LINK: &str = "color:#0550ae;";
+}
+
+/// The document root: direction, language and hash hooks around the body.
+pub fn document_root(
+    body: PreEscaped<String>,
+    lang: i18n::Lang,
+    hash: &str,
+    surface: Surface,
+    form: Option<FormChrome>,
+) -> Markup {
+    let style = surface.is_email().then_some(email::DOC);
+    html! {
+        div class="pb-doc" dir=(lang.dir()) lang=(lang.code()) data-pb-hash=(hash)
+            data-pb-surface=(surface.name()) style=[style] {
+            @if let Some(form) = form {
+                form class="pb-form" method="post" action=[form.action.as_deref()] {
+                    // The first submit button is the form's default: pressing Enter in a text
+                    // field must export, not trigger the first "Move up" button.
+                    button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }
+                    input type="hidden" name="pb.source" value=(form.source);
+                    input type="hidden" name="pb.surface" value=(surface.name());
+                    (body)
+                    div class="pb-actions" {
+                        button type="submit" class="pb-submit" name="pb.op" value="export" { (lang.strings().get_answers) }
+                    }
+                }
+            } @else {
+                (body)
+            }
+        }
+    }
+}
+
+/// What the document's form carries so a stateless server can export it (see the answers
+/// module): the whole Markdown source in a hidden field, and where to post.
+pub struct FormChrome {
+    pub action: Option<String>,
+    pub source: String,
+}
+
+/// A complete HTML page around a rendered fragment; the stylesheet and script are linked, never
+/// inlined, so the page works under `style-src 'self'; script-src 'self'`.
+pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> String {
+    let base = asset_base.trim_end_matches('/');
+    html! {
+        (DOCTYPE)
+        html lang=(lang.code()) dir=(lang.dir()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                link rel="stylesheet" href={ (base) "/" (crate::assets::css_name()) };
+            }
+            body {
+                main class="pb-page" { (PreEscaped(fragment)) }
+            }
+        }
+    }
+    .into_string()
+}

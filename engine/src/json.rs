@@ -1,0 +1,543 @@
+//! A small JSON parser that keeps the byte offset of every value, so a diagnostic can point at
+//! the exact line and column of the field it is about. It accepts exactly what `JSON.parse`
+//! accepts, plus trailing commas (recorded, so the caller can warn about the rescue). Nesting is
+//! capped so hostile input cannot exhaust the stack; every step is linear in the input.
+
+/// How deep arrays and objects may nest before the parser refuses the input.
+pub const MAX_DEPTH: usize = 96;
+
+/// A parsed JSON value and the byte offset where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json {
+    /// Byte offset of the value's first character in the parsed text.
+    pub start: usize,
+    /// The value itself.
+    pub value: Value,
+}
+
+/// A JSON value; objects keep their members in source order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<Member>),
+}
+
+/// One `"key": value` pair of an object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub key: String,
+    pub key_start: usize,
+    pub value: Json,
+}
+
+/// Why the text is not JSON, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    pub offset: usize,
+    pub message: String,
+    /// True when the input was refused for nesting deeper than [`MAX_DEPTH`].
+    pub too_deep: bool,
+}
+
+/// A successful parse: the value and the rescues the parser had to make.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub value: Json,
+    /// Offsets of trailing commas that were dropped before `}` or `]`.
+    pub trailing_commas: Vec<usize>,
+    /// Keys that appeared twice in one object (the last one wins, as in `JSON.parse`).
+    pub duplicate_keys: Vec<(usize, String)>,
+}
+
+impl Value {
+    /// The JSON type name used in messages ("string", "array", ...).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+}
+
+impl Json {
+    /// The member `key` of an object (the last one when the key repeats).
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match &self.value {
+            Value::Object(members) => members
+                .iter()
+                .rev()
+                .find(|m| m.key == key)
+                .map(|m| &m.value),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match &self.value {
+            Value::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&[Member]> {
+        match &self.value {
+            Value::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// Converts to a `serde_json::Value` (for the JSON Schema checks and typed-block input).
+    pub fn to_serde(&self) -> serde_json::Value {
+        match &self.value {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Number(n) => serde_json::Number::from_f64(*n)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::String(s) => serde_json::Value::String(s.clone()),
+            Value::Array(items) => {
+                serde_json::Value::Array(items.iter().map(Json::to_serde).collect())
+            }
+            Value::Object(members) => {
+                let mut map = serde_json::Map::new();
+                for m in members {
+                    map.insert(m.key.clone(), m.value.to_serde());
+                }
+                serde_json::Value::Object(map)
+            }
+        }
+    }
+}
+
+/// Parses `text` as one JSON value surrounded by optional whitespace.
+pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+    let mut p = Parser {
+        bytes: text.as_bytes(),
+        text,
+        pos: 0,
+        trailing_commas: Vec::new(),
+        duplicate_keys: Vec::new(),
+    };
+    p.skip_ws();
+    if p.pos >= p.bytes.len() {
+        return Err(p.error("the block is empty: expected a JSON object"));
+    }
+    let value = p.value(0)?;
+    p.skip_ws();
+    if p.pos < p.bytes.len() {
+        return Err(p.error("unexpected text after the end of the JSON value"));
+    }
+    Ok(Parsed {
+        value,
+        trailing_commas: p.trailing_commas,
+        duplicate_keys: p.duplicate_keys,
+    })
+}
+
+/// Replaces smart double quotes that stand where JSON needs a `"` (next to `{ [ , :` or before
+/// `: , } ]`). Returns `None` when there is nothing to replace. Each 3-byte quote becomes `"` plus
+/// two spaces placed outside the string, so every byte offset in the result still points at the
+/// same place in the original text.
+pub fn rescue_smart_quotes(text: &str) -> Option<String> {
+    const SMART: [char; 4] = ['\u{201C}', '\u{201D}', '\u{201E}', '\u{201F}'];
+    if !text.contains(SMART) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    for (i, c) in text.char_indices() {
+        if !SMART.contains(&c) {
+            out.push(c);
+            continue;
+        }
+        let before = text[..i].trim_end().chars().next_back();
+        let after = text[i + c.len_utf8()..].trim_start().chars().next();
+        let opens = matches!(before, None | Some('{' | '[' | ',' | ':'));
+        let closes = matches!(after, None | Some(':' | ',' | '}' | ']'));
+        if opens {
+            out.push_str("  \"");
+            changed = true;
+        } else if closes {
+            out.push_str("\"  ");
+            changed = true;
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
+}
+
+struct Parser<'t> {
+    bytes: &'t [u8],
+    text: &'t str,
+    pos: usize,
+    trailing_commas: Vec<usize>,
+    duplicate_keys: Vec<(usize, String)>,
+}
+
+impl Parser<'_> {
+    fn error(&self, message: &str) -> ParseError {
+        ParseError {
+            offset: self.pos.min(self.bytes.len()),
+            message: message.to_string(),
+            too_deep: false,
+        }
+    }
+
+    fn unexpected(&self, expected: &str) -> ParseError {
+        match self
+            .text
+            .get(self.pos..)
+            .and_then(|rest| rest.chars().next())
+        {
+            None => self.error(&format!("unexpected end of the block: expected {expected}")),
+            Some(c) if is_smart_quote(c) => self.error(&format!(
+                "found a curly quote {c} where JSON needs a straight \" ({expected})"
+            )),
+            Some(c) => self.error(&format!("unexpected {c:?}: expected {expected}")),
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json, ParseError> {
+        let start = self.pos;
+        let value = match self.bytes.get(self.pos) {
+            Some(b'{') => self.object(depth)?,
+            Some(b'[') => self.array(depth)?,
+            Some(b'"') => Value::String(self.string()?),
+            Some(b't') => self.literal("true", Value::Bool(true))?,
+            Some(b'f') => self.literal("false", Value::Bool(false))?,
+            Some(b'n') => self.literal("null", Value::Null)?,
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            _ => return Err(self.unexpected("a value")),
+        };
+        Ok(Json { start, value })
+    }
+
+    fn enter(&self, depth: usize) -> Result<(), ParseError> {
+        if depth >= MAX_DEPTH {
+            return Err(ParseError {
+                offset: self.pos,
+                message: format!("JSON nested more than {MAX_DEPTH} levels deep"),
+                too_deep: true,
+            });
+        }
+        Ok(())
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
+        self.enter(depth)?;
+        self.pos += 1;
+        let mut members: Vec<Member> = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.bytes.get(self.pos) != Some(&b'"') {
+                return Err(self.unexpected("a \"key\" in double quotes"));
+            }
+            let key_start = self.pos;
+            let key = self.string()?;
+            self.skip_ws();
+            if self.bytes.get(self.pos) != Some(&b':') {
+                return Err(self.unexpected("':' after the key"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value(depth + 1)?;
+            if members.iter().any(|m| m.key == key) {
+                self.duplicate_keys.push((key_start, key.clone()));
+            }
+            members.push(Member {
+                key,
+                key_start,
+                value,
+            });
+            self.skip_ws();
+            match self.bytes.get(self.pos) {
+                Some(b',') => {
+                    let comma = self.pos;
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.bytes.get(self.pos) == Some(&b'}') {
+                        self.trailing_commas.push(comma);
+                        self.pos += 1;
+                        return Ok(Value::Object(members));
+                    }
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(members));
+                }
+                _ => return Err(self.unexpected("',' or '}'")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
+        self.enter(depth)?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth + 1)?);
+            self.skip_ws();
+            match self.bytes.get(self.pos) {
+                Some(b',') => {
+                    let comma = self.pos;
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.bytes.get(self.pos) == Some(&b']') {
+                        self.trailing_commas.push(comma);
+                        self.pos += 1;
+                        return Ok(Value::Array(items));
+                    }
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.unexpected("',' or ']'")),
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, ParseError> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.unexpected("a value"))
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, ParseError> {
+        let start = self.pos;
+        if self.bytes.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+        }
+        match self.bytes.get(self.pos) {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.unexpected("a digit")),
+        }
+        if self.bytes.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if !matches!(self.bytes.get(self.pos), Some(b'0'..=b'9')) {
+                return Err(self.unexpected("a digit after '.'"));
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.pos) {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.pos) {
+                self.pos += 1;
+            }
+            if !matches!(self.bytes.get(self.pos), Some(b'0'..=b'9')) {
+                return Err(self.unexpected("a digit in the exponent"));
+            }
+            self.digits();
+        }
+        let text = &self.text[start..self.pos];
+        match text.parse::<f64>() {
+            Ok(n) if n.is_finite() => Ok(Value::Number(n)),
+            _ => Err(ParseError {
+                offset: start,
+                message: format!("the number {text} is out of range"),
+                too_deep: false,
+            }),
+        }
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn string(&mut self) -> Result<String, ParseError> {
+        self.pos += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            while let Some(&b) = self.bytes.get(self.pos) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(&self.text[run_start..self.pos]);
+            match self.bytes.get(self.pos) {
+                None => return Err(self.error("a string is not closed: add the closing \"")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.escape(&mut out)?;
+                }
+                Some(b'\n') => {
+                    return Err(self.error(
+                        "a line break inside a string: write it as \\n or close the string",
+                    ));
+                }
+                Some(_) => {
+                    return Err(self.error("a control character inside a string: escape it"));
+                }
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut String) -> Result<(), ParseError> {
+        let c = match self.bytes.get(self.pos) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                self.pos += 1;
+                let first = self.hex4()?;
+                let c = if (0xD800..0xDC00).contains(&first)
+                    && self.bytes.get(self.pos) == Some(&b'\\')
+                    && self.bytes.get(self.pos + 1) == Some(&b'u')
+                {
+                    let save = self.pos;
+                    self.pos += 2;
+                    let second = self.hex4()?;
+                    if (0xDC00..0xE000).contains(&second) {
+                        char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+                    } else {
+                        self.pos = save;
+                        None
+                    }
+                } else {
+                    char::from_u32(first)
+                };
+                // A lone surrogate is legal JSON but not a Rust char; JS would keep it, we
+                // substitute the replacement character.
+                out.push(c.unwrap_or('\u{FFFD}'));
+                return Ok(());
+            }
+            _ => return Err(self.error("an unknown escape sequence in a string")),
+        };
+        out.push(c);
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let digits = self
+            .text
+            .get(self.pos..self.pos + 4)
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or_else(|| self.error("\\u must be followed by four hex digits"))?;
+        let n = u32::from_str_radix(digits, 16).map_err(|_| self.error("bad \\u escape"))?;
+        self.pos += 4;
+        Ok(n)
+    }
+}
+
+fn is_smart_quote(c: char) -> bool {
+    matches!(
+        c,
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2018}' | '\u{2019}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_values_with_offsets() {
+        let p = parse(r#"{ "a": [1, "x\u00e9", true, null], "b": {"c": -2.5e1} }"#).unwrap();
+        let a = p.value.get("a").unwrap();
+        assert_eq!(a.start, 7);
+        assert_eq!(a.as_array().unwrap()[1].as_str(), Some("xé"));
+        assert_eq!(
+            p.value.get("b").unwrap().get("c").unwrap().value,
+            Value::Number(-25.0)
+        );
+    }
+
+    #[test]
+    fn trailing_commas_are_accepted_and_recorded() {
+        let p = parse("{\"a\": [1, 2,], }").unwrap();
+        assert_eq!(p.trailing_commas, vec![11, 13]);
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for bad in [
+            "{a: 1}",
+            "{'a': 1}",
+            "[1 2]",
+            "01",
+            "\"\n\"",
+            "{\"a\":1} x",
+            "",
+            "[1,,2]",
+            "1.",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should not parse");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let deep = "[".repeat(100_000);
+        let err = parse(&deep).unwrap_err();
+        assert!(err.too_deep);
+    }
+
+    #[test]
+    fn smart_quote_rescue_keeps_offsets_and_inner_quotes() {
+        let text = "{\u{201C}q\u{201D}: \u{201C}say \u{201C}hi\u{201D} now\u{201D}}";
+        let fixed = rescue_smart_quotes(text).unwrap();
+        assert_eq!(fixed.len(), text.len());
+        let p = parse(&fixed).unwrap();
+        assert_eq!(
+            p.value.get("q").unwrap().as_str(),
+            Some("say \u{201C}hi\u{201D} now")
+        );
+    }
+
+    #[test]
+    fn surrogate_pairs_decode() {
+        let p = parse(r#""\ud83d\ude00 \ud800""#).unwrap();
+        assert_eq!(p.value.as_str(), Some("😀 \u{FFFD}"));
+    }
+}

@@ -1,0 +1,511 @@
+//! passback-engine: turns PassbackAI decision documents (Markdown with component fences) into
+//! accessible, server-rendered HTML, validates them, and caches renderings by content hash.
+//!
+//! ```
+//! use passback_engine::{Engine, Options};
+//! let engine = Engine::default();
+//! let doc = "Pick one.\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n";
+//! let out = engine.render(doc, &Options::default());
+//! assert!(out.html.contains("pb-single-choice"));
+//! assert!(out.diagnostics.is_empty());
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod assets;
+pub mod cache;
+pub mod components;
+pub mod diag;
+pub mod document;
+pub mod html;
+pub mod json;
+pub mod sanitize;
+pub mod schema;
+
+pub use cache::{CacheConfig, CacheStats};
+pub use components::Kind;
+pub use diag::{Diagnostic, Severity};
+pub use document::BlockInfo;
+
+use comrak::Arena;
+use comrak::nodes::NodeValue;
+use html::i18n::{self, Lang};
+use maud::{PreEscaped, html};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Where the HTML will be shown (contract §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Surface {
+    /// Forms and enhancement; YouTube is an inert facade.
+    #[default]
+    Page,
+    /// As `Page`, but YouTube is click-to-load from youtube-nocookie.com.
+    Routed,
+    /// A static preview for mail: no scripts, no forms, inline styles.
+    Email,
+}
+
+impl Surface {
+    pub fn name(self) -> &'static str {
+        match self {
+            Surface::Page => "page",
+            Surface::Routed => "routed",
+            Surface::Email => "email",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Surface> {
+        match s {
+            "page" => Some(Surface::Page),
+            "routed" => Some(Surface::Routed),
+            "email" => Some(Surface::Email),
+            _ => None,
+        }
+    }
+
+    pub fn is_email(self) -> bool {
+        self == Surface::Email
+    }
+}
+
+/// What the render returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Format {
+    /// The document's HTML fragment (`<div class="pb-doc">…`).
+    #[default]
+    Fragment,
+    /// A complete HTML page linking the stylesheet.
+    Page,
+    /// `{ html, hash, blocks, diagnostics }`.
+    Json,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Fragment => "fragment",
+            Format::Page => "page",
+            Format::Json => "json",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "fragment" => Some(Format::Fragment),
+            "page" => Some(Format::Page),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Fragment | Format::Page => "text/html; charset=utf-8",
+            Format::Json => "application/json",
+        }
+    }
+}
+
+/// Render options. Part of the cache key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Options {
+    pub surface: Surface,
+    pub format: Format,
+    /// Where the document's form posts (no-JavaScript answers). `None` renders the form
+    /// without an action (it posts to the page's own URL).
+    pub answers_action: Option<String>,
+    /// URL prefix of the stylesheet and script, e.g. `/assets`.
+    pub asset_base: String,
+    /// The email surface's "Respond" link.
+    pub respond_url: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            surface: Surface::Page,
+            format: Format::Fragment,
+            answers_action: Some("/v1/answers".to_string()),
+            asset_base: "/assets".to_string(),
+            respond_url: None,
+        }
+    }
+}
+
+impl Options {
+    pub fn with_surface(mut self, surface: Surface) -> Self {
+        self.surface = surface;
+        self
+    }
+
+    pub fn with_format(mut self, format: Format) -> Self {
+        self.format = format;
+        self
+    }
+
+    pub fn with_answers_action(mut self, action: Option<String>) -> Self {
+        self.answers_action = action;
+        self
+    }
+
+    pub fn with_respond_url(mut self, url: Option<String>) -> Self {
+        self.respond_url = url;
+        self
+    }
+
+    pub fn with_asset_base(mut self, base: impl Into<String>) -> Self {
+        self.asset_base = base.into();
+        self
+    }
+
+    fn cache_key(&self) -> String {
+        format!(
+            "{}|{}|{:?}|{}|{:?}",
+            self.surface.name(),
+            self.format.name(),
+            self.answers_action,
+            self.asset_base,
+            self.respond_url
+        )
+    }
+}
+
+/// A finished rendering.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rendered {
+    /// The body in the requested format (HTML fragment, page, or the JSON object).
+    #[serde(skip)]
+    pub body: String,
+    /// The HTML fragment (also inside `body`).
+    pub html: String,
+    /// Content hash of (document, options): cache key and ETag.
+    pub hash: String,
+    pub blocks: Vec<BlockInfo>,
+    pub diagnostics: Vec<Diagnostic>,
+    #[serde(skip)]
+    pub format: Format,
+    /// Whether a routed YouTube block needs `frame-src` in the page's CSP.
+    #[serde(skip)]
+    pub needs_youtube_frame: bool,
+}
+
+impl Rendered {
+    /// Approximate heap size, for the cache's byte bound.
+    pub fn weight(&self) -> usize {
+        let diags: usize = self
+            .diagnostics
+            .iter()
+            .map(|d| d.message.len() + d.hint.len() + d.path.len() + 96)
+            .sum();
+        self.body.len() + self.html.len() + self.hash.len() + diags + self.blocks.len() * 64 + 256
+    }
+
+    pub fn content_type(&self) -> &'static str {
+        self.format.content_type()
+    }
+}
+
+/// The result of `validate` (contract §2).
+#[derive(Debug, Clone, Serialize)]
+pub struct Validation {
+    pub ok: bool,
+    pub outcome: &'static str,
+    pub blocks: Vec<BlockInfo>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The engine: renders through a bounded cache.
+pub struct Engine {
+    cache: cache::Cache,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(CacheConfig::default())
+    }
+}
+
+impl Engine {
+    pub fn new(config: CacheConfig) -> Self {
+        Engine {
+            cache: cache::Cache::new(config),
+        }
+    }
+
+    /// Renders `src`, or returns the cached rendering of the same document and options.
+    pub fn render(&self, src: &str, options: &Options) -> Arc<Rendered> {
+        let hash = content_hash(src, options);
+        if let Some(hit) = self.cache.get(&hash) {
+            return hit;
+        }
+        let rendered = Arc::new(render_with_hash(src, options, hash));
+        self.cache.put(rendered.clone());
+        rendered
+    }
+
+    /// A cached rendering by its hash (for `GET /v1/render/{hash}`).
+    pub fn cached(&self, hash: &str) -> Option<Arc<Rendered>> {
+        self.cache.peek(hash)
+    }
+
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+}
+
+/// blake3 of (engine version, options, document), 32 hex digits.
+pub fn content_hash(src: &str, options: &Options) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(concat!("passback-render ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
+    h.update(assets::css_name().as_bytes());
+    h.update(options.cache_key().as_bytes());
+    h.update(b"\n");
+    h.update(src.as_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// Validates a document without producing HTML.
+pub fn validate(src: &str) -> Validation {
+    let arena = Arena::new();
+    let parsed = document::parse(&arena, src);
+    let ok = !parsed.diagnostics.iter().any(Diagnostic::is_error);
+    Validation {
+        ok,
+        outcome: if ok { "valid" } else { "violating" },
+        blocks: parsed.blocks.into_iter().map(|b| b.info).collect(),
+        diagnostics: parsed.diagnostics,
+    }
+}
+
+/// Renders without the cache.
+pub fn render(src: &str, options: &Options) -> Rendered {
+    render_with_hash(src, options, content_hash(src, options))
+}
+
+fn render_with_hash(src: &str, options: &Options, hash: String) -> Rendered {
+    let arena = Arena::new();
+    let parsed = document::parse(&arena, src);
+    let raw_html = sanitize::police(parsed.root);
+
+    // Language and direction come from everything the reader sees.
+    let mut text = String::new();
+    for node in parsed.root.descendants() {
+        if let NodeValue::Text(t) = &node.data().value {
+            text.push_str(t);
+            text.push(' ');
+        }
+    }
+    for b in &parsed.blocks {
+        if let Some(c) = &b.component {
+            components::visible_text(c, &mut text);
+        }
+    }
+    let lang = i18n::detect(&text);
+    let title = page_title(&parsed);
+
+    // Each component fence becomes a placeholder the prose renderer passes through untouched.
+    let mark = marker_char(src);
+    for (i, node) in parsed.nodes.iter().enumerate() {
+        node.data_mut().value = NodeValue::Raw(format!("{mark}pb{i}{mark}"));
+        while let Some(child) = node.first_child() {
+            child.detach();
+        }
+    }
+    let mut prose = String::with_capacity(src.len() + src.len() / 2);
+    // Writing into a String cannot fail.
+    let _ = comrak::format_html(parsed.root, &document::comrak_options(raw_html), &mut prose);
+    if raw_html {
+        prose = sanitize::clean(&prose);
+    }
+
+    let id_base = format!("pb-{}", &hash[..8]);
+    let mut needs_youtube_frame = false;
+    let rendered_blocks: Vec<String> = parsed
+        .blocks
+        .iter()
+        .map(|b| {
+            let cx = html::RenderCx {
+                block: &b.info.id,
+                id_prefix: format!("{id_base}-{}", b.info.id),
+                surface: options.surface,
+                kind: b.info.kind,
+                t: lang.strings(),
+            };
+            match &b.component {
+                Some(c) => {
+                    needs_youtube_frame |=
+                        options.surface == Surface::Routed && b.info.kind == Kind::Youtube;
+                    components::render(c, &cx).into_string()
+                }
+                None => invalid_block(b, options.surface).into_string(),
+            }
+        })
+        .collect();
+    let body = splice(&prose, mark, &rendered_blocks);
+
+    let answerable = parsed
+        .blocks
+        .iter()
+        .any(|b| b.component.is_some() && b.info.kind.takes_answers());
+    let form = (answerable && !options.surface.is_email()).then(|| html::FormChrome {
+        action: options.answers_action.clone(),
+        source: src.to_string(),
+    });
+    let mut fragment =
+        html::document_root(PreEscaped(body), lang, &hash, options.surface, form).into_string();
+    if options.surface.is_email()
+        && let Some(url) = options
+            .respond_url
+            .as_deref()
+            .filter(|u| sanitize::is_safe_link(u))
+    {
+        let respond = html! {
+            p style="margin:16px 0;" {
+                a href=(url) style="display:inline-block;background:#0969da;color:#ffffff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600;" {
+                    (lang.strings().respond)
+                }
+            }
+        };
+        let end = fragment.len() - "</div>".len();
+        fragment.insert_str(end, &respond.into_string());
+    }
+
+    let blocks: Vec<BlockInfo> = parsed.blocks.iter().map(|b| b.info.clone()).collect();
+    let diagnostics = parsed.diagnostics;
+    let body = match options.format {
+        Format::Fragment => fragment.clone(),
+        Format::Page if options.surface.is_email() => email_page(&fragment, &title, lang),
+        Format::Page => html::page(&fragment, &title, lang, &options.asset_base),
+        Format::Json => serde_json::json!({
+            "html": fragment,
+            "hash": hash,
+            "blocks": blocks,
+            "diagnostics": diagnostics,
+        })
+        .to_string(),
+    };
+    Rendered {
+        body,
+        html: fragment,
+        hash,
+        blocks,
+        diagnostics,
+        format: options.format,
+        needs_youtube_frame,
+    }
+}
+
+/// A private-use character absent from the document, so placeholders cannot be forged.
+fn marker_char(src: &str) -> char {
+    ('\u{E000}'..='\u{F8FF}')
+        .find(|c| !src.contains(*c))
+        .unwrap_or('\u{FFFF}')
+}
+
+/// Replaces each `{mark}pb{i}{mark}` placeholder with block `i`'s HTML.
+fn splice(prose: &str, mark: char, blocks: &[String]) -> String {
+    let extra: usize = blocks.iter().map(String::len).sum();
+    let mut out = String::with_capacity(prose.len() + extra);
+    let mut rest = prose;
+    while let Some(start) = rest.find(mark) {
+        let after = &rest[start + mark.len_utf8()..];
+        let index = after
+            .strip_prefix("pb")
+            .and_then(|a| a.find(mark).map(|end| (&a[..end], end)))
+            .and_then(|(digits, end)| digits.parse::<usize>().ok().map(|i| (i, end)));
+        match index.and_then(|(i, end)| blocks.get(i).map(|b| (b, end))) {
+            Some((block, end)) => {
+                out.push_str(&rest[..start]);
+                out.push_str(block);
+                rest = &after[2 + end + mark.len_utf8()..];
+            }
+            None => {
+                out.push_str(&rest[..start + mark.len_utf8()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An invalid component: its source, escaped, as a visible code block.
+fn invalid_block(b: &document::Block, surface: Surface) -> maud::Markup {
+    let style = surface.is_email().then_some(html::email::PRE);
+    html! {
+        pre class="pb-invalid" data-pb-block=(b.info.id) data-pb-kind=(b.info.kind.tag()) style=[style] {
+            code { (b.source) }
+        }
+    }
+}
+
+/// The page `<title>`: the first heading, else the first component title.
+fn page_title(parsed: &document::Parsed) -> String {
+    for node in parsed.root.descendants() {
+        if matches!(node.data().value, NodeValue::Heading(_)) {
+            let mut s = String::new();
+            for d in node.descendants() {
+                if let NodeValue::Text(t) = &d.data().value {
+                    s.push_str(t);
+                }
+            }
+            if !s.trim().is_empty() {
+                return s.trim().chars().take(120).collect();
+            }
+        }
+    }
+    for b in &parsed.blocks {
+        let title = match &b.component {
+            Some(components::Component::Questions(q)) => q.title.clone(),
+            Some(components::Component::Prioritize(p)) => p.title.clone(),
+            Some(components::Component::Allocate(a)) => a.title.clone(),
+            _ => None,
+        };
+        if let Some(t) = title {
+            return t;
+        }
+    }
+    "PassbackAI document".to_string()
+}
+
+/// A whole email body: no stylesheet, no script, inline styles only.
+fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
+    html! {
+        (maud::DOCTYPE)
+        html lang=(lang.code()) dir=(lang.dir()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light only";
+                title { (title) }
+            }
+            body style="margin:0;padding:16px;background:#ffffff;" { (PreEscaped(fragment)) }
+        }
+    }
+    .into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_replaces_only_known_placeholders() {
+        let m = '\u{E000}';
+        let prose = format!("<p>a</p>{m}pb0{m}<p>{m}pbx{m}</p>{m}pb1{m}");
+        let out = splice(&prose, m, &["<X>".into(), "<Y>".into()]);
+        assert_eq!(out, format!("<p>a</p><X><p>{m}pbx{m}</p><Y>"));
+    }
+
+    #[test]
+    fn cache_hits_return_the_same_rendering() {
+        let engine = Engine::default();
+        let a = engine.render("# Hi", &Options::default());
+        let b = engine.render("# Hi", &Options::default());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(engine.cache_stats().hits, 1);
+        let c = engine.render("# Hi", &Options::default().with_surface(Surface::Email));
+        assert_ne!(a.hash, c.hash);
+    }
+}

@@ -1,0 +1,139 @@
+//! Prose safety: a URL policy applied to every link and image in the AST (both render paths),
+//! and ammonia over the prose HTML when the document contains raw HTML.
+
+use ammonia::Builder;
+use comrak::nodes::{AstNode, NodeValue};
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+/// Whether a link target may appear in the output: http(s), mailto, or a relative reference.
+pub fn is_safe_link(url: &str) -> bool {
+    match scheme(url) {
+        None => true,
+        Some(s) => matches!(s.as_str(), "http" | "https" | "mailto"),
+    }
+}
+
+/// Whether an image may load: only same-origin (relative) images; anything else would make the
+/// reader's browser contact a third party.
+pub fn is_safe_image(url: &str) -> bool {
+    scheme(url).is_none()
+        && !url.trim_start().starts_with("//")
+        && !url.trim_start().starts_with("\\\\")
+}
+
+/// The lowercased URL scheme, ignoring the whitespace and control characters browsers ignore.
+fn scheme(url: &str) -> Option<String> {
+    let cleaned: String = url
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .take_while(|c| !matches!(c, '/' | '?' | '#'))
+        .collect();
+    let colon = cleaned.find(':')?;
+    Some(cleaned[..colon].to_ascii_lowercase())
+}
+
+/// Applies the URL policy to the AST: unsafe links lose their target; images that are not
+/// same-origin become links (http/https) or plain text. Returns whether raw HTML is present.
+pub fn police<'a>(root: &'a AstNode<'a>) -> bool {
+    let mut raw_html = false;
+    for node in root.descendants() {
+        let mut data = node.data_mut();
+        match &mut data.value {
+            NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => raw_html = true,
+            NodeValue::Link(link) if !is_safe_link(&link.url) => link.url.clear(),
+            NodeValue::Image(link) if !is_safe_image(&link.url) => {
+                let mut link = std::mem::take(link);
+                if !matches!(scheme(&link.url).as_deref(), Some("http" | "https")) {
+                    link.url.clear();
+                }
+                data.value = NodeValue::Link(link);
+            }
+            _ => {}
+        }
+    }
+    raw_html
+}
+
+static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
+    let mut b = Builder::default();
+    b.add_tags(["input", "section", "figure", "figcaption", "mark"])
+        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .add_tag_attributes("code", ["class"])
+        .add_tag_attributes("section", ["class", "data-footnotes"])
+        .add_tag_attributes("sup", ["class"])
+        .add_tag_attributes(
+            "a",
+            [
+                "id",
+                "class",
+                "data-footnote-ref",
+                "data-footnote-backref",
+                "aria-label",
+            ],
+        )
+        .add_tag_attributes("li", ["id"])
+        .add_tag_attributes("ol", ["start"])
+        .add_tag_attributes("th", ["align"])
+        .add_tag_attributes("td", ["align"])
+        .url_schemes(HashSet::from(["http", "https", "mailto"]))
+        .link_rel(Some("noopener noreferrer nofollow"))
+        .attribute_filter(|element, attribute, value| match (element, attribute) {
+            ("img", "src") if !is_safe_image(value) => None,
+            ("input", "type") if value != "checkbox" => None,
+            _ => Some(Cow::Borrowed(value)),
+        });
+    b
+});
+
+/// Cleans comrak's HTML output when the document contained raw HTML.
+pub fn clean(html: &str) -> String {
+    CLEANER.clean(html).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_policy() {
+        for bad in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:x",
+            "java\tscript:x",
+            " vbscript:x",
+            "data:text/html,x",
+            "file:///etc",
+        ] {
+            assert!(!is_safe_link(bad), "{bad}");
+        }
+        for good in [
+            "https://a.example",
+            "mailto:a@b",
+            "/docs",
+            "#frag",
+            "page.html",
+            "?q=1",
+        ] {
+            assert!(is_safe_link(good), "{good}");
+        }
+        assert!(!is_safe_image("https://evil.example/p.png"));
+        assert!(!is_safe_image("//evil.example/p.png"));
+        assert!(is_safe_image("img/logo.png"));
+    }
+
+    #[test]
+    fn cleaner_strips_scripts_and_handlers() {
+        let out = clean(
+            "<p onclick=\"x()\">hi<script>alert(1)</script><img src=\"https://e.x/a.png\"><a href=\"javascript:x\">l</a></p>",
+        );
+        assert!(
+            !out.contains("onclick")
+                && !out.contains("<script")
+                && !out.contains("e.x")
+                && !out.contains("javascript"),
+            "{out}"
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! Subcommands and their arguments. Every mistake is one line on stderr and a non-zero exit.
+
+use passback_engine::{Format, Options, Surface};
+use std::io::{Read, Write};
+
+pub const USAGE: &str = "\
+passback — render PassbackAI decision documents
+
+USAGE:
+  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json]
+                  [--answers-action URL] [--respond-url URL] [--asset-base URL]
+  passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
+  passback schema                   print the JSON Schema of every component
+  passback --help | --version
+
+FILE defaults to standard input.
+";
+
+/// Runs a command line; `Ok` carries the exit code, `Err` a one-line message (exit 2).
+pub fn run(args: &[String]) -> Result<i32, String> {
+    let Some((command, rest)) = args.split_first() else {
+        return Err("no command given; try `passback --help`".into());
+    };
+    match command.as_str() {
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            Ok(0)
+        }
+        "-V" | "--version" => {
+            println!("passback {}", env!("CARGO_PKG_VERSION"));
+            Ok(0)
+        }
+        "render" => render(rest),
+        "validate" => validate(rest),
+        "schema" => {
+            no_more(rest, "schema")?;
+            write_out(passback_engine::schema::SCHEMA)?;
+            Ok(0)
+        }
+        other => Err(format!(
+            "unknown command `{other}`; the commands are render, validate and schema (see --help)"
+        )),
+    }
+}
+
+/// Parsed `--flag value` pairs and positional arguments.
+struct Args<'a> {
+    command: &'static str,
+    flags: Vec<(&'a str, &'a str)>,
+    positional: Vec<&'a str>,
+}
+
+impl<'a> Args<'a> {
+    fn parse(command: &'static str, args: &'a [String], known: &[&str]) -> Result<Self, String> {
+        let mut flags = Vec::new();
+        let mut positional = Vec::new();
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            if let Some(flag) = arg.strip_prefix("--") {
+                let (name, inline) = match flag.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (flag, None),
+                };
+                if !known.contains(&name) {
+                    return Err(format!(
+                        "unknown option --{name} for `{command}`; it takes {}",
+                        known
+                            .iter()
+                            .map(|k| format!("--{k}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                let value = match inline {
+                    Some(v) => v,
+                    None => iter
+                        .next()
+                        .map(String::as_str)
+                        .ok_or_else(|| format!("--{name} needs a value"))?,
+                };
+                flags.push((name, value));
+            } else if arg.len() > 1 && arg.starts_with('-') {
+                return Err(format!("unknown option {arg} for `{command}`"));
+            } else {
+                positional.push(arg.as_str());
+            }
+        }
+        Ok(Args {
+            command,
+            flags,
+            positional,
+        })
+    }
+
+    fn flag(&self, name: &str) -> Option<&'a str> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+
+    fn input(&self) -> Result<(String, String), String> {
+        match self.positional.as_slice() {
+            [] | ["-"] => Ok(("<stdin>".into(), read_input(None)?)),
+            [path] => Ok((path.to_string(), read_input(Some(path))?)),
+            _ => Err(format!(
+                "`{}` takes one FILE (or - for standard input)",
+                self.command
+            )),
+        }
+    }
+}
+
+fn no_more(args: &[String], command: &str) -> Result<(), String> {
+    match args.first() {
+        None => Ok(()),
+        Some(a) => Err(format!("`{command}` takes no arguments, got `{a}`")),
+    }
+}
+
+/// Reads a file or stdin as UTF-8, with a message that names the problem.
+pub fn read_input(path: Option<&str>) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    let name = path.unwrap_or("standard input");
+    match path {
+        None => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
+        Some(p) => std::fs::File::open(p)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map(|_| ()),
+    }
+    .map_err(|e| format!("cannot read {name}: {}", io_reason(&e)))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{name} is not valid UTF-8 (bad byte at offset {}); save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ if e.raw_os_error() == Some(21) => "it is a directory".into(),
+        _ => e.to_string(),
+    }
+}
+
+fn write_out(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        })
+        .and_then(|_| out.flush())
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Ok(())
+            } else {
+                Err(format!("cannot write output: {e}"))
+            }
+        })
+}
+
+fn render(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse(
+        "render",
+        args,
+        &[
+            "surface",
+            "format",
+            "answers-action",
+            "respond-url",
+            "asset-base",
+        ],
+    )?;
+    let mut options = Options::default();
+    if let Some(s) = a.flag("surface") {
+        options =
+            options
+                .with_surface(Surface::parse(s).ok_or_else(|| {
+                    format!("--surface must be page, routed or email, not `{s}`")
+                })?);
+    }
+    if let Some(f) = a.flag("format") {
+        options =
+            options
+                .with_format(Format::parse(f).ok_or_else(|| {
+                    format!("--format must be fragment, page or json, not `{f}`")
+                })?);
+    }
+    if let Some(url) = a.flag("answers-action") {
+        options = options.with_answers_action((!url.is_empty()).then(|| url.to_string()));
+    }
+    if let Some(url) = a.flag("respond-url") {
+        options = options.with_respond_url(Some(url.to_string()));
+    }
+    if let Some(base) = a.flag("asset-base") {
+        options = options.with_asset_base(base);
+    }
+    let (name, src) = a.input()?;
+    let rendered = passback_engine::render(&src, &options);
+    if options.format != Format::Json {
+        for d in &rendered.diagnostics {
+            let severity = if d.is_error() { "error" } else { "warning" };
+            eprintln!(
+                "{name}:{}:{}: {severity}[{}]: {} ({})",
+                d.line, d.column, d.code, d.message, d.hint
+            );
+        }
+    }
+    write_out(&rendered.body)?;
+    Ok(0)
+}
+
+fn validate(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse("validate", args, &[])?;
+    let (_, src) = a.input()?;
+    let v = passback_engine::validate(&src);
+    let json =
+        serde_json::to_string_pretty(&v).map_err(|e| format!("cannot encode the result: {e}"))?;
+    write_out(&json)?;
+    Ok(if v.ok { 0 } else { 1 })
+}

@@ -1,0 +1,26 @@
+//! `passback`: the command line of the PassbackAI renderer.
+#![forbid(unsafe_code)]
+
+mod cli;
+
+fn main() {
+    // Never a backtrace for a user: one line and a distinct exit code.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "passback: internal error{location}; please report it with the input that caused it"
+        );
+    }));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match cli::run(&args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("passback: {message}");
+            2
+        }
+    };
+    std::process::exit(code);
+}

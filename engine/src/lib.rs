@@ -11,10 +11,12 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod answers;
 pub mod assets;
 pub mod cache;
 pub mod components;
 pub mod diag;
+pub mod diagram;
 pub mod document;
 pub mod html;
 pub mod json;
@@ -283,7 +285,22 @@ pub fn render(src: &str, options: &Options) -> Rendered {
     render_with_hash(src, options, content_hash(src, options))
 }
 
+/// Renders the form again with the reader's answers filled in (after a no-JavaScript list edit).
+/// Not cached: the answers are the reader's own.
+pub fn render_with_answers(src: &str, options: &Options, answers: &answers::Responses) -> Rendered {
+    render_inner(src, options, content_hash(src, options), Some(answers))
+}
+
 fn render_with_hash(src: &str, options: &Options, hash: String) -> Rendered {
+    render_inner(src, options, hash, None)
+}
+
+fn render_inner(
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
     let arena = Arena::new();
     let parsed = document::parse(&arena, src);
     let raw_html = sanitize::police(parsed.root);
@@ -331,6 +348,7 @@ fn render_with_hash(src: &str, options: &Options, hash: String) -> Rendered {
                 surface: options.surface,
                 kind: b.info.kind,
                 t: lang.strings(),
+                answer: answers.and_then(|a| a.blocks.get(&b.info.id)),
             };
             match &b.component {
                 Some(c) => {

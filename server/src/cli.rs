@@ -10,6 +10,8 @@ USAGE:
   passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json]
                   [--answers-action URL] [--respond-url URL] [--asset-base URL]
   passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
+  passback answers --doc FILE --responses FILE
+                                    print the copy-back Markdown export of the responses
   passback schema                   print the JSON Schema of every component
   passback --help | --version
 
@@ -31,6 +33,7 @@ pub fn run(args: &[String]) -> Result<i32, String> {
             Ok(0)
         }
         "render" => render(rest),
+        "answers" => answers(rest),
         "validate" => validate(rest),
         "schema" => {
             no_more(rest, "schema")?;
@@ -38,7 +41,7 @@ pub fn run(args: &[String]) -> Result<i32, String> {
             Ok(0)
         }
         other => Err(format!(
-            "unknown command `{other}`; the commands are render, validate and schema (see --help)"
+            "unknown command `{other}`; the commands are render, validate, answers and schema (see --help)"
         )),
     }
 }
@@ -226,4 +229,36 @@ fn validate(args: &[String]) -> Result<i32, String> {
         serde_json::to_string_pretty(&v).map_err(|e| format!("cannot encode the result: {e}"))?;
     write_out(&json)?;
     Ok(if v.ok { 0 } else { 1 })
+}
+
+fn answers(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse("answers", args, &["doc", "responses"])?;
+    if let Some(extra) = a.positional.first() {
+        return Err(format!(
+            "`answers` takes no positional argument, got `{extra}`; use --doc and --responses"
+        ));
+    }
+    let doc_path = a
+        .flag("doc")
+        .ok_or("`answers` needs --doc FILE (the document)")?;
+    let responses_path = a
+        .flag("responses")
+        .ok_or("`answers` needs --responses FILE (JSON keyed by block id)")?;
+    let src = read_input((doc_path != "-").then_some(doc_path))?;
+    let text = read_input((responses_path != "-").then_some(responses_path))?;
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{responses_path} is not valid JSON: {e}"))?;
+    let doc = passback_engine::answers::Doc::parse(&src);
+    let responses = passback_engine::answers::from_json(&doc, &json)
+        .map_err(|e| format!("{responses_path} does not fit {doc_path}: {e}"))?;
+    let export = passback_engine::answers::export(&doc, &responses);
+    for notice in &export.notices {
+        eprintln!("passback: note: {notice}");
+    }
+    if export.markdown.is_empty() {
+        eprintln!("passback: note: nothing to export (no block was answered)");
+    } else {
+        write_out(&export.markdown)?;
+    }
+    Ok(0)
 }

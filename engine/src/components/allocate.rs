@@ -2,6 +2,7 @@
 
 use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
+use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
 use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
@@ -184,30 +185,43 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
             },
         );
     }
+    let split = match cx.answer {
+        Some(BlockAnswer::Split(s)) => s.clone(),
+        _ => SplitAnswer::default(),
+    };
+    let (entries, _) = answers::resolve_split(a, &split);
+    let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
+    let shown = round_to_total(&weights, a.total);
     let body = html! {
         @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (title) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (i) } }
         @if let Some(r) = &a.routing { (r.render()) }
         ul class="pb-alloc" data-pb-total=(format_number(a.total)) data-pb-unit=(a.unit) {
-            @for (k, (item, w)) in a.items.iter().zip(&shown).enumerate() {
+            @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
+                @let (state, label, context, id) = match entry {
+                    Entry::Item(i) => (format!("i:{}", a.items[*i].id), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
+                    Entry::Added(l) => (format!("a:{l}"), l.as_str(), None, None),
+                };
                 @let wid = cx.id(&format!("w{k}"));
-                @let ctx_id = item.context.as_ref().map(|_| cx.id(&format!("w{k}-ctx")));
-                li class="pb-alloc-item" data-pb-item=(item.id) {
-                    input type="hidden" name=(cx.name("item")) value=(item.id);
-                    label for=(wid) { (item.label) " (" (a.unit) ")" }
+                @let ctx_id = context.map(|_| cx.id(&format!("w{k}-ctx")));
+                li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
+                    input type="hidden" name=(cx.name("item")) value=(state);
+                    label for=(wid) { (label) " (" (a.unit) ")" }
                     input type="text" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&format!("w.{k}")))
                         value=(format_number(*w)) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(format_number(a.total)) value=(format_number(*w)) {}
                     button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }
-                        aria-label=(Strings::fill(t.remove, &item.label)) { "✕" }
-                    @if let Some(c) = &item.context { p class="pb-context" id=[&ctx_id] { (c) } }
+                        aria-label=(Strings::fill(t.remove, label)) { "✕" }
+                    @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (c) } }
+                    @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }
                 }
             }
         }
         p class="pb-total" { (t.total) ": " output { (total) } }
+        (prioritize::removed_list(cx, &a.items, &split.removed))
         (prioritize::add_box(cx, t.add_category))
         @if a.note.enabled {
-            (super::note_box(cx, &cx.id("note"), &cx.name("note"), a.note.label.as_deref().unwrap_or(t.note), ""))
+            (super::note_box(cx, &cx.id("note"), &cx.name("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
         }
     };
     cx.root(title_id.as_deref(), body)

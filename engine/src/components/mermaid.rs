@@ -2,8 +2,11 @@
 //! diagram is shown as its source in a captioned figure.
 
 use super::{Checker, Obj};
+use crate::answers::{BlockAnswer, Comment};
+use crate::diagram::flowchart::{self, Flowchart};
 use crate::html::RenderCx;
 use crate::html::email;
+use crate::html::i18n::Strings;
 use maud::{Markup, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
@@ -15,6 +18,8 @@ pub const MAX_TITLE: usize = 200;
 pub struct Mermaid {
     pub source: String,
     pub title: Option<String>,
+    /// The nodes and edges, when the source is a flowchart this engine can read.
+    pub chart: Option<Flowchart>,
 }
 
 pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -41,7 +46,26 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         );
         return None;
     }
-    Some(Mermaid { source, title })
+    let chart = match flowchart::parse(&source) {
+        Some(Ok(chart)) => Some(chart),
+        Some(Err(e)) => {
+            let at = o.get("source").map_or(o.at, |v| v.start);
+            ck.warn(
+                "unsupported_diagram",
+                at,
+                &o.path("source"),
+                format!("the flowchart could not be read at byte {} of `source`: {}", e.offset, e.message),
+                "check the Mermaid syntax there; until then only whole-diagram comments are possible".into(),
+            );
+            None
+        }
+        None => None,
+    };
+    Some(Mermaid {
+        source,
+        title,
+        chart,
+    })
 }
 
 pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
@@ -57,6 +81,38 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         );
     }
     let caption_id = cx.id("caption");
+    let comments: &[Comment] = match cx.answer {
+        Some(BlockAnswer::Comments(c)) => c,
+        _ => &[],
+    };
+    let whole = comments
+        .iter()
+        .find_map(|c| {
+            if let Comment::Diagram(t) = c {
+                Some(t.as_str())
+            } else {
+                None
+            }
+        })
+        .unwrap_or("");
+    let on_node = |id: &str| {
+        comments
+            .iter()
+            .find_map(|c| match c {
+                Comment::Node { id: n, text } if n == id => Some(text.as_str()),
+                _ => None,
+            })
+            .unwrap_or("")
+    };
+    let on_edge = |f: &str, to: &str| {
+        comments
+            .iter()
+            .find_map(|c| match c {
+                Comment::Edge { from, to: t, text } if from == f && t == to => Some(text.as_str()),
+                _ => None,
+            })
+            .unwrap_or("")
+    };
     cx.root(
         Some(&caption_id),
         html! {
@@ -67,7 +123,32 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                 }
                 figcaption id=(caption_id) { (caption) }
             }
-            (super::note_box(cx, &cx.id("comment"), &cx.name("comment"), t.comment_diagram, ""))
+            (super::note_box(cx, &cx.id("comment"), &cx.name("comment"), t.comment_diagram, whole))
+            @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
+                details class="pb-diagram-parts" {
+                    summary { (t.comment_parts) }
+                    ul {
+                        @for (i, node) in chart.nodes.iter().enumerate() {
+                            li {
+                                label for=(cx.id(&format!("node{i}"))) { (Strings::fill(t.comment_node, &node.label)) }
+                                textarea id=(cx.id(&format!("node{i}"))) name=(cx.name(&format!("node.{i}"))) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
+                            }
+                        }
+                        @for (i, edge) in chart.edges.iter().enumerate() {
+                            @let from = chart.label_of(&edge.from);
+                            @let to = chart.label_of(&edge.to);
+                            li {
+                                label for=(cx.id(&format!("edge{i}"))) {
+                                    (Strings::fill(&Strings::fill(t.comment_edge, from), to))
+                                    @if let Some(l) = &edge.label { " (" (l) ")" }
+                                }
+                                textarea id=(cx.id(&format!("edge{i}"))) name=(cx.name(&format!("edge.{i}"))) rows="1"
+                                    data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(&edge.from, &edge.to)) }
+                            }
+                        }
+                    }
+                }
+            }
         },
     )
 }

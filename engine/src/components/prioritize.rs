@@ -1,6 +1,7 @@
 //! `prioritize`: rank a short list; the reader may also remove items and add their own (spec §4).
 
 use super::{Checker, Kind, NoteField, Obj, Routing};
+use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
 use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
@@ -141,41 +142,74 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
             },
         );
     }
-    let n = p.items.len();
+    let rank = match cx.answer {
+        Some(BlockAnswer::Rank(a)) => a.clone(),
+        _ => RankAnswer::default(),
+    };
+    let order = answers::rank_order(p, &rank);
+    let n = order.len();
     let body = html! {
         @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (title) } }
         @if let Some(i) = &p.instruction { p class="pb-instruction" { (i) } }
         @if let Some(r) = &p.routing { (r.render()) }
         ol class="pb-rank" {
-            @for (k, item) in p.items.iter().enumerate() {
+            @for (k, entry) in order.iter().enumerate() {
+                @let (state, label, context) = match entry {
+                    Entry::Item(i) => (format!("i:{}", p.items[*i].id), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
+                    Entry::Added(l) => (format!("a:{l}"), l.as_str(), None),
+                };
                 @let pos_id = cx.id(&format!("pos{k}"));
-                li class="pb-rank-item" data-pb-item=(item.id) {
-                    input type="hidden" name=(cx.name("item")) value=(item.id);
-                    span class="pb-rank-label" { (item.label) }
-                    @if let Some(c) = &item.context { " " span class="pb-context" { (c) } }
+                li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
+                    data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
+                    input type="hidden" name=(cx.name("item")) value=(state);
+                    span class="pb-rank-label" { (label) }
+                    @if let Some(c) = context { " " span class="pb-context" { (c) } }
+                    @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (t.added_by_you) ")" } }
                     span class="pb-rank-controls" {
-                        label class="pb-visually-hidden" for=(pos_id) { (Strings::fill(t.position_of, &item.label)) }
+                        label class="pb-visually-hidden" for=(pos_id) { (Strings::fill(t.position_of, label)) }
                         select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
                             @for pos in 1..=n {
                                 option value=(pos) selected[pos == k + 1] { (pos) }
                             }
                         }
                         button type="submit" class="pb-move" name=(cx.name("op")) value={ "up:" (k) }
-                            aria-label=(Strings::fill(t.move_up, &item.label)) disabled[k == 0] { "▲" }
+                            aria-label=(Strings::fill(t.move_up, label)) disabled[k == 0] { "▲" }
                         button type="submit" class="pb-move" name=(cx.name("op")) value={ "down:" (k) }
-                            aria-label=(Strings::fill(t.move_down, &item.label)) disabled[k + 1 == n] { "▼" }
+                            aria-label=(Strings::fill(t.move_down, label)) disabled[k + 1 == n] { "▼" }
                         button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }
-                            aria-label=(Strings::fill(t.remove, &item.label)) { "✕" }
+                            aria-label=(Strings::fill(t.remove, label)) { "✕" }
                     }
                 }
             }
         }
+        (removed_list(cx, &p.items, &rank.removed))
         (add_box(cx, t.add_item))
         @if p.note.enabled {
-            (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), ""))
+            (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
         }
     };
     cx.root(title_id.as_deref(), body)
+}
+
+/// Items the reader removed, each with a Restore button (shared with allocate).
+pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup {
+    html! {
+        @if !removed.is_empty() {
+            div class="pb-removed" {
+                p { (cx.t.removed) }
+                ul {
+                    @for &i in removed {
+                        li {
+                            input type="hidden" name=(cx.name("removed")) value=(items[i].id);
+                            span { (items[i].label) } " "
+                            button type="submit" name=(cx.name("op")) value={ "restore:" (items[i].id) }
+                                aria-label=(Strings::fill(cx.t.restore, &items[i].label)) { (Strings::fill(cx.t.restore, "").trim()) }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The "add an item of your own" row shared with allocate.

@@ -463,13 +463,18 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     let qid = |s: &str| cx.id(&format!("q{index}-{s}"));
     let name = |s: &str| cx.name(&format!("q{index}.{s}"));
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
+    let prior = cx.question_answer(index);
+    let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
+    let other_text = prior.and_then(|a| a.other.as_deref());
     match q.mode {
         Mode::Open => html! {
             div class="pb-question pb-open" data-pb-question=(index) {
                 label class="pb-question-text" for=(qid("text")) { (q.text) }
                 @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
                 textarea id=(qid("text")) name=(name("text")) rows="3"
-                    placeholder=[q.placeholder.as_deref()] aria-describedby=[&context_id] {}
+                    placeholder=[q.placeholder.as_deref()] aria-describedby=[&context_id] {
+                    (prior.and_then(|a| a.text.as_deref()).unwrap_or(""))
+                }
             }
         },
         Mode::FreeText => {
@@ -479,7 +484,7 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                     legend class="pb-question-text" { (q.text) }
                     @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
                     label class="pb-other-label" for=(qid("other")) { (q.other_label(t)) }
-                    input type="text" id=(qid("other")) name=(name("other"))
+                    input type="text" id=(qid("other")) name=(name("other")) value=[other_text]
                         placeholder=[field.and_then(|f| f.placeholder.as_deref())];
                 }
             }
@@ -507,20 +512,20 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                             @let badge_id = rec.then(|| qid(&format!("o{i}-rec")));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
                                 input type=(input_type) id=(qid(&format!("o{i}"))) name=(name("pick"))
-                                    value=(i) aria-describedby=[&badge_id];
+                                    value=(i) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
                                 label for=(qid(&format!("o{i}"))) { (option) }
                                 @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (t.recommended) } }
                             }
                         }
                         div class="pb-option pb-other" {
-                            input type=(input_type) id=(qid("o-other")) name=(name("pick")) value="other";
+                            input type=(input_type) id=(qid("o-other")) name=(name("pick")) value="other" checked[other_text.is_some()];
                             label for=(qid("o-other")) id=(other_label_id) { (q.other_label(t)) }
-                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other"))
+                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text]
                                 aria-labelledby=(other_label_id)
                                 placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref())];
                         }
                     }
-                    (super::note_box(cx, &qid("note"), &name("note"), t.note, ""))
+                    (super::note_box(cx, &qid("note"), &name("note"), t.note, note))
                 }
             }
         }

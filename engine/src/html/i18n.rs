@@ -82,6 +82,9 @@ pub struct Strings {
     pub diagram: &'static str,
     pub diagram_source: &'static str,
     pub comment_diagram: &'static str,
+    pub comment_parts: &'static str,
+    pub comment_node: &'static str,
+    pub comment_edge: &'static str,
     pub respond: &'static str,
     pub added_by_you: &'static str,
 }
@@ -117,6 +120,9 @@ pub static EN: Strings = Strings {
     diagram: "Diagram",
     diagram_source: "Diagram source",
     comment_diagram: "Comment on the whole diagram",
+    comment_parts: "Comment on a box or an arrow",
+    comment_node: "Comment on box “{}”",
+    comment_edge: "Comment on the arrow from “{}” to “{}”",
     respond: "Respond",
     added_by_you: "added by you",
 };
@@ -145,6 +151,9 @@ pub static HE: Strings = Strings {
     diagram: "תרשים",
     diagram_source: "קוד התרשים",
     comment_diagram: "הערה על התרשים כולו",
+    comment_parts: "הערה על תיבה או חץ",
+    comment_node: "הערה על התיבה „{}”",
+    comment_edge: "הערה על החץ מ-„{}” אל „{}”",
     respond: "למענה",
     added_by_you: "נוסף על ידך",
 };
@@ -173,6 +182,9 @@ pub static AR: Strings = Strings {
     diagram: "مخطط",
     diagram_source: "مصدر المخطط",
     comment_diagram: "تعليق على المخطط بالكامل",
+    comment_parts: "تعليق على مربع أو سهم",
+    comment_node: "تعليق على المربع «{}»",
+    comment_edge: "تعليق على السهم من «{}» إلى «{}»",
     respond: "الرد",
     added_by_you: "أضفته أنت",
 };

@@ -4,6 +4,7 @@
 pub mod i18n;
 
 use crate::Surface;
+use crate::answers::{BlockAnswer, QuestionAnswer};
 use crate::components::Kind;
 use i18n::Strings;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -18,9 +19,19 @@ pub struct RenderCx<'a> {
     pub surface: Surface,
     pub kind: Kind,
     pub t: &'static Strings,
+    /// The reader's answers so far, when the form is shown again after a list edit.
+    pub answer: Option<&'a BlockAnswer>,
 }
 
 impl RenderCx<'_> {
+    /// The prefilled answer to question `index`, if any.
+    pub fn question_answer(&self, index: usize) -> Option<&QuestionAnswer> {
+        match self.answer {
+            Some(BlockAnswer::Questions(qs)) => qs.get(index),
+            _ => None,
+        }
+    }
+
     /// An element id unique on the page.
     pub fn id(&self, suffix: &str) -> String {
         format!("{}-{suffix}", self.id_prefix)

@@ -1,0 +1,3 @@
+//! Mermaid diagrams: the flowchart parser (nodes and edges a reviewer can comment on).
+
+pub mod flowchart;

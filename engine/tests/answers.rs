@@ -1,0 +1,262 @@
+//! The copy-back export, checked against `fixtures/answers/`: for every `NAME.md`, the JSON
+//! responses in `NAME.responses.json` must export to `NAME.expected.md` exactly; when
+//! `NAME.form.txt` exists (one `field=value` per line, unencoded), the same choices posted as the
+//! rendered form must export identically; when `NAME.error.txt` exists instead of an expected
+//! export, the responses must be rejected with an error containing its text.
+
+use passback_engine::answers::{self, Doc};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/answers");
+    let mut docs: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("fixtures/answers exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "md")
+                && !p.to_string_lossy().ends_with(".expected.md")
+        })
+        .collect();
+    docs.sort();
+    docs
+}
+
+fn sibling(doc: &Path, suffix: &str) -> PathBuf {
+    let stem = doc
+        .file_stem()
+        .expect("a file name")
+        .to_string_lossy()
+        .to_string();
+    doc.with_file_name(format!("{stem}{suffix}"))
+}
+
+fn form_pairs(text: &str, source: &str) -> Vec<(String, String)> {
+    let mut pairs = vec![
+        ("pb.source".to_string(), source.to_string()),
+        ("pb.op".to_string(), "export".to_string()),
+    ];
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (k, v) = line.split_once('=').unwrap_or((line, ""));
+        pairs.push((k.to_string(), v.to_string()));
+    }
+    pairs
+}
+
+fn check(doc_path: &Path) -> Result<(), String> {
+    let name = doc_path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let src = fs::read_to_string(doc_path).map_err(|e| format!("{name}: {e}"))?;
+    let doc = Doc::parse(&src);
+    let responses_text = fs::read_to_string(sibling(doc_path, ".responses.json"))
+        .map_err(|e| format!("{name}: missing .responses.json: {e}"))?;
+    let json: serde_json::Value = serde_json::from_str(&responses_text)
+        .map_err(|e| format!("{name}: bad responses JSON: {e}"))?;
+    let result = answers::from_json(&doc, &json);
+    if let Ok(error) = fs::read_to_string(sibling(doc_path, ".error.txt")) {
+        return match result {
+            Ok(r) => Err(format!(
+                "{name}: expected rejection containing {:?}, got {r:?}",
+                error.trim()
+            )),
+            Err(e) if e.to_string().contains(error.trim()) => Ok(()),
+            Err(e) => Err(format!(
+                "{name}: wrong error\n  expected to contain: {}\n  got: {e}",
+                error.trim()
+            )),
+        };
+    }
+    let expected = fs::read_to_string(sibling(doc_path, ".expected.md"))
+        .map_err(|e| format!("{name}: missing .expected.md: {e}"))?;
+    let responses = result.map_err(|e| format!("{name}: responses rejected: {e}"))?;
+    let export = answers::export(&doc, &responses);
+    if export.markdown != expected {
+        return Err(format!(
+            "{name}: JSON export differs\n--- expected\n{expected}--- got\n{}---",
+            export.markdown
+        ));
+    }
+    if let Ok(form) = fs::read_to_string(sibling(doc_path, ".form.txt")) {
+        let post = answers::from_form(&form_pairs(&form, &src))
+            .map_err(|e| format!("{name}: form rejected: {e}"))?;
+        let from_form = answers::export(&post.doc, &post.responses);
+        if from_form.markdown != expected {
+            return Err(format!(
+                "{name}: form export differs from the JSON export\n--- expected\n{expected}--- got\n{}---",
+                from_form.markdown
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_answers_fixture_exports_as_expected() {
+    let docs = fixtures();
+    assert!(
+        docs.len() >= 30,
+        "expected the full answers corpus, found {}",
+        docs.len()
+    );
+    let failures: Vec<String> = docs.iter().filter_map(|d| check(d).err()).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n\n{}",
+        failures.len(),
+        docs.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The hand-written form fixtures use the field names the renderer really emits.
+#[test]
+fn form_fixtures_use_rendered_field_names() {
+    for doc_path in fixtures() {
+        let Ok(form) = fs::read_to_string(sibling(&doc_path, ".form.txt")) else {
+            continue;
+        };
+        let src = fs::read_to_string(&doc_path).expect("readable fixture");
+        let html = passback_engine::render(&src, &passback_engine::Options::default()).html;
+        let doc = Doc::parse(&src);
+        let authored = doc
+            .blocks
+            .iter()
+            .map(|b| b.source.matches("\"id\"").count())
+            .max()
+            .unwrap_or(0);
+        for line in form.lines().filter(|l| !l.is_empty()) {
+            let name = line.split_once('=').map_or(line, |(k, _)| k);
+            let index = name
+                .rsplit('.')
+                .next()
+                .and_then(|n| n.parse::<usize>().ok());
+            let dynamic = (name.contains(".w.") || name.contains(".pos."))
+                && index.is_some_and(|i| i >= authored);
+            if dynamic || name.ends_with(".removed") {
+                continue;
+            }
+            assert!(
+                html.contains(&format!("name=\"{name}\"")),
+                "{}: the form never renders a field named {name}",
+                doc_path.display()
+            );
+        }
+    }
+}
+
+fn post(src: &str, fields: &[(&str, &str)]) -> answers::FormPost {
+    let mut pairs = vec![("pb.source".to_string(), src.to_string())];
+    pairs.extend(fields.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    answers::from_form(&pairs).expect("a valid post")
+}
+
+/// A list edit without JavaScript: the page comes back with the new state filled in, and the
+/// state survives the next post.
+#[test]
+fn list_edits_round_trip_through_the_rendered_form() {
+    let src = "```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"eu\",\"label\":\"EU\"},{\"id\":\"us\",\"label\":\"US\"},{\"id\":\"apac\",\"label\":\"APAC\"}]}\n```\n";
+    let p = post(
+        src,
+        &[
+            ("b1.item", "i:eu"),
+            ("b1.item", "i:us"),
+            ("b1.item", "i:apac"),
+            ("b1.op", "remove:0"),
+            ("b1.add", "LATAM"),
+        ],
+    );
+    assert_eq!(p.op, answers::FormOp::Edit);
+    let html = passback_engine::render_with_answers(
+        src,
+        &passback_engine::Options::default(),
+        &p.responses,
+    )
+    .html;
+    let us = html.find("value=\"i:us\"").expect("us listed");
+    let apac = html.find("value=\"i:apac\"").expect("apac listed");
+    let latam = html
+        .find("value=\"a:LATAM\"")
+        .expect("the added item listed");
+    assert!(us < apac && apac < latam, "order us, apac, LATAM");
+    assert!(
+        html.contains("name=\"b1.removed\" value=\"eu\""),
+        "removed item carried"
+    );
+    assert!(html.contains("value=\"restore:eu\""), "a restore button");
+    // Restore EU in the next post: it comes back at the end, and the export reflects it.
+    let p2 = post(
+        src,
+        &[
+            ("b1.item", "i:us"),
+            ("b1.item", "i:apac"),
+            ("b1.item", "a:LATAM"),
+            ("b1.removed", "eu"),
+            ("b1.op", "restore:eu"),
+        ],
+    );
+    let export = answers::export(&p2.doc, &p2.responses).markdown;
+    assert_eq!(
+        export,
+        "(reader edited the list)\n\n1. US\n2. APAC\n3. LATAM — (added by reader)\n4. EU\n"
+    );
+}
+
+#[test]
+fn answers_prefill_choices_and_notes() {
+    let src = "```multi-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\",\"C\"]}\n```\n";
+    let p = post(
+        src,
+        &[
+            ("b1.q0.pick", "2"),
+            ("b1.q0.other", "D"),
+            ("b1.q0.note", "why not"),
+        ],
+    );
+    let html = passback_engine::render_with_answers(
+        src,
+        &passback_engine::Options::default(),
+        &p.responses,
+    )
+    .html;
+    assert!(
+        html.contains("value=\"2\" checked"),
+        "C stays checked: {html}"
+    );
+    assert!(!html.contains("value=\"0\" checked"));
+    assert!(html.contains("value=\"other\" checked"));
+    assert!(html.contains("value=\"D\""));
+    assert!(html.contains(">why not</textarea>"));
+}
+
+#[test]
+fn allocate_form_rescales_and_says_so() {
+    let src = "```allocate\n{\"version\":\"1\",\"items\":[{\"id\":\"a\",\"label\":\"A\",\"weight\":60},{\"id\":\"b\",\"label\":\"B\",\"weight\":40}]}\n```\n";
+    let p = post(
+        src,
+        &[
+            ("b1.item", "i:a"),
+            ("b1.w.0", "30"),
+            ("b1.item", "i:b"),
+            ("b1.w.1", "30"),
+        ],
+    );
+    let export = answers::export(&p.doc, &p.responses);
+    assert_eq!(
+        export.notices,
+        vec!["b1: the weights summed to 60%, so they were rescaled to 100%".to_string()]
+    );
+    assert!(export.markdown.contains("- A: 50% (was 60%)"));
+    let bad = answers::from_form(&[
+        ("pb.source".into(), src.into()),
+        ("b1.w.0".into(), "lots".into()),
+    ])
+    .unwrap_err();
+    assert!(
+        bad.to_string()
+            .contains("the weight of \"A\" must be a number"),
+        "{bad}"
+    );
+}

@@ -81,6 +81,20 @@ impl Cache {
         found
     }
 
+    /// Looks up by hash, counting only a hit (the caller counts the miss when it renders).
+    pub fn hit(&self, hash: &str) -> Option<Arc<Rendered>> {
+        let mut inner = self.lock();
+        let found = inner.map.get(hash).cloned();
+        if found.is_some() {
+            inner.stats.hits += 1;
+        }
+        found
+    }
+
+    pub fn count_miss(&self) {
+        self.lock().stats.misses += 1;
+    }
+
     /// Looks up without touching the counters or the recency order.
     pub fn peek(&self, hash: &str) -> Option<Arc<Rendered>> {
         self.lock().map.peek(hash).cloned()

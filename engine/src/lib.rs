@@ -246,6 +246,22 @@ impl Engine {
         rendered
     }
 
+    /// A cache lookup only: the rendering on a hit, or the content hash to render with on a
+    /// miss (see [`Engine::render_miss`]). Lets a server answer hits without leaving its event
+    /// loop and send only misses to a blocking pool.
+    pub fn lookup(&self, src: &str, options: &Options) -> Result<Arc<Rendered>, String> {
+        let hash = content_hash(src, options);
+        self.cache.hit(&hash).ok_or(hash)
+    }
+
+    /// Renders after a [`Engine::lookup`] miss and caches the result.
+    pub fn render_miss(&self, src: &str, options: &Options, hash: String) -> Arc<Rendered> {
+        self.cache.count_miss();
+        let rendered = Arc::new(render_with_hash(src, options, hash));
+        self.cache.put(rendered.clone());
+        rendered
+    }
+
     /// A cached rendering by its hash (for `GET /v1/render/{hash}`).
     pub fn cached(&self, hash: &str) -> Option<Arc<Rendered>> {
         self.cache.peek(hash)

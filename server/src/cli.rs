@@ -7,6 +7,10 @@ pub const USAGE: &str = "\
 passback — render PassbackAI decision documents
 
 USAGE:
+  passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
+                 [--max-connections N] [--cache-entries N] [--cache-bytes BYTES]
+                                    run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
+                                    1024 connections, 4096 entries, 64 MiB)
   passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json]
                   [--answers-action URL] [--respond-url URL] [--asset-base URL]
   passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
@@ -32,6 +36,7 @@ pub fn run(args: &[String]) -> Result<i32, String> {
             println!("passback {}", env!("CARGO_PKG_VERSION"));
             Ok(0)
         }
+        "serve" => serve(rest),
         "render" => render(rest),
         "answers" => answers(rest),
         "validate" => validate(rest),
@@ -41,7 +46,7 @@ pub fn run(args: &[String]) -> Result<i32, String> {
             Ok(0)
         }
         other => Err(format!(
-            "unknown command `{other}`; the commands are render, validate, answers and schema (see --help)"
+            "unknown command `{other}`; the commands are serve, render, validate, answers and schema (see --help)"
         )),
     }
 }
@@ -261,4 +266,91 @@ fn answers(args: &[String]) -> Result<i32, String> {
         write_out(&export.markdown)?;
     }
     Ok(0)
+}
+
+fn number<T: std::str::FromStr>(a: &Args, name: &str, what: &str) -> Result<Option<T>, String> {
+    a.flag(name)
+        .map(|v| {
+            v.parse::<T>()
+                .map_err(|_| format!("--{name} must be {what}, not `{v}`"))
+        })
+        .transpose()
+}
+
+fn serve(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse(
+        "serve",
+        args,
+        &[
+            "listen",
+            "max-body",
+            "header-timeout",
+            "request-timeout",
+            "max-connections",
+            "cache-entries",
+            "cache-bytes",
+        ],
+    )?;
+    if let Some(extra) = a.positional.first() {
+        return Err(format!(
+            "`serve` takes no positional argument, got `{extra}`"
+        ));
+    }
+    let mut config = passback_server::Config::default();
+    if let Some(addr) = a.flag("listen") {
+        let addr = addr.parse().map_err(|_| {
+            format!("--listen must be an address such as 127.0.0.1:8080, not `{addr}`")
+        })?;
+        config = config.with_listen(addr);
+    }
+    if let Some(n) = number::<usize>(&a, "max-body", "a number of bytes")? {
+        config = config.with_max_body(n);
+    }
+    if let Some(n) = number::<f64>(&a, "header-timeout", "a number of seconds")? {
+        config = config.with_header_timeout(seconds(n, "header-timeout")?);
+    }
+    if let Some(n) = number::<f64>(&a, "request-timeout", "a number of seconds")? {
+        config = config.with_request_timeout(seconds(n, "request-timeout")?);
+    }
+    if let Some(n) = number::<usize>(&a, "max-connections", "a whole number")? {
+        if n == 0 {
+            return Err("--max-connections must be at least 1".into());
+        }
+        config = config.with_max_connections(n);
+    }
+    let entries =
+        number::<usize>(&a, "cache-entries", "a whole number")?.unwrap_or(config.cache.max_entries);
+    let bytes =
+        number::<usize>(&a, "cache-bytes", "a number of bytes")?.unwrap_or(config.cache.max_bytes);
+    config = config.with_cache(passback_engine::CacheConfig::new(entries, bytes));
+
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        println!("passback: listening on http://{addr}");
+        let _ = std::io::stdout().flush();
+        passback_server::run(listener, config, passback_server::shutdown_signal()).await;
+        Ok::<(), String>(())
+    })?;
+    Ok(0)
+}
+
+fn seconds(n: f64, name: &str) -> Result<std::time::Duration, String> {
+    if n.is_finite() && n > 0.0 && n < 1e9 {
+        Ok(std::time::Duration::from_secs_f64(n))
+    } else {
+        Err(format!("--{name} must be a positive number of seconds"))
+    }
 }

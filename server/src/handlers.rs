@@ -1,0 +1,620 @@
+//! Routing and the request handlers. Engine work runs on the blocking pool so a large document
+//! never stalls the connections that share a worker; a cache hit is answered inline.
+
+// Handlers return a ready response as their error: it is built once per request, so boxing it
+// would only add an allocation.
+#![allow(clippy::result_large_err)]
+
+use crate::AppState;
+use crate::pages;
+use crate::problem::{Resp, html, problem, respond};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, StatusCode};
+use passback_engine::answers::{self, Doc, FormOp};
+use passback_engine::{Format, Options, Surface, assets};
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Answers one request: routes it, bounds its time, turns a panic into a 500 for this request
+/// only, counts it, and logs one line (never the document's text).
+pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAddr) -> Resp {
+    let start = Instant::now();
+    let method = req.method().clone();
+    let route = route_name(req.uri().path());
+    let timeout = state.config.request_timeout;
+    let task = tokio::spawn(dispatch(state.clone(), req));
+    let abort = task.abort_handle();
+    let response = match tokio::time::timeout(timeout, task).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) if e.is_panic() => {
+            tracing::error!(route, "handler panicked");
+            problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The server hit an internal error on this request; the service is still running. Please report it.",
+            )
+        }
+        Ok(Err(_)) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The request was cancelled.",
+        ),
+        Err(_) => {
+            abort.abort();
+            problem(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "The request took longer than {} s and was stopped; send a smaller document.",
+                    timeout.as_secs()
+                ),
+            )
+        }
+    };
+    let status = response.status().as_u16();
+    let elapsed = start.elapsed();
+    state.metrics.observe(route, status, elapsed);
+    tracing::info!(%peer, %method, route, status, micros = elapsed.as_micros() as u64, "request");
+    response
+}
+
+/// A fixed label per route, so metrics and logs never carry user-chosen paths.
+fn route_name(path: &str) -> &'static str {
+    match path {
+        "/" => "/",
+        "/healthz" => "/healthz",
+        "/metrics" => "/metrics",
+        "/v1/render" => "/v1/render",
+        "/v1/validate" => "/v1/validate",
+        "/v1/answers" => "/v1/answers",
+        "/v1/schema.json" => "/v1/schema.json",
+        p if p.starts_with("/v1/render/") => "/v1/render/{hash}",
+        p if p.starts_with("/assets/") => "/assets/{name}",
+        _ => "other",
+    }
+}
+
+async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let path = req.uri().path().to_string();
+    let method = req.method().clone();
+    let allowed: &str = match path.as_str() {
+        "/" => "GET, POST",
+        "/healthz" | "/metrics" | "/v1/schema.json" => "GET",
+        "/v1/render" | "/v1/validate" | "/v1/answers" => "POST",
+        p if p.starts_with("/v1/render/") || p.starts_with("/assets/") => "GET",
+        _ => {
+            return problem(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "There is nothing at {}; see GET / for the playground and the README for the API.",
+                    truncate(&path)
+                ),
+            );
+        }
+    };
+    let method_ok = allowed.split(", ").any(|m| m == method.as_str())
+        || (method == Method::HEAD && allowed.contains("GET"));
+    if !method_ok {
+        let mut r = problem(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("{} does not take {method}; use {allowed}.", truncate(&path)),
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allowed));
+        return r;
+    }
+    match (path.as_str(), method == Method::POST) {
+        ("/healthz", _) => respond(StatusCode::OK, "text/plain; charset=utf-8", "ok\n"),
+        ("/metrics", _) => respond(
+            StatusCode::OK,
+            "text/plain; version=0.0.4; charset=utf-8",
+            state.metrics.render(state.engine.cache_stats()),
+        ),
+        ("/v1/schema.json", _) => {
+            let mut r = respond(
+                StatusCode::OK,
+                "application/schema+json",
+                passback_engine::schema::SCHEMA,
+            );
+            r.headers_mut().insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=3600"),
+            );
+            r
+        }
+        ("/", false) => html(StatusCode::OK, pages::playground("", None), false),
+        ("/", true) => playground_post(state, req).await,
+        ("/v1/render", _) => render(state, req).await,
+        ("/v1/validate", _) => validate(state, req).await,
+        ("/v1/answers", _) => answers_post(state, req).await,
+        (p, _) if p.starts_with("/v1/render/") => cached(&state, &req, &p["/v1/render/".len()..]),
+        (p, _) => asset(&p["/assets/".len()..]),
+    }
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// Reads the whole body within `--max-body`, chunked or not.
+async fn read_body(
+    state: &AppState,
+    req: Request<Incoming>,
+) -> Result<(Option<String>, Bytes), Resp> {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.to_ascii_lowercase());
+    let max = state.config.max_body;
+    match Limited::new(req.into_body(), max).collect().await {
+        Ok(collected) => Ok((content_type, collected.to_bytes())),
+        Err(e)
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err(problem(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "The request body is over the {max}-byte limit; send a smaller document (the limit is set with --max-body)."
+                ),
+            ))
+        }
+        Err(_) => Err(problem(
+            StatusCode::BAD_REQUEST,
+            "The request body could not be read to the end; send it again.",
+        )),
+    }
+}
+
+fn utf8(bytes: Bytes) -> Result<String, Resp> {
+    String::from_utf8(bytes.to_vec()).map_err(|e| {
+        problem(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "The body is not valid UTF-8 (bad byte at offset {}); send the document as UTF-8.",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+fn media(content_type: &Option<String>) -> &str {
+    content_type
+        .as_deref()
+        .and_then(|c| c.split(';').next())
+        .map_or("", str::trim)
+}
+
+/// The document from a render/validate body: raw Markdown, `{ "markdown" }`, `{ "blocks" }`, or
+/// a form with a `markdown` field.
+fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, Resp> {
+    match media(content_type) {
+        "" | "text/markdown" | "text/x-markdown" | "text/plain" => utf8(body),
+        "application/json" => {
+            let text = utf8(body)?;
+            let json: Value = serde_json::from_str(&text).map_err(|e| {
+                problem(
+                    StatusCode::BAD_REQUEST,
+                    format!("The body is not valid JSON: {e}."),
+                )
+            })?;
+            if let Some(blocks) = json.get("blocks") {
+                return blocks_to_markdown(blocks)
+                    .map_err(|m| problem(StatusCode::UNPROCESSABLE_ENTITY, m));
+            }
+            match json.get("markdown") {
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(_) => Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    "\"markdown\" must be a string holding the document.",
+                )),
+                None => Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    "A JSON body needs \"markdown\" (the document) or \"blocks\" (typed blocks).",
+                )),
+            }
+        }
+        "application/x-www-form-urlencoded" => {
+            let pairs = answers::parse_urlencoded(&utf8(body)?)
+                .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
+            pairs
+                .into_iter()
+                .find(|(k, _)| k == "markdown")
+                .map(|(_, v)| v)
+                .ok_or_else(|| {
+                    problem(
+                        StatusCode::BAD_REQUEST,
+                        "The form needs a \"markdown\" field holding the document.",
+                    )
+                })
+        }
+        other => Err(problem(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "Content-Type {other} is not accepted; send text/markdown, or application/json with {{\"markdown\"}} or {{\"blocks\"}}."
+            ),
+        )),
+    }
+}
+
+/// The typed-blocks form of `route_document`: prose is copied, each component is written as its
+/// canonical fence with the JSON serialized by us.
+pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
+    let list = blocks
+        .as_array()
+        .ok_or("\"blocks\" must be an array of { \"type\": … } objects.")?;
+    let mut parts = Vec::with_capacity(list.len());
+    for (i, block) in list.iter().enumerate() {
+        let obj = block
+            .as_object()
+            .ok_or_else(|| format!("blocks[{i}] must be an object with a \"type\"."))?;
+        let kind = obj.get("type").and_then(Value::as_str).ok_or_else(|| {
+            format!("blocks[{i}] needs a \"type\": \"markdown\" or a component tag.")
+        })?;
+        if kind == "markdown" {
+            let text = obj
+                .get("text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("blocks[{i}] (markdown) needs a \"text\" string."))?;
+            parts.push(text.to_string());
+            continue;
+        }
+        if passback_engine::Kind::from_tag(kind).is_none() {
+            return Err(format!(
+                "blocks[{i}] has type \"{kind}\", which is not markdown or a component tag (single-choice, multi-choice, open-question, questionnaire, prioritize, allocate, youtube, mermaid)."
+            ));
+        }
+        let mut fields = obj.clone();
+        fields.remove("type");
+        let json = serde_json::to_string(&Value::Object(fields))
+            .map_err(|e| format!("blocks[{i}]: {e}"))?;
+        parts.push(format!("```{kind}\n{json}\n```"));
+    }
+    let mut doc = parts.join("\n\n");
+    doc.push('\n');
+    Ok(doc)
+}
+
+fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
+    let mut options = Options::default();
+    let query = req.uri().query().unwrap_or("");
+    let pairs = answers::parse_urlencoded(query)
+        .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
+    for (k, v) in pairs {
+        match k.as_str() {
+            "surface" => {
+                options = options.with_surface(Surface::parse(&v).ok_or_else(|| {
+                    problem(
+                        StatusCode::BAD_REQUEST,
+                        format!(
+                            "surface must be page, routed or email, not \"{}\".",
+                            truncate(&v)
+                        ),
+                    )
+                })?)
+            }
+            "format" => {
+                options = options.with_format(Format::parse(&v).ok_or_else(|| {
+                    problem(
+                        StatusCode::BAD_REQUEST,
+                        format!(
+                            "format must be fragment, page or json, not \"{}\".",
+                            truncate(&v)
+                        ),
+                    )
+                })?)
+            }
+            _ => {}
+        }
+    }
+    Ok(options)
+}
+
+async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let options = match options_from_query(&req) {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let (content_type, body) = match read_body(&state, req).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let src = match document_from(&content_type, body) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let rendered = match state.engine.lookup(&src, &options) {
+        Ok(hit) => hit,
+        Err(hash) => {
+            let engine_state = state.clone();
+            let job = move || engine_state.engine.render_miss(&src, &options, hash);
+            match tokio::task::spawn_blocking(job).await {
+                Ok(r) => r,
+                Err(_) => {
+                    return problem(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "The render failed on an internal error; please report it.",
+                    );
+                }
+            }
+        }
+    };
+    rendered_response(&rendered, false)
+}
+
+fn rendered_response(rendered: &passback_engine::Rendered, immutable: bool) -> Resp {
+    let status = StatusCode::OK;
+    let mut r = if rendered.format == Format::Json {
+        respond(status, rendered.content_type(), rendered.body.clone())
+    } else {
+        html(status, rendered.body.clone(), rendered.needs_youtube_frame)
+    };
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("\"{}\"", rendered.hash)) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!("/v1/render/{}", rendered.hash)) {
+        h.insert(header::CONTENT_LOCATION, v);
+    }
+    let cache = if immutable {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    r
+}
+
+fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
+    let valid = hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit());
+    let Some(rendered) = valid.then(|| state.engine.cached(hash)).flatten() else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            "That rendering is not in the cache (it may have been evicted); POST the document to /v1/render again.",
+        );
+    };
+    let etag = format!("\"{hash}\"");
+    let matches = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim() == "*"
+                || v.split(',')
+                    .any(|t| t.trim().trim_start_matches("W/") == etag)
+        });
+    if matches {
+        let mut r = respond(
+            StatusCode::NOT_MODIFIED,
+            rendered.content_type(),
+            Bytes::new(),
+        );
+        r.headers_mut().remove(header::CONTENT_TYPE);
+        if let Ok(v) = HeaderValue::from_str(&etag) {
+            r.headers_mut().insert(header::ETAG, v);
+        }
+        r.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=31536000, immutable"),
+        );
+        return r;
+    }
+    rendered_response(&rendered, true)
+}
+
+fn asset(name: &str) -> Resp {
+    match assets::by_name(name) {
+        Some((content_type, text)) => {
+            let mut r = respond(StatusCode::OK, content_type, text);
+            r.headers_mut().insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=31536000, immutable"),
+            );
+            r
+        }
+        None => problem(
+            StatusCode::NOT_FOUND,
+            format!(
+                "No asset named {}; asset names carry a content hash, take them from a rendered page.",
+                truncate(name)
+            ),
+        ),
+    }
+}
+
+async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let (content_type, body) = match read_body(&state, req).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let src = match document_from(&content_type, body) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match tokio::task::spawn_blocking(move || passback_engine::validate(&src)).await {
+        Ok(v) => respond(
+            StatusCode::OK,
+            "application/json",
+            serde_json::to_string(&v).unwrap_or_default(),
+        ),
+        Err(_) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Validation failed on an internal error; please report it.",
+        ),
+    }
+}
+
+fn wants_html(req: &Request<Incoming>) -> bool {
+    req.headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"))
+}
+
+async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let html_wanted = wants_html(&req);
+    let (content_type, body) = match read_body(&state, req).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let text = match utf8(body) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let kind = media(&content_type).to_string();
+    let work = move || -> Resp {
+        match kind.as_str() {
+            "application/x-www-form-urlencoded" => form_answers(&text, html_wanted),
+            "application/json" => json_answers(&text, html_wanted),
+            other => problem(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Type {other} is not accepted here; post the rendered form (application/x-www-form-urlencoded) or JSON {{\"markdown\", \"responses\"}}."
+                ),
+            ),
+        }
+    };
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+        problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The export failed on an internal error; please report it.",
+        )
+    })
+}
+
+fn export_response(export: &answers::Export, html_wanted: bool) -> Resp {
+    if html_wanted {
+        return html(
+            StatusCode::OK,
+            pages::answers(&export.markdown, &export.notices),
+            false,
+        );
+    }
+    let mut r = respond(
+        StatusCode::OK,
+        "text/markdown; charset=utf-8",
+        export.markdown.clone(),
+    );
+    for n in &export.notices {
+        if let Ok(v) = HeaderValue::from_str(&n.replace(['\r', '\n'], " ")) {
+            r.headers_mut().append("passback-notice", v);
+        } else if let Ok(v) =
+            HeaderValue::from_str(&n.chars().filter(char::is_ascii).collect::<String>())
+        {
+            r.headers_mut().append("passback-notice", v);
+        }
+    }
+    r
+}
+
+fn form_answers(text: &str, html_wanted: bool) -> Resp {
+    let pairs = match answers::parse_urlencoded(text) {
+        Ok(p) => p,
+        Err(e) => return problem(StatusCode::BAD_REQUEST, format!("{e}.")),
+    };
+    let post = match answers::from_form(&pairs) {
+        Ok(p) => p,
+        Err(e) if e.field == "pb.source" => {
+            return problem(StatusCode::BAD_REQUEST, format!("{e}."));
+        }
+        Err(e) => {
+            return problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("The answers do not fit the document: {e}."),
+            );
+        }
+    };
+    if post.op == FormOp::Edit {
+        let options = Options::default()
+            .with_surface(post.surface)
+            .with_format(Format::Page);
+        let page = passback_engine::render_with_answers(&post.source, &options, &post.responses);
+        return html(StatusCode::OK, page.body, page.needs_youtube_frame);
+    }
+    let mut export = answers::export(&post.doc, &post.responses);
+    export.notices.extend(post.notices);
+    export_response(&export, html_wanted)
+}
+
+fn json_answers(text: &str, html_wanted: bool) -> Resp {
+    let json: Value = match serde_json::from_str(text) {
+        Ok(j) => j,
+        Err(e) => {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                format!("The body is not valid JSON: {e}."),
+            );
+        }
+    };
+    let Some(markdown) = json.get("markdown").and_then(Value::as_str) else {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "The JSON needs \"markdown\" (the document) and \"responses\" (answers keyed by block id).",
+        );
+    };
+    let doc = Doc::parse(markdown);
+    let responses = match answers::from_json(&doc, json.get("responses").unwrap_or(&Value::Null)) {
+        Ok(r) => r,
+        Err(e) => {
+            return problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("The responses do not fit the document: {e}."),
+            );
+        }
+    };
+    export_response(&answers::export(&doc, &responses), html_wanted)
+}
+
+async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let (content_type, body) = match read_body(&state, req).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let src = match document_from(&content_type, body) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let engine_state = state.clone();
+    let page = tokio::task::spawn_blocking(move || {
+        let rendered = engine_state.engine.render(&src, &Options::default());
+        (
+            pages::playground(&src, Some((&rendered.html, &rendered.diagnostics))),
+            rendered.needs_youtube_frame,
+        )
+    })
+    .await;
+    match page {
+        Ok((page, youtube)) => html(StatusCode::OK, page, youtube),
+        Err(_) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The render failed on an internal error; please report it.",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_blocks_become_canonical_fences() {
+        let blocks = serde_json::json!([
+            { "type": "markdown", "text": "Pick one." },
+            { "type": "single-choice", "version": "1", "question": "Which?", "options": ["A", "B"] }
+        ]);
+        let md = blocks_to_markdown(&blocks).unwrap();
+        assert_eq!(
+            md,
+            "Pick one.\n\n```single-choice\n{\"options\":[\"A\",\"B\"],\"question\":\"Which?\",\"version\":\"1\"}\n```\n"
+        );
+        assert!(passback_engine::validate(&md).ok);
+        assert!(
+            blocks_to_markdown(&serde_json::json!([{ "type": "poll" }]))
+                .unwrap_err()
+                .contains("not markdown or a component tag")
+        );
+    }
+}

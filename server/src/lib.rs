@@ -1,0 +1,189 @@
+//! The HTTP render service: a thin hyper 1.x layer over the engine.
+//!
+//! `run(listener, config, shutdown)` serves until `shutdown` resolves, then stops accepting and
+//! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.
+#![forbid(unsafe_code)]
+
+mod handlers;
+mod metrics;
+mod pages;
+mod problem;
+
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use passback_engine::{CacheConfig, Engine};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+pub use metrics::Metrics;
+
+/// Service limits and settings (the `serve` flags).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Largest accepted request body, in bytes, chunked or not.
+    pub max_body: usize,
+    /// How long a client may take to send its request headers.
+    pub header_timeout: Duration,
+    /// How long one request may take, body read and render included.
+    pub request_timeout: Duration,
+    /// Most connections served at once; more are turned away with 503.
+    pub max_connections: usize,
+    /// How long shutdown waits for in-flight requests.
+    pub shutdown_grace: Duration,
+    pub cache: CacheConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            max_body: 1024 * 1024,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            shutdown_grace: Duration::from_secs(30),
+            cache: CacheConfig::new(4096, 64 * 1024 * 1024),
+        }
+    }
+}
+
+impl Config {
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+    pub fn with_header_timeout(mut self, t: Duration) -> Self {
+        self.header_timeout = t;
+        self
+    }
+    pub fn with_request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+    pub fn with_max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n;
+        self
+    }
+    pub fn with_cache(mut self, cache: CacheConfig) -> Self {
+        self.cache = cache;
+        self
+    }
+    pub fn with_listen(mut self, addr: SocketAddr) -> Self {
+        self.listen = addr;
+        self
+    }
+}
+
+/// What every request handler shares.
+pub struct AppState {
+    pub config: Config,
+    pub engine: Engine,
+    pub metrics: Metrics,
+}
+
+/// Serves `listener` until `shutdown` resolves; then finishes in-flight requests (up to the
+/// grace period) and returns.
+pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Output = ()>) {
+    let state = Arc::new(AppState {
+        engine: Engine::new(config.cache),
+        metrics: Metrics::default(),
+        config,
+    });
+    let permits = Arc::new(Semaphore::new(state.config.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.config.header_timeout)
+        .keep_alive(true);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            tokio::spawn(turn_away(stream));
+            state.metrics.rejected_connection();
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let state = state.clone();
+        let service = service_fn(move |req: hyper::Request<Incoming>| {
+            let state = state.clone();
+            async move { Ok::<_, std::convert::Infallible>(handlers::handle(state, req, peer).await) }
+        });
+        let conn = http.serve_connection(TokioIo::new(stream), service);
+        let watched = graceful.watch(conn);
+        tokio::spawn(async move {
+            // Errors here are clients going away or timing out on headers; nothing to answer.
+            if let Err(e) = watched.await {
+                tracing::debug!(error = %e, "connection ended");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let grace = state.config.shutdown_grace;
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("shutdown grace period over; closing remaining connections");
+    }
+}
+
+/// Over the connection limit: a short 503 and close, without reading the request.
+async fn turn_away(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"The server is at its connection limit; retry in a moment.\"}";
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(
+        Duration::from_secs(2),
+        stream.write_all(response.as_bytes()),
+    )
+    .await;
+}
+
+/// Resolves on SIGTERM or ctrl-c.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

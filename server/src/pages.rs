@@ -1,0 +1,73 @@
+//! The service's own pages: the paste playground and the answers page. Both work with
+//! JavaScript off; the script only adds the copy button.
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use passback_engine::{Diagnostic, assets};
+
+fn shell(title: &str, body: Markup, script: bool) -> String {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                link rel="stylesheet" href={ "/assets/" (assets::css_name()) };
+                @if script { script src={ "/assets/" (assets::js_name()) } defer {} }
+            }
+            body { main class="pb-page" { (body) } }
+        }
+    }
+    .into_string()
+}
+
+/// `GET /` and `POST /`: paste a document, see it rendered below, fill it in.
+pub fn playground(markdown: &str, rendered: Option<(&str, &[Diagnostic])>) -> String {
+    let body = html! {
+        h1 { "passback playground" }
+        p { "Paste a PassbackAI document (Markdown with component fences), render it, fill it in, and get the answers." }
+        form class="pb-playground" method="post" action="/" {
+            label for="pb-playground-doc" { "Document" }
+            textarea id="pb-playground-doc" name="markdown" rows="16" spellcheck="false" { (markdown) }
+            div class="pb-actions" { button type="submit" class="pb-submit" { "Render" } }
+        }
+        @if let Some((fragment, diagnostics)) = rendered {
+            @if !diagnostics.is_empty() {
+                section class="pb-diagnostics" aria-labelledby="pb-diag-title" {
+                    h2 id="pb-diag-title" { "Problems found" }
+                    ul {
+                        @for d in diagnostics {
+                            li {
+                                strong { (if d.is_error() { "error" } else { "warning" }) " [" (d.code) "]" }
+                                " line " (d.line) ", column " (d.column) ": " (d.message) " — " (d.hint)
+                            }
+                        }
+                    }
+                }
+            }
+            h2 { "Rendered" }
+            (PreEscaped(fragment))
+        }
+    };
+    shell("passback playground", body, false)
+}
+
+/// The export as a page: a read-only text area (select and copy without JavaScript) and a copy
+/// button the script reveals.
+pub fn answers(markdown: &str, notices: &[String]) -> String {
+    let body = html! {
+        h1 { "Your answers" }
+        @for n in notices { p class="pb-notice" role="note" { (n) } }
+        @if markdown.is_empty() {
+            p { "Nothing was answered yet. Go back, fill in the document, and get the answers again." }
+        } @else {
+            label for="pb-export" { "Copy this and paste it back to whoever sent you the document:" }
+            textarea id="pb-export" class="pb-export" rows="16" readonly { (markdown) }
+            div class="pb-actions" {
+                button type="button" class="pb-submit" data-pb-copy="pb-export" data-pb-status="pb-copy-status" hidden { "Copy answers" }
+                span id="pb-copy-status" role="status" {}
+            }
+        }
+    };
+    shell("Your answers", body, true)
+}

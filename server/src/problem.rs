@@ -1,0 +1,68 @@
+//! Responses: RFC 9457 problem details for errors, and the security headers every HTML page gets.
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{self, HeaderValue};
+use hyper::{Response, StatusCode};
+
+pub type Resp = Response<Full<Bytes>>;
+
+/// The strict policy every HTML response carries; `frame-src` only when a routed YouTube block
+/// needs it.
+pub fn csp(youtube: bool) -> String {
+    let mut p = String::from(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'",
+    );
+    if youtube {
+        p.push_str("; frame-src https://www.youtube-nocookie.com");
+    }
+    p
+}
+
+/// A response with a body and content type.
+pub fn respond(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Resp {
+    let mut r = Response::new(Full::new(body.into()));
+    *r.status_mut() = status;
+    if let Ok(v) = HeaderValue::from_str(content_type) {
+        r.headers_mut().insert(header::CONTENT_TYPE, v);
+    }
+    r.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// An HTML response with the security headers.
+pub fn html(status: StatusCode, body: impl Into<Bytes>, youtube: bool) -> Resp {
+    let mut r = respond(status, "text/html; charset=utf-8", body);
+    secure(&mut r, youtube);
+    r
+}
+
+pub fn secure(r: &mut Resp, youtube: bool) {
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&csp(youtube)) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("SAMEORIGIN"),
+    );
+}
+
+/// `application/problem+json` with a sentence a person can act on.
+pub fn problem(status: StatusCode, detail: impl Into<String>) -> Resp {
+    let title = status.canonical_reason().unwrap_or("Error");
+    let body = serde_json::json!({
+        "type": "about:blank",
+        "title": title,
+        "status": status.as_u16(),
+        "detail": detail.into(),
+    });
+    respond(status, "application/problem+json", body.to_string())
+}

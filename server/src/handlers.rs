@@ -79,6 +79,9 @@ fn route_name(path: &str) -> &'static str {
 async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let path = req.uri().path().to_string();
     let method = req.method().clone();
+    if state.config.panic_route && path == "/__panic" {
+        panic!("the test route panics on purpose");
+    }
     let allowed: &str = match path.as_str() {
         "/" => "GET, POST",
         "/healthz" | "/metrics" | "/v1/schema.json" => "GET",

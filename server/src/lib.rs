@@ -39,6 +39,9 @@ pub struct Config {
     /// How long shutdown waits for in-flight requests.
     pub shutdown_grace: Duration,
     pub cache: CacheConfig,
+    /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
+    #[doc(hidden)]
+    pub panic_route: bool,
 }
 
 impl Default for Config {
@@ -51,6 +54,7 @@ impl Default for Config {
             max_connections: 1024,
             shutdown_grace: Duration::from_secs(30),
             cache: CacheConfig::new(4096, 64 * 1024 * 1024),
+            panic_route: false,
         }
     }
 }
@@ -74,6 +78,15 @@ impl Config {
     }
     pub fn with_cache(mut self, cache: CacheConfig) -> Self {
         self.cache = cache;
+        self
+    }
+    pub fn with_shutdown_grace(mut self, t: Duration) -> Self {
+        self.shutdown_grace = t;
+        self
+    }
+    #[doc(hidden)]
+    pub fn with_panic_route(mut self, on: bool) -> Self {
+        self.panic_route = on;
         self
     }
     pub fn with_listen(mut self, addr: SocketAddr) -> Self {
@@ -148,9 +161,21 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
     }
 }
 
-/// Over the connection limit: a short 503 and close, without reading the request.
+/// Over the connection limit: a short 503 and close. The request head is read first (briefly):
+/// closing a socket with unread input resets it, and the client could lose the 503.
 async fn turn_away(mut stream: tokio::net::TcpStream) {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 2048];
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+        while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await;
     let body = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"The server is at its connection limit; retry in a moment.\"}";
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
@@ -161,6 +186,7 @@ async fn turn_away(mut stream: tokio::net::TcpStream) {
         stream.write_all(response.as_bytes()),
     )
     .await;
+    let _ = stream.shutdown().await;
 }
 
 /// Resolves on SIGTERM or ctrl-c.

@@ -1,0 +1,617 @@
+//! The service over real HTTP on loopback: every test binds port 0, talks raw HTTP/1.1 over a
+//! TCP socket (so slow and chunked clients can be played exactly), and shuts the server down.
+
+use passback_server::{Config, run};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
+}
+
+impl Server {
+    async fn start(config: Config) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+        let addr = listener.local_addr().expect("bound address");
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(run(listener, config, async {
+            let _ = rx.await;
+        }));
+        Server {
+            addr,
+            stop: Some(tx),
+            task,
+        }
+    }
+
+    async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        tokio::time::timeout(Duration::from_secs(20), self.task)
+            .await
+            .expect("server stops")
+            .expect("server task ok");
+    }
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).to_string()
+    }
+    fn problem_detail(&self) -> String {
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "status {}: {}",
+            self.status,
+            self.text()
+        );
+        let v: serde_json::Value = serde_json::from_slice(&self.body).expect("problem JSON");
+        assert_eq!(v["status"].as_u64(), Some(u64::from(self.status)));
+        v["detail"].as_str().expect("a detail sentence").to_string()
+    }
+}
+
+fn parse_reply(raw: &[u8]) -> Reply {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete response head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        let mut out = Vec::new();
+        let mut rest = &body[..];
+        while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
+            let size =
+                usize::from_str_radix(std::str::from_utf8(&rest[..eol]).unwrap_or("0").trim(), 16)
+                    .unwrap_or(0);
+            if size == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[eol + 2..eol + 2 + size]);
+            rest = &rest[eol + 2 + size + 2..];
+        }
+        body = out;
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// Sends one request (with `connection: close`) and reads the whole reply.
+async fn send(addr: SocketAddr, raw: Vec<u8>) -> Reply {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    s.write_all(&raw).await.expect("write request");
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
+        .await
+        .expect("reply in time")
+        .expect("read reply");
+    parse_reply(&buf)
+}
+
+fn req(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "{method} {path} HTTP/1.1\r\nhost: test\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        r.push_str(&format!("{k}: {v}\r\n"));
+    }
+    r.push_str("\r\n");
+    let mut bytes = r.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+const DOC: &str = "# Plan\n\nPick one.\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method?\", \"options\": [\"PIN\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n";
+
+#[tokio::test]
+async fn render_then_fetch_by_hash_with_etag() {
+    let server = Server::start(Config::default()).await;
+    let r = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render",
+            &[("content-type", "text/markdown")],
+            DOC.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains("class=\"pb-block pb-single-choice\""));
+    let csp = r.header("content-security-policy").expect("CSP on HTML");
+    assert!(
+        csp.contains("default-src 'none'")
+            && csp.contains("script-src 'self'")
+            && csp.contains("form-action 'self'"),
+        "{csp}"
+    );
+    assert!(
+        !csp.contains("frame-src"),
+        "no frame-src without a routed video"
+    );
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    assert!(r.header("referrer-policy").is_some());
+    let etag = r.header("etag").expect("etag").to_string();
+    let location = r
+        .header("content-location")
+        .expect("content-location")
+        .to_string();
+    assert_eq!(location, format!("/v1/render/{}", etag.trim_matches('"')));
+
+    let again = send(server.addr, req("GET", &location, &[], b"")).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body, r.body);
+    assert!(
+        again
+            .header("cache-control")
+            .unwrap_or("")
+            .contains("immutable")
+    );
+    let not_modified = send(
+        server.addr,
+        req("GET", &location, &[("if-none-match", &etag)], b""),
+    )
+    .await;
+    assert_eq!(not_modified.status, 304);
+    assert!(not_modified.body.is_empty());
+    let missing = send(
+        server.addr,
+        req(
+            "GET",
+            "/v1/render/00000000000000000000000000000000",
+            &[],
+            b"",
+        ),
+    )
+    .await;
+    assert_eq!(missing.status, 404);
+    assert!(missing.problem_detail().contains("POST the document"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn render_accepts_json_typed_blocks_and_formats() {
+    let server = Server::start(Config::default()).await;
+    let body = serde_json::json!({ "markdown": DOC }).to_string();
+    let r = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?format=json&surface=email",
+            &[("content-type", "application/json")],
+            body.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let v: serde_json::Value = serde_json::from_slice(&r.body).expect("json format");
+    assert!(
+        v["html"].as_str().unwrap_or("").contains("style="),
+        "email surface inlines styles"
+    );
+    assert_eq!(v["blocks"][0]["kind"], "single-choice");
+    assert_eq!(v["hash"].as_str().map(str::len), Some(32));
+
+    let blocks = serde_json::json!({ "blocks": [
+        { "type": "markdown", "text": "Rank these." },
+        { "type": "prioritize", "version": "1", "items": [{ "id": "a", "label": "A" }, { "id": "b", "label": "B" }] },
+        { "type": "youtube", "version": "1", "id": "dQw4w9WgXcQ", "title": "Tour" }
+    ]})
+    .to_string();
+    let r = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?surface=routed",
+            &[("content-type", "application/json")],
+            blocks.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(
+        r.text().contains("pb-prioritize")
+            && r.text().contains("youtube-nocookie.com/embed/dQw4w9WgXcQ")
+    );
+    assert!(
+        r.header("content-security-policy")
+            .unwrap_or("")
+            .contains("frame-src https://www.youtube-nocookie.com")
+    );
+
+    let page = send(
+        server.addr,
+        req("POST", "/v1/render?format=page", &[], DOC.as_bytes()),
+    )
+    .await;
+    let css = page
+        .text()
+        .split("href=\"/assets/")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("stylesheet link")
+        .to_string();
+    let asset = send(server.addr, req("GET", &format!("/assets/{css}"), &[], b"")).await;
+    assert_eq!(asset.status, 200);
+    assert!(
+        asset
+            .header("content-type")
+            .unwrap_or("")
+            .starts_with("text/css")
+    );
+    assert!(
+        asset
+            .header("cache-control")
+            .unwrap_or("")
+            .contains("immutable")
+    );
+
+    let bad = send(
+        server.addr,
+        req("POST", "/v1/render?surface=paper", &[], DOC.as_bytes()),
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    assert!(
+        bad.problem_detail()
+            .contains("surface must be page, routed or email")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_requests_get_problem_details() {
+    let server = Server::start(Config::default().with_max_body(1000)).await;
+    let a = server.addr;
+    let r = send(
+        a,
+        req(
+            "POST",
+            "/v1/render",
+            &[("content-type", "text/markdown")],
+            b"ok \xff\xfe",
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert!(r.problem_detail().contains("not valid UTF-8"));
+    let r = send(
+        a,
+        req(
+            "POST",
+            "/v1/validate",
+            &[("content-type", "application/json")],
+            b"{\"markdown\": ",
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert!(r.problem_detail().contains("not valid JSON"));
+    let r = send(
+        a,
+        req("POST", "/v1/render", &[("content-type", "image/png")], b"x"),
+    )
+    .await;
+    assert_eq!(r.status, 415);
+    assert!(r.problem_detail().contains("text/markdown"));
+    let r = send(a, req("POST", "/v1/render", &[], &vec![b'a'; 5000])).await;
+    assert_eq!(r.status, 413);
+    assert!(r.problem_detail().contains("1000-byte limit"));
+    let r = send(a, req("DELETE", "/v1/render", &[], b"")).await;
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("POST"));
+    let r = send(a, req("GET", "/nope", &[], b"")).await;
+    assert_eq!(r.status, 404);
+    r.problem_detail();
+    let body =
+        serde_json::json!({ "markdown": DOC, "responses": { "b1": { "selected": ["SMS"] } } })
+            .to_string();
+    let r = send(
+        a,
+        req(
+            "POST",
+            "/v1/answers",
+            &[("content-type", "application/json")],
+            body.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert!(r.problem_detail().contains("\"SMS\" is not an option"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_body_limit_holds_for_chunked_bodies() {
+    let server = Server::start(Config::default().with_max_body(1000)).await;
+    let mut raw = b"POST /v1/render HTTP/1.1\r\nhost: t\r\nconnection: close\r\ntransfer-encoding: chunked\r\ncontent-type: text/markdown\r\n\r\n".to_vec();
+    for _ in 0..10 {
+        raw.extend_from_slice(b"200\r\n");
+        raw.extend_from_slice(&[b'x'; 0x200]);
+        raw.extend_from_slice(b"\r\n");
+    }
+    raw.extend_from_slice(b"0\r\n\r\n");
+    let r = send(server.addr, raw).await;
+    assert_eq!(r.status, 413);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn answers_from_the_form_and_from_json_agree() {
+    let server = Server::start(Config::default()).await;
+    let form = format!(
+        "pb.source={}&pb.surface=page&b1.q0.pick=1&b1.q0.note=fast&pb.op=export",
+        urlencode(DOC)
+    );
+    let from_form = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/answers",
+            &[("content-type", "application/x-www-form-urlencoded")],
+            form.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(from_form.status, 200, "{}", from_form.text());
+    assert!(
+        from_form
+            .header("content-type")
+            .unwrap_or("")
+            .starts_with("text/markdown")
+    );
+    let json = serde_json::json!({ "markdown": DOC, "responses": { "b1": { "selected": ["Magic link"], "note": "fast" } } }).to_string();
+    let from_json = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/answers",
+            &[("content-type", "application/json")],
+            json.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(from_json.text(), from_form.text());
+    assert_eq!(
+        from_json.text(),
+        "**Q: Which auth method?**\nAnswer: Magic link\nNote: fast\n"
+    );
+
+    let page = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/answers",
+            &[
+                ("content-type", "application/x-www-form-urlencoded"),
+                ("accept", "text/html"),
+            ],
+            form.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("Answer: Magic link") && page.text().contains("data-pb-copy"));
+    assert!(page.header("content-security-policy").is_some());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_list_edit_without_javascript_returns_the_updated_form() {
+    let server = Server::start(Config::default()).await;
+    let doc = "```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"eu\",\"label\":\"EU\"},{\"id\":\"us\",\"label\":\"US\"}]}\n```\n";
+    let form = format!(
+        "pb.source={}&b1.item=i%3Aeu&b1.item=i%3Aus&b1.op=down%3A0",
+        urlencode(doc)
+    );
+    let r = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/answers",
+            &[
+                ("content-type", "application/x-www-form-urlencoded"),
+                ("accept", "text/html"),
+            ],
+            form.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let html = r.text();
+    let (us, eu) = (
+        html.find("value=\"i:us\"").expect("us"),
+        html.find("value=\"i:eu\"").expect("eu"),
+    );
+    assert!(us < eu, "EU moved down below US");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn slow_headers_are_cut_off() {
+    let server =
+        Server::start(Config::default().with_header_timeout(Duration::from_millis(300))).await;
+    let mut s = TcpStream::connect(server.addr).await.expect("connect");
+    s.write_all(b"GET /healthz HTTP/1.1\r\nhost: t\r\n")
+        .await
+        .expect("partial head");
+    let mut buf = Vec::new();
+    // The server must close the connection by itself; the test only guards against a hang.
+    let read = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await;
+    assert!(
+        read.is_ok(),
+        "the server kept a slow client's connection open"
+    );
+    assert!(!String::from_utf8_lossy(&buf).contains("200 OK"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn slow_bodies_hit_the_request_time_limit() {
+    let server =
+        Server::start(Config::default().with_request_timeout(Duration::from_millis(300))).await;
+    let mut s = TcpStream::connect(server.addr).await.expect("connect");
+    s.write_all(b"POST /v1/render HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-length: 100\r\n\r\nonly part").await.expect("write");
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
+        .await
+        .expect("answered")
+        .expect("read");
+    let r = parse_reply(&buf);
+    assert_eq!(r.status, 503);
+    assert!(r.problem_detail().contains("took longer than"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_connection_limit_turns_extra_clients_away() {
+    let server = Server::start(Config::default().with_max_connections(1)).await;
+    let _holder = TcpStream::connect(server.addr)
+        .await
+        .expect("first connection");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = send(server.addr, req("GET", "/healthz", &[], b"")).await;
+    assert_eq!(r.status, 503);
+    assert!(r.problem_detail().contains("connection limit"));
+    drop(_holder);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_one_500_and_the_server_keeps_serving() {
+    let server = Server::start(Config::default().with_panic_route(true)).await;
+    let r = send(server.addr, req("GET", "/__panic", &[], b"")).await;
+    assert_eq!(r.status, 500);
+    assert!(r.problem_detail().contains("still running"));
+    let ok = send(server.addr, req("GET", "/healthz", &[], b"")).await;
+    assert_eq!((ok.status, ok.text().as_str()), (200, "ok\n"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_finishes_in_flight_requests() {
+    let server = Server::start(Config::default()).await;
+    let mut s = TcpStream::connect(server.addr).await.expect("connect");
+    let body = DOC.as_bytes();
+    let head = format!(
+        "POST /v1/validate HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: text/markdown\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.expect("head");
+    s.write_all(&body[..10]).await.expect("part of the body");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let Server { addr, stop, task } = server;
+    let _ = stop.expect("stop sender").send(());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.write_all(&body[10..]).await.expect("rest of the body");
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.expect("read");
+    let r = parse_reply(&buf);
+    assert_eq!(r.status, 200, "the in-flight request finished");
+    assert!(r.text().contains("\"outcome\":\"valid\""));
+    tokio::time::timeout(Duration::from_secs(20), task)
+        .await
+        .expect("server stops")
+        .expect("ok");
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "no longer accepting"
+    );
+}
+
+#[tokio::test]
+async fn metrics_count_requests_and_cache_hits() {
+    let server = Server::start(Config::default()).await;
+    for _ in 0..3 {
+        let r = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
+        assert_eq!(r.status, 200);
+    }
+    let m = send(server.addr, req("GET", "/metrics", &[], b""))
+        .await
+        .text();
+    assert!(
+        m.contains("passback_requests_total{route=\"/v1/render\",status=\"200\"} 3"),
+        "{m}"
+    );
+    assert!(m.contains("passback_cache_hits_total 2"), "{m}");
+    assert!(m.contains("passback_cache_misses_total 1"), "{m}");
+    assert!(m.contains("passback_request_duration_seconds_count 3"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_playground_renders_pasted_documents() {
+    let server = Server::start(Config::default()).await;
+    let r = send(server.addr, req("GET", "/", &[], b"")).await;
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("<textarea") && r.text().contains("action=\"/\""));
+    let form = format!("markdown={}", urlencode(DOC));
+    let r = send(
+        server.addr,
+        req(
+            "POST",
+            "/",
+            &[("content-type", "application/x-www-form-urlencoded")],
+            form.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let html = r.text();
+    assert!(html.contains("pb-single-choice") && html.contains("action=\"/v1/answers\""));
+    assert!(html.contains("Which auth method?</legend>"));
+    let schema = send(server.addr, req("GET", "/v1/schema.json", &[], b"")).await;
+    assert_eq!(schema.status, 200);
+    serde_json::from_slice::<serde_json::Value>(&schema.body).expect("schema is JSON");
+    server.stop().await;
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -60,6 +60,41 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
     response
 }
 
+/// Every route and its methods: the one list the router, the 405 `Allow` header and the
+/// OpenAPI test read.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("/", "GET, POST"),
+    ("/healthz", "GET"),
+    ("/metrics", "GET"),
+    ("/v1/schema.json", "GET"),
+    ("/v1/openapi.yaml", "GET"),
+    ("/v1/render", "POST"),
+    ("/v1/validate", "POST"),
+    ("/v1/answers", "POST"),
+    ("/v1/render/{hash}", "GET"),
+    ("/assets/{name}", "GET"),
+];
+
+fn allowed_methods(path: &str) -> Option<&'static str> {
+    ROUTES
+        .iter()
+        .find(|(route, _)| route_matches(route, path))
+        .map(|(_, m)| *m)
+}
+
+/// `/v1/render/{hash}` matches `/v1/render/abc` (one non-empty segment).
+fn route_matches(route: &str, path: &str) -> bool {
+    match route.split_once('{') {
+        None => route == path,
+        Some((prefix, _)) => path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/')),
+    }
+}
+
+/// The OpenAPI description of this API.
+pub const OPENAPI: &str = include_str!("../openapi.yaml");
+
 /// A fixed label per route, so metrics and logs never carry user-chosen paths.
 fn route_name(path: &str) -> &'static str {
     match path {
@@ -70,6 +105,7 @@ fn route_name(path: &str) -> &'static str {
         "/v1/validate" => "/v1/validate",
         "/v1/answers" => "/v1/answers",
         "/v1/schema.json" => "/v1/schema.json",
+        "/v1/openapi.yaml" => "/v1/openapi.yaml",
         p if p.starts_with("/v1/render/") => "/v1/render/{hash}",
         p if p.starts_with("/assets/") => "/assets/{name}",
         _ => "other",
@@ -82,20 +118,14 @@ async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     if state.config.panic_route && path == "/__panic" {
         panic!("the test route panics on purpose");
     }
-    let allowed: &str = match path.as_str() {
-        "/" => "GET, POST",
-        "/healthz" | "/metrics" | "/v1/schema.json" => "GET",
-        "/v1/render" | "/v1/validate" | "/v1/answers" => "POST",
-        p if p.starts_with("/v1/render/") || p.starts_with("/assets/") => "GET",
-        _ => {
-            return problem(
-                StatusCode::NOT_FOUND,
-                format!(
-                    "There is nothing at {}; see GET / for the playground and the README for the API.",
-                    truncate(&path)
-                ),
-            );
-        }
+    let Some(allowed) = allowed_methods(&path) else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            format!(
+                "There is nothing at {}; see GET / for the playground and GET /v1/openapi.yaml for the API.",
+                truncate(&path)
+            ),
+        );
     };
     let method_ok = allowed.split(", ").any(|m| m == method.as_str())
         || (method == Method::HEAD && allowed.contains("GET"));
@@ -127,6 +157,7 @@ async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             );
             r
         }
+        ("/v1/openapi.yaml", _) => respond(StatusCode::OK, "application/yaml", OPENAPI),
         ("/", false) => html(StatusCode::OK, pages::playground("", None), false),
         ("/", true) => playground_post(state, req).await,
         ("/v1/render", _) => render(state, req).await,

@@ -4,7 +4,7 @@
 //! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.
 #![forbid(unsafe_code)]
 
-mod handlers;
+pub mod handlers;
 mod metrics;
 mod pages;
 mod problem;

@@ -615,3 +615,66 @@ fn urlencode(s: &str) -> String {
         })
         .collect()
 }
+
+/// `server/openapi.yaml` describes exactly the routes the server answers, with their methods.
+#[tokio::test]
+async fn the_openapi_description_matches_the_real_routes() {
+    let server = Server::start(Config::default()).await;
+    let served = send(server.addr, req("GET", "/v1/openapi.yaml", &[], b"")).await;
+    assert_eq!(served.status, 200);
+    let yaml = served.text();
+    assert_eq!(yaml, passback_server::handlers::OPENAPI);
+    // Paths are the two-space keys under `paths:`, methods the four-space keys under each.
+    let mut documented: Vec<(String, String)> = Vec::new();
+    let mut in_paths = false;
+    let mut current = String::new();
+    for line in yaml.lines() {
+        if !line.starts_with(' ') {
+            in_paths = line.trim_end() == "paths:";
+            continue;
+        }
+        if !in_paths {
+            continue;
+        }
+        if let Some(p) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ')) {
+            current = p.trim_end().trim_end_matches(':').to_string();
+        } else if let Some(m) = line.strip_prefix("    ").filter(|l| !l.starts_with(' ')) {
+            let m = m.trim_end().trim_end_matches(':');
+            if ["get", "post", "put", "delete", "patch"].contains(&m) {
+                documented.push((current.clone(), m.to_uppercase()));
+            }
+        }
+    }
+    let mut real: Vec<(String, String)> = passback_server::handlers::ROUTES
+        .iter()
+        .flat_map(|(route, methods)| {
+            methods
+                .split(", ")
+                .map(move |m| (route.to_string(), m.to_string()))
+        })
+        .collect();
+    documented.sort();
+    real.sort();
+    assert_eq!(documented, real, "openapi.yaml and the router disagree");
+    // And each documented operation is really served (not 404 or 405).
+    for (path, method) in &documented {
+        let concrete = path
+            .replace("{hash}", "0123456789abcdef0123456789abcdef")
+            .replace("{name}", "x.css");
+        let r = send(
+            server.addr,
+            req(
+                method,
+                &concrete,
+                &[("content-type", "text/markdown")],
+                b"# hi",
+            ),
+        )
+        .await;
+        assert_ne!(r.status, 405, "{method} {path}");
+        if !path.contains('{') {
+            assert_ne!(r.status, 404, "{method} {path}");
+        }
+    }
+    server.stop().await;
+}

@@ -434,8 +434,10 @@ fn first_tag(t: &str) -> &'static str {
 
 /// The bare-paste shortcut: a document that is only one JSON object, raw or in a ```json fence.
 fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<Parsed<'a>> {
-    let trimmed = src.trim();
-    let lead = src.len() - src.trim_start().len();
+    // A byte-order mark is an encoding signature, not content (comrak ignores it too).
+    let body = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+    let trimmed = body.trim();
+    let lead = src.len() - body.trim_start().len();
     let (text_start, text) = if trimmed.starts_with('{') && trimmed.ends_with('}') {
         (lead, trimmed)
     } else {
@@ -568,7 +570,11 @@ impl<'s> LineIndex<'s> {
     pub fn locate(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.src.len());
         let line = self.starts.partition_point(|s| *s <= offset).max(1);
-        let start = self.starts[line - 1];
+        let mut start = self.starts[line - 1];
+        // A byte-order mark at the very start takes no column.
+        if start == 0 && self.src.starts_with('\u{FEFF}') {
+            start = '\u{FEFF}'.len_utf8().min(offset);
+        }
         let column = self
             .src
             .get(start..offset)

@@ -63,7 +63,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     }
 
     let (text, rescued_lines) = rescue_nested_fences(src);
-    for line in &rescued_lines {
+    for (_, line) in &rescued_lines {
         diagnostics.push(Diagnostic {
             severity: Severity::Warning,
             code: "nested_json_fence_rescued",
@@ -107,7 +107,10 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         let (component, mut diags) = check_block(&id, kind, &literal, &map);
         // A fence rescued by the pre-scan gets its warning attached to the block.
         for d in diagnostics.iter_mut() {
-            if d.code == "nested_json_fence_rescued" && d.block.is_none() && d.line == line + 1 {
+            if d.code == "nested_json_fence_rescued"
+                && d.block.is_none()
+                && rescued_lines.contains(&(line, d.line))
+            {
                 d.block = Some(id.clone());
             }
         }
@@ -273,8 +276,9 @@ fn blank(line: &str) -> String {
 /// Fixes the one shape comrak cannot see through: a component fence whose JSON sits in a
 /// nested ```json fence of the same length, where the inner closing fence closes the outer one.
 /// The inner fence lines are blanked (same bytes, same lines), so positions do not move.
-/// Returns the 1-based lines of the rescued ```json fences.
-fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<usize>) {
+/// Blank lines may separate the component fence from the ```json line.
+/// Returns, per rescue, the 1-based lines of the component fence and of the ```json fence.
+fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<(usize, usize)>) {
     if !src.contains("json") {
         return (Cow::Borrowed(src), Vec::new());
     }
@@ -311,23 +315,25 @@ fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<usize>) {
         };
         let ch = fence.chars().next().unwrap_or('`');
         if Kind::from_tag(info).is_some()
-            && let Some(next) = lines.get(i + 1)
-            && let Some((inner, "json")) = fence_parts(strip_container_prefix(next.1).trim())
-            && let Some(close) = (i + 2..lines.len()).find(|&j| {
+            && let Some(open) = (i + 1..lines.len())
+                .find(|&j| !strip_container_prefix(lines[j].1).trim().is_empty())
+            && let Some((inner, "json")) = fence_parts(strip_container_prefix(lines[open].1).trim())
+            && let Some(close) = (open + 1..lines.len()).find(|&j| {
                 matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
                     Some((f, "")) if f.starts_with(&inner[..1]) && f.len() >= inner.len())
             })
-            && let Some(outer) = (close + 1..lines.len()).find(|&j| !lines[j].1.trim().is_empty())
+            && let Some(outer) = (close + 1..lines.len())
+                .find(|&j| !strip_container_prefix(lines[j].1).trim().is_empty())
             && matches!(fence_parts(strip_container_prefix(lines[outer].1).trim()),
                 Some((f, "")) if f.starts_with(ch) && f.len() >= fence.len())
         {
             let buf = out.get_or_insert_with(|| src.to_string());
-            for j in [i + 1, close] {
+            for j in [open, close] {
                 let (start, line) = lines[j];
                 let prefix = line.len() - strip_container_prefix(line).len();
                 buf.replace_range(start + prefix..start + line.len(), &blank(&line[prefix..]));
             }
-            rescued.push(i + 2);
+            rescued.push((i + 1, open + 1));
             i = outer + 1;
             continue;
         }
@@ -428,8 +434,10 @@ fn first_tag(t: &str) -> &'static str {
 
 /// The bare-paste shortcut: a document that is only one JSON object, raw or in a ```json fence.
 fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<Parsed<'a>> {
-    let trimmed = src.trim();
-    let lead = src.len() - src.trim_start().len();
+    // A byte-order mark is an encoding signature, not content (comrak ignores it too).
+    let body = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+    let trimmed = body.trim();
+    let lead = src.len() - body.trim_start().len();
     let (text_start, text) = if trimmed.starts_with('{') && trimmed.ends_with('}') {
         (lead, trimmed)
     } else {
@@ -562,7 +570,11 @@ impl<'s> LineIndex<'s> {
     pub fn locate(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.src.len());
         let line = self.starts.partition_point(|s| *s <= offset).max(1);
-        let start = self.starts[line - 1];
+        let mut start = self.starts[line - 1];
+        // A byte-order mark at the very start takes no column.
+        if start == 0 && self.src.starts_with('\u{FEFF}') {
+            start = '\u{FEFF}'.len_utf8().min(offset);
+        }
         let column = self
             .src
             .get(start..offset)

@@ -61,6 +61,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     if let Some(parsed) = bare_paste(arena, src, &lines) {
         return parsed;
     }
+    diagnostics.extend(broken_bare_json(src, &lines));
 
     let (text, rescued_lines) = rescue_nested_fences(src);
     for (_, line) in &rescued_lines {
@@ -500,6 +501,35 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         nodes: vec![node],
         diagnostics,
         bare: true,
+    })
+}
+
+/// A document that is one `{ … }` but not valid JSON: probably a bare component with a typo,
+/// which would otherwise render silently as prose.
+fn broken_bare_json(src: &str, lines: &LineIndex) -> Option<Diagnostic> {
+    let body = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+    let trimmed = body.trim();
+    if !(trimmed.starts_with('{') && trimmed.ends_with('}')) {
+        return None;
+    }
+    let start = src.len() - body.trim_start().len();
+    let err = json::parse(trimmed).err()?;
+    if json::rescue_smart_quotes(trimmed).is_some_and(|t| json::parse(&t).is_ok()) {
+        return None;
+    }
+    let (line, column) = lines.locate(start + err.offset);
+    Some(Diagnostic {
+        severity: Severity::Warning,
+        code: "invalid_json",
+        block: None,
+        line,
+        column,
+        path: String::new(),
+        message: format!(
+            "the document looks like a bare component JSON object but is not valid JSON ({}); it is shown as prose",
+            err.message
+        ),
+        hint: "fix the JSON, or put it in a component fence such as ```questionnaire".into(),
     })
 }
 

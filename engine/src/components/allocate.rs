@@ -163,11 +163,12 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
             html! {
                 @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (title) } }
                 @if let Some(i) = &a.instruction { p style=(email::MUTED) { (i) } }
+                @if let Some(r) = &a.routing { (r.render_email()) }
                 table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
                     @for (item, w) in a.items.iter().zip(&shown) {
                         @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
                         tr {
-                            td style="padding:4px 8px 4px 0;width:45%;vertical-align:top;" { (item.label) }
+                            td style="padding:4px 8px;width:45%;vertical-align:top;" { (item.label) }
                             td style="padding:4px 0;vertical-align:middle;" {
                                 table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
                                     tr {
@@ -176,12 +177,11 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                                     }
                                 }
                             }
-                            td style="padding:4px 0 4px 8px;white-space:nowrap;text-align:end;" { (format_number(*w)) (a.unit) }
+                            td style="padding:4px 8px;white-space:nowrap;" { (format_number(*w)) (a.unit) }
                         }
                     }
                 }
                 p style=(email::MUTED) { (t.total) ": " (total) }
-                @if let Some(r) = &a.routing { (r.render()) }
             },
         );
     }
@@ -206,8 +206,8 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                 @let ctx_id = context.map(|_| cx.id(&format!("w{k}-ctx")));
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(cx.name("item")) value=(state);
-                    label for=(wid) { (label) " (" (a.unit) ")" }
-                    input type="text" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&format!("w.{k}")))
+                    label for=(wid) { (label) @if !a.unit.trim().is_empty() { " (" (a.unit.trim()) ")" } }
+                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&format!("w.{k}")))
                         value=(format_number(*w)) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(format_number(a.total)) value=(format_number(*w)) {}
                     button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }

@@ -143,6 +143,15 @@ pub struct Routing {
 impl Routing {
     /// The return prompt with every occurrence of `from` in bold.
     pub fn render(&self) -> Markup {
+        self.markup(None)
+    }
+
+    /// As [`Routing::render`], styled inline for mail.
+    pub fn render_email(&self) -> Markup {
+        self.markup(Some(crate::html::email::MUTED))
+    }
+
+    fn markup(&self, style: Option<&str>) -> Markup {
         let mut pieces: Vec<(bool, &str)> = Vec::new();
         let mut rest = self.return_prompt.as_str();
         while let Some(i) = rest.find(self.from.as_str()) {
@@ -152,7 +161,7 @@ impl Routing {
         }
         pieces.push((false, rest));
         html! {
-            p class="pb-routing" {
+            p class="pb-routing" style=[style] {
                 @for (bold, text) in pieces {
                     @if bold { strong { (text) } } @else { (text) }
                 }

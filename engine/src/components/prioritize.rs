@@ -130,6 +130,7 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
             html! {
                 @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (title) } }
                 @if let Some(i) = &p.instruction { p style=(email::MUTED) { (i) } }
+                @if let Some(r) = &p.routing { (r.render_email()) }
                 ol style="margin:0 0 8px;padding-inline-start:24px;" {
                     @for item in &p.items {
                         li style=(email::ITEM) {
@@ -138,7 +139,6 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                         }
                     }
                 }
-                @if let Some(r) = &p.routing { (r.render()) }
             },
         );
     }

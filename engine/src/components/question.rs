@@ -104,7 +104,20 @@ pub fn parse_question(
     if o.get("question").is_none() && o.get("q").is_some() {
         known.push("q");
     }
-    ck.unknown_fields(o, &known, &format!("a {} question", rules.kind.tag()));
+    if rules.kind == Kind::MultiChoice {
+        // The bare-paste shortcut recognizes multi-choice by `"multi": true`; keep it quiet.
+        known.push("multi");
+    }
+    let article = if rules.kind == Kind::OpenQuestion {
+        "an"
+    } else {
+        "a"
+    };
+    ck.unknown_fields(
+        o,
+        &known,
+        &format!("{article} {} question", rules.kind.tag()),
+    );
 
     let id = if rules.multi_field {
         ck.required_string(
@@ -428,7 +441,9 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
         @if let Some(summary) = &set.source_summary {
             p class="pb-summary" style=[email.then_some(email::MUTED)] { (summary) }
         }
-        @if let Some(r) = &set.routing { (r.render()) }
+        @if let Some(r) = &set.routing {
+            @if email { (r.render_email()) } @else { (r.render()) }
+        }
         @for (g, group) in groups.iter().enumerate() {
             @if let Some(section) = &group.0 {
                 div class="pb-section" role="group" aria-labelledby=(cx.id(&format!("s{g}"))) {

@@ -184,7 +184,10 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
                 }
                 figcaption id=(caption_id) { (caption) }
                 a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
-                    (Strings::fill(t.watch, caption))
+                    @match &y.title {
+                        Some(title) => (Strings::fill(t.watch, title)),
+                        None => (t.watch_untitled),
+                    }
                 }
             }
         },

@@ -319,8 +319,10 @@ impl<'s> Cursor<'s> {
         }
         let mut len = start_len + body;
         let opened = &r[start_len..len];
-        if r[len..].starts_with(['>', 'x', 'o'])
-            && !r[len + 1..].starts_with(|c: char| c.is_alphanumeric())
+        // `>` always ends an arrow; `x` and `o` only when they are not the start of the next id.
+        if r[len..].starts_with('>')
+            || (r[len..].starts_with(['x', 'o'])
+                && !r[len + 1..].starts_with(|c: char| c.is_alphanumeric()))
         {
             len += 1;
         }
@@ -350,7 +352,12 @@ impl<'s> Cursor<'s> {
             let end = self.rest()[1..]
                 .find('|')
                 .ok_or_else(|| self.error("an edge label |…| is not closed".into()))?;
-            label = Some(self.rest()[1..1 + end].trim().trim_matches('"').to_string());
+            let raw = self.rest()[1..1 + end].trim();
+            let unquoted = raw
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(raw);
+            label = Some(unquoted.to_string());
             self.pos += end + 2;
         }
         Ok(label.filter(|l| !l.is_empty()))
@@ -399,6 +406,8 @@ mod tests {
         );
         assert_eq!(c.nodes.len(), 7);
         assert_eq!(edges(&c)[1], "C→S (hit)");
+        let c = chart("graph LR; A-->B; B-.->C; C==>D; D---E; E --o F; F --x G");
+        assert_eq!(edges(&c), ["A→B", "B→C", "C→D", "D→E", "E→F", "F→G"]);
     }
 
     #[test]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Load test of `passback serve` on loopback with wrk: /healthz (the baseline), a cached render
+# of a ~2 KB document, and an uncached render of the same document, in one run against one
+# server. Prints requests/s and p50/p99 latency, and the ratios to /healthz.
+#
+#   benches/load.sh [SECONDS] [CONNECTIONS]      (defaults: 10 s per scenario, 32 connections)
+#
+# Needs wrk (Debian: apt-get install -y wrk). Builds the release binary first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${1:-10}"
+CONNECTIONS="${2:-32}"
+command -v wrk >/dev/null || { echo "load.sh: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
+cargo build --release -q -p passback-server
+BIN="${CARGO_TARGET_DIR:-target}/release/passback"
+OUT="$(mktemp)"
+"$BIN" serve --listen 127.0.0.1:0 >"$OUT" 2>/dev/null &
+PID=$!
+trap 'kill "$PID" 2>/dev/null || true; rm -f "$OUT"' EXIT
+for _ in $(seq 50); do grep -q listening "$OUT" && break; sleep 0.1; done
+URL="$(sed -n 's/.*listening on //p' "$OUT")"
+export DOC="benches/load/doc-2k.md"
+curl -sf -o /dev/null -H 'content-type: text/markdown' --data-binary @"$DOC" "$URL/v1/render"
+
+run() { # name, then wrk arguments
+  local name="$1"; shift
+  local report
+  report="$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")"
+  local rps p50 p99
+  rps="$(awk '/Requests\/sec/ {print $2}' <<<"$report")"
+  p50="$(awk '$1=="50%" {print $2}' <<<"$report")"
+  p99="$(awk '$1=="99%" {print $2}' <<<"$report")"
+  printf '%-22s %12s req/s   p50 %-9s p99 %s\n' "$name" "$rps" "$p50" "$p99"
+  echo "$rps" >"$OUT.$name"
+}
+
+echo "passback load test: $(nproc) cores, ${DURATION}s per scenario, $CONNECTIONS connections, document $(wc -c <"$DOC") bytes"
+run healthz "$URL/healthz"
+run render-cached -s benches/load/post.lua "$URL/v1/render"
+run render-uncached -s benches/load/post-unique.lua "$URL/v1/render"
+awk -v h="$(cat "$OUT.healthz")" -v c="$(cat "$OUT.render-cached")" -v u="$(cat "$OUT.render-uncached")" \
+  'BEGIN { printf "cached/healthz %.0f%%   uncached/healthz %.0f%%\n", 100*c/h, 100*u/h }'
+rm -f "$OUT".*

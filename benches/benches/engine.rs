@@ -1,0 +1,70 @@
+//! Criterion benches, each beside its baseline in the same run:
+//! cold render (cache off) vs plain comrak, for ~2 KB, ~20 KB and ~200 KB documents;
+//! a cache hit vs a cold render; validate; answers export.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use passback_benches::{comrak_only, document};
+use passback_engine::answers::{self, Doc};
+use passback_engine::{CacheConfig, Engine, Options};
+use std::hint::black_box;
+
+fn sizes() -> Vec<(&'static str, String)> {
+    vec![
+        ("2KB", document(2_000)),
+        ("20KB", document(20_000)),
+        ("200KB", document(200_000)),
+    ]
+}
+
+fn cold_render(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cold_render");
+    for (name, doc) in sizes() {
+        group.throughput(Throughput::Bytes(doc.len() as u64));
+        group.bench_with_input(BenchmarkId::new("comrak", name), &doc, |b, d| {
+            b.iter(|| comrak_only(black_box(d)))
+        });
+        group.bench_with_input(BenchmarkId::new("passback", name), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &Options::default()))
+        });
+    }
+    group.finish();
+}
+
+fn cache_hit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cache");
+    let doc = document(20_000);
+    let engine = Engine::new(CacheConfig::new(16, 64 << 20));
+    engine.render(&doc, &Options::default());
+    group.bench_function("cold_20KB", |b| {
+        b.iter(|| passback_engine::render(black_box(&doc), &Options::default()))
+    });
+    group.bench_function("hit_20KB", |b| {
+        b.iter(|| engine.render(black_box(&doc), &Options::default()))
+    });
+    group.finish();
+}
+
+fn validate_and_export(c: &mut Criterion) {
+    let mut group = c.benchmark_group("other");
+    let doc = document(20_000);
+    group.bench_function("validate_20KB", |b| {
+        b.iter(|| passback_engine::validate(black_box(&doc)))
+    });
+    let parsed = Doc::parse(&doc);
+    let responses = serde_json::json!({
+        "b1": { "selected": ["PIN"], "note": "cheapest" },
+        "b2": { "selected": ["English", "Arabic"], "other": "Yiddish" },
+        "b3": { "text": "30 days" },
+        "b5": { "order": ["us", "eu", "apac"] },
+        "b6": { "weights": { "product": 50, "infra": 30, "support": 20 } }
+    });
+    let responses =
+        answers::from_json(&parsed, &responses).expect("responses fit the bench document");
+    group.bench_function("export_20KB", |b| {
+        b.iter(|| answers::export(black_box(&parsed), black_box(&responses)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cold_render, cache_hit, validate_and_export);
+criterion_main!(benches);

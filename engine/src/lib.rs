@@ -18,10 +18,12 @@ pub mod components;
 pub mod diag;
 pub mod diagram;
 pub mod document;
+pub mod email;
 pub mod html;
 pub mod json;
 pub mod sanitize;
 pub mod schema;
+pub mod text;
 
 pub use cache::{CacheConfig, CacheStats};
 pub use components::Kind;
@@ -80,6 +82,8 @@ pub enum Format {
     Page,
     /// `{ html, hash, blocks, diagnostics }`.
     Json,
+    /// A plain-text version of the preview (for `multipart/alternative` mail).
+    Text,
 }
 
 impl Format {
@@ -88,6 +92,7 @@ impl Format {
             Format::Fragment => "fragment",
             Format::Page => "page",
             Format::Json => "json",
+            Format::Text => "text",
         }
     }
 
@@ -96,6 +101,7 @@ impl Format {
             "fragment" => Some(Format::Fragment),
             "page" => Some(Format::Page),
             "json" => Some(Format::Json),
+            "text" => Some(Format::Text),
             _ => None,
         }
     }
@@ -104,6 +110,7 @@ impl Format {
         match self {
             Format::Fragment | Format::Page => "text/html; charset=utf-8",
             Format::Json => "application/json",
+            Format::Text => "text/plain; charset=utf-8",
         }
     }
 }
@@ -351,6 +358,9 @@ fn render_inner(
     if raw_html {
         prose = sanitize::clean(&prose);
     }
+    if options.surface.is_email() {
+        prose = email::style_prose(&prose, lang.dir() == "rtl");
+    }
 
     let id_base = format!("pb-{}", &hash[..8]);
     let mut needs_youtube_frame = false;
@@ -411,6 +421,16 @@ fn render_inner(
         Format::Fragment => fragment.clone(),
         Format::Page if options.surface.is_email() => email_page(&fragment, &title, lang),
         Format::Page => html::page(&fragment, &title, lang, &options.asset_base),
+        Format::Text => text::render(
+            parsed.root,
+            &parsed.blocks,
+            &parsed.nodes,
+            lang,
+            options
+                .respond_url
+                .as_deref()
+                .filter(|u| sanitize::is_safe_link(u)),
+        ),
         Format::Json => serde_json::json!({
             "html": fragment,
             "hash": hash,

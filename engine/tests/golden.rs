@@ -77,9 +77,19 @@ fn golden_html_matches() {
     for name in &names {
         let src = std::fs::read_to_string(golden_dir().join(format!("{name}.md")))
             .unwrap_or_else(|e| panic!("{name}.md: {e}"));
-        for surface in SURFACES {
-            let path = golden_dir().join(format!("{name}.{}.html", surface.name()));
-            let actual = rendered(&src, surface);
+        let text = render(
+            &src,
+            &Options::default()
+                .with_surface(Surface::Email)
+                .with_format(Format::Text),
+        )
+        .body;
+        let outputs = SURFACES
+            .iter()
+            .map(|s| (format!("{name}.{}.html", s.name()), rendered(&src, *s)))
+            .chain(std::iter::once((format!("{name}.email.txt"), text)));
+        for (file, actual) in outputs {
+            let path = golden_dir().join(&file);
             if update {
                 std::fs::write(&path, &actual)
                     .unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
@@ -87,11 +97,9 @@ fn golden_html_matches() {
             }
             match std::fs::read_to_string(&path) {
                 Ok(expected) if expected == actual => {}
-                Ok(expected) => failures.push(format!(
-                    "{name}.{}.html: {}",
-                    surface.name(),
-                    first_difference(&expected, &actual)
-                )),
+                Ok(expected) => {
+                    failures.push(format!("{file}: {}", first_difference(&expected, &actual)))
+                }
                 Err(e) => failures.push(format!(
                     "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
                     path.display()
@@ -119,6 +127,11 @@ fn every_golden_html_has_its_document() {
             .into_string()
             .expect("UTF-8 file names");
         if file.ends_with(".md") {
+            continue;
+        }
+        if let Some(doc) = file.strip_suffix(".email.txt")
+            && names.iter().any(|n| n == doc)
+        {
             continue;
         }
         let owned = file.strip_suffix(".html").and_then(|stem| {

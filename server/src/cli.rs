@@ -11,7 +11,7 @@ USAGE:
                  [--max-connections N] [--cache-entries N] [--cache-bytes BYTES]
                                     run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
                                     1024 connections, 4096 entries, 64 MiB)
-  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json]
+  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]
                   [--answers-action URL] [--respond-url URL] [--asset-base URL]
   passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
   passback answers --doc FILE --responses FILE
@@ -197,10 +197,9 @@ fn render(args: &[String]) -> Result<i32, String> {
     }
     if let Some(f) = a.flag("format") {
         options =
-            options
-                .with_format(Format::parse(f).ok_or_else(|| {
-                    format!("--format must be fragment, page or json, not `{f}`")
-                })?);
+            options.with_format(Format::parse(f).ok_or_else(|| {
+                format!("--format must be fragment, page, json or text, not `{f}`")
+            })?);
     }
     if let Some(url) = a.flag("answers-action") {
         options = options.with_answers_action((!url.is_empty()).then(|| url.to_string()));

@@ -335,11 +335,21 @@ fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
                     problem(
                         StatusCode::BAD_REQUEST,
                         format!(
-                            "format must be fragment, page or json, not \"{}\".",
+                            "format must be fragment, page, json or text, not \"{}\".",
                             truncate(&v)
                         ),
                     )
                 })?)
+            }
+            "respond_url" => {
+                let ok = v.starts_with("https://") || v.starts_with("http://");
+                if !ok {
+                    return Err(problem(
+                        StatusCode::BAD_REQUEST,
+                        "respond_url must be an http:// or https:// address (the email's Respond link).",
+                    ));
+                }
+                options = options.with_respond_url(Some(v));
             }
             _ => {}
         }
@@ -381,7 +391,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
 
 fn rendered_response(rendered: &passback_engine::Rendered, immutable: bool) -> Resp {
     let status = StatusCode::OK;
-    let mut r = if rendered.format == Format::Json {
+    let mut r = if matches!(rendered.format, Format::Json | Format::Text) {
         respond(status, rendered.content_type(), rendered.body.clone())
     } else {
         html(status, rendered.body.clone(), rendered.needs_youtube_frame)

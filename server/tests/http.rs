@@ -678,3 +678,56 @@ async fn the_openapi_description_matches_the_real_routes() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn email_previews_with_a_respond_link_and_a_text_alternative() {
+    let server = Server::start(Config::default()).await;
+    let html = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?surface=email&format=page&respond_url=https%3A%2F%2Fapp.example%2Fr%2F7",
+            &[],
+            DOC.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(html.status, 200);
+    let body = html.text();
+    assert!(
+        body.contains("href=\"https://app.example/r/7\"")
+            && !body.contains("<form")
+            && !body.contains("<script")
+    );
+    let text = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?surface=email&format=text&respond_url=https%3A%2F%2Fapp.example%2Fr%2F7",
+            &[],
+            DOC.as_bytes(),
+        ),
+    )
+    .await;
+    assert!(
+        text.header("content-type")
+            .unwrap_or("")
+            .starts_with("text/plain")
+    );
+    assert!(
+        text.text().contains("( ) Magic link (Recommended)")
+            && text.text().ends_with("Respond: https://app.example/r/7\n")
+    );
+    let bad = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?surface=email&respond_url=javascript%3Aalert(1)",
+            &[],
+            DOC.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    server.stop().await;
+}

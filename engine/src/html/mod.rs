@@ -45,10 +45,17 @@ impl RenderCx<'_> {
     /// The root element every rendered component has (contract §3).
     pub fn root(&self, labelled_by: Option<&str>, inner: Markup) -> Markup {
         let tag = self.kind.tag();
-        let style = self.surface.is_email().then_some(email::BLOCK);
+        if self.surface.is_email() {
+            // Mail clients know `div` better than sectioning elements.
+            return html! {
+                div class={ "pb-block pb-" (tag) } data-pb-block=(self.block) data-pb-kind=(tag) style=(email::BLOCK) {
+                    (inner)
+                }
+            };
+        }
         html! {
             section class={ "pb-block pb-" (tag) } data-pb-block=(self.block) data-pb-kind=(tag)
-                aria-labelledby=[labelled_by] style=[style] {
+                aria-labelledby=[labelled_by] {
                 (inner)
             }
         }
@@ -91,6 +98,12 @@ pub fn document_root(
                     div class="pb-actions" {
                         button type="submit" class="pb-submit" name="pb.op" value="export" { (lang.strings().get_answers) }
                     }
+                }
+            } @else if surface.is_email() {
+                // Outlook sizes tables, not divs: a 600px presentation table holds the preview.
+                table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"
+                    style="max-width:600px;margin:0 auto;border-collapse:collapse;" {
+                    tr { td style="padding:0 8px;" { (body) } }
                 }
             } @else {
                 (body)

@@ -22,7 +22,7 @@ pub fn style_prose(html: &str, rtl: bool) -> String {
             "th" => "border:1px solid #d0d7de;padding:4px 8px;background:#f6f8fa;font-weight:600;",
             "td" => "border:1px solid #d0d7de;padding:4px 8px;",
             "pre" => {
-                "margin:0 0 12px;padding:8px;background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;color:#1f2328;"
+                "margin:0 0 12px;padding:8px;background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;color:#1f2328;"
             }
             "code" => {
                 "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:90%;background:#f6f8fa;"

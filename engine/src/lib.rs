@@ -197,6 +197,9 @@ pub struct Rendered {
     /// Whether a routed YouTube block needs `frame-src` in the page's CSP.
     #[serde(skip)]
     pub needs_youtube_frame: bool,
+    /// The surface it was rendered for (email HTML carries inline styles, so its CSP differs).
+    #[serde(skip)]
+    pub surface: Surface,
 }
 
 impl Rendered {
@@ -447,6 +450,7 @@ fn render_inner(
         diagnostics,
         format: options.format,
         needs_youtube_frame,
+        surface: options.surface,
     }
 }
 

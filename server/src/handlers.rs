@@ -7,7 +7,7 @@
 
 use crate::AppState;
 use crate::pages;
-use crate::problem::{Resp, html, problem, respond};
+use crate::problem::{Resp, email_html, html, problem, respond};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -393,6 +393,8 @@ fn rendered_response(rendered: &passback_engine::Rendered, immutable: bool) -> R
     let status = StatusCode::OK;
     let mut r = if matches!(rendered.format, Format::Json | Format::Text) {
         respond(status, rendered.content_type(), rendered.body.clone())
+    } else if rendered.surface.is_email() {
+        email_html(status, rendered.body.clone())
     } else {
         html(status, rendered.body.clone(), rendered.needs_youtube_frame)
     };

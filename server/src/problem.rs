@@ -19,6 +19,19 @@ pub fn csp(youtube: bool) -> String {
     p
 }
 
+/// The policy for email previews: inline styles are how mail is styled; nothing else runs or loads.
+pub const EMAIL_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
+
+/// An email-surface HTML response: no script can run, but its inline styles apply.
+pub fn email_html(status: StatusCode, body: impl Into<Bytes>) -> Resp {
+    let mut r = html(status, body, false);
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(EMAIL_CSP),
+    );
+    r
+}
+
 /// A response with a body and content type.
 pub fn respond(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Resp {
     let mut r = Response::new(Full::new(body.into()));

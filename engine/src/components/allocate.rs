@@ -168,12 +168,12 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                     @for (item, w) in a.items.iter().zip(&shown) {
                         @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
                         tr {
-                            td style="padding:4px 8px;width:45%;vertical-align:top;" { (item.label) }
-                            td style="padding:4px 0;vertical-align:middle;" {
+                            td style="padding:4px 8px;width:40%;vertical-align:top;" { (item.label) }
+                            td style="padding:4px 0;width:45%;vertical-align:middle;" {
                                 table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
                                     tr {
-                                        td style={ "background:#0969da;height:10px;width:" (format_number(pct.round())) "%;" } {}
-                                        td style="background:#d0d7de;height:10px;" {}
+                                        td style={ "background:#0969da;height:10px;font-size:0;line-height:0;width:" (format_number(pct.round())) "%;" } { "\u{a0}" }
+                                        td style="background:#d0d7de;height:10px;font-size:0;line-height:0;" { "\u{a0}" }
                                     }
                                 }
                             }

@@ -64,14 +64,14 @@ impl RenderCx<'_> {
 
 /// Inline styles for the email surface, where `<style>` and classes cannot be relied on.
 pub mod email {
-    pub const DOC: &str = "max-width:600px;margin:0 auto;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;color:#1f2328;";
+    pub const DOC: &str = "max-width:600px;overflow-wrap:anywhere;margin:0 auto;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;color:#1f2328;";
     pub const BLOCK: &str = "border:1px solid #d0d7de;border-radius:8px;padding:12px 16px;margin:16px 0;background:#f6f8fa;color:#1f2328;";
     pub const TITLE: &str = "font-size:17px;font-weight:600;margin:0 0 8px;color:#1f2328;";
     pub const MUTED: &str = "color:#57606a;font-size:14px;margin:0 0 8px;";
     pub const LIST: &str = "list-style:none;margin:0 0 8px;padding:0;";
     pub const ITEM: &str = "margin:4px 0;";
     pub const BADGE: &str = "display:inline-block;font-size:12px;font-weight:600;color:#0a3069;background:#ddf4ff;border:1px solid #54aeff;border-radius:10px;padding:0 6px;margin-inline-start:6px;";
-    pub const PRE: &str = "white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:8px;margin:0;color:#1f2328;";
+    pub const PRE: &str = "white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:8px;margin:0;color:#1f2328;";
     pub const LINK: &str = "color:#0550ae;";
 }
 
@@ -102,7 +102,7 @@ pub fn document_root(
             } @else if surface.is_email() {
                 // Outlook sizes tables, not divs: a 600px presentation table holds the preview.
                 table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"
-                    style="max-width:600px;margin:0 auto;border-collapse:collapse;" {
+                    style="max-width:600px;width:100%;table-layout:fixed;margin:0 auto;border-collapse:collapse;" {
                     tr { td style="padding:0 8px;" { (body) } }
                 }
             } @else {

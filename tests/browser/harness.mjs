@@ -1,0 +1,74 @@
+// Shared set-up for the browser tests: the real `passback serve` on loopback (port 0) and Debian's
+// Chromium driven by playwright-core. Facts from shared/BROWSER-TESTING.md: persistent contexts,
+// --no-sandbox and the network-quieting flags; axe is injected over the devtools protocol so the
+// page's strict CSP does not block it.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TARGET = process.env.CARGO_TARGET_DIR || join(ROOT, 'target');
+export const BIN = process.env.PASSBACK_BIN || join(TARGET, 'debug', 'passback');
+const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
+export const SHOTS = process.env.PASSBACK_SCREENSHOTS || join(TARGET, 'screenshots');
+
+/** Starts `passback serve` on 127.0.0.1:0 and resolves to { url, stop }. */
+export function startServer() {
+  return new Promise((resolve, reject) => {
+    if (!existsSync(BIN)) reject(new Error(`${BIN} is missing: run cargo build -p passback-server first`));
+    const child = spawn(BIN, ['serve', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
+    });
+    child.on('exit', (code) => reject(new Error(`passback serve exited with ${code}`)));
+  });
+}
+
+/** A fresh persistent Chromium context; options go to playwright (javaScriptEnabled, colorScheme…). */
+export async function browser(options = {}) {
+  if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium)');
+  const profile = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-chromium-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    ...options,
+  });
+}
+
+/** POSTs a document to /v1/render and returns the URL of its cached page rendering. */
+export async function renderedPage(server, markdown, query = 'format=page') {
+  const res = await fetch(`${server.url}/v1/render?${query}`, {
+    method: 'POST', headers: { 'content-type': 'text/markdown' }, body: markdown,
+  });
+  if (res.status !== 200) throw new Error(`render failed: ${res.status} ${await res.text()}`);
+  return server.url + res.headers.get('content-location');
+}
+
+const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** Runs axe in the page (injected over the devtools protocol) and returns serious/critical violations. */
+export async function axeViolations(page) {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+/** Collects CSP violations and page errors reported to the console. */
+export function watchConsole(page) {
+  const problems = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  return problems;
+}

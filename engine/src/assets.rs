@@ -3,8 +3,8 @@
 
 use std::sync::LazyLock;
 
-/// The stylesheet's text.
-pub const CSS: &str = include_str!("../assets/passback.css");
+/// The stylesheet's text: the base styles, then those of the enhanced widgets.
+pub const CSS: &str = concat!(include_str!("../assets/passback.css"), "\n", include_str!("../assets/enhance.css"));
 /// The enhancement script's text.
 pub const JS: &str = include_str!("../assets/passback.js");
 

@@ -1,55 +1,12 @@
 //! The email surface, checked the way a mail client would see it: parse every tag of the output
 //! and reject anything that would run, post, or fetch.
 
+mod common;
+
+use common::tags;
 use passback_engine::{Format, Options, Surface, render};
 use std::fs;
 use std::path::Path;
-
-/// Every tag in `html` as (name, attributes). The engine escapes `<` in text, so each `<` that
-/// starts a letter or `/` begins a tag.
-fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
-    let mut out = Vec::new();
-    let mut rest = html;
-    while let Some(lt) = rest.find('<') {
-        rest = &rest[lt + 1..];
-        let Some(gt) = rest.find('>') else { break };
-        let inner = &rest[..gt];
-        rest = &rest[gt + 1..];
-        if inner.starts_with('/') || inner.starts_with('!') {
-            continue;
-        }
-        let name: String = inner
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let mut attrs = Vec::new();
-        let mut a = &inner[name.len()..];
-        loop {
-            a = a.trim_start().trim_start_matches('/');
-            if a.is_empty() {
-                break;
-            }
-            let key: String = a
-                .chars()
-                .take_while(|c| !c.is_whitespace() && *c != '=' && *c != '>')
-                .collect();
-            a = &a[key.len()..];
-            let mut value = String::new();
-            if let Some(r) = a.strip_prefix("=\"") {
-                let end = r.find('"').unwrap_or(r.len());
-                value = r[..end].to_string();
-                a = &r[(end + 1).min(r.len())..];
-            }
-            if key.is_empty() {
-                break;
-            }
-            attrs.push((key.to_ascii_lowercase(), value));
-        }
-        out.push((name, attrs));
-    }
-    out
-}
 
 const FORBIDDEN_TAGS: [&str; 13] = [
     "script", "style", "form", "input", "select", "textarea", "button", "iframe", "object",

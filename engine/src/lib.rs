@@ -328,8 +328,27 @@ fn render_inner(
     answers: Option<&answers::Responses>,
 ) -> Rendered {
     let arena = Arena::new();
-    let parsed = document::parse(&arena, src);
-    let raw_html = sanitize::police(parsed.root);
+    let mut parsed = document::parse(&arena, src);
+    let mut raw_html = sanitize::police(parsed.root);
+    let mut diagnostics = std::mem::take(&mut parsed.diagnostics);
+    if raw_html
+        && (src.len() > sanitize::MAX_SANITIZE_BYTES
+            || sanitize::depth(parsed.root) > sanitize::MAX_SANITIZE_DEPTH)
+    {
+        // Sanitizing this much nesting would take quadratic time: show the HTML as text instead.
+        sanitize::escape_raw_html(parsed.root);
+        raw_html = false;
+        diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            code: "raw_html_escaped",
+            block: None,
+            line: 1,
+            column: 1,
+            path: String::new(),
+            message: "the document nests too deeply (or is too large) for its raw HTML to be sanitized, so the HTML is shown as text".into(),
+            hint: format!("keep nesting under {} levels, or remove the raw HTML", sanitize::MAX_SANITIZE_DEPTH),
+        });
+    }
 
     // Language and direction come from everything the reader sees.
     let mut text = String::new();
@@ -419,7 +438,7 @@ fn render_inner(
     }
 
     let blocks: Vec<BlockInfo> = parsed.blocks.iter().map(|b| b.info.clone()).collect();
-    let diagnostics = parsed.diagnostics;
+
     let body = match options.format {
         Format::Fragment => fragment.clone(),
         Format::Page if options.surface.is_email() => email_page(&fragment, &title, lang),

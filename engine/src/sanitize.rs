@@ -56,6 +56,48 @@ pub fn police<'a>(root: &'a AstNode<'a>) -> bool {
     raw_html
 }
 
+/// Deepest nesting ammonia is given: its HTML tree builder is quadratic in depth (50 KB of `>`
+/// takes seconds), so deeper documents have their raw HTML escaped instead of sanitized.
+pub const MAX_SANITIZE_DEPTH: usize = 64;
+/// Largest prose (in bytes of Markdown) that goes through ammonia.
+pub const MAX_SANITIZE_BYTES: usize = 2 * 1024 * 1024;
+
+/// How deeply the AST nests, counted without recursion.
+pub fn depth<'a>(root: &'a AstNode<'a>) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for edge in root.traverse() {
+        match edge {
+            comrak::arena_tree::NodeEdge::Start(_) => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            comrak::arena_tree::NodeEdge::End(_) => depth -= 1,
+        }
+    }
+    max
+}
+
+/// Turns raw HTML into literal text (inline) or a code block (block), so it shows escaped and
+/// needs no sanitizer.
+pub fn escape_raw_html<'a>(root: &'a AstNode<'a>) {
+    for node in root.descendants() {
+        let mut data = node.data_mut();
+        let replacement = match &data.value {
+            NodeValue::HtmlBlock(b) => Some(NodeValue::CodeBlock(Box::new(
+                comrak::nodes::NodeCodeBlock {
+                    literal: b.literal.clone(),
+                    ..Default::default()
+                },
+            ))),
+            NodeValue::HtmlInline(h) => Some(NodeValue::Text(h.clone().into())),
+            _ => None,
+        };
+        if let Some(value) = replacement {
+            data.value = value;
+        }
+    }
+}
+
 static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
     let mut b = Builder::default();
     b.add_tags(["input", "section", "figure", "figcaption", "mark"])

@@ -1,0 +1,67 @@
+//! Inputs built to make a renderer slow or crash: each must come back with output (or a clear
+//! warning or error) — the test fails by panicking or, in CI, by never finishing. No test here
+//! asserts a wall-clock time.
+
+use passback_engine::{Options, Surface, render, validate};
+
+fn codes(out: &passback_engine::Rendered) -> Vec<&'static str> {
+    out.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn deep_block_quotes_with_raw_html_skip_the_quadratic_sanitizer() {
+    let doc = format!(
+        "{} <b onclick=\"x()\">bold</b> <script>alert(1)</script>\n",
+        ">".repeat(50_000)
+    );
+    for surface in [Surface::Page, Surface::Email] {
+        let out = render(&doc, &Options::default().with_surface(surface));
+        assert!(codes(&out).contains(&"raw_html_escaped"));
+        assert!(out.html.contains("&lt;script&gt;") && !out.html.contains("<script"));
+        assert!(!out.html.contains("onclick=\""));
+    }
+}
+
+#[test]
+fn deep_lists_brackets_and_emphasis_runs() {
+    let cases = [
+        format!("{}x <i>y</i>\n", "- ".repeat(20_000)),
+        format!("{}x{}\n", "[".repeat(50_000), "]".repeat(50_000)),
+        format!("{}x{}\n", "*a".repeat(30_000), "a*".repeat(30_000)),
+        format!("{}\n", "_*".repeat(50_000)),
+        format!("{}x\n", "<div>".repeat(5_000)),
+        format!("{}\n", "![](".repeat(20_000)),
+        "`".repeat(100_000),
+    ];
+    for doc in &cases {
+        let out = render(doc, &Options::default());
+        assert!(out.html.starts_with("<div class=\"pb-doc\""));
+        assert!(!out.html.contains("<script"));
+    }
+}
+
+#[test]
+fn json_nested_a_hundred_thousand_deep_is_refused_with_a_diagnostic() {
+    let doc = format!("```questionnaire\n{}\n```\n", "[".repeat(100_000));
+    let v = validate(&doc);
+    assert_eq!(v.outcome, "violating");
+    assert_eq!(v.diagnostics[0].code, "too_deep");
+    let doc = format!(
+        "```questionnaire\n{{\"version\":\"1\",\"questions\":{}{}}}\n```\n",
+        "{\"a\":".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    assert_eq!(validate(&doc).diagnostics[0].code, "too_deep");
+}
+
+#[test]
+fn huge_lines_and_many_blocks() {
+    let line = format!("{}\n", "word ".repeat(1_000_000));
+    assert!(render(&line, &Options::default()).html.len() > 5_000_000);
+    let block = "```open-question\n{\"version\":\"1\",\"question\":\"Why?\"}\n```\n\n";
+    let doc = block.repeat(10_000);
+    let out = render(&doc, &Options::default());
+    assert_eq!(out.blocks.len(), 10_000);
+    assert_eq!(out.blocks[9_999].id, "b10000");
+    assert!(out.diagnostics.is_empty());
+}

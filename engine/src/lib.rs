@@ -121,13 +121,16 @@ impl Format {
 pub struct Options {
     pub surface: Surface,
     pub format: Format,
-    /// Where the document's form posts (no-JavaScript answers). `None` renders the form
-    /// without an action (it posts to the page's own URL).
+    /// Where the document's form posts (no-JavaScript answers). `None` renders no form: the
+    /// controls stand alone (static sites, where the script's "Copy answers" exports).
     pub answers_action: Option<String>,
     /// URL prefix of the stylesheet and script, e.g. `/assets`.
     pub asset_base: String,
     /// The email surface's "Respond" link.
     pub respond_url: Option<String>,
+    /// Mixed into the content hash (and so into every element id): lets a host render the same
+    /// text twice on one page with distinct ids, e.g. mdBook's print.html.
+    pub id_salt: Option<String>,
 }
 
 impl Default for Options {
@@ -138,6 +141,7 @@ impl Default for Options {
             answers_action: Some("/v1/answers".to_string()),
             asset_base: "/assets".to_string(),
             respond_url: None,
+            id_salt: None,
         }
     }
 }
@@ -163,6 +167,11 @@ impl Options {
         self
     }
 
+    pub fn with_id_salt(mut self, salt: Option<String>) -> Self {
+        self.id_salt = salt;
+        self
+    }
+
     pub fn with_asset_base(mut self, base: impl Into<String>) -> Self {
         self.asset_base = base.into();
         self
@@ -170,12 +179,13 @@ impl Options {
 
     fn cache_key(&self) -> String {
         format!(
-            "{}|{}|{:?}|{}|{:?}",
+            "{}|{}|{:?}|{}|{:?}|{:?}",
             self.surface.name(),
             self.format.name(),
             self.answers_action,
             self.asset_base,
-            self.respond_url
+            self.respond_url,
+            self.id_salt
         )
     }
 }
@@ -414,10 +424,16 @@ fn render_inner(
         .blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
-    let form = (answerable && !options.surface.is_email()).then(|| html::FormChrome {
-        action: options.answers_action.clone(),
-        source: src.to_string(),
-    });
+    // The form exists only where something can take the post; without an answers action (a
+    // static site) the controls stand alone and the script's "Copy answers" does the export.
+    let form = options
+        .answers_action
+        .clone()
+        .filter(|_| answerable && !options.surface.is_email())
+        .map(|action| html::FormChrome {
+            action: Some(action),
+            source: src.to_string(),
+        });
     let mut fragment =
         html::document_root(PreEscaped(body), lang, &hash, options.surface, form).into_string();
     if options.surface.is_email()

@@ -1,0 +1,121 @@
+//! `mdbook-passback`: the mdBook preprocessor binary (logic in the library).
+#![forbid(unsafe_code)]
+
+use mdbook_passback::{OnError, Settings, install, process_chapter, version_warning};
+use mdbook_preprocessor::book::BookItem;
+use passback_engine::Surface;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        // mdBook asks before running: only HTML gets widgets; say nothing on the skip path.
+        Some("supports") => {
+            if args.get(1).map(String::as_str) == Some("html") {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Some("install") => {
+            let dir = args
+                .get(1)
+                .map_or_else(|| std::path::PathBuf::from("."), std::path::PathBuf::from);
+            match install::install(&dir) {
+                Ok(changes) if changes.is_empty() => {
+                    eprintln!("mdbook-passback: already installed in {}", dir.display());
+                    ExitCode::SUCCESS
+                }
+                Ok(changes) => {
+                    for c in changes {
+                        eprintln!("mdbook-passback: {c}");
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("mdbook-passback: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some("-V" | "--version") => {
+            println!("mdbook-passback {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        None => match preprocess() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mdbook-passback: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some(other) => {
+            eprintln!(
+                "mdbook-passback: unknown command `{other}`; use `install [BOOK_DIR]`, or let mdBook run it"
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, String> {
+    let get = |key: &str| -> Result<Option<String>, String> {
+        ctx.config
+            .get::<String>(&format!("preprocessor.passback.{key}"))
+            .map_err(|e| format!("preprocessor.passback.{key} in book.toml must be a string: {e}"))
+    };
+    let mut s = Settings::default();
+    if let Some(v) = get("surface")? {
+        s.surface = Surface::parse(&v).ok_or_else(|| {
+            format!("preprocessor.passback.surface must be page, routed or email, not \"{v}\"")
+        })?;
+    }
+    s.answers_action = get("answers-action")?.filter(|a| !a.is_empty());
+    if let Some(v) = get("on-error")? {
+        s.on_error = match v.as_str() {
+            "warn" => OnError::Warn,
+            "fail" => OnError::Fail,
+            _ => {
+                return Err(format!(
+                    "preprocessor.passback.on-error must be warn or fail, not \"{v}\""
+                ));
+            }
+        };
+    }
+    Ok(s)
+}
+
+fn preprocess() -> Result<(), String> {
+    let (ctx, mut book) = mdbook_preprocessor::parse_input(std::io::stdin())
+        .map_err(|e| format!("cannot read mdBook's input: {e}"))?;
+    if let Some(w) = version_warning(&ctx.mdbook_version) {
+        eprintln!("{w}");
+    }
+    let settings = settings(&ctx)?;
+    let mut errors = 0;
+    book.for_each_mut(|item| {
+        let BookItem::Chapter(ch) = item else { return };
+        let path = ch
+            .source_path
+            .as_ref()
+            .or(ch.path.as_ref())
+            .map_or_else(|| ch.name.clone(), |p| format!("src/{}", p.display()));
+        let out = process_chapter(&path, &ch.content, &settings);
+        for m in &out.messages {
+            eprintln!("{m}");
+        }
+        errors += out.errors;
+        ch.content = out.content;
+    });
+    if errors > 0 && settings.on_error == OnError::Fail {
+        return Err(format!(
+            "{errors} invalid component(s); fix them or set on-error = \"warn\""
+        ));
+    }
+    let json = serde_json::to_string(&book).map_err(|e| format!("cannot encode the book: {e}"))?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(json.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the book: {e}"))
+}

@@ -1,0 +1,163 @@
+//! A real `mdbook build` of `examples/book` with the real preprocessor binary: every component,
+//! fences in lists and quotes, an `{{#include}}`d chapter, and an invalid block.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for e in std::fs::read_dir(from).expect("read dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n == "book") {
+                continue;
+            }
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).expect("copy file");
+        }
+    }
+}
+
+#[test]
+fn a_real_book_builds_with_live_components() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/book");
+    let dir: PathBuf = std::env::temp_dir().join(format!("pb-book-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&example, &dir);
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().expect("bin dir").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    let install = Command::new(&bin)
+        .arg("install")
+        .arg(&dir)
+        .output()
+        .expect("run install");
+    assert!(
+        install.status.success(),
+        "{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    assert!(dir.join("passback.css").exists() && dir.join("passback.js").exists());
+
+    let build = Command::new("mdbook")
+        .arg("build")
+        .arg(&dir)
+        .env("PATH", &path)
+        .output();
+    let build = build.expect("the mdbook binary is needed for this test: cargo install mdbook --locked --no-default-features --features search");
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(build.status.success(), "mdbook build failed:\n{stderr}");
+    // The invalid block is reported the way compilers print, with its place in the chapter.
+    assert!(
+        stderr.contains("src/decisions.md:44:14: warning[wrong_version]"),
+        "{stderr}"
+    );
+
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join("book").join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let decisions = read("decisions.html");
+    for kind in [
+        "single-choice",
+        "multi-choice",
+        "open-question",
+        "questionnaire",
+        "prioritize",
+        "allocate",
+    ] {
+        assert!(
+            decisions.contains(&format!("data-pb-kind=\"{kind}\"")),
+            "{kind} missing"
+        );
+    }
+    assert!(
+        decisions.contains("<pre class=\"pb-invalid\""),
+        "the invalid block falls back to code"
+    );
+    assert!(
+        decisions.contains("passback") && decisions.contains(".css"),
+        "the stylesheet is linked"
+    );
+    assert!(
+        !decisions.contains("```single-choice"),
+        "no fence is left raw"
+    );
+
+    let nested = read("nested.html");
+    assert_eq!(
+        nested.matches("class=\"pb-doc\"").count(),
+        3,
+        "list, quote and included fences"
+    );
+    assert!(
+        nested.contains("and the item goes on after it")
+            && nested.contains("The quote goes on too")
+    );
+    let li = nested.find("<li>").expect("a list item");
+    let in_list = nested
+        .find("Number the steps?")
+        .expect("the list's component");
+    let li_end = nested[li..]
+        .find("</li>")
+        .map(|i| i + li)
+        .expect("end of item");
+    assert!(
+        li < in_list && in_list < li_end,
+        "the component stays inside its list item"
+    );
+    let quote = nested.find("<blockquote").expect("a quote");
+    let quote_end = nested.find("</blockquote>").expect("end of quote");
+    let in_quote = nested
+        .find("What should the quote say?")
+        .expect("the quote's component");
+    assert!(
+        quote < in_quote && in_quote < quote_end,
+        "the component stays inside its quote"
+    );
+
+    let media = read("media.html");
+    assert!(
+        media.contains("data-pb-kind=\"mermaid\"") && media.contains("data-pb-kind=\"youtube\"")
+    );
+    assert!(
+        !media.contains("youtube-nocookie.com/embed"),
+        "the page surface never embeds YouTube"
+    );
+
+    // print.html holds every chapter: ids must stay unique across the whole book.
+    let print = read("print.html");
+    let mut ids: Vec<&str> = print
+        .split(" id=\"")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .filter(|i| i.starts_with("pb-"))
+        .collect();
+    let n = ids.len();
+    assert!(n > 20, "print.html has the components");
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate ids in print.html");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn other_renderers_are_declined_quietly() {
+    let bin = env!("CARGO_BIN_EXE_mdbook-passback");
+    let html = Command::new(bin)
+        .args(["supports", "html"])
+        .output()
+        .expect("run");
+    assert!(html.status.success());
+    let md = Command::new(bin)
+        .args(["supports", "markdown"])
+        .output()
+        .expect("run");
+    assert!(!md.status.success());
+    assert!(md.stdout.is_empty() && md.stderr.is_empty());
+}

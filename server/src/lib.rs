@@ -115,7 +115,9 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(state.config.header_timeout)
-        .keep_alive(true);
+        .keep_alive(true)
+        // Request heads over 64 KiB are answered 431 by hyper.
+        .max_header_size(64 * 1024);
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {

@@ -235,7 +235,14 @@ fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, R
                     format!("The body is not valid JSON: {e}."),
                 )
             })?;
-            if let Some(blocks) = json.get("blocks") {
+            if json.get("markdown").is_some_and(|m| !m.is_string()) {
+                return Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    "\"markdown\" must be a string holding the document.",
+                ));
+            }
+            // `blocks` takes precedence over `markdown` when both are given (spec §0.5).
+            if let Some(blocks) = json.get("blocks").filter(|b| !b.is_null()) {
                 return blocks_to_markdown(blocks)
                     .map_err(|m| problem(StatusCode::UNPROCESSABLE_ENTITY, m));
             }

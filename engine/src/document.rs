@@ -105,11 +105,14 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         let id = format!("b{}", blocks.len() + 1);
         let map = PosMap::for_fence(&lines, &literal, line);
         let (component, mut diags) = check_block(&id, kind, &literal, &map);
-        // A fence rescued by the pre-scan gets its warning attached to the block.
-        for d in diagnostics.iter_mut() {
-            if d.code == "nested_json_fence_rescued" && d.block.is_none() && d.line == line + 1 {
-                d.block = Some(id.clone());
-            }
+        // A fence rescued by the pre-scan gets its warning attached to the block. Those
+        // warnings are the first diagnostics, in line order, so a binary search finds it
+        // (a scan of every diagnostic per block would be quadratic).
+        if let Ok(k) = rescued_lines.binary_search(&(line + 1))
+            && let Some(d) = diagnostics.get_mut(k)
+            && d.block.is_none()
+        {
+            d.block = Some(id.clone());
         }
         diagnostics.append(&mut diags);
         blocks.push(Block {

@@ -316,10 +316,18 @@ fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<usize>) {
         if Kind::from_tag(info).is_some()
             && let Some(next) = lines.get(i + 1)
             && let Some((inner, "json")) = fence_parts(strip_container_prefix(next.1).trim())
-            && let Some(close) = (i + 2..lines.len()).find(|&j| {
-                matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
-                    Some((f, "")) if f.starts_with(&inner[..1]) && f.len() >= inner.len())
-            })
+            // The search stops at the first line that closes either fence: past the outer
+            // fence's end the shape cannot match, and an unbounded search is quadratic.
+            && let Some(close) = (i + 2..lines.len())
+                .find(|&j| {
+                    matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
+                        Some((f, "")) if (f.starts_with(&inner[..1]) && f.len() >= inner.len())
+                            || (f.starts_with(ch) && f.len() >= fence.len()))
+                })
+                .filter(|&j| {
+                    matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
+                        Some((f, "")) if f.starts_with(&inner[..1]) && f.len() >= inner.len())
+                })
             && let Some(outer) = (close + 1..lines.len()).find(|&j| !lines[j].1.trim().is_empty())
             && matches!(fence_parts(strip_container_prefix(lines[outer].1).trim()),
                 Some((f, "")) if f.starts_with(ch) && f.len() >= fence.len())

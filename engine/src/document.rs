@@ -10,6 +10,7 @@ use comrak::nodes::{AstNode, NodeValue};
 use comrak::{Arena, Options as ComrakOptions};
 use serde::Serialize;
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// One component fence, as listed in `blocks` (contract §2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -596,6 +597,10 @@ pub struct PosMap {
     /// Per line of the block's text: (byte start in the text, original line, prefix chars).
     lines: Vec<(usize, usize, usize)>,
     text: String,
+    /// The last position located: (line index, byte offset, chars from the line's start).
+    /// Diagnostics arrive roughly in text order, so counting from there keeps many
+    /// diagnostics on one long line linear instead of quadratic.
+    cursor: Cell<(usize, usize, usize)>,
 }
 
 impl PosMap {
@@ -621,6 +626,7 @@ impl PosMap {
         PosMap {
             lines,
             text: literal.to_string(),
+            cursor: Cell::new((0, 0, 0)),
         }
     }
 
@@ -637,7 +643,11 @@ impl PosMap {
         if lines.is_empty() {
             lines.push((0, index.locate(start).0, 0));
         }
-        PosMap { lines, text }
+        PosMap {
+            lines,
+            text,
+            cursor: Cell::new((0, 0, 0)),
+        }
     }
 
     /// 1-based (line, column) in the original document of byte `offset` in the block's text.
@@ -645,7 +655,19 @@ impl PosMap {
         let i = self.lines.partition_point(|(s, _, _)| *s <= offset).max(1) - 1;
         let (start, line, prefix) = self.lines[i];
         let end = offset.min(self.text.len());
-        let chars = self.text.get(start..end).map_or(0, |s| s.chars().count());
+        let count = |a: usize, b: usize| self.text.get(a..b).map(|s| s.chars().count());
+        let (ci, coff, cchars) = self.cursor.get();
+        let near = if ci != i {
+            None
+        } else if coff <= end {
+            count(coff, end).map(|n| cchars + n)
+        } else if coff - end < end - start {
+            count(end, coff).map(|n| cchars - n)
+        } else {
+            None
+        };
+        let chars = near.unwrap_or_else(|| count(start, end).unwrap_or(0));
+        self.cursor.set((i, end, chars));
         (line, prefix + chars + 1)
     }
 }
@@ -684,6 +706,30 @@ mod tests {
             (d.code, d.line, d.column, d.path.as_str()),
             ("wrong_version", 4, 15, "/version")
         );
+    }
+
+    #[test]
+    fn locate_counts_the_same_in_any_order() {
+        let src = "```x\n> {\"é\": 1, \"ü\": [2, 3]}\n  second line ü\n```\n";
+        let index = LineIndex::new(src);
+        let literal = "{\"é\": 1, \"ü\": [2, 3]}\nsecond line ü\n";
+        let map = PosMap::for_fence(&index, literal, 1);
+        let naive = |offset: usize| {
+            let fresh = PosMap::for_fence(&index, literal, 1);
+            fresh.locate(offset)
+        };
+        let boundaries: Vec<usize> = (0..=literal.len())
+            .filter(|&o| literal.is_char_boundary(o))
+            .collect();
+        for &o in boundaries
+            .iter()
+            .chain(boundaries.iter().rev())
+            .chain([&3, &30, &1, &12])
+        {
+            assert_eq!(map.locate(o), naive(o), "offset {o}");
+        }
+        assert_eq!(map.locate(0), (2, 3));
+        assert_eq!(map.locate(literal.find("second").unwrap()), (3, 3));
     }
 
     #[test]

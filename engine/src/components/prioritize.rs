@@ -5,6 +5,7 @@ use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
 use maud::{Markup, html};
+use std::collections::HashSet;
 
 const FIELDS: [&str; 7] = [
     "version",
@@ -83,6 +84,7 @@ pub fn parse_items<T>(
         known.push("weight");
     }
     let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
+    let mut ids: HashSet<String> = HashSet::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
         let path = format!("{}/{i}", o.path("items"));
         let Some(io) = ck.object(v, &path, &format!("item {}", i + 1)) else {
@@ -102,7 +104,7 @@ pub fn parse_items<T>(
         let context = ck.optional_string(&io, "context");
         let more = extra(ck, &io, i);
         if let Some(id) = &id
-            && items.iter().any(|(it, _)| &it.id == id)
+            && ids.contains(id)
         {
             let at = io.get("id").map_or(io.at, |v| v.start);
             ck.error(
@@ -114,6 +116,7 @@ pub fn parse_items<T>(
             );
         }
         if let (Some(id), Some(label), Some(more)) = (id, label, more) {
+            ids.insert(id.clone());
             items.push((Item { id, label, context }, more));
         }
     }

@@ -17,6 +17,10 @@ const FIELDS: [&str; 7] = [
     "skill_version",
 ];
 
+/// Longest list whose position fields are `<select>`s. Each select lists every position, so
+/// the markup grows with the square of the list; longer lists get number fields instead.
+pub const MAX_SELECT_POSITIONS: usize = 50;
+
 #[derive(Debug, Clone)]
 pub struct Prioritize {
     pub title: Option<String>,
@@ -158,10 +162,15 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                     @if let Some(c) = &item.context { " " span class="pb-context" { (c) } }
                     span class="pb-rank-controls" {
                         label class="pb-visually-hidden" for=(pos_id) { (Strings::fill(t.position_of, &item.label)) }
-                        select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
-                            @for pos in 1..=n {
-                                option value=(pos) selected[pos == k + 1] { (pos) }
+                        @if n <= MAX_SELECT_POSITIONS {
+                            select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
+                                @for pos in 1..=n {
+                                    option value=(pos) selected[pos == k + 1] { (pos) }
+                                }
                             }
+                        } @else {
+                            input type="number" id=(pos_id) name=(cx.name(&format!("pos.{k}")))
+                                min="1" max=(n) step="1" value=(k + 1);
                         }
                         button type="submit" class="pb-move" name=(cx.name("op")) value={ "up:" (k) }
                             aria-label=(Strings::fill(t.move_up, &item.label)) disabled[k == 0] { "▲" }
@@ -189,5 +198,33 @@ pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
             input type="text" id=(cx.id("add")) name=(cx.name("add"));
             button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Options, render};
+
+    fn list(n: usize) -> String {
+        let items: Vec<String> = (0..n)
+            .map(|i| format!("{{\"id\":\"i{i}\",\"label\":\"Item {i}\"}}"))
+            .collect();
+        format!(
+            "```prioritize\n{{\"version\":\"1\",\"items\":[{}]}}\n```\n",
+            items.join(",")
+        )
+    }
+
+    #[test]
+    fn long_lists_use_number_fields_so_markup_stays_linear() {
+        let short = render(&list(3), &Options::default()).html;
+        assert_eq!(short.matches("<select").count(), 3);
+        let long = render(&list(super::MAX_SELECT_POSITIONS + 1), &Options::default()).html;
+        assert_eq!(long.matches("<select").count(), 0);
+        assert_eq!(
+            long.matches("type=\"number\"").count(),
+            super::MAX_SELECT_POSITIONS + 1
+        );
+        assert!(long.contains("max=\"51\""));
     }
 }

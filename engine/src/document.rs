@@ -10,6 +10,7 @@ use comrak::nodes::{AstNode, NodeValue};
 use comrak::{Arena, Options as ComrakOptions};
 use serde::Serialize;
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// One component fence, as listed in `blocks` (contract §2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -64,6 +65,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     diagnostics.extend(broken_bare_json(src, &lines));
 
     let (text, rescued_lines) = rescue_nested_fences(src);
+    let rescued_base = diagnostics.len();
     for (_, line) in &rescued_lines {
         diagnostics.push(Diagnostic {
             severity: Severity::Warning,
@@ -106,14 +108,14 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         let id = format!("b{}", blocks.len() + 1);
         let map = PosMap::for_fence(&lines, &literal, line);
         let (component, mut diags) = check_block(&id, kind, &literal, &map);
-        // A fence rescued by the pre-scan gets its warning attached to the block.
-        for d in diagnostics.iter_mut() {
-            if d.code == "nested_json_fence_rescued"
-                && d.block.is_none()
-                && rescued_lines.contains(&(line, d.line))
-            {
-                d.block = Some(id.clone());
-            }
+        // A fence rescued by the pre-scan gets its warning attached to the block. Those
+        // warnings sit together in fence order, so a binary search finds it (a scan of every
+        // diagnostic per block would be quadratic).
+        if let Ok(k) = rescued_lines.binary_search_by_key(&line, |(fence, _)| *fence)
+            && let Some(d) = diagnostics.get_mut(rescued_base + k)
+            && d.block.is_none()
+        {
+            d.block = Some(id.clone());
         }
         diagnostics.append(&mut diags);
         blocks.push(Block {
@@ -319,10 +321,18 @@ fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<(usize, usize)>) {
             && let Some(open) = (i + 1..lines.len())
                 .find(|&j| !strip_container_prefix(lines[j].1).trim().is_empty())
             && let Some((inner, "json")) = fence_parts(strip_container_prefix(lines[open].1).trim())
-            && let Some(close) = (open + 1..lines.len()).find(|&j| {
-                matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
-                    Some((f, "")) if f.starts_with(&inner[..1]) && f.len() >= inner.len())
-            })
+            // The search stops at the first line that closes either fence: past the outer
+            // fence's end the shape cannot match, and an unbounded search is quadratic.
+            && let Some(close) = (open + 1..lines.len())
+                .find(|&j| {
+                    matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
+                        Some((f, "")) if (f.starts_with(&inner[..1]) && f.len() >= inner.len())
+                            || (f.starts_with(ch) && f.len() >= fence.len()))
+                })
+                .filter(|&j| {
+                    matches!(fence_parts(strip_container_prefix(lines[j].1).trim()),
+                        Some((f, "")) if f.starts_with(&inner[..1]) && f.len() >= inner.len())
+                })
             && let Some(outer) = (close + 1..lines.len())
                 .find(|&j| !strip_container_prefix(lines[j].1).trim().is_empty())
             && matches!(fence_parts(strip_container_prefix(lines[outer].1).trim()),
@@ -627,6 +637,10 @@ pub struct PosMap {
     /// Per line of the block's text: (byte start in the text, original line, prefix chars).
     lines: Vec<(usize, usize, usize)>,
     text: String,
+    /// The last position located: (line index, byte offset, chars from the line's start).
+    /// Diagnostics arrive roughly in text order, so counting from there keeps many
+    /// diagnostics on one long line linear instead of quadratic.
+    cursor: Cell<(usize, usize, usize)>,
 }
 
 impl PosMap {
@@ -652,6 +666,7 @@ impl PosMap {
         PosMap {
             lines,
             text: literal.to_string(),
+            cursor: Cell::new((0, 0, 0)),
         }
     }
 
@@ -668,7 +683,11 @@ impl PosMap {
         if lines.is_empty() {
             lines.push((0, index.locate(start).0, 0));
         }
-        PosMap { lines, text }
+        PosMap {
+            lines,
+            text,
+            cursor: Cell::new((0, 0, 0)),
+        }
     }
 
     /// 1-based (line, column) in the original document of byte `offset` in the block's text.
@@ -676,7 +695,19 @@ impl PosMap {
         let i = self.lines.partition_point(|(s, _, _)| *s <= offset).max(1) - 1;
         let (start, line, prefix) = self.lines[i];
         let end = offset.min(self.text.len());
-        let chars = self.text.get(start..end).map_or(0, |s| s.chars().count());
+        let count = |a: usize, b: usize| self.text.get(a..b).map(|s| s.chars().count());
+        let (ci, coff, cchars) = self.cursor.get();
+        let near = if ci != i {
+            None
+        } else if coff <= end {
+            count(coff, end).map(|n| cchars + n)
+        } else if coff - end < end - start {
+            count(end, coff).map(|n| cchars - n)
+        } else {
+            None
+        };
+        let chars = near.unwrap_or_else(|| count(start, end).unwrap_or(0));
+        self.cursor.set((i, end, chars));
         (line, prefix + chars + 1)
     }
 }
@@ -715,6 +746,30 @@ mod tests {
             (d.code, d.line, d.column, d.path.as_str()),
             ("wrong_version", 4, 15, "/version")
         );
+    }
+
+    #[test]
+    fn locate_counts_the_same_in_any_order() {
+        let src = "```x\n> {\"é\": 1, \"ü\": [2, 3]}\n  second line ü\n```\n";
+        let index = LineIndex::new(src);
+        let literal = "{\"é\": 1, \"ü\": [2, 3]}\nsecond line ü\n";
+        let map = PosMap::for_fence(&index, literal, 1);
+        let naive = |offset: usize| {
+            let fresh = PosMap::for_fence(&index, literal, 1);
+            fresh.locate(offset)
+        };
+        let boundaries: Vec<usize> = (0..=literal.len())
+            .filter(|&o| literal.is_char_boundary(o))
+            .collect();
+        for &o in boundaries
+            .iter()
+            .chain(boundaries.iter().rev())
+            .chain([&3, &30, &1, &12])
+        {
+            assert_eq!(map.locate(o), naive(o), "offset {o}");
+        }
+        assert_eq!(map.locate(0), (2, 3));
+        assert_eq!(map.locate(literal.find("second").unwrap()), (3, 3));
     }
 
     #[test]

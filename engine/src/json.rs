@@ -3,6 +3,8 @@
 //! accepts, plus trailing commas (recorded, so the caller can warn about the rescue). Nesting is
 //! capped so hostile input cannot exhaust the stack; every step is linear in the input.
 
+use std::collections::HashSet;
+
 /// How deep arrays and objects may nest before the parser refuses the input.
 pub const MAX_DEPTH: usize = 96;
 
@@ -249,6 +251,8 @@ impl Parser<'_> {
         self.enter(depth)?;
         self.pos += 1;
         let mut members: Vec<Member> = Vec::new();
+        // The keys seen so far: a scan of `members` per key would be quadratic in wide objects.
+        let mut seen: HashSet<String> = HashSet::new();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
@@ -268,7 +272,7 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value(depth + 1)?;
-            if members.iter().any(|m| m.key == key) {
+            if !seen.insert(key.clone()) {
                 self.duplicate_keys.push((key_start, key.clone()));
             }
             members.push(Member {
@@ -491,6 +495,13 @@ mod tests {
             p.value.get("b").unwrap().get("c").unwrap().value,
             Value::Number(-25.0)
         );
+    }
+
+    #[test]
+    fn duplicate_keys_are_recorded_in_order() {
+        let p = parse(r#"{"a": 1, "b": {"c": 1, "c": 2}, "a": 3, "a": 4}"#).unwrap();
+        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| k.as_str()).collect();
+        assert_eq!(keys, ["c", "a", "a"]);
     }
 
     #[test]

@@ -306,7 +306,16 @@ pub fn content_hash(src: &str, options: &Options) -> String {
 /// Validates a document without producing HTML.
 pub fn validate(src: &str) -> Validation {
     let arena = Arena::new();
-    let parsed = document::parse(&arena, src);
+    let mut parsed = document::parse(&arena, src);
+    let raw_html = parsed.root.descendants().any(|n| {
+        matches!(
+            n.data().value,
+            NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_)
+        )
+    });
+    parsed
+        .diagnostics
+        .extend(too_deep_to_sanitize(parsed.root, src, raw_html));
     let ok = !parsed.diagnostics.iter().any(Diagnostic::is_error);
     Validation {
         ok,
@@ -341,23 +350,11 @@ fn render_inner(
     let mut parsed = document::parse(&arena, src);
     let mut raw_html = sanitize::police(parsed.root);
     let mut diagnostics = std::mem::take(&mut parsed.diagnostics);
-    if raw_html
-        && (src.len() > sanitize::MAX_SANITIZE_BYTES
-            || sanitize::depth(parsed.root) > sanitize::MAX_SANITIZE_DEPTH)
-    {
+    if let Some(warning) = too_deep_to_sanitize(parsed.root, src, raw_html) {
         // Sanitizing this much nesting would take quadratic time: show the HTML as text instead.
         sanitize::escape_raw_html(parsed.root);
         raw_html = false;
-        diagnostics.push(Diagnostic {
-            severity: Severity::Warning,
-            code: "raw_html_escaped",
-            block: None,
-            line: 1,
-            column: 1,
-            path: String::new(),
-            message: "the document nests too deeply (or is too large) for its raw HTML to be sanitized, so the HTML is shown as text".into(),
-            hint: format!("keep nesting under {} levels, or remove the raw HTML", sanitize::MAX_SANITIZE_DEPTH),
-        });
+        diagnostics.push(warning);
     }
 
     // Language and direction come from everything the reader sees.
@@ -489,10 +486,52 @@ fn render_inner(
     }
 }
 
+/// The warning for raw HTML that will be shown as text because sanitizing it would take
+/// quadratic time (nesting past [`sanitize::MAX_SANITIZE_DEPTH`], or a document past
+/// [`sanitize::MAX_SANITIZE_BYTES`]); `None` when the sanitizer can take it.
+fn too_deep_to_sanitize<'a>(
+    root: &'a comrak::nodes::AstNode<'a>,
+    src: &str,
+    raw_html: bool,
+) -> Option<Diagnostic> {
+    let too_much = raw_html
+        && (src.len() > sanitize::MAX_SANITIZE_BYTES
+            || sanitize::depth(root) > sanitize::MAX_SANITIZE_DEPTH);
+    too_much.then(|| Diagnostic {
+        severity: Severity::Warning,
+        code: "raw_html_escaped",
+        block: None,
+        line: 1,
+        column: 1,
+        path: String::new(),
+        message: "the document nests too deeply (or is too large) for its raw HTML to be \
+                  sanitized, so the HTML is shown as text"
+            .into(),
+        hint: format!(
+            "keep nesting under {} levels, or remove the raw HTML",
+            sanitize::MAX_SANITIZE_DEPTH
+        ),
+    })
+}
+
 /// A private-use character absent from the document, so placeholders cannot be forged.
+/// One pass over the document marks the ones it uses (a `contains` per candidate would scan
+/// it up to 6,400 times).
 fn marker_char(src: &str) -> char {
-    ('\u{E000}'..='\u{F8FF}')
-        .find(|c| !src.contains(*c))
+    const FIRST: u32 = 0xE000;
+    const LAST: u32 = 0xF8FF;
+    let mut used = vec![false; (LAST - FIRST + 1) as usize];
+    for c in src.chars() {
+        if let Some(slot) = (c as u32)
+            .checked_sub(FIRST)
+            .and_then(|i| used.get_mut(i as usize))
+        {
+            *slot = true;
+        }
+    }
+    used.iter()
+        .position(|u| !u)
+        .and_then(|i| char::from_u32(FIRST + i as u32))
         .unwrap_or('\u{FFFF}')
 }
 
@@ -589,6 +628,14 @@ mod tests {
         let prose = format!("<p>a</p>{m}pb0{m}<p>{m}pbx{m}</p>{m}pb1{m}");
         let out = splice(&prose, m, &["<X>".into(), "<Y>".into()]);
         assert_eq!(out, format!("<p>a</p><X><p>{m}pbx{m}</p><Y>"));
+    }
+
+    #[test]
+    fn marker_is_the_first_private_use_char_the_document_lacks() {
+        assert_eq!(marker_char("plain"), '\u{E000}');
+        assert_eq!(marker_char("a\u{E000}b\u{E001}"), '\u{E002}');
+        let all: String = ('\u{E000}'..='\u{F8FF}').collect();
+        assert_eq!(marker_char(&all), '\u{FFFF}');
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
 use maud::{Markup, html};
+use std::collections::HashSet;
 
 const FIELDS: [&str; 7] = [
     "version",
@@ -16,6 +17,10 @@ const FIELDS: [&str; 7] = [
     "routing",
     "skill_version",
 ];
+
+/// Longest list whose position fields are `<select>`s. Each select lists every position, so
+/// the markup grows with the square of the list; longer lists get number fields instead.
+pub const MAX_SELECT_POSITIONS: usize = 50;
 
 #[derive(Debug, Clone)]
 pub struct Prioritize {
@@ -84,6 +89,7 @@ pub fn parse_items<T>(
         known.push("weight");
     }
     let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
+    let mut ids: HashSet<String> = HashSet::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
         let path = format!("{}/{i}", o.path("items"));
         let Some(io) = ck.object(v, &path, &format!("item {}", i + 1)) else {
@@ -103,7 +109,7 @@ pub fn parse_items<T>(
         let context = ck.optional_string(&io, "context");
         let more = extra(ck, &io, i);
         if let Some(id) = &id
-            && items.iter().any(|(it, _)| &it.id == id)
+            && ids.contains(id)
         {
             let at = io.get("id").map_or(io.at, |v| v.start);
             ck.error(
@@ -115,6 +121,7 @@ pub fn parse_items<T>(
             );
         }
         if let (Some(id), Some(label), Some(more)) = (id, label, more) {
+            ids.insert(id.clone());
             items.push((Item { id, label, context }, more));
         }
     }
@@ -167,10 +174,15 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                     @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (t.added_by_you) ")" } }
                     span class="pb-rank-controls" {
                         label class="pb-visually-hidden" for=(pos_id) { (Strings::fill(t.position_of, label)) }
-                        select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
-                            @for pos in 1..=n {
-                                option value=(pos) selected[pos == k + 1] { (pos) }
+                        @if n <= MAX_SELECT_POSITIONS {
+                            select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
+                                @for pos in 1..=n {
+                                    option value=(pos) selected[pos == k + 1] { (pos) }
+                                }
                             }
+                        } @else {
+                            input type="number" id=(pos_id) name=(cx.name(&format!("pos.{k}")))
+                                min="1" max=(n) step="1" value=(k + 1);
                         }
                         button type="submit" class="pb-move" name=(cx.name("op")) value={ "up:" (k) }
                             aria-label=(Strings::fill(t.move_up, label)) disabled[k == 0] { "▲" }
@@ -220,5 +232,33 @@ pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
             input type="text" id=(cx.id("add")) name=(cx.name("add"));
             button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Options, render};
+
+    fn list(n: usize) -> String {
+        let items: Vec<String> = (0..n)
+            .map(|i| format!("{{\"id\":\"i{i}\",\"label\":\"Item {i}\"}}"))
+            .collect();
+        format!(
+            "```prioritize\n{{\"version\":\"1\",\"items\":[{}]}}\n```\n",
+            items.join(",")
+        )
+    }
+
+    #[test]
+    fn long_lists_use_number_fields_so_markup_stays_linear() {
+        let short = render(&list(3), &Options::default()).html;
+        assert_eq!(short.matches("<select").count(), 3);
+        let long = render(&list(super::MAX_SELECT_POSITIONS + 1), &Options::default()).html;
+        assert_eq!(long.matches("<select").count(), 0);
+        assert_eq!(
+            long.matches("type=\"number\"").count(),
+            super::MAX_SELECT_POSITIONS + 1
+        );
+        assert!(long.contains("max=\"51\""));
     }
 }

@@ -8,6 +8,7 @@ use crate::html::email;
 use crate::html::i18n::Strings;
 use crate::json::Value;
 use maud::{Markup, html};
+use std::collections::HashSet;
 
 /// A group of questions with the envelope fields the spec allows around them.
 #[derive(Debug, Clone)]
@@ -241,6 +242,7 @@ fn parse_options(
     let path = o.path("options");
     let at = o.get("options").map_or(o.at, |v| v.start);
     let mut options = Vec::with_capacity(items.len());
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
         let item_path = format!("{path}/{i}");
@@ -254,7 +256,7 @@ fn parse_options(
                         format!("option {} is an empty string", i + 1),
                         "give every option a visible label".into(),
                     );
-                } else if options.contains(s) {
+                } else if !seen.insert(s.as_str()) {
                     ck.warn(
                         "duplicate_option",
                         item.start,

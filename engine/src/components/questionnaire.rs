@@ -2,6 +2,7 @@
 
 use super::question::{self, Mode, QuestionSet, Rules};
 use super::{Checker, Kind, Obj};
+use std::collections::HashSet;
 
 const FIELDS: [&str; 6] = [
     "version",
@@ -39,13 +40,14 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
         default_mode: Mode::Single,
     };
     let mut questions = Vec::with_capacity(items.len());
+    let mut ids: HashSet<String> = HashSet::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let path = format!("{}/{i}", o.path("questions"));
         let Some(qo) = ck.object(item, &path, &format!("question {}", i + 1)) else {
             continue;
         };
         if let Some(q) = question::parse_question(ck, &qo, &rules, &[]) {
-            if !q.id.is_empty() && questions.iter().any(|p: &question::Question| p.id == q.id) {
+            if !q.id.is_empty() && !ids.insert(q.id.clone()) {
                 let at = qo.get("id").map_or(qo.at, |v| v.start);
                 ck.warn(
                     "duplicate_id",

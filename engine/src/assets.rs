@@ -4,7 +4,11 @@
 use std::sync::LazyLock;
 
 /// The stylesheet's text: the base styles, then those of the enhanced widgets.
-pub const CSS: &str = concat!(include_str!("../assets/passback.css"), "\n", include_str!("../assets/enhance.css"));
+pub const CSS: &str = concat!(
+    include_str!("../assets/passback.css"),
+    "\n",
+    include_str!("../assets/enhance.css")
+);
 /// The enhancement script's text.
 pub const JS: &str = include_str!("../assets/passback.js");
 

@@ -1128,7 +1128,7 @@
       var range = $(li, '.pb-range');
       var current = units();
       current[k] = toUnits(range.value);
-      var v = rtrim(input.value) === '' ? 0 : toUnits(input.value);
+      var v = input.validity && input.validity.badInput ? NaN : rtrim(input.value) === '' ? 0 : toUnits(input.value);
       if (isNaN(v)) {
         input.value = range.value;
         return;

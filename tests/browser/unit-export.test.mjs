@@ -14,9 +14,9 @@ const names = readdirSync(DIR).filter((f) => f.endsWith('.form.txt')).map((f) =>
 test('the answers corpus has form fixtures', () => assert.ok(names.length >= 25, `only ${names.length}`));
 
 for (const name of names) {
-  test(`export of ${name}`, () => {
+  test(`export of ${name}`, async () => {
     const html = renderFragment(join(DIR, `${name}.md`));
-    const { window } = loadScript(html);
+    const { window } = await loadScript(html);
     const pairs = readFileSync(join(DIR, `${name}.form.txt`), 'utf8').split('\n').filter((l) => l.trim())
       .map((l) => { const i = l.indexOf('='); return i < 0 ? [l, ''] : [l.slice(0, i), l.slice(i + 1)]; });
     const form = window.document.querySelector('form.pb-form');
@@ -26,11 +26,11 @@ for (const name of names) {
   });
 }
 
-test('an untouched document exports what the engine exports for no responses', () => {
+test('an untouched document exports what the engine exports for no responses', async () => {
   for (const name of names) {
     const responses = JSON.parse(readFileSync(join(DIR, `${name}.responses.json`), 'utf8'));
     if (Object.keys(responses).length) continue;
-    const { window } = loadScript(renderFragment(join(DIR, `${name}.md`)));
+    const { window } = await loadScript(renderFragment(join(DIR, `${name}.md`)));
     const expected = readFileSync(join(DIR, `${name}.expected.md`), 'utf8');
     assert.equal(window.passback.exportAnswers(window.document.querySelector('.pb-doc')).markdown, expected, name);
     window.close();

@@ -15,12 +15,18 @@ export function renderFragment(file, { surface = 'page', text } = {}) {
   return execFileSync(BIN, args, { input: text, encoding: 'utf8' });
 }
 
-/** A jsdom window holding `html` with the enhancement script run in it. */
-export function loadScript(html, { before } = {}) {
+/**
+ * A jsdom window holding `html` with the enhancement script run in it; the script's own start
+ * (on DOMContentLoaded, as a deferred script would see it) has run when the promise resolves.
+ */
+export async function loadScript(html, { before } = {}) {
   const dom = new JSDOM(`<!DOCTYPE html><html><body><main class="pb-page">${html}</main></body></html>`, {
     runScripts: 'outside-only', pretendToBeVisual: true, url: 'http://127.0.0.1/',
   });
   if (before) before(dom.window);
   dom.window.eval(SCRIPT);
+  if (dom.window.document.readyState === 'loading') {
+    await new Promise((resolve) => dom.window.document.addEventListener('DOMContentLoaded', resolve));
+  }
   return dom;
 }

@@ -829,17 +829,19 @@
       ui.announce(fill(template, L.label(li), rows.indexOf(li) + 1, rows.length));
     }
 
-    /** Moves a row to position `to` (0-based), keeping focus where it was. */
+    /**
+     * Moves a row to position `to` (0-based). The rows it passes move, not the row itself, so
+     * focus inside it and a drag's pointer capture on its grip both survive.
+     */
     function moveTo(li, to, quiet) {
       var rows = L.rows();
       var from = rows.indexOf(li);
       to = Math.max(0, Math.min(rows.length - 1, to));
       if (from === to) return false;
-      var active = document.activeElement;
-      rows.splice(from, 1);
-      L.list.insertBefore(li, rows[to] || null);
+      var k;
+      if (to < from) for (k = from - 1; k >= to; k--) L.list.insertBefore(rows[k], li.nextSibling);
+      else for (k = from + 1; k <= to; k++) L.list.insertBefore(rows[k], li);
       renumber();
-      if (active && li.contains(active) && document.activeElement !== active) active.focus();
       if (!quiet) announceAt(li, ui.t.moved);
       return true;
     }

@@ -14,6 +14,7 @@
 
   var STRINGS = {
     en: {
+      spread: 'What was unallocated was spread in proportion.',
       copy: 'Copy answers', copied: 'Answers copied to the clipboard.',
       copyFailed: 'Could not copy automatically: select the text below and copy it.',
       nothing: 'Nothing is answered yet.', copiedText: 'The copied answers',
@@ -27,6 +28,7 @@
       addedBy: 'added by you', play: 'Play: {} (YouTube)', answers: 'Your answers'
     },
     he: {
+      spread: 'מה שלא הוקצה חולק באופן יחסי.',
       copy: 'העתקת התשובות', copied: 'התשובות הועתקו ללוח.',
       copyFailed: 'ההעתקה האוטומטית נכשלה: יש לסמן את הטקסט שלמטה ולהעתיק אותו.',
       nothing: 'עדיין אין תשובות.', copiedText: 'התשובות שהועתקו',
@@ -40,6 +42,7 @@
       addedBy: 'נוסף על ידך', play: 'הפעלה: {} (YouTube)', answers: 'התשובות שלך'
     },
     ar: {
+      spread: 'وُزّع غير المخصص بالتناسب.',
       copy: 'نسخ الإجابات', copied: 'تم نسخ الإجابات إلى الحافظة.',
       copyFailed: 'تعذّر النسخ تلقائيًا: حدّد النص أدناه وانسخه.',
       nothing: 'لا توجد إجابات بعد.', copiedText: 'الإجابات المنسوخة',
@@ -1199,6 +1202,9 @@
       target.setAttribute('role', 'button');
       if (label) target.setAttribute('aria-label', label.textContent);
       target.classList.add('pb-target');
+      // An image's children are presentational: a diagram with buttons in it is a named group.
+      var svg = closest(target, 'svg');
+      if (svg && svg.getAttribute('role') === 'img') svg.setAttribute('role', 'group');
     });
     var open = function (field) {
       if (!field) return;
@@ -1299,7 +1305,8 @@
         said.textContent = t.nothing;
         return;
       }
-      var extra = result.notices.length ? ' (' + result.notices.join('; ') + ')' : '';
+      // The engine's notices: a remainder spread in proportion (the only one the widgets allow).
+      var extra = result.notices.length ? ' ' + t.spread : '';
       text.value = result.markdown;
       shown.hidden = false;
       doc.setAttribute('data-pb-copied', result.markdown);

@@ -1,8 +1,1347 @@
-// passback enhancement script. Loaded with `script-src 'self'`: no inline code, no eval.
-// For now it only powers the "Copy answers" button of the answers page; the widgets work
-// without it.
+// passback enhancement script. Plain ES5-style JavaScript, no framework, no build step, no eval,
+// no inline code: it runs under `script-src 'self'`. Every widget it touches already works as a
+// plain HTML form; the script keeps that form's fields in step with what the reader does, so the
+// form still posts the right state, and it builds the copy-back export in the browser from those
+// same fields (a port of engine/src/answers.rs: decode the form as `from_form` does, then export
+// as `export` does), so pages with no server (mdBook, saved HTML) export exactly what the engine
+// would.
 (function () {
   'use strict';
+
+  // ---------------------------------------------------------------------------------------------
+  // Chrome strings (the engine's own are in engine/src/html/i18n.rs; the item-control labels
+  // below repeat them so rows the script adds read like the ones the server renders).
+
+  var STRINGS = {
+    en: {
+      spread: 'What was unallocated was spread in proportion.',
+      copy: 'Copy answers', copied: 'Answers copied to the clipboard.',
+      copyFailed: 'Could not copy automatically: select the text below and copy it.',
+      nothing: 'Nothing is answered yet.', copiedText: 'The copied answers',
+      clear: 'Clear answer', cleared: 'Answer cleared.',
+      moved: '{} moved to position {} of {}', restored: '{} restored at position {} of {}',
+      added: '{} added at position {} of {}', removed: '{} removed. Undo brings it back.',
+      removedShare: '{} removed; its share went to the others in proportion. Undo brings it back.',
+      addedShare: '{} added at {}', weight: '{}: {}', unallocated: '{} unallocated',
+      undo: 'Undo', undoLabel: 'Undo removing {}', removedHead: 'Removed:',
+      position: 'Position of {}', up: 'Move {} up', down: 'Move {} down', remove: 'Remove {}',
+      addedBy: 'added by you', play: 'Play: {} (YouTube)', answers: 'Your answers'
+    },
+    he: {
+      spread: 'מה שלא הוקצה חולק באופן יחסי.',
+      copy: 'העתקת התשובות', copied: 'התשובות הועתקו ללוח.',
+      copyFailed: 'ההעתקה האוטומטית נכשלה: יש לסמן את הטקסט שלמטה ולהעתיק אותו.',
+      nothing: 'עדיין אין תשובות.', copiedText: 'התשובות שהועתקו',
+      clear: 'ניקוי התשובה', cleared: 'התשובה נוקתה.',
+      moved: '{} הועבר למקום {} מתוך {}', restored: '{} הוחזר למקום {} מתוך {}',
+      added: '{} נוסף במקום {} מתוך {}', removed: '{} הוסר. אפשר לבטל את ההסרה.',
+      removedShare: '{} הוסר; החלק שלו חולק בין האחרים באופן יחסי. אפשר לבטל את ההסרה.',
+      addedShare: '{} נוסף עם {}', weight: '{}: {}', unallocated: '{} לא הוקצו',
+      undo: 'ביטול', undoLabel: 'ביטול ההסרה של {}', removedHead: 'הוסרו:',
+      position: 'המיקום של {}', up: 'הזזת {} למעלה', down: 'הזזת {} למטה', remove: 'הסרת {}',
+      addedBy: 'נוסף על ידך', play: 'הפעלה: {} (YouTube)', answers: 'התשובות שלך'
+    },
+    ar: {
+      spread: 'وُزّع غير المخصص بالتناسب.',
+      copy: 'نسخ الإجابات', copied: 'تم نسخ الإجابات إلى الحافظة.',
+      copyFailed: 'تعذّر النسخ تلقائيًا: حدّد النص أدناه وانسخه.',
+      nothing: 'لا توجد إجابات بعد.', copiedText: 'الإجابات المنسوخة',
+      clear: 'مسح الإجابة', cleared: 'تم مسح الإجابة.',
+      moved: 'تم نقل {} إلى الموضع {} من {}', restored: 'تمت استعادة {} في الموضع {} من {}',
+      added: 'تمت إضافة {} في الموضع {} من {}', removed: 'تمت إزالة {}. يمكنك التراجع.',
+      removedShare: 'تمت إزالة {}؛ وُزّعت حصته على البقية بالتناسب. يمكنك التراجع.',
+      addedShare: 'تمت إضافة {} بقيمة {}', weight: '{}: {}', unallocated: '{} غير مخصص',
+      undo: 'تراجع', undoLabel: 'تراجع عن إزالة {}', removedHead: 'المحذوفة:',
+      position: 'موضع {}', up: 'نقل {} لأعلى', down: 'نقل {} لأسفل', remove: 'إزالة {}',
+      addedBy: 'أضفته أنت', play: 'تشغيل: {} (YouTube)', answers: 'إجاباتك'
+    }
+  };
+
+  /** Fills each `{}` of a template in turn (values are never searched for `{}` themselves). */
+  function fill(template) {
+    var parts = template.split('{}');
+    var out = parts[0];
+    for (var i = 1; i < parts.length; i++) out += String(arguments[i]) + parts[i];
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The export: engine/src/answers.rs, decoding the form's fields and exporting, line for line.
+
+  /** Rust's `str::trim` (Unicode White_Space), which is not JavaScript's `trim`. */
+  var WS = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+';
+  var TRIM = new RegExp('^' + WS + '|' + WS + '$', 'g');
+  function rtrim(s) { return s.replace(TRIM, ''); }
+
+  /** `clean_text`: blank is absent; CRLF becomes LF. */
+  function cleanText(s) {
+    if (s == null) return null;
+    var t = rtrim(String(s));
+    return t ? t.split('\r\n').join('\n') : null;
+  }
+
+  function AnswersError(block, field, message) {
+    this.message = block + (field ? ' ' + field : '') + ': ' + message;
+  }
+
+  /** `format_number`: `35`, `12.5`, `0.33` (two decimals at most, rounded half to even). */
+  function formatNumber(n) {
+    if (n % 1 === 0 && Math.abs(n) < 1e15) return String(n === 0 ? 0 : n);
+    var s = n.toFixed(2);
+    var t = n * 200;
+    // toFixed rounds an exact tie up; Rust rounds it to even.
+    if (t % 1 === 0 && t % 2 !== 0 && t / 200 === n) {
+      var down = Math.floor(n * 100) / 100;
+      if (Math.floor(n * 100) % 2 === 0) s = down.toFixed(2);
+    }
+    return s.replace(/0+$/, '').replace(/\.$/, '');
+  }
+
+  function sum(list) {
+    var s = 0;
+    for (var i = 0; i < list.length; i++) s += list[i];
+    return s;
+  }
+
+  /** `rescale`: weights scaled to sum to `total`; all zero becomes an even split. */
+  function rescale(weights, total) {
+    var s = sum(weights);
+    return weights.map(function (w) {
+      return s <= 0 ? total / weights.length : w * total / s;
+    });
+  }
+
+  /** `round_to_total`: largest remainder, whole numbers (or hundredths for a fractional total). */
+  function roundToTotal(weights, total) {
+    var step = total % 1 === 0 ? 1 : 0.01;
+    var unitsTotal = Math.round(total / step);
+    var scaled = weights.map(function (w) { return w / step; });
+    var units = scaled.map(Math.floor);
+    var left = unitsTotal - sum(units);
+    var order = scaled.map(function (_, i) { return i; });
+    order.sort(function (a, b) {
+      var fa = scaled[a] - Math.floor(scaled[a]);
+      var fb = scaled[b] - Math.floor(scaled[b]);
+      return fb !== fa ? (fb > fa ? 1 : -1) : a - b;
+    });
+    for (var i = 0; left > 0 && order.length; i++, left--) units[order[i % order.length]] += 1;
+    return units.map(function (u) { return u * step; });
+  }
+
+  /** Rust's `usize::from_str`. */
+  function parseIndex(v) {
+    return /^\+?[0-9]+$/.test(v) ? parseInt(v, 10) : NaN;
+  }
+
+  /** Rust's `f64::from_str` (only what it accepts; `inf`/`nan` are caught by the caller). */
+  function parseWeight(v) {
+    return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(inf|infinity|nan)$/i.test(v)
+      ? Number(v.replace(/inf(inity)?/i, 'Infinity').replace(/nan/i, 'NaN')) : NaN;
+  }
+
+  // A list entry is an authored item index (a number) or an added label ({ added: label }).
+  function same(a, b) {
+    return typeof a === 'number' ? a === b : typeof b !== 'number' && a.added === b.added;
+  }
+  function indexOfEntry(list, e) {
+    for (var i = 0; i < list.length; i++) if (same(list[i], e)) return i;
+    return -1;
+  }
+
+  function itemIndex(block, field, model, id) {
+    for (var i = 0; i < model.items.length; i++) if (model.items[i].id === id) return i;
+    throw new AnswersError(block, field, '"' + id + '" is not an item of this list; reload the form');
+  }
+
+  /** `list_state`: the posted list (`i:<id>` / `a:<label>`) and the removed items. */
+  function listState(block, model, values) {
+    var removed = [];
+    values('removed').forEach(function (id) {
+      var i = itemIndex(block, 'removed', model, id);
+      if (removed.indexOf(i) < 0) removed.push(i);
+    });
+    var posted = values('item');
+    var entries = [];
+    if (!posted.length) {
+      model.items.forEach(function (_, i) { if (removed.indexOf(i) < 0) entries.push(i); });
+    } else {
+      posted.forEach(function (v) {
+        if (v.indexOf('i:') === 0) entries.push(itemIndex(block, 'item', model, v.slice(2)));
+        else if (v.indexOf('a:') === 0) {
+          var label = cleanText(v.slice(2));
+          if (label == null) throw new AnswersError(block, 'item', 'an added item has an empty label');
+          entries.push({ added: label });
+        } else throw new AnswersError(block, 'item', '"' + v + '" is not a list entry; reload the form');
+      });
+    }
+    return { entries: entries, removed: removed };
+  }
+
+  /** `apply_list_op`: remove, restore and add; returns the [position, direction] of a move. */
+  function applyListOp(block, model, entries, removed, op, add) {
+    var moved = null;
+    if (op != null) {
+      var colon = op.indexOf(':');
+      var name = colon < 0 ? op : op.slice(0, colon);
+      var arg = colon < 0 ? '' : op.slice(colon + 1);
+      var at = function () {
+        var k = parseIndex(arg);
+        if (!(k < entries.length)) {
+          throw new AnswersError(block, 'op', '"' + arg + '" is not a position in the list; reload the form');
+        }
+        return k;
+      };
+      if (name === 'up') moved = [at(), -1];
+      else if (name === 'down') moved = [at(), 1];
+      else if (name === 'remove') {
+        var e = entries.splice(at(), 1)[0];
+        if (typeof e === 'number') removed.push(e);
+      } else if (name === 'restore') {
+        var i = itemIndex(block, 'op', model, arg);
+        var r = removed.indexOf(i);
+        if (r >= 0) {
+          removed.splice(r, 1);
+          entries.push(i);
+        }
+      } else if (name !== 'add') throw new AnswersError(block, 'op', '"' + name + '" is not a list action');
+    }
+    if (add != null) entries.push({ added: add });
+    removed.sort(function (a, b) { return a - b; });
+    return moved;
+  }
+
+  function checkPermutation(block, model, order, removed) {
+    var seen = model.items.map(function () { return false; });
+    order.forEach(function (e) {
+      if (typeof e !== 'number') return;
+      if (removed.indexOf(e) >= 0) throw new AnswersError(block, 'order', '"' + model.items[e].id + '" is both in the order and removed');
+      if (seen[e]) throw new AnswersError(block, 'order', '"' + model.items[e].id + '" appears twice');
+      seen[e] = true;
+    });
+    var missing = model.items.filter(function (_, i) { return !seen[i] && removed.indexOf(i) < 0; });
+    if (missing.length) {
+      throw new AnswersError(block, 'order', 'the order must list every kept item; missing ' +
+        missing.map(function (it) { return it.id; }).join(', '));
+    }
+  }
+
+  /** `questions_form`. */
+  function decodeQuestions(block, model, values) {
+    return model.questions.map(function (q, qi) {
+      var get = function (s) { return cleanText(values('q' + qi + '.' + s)[0]); };
+      var a = { picks: [], other: null, note: get('note'), text: null };
+      if (q.mode === 'open') a.text = get('text');
+      else if (q.mode === 'free') a.other = get('other');
+      else {
+        var otherChosen = false;
+        values('q' + qi + '.pick').forEach(function (v) {
+          if (v === 'other') {
+            otherChosen = true;
+            return;
+          }
+          var i = parseIndex(v);
+          if (!(i < q.options.length)) {
+            throw new AnswersError(block, 'q' + qi + '.pick', '"' + v + '" is not an option of this question; reload the form');
+          }
+          if (a.picks.indexOf(i) < 0) a.picks.push(i);
+        });
+        a.picks.sort(function (x, y) { return x - y; });
+        if (q.mode === 'single' && a.picks.length > 1) {
+          throw new AnswersError(block, 'q' + qi + '.pick', 'a single-choice question takes one answer');
+        }
+        var other = get('other');
+        if (otherChosen || (other != null && (q.mode === 'multi' || !a.picks.length))) a.other = other;
+      }
+      return a;
+    });
+  }
+
+  /** `rank_form`. */
+  function decodeRank(block, model, values, op) {
+    var state = listState(block, model, values);
+    var removed = state.removed;
+    var n = state.entries.length;
+    var keyed = state.entries.map(function (e, k) {
+      var pos = parseIndex(values('pos.' + k)[0] || '');
+      return { pos: pos >= 1 && pos <= n ? pos : k + 1, k: k, e: e };
+    });
+    var add = cleanText(values('add')[0]);
+    var asRendered = keyed.map(function (x) { return x.e; });
+    var moved = applyListOp(block, model, asRendered, removed, op, add);
+    var movedEntry = moved && [keyed[moved[0]].e, moved[1]];
+    keyed.sort(function (a, b) { return a.pos - b.pos || a.k - b.k; });
+    var order = keyed.map(function (x) { return x.e; })
+      .filter(function (e) { return indexOfEntry(asRendered, e) >= 0; });
+    asRendered.forEach(function (e) { if (indexOfEntry(order, e) < 0) order.push(e); });
+    if (movedEntry) {
+      var at = indexOfEntry(order, movedEntry[0]);
+      if (at >= 0) {
+        var to = Math.max(0, Math.min(order.length - 1, at + movedEntry[1]));
+        order.splice(to, 0, order.splice(at, 1)[0]);
+      }
+    }
+    checkPermutation(block, model, order, removed);
+    return { order: order, removed: removed, note: cleanText(values('note')[0]) };
+  }
+
+  /** `split_form`. */
+  function decodeSplit(block, model, values, op, notices) {
+    var state = listState(block, model, values);
+    var removed = state.removed;
+    var weighted = state.entries.map(function (e, k) {
+      var posted = values('w.' + k)[0];
+      var raw = rtrim(posted || '').split(',').join('.');
+      var w;
+      if (posted === undefined) w = typeof e === 'number' ? model.weights[e] : 0;
+      else if (!raw) w = 0;
+      else {
+        w = parseWeight(raw);
+        if (!(isFinite(w) && w >= 0)) {
+          var label = typeof e === 'number' ? model.items[e].label : e.added;
+          throw new AnswersError(block, 'w.' + k, 'the weight of "' + label + '" must be a number, 0 or more, not "' + raw + '"');
+        }
+      }
+      return { e: e, w: w };
+    });
+    var list = weighted.map(function (x) { return x.e; });
+    applyListOp(block, model, list, removed, op && !/^(up|down)/.test(op) ? op : null,
+      cleanText(values('add')[0]));
+    var find = function (e) {
+      for (var i = 0; i < weighted.length; i++) if (same(weighted[i].e, e)) return weighted[i];
+      return null;
+    };
+    var weights = {};
+    var added = [];
+    var removedWeight = 0;
+    weighted.forEach(function (x) { if (indexOfEntry(list, x.e) < 0) removedWeight += x.w; });
+    list.forEach(function (e) {
+      var x = find(e);
+      if (typeof e === 'number') weights[e] = x ? x.w : 0;
+      else added.push({ label: e.added, w: x ? x.w : 0 });
+    });
+    var keys = Object.keys(weights).map(Number).sort(function (a, b) { return a - b; });
+    if (removedWeight > 0) {
+      var rest = 0;
+      keys.forEach(function (i) { rest += weights[i]; });
+      added.forEach(function (a) { rest += a.w; });
+      var factor = rest > 0 ? (rest + removedWeight) / rest : 1;
+      keys.forEach(function (i) { weights[i] *= factor; });
+      added.forEach(function (a) { a.w *= factor; });
+    }
+    list.forEach(function (e) {
+      if (typeof e === 'number' && !find(e)) weights[e] = model.weights[e];
+    });
+    if (!Object.keys(weights).length && !added.length) {
+      notices.push(block + ': every category was removed; restore or add one');
+    }
+    return { weights: weights, added: added, removed: removed, note: cleanText(values('note')[0]) };
+  }
+
+  /** `comments_form`; the diagram's nodes and edges are read off their comment fields. */
+  function decodeComments(section, values) {
+    var get = function (s) { return cleanText(values(s)[0]); };
+    var out = [];
+    var whole = get('comment');
+    if (whole != null) out.push({ on: 'diagram', text: whole });
+    parts(section, 'node').forEach(function (p) {
+      var t = get('node.' + p.index);
+      if (t != null) out.push({ on: 'node', id: p.key, text: t });
+    });
+    parts(section, 'edge').forEach(function (p) {
+      var t = get('edge.' + p.index);
+      if (t != null) out.push({ on: 'edge', from: p.from, to: p.to, text: t });
+    });
+    return out;
+  }
+
+  /** The nodes or edges of a diagram, in diagram order, from their comment fields. */
+  function parts(section, kind) {
+    var fields = section.querySelectorAll('textarea[data-pb-' + kind + ']');
+    var out = [];
+    for (var i = 0; i < fields.length; i++) {
+      var key = fields[i].getAttribute('data-pb-' + kind);
+      var arrow = key.indexOf('\u2192');
+      out.push({
+        index: fields[i].name.slice(fields[i].name.lastIndexOf('.') + 1),
+        key: key, from: key.slice(0, arrow), to: key.slice(arrow + 1), field: fields[i]
+      });
+    }
+    out.sort(function (a, b) { return a.index - b.index; });
+    return out;
+  }
+
+  function header(name, tag, from, title) {
+    if (from != null) return name + ' (' + tag + ') \u2192 ' + from + '\n\n';
+    if (title != null) return '## ' + title + ' (' + tag + ')\n\n';
+    return '(' + tag + ')\n\n';
+  }
+
+  function footer(note, prompt) {
+    var out = '';
+    if (note != null) out += '\n\nNote: ' + note;
+    if (prompt != null && rtrim(prompt)) out += '\n\n' + prompt;
+    return out;
+  }
+
+  /** `export_questions` (spec §3.5). */
+  function exportQuestions(model, answers) {
+    var entries = [];
+    model.questions.forEach(function (q, i) {
+      var a = answers[i];
+      if (!a.picks.length && a.other == null && a.note == null && a.text == null) return;
+      var lines = ['**Q: ' + q.text + '**'];
+      var picks = a.picks.map(function (p) { return q.options[p]; });
+      if (a.other != null) picks.push(q.other + ' ' + a.other);
+      if (a.text != null) picks.push(a.text);
+      if (picks.length === 1) lines.push('Answer: ' + picks[0]);
+      else if (picks.length > 1) {
+        lines.push('Answers:');
+        picks.forEach(function (p) { lines.push('- ' + p); });
+      }
+      if (a.note != null) lines.push('Note: ' + a.note);
+      entries.push(lines.join('\n'));
+    });
+    if (!entries.length) return '';
+    var out = '';
+    if (model.from != null) out += 'Answers \u2192 ' + model.from + '\n\n';
+    else if (model.title != null) out += '## ' + model.title + '\n\n';
+    out += entries.join('\n\n---\n\n');
+    if (model.skill != null) out += '\n\n<!-- question-extractor:v' + model.skill + ' -->';
+    return out;
+  }
+
+  /** `export_rank` (spec §4.3). */
+  function exportRank(model, a) {
+    var edited = a.removed.length > 0 || a.order.some(function (e) { return typeof e !== 'number'; });
+    var kept = a.order.filter(function (e) { return typeof e === 'number'; });
+    var reordered = kept.some(function (e, i) { return i > 0 && kept[i - 1] > e; });
+    var tag = edited ? 'reader edited the list' : reordered ? 'reader reordered' : 'reader kept the order unchanged';
+    var out = header('Priority order', tag, model.from, model.title);
+    out += a.order.map(function (e, n) {
+      if (typeof e !== 'number') return (n + 1) + '. ' + e.added + ' \u2014 (added by reader)';
+      var item = model.items[e];
+      return (n + 1) + '. ' + item.label + (item.context != null ? ' \u2014 ' + item.context : '');
+    }).join('\n');
+    if (a.removed.length) {
+      out += '\n\nRemoved by reader: ' + a.removed.map(function (i) { return model.items[i].label; }).join('; ');
+    }
+    return out + footer(a.note, model.prompt);
+  }
+
+  /** `resolve_split`: the final split summing to `total`, and a notice when it was rescaled. */
+  function resolveSplit(model, ans) {
+    var kept = [];
+    model.items.forEach(function (_, i) { if (ans.removed.indexOf(i) < 0) kept.push(i); });
+    var base = rescale(kept.map(function (i) { return model.weights[i]; }), model.total);
+    var entries = kept.map(function (i, j) {
+      return { e: i, w: Object.prototype.hasOwnProperty.call(ans.weights, i) ? ans.weights[i] : base[j] };
+    });
+    ans.added.forEach(function (a) { entries.push({ e: { added: a.label }, w: a.w }); });
+    var s = sum(entries.map(function (x) { return x.w; }));
+    var notice = null;
+    if (Math.abs(s - model.total) > 1e-6) {
+      var scaled = rescale(entries.map(function (x) { return x.w; }), model.total);
+      entries.forEach(function (x, i) { x.w = scaled[i]; });
+      var u = model.unit;
+      notice = s <= 0
+        ? 'every weight was 0, so the ' + formatNumber(model.total) + u + ' was split evenly'
+        : 'the weights summed to ' + formatNumber(Math.round(s * 100) / 100) + u + ', so they were rescaled to ' + formatNumber(model.total) + u;
+    }
+    return { entries: entries, notice: notice };
+  }
+
+  /** `export_split` (spec §4.5.3). */
+  function exportSplit(model, ans) {
+    var r = resolveSplit(model, ans);
+    var shown = roundToTotal(r.entries.map(function (x) { return x.w; }), model.total);
+    var authored = roundToTotal(model.weights, model.total);
+    var edited = ans.removed.length > 0 || ans.added.length > 0;
+    var moved = r.entries.some(function (x, i) { return typeof x.e === 'number' && authored[x.e] !== shown[i]; });
+    var tag = edited ? 'reader edited the list' : moved ? 'reader reweighted' : 'reader kept the allocation unchanged';
+    var u = model.unit;
+    var out = header('Allocation', tag, model.from, model.title);
+    out += r.entries.map(function (x, i) {
+      var w = formatNumber(shown[i]);
+      if (typeof x.e !== 'number') return '- ' + x.e.added + ': ' + w + u + ' \u2014 (added by reader)';
+      var item = model.items[x.e];
+      var delta = authored[x.e] === shown[i] ? '(unchanged)' : '(was ' + formatNumber(authored[x.e]) + u + ')';
+      return '- ' + item.label + ': ' + w + u + ' ' + delta + (item.context != null ? ' \u2014 ' + item.context : '');
+    }).join('\n');
+    if (ans.removed.length) {
+      out += '\n\nRemoved by reader: ' + ans.removed.map(function (i) { return model.items[i].label; }).join('; ');
+    }
+    out += '\n\nTotal: ' + formatNumber(model.total) + u;
+    return { text: out + footer(ans.note, model.prompt), notice: r.notice };
+  }
+
+  /** `export_comments` (spec §4.7.3): whole diagram first, then nodes and edges in diagram order. */
+  function exportComments(model, section, comments) {
+    if (!comments.length) return '';
+    var lines = [];
+    comments.forEach(function (c) { if (c.on === 'diagram') lines.push('- Whole diagram \u2014 ' + c.text); });
+    parts(section, 'node').forEach(function (p) {
+      comments.forEach(function (c) {
+        if (c.on === 'node' && c.id === p.key) lines.push('- Node `' + c.id + '` \u2014 ' + c.text);
+      });
+    });
+    var done = {};
+    parts(section, 'edge').forEach(function (p) {
+      if (done[p.key]) return;
+      done[p.key] = true;
+      comments.forEach(function (c) {
+        if (c.on === 'edge' && c.from === p.from && c.to === p.to) {
+          lines.push('- Edge `' + c.from + '\u2192' + c.to + '` \u2014 ' + c.text);
+        }
+      });
+    });
+    var title = model.title != null ? '## ' + model.title + ' (diagram)' : '(diagram)';
+    return title + '\n\n' + lines.join('\n');
+  }
+
+  /**
+   * The document's export from its form fields, as `from_form` then `export` make it.
+   * `pairs` is [[name, value], …] in form order; returns { markdown, notices }.
+   */
+  function exportFromPairs(doc, pairs) {
+    var out = [];
+    var notices = [];
+    var sections = doc.querySelectorAll('[data-pb-model]');
+    for (var s = 0; s < sections.length; s++) {
+      var section = sections[s];
+      var id = section.getAttribute('data-pb-block');
+      var model = JSON.parse(section.getAttribute('data-pb-model'));
+      var values = valuesOf(pairs, id);
+      var op = values('op')[0] || null;
+      var part = '';
+      switch (section.getAttribute('data-pb-kind')) {
+        case 'prioritize':
+          part = exportRank(model, decodeRank(id, model, values, op));
+          break;
+        case 'allocate':
+          var split = exportSplit(model, decodeSplit(id, model, values, op, notices));
+          if (split.notice) notices.push(id + ': ' + split.notice);
+          part = split.text;
+          break;
+        case 'mermaid':
+          part = exportComments(model, section, decodeComments(section, values));
+          break;
+        default:
+          part = exportQuestions(model, decodeQuestions(id, model, values));
+      }
+      if (part) out.push(part);
+    }
+    var markdown = out.join('\n\n');
+    return { markdown: markdown ? markdown + '\n' : '', notices: notices };
+  }
+
+  function valuesOf(pairs, id) {
+    return function (suffix) {
+      var name = id + '.' + suffix;
+      var out = [];
+      for (var i = 0; i < pairs.length; i++) if (pairs[i][0] === name) out.push(pairs[i][1]);
+      return out;
+    };
+  }
+
+  /** The fields a plain submit of `form` would post (no submit button). */
+  function formPairs(form) {
+    var pairs = [];
+    var fields = form.elements;
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (!f.name || f.disabled || /^(submit|button|reset|image|file)$/.test(f.type)) continue;
+      if ((f.type === 'checkbox' || f.type === 'radio') && !f.checked) continue;
+      if (f.tagName === 'SELECT') {
+        for (var o = 0; o < f.options.length; o++) if (f.options[o].selected) pairs.push([f.name, f.options[o].value]);
+      } else pairs.push([f.name, f.value]);
+    }
+    return pairs;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Small DOM helpers
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs) if (attrs[k] != null) e.setAttribute(k, attrs[k]);
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function $(root, selector) { return root.querySelector(selector); }
+  function $$(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
+  function closest(node, selector) {
+    for (; node && node.nodeType === 1; node = node.parentNode) if (node.matches(selector)) return node;
+    return null;
+  }
+  function focus(node) { if (node) node.focus(); }
+
+  var uid = 0;
+  /** A new element id that starts like the block's own ids. */
+  function newId(section) {
+    var any = $(section, '[id]');
+    var base = any ? any.id.replace(/-[^-]*$/, '') : 'pb';
+    return base + '-js' + (++uid);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Choices: the Other row chosen by typing, a clear button, a mark on notes with text.
+
+  function enhanceQuestion(fieldset, ui) {
+    var picks = $$(fieldset, 'input[name$=".pick"]');
+    var otherBox = $(fieldset, 'input[name$=".pick"][value="other"]');
+    var otherText = $(fieldset, '.pb-other-text');
+    var note = $(fieldset, '.pb-note textarea');
+    var auto = false;
+    var clear = el('button', { type: 'button', 'class': 'pb-clear' }, ui.t.clear);
+    var options = $(fieldset, '.pb-options');
+    options.parentNode.insertBefore(clear, options.nextSibling);
+    var refresh = function () {
+      clear.hidden = !picks.some(function (p) { return p.checked; }) &&
+        !(otherText && otherText.value) && !(note && note.value);
+    };
+    if (otherText && otherBox) {
+      otherText.addEventListener('input', function () {
+        if (rtrim(otherText.value)) {
+          if (!otherBox.checked) auto = true;
+          otherBox.checked = true;
+        } else if (auto) {
+          otherBox.checked = false;
+          auto = false;
+        }
+      });
+      otherBox.addEventListener('change', function () { auto = false; });
+    }
+    fieldset.addEventListener('input', refresh);
+    fieldset.addEventListener('change', refresh);
+    clear.addEventListener('click', function () {
+      picks.forEach(function (p) { p.checked = false; });
+      if (otherText) otherText.value = '';
+      if (note) {
+        note.value = '';
+        noteMark(note);
+      }
+      refresh();
+      focus(picks[0]);
+      ui.announce(ui.t.cleared);
+    });
+    refresh();
+  }
+
+  function noteMark(textarea) {
+    var details = closest(textarea, 'details');
+    if (details) details.classList.toggle('pb-filled', !!rtrim(textarea.value));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lists shared by prioritize and allocate: a removed list with Undo, an add box.
+
+  function listBlock(section, ui, hooks) {
+    var id = section.getAttribute('data-pb-block');
+    var model = JSON.parse(section.getAttribute('data-pb-model'));
+    var list = $(section, hooks.listSelector);
+    var addInput = $(section, '.pb-add input');
+    var undoInfo = typeof WeakMap === 'function' ? new WeakMap() : null;
+    var self = {
+      id: id, model: model, list: list, section: section,
+      rows: function () { return $$(list, ':scope > li'); },
+      label: function (li) { return li.getAttribute('data-pb-label'); },
+      entryOf: function (li) {
+        var v = $(li, 'input[name="' + id + '.item"]').value;
+        return v.indexOf('i:') === 0 ? itemIndexOr(model, v.slice(2)) : { added: v.slice(2) };
+      }
+    };
+
+    function removedBox() {
+      var box = $(section, '.pb-removed');
+      if (!box) {
+        box = el('div', { 'class': 'pb-removed' });
+        box.appendChild(el('p', null, ui.t.removedHead));
+        box.appendChild(el('ul'));
+        var anchor = $(section, '.pb-add') || list.nextSibling;
+        list.parentNode.insertBefore(box, hooks.afterList ? hooks.afterList() : anchor);
+      }
+      return box;
+    }
+
+    function refreshRemoved() {
+      var box = $(section, '.pb-removed');
+      if (box) box.hidden = !$(box, 'li');
+    }
+
+    /** Removes a row: it goes to the Removed list with an Undo button. */
+    self.remove = function (li) {
+      var at = self.rows().indexOf(li);
+      var entry = self.entryOf(li);
+      var label = self.label(li);
+      var extra = hooks.beforeRemove ? hooks.beforeRemove(li, at) : null;
+      li.parentNode.removeChild(li);
+      var row = el('li');
+      if (typeof entry === 'number') {
+        row.appendChild(el('input', { type: 'hidden', name: id + '.removed', value: model.items[entry].id }));
+      }
+      row.appendChild(el('span', null, label));
+      row.appendChild(document.createTextNode(' '));
+      var undo = el('button', { type: 'button', 'class': 'pb-undo', 'aria-label': fill(ui.t.undoLabel, label) }, ui.t.undo);
+      row.appendChild(undo);
+      var info = { li: li, at: at, extra: extra };
+      if (undoInfo) undoInfo.set(undo, info); else undo.pbUndo = info;
+      $(removedBox(), 'ul').appendChild(row);
+      refreshRemoved();
+      hooks.changed();
+      focus(undo);
+      ui.announce(fill(hooks.removedMessage, label));
+    };
+
+    /** Undo (our button) or Restore (the server's, after a no-JavaScript edit). */
+    self.restore = function (button) {
+      var info = undoInfo ? undoInfo.get(button) : button.pbUndo;
+      var li;
+      var at;
+      if (info) {
+        li = info.li;
+        at = Math.min(info.at, self.rows().length);
+      } else {
+        var i = itemIndexOr(model, button.value.replace(/^restore:/, ''));
+        if (typeof i !== 'number') return;
+        li = hooks.makeRow(i);
+        at = self.rows().length;
+      }
+      var row = closest(button, 'li');
+      row.parentNode.removeChild(row);
+      list.insertBefore(li, self.rows()[at] || null);
+      if (hooks.afterRestore) hooks.afterRestore(li, info ? info.extra : null, !info);
+      refreshRemoved();
+      hooks.changed();
+      focus($(li, '.pb-remove'));
+      ui.announce(fill(ui.t.restored, self.label(li), self.rows().indexOf(li) + 1, self.rows().length));
+    };
+
+    self.add = function () {
+      var label = cleanText(addInput.value);
+      if (label == null) {
+        focus(addInput);
+        return;
+      }
+      var li = hooks.makeRow({ added: label });
+      list.appendChild(li);
+      addInput.value = '';
+      hooks.changed();
+      focus(addInput);
+      ui.announce(hooks.addedMessage(li));
+    };
+
+    section.addEventListener('click', function (event) {
+      var button = closest(event.target, 'button');
+      if (!button || !section.contains(button)) return;
+      var value = button.value || '';
+      if (button.classList.contains('pb-undo') || /^restore:/.test(value)) {
+        event.preventDefault();
+        self.restore(button);
+      } else if (value === 'add') {
+        event.preventDefault();
+        self.add();
+      } else if (/^remove:/.test(value)) {
+        event.preventDefault();
+        self.remove(closest(button, 'li'));
+      } else if (hooks.click) hooks.click(event, button, value);
+    });
+    if (addInput) {
+      addInput.addEventListener('keydown', function (event) {
+        if (event.key === 'Enter' && !event.ctrlKey && !event.metaKey) {
+          event.preventDefault();
+          self.add();
+        }
+      });
+    }
+    return self;
+  }
+
+  function itemIndexOr(model, id) {
+    for (var i = 0; i < model.items.length; i++) if (model.items[i].id === id) return i;
+    return { added: id };
+  }
+
+  function labelOf(model, entry) {
+    return typeof entry === 'number' ? model.items[entry].label : entry.added;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Prioritize: ▲/▼ and Alt+arrows keep focus on the moved item, the position select moves it,
+  // a grip drags it (mouse, pen and touch alike), remove with Undo, add your own.
+
+  function enhancePrioritize(section, ui) {
+    var id = section.getAttribute('data-pb-block');
+    var L;
+
+    function makeRow(entry) {
+      var label = labelOf(L.model, entry);
+      var isItem = typeof entry === 'number';
+      var li = el('li', { 'class': 'pb-rank-item' + (isItem ? '' : ' pb-added'), 'data-pb-item': isItem ? L.model.items[entry].id : null });
+      li.appendChild(el('input', { type: 'hidden', name: id + '.item', value: isItem ? 'i:' + L.model.items[entry].id : 'a:' + label }));
+      li.appendChild(el('span', { 'class': 'pb-rank-label' }, label));
+      var context = isItem ? L.model.items[entry].context : '(' + ui.t.addedBy + ')';
+      if (context != null) {
+        li.appendChild(document.createTextNode(' '));
+        li.appendChild(el('span', { 'class': 'pb-context' }, context));
+      }
+      var controls = el('span', { 'class': 'pb-rank-controls' });
+      var selectId = newId(section);
+      controls.appendChild(el('label', { 'class': 'pb-visually-hidden', 'for': selectId }, fill(ui.t.position, label)));
+      controls.appendChild(el('select', { id: selectId, name: id + '.pos.0' }));
+      controls.appendChild(el('button', { type: 'submit', 'class': 'pb-move', name: id + '.op', value: 'up:0', 'aria-label': fill(ui.t.up, label) }, '\u25b2'));
+      controls.appendChild(el('button', { type: 'submit', 'class': 'pb-move', name: id + '.op', value: 'down:0', 'aria-label': fill(ui.t.down, label) }, '\u25bc'));
+      controls.appendChild(el('button', { type: 'submit', 'class': 'pb-remove', name: id + '.op', value: 'remove:0', 'aria-label': fill(ui.t.remove, label) }, '\u2715'));
+      li.appendChild(controls);
+      enhanceRow(li);
+      return li;
+    }
+
+    function enhanceRow(li) {
+      li.setAttribute('data-pb-label', $(li, '.pb-rank-label').textContent);
+      var moves = $$(li, '.pb-move');
+      if (moves[0]) moves[0].setAttribute('aria-keyshortcuts', 'Alt+ArrowUp');
+      if (moves[1]) moves[1].setAttribute('aria-keyshortcuts', 'Alt+ArrowDown');
+      if (!$(li, '.pb-grip')) li.insertBefore(el('span', { 'class': 'pb-grip', 'aria-hidden': 'true' }), li.firstChild);
+    }
+
+    /** Names, positions and button states follow the rows' order (what a plain submit posts). */
+    function renumber() {
+      var rows = L.rows();
+      var n = rows.length;
+      rows.forEach(function (li, k) {
+        var select = $(li, 'select');
+        select.name = id + '.pos.' + k;
+        if (select.options.length !== n) {
+          while (select.options.length) select.remove(0);
+          for (var p = 1; p <= n; p++) select.appendChild(el('option', { value: String(p) }, String(p)));
+        }
+        select.value = String(k + 1);
+        $$(li, 'button[name="' + id + '.op"]').forEach(function (b) {
+          var verb = b.value.split(':')[0];
+          b.value = verb + ':' + k;
+          // aria-disabled, not disabled: focus stays on a button that just moved its item to an end.
+          b.disabled = false;
+          var off = (verb === 'up' && k === 0) || (verb === 'down' && k === n - 1);
+          if (off) b.setAttribute('aria-disabled', 'true'); else b.removeAttribute('aria-disabled');
+        });
+      });
+    }
+
+    function announceAt(li, template) {
+      var rows = L.rows();
+      ui.announce(fill(template, L.label(li), rows.indexOf(li) + 1, rows.length));
+    }
+
+    /**
+     * Moves a row to position `to` (0-based). The rows it passes move, not the row itself, so
+     * focus inside it and a drag's pointer capture on its grip both survive.
+     */
+    function moveTo(li, to, quiet) {
+      var rows = L.rows();
+      var from = rows.indexOf(li);
+      to = Math.max(0, Math.min(rows.length - 1, to));
+      if (from === to) return false;
+      var k;
+      if (to < from) for (k = from - 1; k >= to; k--) L.list.insertBefore(rows[k], li.nextSibling);
+      else for (k = from + 1; k <= to; k++) L.list.insertBefore(rows[k], li);
+      renumber();
+      if (!quiet) announceAt(li, ui.t.moved);
+      return true;
+    }
+
+    L = listBlock(section, ui, {
+      listSelector: 'ol.pb-rank',
+      makeRow: makeRow,
+      changed: renumber,
+      removedMessage: ui.t.removed,
+      addedMessage: function (li) {
+        var n = L.rows().length;
+        return fill(ui.t.added, L.label(li), n, n);
+      },
+      click: function (event, button, value) {
+        var verb = value.split(':')[0];
+        if (verb !== 'up' && verb !== 'down') return;
+        event.preventDefault();
+        if (button.getAttribute('aria-disabled') === 'true') return;
+        var li = closest(button, 'li');
+        moveTo(li, L.rows().indexOf(li) + (verb === 'up' ? -1 : 1));
+      }
+    });
+    L.rows().forEach(enhanceRow);
+    renumber();
+
+    L.list.addEventListener('change', function (event) {
+      if (event.target.tagName !== 'SELECT') return;
+      var li = closest(event.target, 'li');
+      if (!moveTo(li, parseInt(event.target.value, 10) - 1)) renumber();
+    });
+    L.list.addEventListener('keydown', function (event) {
+      if (!event.altKey || (event.key !== 'ArrowUp' && event.key !== 'ArrowDown')) return;
+      if (event.target.tagName === 'SELECT') return; // Alt+Down opens a select's list.
+      var li = closest(event.target, 'li');
+      if (!li) return;
+      event.preventDefault();
+      moveTo(li, L.rows().indexOf(li) + (event.key === 'ArrowUp' ? -1 : 1));
+    });
+
+    // Dragging by the grip with pointer events: mouse, pen and touch share one path.
+    var drag = null;
+    L.list.addEventListener('pointerdown', function (event) {
+      var grip = closest(event.target, '.pb-grip');
+      if (!grip || event.button > 0) return;
+      var li = closest(grip, 'li');
+      event.preventDefault();
+      if (grip.setPointerCapture) grip.setPointerCapture(event.pointerId);
+      drag = { li: li, grip: grip, from: L.rows().indexOf(li), pointer: event.pointerId };
+      li.classList.add('pb-dragging');
+    });
+    L.list.addEventListener('pointermove', function (event) {
+      if (!drag || event.pointerId !== drag.pointer) return;
+      // The new position is the number of other rows whose middle is above the pointer.
+      var to = L.rows().filter(function (row) {
+        var r = row.getBoundingClientRect();
+        return row !== drag.li && event.clientY > r.top + r.height / 2;
+      }).length;
+      moveTo(drag.li, to, true);
+    });
+    var end = function (event) {
+      if (!drag || event.pointerId !== drag.pointer) return;
+      var d = drag;
+      drag = null;
+      d.li.classList.remove('pb-dragging');
+      if (event.type === 'pointercancel') moveTo(d.li, d.from, true);
+      else if (L.rows().indexOf(d.li) !== d.from) announceAt(d.li, ui.t.moved);
+    };
+    L.list.addEventListener('pointerup', end);
+    L.list.addEventListener('pointercancel', end);
+    L.list.addEventListener('lostpointercapture', function (event) {
+      if (drag && event.pointerId === drag.pointer) end({ type: 'pointerup', pointerId: event.pointerId });
+    });
+    section.addEventListener('keydown', function (event) {
+      if (drag && event.key === 'Escape') {
+        moveTo(drag.li, drag.from, true);
+        end({ type: 'pointercancel', pointerId: drag.pointer });
+      }
+    });
+    return L;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Allocate.
+  //
+  // Rebalancing: an explicit "unallocated" remainder, with a proportional fallback. Lowering a
+  // category puts what it gave up in a visible remainder; raising one spends that remainder
+  // first and only then takes from the others in proportion to their shares. Why: a change never
+  // silently moves values the reader did not touch while there is a remainder to use (a
+  // screen-reader user hears only the slider they move), an exact split can be typed category by
+  // category (lower first, then raise), and the first drag upward is never stuck at a full total.
+  // The bars, remainder included, always sum to `total`. A remainder left at export time is
+  // spread in proportion by the export, exactly as the server does for a no-JavaScript post, and
+  // the reader is told so. Removing a category hands its share to the rest in proportion
+  // (contract §4); an added one enters at 0. Values live in whole steps (1, or 0.01 for a
+  // fractional total) so the fields, the bars and the export agree to the last digit.
+
+  function enhanceAllocate(section, ui) {
+    var id = section.getAttribute('data-pb-block');
+    var model = JSON.parse(section.getAttribute('data-pb-model'));
+    var total = model.total;
+    var step = total % 1 === 0 ? 1 : 0.01;
+    var T = Math.round(total / step);
+    var unit = model.unit;
+    var L;
+    var snapshot = null;
+    var totalLine = $(section, '.pb-total');
+    var stack = el('div', { 'class': 'pb-stack', 'aria-hidden': 'true' });
+    var free = el('span', { 'class': 'pb-unallocated' });
+    var freeBar = el('span', { 'class': 'pb-seg pb-seg-free' });
+
+    var show = function (units) { return formatNumber(Math.round(units) * step) + unit; };
+    var toUnits = function (text) {
+      var w = parseWeight(rtrim(String(text)).split(',').join('.'));
+      return isFinite(w) && w >= 0 ? Math.round(w / step) : NaN;
+    };
+
+    function units() {
+      return L.rows().map(function (li) {
+        var u = toUnits($(li, '.pb-weight').value || '0');
+        return isNaN(u) ? 0 : Math.min(u, T);
+      });
+    }
+
+    function makeRow(entry) {
+      var label = labelOf(model, entry);
+      var isItem = typeof entry === 'number';
+      var li = el('li', { 'class': 'pb-alloc-item' + (isItem ? '' : ' pb-added'), 'data-pb-item': isItem ? model.items[entry].id : null });
+      li.appendChild(el('input', { type: 'hidden', name: id + '.item', value: isItem ? 'i:' + model.items[entry].id : 'a:' + label }));
+      var wid = newId(section);
+      var context = isItem ? model.items[entry].context : null;
+      var ctxId = context != null ? newId(section) : null;
+      li.appendChild(el('label', { 'for': wid }, label + (rtrim(unit) ? ' (' + rtrim(unit) + ')' : '')));
+      li.appendChild(el('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', 'class': 'pb-weight', id: wid, name: id + '.w.0', value: '0', 'aria-describedby': ctxId }));
+      li.appendChild(el('meter', { 'aria-hidden': 'true', min: '0', max: formatNumber(total), value: '0' }));
+      li.appendChild(el('button', { type: 'submit', 'class': 'pb-remove', name: id + '.op', value: 'remove:0', 'aria-label': fill(ui.t.remove, label) }, '\u2715'));
+      if (context != null) li.appendChild(el('p', { 'class': 'pb-context', id: ctxId }, context));
+      if (!isItem) li.appendChild(el('p', { 'class': 'pb-context' }, '(' + ui.t.addedBy + ')'));
+      enhanceRow(li, entry);
+      return li;
+    }
+
+    function enhanceRow(li, entry) {
+      var label = labelOf(model, entry === undefined ? L.entryOf(li) : entry);
+      li.setAttribute('data-pb-label', label);
+      var number = $(li, '.pb-weight');
+      var labelEl = $(li, 'label');
+      if (!labelEl.id) labelEl.id = newId(section);
+      var range = el('input', {
+        type: 'range', 'class': 'pb-range', min: '0', max: formatNumber(total), step: String(step),
+        'aria-labelledby': labelEl.id, 'aria-describedby': number.getAttribute('aria-describedby')
+      });
+      number.parentNode.insertBefore(range, number);
+      var seg = el('span', { 'class': 'pb-seg' });
+      stack.insertBefore(seg, freeBar);
+      li.pbSeg = seg;
+    }
+
+    /** Writes units (one per row, in row order) to every field, bar and text. */
+    function write(u) {
+      var rows = L.rows();
+      var pool = T - sum(u);
+      rows.forEach(function (li, k) {
+        var value = formatNumber(u[k] * step);
+        var number = $(li, '.pb-weight');
+        var range = $(li, '.pb-range');
+        number.name = id + '.w.' + k;
+        $(li, '.pb-remove').value = 'remove:' + k;
+        if (toUnits(number.value) !== u[k]) number.value = value;
+        range.value = value;
+        range.setAttribute('aria-valuetext', show(u[k]) + (pool > 0 ? ', ' + fill(ui.t.unallocated, show(pool)) : ''));
+        $(li, 'meter').value = u[k] * step;
+        li.pbSeg.style.width = (T ? u[k] / T * 100 : 0) + '%';
+        li.pbSeg.className = 'pb-seg pb-seg-' + (k % 6);
+      });
+      freeBar.style.width = (T ? Math.max(pool, 0) / T * 100 : 0) + '%';
+      free.textContent = pool > 0 ? ' \u2014 ' + fill(ui.t.unallocated, show(pool)) : '';
+      return pool;
+    }
+
+    /**
+     * Sets row k to v units starting from `base`: lowering grows the remainder; raising spends
+     * the remainder first, then takes from the others in proportion.
+     */
+    function setUnits(base, k, v) {
+      var u = base.slice();
+      v = Math.max(0, Math.min(T, v));
+      var pool = Math.max(0, T - sum(base));
+      var d = v - base[k];
+      if (d <= 0) {
+        u[k] = v;
+        return u;
+      }
+      var fromPool = Math.min(d, pool);
+      var others = sum(base) - base[k];
+      var rest = Math.min(d - fromPool, others);
+      u[k] = base[k] + fromPool + rest;
+      if (rest > 0) {
+        var idx = [];
+        base.forEach(function (_, i) { if (i !== k) idx.push(i); });
+        var shares = distribute(idx.map(function (i) { return base[i]; }), others - rest);
+        idx.forEach(function (i, j) { u[i] = shares[j]; });
+      }
+      return u;
+    }
+
+    /** Whole units in proportion to `weights`, summing to `target` (even when all are 0). */
+    function distribute(weights, target) {
+      if (!weights.length) return [];
+      var s = sum(weights);
+      var exact = weights.map(function (w) { return s > 0 ? w * target / s : target / weights.length; });
+      var out = exact.map(Math.floor);
+      var left = target - sum(out);
+      var order = exact.map(function (_, i) { return i; }).sort(function (a, b) {
+        var fa = exact[a] - out[a];
+        var fb = exact[b] - out[b];
+        return fb !== fa ? (fb > fa ? 1 : -1) : a - b;
+      });
+      for (var i = 0; left > 0; i++, left--) out[order[i % order.length]] += 1;
+      return out;
+    }
+
+    function status(li) {
+      var u = units();
+      var pool = T - sum(u);
+      var msg = fill(ui.t.weight, L.label(li), show(u[L.rows().indexOf(li)]));
+      ui.announce(msg + (pool > 0 ? ', ' + fill(ui.t.unallocated, show(pool)) : ''));
+    }
+
+    L = listBlock(section, ui, {
+      listSelector: 'ul.pb-alloc',
+      makeRow: makeRow,
+      afterList: function () { return totalLine.nextSibling; },
+      changed: function () { write(units()); snapshot = null; },
+      removedMessage: ui.t.removedShare,
+      addedMessage: function (li) { return fill(ui.t.addedShare, L.label(li), show(0)); },
+      beforeRemove: function (li, at) {
+        var u = units();
+        var w = u[at];
+        var rest = u.filter(function (_, i) { return i !== at; });
+        var shares = rest.length ? distribute(rest, sum(rest) + w) : [];
+        L.rows().forEach(function (row, i) {
+          if (i === at) return;
+          $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);
+        });
+        stack.removeChild(li.pbSeg);
+        return w;
+      },
+      afterRestore: function (li, w, fromServer) {
+        if (fromServer) w = roundToTotal(model.weights, total)[itemIndexOr(model, li.getAttribute('data-pb-item'))] / step;
+        if (!li.pbSeg.parentNode) stack.insertBefore(li.pbSeg, freeBar);
+        var k = L.rows().indexOf(li);
+        var u = units();
+        u[k] = 0;
+        write(setUnits(u, k, Math.round(w || 0)));
+      }
+    });
+    totalLine.appendChild(free);
+    stack.appendChild(freeBar);
+    section.classList.add('pb-enhanced');
+    totalLine.parentNode.insertBefore(stack, totalLine);
+    L.rows().forEach(function (li) { enhanceRow(li); });
+    write(units());
+
+    L.list.addEventListener('focusin', function (event) {
+      if (event.target.classList.contains('pb-range')) snapshot = units();
+    });
+    L.list.addEventListener('pointerdown', function (event) {
+      if (event.target.classList.contains('pb-range')) snapshot = units();
+    });
+    L.list.addEventListener('input', function (event) {
+      var range = event.target;
+      if (!range.classList.contains('pb-range')) return;
+      var k = L.rows().indexOf(closest(range, 'li'));
+      write(setUnits(snapshot || units(), k, toUnits(range.value)));
+    });
+    L.list.addEventListener('change', function (event) {
+      var input = event.target;
+      if (input.classList.contains('pb-weight')) commit(input);
+      else if (input.classList.contains('pb-range')) status(closest(input, 'li'));
+    });
+
+    /** A typed weight: applied as a slider move would be; text that is not a weight is undone. */
+    function commit(input) {
+      var li = closest(input, 'li');
+      var k = L.rows().indexOf(li);
+      var range = $(li, '.pb-range');
+      var current = units();
+      current[k] = toUnits(range.value);
+      var v = input.validity && input.validity.badInput ? NaN : rtrim(input.value) === '' ? 0 : toUnits(input.value);
+      if (isNaN(v)) {
+        input.value = range.value;
+        return;
+      }
+      input.value = '';
+      write(setUnits(current, k, v));
+      snapshot = null;
+      status(li);
+    }
+    section.pbFlush = function () {
+      var active = document.activeElement;
+      if (active && active.classList && active.classList.contains('pb-weight') && section.contains(active) &&
+        toUnits(active.value) !== toUnits($(closest(active, 'li'), '.pb-range').value)) commit(active);
+    };
+    return L;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // YouTube on the routed surface: a play button that injects the youtube-nocookie iframe. On the
+  // page surface there is no data-pb-embed and nothing here runs.
+
+  function enhanceYoutube(figure, ui) {
+    var src = figure.getAttribute('data-pb-embed');
+    if (!/^https:\/\/www\.youtube-nocookie\.com\/embed\//.test(src || '')) return;
+    var title = figure.getAttribute('data-pb-title') || 'YouTube';
+    var facade = $(figure, '.pb-yt-facade');
+    var play = el('button', { type: 'button', 'class': 'pb-yt-play' });
+    play.appendChild(el('span', { 'aria-hidden': 'true' }, '\u25b6'));
+    play.appendChild(el('span', { 'class': 'pb-visually-hidden' }, fill(ui.t.play, title)));
+    facade.appendChild(play);
+    play.addEventListener('click', function () {
+      var frame = el('iframe', {
+        src: src, title: title, width: '560', height: '315', allowfullscreen: '',
+        allow: 'autoplay; encrypted-media; picture-in-picture; fullscreen',
+        // The page sends no referrer; YouTube's player needs the origin to play an embed.
+        referrerpolicy: 'strict-origin-when-cross-origin'
+      });
+      frame.className = 'pb-yt-frame';
+      facade.parentNode.replaceChild(frame, facade);
+      frame.focus();
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Mermaid: any element of the diagram that carries data-pb-node or data-pb-edge (the SVG's
+  // shapes, once it is drawn) becomes a button that opens its comment field; the diagram itself
+  // opens the whole-diagram comment. Commented parts are marked.
+
+  function enhanceMermaid(section) {
+    var fields = {};
+    $$(section, 'textarea[data-pb-node], textarea[data-pb-edge]').forEach(function (t) {
+      var key = (t.hasAttribute('data-pb-node') ? 'n:' + t.getAttribute('data-pb-node') : 'e:' + t.getAttribute('data-pb-edge'));
+      if (!fields[key]) fields[key] = t;
+    });
+    var whole = $(section, 'textarea[name$=".comment"]');
+    var fieldOf = function (target) {
+      return target.hasAttribute('data-pb-node') ? fields['n:' + target.getAttribute('data-pb-node')]
+        : fields['e:' + target.getAttribute('data-pb-edge')];
+    };
+    var targets = $$(section, '[data-pb-node]:not(textarea), [data-pb-edge]:not(textarea)');
+    targets.forEach(function (target) {
+      var field = fieldOf(target);
+      if (!field) return;
+      var label = $(section, 'label[for="' + field.id + '"]');
+      if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '0');
+      target.setAttribute('role', 'button');
+      if (label) target.setAttribute('aria-label', label.textContent);
+      target.classList.add('pb-target');
+      // An image's children are presentational: a diagram with buttons in it is a named group.
+      var svg = closest(target, 'svg');
+      if (svg && svg.getAttribute('role') === 'img') svg.setAttribute('role', 'group');
+    });
+    var open = function (field) {
+      if (!field) return;
+      var details = closest(field, 'details');
+      if (details) details.open = true;
+      $$(section, '.pb-selected').forEach(function (t) { t.classList.remove('pb-selected'); });
+      field.focus();
+    };
+    var choose = function (event) {
+      var target = closest(event.target, '.pb-target');
+      if (target && section.contains(target)) {
+        event.preventDefault();
+        open(fieldOf(target));
+        target.classList.add('pb-selected');
+      } else if (event.type === 'click' && closest(event.target, 'svg') && section.contains(event.target)) {
+        open(whole);
+      }
+    };
+    section.addEventListener('click', choose);
+    section.addEventListener('keydown', function (event) {
+      if ((event.key === 'Enter' || event.key === ' ') && closest(event.target, '.pb-target')) choose(event);
+    });
+    var mark = function () {
+      targets.forEach(function (target) {
+        var field = fieldOf(target);
+        target.classList.toggle('pb-commented', !!(field && rtrim(field.value)));
+      });
+    };
+    section.addEventListener('input', mark);
+    mark();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The document: live region, Copy answers (button and Ctrl/Cmd-Enter), print.
+
+  function enhanceDoc(doc) {
+    if (doc.pbEnhanced) return;
+    doc.pbEnhanced = true;
+    var t = STRINGS[doc.getAttribute('lang')] || STRINGS.en;
+    var live = el('div', { 'class': 'pb-visually-hidden pb-live', role: 'status', 'aria-live': 'polite' });
+    doc.insertBefore(live, doc.firstChild);
+    var ui = {
+      t: t,
+      announce: function (message) {
+        // The same message twice must still be a change for the screen reader to speak it.
+        live.textContent = live.textContent === message ? message + '\u00a0' : message;
+      }
+    };
+    $$(doc, 'figure.pb-yt[data-pb-embed]').forEach(function (f) { enhanceYoutube(f, ui); });
+    var form = $(doc, 'form.pb-form');
+    if (!form) return;
+    $$(form, '[data-pb-model]').forEach(function (section) {
+      var kind = section.getAttribute('data-pb-kind');
+      if (kind === 'prioritize') enhancePrioritize(section, ui);
+      else if (kind === 'allocate') enhanceAllocate(section, ui);
+      else if (kind === 'mermaid') enhanceMermaid(section);
+      else $$(section, 'fieldset.pb-single, fieldset.pb-multi').forEach(function (f) { enhanceQuestion(f, ui); });
+    });
+    $$(form, '.pb-note textarea').forEach(noteMark);
+    form.addEventListener('input', function (event) {
+      if (closest(event.target, '.pb-note')) noteMark(event.target);
+    });
+
+    // Enter in a text field would submit through the form's hidden default button and leave the
+    // page; with the script on, only the visible buttons submit.
+    form.addEventListener('submit', function (event) {
+      if (event.submitter && event.submitter.hidden) event.preventDefault();
+    });
+
+    var actions = $(form, '.pb-actions');
+    var copy = el('button', { type: 'button', 'class': 'pb-copy pb-submit', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' }, t.copy);
+    var said = el('span', { 'class': 'pb-copy-status', role: 'status', 'aria-live': 'polite' });
+    var shown = el('details', { 'class': 'pb-copied', hidden: '' });
+    var textId = (doc.getAttribute('data-pb-hash') || 'pb').slice(0, 8) + '-copied';
+    shown.appendChild(el('summary', null, t.copiedText));
+    shown.appendChild(el('label', { 'for': 'pb-' + textId, 'class': 'pb-visually-hidden' }, t.copiedText));
+    var text = el('textarea', { id: 'pb-' + textId, readonly: '', rows: '8' });
+    shown.appendChild(text);
+    actions.insertBefore(copy, actions.firstChild);
+    actions.appendChild(said);
+    actions.parentNode.insertBefore(shown, actions.nextSibling);
+    // With no action the form would post to a page that cannot answer (mdBook, saved HTML).
+    if (!form.hasAttribute('action')) $$(actions, 'button[type="submit"]:not(.pb-copy)').forEach(function (b) { b.hidden = true; });
+
+    var build = function () {
+      $$(form, '[data-pb-kind="allocate"]').forEach(function (s) { if (s.pbFlush) s.pbFlush(); });
+      return exportFromPairs(form, formPairs(form));
+    };
+    var run = function () {
+      var result;
+      try {
+        result = build();
+      } catch (e) {
+        said.textContent = e.message || String(e);
+        return;
+      }
+      if (!result.markdown) {
+        said.textContent = t.nothing;
+        return;
+      }
+      // The engine's notices: a remainder spread in proportion (the only one the widgets allow).
+      var extra = result.notices.length ? ' ' + t.spread : '';
+      text.value = result.markdown;
+      shown.hidden = false;
+      doc.setAttribute('data-pb-copied', result.markdown);
+      var fallback = function () {
+        var ok = false;
+        shown.open = true;
+        text.select();
+        try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+        said.textContent = (ok ? t.copied : t.copyFailed) + extra;
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(result.markdown).then(function () {
+          said.textContent = t.copied + extra;
+        }, fallback);
+      } else fallback();
+    };
+    copy.addEventListener('click', run);
+    doc.pbCopy = run;
+    doc.pbExport = build;
+
+    window.addEventListener('beforeprint', function () {
+      var old = $(doc, '.pb-print');
+      if (old) old.parentNode.removeChild(old);
+      var markdown;
+      try { markdown = build().markdown; } catch (e) { markdown = ''; }
+      if (!markdown) return;
+      var box = el('section', { 'class': 'pb-print' });
+      box.appendChild(el('h2', null, t.answers));
+      box.appendChild(el('pre', null, markdown));
+      doc.appendChild(box);
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The server's answers page: its copy button (the text is already on the page).
 
   function copyFrom(button) {
     var target = document.getElementById(button.getAttribute('data-pb-copy'));
@@ -20,13 +1359,41 @@
     }
   }
 
-  function init() {
-    var buttons = document.querySelectorAll('button[data-pb-copy]');
-    for (var i = 0; i < buttons.length; i++) {
-      buttons[i].hidden = false;
-      buttons[i].addEventListener('click', function (event) { copyFrom(event.currentTarget); });
+  function onKey(event) {
+    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return;
+    var doc = closest(event.target, '.pb-doc');
+    if (!doc) {
+      var all = $$(document, '.pb-doc').filter(function (d) { return d.pbCopy; });
+      doc = all.length === 1 ? all[0] : null;
+    }
+    if (doc && doc.pbCopy) {
+      event.preventDefault();
+      doc.pbCopy();
     }
   }
+
+  function init() {
+    $$(document, 'button[data-pb-copy]').forEach(function (b) {
+      b.hidden = false;
+      b.addEventListener('click', function (event) { copyFrom(event.currentTarget); });
+    });
+    $$(document, '.pb-doc').forEach(enhanceDoc);
+    if (!document.pbKeys) {
+      document.pbKeys = true;
+      document.addEventListener('keydown', onKey);
+    }
+  }
+
+  window.passback = {
+    /** The copy-back export of a rendered document (its `.pb-doc` or `form.pb-form`). */
+    exportAnswers: function (doc) {
+      var form = doc.matches('form') ? doc : $(doc, 'form.pb-form');
+      return exportFromPairs(form, formPairs(form));
+    },
+    /** The export of given form fields ([[name, value], …]) for a rendered document. */
+    exportFromPairs: exportFromPairs,
+    enhance: init
+  };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
   else init();

@@ -297,6 +297,7 @@ pub fn content_hash(src: &str, options: &Options) -> String {
     let mut h = blake3::Hasher::new();
     h.update(concat!("passback-render ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
     h.update(assets::css_name().as_bytes());
+    h.update(assets::js_name().as_bytes());
     h.update(options.cache_key().as_bytes());
     h.update(b"\n");
     h.update(src.as_bytes());

@@ -113,8 +113,11 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             })
             .unwrap_or("")
     };
-    cx.root(
+    // Nodes and edges are on their comment fields (`data-pb-node`, `data-pb-edge`).
+    let model = super::model(&[("title", m.title.as_deref().map(Into::into))]);
+    cx.root_with_model(
         Some(&caption_id),
+        &model,
         html! {
             figure class="pb-diagram" {
                 details class="pb-diagram-source" open {

@@ -170,6 +170,41 @@ impl Routing {
     }
 }
 
+/// Builds a `data-pb-model` object (see [`crate::html::RenderCx::root_with_model`]): the fields
+/// that are set, the `None`s left out.
+pub fn model(fields: &[(&str, Option<serde_json::Value>)]) -> serde_json::Value {
+    serde_json::Value::Object(
+        fields
+            .iter()
+            .filter_map(|(k, v)| v.clone().map(|v| ((*k).to_string(), v)))
+            .collect(),
+    )
+}
+
+/// The model fields every list component shares: title, routing, and the authored items.
+pub fn list_model<'a>(
+    title: Option<&'a str>,
+    routing: Option<&'a Routing>,
+    items: &'a [prioritize::Item],
+) -> Vec<(&'static str, Option<serde_json::Value>)> {
+    let items: Vec<serde_json::Value> = items
+        .iter()
+        .map(|i| {
+            model(&[
+                ("id", Some(i.id.as_str().into())),
+                ("label", Some(i.label.as_str().into())),
+                ("context", i.context.as_deref().map(Into::into)),
+            ])
+        })
+        .collect();
+    vec![
+        ("title", title.map(Into::into)),
+        ("from", routing.map(|r| r.from.as_str().into())),
+        ("prompt", routing.map(|r| r.return_prompt.as_str().into())),
+        ("items", Some(items.into())),
+    ]
+}
+
 /// `note_field`: the optional block-level note of prioritize and allocate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteField {

@@ -200,7 +200,12 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
             (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
         }
     };
-    cx.root(title_id.as_deref(), body)
+    let model = super::model(&super::list_model(
+        p.title.as_deref(),
+        p.routing.as_ref(),
+        &p.items,
+    ));
+    cx.root_with_model(title_id.as_deref(), &model, body)
 }
 
 /// Items the reader removed, each with a Restore button (shared with allocate).

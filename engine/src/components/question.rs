@@ -457,7 +457,38 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
             }
         }
     };
-    cx.root(title_id.as_deref(), body)
+    cx.root_with_model(title_id.as_deref(), &model(set, cx.t), body)
+}
+
+/// The `data-pb-model` of a question set: what the export prints around the reader's picks.
+fn model(set: &QuestionSet, t: &Strings) -> serde_json::Value {
+    let questions: Vec<serde_json::Value> = set
+        .questions
+        .iter()
+        .map(|q| {
+            let mode = match q.mode {
+                Mode::Single => "single",
+                Mode::Multi => "multi",
+                Mode::FreeText => "free",
+                Mode::Open => "open",
+            };
+            super::model(&[
+                ("text", Some(q.text.as_str().into())),
+                ("mode", Some(mode.into())),
+                ("options", q.has_options().then(|| q.options.clone().into())),
+                (
+                    "other",
+                    (q.mode != Mode::Open).then(|| q.other_label(t).into()),
+                ),
+            ])
+        })
+        .collect();
+    super::model(&[
+        ("title", set.title.as_deref().map(Into::into)),
+        ("from", set.routing.as_ref().map(|r| r.from.as_str().into())),
+        ("skill", set.skill_version.as_deref().map(Into::into)),
+        ("questions", Some(questions.into())),
+    ])
 }
 
 /// Consecutive questions with the same `section` form one group (spec: strictly consecutive).

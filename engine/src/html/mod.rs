@@ -44,6 +44,28 @@ impl RenderCx<'_> {
 
     /// The root element every rendered component has (contract §3).
     pub fn root(&self, labelled_by: Option<&str>, inner: Markup) -> Markup {
+        self.root_inner(labelled_by, None, inner)
+    }
+
+    /// As [`RenderCx::root`], plus `data-pb-model`: the facts the enhancement script needs to
+    /// build the copy-back export in the browser (question texts, item labels, authored weights,
+    /// routing…), as JSON. The reader's state is read from the form fields, as the server does;
+    /// this is what the server reads from `pb.source`. Not on the email surface.
+    pub fn root_with_model(
+        &self,
+        labelled_by: Option<&str>,
+        model: &serde_json::Value,
+        inner: Markup,
+    ) -> Markup {
+        self.root_inner(labelled_by, Some(model.to_string()), inner)
+    }
+
+    fn root_inner(
+        &self,
+        labelled_by: Option<&str>,
+        model: Option<String>,
+        inner: Markup,
+    ) -> Markup {
         let tag = self.kind.tag();
         if self.surface.is_email() {
             // Mail clients know `div` better than sectioning elements.
@@ -55,7 +77,7 @@ impl RenderCx<'_> {
         }
         html! {
             section class={ "pb-block pb-" (tag) } data-pb-block=(self.block) data-pb-kind=(tag)
-                aria-labelledby=[labelled_by] {
+                aria-labelledby=[labelled_by] data-pb-model=[model] {
                 (inner)
             }
         }
@@ -119,8 +141,9 @@ pub struct FormChrome {
     pub source: String,
 }
 
-/// A complete HTML page around a rendered fragment; the stylesheet and script are linked, never
-/// inlined, so the page works under `style-src 'self'; script-src 'self'`.
+/// A complete HTML page around a rendered fragment; the stylesheet and the enhancement script
+/// (deferred) are linked, never inlined, so the page works under `style-src 'self'; script-src
+/// 'self'`.
 pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> String {
     let base = asset_base.trim_end_matches('/');
     html! {
@@ -131,6 +154,7 @@ pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> 
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) }
                 link rel="stylesheet" href={ (base) "/" (crate::assets::css_name()) };
+                script src={ (base) "/" (crate::assets::js_name()) } defer {}
             }
             body {
                 main class="pb-page" { (PreEscaped(fragment)) }

@@ -121,8 +121,8 @@ impl Format {
 pub struct Options {
     pub surface: Surface,
     pub format: Format,
-    /// Where the document's form posts (no-JavaScript answers). `None` renders no form: the
-    /// controls stand alone (static sites, where the script's "Copy answers" exports).
+    /// Where the document's form posts (no-JavaScript answers). `None` (static sites) renders
+    /// the form without an action or a "Get answers" button: the script's "Copy answers" exports.
     pub answers_action: Option<String>,
     /// URL prefix of the stylesheet and script, e.g. `/assets`.
     pub asset_base: String,
@@ -422,16 +422,12 @@ fn render_inner(
         .blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
-    // The form exists only where something can take the post; without an answers action (a
-    // static site) the controls stand alone and the script's "Copy answers" does the export.
-    let form = options
-        .answers_action
-        .clone()
-        .filter(|_| answerable && !options.surface.is_email())
-        .map(|action| html::FormChrome {
-            action: Some(action),
-            source: src.to_string(),
-        });
+    // The form always holds the controls (the script builds the export from its fields); it gets
+    // an action and a "Get answers" button only when something can take the post.
+    let form = (answerable && !options.surface.is_email()).then(|| html::FormChrome {
+        action: options.answers_action.clone(),
+        source: src.to_string(),
+    });
     let mut fragment =
         html::document_root(PreEscaped(body), lang, &hash, options.surface, form).into_string();
     if options.surface.is_email()

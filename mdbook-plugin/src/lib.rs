@@ -275,9 +275,16 @@ mod tests {
     }
 
     #[test]
-    fn forms_only_with_an_answers_action() {
+    fn the_form_posts_only_with_an_answers_action() {
         let without = process_chapter("a.md", Q, &Settings::default()).content;
-        assert!(!without.contains("<form"));
+        assert!(
+            without.contains("<form class=\"pb-form\" method=\"post\">"),
+            "a form without an action"
+        );
+        assert!(
+            !without.contains("class=\"pb-submit\""),
+            "no Get answers button with nowhere to post"
+        );
         let with = process_chapter(
             "a.md",
             Q,

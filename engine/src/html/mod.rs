@@ -118,7 +118,9 @@ pub fn document_root(
                     input type="hidden" name="pb.surface" value=(surface.name());
                     (body)
                     div class="pb-actions" {
-                        button type="submit" class="pb-submit" name="pb.op" value="export" { (lang.strings().get_answers) }
+                        @if form.action.is_some() {
+                            button type="submit" class="pb-submit" name="pb.op" value="export" { (lang.strings().get_answers) }
+                        }
                     }
                 }
             } @else if surface.is_email() {

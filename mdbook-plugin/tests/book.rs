@@ -85,8 +85,8 @@ fn a_real_book_builds_with_live_components() {
         "the stylesheet is linked"
     );
     assert!(
-        !decisions.contains("```single-choice"),
-        "no fence is left raw"
+        !decisions.contains("language-single-choice"),
+        "no fence is left as a code block"
     );
 
     let nested = read("nested.html");

@@ -656,9 +656,9 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> String {
 
 /// A neutral box naming the diagram and its type, for diagrams not drawn here.
 pub fn placeholder(kind: &str, note: &str, f: &Frame) -> String {
-    let title = Block::new(f.title);
-    let kind_block = Block::new(kind);
-    let note_block = Block::new(note);
+    let title = Block::wrapped(f.title, 400.0);
+    let kind_block = Block::wrapped(kind, 400.0);
+    let note_block = Block::wrapped(note, 400.0);
     let inner_w = title.width.max(kind_block.width).max(note_block.width);
     let width = (inner_w + 48.0).max(240.0);
     let height = 24.0 + title.height + 6.0 + kind_block.height + 6.0 + note_block.height + 24.0;

@@ -91,8 +91,13 @@ pub struct Block {
 }
 
 impl Block {
+    /// `label` wrapped at `WRAP_WIDTH`.
     pub fn new(label: &str) -> Block {
-        let lines = wrap(label, WRAP_WIDTH);
+        Block::wrapped(label, WRAP_WIDTH)
+    }
+
+    pub fn wrapped(label: &str, max: f64) -> Block {
+        let lines = wrap(label, max);
         let width = lines.iter().map(|l| width(l)).fold(0.0, f64::max);
         let height = LINE_HEIGHT * lines.len() as f64;
         Block {

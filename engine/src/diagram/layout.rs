@@ -14,17 +14,24 @@
 use super::flowchart::{Direction, Flowchart, Shape};
 use super::shapes::{self, Bounds, Outline, Pt};
 use super::text::Block;
+use layout::adt::dag::{DAG, NodeHandle};
 use layout::core::base::Orientation;
-use layout::core::format::{ClipHandle, RenderBackend};
+use layout::core::format::Visible;
 use layout::core::geometry::{Point, Position};
 use layout::core::style::StyleAttr;
-use layout::std_shapes::shapes::{Arrow, Element, ShapeKind};
+use layout::std_shapes::shapes::{Element, ShapeKind};
 use layout::topo::layout::VisualGraph;
+use layout::topo::optimizer::RankOptimizer;
+use layout::topo::placer::Placer;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Larger diagrams are not drawn (the source is shown instead).
 pub const MAX_NODES: usize = 150;
 pub const MAX_EDGES: usize = 300;
+/// Nor is a subgraph or chart whose layout needs more boxes than this, counting label boxes
+/// and one connector per rank a long edge crosses: placement time grows faster than linearly
+/// (about 5 ms for 250, 0.5 s for 2,500).
+pub const MAX_LAYOUT_BOXES: usize = 1000;
 
 /// Space around the whole drawing.
 const MARGIN: f64 = 8.0;
@@ -75,7 +82,8 @@ pub struct EdgePath {
 /// Why a flowchart was not drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
-    /// More nodes or edges than `MAX_NODES` / `MAX_EDGES`.
+    /// More nodes or edges than `MAX_NODES` / `MAX_EDGES`, or a layout of more than
+    /// `MAX_LAYOUT_BOXES` boxes.
     TooLarge,
     /// The layout engine failed on this graph, with and without label boxes.
     LayoutFailed,
@@ -122,6 +130,8 @@ struct Plan<'c> {
     direction: Vec<Direction>,
     node_text: Vec<Block>,
     cluster_title: Vec<Block>,
+    /// Set when a layout gave up for `MAX_LAYOUT_BOXES`.
+    too_large: std::cell::Cell<bool>,
 }
 
 impl<'c> Plan<'c> {
@@ -169,6 +179,7 @@ impl<'c> Plan<'c> {
             edges: vec![Vec::new(); n_scopes],
             routing: Vec::with_capacity(chart.edges.len()),
             direction,
+            too_large: std::cell::Cell::new(false),
         };
         for (e, edge) in chart.edges.iter().enumerate() {
             let (Some(a), Some(b)) = (plan.thing(&edge.from), plan.thing(&edge.to)) else {
@@ -271,10 +282,20 @@ pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
     if chart.nodes.len() > MAX_NODES || chart.edges.len() > MAX_EDGES {
         return Err(Failure::TooLarge);
     }
-    let plan = Plan::new(chart);
+    guarded(&Plan::new(chart), &draw)
+}
+
+/// Runs `attempt` with label boxes, then without, catching panics; the first drawing wins.
+fn guarded(
+    plan: &Plan,
+    attempt: &dyn Fn(&Plan, bool) -> Option<Drawing>,
+) -> Result<Drawing, Failure> {
     for label_boxes in [true, false] {
-        if let Ok(Some(d)) = catch_unwind(AssertUnwindSafe(|| draw(&plan, label_boxes))) {
+        if let Ok(Some(d)) = catch_unwind(AssertUnwindSafe(|| attempt(plan, label_boxes))) {
             return Ok(d);
+        }
+        if plan.too_large.get() {
+            return Err(Failure::TooLarge);
         }
     }
     Err(Failure::LayoutFailed)
@@ -514,61 +535,6 @@ fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
     e
 }
 
-/// Collects the routes `layout-rs` computes; draws nothing.
-#[derive(Default)]
-struct Routes {
-    /// (edge of the scope, segment, points)
-    paths: Vec<(usize, usize, Vec<Pt>)>,
-}
-
-impl RenderBackend for Routes {
-    fn draw_rect(
-        &mut self,
-        _: Point,
-        _: Point,
-        _: &StyleAttr,
-        _: Option<String>,
-        _: Option<ClipHandle>,
-    ) {
-    }
-    fn draw_line(&mut self, _: Point, _: Point, _: &StyleAttr, _: Option<String>) {}
-    fn draw_circle(&mut self, _: Point, _: Point, _: &StyleAttr, _: Option<String>) {}
-    fn draw_text(&mut self, _: Point, _: &str, _: &StyleAttr) {}
-    fn draw_arrow(
-        &mut self,
-        path: &[(Point, Point)],
-        _: bool,
-        _: (bool, bool),
-        _: &StyleAttr,
-        properties: Option<String>,
-        _: &str,
-    ) {
-        let Some((e, s)) = properties.as_deref().and_then(|p| p.split_once(':')) else {
-            return;
-        };
-        let (Ok(e), Ok(s)) = (e.parse(), s.parse()) else {
-            return;
-        };
-        // The first pair is (start, its control point); each later pair ends with a point.
-        let mut pts = Vec::with_capacity(path.len());
-        if let Some(first) = path.first() {
-            pts.push(Pt::new(first.0.x, first.0.y));
-        }
-        pts.extend(path.iter().skip(1).map(|p| Pt::new(p.1.x, p.1.y)));
-        self.paths.push((e, s, pts));
-    }
-    fn create_clip(&mut self, _: Point, _: Point, _: usize) -> ClipHandle {
-        0
-    }
-}
-
-/// How far `p` is from the box `b` (0 inside).
-fn distance_to(b: &Bounds, p: Pt) -> f64 {
-    let dx = ((p.x - b.center.x).abs() - b.w / 2.0).max(0.0);
-    let dy = ((p.y - b.center.y).abs() - b.h / 2.0).max(0.0);
-    dx.hypot(dy)
-}
-
 /// Lays out one scope. `None` when the layout engine produced nothing usable.
 fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> Option<Placed> {
     let items = &plan.items[scope];
@@ -611,30 +577,27 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     let sizes = &sizes[..];
     let mut vg = VisualGraph::new(orientation);
     vg.dag.set_validate(false);
-    let handles: Vec<_> = sizes
+    let handles: Vec<NodeHandle> = sizes
         .iter()
         .map(|&(w, h)| vg.add_node(element(orientation, w, h, halo(horizontal, false))))
         .collect();
-    // Per scope edge: its label box handle and size.
-    let mut label_nodes = Vec::with_capacity(edges.len());
+    // Per scope edge: its label box (handle, size), and its segments as (from, to) handles.
+    let mut label_nodes: Vec<Option<(NodeHandle, f64, f64)>> = Vec::with_capacity(edges.len());
+    let mut segments: Vec<Vec<(NodeHandle, NodeHandle)>> = Vec::with_capacity(edges.len());
     let mut seen_pairs: Vec<(usize, usize)> = Vec::new();
-    let arrow = |e: usize, s: usize| {
-        let mut a = Arrow::simple("");
-        a.properties = Some(format!("{e}:{s}"));
-        a
-    };
-    for (k, se) in edges.iter().enumerate() {
+    for se in edges {
         let (Some(f), Some(t)) = (index_of(se.from), index_of(se.to)) else {
             return None;
         };
+        if f == t {
+            label_nodes.push(None);
+            segments.push(Vec::new());
+            continue;
+        }
         let pair = (f.min(t), f.max(t));
         let repeated = seen_pairs.contains(&pair);
         seen_pairs.push(pair);
         let label = plan.chart.edges[se.edge].label.as_deref().map(Block::new);
-        if f == t {
-            label_nodes.push(None);
-            continue;
-        }
         // A label, or a repeated pair, gets a box of its own in the middle of the edge, so
         // the label has room and parallel edges take separate routes.
         let label_size = match (&label, repeated) {
@@ -645,19 +608,69 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         match label_size.filter(|_| label_boxes) {
             Some((w, h)) => {
                 let l = vg.add_node(element(orientation, w, h, halo(horizontal, true)));
-                vg.add_edge(arrow(k, 0), handles[f], l);
-                vg.add_edge(arrow(k, 1), l, handles[t]);
+                segments.push(vec![(handles[f], l), (l, handles[t])]);
                 label_nodes.push(Some((l, w, h)));
             }
             None => {
-                vg.add_edge(arrow(k, 0), handles[f], handles[t]);
+                segments.push(vec![(handles[f], handles[t])]);
                 label_nodes.push(None);
             }
         }
     }
-    let mut routes = Routes::default();
-    vg.do_it(false, false, false, &mut routes);
-    let center = |h| {
+    // Break cycles: a segment that would close one points the other way in the DAG.
+    let mut chains: Vec<Vec<(Vec<NodeHandle>, bool)>> = Vec::with_capacity(edges.len());
+    for segs in &segments {
+        let mut out = Vec::with_capacity(segs.len());
+        for &(a, b) in segs {
+            let reversed = vg.dag.is_reachable(b, a);
+            let (u, v) = if reversed { (b, a) } else { (a, b) };
+            if !vg.dag.successors(u).contains(&v) {
+                vg.dag.add_edge(u, v);
+            }
+            out.push((vec![u, v], reversed));
+        }
+        chains.push(out);
+    }
+    vg.dag.recompute_node_ranks();
+    RankOptimizer::new(&mut vg.dag).optimize();
+    // Long edges pass through one small connector per rank they cross.
+    let mut split: Vec<((NodeHandle, NodeHandle), Vec<NodeHandle>)> = Vec::new();
+    for chain in chains.iter_mut().flatten() {
+        let (u, v) = (chain.0[0], chain.0[1]);
+        if let Some((_, done)) = split.iter().find(|(pair, _)| *pair == (u, v)) {
+            chain.0 = done.clone();
+            continue;
+        }
+        let mut path = vec![u];
+        let target = vg.dag.level(v);
+        let mut prev = u;
+        let mut level = vg.dag.level(u);
+        while level + 1 < target {
+            let c = vg.add_node(Element::empty_connector(orientation));
+            vg.dag.remove_edge(prev, v);
+            vg.dag.add_edge(prev, c);
+            vg.dag.add_edge(c, v);
+            vg.dag.update_node_rank_level(c, level + 1, None);
+            path.push(c);
+            prev = c;
+            level += 1;
+        }
+        path.push(v);
+        split.push(((u, v), path.clone()));
+        chain.0 = path;
+    }
+    if vg.num_nodes() > MAX_LAYOUT_BOXES {
+        plan.too_large.set(true);
+        return None;
+    }
+    order_ranks(&mut vg);
+    for h in vg.iter_nodes() {
+        if vg.is_connector(h) {
+            vg.element_mut(h).resize();
+        }
+    }
+    Placer::new(&mut vg).layout(false);
+    let center = |h: NodeHandle| {
         let c = vg.pos(h).center();
         Pt::new(c.x, c.y)
     };
@@ -671,53 +684,34 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         .iter()
         .map(|l| l.map(|(h, _, _)| center(h)))
         .collect();
-    // Assemble each edge's route from its segments, each oriented from → to (the layout
-    // reverses edges to break cycles).
-    let mut segs: Vec<[Option<Vec<Pt>>; 2]> = vec![[None, None]; edges.len()];
-    for (e, s, pts) in routes.paths {
-        if let Some(slot) = segs.get_mut(e).and_then(|x| x.get_mut(s)) {
-            *slot = Some(pts);
-        }
-    }
+    // Each edge's route: box border to box border through its label box and connectors.
     let mut route_pts = Vec::with_capacity(edges.len());
     for (k, se) in edges.iter().enumerate() {
         let f = index_of(se.from)?;
         let t = index_of(se.to)?;
-        let from_box = item_box(f, &centers);
-        let to_box = item_box(t, &centers);
-        let orient = |mut pts: Vec<Pt>, start: &Bounds, end: &Bounds| {
-            let (Some(first), Some(last)) = (pts.first().copied(), pts.last().copied()) else {
-                return pts;
-            };
-            let straight = distance_to(start, first) + distance_to(end, last);
-            let reversed = distance_to(start, last) + distance_to(end, first);
-            if reversed < straight {
-                pts.reverse();
+        if f == t {
+            route_pts.push(vec![centers[f], centers[f]]);
+            continue;
+        }
+        let mut pts: Vec<Pt> = Vec::new();
+        for (path, reversed) in &chains[k] {
+            let mut p: Vec<Pt> = path.iter().map(|&h| center(h)).collect();
+            if *reversed {
+                p.reverse();
             }
-            pts
-        };
-        let pts = match (&label_nodes[k], &segs[k]) {
-            (Some((_, w, h)), [Some(a), Some(b)]) => {
-                let lc = label_at[k]?;
-                let lb = Bounds {
-                    center: lc,
-                    w: *w,
-                    h: *h,
-                };
-                let a = orient(a.clone(), &from_box, &lb);
-                let b = orient(b.clone(), &lb, &to_box);
-                let mut pts = a[..a.len().saturating_sub(1)].to_vec();
-                pts.push(lc);
-                pts.extend_from_slice(b.get(1..).unwrap_or(&[]));
-                pts
+            if !pts.is_empty() {
+                p.remove(0);
             }
-            (None, [Some(a), _]) => orient(a.clone(), &from_box, &to_box),
-            (None, [None, None]) if f == t => vec![from_box.center, from_box.center],
-            _ => return None,
-        };
+            pts.extend(p);
+        }
         if pts.len() < 2 || pts.iter().any(|p| !p.x.is_finite() || !p.y.is_finite()) {
             return None;
         }
+        let n = pts.len();
+        let from_box = shapes::outline(Shape::Rect, item_box(f, &centers));
+        let to_box = shapes::outline(Shape::Rect, item_box(t, &centers));
+        pts[0] = shapes::crossing(&from_box, pts[0], pts[1]);
+        pts[n - 1] = shapes::crossing(&to_box, pts[n - 1], pts[n - 2]);
         route_pts.push(pts);
     }
     // Mirror for bottom-up and right-to-left, then move the content to (0, 0).
@@ -785,4 +779,208 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         width: max.x - min.x,
         height: max.y - min.y,
     })
+}
+
+/// Orders each rank to reduce crossings: barycentre sweeps down and up, keeping the best
+/// order seen, then adjacent swaps that remove crossings. Bounded work, unlike layout-rs's
+/// own pass (cubic in the width of a rank, 50 rounds), which dominated the time.
+fn order_ranks(vg: &mut VisualGraph) {
+    let levels = vg.dag.num_levels();
+    if levels < 2 {
+        return;
+    }
+    let mut best = vg.dag.ranks().clone();
+    let mut best_count = crossings(&vg.dag);
+    for round in 0..8 {
+        let down = round % 2 == 0;
+        let order: Vec<usize> = if down {
+            (1..levels).collect()
+        } else {
+            (0..levels - 1).rev().collect()
+        };
+        for i in order {
+            let (neighbour_row, row) = if down { (i - 1, i) } else { (i + 1, i) };
+            let mut pos = vec![usize::MAX; vg.dag.len()];
+            for (p, h) in vg.dag.row(neighbour_row).iter().enumerate() {
+                pos[h.get_index()] = p;
+            }
+            let current = vg.dag.row(row).clone();
+            let mut keyed: Vec<(f64, usize, NodeHandle)> = current
+                .iter()
+                .enumerate()
+                .map(|(p, &h)| {
+                    let adj = if down {
+                        vg.dag.predecessors(h)
+                    } else {
+                        vg.dag.successors(h)
+                    };
+                    let linked: Vec<usize> = adj
+                        .iter()
+                        .map(|a| pos[a.get_index()])
+                        .filter(|&q| q != usize::MAX)
+                        .collect();
+                    let key = if linked.is_empty() {
+                        p as f64
+                    } else {
+                        linked.iter().sum::<usize>() as f64 / linked.len() as f64
+                    };
+                    (key, p, h)
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            *vg.dag.row_mut(row) = keyed.into_iter().map(|(_, _, h)| h).collect();
+        }
+        let count = crossings(&vg.dag);
+        if count < best_count {
+            best_count = count;
+            best = vg.dag.ranks().clone();
+        }
+    }
+    *vg.dag.ranks_mut() = best;
+    // Adjacent swaps, a few passes.
+    for _ in 0..4 {
+        let mut changed = false;
+        for i in 0..levels {
+            let len = vg.dag.row(i).len();
+            for j in 0..len.saturating_sub(1) {
+                let before = local_crossings(&vg.dag, i);
+                vg.dag.row_mut(i).swap(j, j + 1);
+                if local_crossings(&vg.dag, i) < before {
+                    changed = true;
+                } else {
+                    vg.dag.row_mut(i).swap(j, j + 1);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Crossings between rank `i` and its neighbours.
+fn local_crossings(dag: &DAG, i: usize) -> usize {
+    let mut n = 0;
+    if i > 0 {
+        n += crossings_between(dag, i - 1);
+    }
+    if i + 1 < dag.num_levels() {
+        n += crossings_between(dag, i);
+    }
+    n
+}
+
+fn crossings(dag: &DAG) -> usize {
+    (0..dag.num_levels().saturating_sub(1))
+        .map(|i| crossings_between(dag, i))
+        .sum()
+}
+
+/// Edge crossings between rank `i` and rank `i + 1`.
+fn crossings_between(dag: &DAG, i: usize) -> usize {
+    let mut pos = vec![usize::MAX; dag.len()];
+    for (p, h) in dag.row(i + 1).iter().enumerate() {
+        pos[h.get_index()] = p;
+    }
+    let mut ends: Vec<(usize, usize)> = Vec::new();
+    for (p, h) in dag.row(i).iter().enumerate() {
+        for s in dag.successors(*h) {
+            let q = pos[s.get_index()];
+            if q != usize::MAX {
+                ends.push((p, q));
+            }
+        }
+    }
+    let mut n = 0;
+    for (a, &(p1, q1)) in ends.iter().enumerate() {
+        for &(p2, q2) in &ends[a + 1..] {
+            if (p1 < p2 && q1 > q2) || (p1 > p2 && q1 < q2) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagram::flowchart;
+
+    fn chart(src: &str) -> Flowchart {
+        flowchart::parse(src)
+            .expect("a flowchart")
+            .expect("readable")
+    }
+
+    #[test]
+    fn a_panicking_layout_is_retried_without_label_boxes_then_given_up() {
+        let c = chart("graph TD\nA -->|yes| B\nA --> C");
+        let plan = Plan::new(&c);
+        let flaky = |p: &Plan, label_boxes: bool| {
+            assert!(!label_boxes, "layout-rs fell over");
+            draw(p, label_boxes)
+        };
+        let d = guarded(&plan, &flaky).expect("the retry draws");
+        // Without label boxes the label sits halfway along its edge.
+        let (at, _) = d.edges[0].label.clone().expect("a label");
+        let mid = midpoint(&d.edges[0].points);
+        assert!(at.minus(mid).len() < 1e-9);
+        let broken = |_: &Plan, _: bool| -> Option<Drawing> { panic!("always") };
+        assert_eq!(guarded(&plan, &broken).err(), Some(Failure::LayoutFailed));
+    }
+
+    #[test]
+    fn subgraph_boxes_hold_their_members_and_edges_end_on_outlines() {
+        let c = chart("flowchart TB\nx --> a\nsubgraph S [Group]\na[One] --> b{Two}\nend\ny --> S");
+        let d = layout(&c).expect("drawn");
+        let s = d.clusters[0].bounds;
+        let node = |id: &str| {
+            let i = c.nodes.iter().position(|n| n.id == id).expect("node");
+            d.nodes[i].as_ref().expect("a box").bounds
+        };
+        for id in ["a", "b"] {
+            let n = node(id);
+            assert!(s.left() < n.left() && n.right() < s.right(), "{id}");
+            assert!(s.top() < n.top() && n.bottom() < s.bottom(), "{id}");
+        }
+        for id in ["x", "y"] {
+            assert!(!s.overlaps(&node(id)), "{id}");
+        }
+        // The subgraph's id is drawn as the subgraph, not as a box.
+        let si = c.nodes.iter().position(|n| n.id == "S").expect("S");
+        assert!(d.nodes[si].is_none());
+        // a → b ends on the rhombus outline of b.
+        let e = &d.edges[1];
+        let end = *e.points.last().expect("points");
+        let b = node("b");
+        let o = shapes::outline(Shape::Rhombus, b);
+        let out = e.points[e.points.len() - 2]
+            .minus(end)
+            .unit()
+            .expect("a direction");
+        assert!(o.contains(end.minus(out.scale(0.5))));
+        assert!(!o.contains(end.plus(out.scale(0.5))));
+        // y → S ends on the subgraph's border.
+        let end = *d.edges[2].points.last().expect("points");
+        let on_border = (end.y - s.top()).abs() < 0.01
+            || (end.y - s.bottom()).abs() < 0.01
+            || (end.x - s.left()).abs() < 0.01
+            || (end.x - s.right()).abs() < 0.01;
+        assert!(on_border, "{end:?} {s:?}");
+    }
+
+    #[test]
+    fn bottom_up_and_right_left_are_mirrored() {
+        let down = layout(&chart("graph TD\nA --> B")).expect("drawn");
+        let up = layout(&chart("graph BT\nA --> B")).expect("drawn");
+        let y = |d: &Drawing, i: usize| d.nodes[i].as_ref().expect("box").bounds.center.y;
+        assert!(y(&down, 0) < y(&down, 1));
+        assert!(y(&up, 0) > y(&up, 1));
+        let right = layout(&chart("graph LR\nA --> B")).expect("drawn");
+        let left = layout(&chart("graph RL\nA --> B")).expect("drawn");
+        let x = |d: &Drawing, i: usize| d.nodes[i].as_ref().expect("box").bounds.center.x;
+        assert!(x(&right, 0) < x(&right, 1));
+        assert!(x(&left, 0) > x(&left, 1));
+    }
 }

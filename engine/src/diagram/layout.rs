@@ -1,5 +1,6 @@
-//! Places a flowchart: node boxes sized from their labels, ranks and orders from `layout-rs`
-//! (a layered layout), subgraphs as boxes of their own, and edge routes clipped to shapes.
+//! Places a flowchart: node boxes sized from their labels, ranks and coordinates from
+//! `layout-rs` (a layered layout; the order within ranks is ours, see `order_ranks`),
+//! subgraphs as boxes of their own, and edge routes clipped to shapes.
 //!
 //! Subgraphs are laid out inside out: each subgraph's members are laid out on their own, and
 //! the result becomes one box in the enclosing layout. So a subgraph's box holds exactly its
@@ -9,7 +10,8 @@
 //!
 //! `layout-rs` only knows boxes: labels become boxes of their measured size in the middle of
 //! their edge (so they get room and never sit on a node), and every shape's outline is ours.
-//! It panics on some inputs; every run is guarded (`place`).
+//! It panics on some inputs (an empty graph, some of its own label splits): every run is
+//! guarded (`guarded`), and a failed run is retried without label boxes.
 
 use super::flowchart::{Direction, Flowchart, Shape};
 use super::shapes::{self, Bounds, Outline, Pt};

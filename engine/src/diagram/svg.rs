@@ -168,9 +168,23 @@ fn start(w: &mut Writer, f: &Frame, class: &str, width: f64, height: f64, desc: 
     w.newline();
 }
 
+/// `rtl` when the first strong character of `text` is Hebrew or Arabic, else `ltr`: each label
+/// keeps its own direction whatever the page's (punctuation lands on the right side).
+fn direction(text: &str) -> &'static str {
+    for c in text.chars() {
+        match u32::from(c) {
+            0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF => return "rtl",
+            _ if c.is_alphabetic() => return "ltr",
+            _ => {}
+        }
+    }
+    "ltr"
+}
+
 /// Lines of text centred on `center`.
 fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center: Pt) {
     let x = num(center.x);
+    let dir = direction(&block.lines.concat());
     let top = center.y - block.height / 2.0;
     // Baseline: the middle of the line plus about a third of the font size.
     let baseline = |i: usize| num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);
@@ -183,6 +197,7 @@ fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center:
                 ("x", &x),
                 ("y", &y),
                 ("text-anchor", "middle"),
+                ("direction", dir),
                 ("fill", fill),
             ],
         );
@@ -704,4 +719,37 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> String {
     }
     w.close("svg");
     w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_writer_escapes_every_value() {
+        let mut w = Writer::new();
+        w.open("g", &[("data-node", "a\"b<c>&'d")]);
+        w.text("<script>&\u{1}x</script>");
+        w.close("g");
+        assert_eq!(
+            w.finish(),
+            "<g data-node=\"a&quot;b&lt;c&gt;&amp;&#39;d\">&lt;script&gt;&amp;x&lt;/script&gt;</g>"
+        );
+    }
+
+    #[test]
+    fn numbers_are_short_and_never_negative_zero() {
+        assert_eq!(num(1.0), "1");
+        assert_eq!(num(1.26), "1.3");
+        assert_eq!(num(-0.01), "0");
+        assert_eq!(num(-2.5), "-2.5");
+    }
+
+    #[test]
+    fn label_direction_follows_its_first_strong_character() {
+        assert_eq!(direction("Serve cached?"), "ltr");
+        assert_eq!(direction("שלום?"), "rtl");
+        assert_eq!(direction("42 مرحبا"), "rtl");
+        assert_eq!(direction("42"), "ltr");
+    }
 }

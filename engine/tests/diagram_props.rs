@@ -185,8 +185,17 @@ fn check_geometry(chart: &Flowchart, d: &Drawing) -> Result<(), String> {
     Ok(())
 }
 
+/// `PROPTEST_CASES` when set (for a longer run), else `default`.
+fn cases(default: u32) -> ProptestConfig {
+    let n = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(n)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(160))]
+    #![proptest_config(cases(160))]
 
     #[test]
     fn random_flowcharts_draw_every_node_and_edge_once(s in spec()) {
@@ -335,5 +344,90 @@ fn timing() {
                 " (too large: placeholder)"
             }
         );
+    }
+}
+
+/// Pieces of flowchart syntax, right and wrong, for the fuzz test below.
+const TOKENS: [&str; 48] = [
+    "A",
+    "B",
+    "C",
+    "n1",
+    "x",
+    "o",
+    "end",
+    "subgraph",
+    "S",
+    "direction",
+    "LR",
+    "click",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    "((",
+    "))",
+    "[/",
+    "\\]",
+    ">",
+    "\"",
+    "|",
+    "&",
+    ";",
+    "\n",
+    "-->",
+    "---",
+    "-.->",
+    "==>",
+    "<-->",
+    "--x",
+    "--o",
+    "~~~",
+    "--",
+    "-.",
+    "==",
+    ".->",
+    "%%",
+    "<br>",
+    "label",
+    "é",
+    "ש",
+    ":::",
+    " ",
+    "  ",
+];
+
+proptest! {
+    #![proptest_config(cases(400))]
+
+    /// Arbitrary text after a flowchart header: the parser and the drawing never panic, and
+    /// what is drawn has every node once.
+    #[test]
+    fn any_text_after_a_header_is_read_or_refused_without_panicking(
+        tokens in prop::collection::vec((0..TOKENS.len(), any::<bool>()), 0..60),
+        header in prop::sample::select(vec!["graph TD\n", "flowchart LR\n", "graph BT;", "flowchart RL "]),
+    ) {
+        let mut src = String::from(header);
+        for (t, space) in tokens {
+            src.push_str(TOKENS[t]);
+            if space {
+                src.push(' ');
+            }
+        }
+        if let Some(Ok(chart)) = flowchart::parse(&src) {
+            let r = diagram::render(
+                &src,
+                Some(&chart),
+                &Frame { id: "f", title: "Fuzz", t: &EN, inline_style: false },
+            );
+            if r.drawn {
+                for node in &chart.nodes {
+                    let needle = format!("data-node=\"{}\"", node.id);
+                    prop_assert_eq!(r.svg.matches(&needle).count(), 1, "{}\n{}", needle, src);
+                }
+            }
+        }
     }
 }

@@ -1,13 +1,16 @@
-//! `mermaid`: a diagram to read and comment on (spec §4.7). Until the server-side SVG lands, the
-//! diagram is shown as its source in a captioned figure.
+//! `mermaid`: a diagram to read and comment on (spec §4.7). Flowcharts are drawn on the server
+//! as SVG (`crate::diagram`); other diagram types show a placeholder naming their type. The
+//! source is always beside the picture, and so is a list of the nodes and edges with a comment
+//! field each, so commenting works without JavaScript.
 
 use super::{Checker, Obj};
 use crate::answers::{BlockAnswer, Comment};
 use crate::diagram::flowchart::{self, Flowchart};
+use crate::diagram::{self, Frame};
 use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
-use maud::{Markup, html};
+use maud::{Markup, PreEscaped, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
 /// Largest accepted `source`, in bytes ("under ~8 KB").
@@ -47,7 +50,29 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         return None;
     }
     let chart = match flowchart::parse(&source) {
-        Some(Ok(chart)) => Some(chart),
+        Some(Ok(chart)) => {
+            if !chart.ignored.is_empty() {
+                let mut names: Vec<&str> = chart.ignored.iter().map(String::as_str).collect();
+                names.dedup();
+                let at = o.get("source").map_or(o.at, |v| v.start);
+                ck.warn(
+                    "ignored_directive",
+                    at,
+                    &o.path("source"),
+                    format!(
+                        "the diagram's {} {} ignored: the drawing does not use them",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if names.len() == 1 { "is" } else { "are" }
+                    ),
+                    "nothing to do; remove them to silence this warning".into(),
+                );
+            }
+            Some(chart)
+        }
         Some(Err(e)) => {
             let at = o.get("source").map_or(o.at, |v| v.start);
             ck.warn(
@@ -71,12 +96,28 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
 pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
+    let svg_id = cx.id("svg");
+    let drawing = diagram::render(
+        &m.source,
+        m.chart.as_ref(),
+        &Frame {
+            id: &svg_id,
+            title: caption,
+            t,
+            inline_style: cx.surface.is_email(),
+        },
+    );
+    // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
+    let svg = PreEscaped(drawing.svg);
     if cx.surface.is_email() {
         return cx.root(
             None,
             html! {
                 p style=(email::TITLE) { (caption) }
-                pre style=(email::PRE) { (m.source) }
+                div { (svg) }
+                @if !drawing.drawn {
+                    pre style=(email::PRE) { (m.source) }
+                }
             },
         );
     }
@@ -120,7 +161,8 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         &model,
         html! {
             figure class="pb-diagram" {
-                details class="pb-diagram-source" open {
+                div class="pb-diagram-canvas" { (svg) }
+                details class="pb-diagram-source" open[!drawing.drawn] {
                     summary { (t.diagram_source) }
                     pre { code class="language-mermaid" { (m.source) } }
                 }

@@ -1,13 +1,22 @@
 //! A parser for the Mermaid flowchart grammar people actually write: enough to know every node
-//! and edge of a diagram, so a reviewer's comment can be pinned to one and checked against it.
+//! and edge of a diagram, so a reviewer's comment can be pinned to one and checked against it,
+//! and enough to draw it: node shapes, edge kinds, subgraphs.
+//!
+//! Node and edge order is part of the answers format (`bN.node.I`, `bN.edge.I`): nodes in
+//! order of first appearance (a subgraph's id counts as a node), edges in source order with
+//! chains and `&` groups expanded left to right.
+
+use std::collections::HashSet;
 
 /// A flowchart's nodes (in order of first appearance) and edges (in source order).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Flowchart {
-    pub direction: String,
+    pub direction: Direction,
     pub nodes: Vec<Node>,
     pub edges: Vec<Edge>,
-    /// Directives that were recognised and ignored (`click`, `style`, …).
+    /// Subgraphs in order of declaration; a nested one names its parent.
+    pub subgraphs: Vec<Subgraph>,
+    /// Directives that were recognised and ignored (`click`, `style`, `init`, …).
     pub ignored: Vec<String>,
 }
 
@@ -19,13 +28,153 @@ impl Flowchart {
             .find(|n| n.id == id)
             .map_or(id, |n| n.label.as_str())
     }
+
+    /// The subgraph whose id is `id`, if `id` names one.
+    pub fn subgraph_named(&self, id: &str) -> Option<usize> {
+        self.subgraphs
+            .iter()
+            .position(|s| s.id.as_deref() == Some(id))
+    }
+}
+
+/// Which way the ranks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Direction {
+    /// `TD` / `TB`
+    #[default]
+    TopDown,
+    /// `BT`
+    BottomUp,
+    /// `LR`
+    LeftRight,
+    /// `RL`
+    RightLeft,
+}
+
+impl Direction {
+    fn parse(word: &str) -> Option<Direction> {
+        Some(match word {
+            "TD" | "TB" | "v" => Direction::TopDown,
+            "BT" | "^" => Direction::BottomUp,
+            "LR" | ">" => Direction::LeftRight,
+            "RL" | "<" => Direction::RightLeft,
+            _ => return None,
+        })
+    }
+
+    /// Whether ranks run horizontally.
+    pub fn is_horizontal(self) -> bool {
+        matches!(self, Direction::LeftRight | Direction::RightLeft)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub id: String,
-    /// The label (the id when the node has no shape text).
+    /// The label (the id when the node has no shape text). Line breaks (`<br>`) are `\n`.
     pub label: String,
+    pub shape: Shape,
+}
+
+/// The node shapes of the Mermaid flowchart grammar, by their brackets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// `A[text]` (and a bare `A`)
+    #[default]
+    Rect,
+    /// `A(text)`
+    Round,
+    /// `A([text])`
+    Stadium,
+    /// `A[[text]]`
+    Subroutine,
+    /// `A[(text)]`
+    Cylinder,
+    /// `A((text))`
+    Circle,
+    /// `A(((text)))`
+    DoubleCircle,
+    /// `A>text]`
+    Asymmetric,
+    /// `A{text}`
+    Rhombus,
+    /// `A{{text}}`
+    Hexagon,
+    /// `A[/text/]`
+    Parallelogram,
+    /// `A[\text\]`
+    ParallelogramAlt,
+    /// `A[/text\]`
+    Trapezoid,
+    /// `A[\text/]`
+    TrapezoidAlt,
+}
+
+impl Shape {
+    /// Every shape, for tests and the golden diagrams.
+    pub const ALL: [Shape; 14] = [
+        Shape::Rect,
+        Shape::Round,
+        Shape::Stadium,
+        Shape::Subroutine,
+        Shape::Cylinder,
+        Shape::Circle,
+        Shape::DoubleCircle,
+        Shape::Asymmetric,
+        Shape::Rhombus,
+        Shape::Hexagon,
+        Shape::Parallelogram,
+        Shape::ParallelogramAlt,
+        Shape::Trapezoid,
+        Shape::TrapezoidAlt,
+    ];
+
+    /// A stable lowercase name (used in class names).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Rect => "rect",
+            Shape::Round => "round",
+            Shape::Stadium => "stadium",
+            Shape::Subroutine => "subroutine",
+            Shape::Cylinder => "cylinder",
+            Shape::Circle => "circle",
+            Shape::DoubleCircle => "double-circle",
+            Shape::Asymmetric => "asymmetric",
+            Shape::Rhombus => "rhombus",
+            Shape::Hexagon => "hexagon",
+            Shape::Parallelogram => "parallelogram",
+            Shape::ParallelogramAlt => "parallelogram-alt",
+            Shape::Trapezoid => "trapezoid",
+            Shape::TrapezoidAlt => "trapezoid-alt",
+        }
+    }
+}
+
+/// How an edge's line is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stroke {
+    /// `--`
+    #[default]
+    Solid,
+    /// `-.-`
+    Dotted,
+    /// `==`
+    Thick,
+    /// `~~~`: takes part in the layout, is not drawn.
+    Invisible,
+}
+
+/// What an edge's end looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Marker {
+    #[default]
+    None,
+    /// `>` (or `<` at the start)
+    Arrow,
+    /// `x`
+    Cross,
+    /// `o`
+    Circle,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +182,27 @@ pub struct Edge {
     pub from: String,
     pub to: String,
     pub label: Option<String>,
+    pub stroke: Stroke,
+    /// The marker at `from`.
+    pub start: Marker,
+    /// The marker at `to`.
+    pub end: Marker,
+}
+
+/// `subgraph id [title] … end`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subgraph {
+    /// The id, when it has one (`subgraph "Only a title"` has none). An id is also a node,
+    /// so edges and comments can point at the subgraph.
+    pub id: Option<String>,
+    pub title: String,
+    /// The enclosing subgraph.
+    pub parent: Option<usize>,
+    /// `direction LR` inside the subgraph.
+    pub direction: Option<Direction>,
+    /// Node ids that belong directly to this subgraph (not to a nested one), in order of
+    /// first mention. A node belongs to the first subgraph that mentions it.
+    pub members: Vec<String>,
 }
 
 /// Why a source is not a flowchart this parser can read, and where (byte offset).
@@ -42,35 +212,103 @@ pub struct Unsupported {
     pub message: String,
 }
 
+/// Where the diagram text starts, after an optional `---` front-matter block.
+pub fn body_start(source: &str) -> usize {
+    let trimmed = source.trim_start();
+    let lead = source.len() - trimmed.len();
+    let Some(after) = trimmed.strip_prefix("---") else {
+        return 0;
+    };
+    if !after.starts_with(['\n', '\r']) {
+        return 0;
+    }
+    let mut at = lead + 3;
+    for line in source[at..].split_inclusive('\n').skip(1) {
+        at += line.len();
+        if line.trim() == "---" {
+            return at;
+        }
+    }
+    0
+}
+
+/// The diagram type keyword (`graph`, `sequenceDiagram`, …), if there is one.
+pub fn keyword(source: &str) -> Option<&str> {
+    let start = body_start(source);
+    let (_, first) = statements(&source[start..]).into_iter().next()?;
+    first.split_whitespace().next()
+}
+
 /// `None` when the source is another diagram type (sequence, class, …): those take only
 /// whole-diagram comments.
 pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
-    let mut statements = statements(source).into_iter();
+    let start = body_start(source);
+    let body = &source[start..];
+    let mut statements = statements(body).into_iter();
     let (header_at, header) = statements.next()?;
+    let header_at = header_at + start;
     let mut words = header.split_whitespace();
     let keyword = words.next()?;
     if keyword != "graph" && keyword != "flowchart" {
         return None;
     }
-    let mut chart = Flowchart {
-        direction: words.next().unwrap_or("TD").to_string(),
-        ..Flowchart::default()
-    };
+    let mut p = Parser::default();
+    if start > 0 {
+        p.chart.ignored.push("front matter".into());
+    }
+    if source.contains("%%{") {
+        p.chart.ignored.push("init".into());
+    }
     let rest_of_header = header[keyword.len()..].trim_start();
-    let after_dir = rest_of_header
-        .split_once(char::is_whitespace)
-        .map(|(_, r)| r.trim());
+    let (dir_word, after_dir) = match rest_of_header.split_once(char::is_whitespace) {
+        Some((d, r)) => (d, r.trim()),
+        None => (rest_of_header, ""),
+    };
+    if !dir_word.is_empty() {
+        match Direction::parse(dir_word) {
+            Some(d) => p.chart.direction = d,
+            None => {
+                return Some(Err(Unsupported {
+                    offset: header_at + header.len() - rest_of_header.len(),
+                    message: format!("{dir_word:?} is not a direction; use TD, TB, BT, LR or RL"),
+                }));
+            }
+        }
+    }
     let mut pending: Vec<(usize, String)> = Vec::new();
-    if let Some(r) = after_dir.filter(|r| !r.is_empty()) {
-        pending.push((header_at + header.find(r).unwrap_or(0), r.to_string()));
+    if !after_dir.is_empty() {
+        pending.push((
+            header_at + header.find(after_dir).unwrap_or(0),
+            after_dir.to_string(),
+        ));
     }
     for (at, stmt) in pending
         .into_iter()
-        .chain(statements.map(|(a, s)| (a, s.to_string())))
+        .chain(statements.map(|(a, s)| (a + start, s.to_string())))
     {
-        if let Err(e) = statement(&mut chart, &stmt, at) {
+        if let Err(e) = p.statement(&stmt, at) {
             return Some(Err(e));
         }
+    }
+    if let Some(&open) = p.open.last() {
+        let s = &p.chart.subgraphs[open];
+        return Some(Err(Unsupported {
+            offset: source.len(),
+            message: format!(
+                "subgraph {:?} is not closed with `end`",
+                s.id.as_deref().unwrap_or(&s.title)
+            ),
+        }));
+    }
+    let mut chart = p.chart;
+    // A subgraph mentioned inside another is placed by its own `parent`, not as a member.
+    let named: HashSet<String> = chart
+        .subgraphs
+        .iter()
+        .filter_map(|s| s.id.clone())
+        .collect();
+    for s in &mut chart.subgraphs {
+        s.members.retain(|m| !named.contains(m));
     }
     Some(Ok(chart))
 }
@@ -135,68 +373,200 @@ const IGNORED: [&str; 7] = [
     "accTitle",
 ];
 
-fn statement(chart: &mut Flowchart, stmt: &str, at: usize) -> Result<(), Unsupported> {
-    let first = stmt.split_whitespace().next().unwrap_or("");
-    if IGNORED.contains(&first) || first.starts_with("accDescr") {
-        chart.ignored.push(first.to_string());
-        return Ok(());
-    }
-    if first == "subgraph" {
-        // `subgraph id [title]`: the subgraph itself can be an edge endpoint; treat it as a node.
-        let rest = stmt["subgraph".len()..].trim();
-        if !rest.is_empty() {
-            let mut p = Cursor {
-                s: rest,
-                pos: 0,
-                base: at + stmt.len() - rest.len(),
-            };
-            if let Some(node) = p.node()? {
-                add_node(chart, node);
-            }
-        }
-        return Ok(());
-    }
-    if stmt == "end" {
-        return Ok(());
-    }
-    let mut p = Cursor {
-        s: stmt,
-        pos: 0,
-        base: at,
-    };
-    let mut previous: Vec<String> = p.group(chart)?;
-    loop {
-        p.skip_ws();
-        if p.at_end() {
+#[derive(Default)]
+struct Parser {
+    chart: Flowchart,
+    /// The subgraphs open at this point, innermost last.
+    open: Vec<usize>,
+    /// Nodes already placed in a subgraph.
+    placed: HashSet<String>,
+}
+
+impl Parser {
+    fn statement(&mut self, stmt: &str, at: usize) -> Result<(), Unsupported> {
+        let first = stmt.split_whitespace().next().unwrap_or("");
+        if first == "direction"
+            && let Some(&open) = self.open.last()
+        {
+            let word = stmt["direction".len()..].trim();
+            let d = Direction::parse(word).ok_or_else(|| Unsupported {
+                offset: at,
+                message: format!("{word:?} is not a direction; use TB, BT, LR or RL"),
+            })?;
+            self.chart.subgraphs[open].direction = Some(d);
             return Ok(());
         }
-        let label = p.arrow()?;
-        let next = p.group(chart)?;
-        for from in &previous {
-            for to in &next {
-                chart.edges.push(Edge {
-                    from: from.clone(),
-                    to: to.clone(),
-                    label: label.clone(),
+        if IGNORED.contains(&first) || first.starts_with("accDescr") {
+            self.chart.ignored.push(first.to_string());
+            return Ok(());
+        }
+        if first == "subgraph" {
+            return self.subgraph(stmt, at);
+        }
+        if stmt == "end" {
+            return match self.open.pop() {
+                Some(_) => Ok(()),
+                None => Err(Unsupported {
+                    offset: at,
+                    message: "`end` without an open subgraph".into(),
+                }),
+            };
+        }
+        let mut c = Cursor {
+            s: stmt,
+            pos: 0,
+            base: at,
+        };
+        let mut previous: Vec<String> = self.group(&mut c)?;
+        loop {
+            c.skip_ws();
+            if c.at_end() {
+                return Ok(());
+            }
+            let link = c.arrow()?;
+            let next = self.group(&mut c)?;
+            for from in &previous {
+                for to in &next {
+                    self.chart.edges.push(Edge {
+                        from: from.clone(),
+                        to: to.clone(),
+                        label: link.label.clone(),
+                        stroke: link.stroke,
+                        start: link.start,
+                        end: link.end,
+                    });
+                }
+            }
+            previous = next;
+        }
+    }
+
+    /// `subgraph id`, `subgraph id [title]`, `subgraph "title"`, `subgraph some title`.
+    fn subgraph(&mut self, stmt: &str, at: usize) -> Result<(), Unsupported> {
+        let rest = stmt["subgraph".len()..].trim();
+        let base = at + stmt.len() - rest.len();
+        let (id, title) = if let Some(quoted) = rest.strip_prefix('"') {
+            let title = quoted.strip_suffix('"').unwrap_or(quoted);
+            (None, title.to_string())
+        } else if rest.is_empty() {
+            (None, String::new())
+        } else {
+            let mut c = Cursor {
+                s: rest,
+                pos: 0,
+                base,
+            };
+            match c.node()? {
+                Some(mut parsed) => {
+                    if parsed.label.is_none() {
+                        // `subgraph id [title]`: the title may follow a space.
+                        let before = c.pos;
+                        c.skip_ws();
+                        match c.shape()? {
+                            Some((label, _)) => parsed.label = Some(label),
+                            None => c.pos = before,
+                        }
+                    }
+                    let tail = c.rest().trim();
+                    let title = match (&parsed.label, tail.is_empty()) {
+                        (Some(l), _) => l.clone(),
+                        (None, true) => parsed.id.clone(),
+                        // `subgraph Some title`: the first word is the id.
+                        (None, false) => rest.to_string(),
+                    };
+                    let id = parsed.id.clone();
+                    self.declare(&id, &title);
+                    (Some(id), title)
+                }
+                None => (None, rest.to_string()),
+            }
+        };
+        let existing = id.as_deref().and_then(|id| self.chart.subgraph_named(id));
+        let index = match existing {
+            Some(i) => i,
+            None => {
+                self.chart.subgraphs.push(Subgraph {
+                    id,
+                    title,
+                    parent: self.open.last().copied(),
+                    direction: None,
+                    members: Vec::new(),
                 });
+                self.chart.subgraphs.len() - 1
+            }
+        };
+        self.open.push(index);
+        Ok(())
+    }
+
+    /// `A & B & C`
+    fn group(&mut self, c: &mut Cursor) -> Result<Vec<String>, Unsupported> {
+        let mut ids = Vec::new();
+        loop {
+            c.skip_ws();
+            let Some(node) = c.node()? else {
+                return Err(c.error(format!("expected a node id at {:?}", preview(c.rest()))));
+            };
+            ids.push(node.id.clone());
+            self.add_node(node);
+            c.skip_ws();
+            if c.rest().starts_with('&') {
+                c.pos += 1;
+            } else {
+                return Ok(ids);
             }
         }
-        previous = next;
+    }
+
+    /// A subgraph's id is a node too, but not a member of the enclosing subgraph.
+    fn declare(&mut self, id: &str, title: &str) {
+        match self.chart.nodes.iter_mut().find(|n| n.id == id) {
+            Some(n) => n.label = title.to_string(),
+            None => self.chart.nodes.push(Node {
+                id: id.to_string(),
+                label: title.to_string(),
+                shape: Shape::Rect,
+            }),
+        }
+    }
+
+    fn add_node(&mut self, spec: NodeSpec) {
+        if let Some(&open) = self.open.last()
+            && !self.placed.contains(&spec.id)
+            && self.chart.subgraphs[open].id.as_deref() != Some(spec.id.as_str())
+        {
+            self.placed.insert(spec.id.clone());
+            self.chart.subgraphs[open].members.push(spec.id.clone());
+        }
+        match self.chart.nodes.iter_mut().find(|n| n.id == spec.id) {
+            Some(n) => {
+                if let Some(l) = spec.label {
+                    n.label = l;
+                }
+                if let Some(s) = spec.shape {
+                    n.shape = s;
+                }
+            }
+            None => self.chart.nodes.push(Node {
+                label: spec.label.unwrap_or_else(|| spec.id.clone()),
+                shape: spec.shape.unwrap_or_default(),
+                id: spec.id,
+            }),
+        }
     }
 }
 
-fn add_node(chart: &mut Flowchart, (id, label): (String, Option<String>)) {
-    match chart.nodes.iter_mut().find(|n| n.id == id) {
-        Some(n) => {
-            if let Some(l) = label {
-                n.label = l;
-            }
-        }
-        None => chart.nodes.push(Node {
-            label: label.unwrap_or_else(|| id.clone()),
-            id,
-        }),
-    }
+struct NodeSpec {
+    id: String,
+    label: Option<String>,
+    shape: Option<Shape>,
+}
+
+struct Link {
+    label: Option<String>,
+    stroke: Stroke,
+    start: Marker,
+    end: Marker,
 }
 
 struct Cursor<'s> {
@@ -204,6 +574,31 @@ struct Cursor<'s> {
     pos: usize,
     base: usize,
 }
+
+/// Openers, longest first, with their closers and shapes.
+const SHAPES: [(&str, &[(&str, Shape)]); 12] = [
+    ("(((", &[(")))", Shape::DoubleCircle)]),
+    ("((", &[("))", Shape::Circle)]),
+    ("([", &[("])", Shape::Stadium)]),
+    ("[(", &[(")]", Shape::Cylinder)]),
+    ("[[", &[("]]", Shape::Subroutine)]),
+    ("{{", &[("}}", Shape::Hexagon)]),
+    (
+        "[/",
+        &[("/]", Shape::Parallelogram), ("\\]", Shape::Trapezoid)],
+    ),
+    (
+        "[\\",
+        &[
+            ("\\]", Shape::ParallelogramAlt),
+            ("/]", Shape::TrapezoidAlt),
+        ],
+    ),
+    ("[", &[("]", Shape::Rect)]),
+    ("(", &[(")", Shape::Round)]),
+    ("{", &[("}", Shape::Rhombus)]),
+    (">", &[("]", Shape::Asymmetric)]),
+];
 
 impl<'s> Cursor<'s> {
     fn rest(&self) -> &'s str {
@@ -226,27 +621,8 @@ impl<'s> Cursor<'s> {
         }
     }
 
-    /// `A & B & C`
-    fn group(&mut self, chart: &mut Flowchart) -> Result<Vec<String>, Unsupported> {
-        let mut ids = Vec::new();
-        loop {
-            self.skip_ws();
-            let Some(node) = self.node()? else {
-                return Err(self.error(format!("expected a node id at {:?}", preview(self.rest()))));
-            };
-            ids.push(node.0.clone());
-            add_node(chart, node);
-            self.skip_ws();
-            if self.rest().starts_with('&') {
-                self.pos += 1;
-            } else {
-                return Ok(ids);
-            }
-        }
-    }
-
     /// An id with an optional shape and label: `A`, `A[Text]`, `B{"Quoted"}`, `C((Round))`.
-    fn node(&mut self) -> Result<Option<(String, Option<String>)>, Unsupported> {
+    fn node(&mut self) -> Result<Option<NodeSpec>, Unsupported> {
         let id_len: usize = self
             .rest()
             .char_indices()
@@ -257,95 +633,130 @@ impl<'s> Cursor<'s> {
         }
         let id = self.rest()[..id_len].to_string();
         self.pos += id_len;
-        const SHAPES: [(&str, &str); 12] = [
-            ("(((", ")))"),
-            ("([", "])"),
-            ("[(", ")]"),
-            ("[[", "]]"),
-            ("((", "))"),
-            ("{{", "}}"),
-            ("[/", "/]"),
-            ("[\\", "\\]"),
-            ("[", "]"),
-            ("(", ")"),
-            ("{", "}"),
-            (">", "]"),
-        ];
-        let mut label = None;
-        if let Some((open, close)) = SHAPES.iter().find(|(o, _)| self.rest().starts_with(o)) {
-            self.pos += open.len();
-            let text = if self.rest().starts_with('"') {
-                let end = self.rest()[1..]
-                    .find('"')
-                    .ok_or_else(|| self.error("a quoted label is not closed".into()))?;
-                let t = self.rest()[1..1 + end].to_string();
-                self.pos += end + 2;
-                if !self.rest().starts_with(close) {
-                    return Err(self.error(format!("expected {close} after the label of {id}")));
-                }
-                t
-            } else {
-                let end = self.rest().find(close).ok_or_else(|| {
-                    self.error(format!("the shape of {id} is not closed with {close}"))
-                })?;
-                let t = self.rest()[..end].trim().to_string();
-                self.pos += end;
-                t
-            };
-            self.pos += close.len();
-            label = Some(text);
-        }
+        let (label, shape) = match self.shape()? {
+            Some((l, s)) => (Some(l), Some(s)),
+            None => (None, None),
+        };
         if self.rest().starts_with(":::") {
             let skip = self.rest()[3..]
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
                 .map_or(self.rest().len(), |i| i + 3);
             self.pos += skip;
         }
-        Ok(Some((id, label)))
+        Ok(Some(NodeSpec { id, label, shape }))
+    }
+
+    /// A bracketed label right here, with the shape its brackets name.
+    fn shape(&mut self) -> Result<Option<(String, Shape)>, Unsupported> {
+        let Some((open, closers)) = SHAPES.iter().find(|(o, _)| self.rest().starts_with(o)) else {
+            return Ok(None);
+        };
+        self.pos += open.len();
+        let closer_at = |s: &str| {
+            closers
+                .iter()
+                .filter_map(|(c, sh)| s.find(c).map(|i| (i, *c, *sh)))
+                .min_by_key(|(i, _, _)| *i)
+        };
+        let expected = closers
+            .iter()
+            .map(|(c, _)| *c)
+            .collect::<Vec<_>>()
+            .join(" or ");
+        if self.rest().starts_with('"') {
+            let end = self.rest()[1..]
+                .find('"')
+                .ok_or_else(|| self.error("a quoted label is not closed".into()))?;
+            let text = self.rest()[1..1 + end].to_string();
+            self.pos += end + 2;
+            let Some((_, c, sh)) = closer_at(self.rest()).filter(|(i, _, _)| *i == 0) else {
+                return Err(self.error(format!("expected {expected} after a quoted label")));
+            };
+            self.pos += c.len();
+            Ok(Some((line_breaks(&text), sh)))
+        } else {
+            let (end, c, sh) = closer_at(self.rest())
+                .ok_or_else(|| self.error(format!("a shape is not closed with {expected}")))?;
+            let text = self.rest()[..end].trim().to_string();
+            self.pos += end + c.len();
+            Ok(Some((line_breaks(&text), sh)))
+        }
     }
 
     /// An edge operator with its optional label: `-->`, `-->|x|`, `-- x -->`, `-. x .->`,
     /// `== x ==>`, `---`, `-.->`, `==>`, `<-->`, `--x`, `--o`, `~~~`.
-    fn arrow(&mut self) -> Result<Option<String>, Unsupported> {
+    fn arrow(&mut self) -> Result<Link, Unsupported> {
         let r = self.rest();
+        let not_arrow = || self.error(format!("expected an arrow such as --> at {:?}", preview(r)));
         let start_len =
             usize::from(r.starts_with(['<', 'x', 'o']) && r[1..].starts_with(['-', '=', '.']));
-        let body: usize = r[start_len..]
-            .chars()
-            .take_while(|c| matches!(c, '-' | '=' | '.' | '~'))
+        let start = marker(
+            r.as_bytes().first().copied().filter(|_| start_len == 1),
+            true,
+        );
+        let body_len = r[start_len..]
+            .bytes()
+            .take_while(|c| matches!(c, b'-' | b'=' | b'.' | b'~'))
             .count();
-        if body < 2 && !(body == 1 && r[start_len + 1..].starts_with('>')) {
-            return Err(self.error(format!("expected an arrow such as --> at {:?}", preview(r))));
-        }
-        let mut len = start_len + body;
-        let opened = &r[start_len..len];
-        // `>` always ends an arrow; `x` and `o` only when they are not the start of the next id.
-        if r[len..].starts_with('>')
-            || (r[len..].starts_with(['x', 'o'])
-                && !r[len + 1..].starts_with(|c: char| c.is_alphanumeric()))
-        {
-            len += 1;
-        }
-        let mut label = None;
-        let closed = r[..len].ends_with(['>', 'x', 'o']) || opened.len() >= 3 || opened == "~~~";
-        self.pos += len;
-        if !closed && r[len..].starts_with(' ') {
-            // `-- text -->`: the label runs to the closing operator.
-            let rest = self.rest();
-            let close = ["-->", "---", "==>", "===", ".->", "-.-", "--x", "--o"]
-                .iter()
-                .filter_map(|c| rest.find(c).map(|i| (i, c.len())))
-                .min_by_key(|(i, _)| *i)
-                .ok_or_else(|| {
-                    self.error("an edge label after -- must end with an arrow such as -->".into())
+        let body = &r[start_len..start_len + body_len];
+        let after = &r[start_len + body_len..];
+        let end_char = end_marker_at(after);
+        let mut link = Link {
+            label: None,
+            stroke: Stroke::Solid,
+            start,
+            end: Marker::None,
+        };
+        // Either a whole link (`-->`, `-.-`, `==x`, `~~~`) or the opener of a labelled one
+        // (`--`, `-.`, `==`) whose text runs to the matching closer.
+        let opener = if body.len() >= 3 && body.bytes().all(|c| c == b'~') {
+            link.stroke = Stroke::Invisible;
+            None
+        } else if body.len() >= 2 && body.bytes().all(|c| c == b'-') {
+            if end_char.is_none() && body.len() == 2 {
+                Some(Stroke::Solid)
+            } else {
+                None
+            }
+        } else if body.len() >= 2 && body.bytes().all(|c| c == b'=') {
+            link.stroke = Stroke::Thick;
+            if end_char.is_none() && body.len() == 2 {
+                Some(Stroke::Thick)
+            } else {
+                None
+            }
+        } else if is_dotted(body) {
+            link.stroke = Stroke::Dotted;
+            None
+        } else if body.starts_with("-.") && body[1..].bytes().all(|c| c == b'.') {
+            Some(Stroke::Dotted)
+        } else {
+            return Err(not_arrow());
+        };
+        match opener {
+            None => {
+                if link.stroke != Stroke::Invisible {
+                    link.end = marker(end_char, false);
+                }
+                self.pos += start_len + body_len + usize::from(end_char.is_some());
+            }
+            Some(stroke) => {
+                let rest = &r[start_len + body_len..];
+                let (at, len, end) = closer(rest, stroke).ok_or_else(|| {
+                    self.error(format!(
+                        "an edge label after {body} must end with an arrow such as {}",
+                        match stroke {
+                            Stroke::Thick => "==>",
+                            Stroke::Dotted => ".->",
+                            _ => "-->",
+                        }
+                    ))
                 })?;
-            label = Some(rest[..close.0].trim().to_string());
-            self.pos += close.0 + close.1;
-            let r2 = self.rest();
-            self.pos += r2
-                .chars()
-                .take_while(|c| matches!(c, '-' | '=' | '.' | '>'))
-                .count();
+                link.stroke = stroke;
+                link.end = end;
+                link.label = Some(rest[..at].trim().to_string());
+                self.pos += start_len + body_len + at + len;
+            }
         }
         self.skip_ws();
         if self.rest().starts_with('|') {
@@ -357,11 +768,106 @@ impl<'s> Cursor<'s> {
                 .strip_prefix('"')
                 .and_then(|r| r.strip_suffix('"'))
                 .unwrap_or(raw);
-            label = Some(unquoted.to_string());
+            link.label = Some(unquoted.to_string());
             self.pos += end + 2;
         }
-        Ok(label.filter(|l| !l.is_empty()))
+        link.label = link
+            .label
+            .filter(|l| !l.is_empty())
+            .map(|l| line_breaks(&l));
+        Ok(link)
     }
+}
+
+/// `-.-`, `-..-`, `.-` (optionally followed by an end marker).
+fn is_dotted(body: &str) -> bool {
+    let b = body.strip_prefix('-').unwrap_or(body);
+    let Some(dots) = b.strip_suffix('-') else {
+        return false;
+    };
+    !dots.is_empty() && dots.bytes().all(|c| c == b'.')
+}
+
+/// The end marker character that follows a link body: `>` always; `x` and `o` only when they
+/// are not the start of the next id.
+fn end_marker_at(after: &str) -> Option<u8> {
+    let b = *after.as_bytes().first()?;
+    match b {
+        b'>' => Some(b),
+        b'x' | b'o' if !after[1..].starts_with(|c: char| c.is_alphanumeric() || c == '_') => {
+            Some(b)
+        }
+        _ => None,
+    }
+}
+
+fn marker(c: Option<u8>, at_start: bool) -> Marker {
+    match c {
+        Some(b'>') if !at_start => Marker::Arrow,
+        Some(b'<') if at_start => Marker::Arrow,
+        Some(b'x') => Marker::Cross,
+        Some(b'o') => Marker::Circle,
+        _ => Marker::None,
+    }
+}
+
+/// Where the closer of a labelled link starts in `rest`, its length and its end marker.
+fn closer(rest: &str, stroke: Stroke) -> Option<(usize, usize, Marker)> {
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let found = match stroke {
+            Stroke::Dotted => {
+                // `.-`, `..->`, `.-x`
+                let dots = bytes[i..].iter().take_while(|&&c| c == b'.').count();
+                (dots > 0 && bytes.get(i + dots) == Some(&b'-')).then_some(dots + 1)
+            }
+            _ => {
+                let ch = if stroke == Stroke::Thick { b'=' } else { b'-' };
+                let run = bytes[i..].iter().take_while(|&&c| c == ch).count();
+                (run >= 2).then_some(run)
+            }
+        };
+        if let Some(len) = found {
+            let end = end_marker_at(&rest[i + len..]);
+            let long_enough = stroke == Stroke::Dotted || len >= 3;
+            if end.is_some() || long_enough {
+                let total = len + usize::from(end.is_some());
+                return Some((i, total, marker(end, false)));
+            }
+            i += len;
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Mermaid's `<br>`, `<br/>` and `<br />` are line breaks.
+fn line_breaks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let lower = tail.get(..6).unwrap_or(tail).to_ascii_lowercase();
+        let len = ["<br/>", "<br />", "<br>"]
+            .iter()
+            .find(|t| lower.starts_with(**t))
+            .map(|t| t.len());
+        match len {
+            Some(len) => {
+                out.push('\n');
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('<');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn preview(s: &str) -> String {
@@ -406,8 +912,10 @@ mod tests {
         );
         assert_eq!(c.nodes.len(), 7);
         assert_eq!(edges(&c)[1], "C→S (hit)");
+        assert_eq!(c.nodes[1].shape, Shape::Rhombus);
         let c = chart("graph LR; A-->B; B-.->C; C==>D; D---E; E --o F; F --x G");
         assert_eq!(edges(&c), ["A→B", "B→C", "C→D", "D→E", "E→F", "F→G"]);
+        assert_eq!(c.direction, Direction::LeftRight);
     }
 
     #[test]
@@ -438,5 +946,178 @@ mod tests {
         assert!(parse("sequenceDiagram\nA->>B: hi").is_none());
         assert!(parse("graph TD; A[unclosed --> B").unwrap().is_err());
         assert!(parse("graph TD; A --> ").unwrap().is_err());
+    }
+
+    #[test]
+    fn every_shape() {
+        let c = chart(
+            "flowchart TD\nA[rect] --> B(round) --> C([stadium]) --> D[[sub]] --> E[(db)]\nF((circle)) --> G(((double))) --> H>flag] --> I{diamond} --> J{{hex}}\nK[/para/] --> L[\\alt\\] --> M[/trap\\] --> N[\\trapalt/] --> O",
+        );
+        let shapes: Vec<Shape> = c.nodes.iter().map(|n| n.shape).collect();
+        let mut expected = Shape::ALL.to_vec();
+        expected.push(Shape::Rect);
+        assert_eq!(shapes, expected);
+        assert_eq!(c.nodes[12].label, "trap");
+        assert_eq!(c.nodes[14].label, "O");
+    }
+
+    fn kinds(c: &Flowchart) -> Vec<(Stroke, Marker, Marker)> {
+        c.edges.iter().map(|e| (e.stroke, e.start, e.end)).collect()
+    }
+
+    #[test]
+    fn every_edge_kind() {
+        use Marker as M;
+        use Stroke as S;
+        let c = chart(
+            "graph LR\nA --> B\nA --- B\nA -.-> B\nA -.- B\nA ==> B\nA === B\nA <--> B\nA --x B\nA --o B\nA ~~~ B\nA x--x B\nA o==o B\nA ---> B\nA -..-> B",
+        );
+        assert_eq!(
+            kinds(&c),
+            [
+                (S::Solid, M::None, M::Arrow),
+                (S::Solid, M::None, M::None),
+                (S::Dotted, M::None, M::Arrow),
+                (S::Dotted, M::None, M::None),
+                (S::Thick, M::None, M::Arrow),
+                (S::Thick, M::None, M::None),
+                (S::Solid, M::Arrow, M::Arrow),
+                (S::Solid, M::None, M::Cross),
+                (S::Solid, M::None, M::Circle),
+                (S::Invisible, M::None, M::None),
+                (S::Solid, M::Cross, M::Cross),
+                (S::Thick, M::Circle, M::Circle),
+                (S::Solid, M::None, M::Arrow),
+                (S::Dotted, M::None, M::Arrow),
+            ]
+        );
+        assert_eq!(c.nodes.len(), 2);
+    }
+
+    #[test]
+    fn labelled_edge_forms() {
+        use Marker as M;
+        use Stroke as S;
+        let c = chart(
+            "graph TD\nA -- solid --> B\nA -. dotted .-> B\nA == thick ==> B\nA--tight-->B\nA -- plain line --- B\nA -->|pipe| B\nA ---|line pipe| B\nA <-- both --> B\nA -- read-only --> B\nA -. no head .- B",
+        );
+        assert_eq!(
+            edges(&c),
+            [
+                "A→B (solid)",
+                "A→B (dotted)",
+                "A→B (thick)",
+                "A→B (tight)",
+                "A→B (plain line)",
+                "A→B (pipe)",
+                "A→B (line pipe)",
+                "A→B (both)",
+                "A→B (read-only)",
+                "A→B (no head)",
+            ]
+        );
+        assert_eq!(
+            kinds(&c),
+            [
+                (S::Solid, M::None, M::Arrow),
+                (S::Dotted, M::None, M::Arrow),
+                (S::Thick, M::None, M::Arrow),
+                (S::Solid, M::None, M::Arrow),
+                (S::Solid, M::None, M::None),
+                (S::Solid, M::None, M::Arrow),
+                (S::Solid, M::None, M::None),
+                (S::Solid, M::Arrow, M::Arrow),
+                (S::Solid, M::None, M::Arrow),
+                (S::Dotted, M::None, M::None),
+            ]
+        );
+    }
+
+    #[test]
+    fn subgraph_members_nesting_and_direction() {
+        let c = chart(
+            "flowchart TB\nc1 --> a2\nsubgraph one [First]\na1 --> a2\nend\nsubgraph two\ndirection LR\nb1 --> b2\nsubgraph inner\nb3\nend\nend\nsubgraph \"Just a title\"\nq\nend\none --> two\nsubgraph Many words here\nw\nend",
+        );
+        assert_eq!(c.subgraphs.len(), 5);
+        let one = &c.subgraphs[0];
+        assert_eq!(one.id.as_deref(), Some("one"));
+        assert_eq!(one.title, "First");
+        assert_eq!(one.members, ["a1", "a2"]);
+        let two = &c.subgraphs[1];
+        assert_eq!(two.direction, Some(Direction::LeftRight));
+        assert_eq!(two.members, ["b1", "b2"]);
+        assert_eq!(c.subgraphs[2].parent, Some(1));
+        assert_eq!(c.subgraphs[2].members, ["b3"]);
+        assert_eq!(c.subgraphs[3].id, None);
+        assert_eq!(c.subgraphs[3].title, "Just a title");
+        assert_eq!(c.subgraphs[4].id.as_deref(), Some("Many"));
+        assert_eq!(c.subgraphs[4].title, "Many words here");
+        // Subgraph ids are nodes (edges and comments can point at them), in order of mention.
+        let ids: Vec<&str> = c.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "c1", "a2", "one", "a1", "two", "b1", "b2", "inner", "b3", "q", "Many", "w"
+            ]
+        );
+        assert_eq!(c.label_of("one"), "First");
+        assert!(c.ignored.is_empty());
+    }
+
+    #[test]
+    fn directives_are_ignored_and_recorded() {
+        let c = chart(
+            "%%{init: {\"theme\": \"dark\"}}%%\ngraph TD\nA --> B\nstyle A fill:#f9f\nclassDef red fill:#f00\nclass B red\nlinkStyle 0 stroke:#f00\nclick A \"https://example.com\"\ndirection LR",
+        );
+        assert_eq!(
+            c.ignored,
+            [
+                "init",
+                "style",
+                "classDef",
+                "class",
+                "linkStyle",
+                "click",
+                "direction"
+            ]
+        );
+        assert_eq!(edges(&c), ["A→B"]);
+    }
+
+    #[test]
+    fn front_matter_and_line_breaks() {
+        let src = "---\ntitle: Hello\n---\nflowchart LR\nA[one<br>two] -->|a<br/>b| B";
+        assert_eq!(keyword(src), Some("flowchart"));
+        let c = chart(src);
+        assert_eq!(c.nodes[0].label, "one\ntwo");
+        assert_eq!(c.edges[0].label.as_deref(), Some("a\nb"));
+        assert_eq!(c.ignored, ["front matter"]);
+        assert_eq!(
+            keyword("---\ntitle: x\n---\nsequenceDiagram\nA->>B: x"),
+            Some("sequenceDiagram")
+        );
+    }
+
+    #[test]
+    fn errors_carry_offsets() {
+        let e = parse("graph TD\nA --> B\nend").unwrap().unwrap_err();
+        assert_eq!(e.offset, 17);
+        let e = parse("graph TD\nsubgraph S\nA").unwrap().unwrap_err();
+        assert!(e.message.contains("not closed"), "{e:?}");
+        let e = parse("graph XY\nA").unwrap().unwrap_err();
+        assert_eq!(e.offset, 6);
+        let e = parse("graph TD\nA -- never closed B").unwrap().unwrap_err();
+        assert_eq!(e.offset, 11);
+        let e = parse("graph TD\nA -=> B").unwrap().unwrap_err();
+        assert_eq!(e.offset, 11);
+    }
+
+    #[test]
+    fn repeated_pairs_and_groups() {
+        let c = chart("graph TD\nA --> B\nA -->|again| B\nA & B --> C & D");
+        assert_eq!(
+            edges(&c),
+            ["A→B", "A→B (again)", "A→C", "A→D", "B→C", "B→D"]
+        );
     }
 }

@@ -1,3 +1,77 @@
-//! Mermaid diagrams: the flowchart parser (nodes and edges a reviewer can comment on).
+//! Mermaid diagrams: the flowchart parser (nodes and edges a reviewer can comment on), its
+//! layout and SVG, and a placeholder for the diagram types not drawn here.
 
 pub mod flowchart;
+mod font_widths;
+pub mod layout;
+pub mod shapes;
+pub mod svg;
+pub mod text;
+
+use flowchart::Flowchart;
+use layout::Failure;
+pub use svg::Frame;
+
+/// A diagram's SVG, and whether it shows the diagram itself (not the placeholder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub svg: String,
+    pub drawn: bool,
+}
+
+/// The SVG for a Mermaid block: the flowchart drawn, or a placeholder naming its type.
+/// `chart` is the parsed flowchart, when the source is one this engine reads.
+pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendered {
+    let t = frame.t;
+    let placeholder = |kind: &str, note: &str| Rendered {
+        svg: svg::placeholder(kind, note, frame),
+        drawn: false,
+    };
+    match chart {
+        Some(c) if c.nodes.is_empty() => placeholder(t.diagram_flowchart_kind, t.diagram_failed[3]),
+        Some(c) => match layout::layout(c) {
+            Ok(d) => Rendered {
+                svg: svg::flowchart(c, &d, frame),
+                drawn: true,
+            },
+            Err(Failure::TooLarge) => placeholder(t.diagram_flowchart_kind, t.diagram_failed[0]),
+            Err(Failure::LayoutFailed) => {
+                placeholder(t.diagram_flowchart_kind, t.diagram_failed[1])
+            }
+        },
+        None => match flowchart::keyword(source) {
+            Some("graph" | "flowchart") => {
+                placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
+            }
+            other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+        },
+    }
+}
+
+/// A readable name for a Mermaid diagram type keyword.
+pub fn kind_name(keyword: &str) -> &'static str {
+    match keyword {
+        "sequenceDiagram" => "Sequence diagram",
+        "classDiagram" | "classDiagram-v2" => "Class diagram",
+        "stateDiagram" | "stateDiagram-v2" => "State diagram",
+        "erDiagram" => "Entity relationship diagram",
+        "gantt" => "Gantt chart",
+        "pie" => "Pie chart",
+        "journey" => "User journey",
+        "gitGraph" => "Git graph",
+        "mindmap" => "Mind map",
+        "timeline" => "Timeline",
+        "quadrantChart" => "Quadrant chart",
+        "requirementDiagram" => "Requirement diagram",
+        "C4Context" | "C4Container" | "C4Component" | "C4Dynamic" | "C4Deployment" => "C4 diagram",
+        "sankey-beta" | "sankey" => "Sankey diagram",
+        "xychart-beta" | "xychart" => "XY chart",
+        "block-beta" | "block" => "Block diagram",
+        "packet-beta" | "packet" => "Packet diagram",
+        "architecture-beta" | "architecture" => "Architecture diagram",
+        "kanban" => "Kanban board",
+        "radar-beta" | "radar" => "Radar chart",
+        "treemap-beta" | "treemap" => "Treemap",
+        _ => "Mermaid diagram",
+    }
+}

@@ -86,6 +86,27 @@ pub struct Strings {
     pub comment_parts: &'static str,
     pub comment_node: &'static str,
     pub comment_edge: &'static str,
+    /// A quoted name inside a diagram's description.
+    pub diagram_quote: &'static str,
+    /// "Flowchart, {direction}."
+    pub diagram_flowchart: &'static str,
+    /// Top down, bottom up, left to right, right to left.
+    pub diagram_directions: [&'static str; 4],
+    pub diagram_boxes: &'static str,
+    pub diagram_arrows: &'static str,
+    /// "from {a} to {b}"
+    pub diagram_arrow: &'static str,
+    pub diagram_labelled: &'static str,
+    /// Dotted, thick, invisible, without arrowheads, both ways.
+    pub diagram_edge_kinds: [&'static str; 5],
+    /// "Group {title} holds {members}."
+    pub diagram_group: &'static str,
+    /// The kind line of a flowchart that is not drawn.
+    pub diagram_flowchart_kind: &'static str,
+    /// Under a diagram type that is never drawn here.
+    pub diagram_not_drawn: &'static str,
+    /// Too large, the layout failed, the source could not be read, no boxes.
+    pub diagram_failed: [&'static str; 4],
     pub respond: &'static str,
     pub added_by_you: &'static str,
 }
@@ -125,6 +146,34 @@ pub static EN: Strings = Strings {
     comment_parts: "Comment on a box or an arrow",
     comment_node: "Comment on box “{}”",
     comment_edge: "Comment on the arrow from “{}” to “{}”",
+    diagram_quote: "“{}”",
+    diagram_flowchart: "Flowchart, {}.",
+    diagram_directions: [
+        "top to bottom",
+        "bottom to top",
+        "left to right",
+        "right to left",
+    ],
+    diagram_boxes: "Boxes: {}.",
+    diagram_arrows: "Arrows: {}.",
+    diagram_arrow: "from {} to {}",
+    diagram_labelled: "labelled {}",
+    diagram_edge_kinds: [
+        "dotted",
+        "thick",
+        "not drawn",
+        "without arrowheads",
+        "both ways",
+    ],
+    diagram_group: "Group {} holds {}.",
+    diagram_flowchart_kind: "Flowchart",
+    diagram_not_drawn: "Not drawn here: its source is below.",
+    diagram_failed: [
+        "Too large to draw here: its source is below.",
+        "Could not be laid out: its source is below.",
+        "Could not be read: its source is below.",
+        "Has no boxes to draw: its source is below.",
+    ],
     respond: "Respond",
     added_by_you: "added by you",
 };
@@ -157,6 +206,23 @@ pub static HE: Strings = Strings {
     comment_parts: "הערה על תיבה או חץ",
     comment_node: "הערה על התיבה „{}”",
     comment_edge: "הערה על החץ מ-„{}” אל „{}”",
+    diagram_quote: "„{}”",
+    diagram_flowchart: "תרשים זרימה, {}.",
+    diagram_directions: ["מלמעלה למטה", "מלמטה למעלה", "משמאל לימין", "מימין לשמאל"],
+    diagram_boxes: "תיבות: {}.",
+    diagram_arrows: "חצים: {}.",
+    diagram_arrow: "מ-{} אל {}",
+    diagram_labelled: "עם התווית {}",
+    diagram_edge_kinds: ["מנוקד", "עבה", "לא מצויר", "ללא ראשי חץ", "לשני הכיוונים"],
+    diagram_group: "הקבוצה {} מכילה: {}.",
+    diagram_flowchart_kind: "תרשים זרימה",
+    diagram_not_drawn: "התרשים אינו מצויר כאן: הקוד שלו מופיע למטה.",
+    diagram_failed: [
+        "התרשים גדול מכדי לצייר אותו כאן: הקוד שלו מופיע למטה.",
+        "לא ניתן היה לסדר את התרשים: הקוד שלו מופיע למטה.",
+        "לא ניתן היה לקרוא את התרשים: הקוד שלו מופיע למטה.",
+        "אין בתרשים תיבות לצייר: הקוד שלו מופיע למטה.",
+    ],
     respond: "למענה",
     added_by_you: "נוסף על ידך",
 };
@@ -189,6 +255,28 @@ pub static AR: Strings = Strings {
     comment_parts: "تعليق على مربع أو سهم",
     comment_node: "تعليق على المربع «{}»",
     comment_edge: "تعليق على السهم من «{}» إلى «{}»",
+    diagram_quote: "«{}»",
+    diagram_flowchart: "مخطط انسيابي، {}.",
+    diagram_directions: [
+        "من الأعلى إلى الأسفل",
+        "من الأسفل إلى الأعلى",
+        "من اليسار إلى اليمين",
+        "من اليمين إلى اليسار",
+    ],
+    diagram_boxes: "المربعات: {}.",
+    diagram_arrows: "الأسهم: {}.",
+    diagram_arrow: "من {} إلى {}",
+    diagram_labelled: "بعنوان {}",
+    diagram_edge_kinds: ["منقط", "عريض", "غير مرسوم", "بلا رؤوس أسهم", "في الاتجاهين"],
+    diagram_group: "المجموعة {} تضم: {}.",
+    diagram_flowchart_kind: "مخطط انسيابي",
+    diagram_not_drawn: "المخطط غير مرسوم هنا: مصدره أدناه.",
+    diagram_failed: [
+        "المخطط أكبر من أن يُرسم هنا: مصدره أدناه.",
+        "تعذّر ترتيب المخطط: مصدره أدناه.",
+        "تعذّرت قراءة المخطط: مصدره أدناه.",
+        "لا مربعات في المخطط لرسمها: مصدره أدناه.",
+    ],
     respond: "الرد",
     added_by_you: "أضفته أنت",
 };

@@ -1,0 +1,988 @@
+//! Places a flowchart: node boxes sized from their labels, ranks and coordinates from
+//! `layout-rs` (a layered layout; the order within ranks is ours, see `order_ranks`),
+//! subgraphs as boxes of their own, and edge routes clipped to shapes.
+//!
+//! Subgraphs are laid out inside out: each subgraph's members are laid out on their own, and
+//! the result becomes one box in the enclosing layout. So a subgraph's box holds exactly its
+//! members: the enclosing layout never places anything else inside it. An edge that crosses
+//! a subgraph's border is routed to the border in the enclosing layout, then straight to the
+//! member.
+//!
+//! `layout-rs` only knows boxes: labels become boxes of their measured size in the middle of
+//! their edge (so they get room and never sit on a node), and every shape's outline is ours.
+//! It panics on some inputs (an empty graph, some of its own label splits): every run is
+//! guarded (`guarded`), and a failed run is retried without label boxes.
+
+use super::flowchart::{Direction, Flowchart, Shape};
+use super::shapes::{self, Bounds, Outline, Pt};
+use super::text::Block;
+use layout::adt::dag::{DAG, NodeHandle};
+use layout::core::base::Orientation;
+use layout::core::format::Visible;
+use layout::core::geometry::{Point, Position};
+use layout::core::style::StyleAttr;
+use layout::std_shapes::shapes::{Element, ShapeKind};
+use layout::topo::layout::VisualGraph;
+use layout::topo::optimizer::RankOptimizer;
+use layout::topo::placer::Placer;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Larger diagrams are not drawn (the source is shown instead).
+pub const MAX_NODES: usize = 150;
+pub const MAX_EDGES: usize = 300;
+/// Nor is a subgraph or chart whose layout needs more boxes than this, counting label boxes
+/// and one connector per rank a long edge crosses: placement time grows faster than linearly
+/// (about 5 ms for 250, 0.5 s for 2,500).
+pub const MAX_LAYOUT_BOXES: usize = 1000;
+
+/// Space around the whole drawing.
+const MARGIN: f64 = 8.0;
+/// Space between a subgraph's border and its contents.
+const CLUSTER_PAD: f64 = 12.0;
+/// How far a self-loop reaches out of its node.
+pub const LOOP_REACH: f64 = 26.0;
+/// Padding around an edge label (its background).
+pub const LABEL_PAD_X: f64 = 4.0;
+pub const LABEL_PAD_Y: f64 = 2.0;
+
+/// Everything the SVG writer needs, in one coordinate system with the origin at the top left.
+#[derive(Debug, Clone)]
+pub struct Drawing {
+    pub width: f64,
+    pub height: f64,
+    /// Per chart node: its box, or `None` for a subgraph's id (drawn as the subgraph).
+    pub nodes: Vec<Option<NodeBox>>,
+    /// Per chart subgraph.
+    pub clusters: Vec<ClusterBox>,
+    /// Per chart edge.
+    pub edges: Vec<EdgePath>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NodeBox {
+    pub bounds: Bounds,
+    pub shape: Shape,
+    pub text: Block,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClusterBox {
+    pub bounds: Bounds,
+    pub title: Block,
+}
+
+#[derive(Debug, Clone)]
+pub struct EdgePath {
+    /// From the outline of the start to the outline of the end; at least two points.
+    pub points: Vec<Pt>,
+    /// Where the label's centre goes.
+    pub label: Option<(Pt, Block)>,
+    /// The direction ranks run in where this edge was routed: bends follow it.
+    pub axis: Pt,
+}
+
+/// Why a flowchart was not drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// More nodes or edges than `MAX_NODES` / `MAX_EDGES`, or a layout of more than
+    /// `MAX_LAYOUT_BOXES` boxes.
+    TooLarge,
+    /// The layout engine failed on this graph, with and without label boxes.
+    LayoutFailed,
+}
+
+/// Something a layout places: a node, or a subgraph as one box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Node(usize),
+    Cluster(usize),
+}
+
+/// One edge as the layout of one scope sees it.
+#[derive(Debug, Clone)]
+struct ScopeEdge {
+    edge: usize,
+    from: Item,
+    to: Item,
+}
+
+/// How each chart edge is routed.
+#[derive(Debug, Clone, Copy)]
+enum Routing {
+    /// By the layout of scope `.0`, as its edge `.1`.
+    Scope(usize, usize),
+    /// Both ends are the same box at every level (an edge between a subgraph and its own
+    /// member): a straight line.
+    Direct,
+    /// From a node (or subgraph) in scope `.0` to itself (that scope's layout reserves its
+    /// room; the loop is drawn by hand).
+    SelfLoop(usize),
+}
+
+/// The scope tree: scope 0 is the whole chart, scope `s + 1` is subgraph `s`.
+struct Plan<'c> {
+    chart: &'c Flowchart,
+    /// Per node: the subgraph it names, if any.
+    names_cluster: Vec<Option<usize>>,
+    /// Per node: the scope it sits in.
+    node_scope: Vec<usize>,
+    items: Vec<Vec<Item>>,
+    edges: Vec<Vec<ScopeEdge>>,
+    routing: Vec<Routing>,
+    direction: Vec<Direction>,
+    node_text: Vec<Block>,
+    cluster_title: Vec<Block>,
+    /// Set when a layout gave up for `MAX_LAYOUT_BOXES`.
+    too_large: std::cell::Cell<bool>,
+}
+
+impl<'c> Plan<'c> {
+    fn new(chart: &'c Flowchart) -> Plan<'c> {
+        let n_scopes = chart.subgraphs.len() + 1;
+        let names_cluster: Vec<Option<usize>> = chart
+            .nodes
+            .iter()
+            .map(|n| chart.subgraph_named(&n.id))
+            .collect();
+        let mut node_scope = vec![0; chart.nodes.len()];
+        for (s, sub) in chart.subgraphs.iter().enumerate() {
+            for m in &sub.members {
+                if let Some(i) = chart.nodes.iter().position(|n| &n.id == m) {
+                    node_scope[i] = s + 1;
+                }
+            }
+        }
+        let mut items = vec![Vec::new(); n_scopes];
+        for (i, c) in names_cluster.iter().enumerate() {
+            if c.is_none() {
+                items[node_scope[i]].push(Item::Node(i));
+            }
+        }
+        for (s, sub) in chart.subgraphs.iter().enumerate() {
+            items[sub.parent.map_or(0, |p| p + 1)].push(Item::Cluster(s));
+        }
+        let mut direction = vec![chart.direction; n_scopes];
+        for (s, sub) in chart.subgraphs.iter().enumerate() {
+            // Parents come first, so theirs is already settled.
+            let inherited = direction[sub.parent.map_or(0, |p| p + 1)];
+            direction[s + 1] = sub.direction.unwrap_or(inherited);
+        }
+        let mut plan = Plan {
+            chart,
+            node_text: chart.nodes.iter().map(|n| Block::new(&n.label)).collect(),
+            cluster_title: chart
+                .subgraphs
+                .iter()
+                .map(|s| Block::new(&s.title))
+                .collect(),
+            names_cluster,
+            node_scope,
+            items,
+            edges: vec![Vec::new(); n_scopes],
+            routing: Vec::with_capacity(chart.edges.len()),
+            direction,
+            too_large: std::cell::Cell::new(false),
+        };
+        for (e, edge) in chart.edges.iter().enumerate() {
+            let (Some(a), Some(b)) = (plan.thing(&edge.from), plan.thing(&edge.to)) else {
+                plan.routing.push(Routing::Direct);
+                continue;
+            };
+            if a == b {
+                let s = plan.scope_of(a);
+                plan.routing.push(Routing::SelfLoop(s));
+                plan.edges[s].push(ScopeEdge {
+                    edge: e,
+                    from: a,
+                    to: a,
+                });
+                continue;
+            }
+            let l = plan.common_scope(plan.scope_of(a), plan.scope_of(b));
+            let (ra, rb) = (plan.rep(a, l), plan.rep(b, l));
+            if ra == rb {
+                plan.routing.push(Routing::Direct);
+            } else {
+                plan.routing.push(Routing::Scope(l, plan.edges[l].len()));
+                plan.edges[l].push(ScopeEdge {
+                    edge: e,
+                    from: ra,
+                    to: rb,
+                });
+            }
+        }
+        plan
+    }
+
+    /// What a node id stands for in the drawing.
+    fn thing(&self, id: &str) -> Option<Item> {
+        let i = self.chart.nodes.iter().position(|n| n.id == id)?;
+        Some(match self.names_cluster[i] {
+            Some(s) => Item::Cluster(s),
+            None => Item::Node(i),
+        })
+    }
+
+    fn scope_of(&self, item: Item) -> usize {
+        match item {
+            Item::Node(i) => self.node_scope[i],
+            Item::Cluster(s) => self.chart.subgraphs[s].parent.map_or(0, |p| p + 1),
+        }
+    }
+
+    fn parent_scope(&self, scope: usize) -> Option<usize> {
+        (scope > 0).then(|| self.chart.subgraphs[scope - 1].parent.map_or(0, |p| p + 1))
+    }
+
+    fn common_scope(&self, a: usize, b: usize) -> usize {
+        let mut chain = vec![a];
+        let mut s = a;
+        while let Some(p) = self.parent_scope(s) {
+            chain.push(p);
+            s = p;
+        }
+        let mut s = b;
+        loop {
+            if chain.contains(&s) {
+                return s;
+            }
+            match self.parent_scope(s) {
+                Some(p) => s = p,
+                None => return 0,
+            }
+        }
+    }
+
+    /// The item of `scope` that holds `item` (itself, or an enclosing subgraph).
+    fn rep(&self, mut item: Item, scope: usize) -> Item {
+        loop {
+            let s = self.scope_of(item);
+            if s == scope || s == 0 {
+                return item;
+            }
+            item = Item::Cluster(s - 1);
+        }
+    }
+}
+
+/// One scope laid out, in its own coordinates with the top left of its content at (0, 0).
+#[derive(Debug, Clone, Default)]
+struct Placed {
+    /// Per item of the scope.
+    centers: Vec<Pt>,
+    /// Per edge of the scope: box border to box border through the bends.
+    routes: Vec<Vec<Pt>>,
+    /// Per edge of the scope: the centre of its label box.
+    label_at: Vec<Option<Pt>>,
+    width: f64,
+    height: f64,
+}
+
+/// Lays out `chart`, trying label boxes first, then plain edges; `Err` when both fail or the
+/// chart is over the caps.
+pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
+    if chart.nodes.len() > MAX_NODES || chart.edges.len() > MAX_EDGES {
+        return Err(Failure::TooLarge);
+    }
+    guarded(&Plan::new(chart), &draw)
+}
+
+/// Runs `attempt` with label boxes, then without, catching panics; the first drawing wins.
+fn guarded(
+    plan: &Plan,
+    attempt: &dyn Fn(&Plan, bool) -> Option<Drawing>,
+) -> Result<Drawing, Failure> {
+    for label_boxes in [true, false] {
+        if let Ok(Some(d)) = catch_unwind(AssertUnwindSafe(|| attempt(plan, label_boxes))) {
+            return Ok(d);
+        }
+        if plan.too_large.get() {
+            return Err(Failure::TooLarge);
+        }
+    }
+    Err(Failure::LayoutFailed)
+}
+
+fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
+    let chart = plan.chart;
+    let n_scopes = plan.items.len();
+    let mut placed: Vec<Placed> = vec![Placed::default(); n_scopes];
+    let mut cluster_size = vec![(0.0, 0.0); chart.subgraphs.len()];
+    // Content offset inside each subgraph's box.
+    let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];
+    // Inner scopes first: a subgraph's box size comes from its own layout.
+    for scope in (0..n_scopes).rev() {
+        let sizes: Vec<(f64, f64)> = plan.items[scope]
+            .iter()
+            .map(|it| match *it {
+                Item::Node(i) => shapes::size(chart.nodes[i].shape, &plan.node_text[i]),
+                Item::Cluster(s) => cluster_size[s],
+            })
+            .collect();
+        let p = place(plan, scope, &sizes, label_boxes)?;
+        if scope > 0 {
+            let s = scope - 1;
+            let title = &plan.cluster_title[s];
+            let title_h = if title.lines.iter().all(String::is_empty) {
+                0.0
+            } else {
+                title.height + 4.0
+            };
+            let w = p.width.max(title.width) + 2.0 * CLUSTER_PAD;
+            let h = p.height + 2.0 * CLUSTER_PAD + title_h;
+            let (w, h) = if plan.items[scope].is_empty() {
+                (w.max(80.0), h.max(title_h + 40.0))
+            } else {
+                (w, h)
+            };
+            cluster_size[s] = (w, h);
+            inset[s] = Pt::new((w - p.width) / 2.0, CLUSTER_PAD + title_h);
+        }
+        placed[scope] = p;
+    }
+    // Outer scopes first: place each scope's content where its box landed.
+    let mut offset = vec![Pt::new(MARGIN, MARGIN); n_scopes];
+    let mut nodes: Vec<Option<NodeBox>> = vec![None; chart.nodes.len()];
+    let mut clusters: Vec<Option<ClusterBox>> = vec![None; chart.subgraphs.len()];
+    for scope in 0..n_scopes {
+        for (k, item) in plan.items[scope].iter().enumerate() {
+            let center = placed[scope].centers[k].plus(offset[scope]);
+            match *item {
+                Item::Node(i) => {
+                    let (w, h) = shapes::size(chart.nodes[i].shape, &plan.node_text[i]);
+                    nodes[i] = Some(NodeBox {
+                        bounds: Bounds { center, w, h },
+                        shape: chart.nodes[i].shape,
+                        text: plan.node_text[i].clone(),
+                    });
+                }
+                Item::Cluster(s) => {
+                    let (w, h) = cluster_size[s];
+                    let bounds = Bounds { center, w, h };
+                    offset[s + 1] = Pt::new(bounds.left(), bounds.top()).plus(inset[s]);
+                    clusters[s] = Some(ClusterBox {
+                        bounds,
+                        title: plan.cluster_title[s].clone(),
+                    });
+                }
+            }
+        }
+    }
+    let clusters: Vec<ClusterBox> = clusters.into_iter().collect::<Option<_>>()?;
+    let outline_of = |item: Item| -> (Outline, Bounds) {
+        match item {
+            Item::Node(i) => {
+                let b = nodes[i].as_ref().map(|n| n.bounds).unwrap_or(Bounds {
+                    center: Pt::new(0.0, 0.0),
+                    w: 0.0,
+                    h: 0.0,
+                });
+                (shapes::outline(chart.nodes[i].shape, b), b)
+            }
+            Item::Cluster(s) => {
+                let b = clusters[s].bounds;
+                (shapes::outline(Shape::Rect, b), b)
+            }
+        }
+    };
+    let mut edges = Vec::with_capacity(chart.edges.len());
+    for (e, edge) in chart.edges.iter().enumerate() {
+        let a = plan.thing(&edge.from);
+        let b = plan.thing(&edge.to);
+        let label = edge.label.as_deref().map(Block::new);
+        let (Some(a), Some(b)) = (a, b) else {
+            edges.push(EdgePath {
+                points: vec![Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)],
+                label: None,
+                axis: Pt::new(0.0, 1.0),
+            });
+            continue;
+        };
+        let (oa, ba) = outline_of(a);
+        let (ob, bb) = outline_of(b);
+        let mut label_at = None;
+        let scope = match plan.routing[e] {
+            Routing::Scope(l, _) => l,
+            Routing::SelfLoop(s) => s,
+            Routing::Direct => plan.scope_of(a),
+        };
+        let axis = if plan.direction[scope].is_horizontal() {
+            Pt::new(1.0, 0.0)
+        } else {
+            Pt::new(0.0, 1.0)
+        };
+        let mut points = match plan.routing[e] {
+            Routing::SelfLoop(scope) => {
+                let horizontal = plan.direction[scope].is_horizontal();
+                let (q1, q2, far) = if horizontal {
+                    let y = ba.bottom() + LOOP_REACH;
+                    (
+                        Pt::new(ba.center.x - 12.0, y),
+                        Pt::new(ba.center.x + 12.0, y),
+                        Pt::new(ba.center.x, y),
+                    )
+                } else {
+                    let x = ba.right() + LOOP_REACH;
+                    (
+                        Pt::new(x, ba.center.y - 12.0),
+                        Pt::new(x, ba.center.y + 12.0),
+                        Pt::new(x, ba.center.y),
+                    )
+                };
+                if let Some(l) = &label {
+                    label_at = Some(if horizontal {
+                        far.plus(Pt::new(0.0, l.height / 2.0 + LABEL_PAD_Y + 2.0))
+                    } else {
+                        far.plus(Pt::new(l.width / 2.0 + LABEL_PAD_X + 2.0, 0.0))
+                    });
+                }
+                vec![ba.center, q1, q2, ba.center]
+            }
+            Routing::Direct => vec![ba.center, bb.center],
+            Routing::Scope(l, k) => {
+                let se = &plan.edges[l][k];
+                let route: Vec<Pt> = placed[l].routes[k]
+                    .iter()
+                    .map(|p| p.plus(offset[l]))
+                    .collect();
+                label_at = placed[l].label_at[k].map(|p| p.plus(offset[l]));
+                let mut pts = vec![ba.center];
+                if se.from != a
+                    && let Some(first) = route.first()
+                {
+                    pts.push(*first);
+                }
+                if route.len() > 2 {
+                    pts.extend_from_slice(&route[1..route.len() - 1]);
+                }
+                if se.to != b
+                    && let Some(last) = route.last()
+                {
+                    pts.push(*last);
+                }
+                pts.push(bb.center);
+                pts
+            }
+        };
+        shapes::clip_start(&mut points, &oa);
+        shapes::clip_end(&mut points, &ob);
+        points.dedup_by(|p, q| p.minus(*q).len() < 1e-6);
+        if points.len() < 2 {
+            let p = points.first().copied().unwrap_or(ba.center);
+            points = vec![p, p];
+        }
+        let label = label.map(|block| {
+            let at = match label_at {
+                Some(at) if label_boxes || matches!(plan.routing[e], Routing::SelfLoop(..)) => at,
+                _ => midpoint(&points),
+            };
+            (at, block)
+        });
+        edges.push(EdgePath {
+            points,
+            label,
+            axis,
+        });
+    }
+    let root = &placed[0];
+    let mut width = root.width + 2.0 * MARGIN;
+    let mut height = root.height + 2.0 * MARGIN;
+    // Labels placed by midpoint (the fallback) may reach past the content.
+    for e in &edges {
+        if let Some((at, l)) = &e.label {
+            width = width.max(at.x + l.width / 2.0 + LABEL_PAD_X + MARGIN);
+            height = height.max(at.y + l.height / 2.0 + LABEL_PAD_Y + MARGIN);
+        }
+    }
+    Some(Drawing {
+        width,
+        height,
+        nodes,
+        clusters,
+        edges,
+    })
+}
+
+/// The point halfway along a polyline.
+fn midpoint(points: &[Pt]) -> Pt {
+    let total: f64 = points.windows(2).map(|w| w[1].minus(w[0]).len()).sum();
+    let mut left = total / 2.0;
+    for w in points.windows(2) {
+        let l = w[1].minus(w[0]).len();
+        if l >= left && l > 0.0 {
+            return w[0].lerp(w[1], left / l);
+        }
+        left -= l;
+    }
+    points.first().copied().unwrap_or(Pt::new(0.0, 0.0))
+}
+
+/// Gaps between boxes: (across ranks, along a rank) for a vertical layout.
+fn halo(horizontal: bool, label: bool) -> Point {
+    match (horizontal, label) {
+        (_, true) => Point::new(16.0, 12.0),
+        (false, false) => Point::new(36.0, 44.0),
+        (true, false) => Point::new(56.0, 26.0),
+    }
+}
+
+fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
+    let mut e = Element::create(
+        ShapeKind::Box(String::new()),
+        StyleAttr::simple(),
+        orientation,
+        Point::new(w, h),
+    );
+    e.pos = Position::new(Point::zero(), Point::new(w, h), Point::zero(), halo);
+    e
+}
+
+/// Lays out one scope. `None` when the layout engine produced nothing usable.
+fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> Option<Placed> {
+    let items = &plan.items[scope];
+    let edges = &plan.edges[scope];
+    if items.is_empty() {
+        return Some(Placed::default());
+    }
+    let dir = plan.direction[scope];
+    let horizontal = dir.is_horizontal();
+    let orientation = if horizontal {
+        Orientation::LeftToRight
+    } else {
+        Orientation::TopToBottom
+    };
+    let index_of = |item: Item| items.iter().position(|i| *i == item);
+    // A self-loop is drawn by hand beside its node (right of it, or below it in a horizontal
+    // layout): the node's box is widened by the room the loop and its label need.
+    let mut extra = vec![(0.0, 0.0); items.len()];
+    for se in edges.iter().filter(|se| se.from == se.to) {
+        let i = index_of(se.from)?;
+        let label = plan.chart.edges[se.edge].label.as_deref().map(Block::new);
+        let (lw, lh) = label.map_or((0.0, 0.0), |l| {
+            (
+                l.width + 2.0 * LABEL_PAD_X + 4.0,
+                l.height + 2.0 * LABEL_PAD_Y + 4.0,
+            )
+        });
+        let e: &mut (f64, f64) = &mut extra[i];
+        if horizontal {
+            e.1 = f64::max(e.1, LOOP_REACH + lh + 2.0);
+        } else {
+            e.0 = f64::max(e.0, LOOP_REACH + lw + 2.0);
+        }
+    }
+    let sizes: Vec<(f64, f64)> = sizes
+        .iter()
+        .zip(&extra)
+        .map(|(&(w, h), &(dx, dy))| (w + dx, h + dy))
+        .collect();
+    let sizes = &sizes[..];
+    let mut vg = VisualGraph::new(orientation);
+    vg.dag.set_validate(false);
+    let handles: Vec<NodeHandle> = sizes
+        .iter()
+        .map(|&(w, h)| vg.add_node(element(orientation, w, h, halo(horizontal, false))))
+        .collect();
+    // Per scope edge: its label box (handle, size), and its segments as (from, to) handles.
+    let mut label_nodes: Vec<Option<(NodeHandle, f64, f64)>> = Vec::with_capacity(edges.len());
+    let mut segments: Vec<Vec<(NodeHandle, NodeHandle)>> = Vec::with_capacity(edges.len());
+    let mut seen_pairs: Vec<(usize, usize)> = Vec::new();
+    for se in edges {
+        let (Some(f), Some(t)) = (index_of(se.from), index_of(se.to)) else {
+            return None;
+        };
+        if f == t {
+            label_nodes.push(None);
+            segments.push(Vec::new());
+            continue;
+        }
+        let pair = (f.min(t), f.max(t));
+        let repeated = seen_pairs.contains(&pair);
+        seen_pairs.push(pair);
+        let label = plan.chart.edges[se.edge].label.as_deref().map(Block::new);
+        // A label, or a repeated pair, gets a box of its own in the middle of the edge, so
+        // the label has room and parallel edges take separate routes.
+        let label_size = match (&label, repeated) {
+            (Some(l), _) => Some((l.width + 2.0 * LABEL_PAD_X, l.height + 2.0 * LABEL_PAD_Y)),
+            (None, true) => Some((2.0, 2.0)),
+            (None, false) => None,
+        };
+        match label_size.filter(|_| label_boxes) {
+            Some((w, h)) => {
+                let l = vg.add_node(element(orientation, w, h, halo(horizontal, true)));
+                segments.push(vec![(handles[f], l), (l, handles[t])]);
+                label_nodes.push(Some((l, w, h)));
+            }
+            None => {
+                segments.push(vec![(handles[f], handles[t])]);
+                label_nodes.push(None);
+            }
+        }
+    }
+    // Break cycles: a segment that would close one points the other way in the DAG.
+    let mut chains: Vec<Vec<(Vec<NodeHandle>, bool)>> = Vec::with_capacity(edges.len());
+    for segs in &segments {
+        let mut out = Vec::with_capacity(segs.len());
+        for &(a, b) in segs {
+            let reversed = vg.dag.is_reachable(b, a);
+            let (u, v) = if reversed { (b, a) } else { (a, b) };
+            if !vg.dag.successors(u).contains(&v) {
+                vg.dag.add_edge(u, v);
+            }
+            out.push((vec![u, v], reversed));
+        }
+        chains.push(out);
+    }
+    vg.dag.recompute_node_ranks();
+    RankOptimizer::new(&mut vg.dag).optimize();
+    // Long edges pass through one small connector per rank they cross.
+    let mut split: Vec<((NodeHandle, NodeHandle), Vec<NodeHandle>)> = Vec::new();
+    for chain in chains.iter_mut().flatten() {
+        let (u, v) = (chain.0[0], chain.0[1]);
+        if let Some((_, done)) = split.iter().find(|(pair, _)| *pair == (u, v)) {
+            chain.0 = done.clone();
+            continue;
+        }
+        let mut path = vec![u];
+        let target = vg.dag.level(v);
+        let mut prev = u;
+        let mut level = vg.dag.level(u);
+        while level + 1 < target {
+            let c = vg.add_node(Element::empty_connector(orientation));
+            vg.dag.remove_edge(prev, v);
+            vg.dag.add_edge(prev, c);
+            vg.dag.add_edge(c, v);
+            vg.dag.update_node_rank_level(c, level + 1, None);
+            path.push(c);
+            prev = c;
+            level += 1;
+        }
+        path.push(v);
+        split.push(((u, v), path.clone()));
+        chain.0 = path;
+    }
+    if vg.num_nodes() > MAX_LAYOUT_BOXES {
+        plan.too_large.set(true);
+        return None;
+    }
+    order_ranks(&mut vg);
+    for h in vg.iter_nodes() {
+        if vg.is_connector(h) {
+            vg.element_mut(h).resize();
+        }
+    }
+    Placer::new(&mut vg).layout(false);
+    let center = |h: NodeHandle| {
+        let c = vg.pos(h).center();
+        Pt::new(c.x, c.y)
+    };
+    let mut centers: Vec<Pt> = handles.iter().map(|&h| center(h)).collect();
+    let item_box = |i: usize, centers: &[Pt]| Bounds {
+        center: centers[i],
+        w: sizes[i].0,
+        h: sizes[i].1,
+    };
+    let mut label_at: Vec<Option<Pt>> = label_nodes
+        .iter()
+        .map(|l| l.map(|(h, _, _)| center(h)))
+        .collect();
+    // Each edge's route: box border to box border through its label box and connectors.
+    let mut route_pts = Vec::with_capacity(edges.len());
+    for (k, se) in edges.iter().enumerate() {
+        let f = index_of(se.from)?;
+        let t = index_of(se.to)?;
+        if f == t {
+            route_pts.push(vec![centers[f], centers[f]]);
+            continue;
+        }
+        let mut pts: Vec<Pt> = Vec::new();
+        for (path, reversed) in &chains[k] {
+            let mut p: Vec<Pt> = path.iter().map(|&h| center(h)).collect();
+            if *reversed {
+                p.reverse();
+            }
+            if !pts.is_empty() {
+                p.remove(0);
+            }
+            pts.extend(p);
+        }
+        if pts.len() < 2 || pts.iter().any(|p| !p.x.is_finite() || !p.y.is_finite()) {
+            return None;
+        }
+        let n = pts.len();
+        let from_box = shapes::outline(Shape::Rect, item_box(f, &centers));
+        let to_box = shapes::outline(Shape::Rect, item_box(t, &centers));
+        pts[0] = shapes::crossing(&from_box, pts[0], pts[1]);
+        pts[n - 1] = shapes::crossing(&to_box, pts[n - 1], pts[n - 2]);
+        route_pts.push(pts);
+    }
+    // Mirror for bottom-up and right-to-left, then move the content to (0, 0).
+    let flip = |p: Pt| match dir {
+        Direction::BottomUp => Pt::new(p.x, -p.y),
+        Direction::RightLeft => Pt::new(-p.x, p.y),
+        _ => p,
+    };
+    for c in &mut centers {
+        *c = flip(*c);
+    }
+    for l in label_at.iter_mut().flatten() {
+        *l = flip(*l);
+    }
+    for r in &mut route_pts {
+        for p in r.iter_mut() {
+            *p = flip(*p);
+        }
+    }
+    let (mut min, mut max) = (
+        Pt::new(f64::INFINITY, f64::INFINITY),
+        Pt::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    let mut grow = |b: Bounds| {
+        min = Pt::new(min.x.min(b.left()), min.y.min(b.top()));
+        max = Pt::new(max.x.max(b.right()), max.y.max(b.bottom()));
+    };
+    for i in 0..centers.len() {
+        grow(item_box(i, &centers));
+    }
+    for (k, l) in label_nodes.iter().enumerate() {
+        if let (Some((_, w, h)), Some(c)) = (l, label_at[k]) {
+            grow(Bounds {
+                center: c,
+                w: *w,
+                h: *h,
+            });
+        }
+    }
+    for r in &route_pts {
+        for p in r {
+            grow(Bounds {
+                center: *p,
+                w: 0.0,
+                h: 0.0,
+            });
+        }
+    }
+    if !min.x.is_finite() || !max.x.is_finite() {
+        return None;
+    }
+    let shift = |p: Pt| p.minus(min);
+    Some(Placed {
+        // The node sits at the start of its widened box.
+        centers: centers
+            .into_iter()
+            .zip(&extra)
+            .map(|(c, &(dx, dy))| shift(c).minus(Pt::new(dx / 2.0, dy / 2.0)))
+            .collect(),
+        routes: route_pts
+            .into_iter()
+            .map(|r| r.into_iter().map(shift).collect())
+            .collect(),
+        label_at: label_at.into_iter().map(|l| l.map(shift)).collect(),
+        width: max.x - min.x,
+        height: max.y - min.y,
+    })
+}
+
+/// Orders each rank to reduce crossings: barycentre sweeps down and up, keeping the best
+/// order seen, then adjacent swaps that remove crossings. Bounded work, unlike layout-rs's
+/// own pass (cubic in the width of a rank, 50 rounds), which dominated the time.
+fn order_ranks(vg: &mut VisualGraph) {
+    let levels = vg.dag.num_levels();
+    if levels < 2 {
+        return;
+    }
+    let mut best = vg.dag.ranks().clone();
+    let mut best_count = crossings(&vg.dag);
+    for round in 0..8 {
+        let down = round % 2 == 0;
+        let order: Vec<usize> = if down {
+            (1..levels).collect()
+        } else {
+            (0..levels - 1).rev().collect()
+        };
+        for i in order {
+            let (neighbour_row, row) = if down { (i - 1, i) } else { (i + 1, i) };
+            let mut pos = vec![usize::MAX; vg.dag.len()];
+            for (p, h) in vg.dag.row(neighbour_row).iter().enumerate() {
+                pos[h.get_index()] = p;
+            }
+            let current = vg.dag.row(row).clone();
+            let mut keyed: Vec<(f64, usize, NodeHandle)> = current
+                .iter()
+                .enumerate()
+                .map(|(p, &h)| {
+                    let adj = if down {
+                        vg.dag.predecessors(h)
+                    } else {
+                        vg.dag.successors(h)
+                    };
+                    let linked: Vec<usize> = adj
+                        .iter()
+                        .map(|a| pos[a.get_index()])
+                        .filter(|&q| q != usize::MAX)
+                        .collect();
+                    let key = if linked.is_empty() {
+                        p as f64
+                    } else {
+                        linked.iter().sum::<usize>() as f64 / linked.len() as f64
+                    };
+                    (key, p, h)
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            *vg.dag.row_mut(row) = keyed.into_iter().map(|(_, _, h)| h).collect();
+        }
+        let count = crossings(&vg.dag);
+        if count < best_count {
+            best_count = count;
+            best = vg.dag.ranks().clone();
+        }
+    }
+    *vg.dag.ranks_mut() = best;
+    // Adjacent swaps, a few passes.
+    for _ in 0..4 {
+        let mut changed = false;
+        for i in 0..levels {
+            let len = vg.dag.row(i).len();
+            for j in 0..len.saturating_sub(1) {
+                let before = local_crossings(&vg.dag, i);
+                vg.dag.row_mut(i).swap(j, j + 1);
+                if local_crossings(&vg.dag, i) < before {
+                    changed = true;
+                } else {
+                    vg.dag.row_mut(i).swap(j, j + 1);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Crossings between rank `i` and its neighbours.
+fn local_crossings(dag: &DAG, i: usize) -> usize {
+    let mut n = 0;
+    if i > 0 {
+        n += crossings_between(dag, i - 1);
+    }
+    if i + 1 < dag.num_levels() {
+        n += crossings_between(dag, i);
+    }
+    n
+}
+
+fn crossings(dag: &DAG) -> usize {
+    (0..dag.num_levels().saturating_sub(1))
+        .map(|i| crossings_between(dag, i))
+        .sum()
+}
+
+/// Edge crossings between rank `i` and rank `i + 1`.
+fn crossings_between(dag: &DAG, i: usize) -> usize {
+    let mut pos = vec![usize::MAX; dag.len()];
+    for (p, h) in dag.row(i + 1).iter().enumerate() {
+        pos[h.get_index()] = p;
+    }
+    let mut ends: Vec<(usize, usize)> = Vec::new();
+    for (p, h) in dag.row(i).iter().enumerate() {
+        for s in dag.successors(*h) {
+            let q = pos[s.get_index()];
+            if q != usize::MAX {
+                ends.push((p, q));
+            }
+        }
+    }
+    let mut n = 0;
+    for (a, &(p1, q1)) in ends.iter().enumerate() {
+        for &(p2, q2) in &ends[a + 1..] {
+            if (p1 < p2 && q1 > q2) || (p1 > p2 && q1 < q2) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagram::flowchart;
+
+    fn chart(src: &str) -> Flowchart {
+        flowchart::parse(src)
+            .expect("a flowchart")
+            .expect("readable")
+    }
+
+    #[test]
+    fn a_panicking_layout_is_retried_without_label_boxes_then_given_up() {
+        let c = chart("graph TD\nA -->|yes| B\nA --> C");
+        let plan = Plan::new(&c);
+        let flaky = |p: &Plan, label_boxes: bool| {
+            assert!(!label_boxes, "layout-rs fell over");
+            draw(p, label_boxes)
+        };
+        let d = guarded(&plan, &flaky).expect("the retry draws");
+        // Without label boxes the label sits halfway along its edge.
+        let (at, _) = d.edges[0].label.clone().expect("a label");
+        let mid = midpoint(&d.edges[0].points);
+        assert!(at.minus(mid).len() < 1e-9);
+        let broken = |_: &Plan, _: bool| -> Option<Drawing> { panic!("always") };
+        assert_eq!(guarded(&plan, &broken).err(), Some(Failure::LayoutFailed));
+    }
+
+    #[test]
+    fn subgraph_boxes_hold_their_members_and_edges_end_on_outlines() {
+        let c = chart("flowchart TB\nx --> a\nsubgraph S [Group]\na[One] --> b{Two}\nend\ny --> S");
+        let d = layout(&c).expect("drawn");
+        let s = d.clusters[0].bounds;
+        let node = |id: &str| {
+            let i = c.nodes.iter().position(|n| n.id == id).expect("node");
+            d.nodes[i].as_ref().expect("a box").bounds
+        };
+        for id in ["a", "b"] {
+            let n = node(id);
+            assert!(s.left() < n.left() && n.right() < s.right(), "{id}");
+            assert!(s.top() < n.top() && n.bottom() < s.bottom(), "{id}");
+        }
+        for id in ["x", "y"] {
+            assert!(!s.overlaps(&node(id)), "{id}");
+        }
+        // The subgraph's id is drawn as the subgraph, not as a box.
+        let si = c.nodes.iter().position(|n| n.id == "S").expect("S");
+        assert!(d.nodes[si].is_none());
+        // a → b ends on the rhombus outline of b.
+        let e = &d.edges[1];
+        let end = *e.points.last().expect("points");
+        let b = node("b");
+        let o = shapes::outline(Shape::Rhombus, b);
+        let out = e.points[e.points.len() - 2]
+            .minus(end)
+            .unit()
+            .expect("a direction");
+        assert!(o.contains(end.minus(out.scale(0.5))));
+        assert!(!o.contains(end.plus(out.scale(0.5))));
+        // y → S ends on the subgraph's border.
+        let end = *d.edges[2].points.last().expect("points");
+        let on_border = (end.y - s.top()).abs() < 0.01
+            || (end.y - s.bottom()).abs() < 0.01
+            || (end.x - s.left()).abs() < 0.01
+            || (end.x - s.right()).abs() < 0.01;
+        assert!(on_border, "{end:?} {s:?}");
+    }
+
+    #[test]
+    fn bottom_up_and_right_left_are_mirrored() {
+        let down = layout(&chart("graph TD\nA --> B")).expect("drawn");
+        let up = layout(&chart("graph BT\nA --> B")).expect("drawn");
+        let y = |d: &Drawing, i: usize| d.nodes[i].as_ref().expect("box").bounds.center.y;
+        assert!(y(&down, 0) < y(&down, 1));
+        assert!(y(&up, 0) > y(&up, 1));
+        let right = layout(&chart("graph LR\nA --> B")).expect("drawn");
+        let left = layout(&chart("graph RL\nA --> B")).expect("drawn");
+        let x = |d: &Drawing, i: usize| d.nodes[i].as_ref().expect("box").bounds.center.x;
+        assert!(x(&right, 0) < x(&right, 1));
+        assert!(x(&left, 0) > x(&left, 1));
+    }
+}

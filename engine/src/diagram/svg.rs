@@ -1,0 +1,755 @@
+//! The SVG of a laid-out flowchart, and the placeholder for diagrams not drawn here.
+//!
+//! Escaped by construction: element and attribute names are `&'static str` (ours), and every
+//! attribute value and text goes through `Writer`, which escapes it. No `foreignObject`, no
+//! script, no reference to anything outside the SVG (not even a marker id): arrowheads are
+//! drawn as shapes.
+//!
+//! Colours are presentation attributes (so the SVG reads well with no stylesheet, and in
+//! email), and every element carries a class the stylesheet themes with CSS custom
+//! properties: a stylesheet rule beats a presentation attribute, and no `style=` is needed.
+
+use super::flowchart::{Flowchart, Marker, Shape, Stroke};
+use super::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use super::shapes::{self, Bounds, Outline, Pt, RING};
+use super::text::{Block, FONT_FAMILY, FONT_SIZE, LINE_HEIGHT};
+use crate::html::i18n::Strings;
+
+/// The light theme, also used where no stylesheet applies.
+mod colour {
+    pub const BG: &str = "#ffffff";
+    pub const NODE_FILL: &str = "#eef4ff";
+    pub const NODE_LINE: &str = "#4a6fa5";
+    pub const TEXT: &str = "#1f2328";
+    pub const LINE: &str = "#57606a";
+    pub const CLUSTER_FILL: &str = "#f6f8fa";
+    pub const CLUSTER_LINE: &str = "#8c959f";
+    pub const MUTED: &str = "#57606a";
+}
+
+/// What a diagram's SVG needs from its surroundings.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// Prefix for the ids inside the SVG; unique on the page.
+    pub id: &'a str,
+    /// The accessible name (`<title>`).
+    pub title: &'a str,
+    pub t: &'static Strings,
+    /// Email: scale down with an inline style (no stylesheet there).
+    pub inline_style: bool,
+}
+
+/// A small XML writer that escapes every value it is given.
+pub struct Writer {
+    out: String,
+}
+
+impl Default for Writer {
+    fn default() -> Self {
+        Writer::new()
+    }
+}
+
+impl Writer {
+    pub fn new() -> Writer {
+        Writer {
+            out: String::with_capacity(4096),
+        }
+    }
+
+    fn attrs(&mut self, attrs: &[(&'static str, &str)]) {
+        for (name, value) in attrs {
+            self.out.push(' ');
+            self.out.push_str(name);
+            self.out.push_str("=\"");
+            escape_into(&mut self.out, value);
+            self.out.push('"');
+        }
+    }
+
+    /// `<tag …>`
+    pub fn open(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+        self.out.push('<');
+        self.out.push_str(tag);
+        self.attrs(attrs);
+        self.out.push('>');
+    }
+
+    /// `<tag …/>` and a line break.
+    pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+        self.out.push('<');
+        self.out.push_str(tag);
+        self.attrs(attrs);
+        self.out.push_str("/>\n");
+    }
+
+    /// `</tag>`
+    pub fn close(&mut self, tag: &'static str) {
+        self.out.push_str("</");
+        self.out.push_str(tag);
+        self.out.push('>');
+    }
+
+    pub fn newline(&mut self) {
+        self.out.push('\n');
+    }
+
+    pub fn text(&mut self, s: &str) {
+        escape_into(&mut self.out, s);
+    }
+
+    pub fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// Escapes for both text and double-quoted attributes, and drops characters XML forbids.
+fn escape_into(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+}
+
+/// A coordinate: one decimal, no trailing `.0`, no `-0`.
+pub fn num(v: f64) -> String {
+    let r = (v * 10.0).round() / 10.0;
+    let r = if r == 0.0 { 0.0 } else { r };
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+fn pt(p: Pt) -> String {
+    format!("{},{}", num(p.x), num(p.y))
+}
+
+/// Opens the `<svg>` with its `<title>` and `<desc>`.
+fn start(w: &mut Writer, f: &Frame, class: &str, width: f64, height: f64, desc: &str) {
+    let title_id = format!("{}-title", f.id);
+    let desc_id = format!("{}-desc", f.id);
+    let (wi, hi) = (num(width.ceil()), num(height.ceil()));
+    let view = format!("0 0 {wi} {hi}");
+    let size = num(FONT_SIZE);
+    let mut attrs: Vec<(&'static str, &str)> = vec![
+        ("xmlns", "http://www.w3.org/2000/svg"),
+        ("class", class),
+        ("role", "img"),
+        ("aria-labelledby", &title_id),
+        ("aria-describedby", &desc_id),
+        ("width", &wi),
+        ("height", &hi),
+        ("viewBox", &view),
+        ("font-family", FONT_FAMILY),
+        ("font-size", &size),
+    ];
+    if f.inline_style {
+        attrs.push(("style", "max-width:100%;height:auto;"));
+    }
+    w.open("svg", &attrs);
+    w.newline();
+    w.open("title", &[("id", &title_id)]);
+    w.text(f.title);
+    w.close("title");
+    w.newline();
+    w.open("desc", &[("id", &desc_id)]);
+    w.text(desc);
+    w.close("desc");
+    w.newline();
+}
+
+/// `rtl` when the first strong character of `text` is Hebrew or Arabic, else `ltr`: each label
+/// keeps its own direction whatever the page's (punctuation lands on the right side).
+fn direction(text: &str) -> &'static str {
+    for c in text.chars() {
+        match u32::from(c) {
+            0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF => return "rtl",
+            _ if c.is_alphabetic() => return "ltr",
+            _ => {}
+        }
+    }
+    "ltr"
+}
+
+/// Lines of text centred on `center`.
+fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center: Pt) {
+    let x = num(center.x);
+    let dir = direction(&block.lines.concat());
+    let top = center.y - block.height / 2.0;
+    // Baseline: the middle of the line plus about a third of the font size.
+    let baseline = |i: usize| num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);
+    if block.lines.len() == 1 {
+        let y = baseline(0);
+        w.open(
+            "text",
+            &[
+                ("class", class),
+                ("x", &x),
+                ("y", &y),
+                ("text-anchor", "middle"),
+                ("direction", dir),
+                ("fill", fill),
+            ],
+        );
+        w.text(&block.lines[0]);
+    } else {
+        w.open(
+            "text",
+            &[("class", class), ("text-anchor", "middle"), ("fill", fill)],
+        );
+        for (i, line) in block.lines.iter().enumerate() {
+            w.open("tspan", &[("x", &x), ("y", &baseline(i))]);
+            w.text(line);
+            w.close("tspan");
+        }
+    }
+    w.close("text");
+    w.newline();
+}
+
+fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
+    let paint: [(&'static str, &str); 4] = [
+        ("class", "pb-d-shape"),
+        ("fill", colour::NODE_FILL),
+        ("stroke", colour::NODE_LINE),
+        ("stroke-width", "1.5"),
+    ];
+    let with = |extra: Vec<(&'static str, String)>| -> Vec<(&'static str, String)> {
+        let mut v: Vec<(&'static str, String)> = extra;
+        v.extend(paint.iter().map(|(k, v)| (*k, v.to_string())));
+        v
+    };
+    let emit = |w: &mut Writer, tag: &'static str, a: Vec<(&'static str, String)>| {
+        let borrowed: Vec<(&'static str, &str)> = a.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        w.leaf(tag, &borrowed);
+    };
+    match shapes::outline(shape, b) {
+        Outline::Polygon(points) => {
+            let pts = points.iter().map(|p| pt(*p)).collect::<Vec<_>>().join(" ");
+            emit(w, "polygon", with(vec![("points", pts)]));
+            if shape == Shape::Subroutine {
+                for x in [b.left() + 8.0, b.right() - 8.0] {
+                    let d = format!("M{} V{}", pt(Pt::new(x, b.top())), num(b.bottom()));
+                    w.leaf(
+                        "path",
+                        &[
+                            ("class", "pb-d-shape-line"),
+                            ("d", &d),
+                            ("stroke", colour::NODE_LINE),
+                            ("stroke-width", "1.5"),
+                        ],
+                    );
+                }
+            }
+        }
+        Outline::Ellipse { center, rx, ry } => {
+            if shape == Shape::DoubleCircle {
+                emit(
+                    w,
+                    "ellipse",
+                    with(vec![
+                        ("cx", num(center.x)),
+                        ("cy", num(center.y)),
+                        ("rx", num(rx)),
+                        ("ry", num(ry)),
+                    ]),
+                );
+            }
+            let inset = if shape == Shape::DoubleCircle {
+                RING
+            } else {
+                0.0
+            };
+            emit(
+                w,
+                "ellipse",
+                with(vec![
+                    ("cx", num(center.x)),
+                    ("cy", num(center.y)),
+                    ("rx", num(rx - inset)),
+                    ("ry", num(ry - inset)),
+                ]),
+            );
+        }
+        Outline::RoundedBox { bounds, r } => emit(
+            w,
+            "rect",
+            with(vec![
+                ("x", num(bounds.left())),
+                ("y", num(bounds.top())),
+                ("width", num(bounds.w)),
+                ("height", num(bounds.h)),
+                ("rx", num(r)),
+            ]),
+        ),
+        Outline::Cylinder { bounds, cap } => {
+            let rx = num(bounds.w / 2.0);
+            let c = num(cap);
+            let (l, r) = (bounds.left(), bounds.right());
+            let (t, bo) = (bounds.top() + cap, bounds.bottom() - cap);
+            let d = format!(
+                "M{} V{} A{rx},{c} 0 0 0 {} V{} A{rx},{c} 0 0 0 {} Z",
+                pt(Pt::new(l, t)),
+                num(bo),
+                pt(Pt::new(r, bo)),
+                num(t),
+                pt(Pt::new(l, t)),
+            );
+            emit(w, "path", with(vec![("d", d)]));
+            emit(
+                w,
+                "ellipse",
+                with(vec![
+                    ("cx", num(bounds.center.x)),
+                    ("cy", num(t)),
+                    ("rx", rx.clone()),
+                    ("ry", c.clone()),
+                ]),
+            );
+        }
+    }
+}
+
+/// A smooth path through `points`: at each bend the curve runs along `axis` (the way ranks
+/// run), at the ends along the first and last segments; a straight line for two points.
+fn curve(points: &[Pt], axis: Pt) -> String {
+    let mut d = format!("M{}", pt(points[0]));
+    let n = points.len();
+    if n == 2 {
+        d.push_str(&format!(" L{}", pt(points[1])));
+        return d;
+    }
+    let tangent = |i: usize| -> Pt {
+        let chord = if i == 0 {
+            points[1].minus(points[0])
+        } else if i == n - 1 {
+            points[n - 1].minus(points[n - 2])
+        } else {
+            points[i + 1].minus(points[i - 1])
+        };
+        let along = chord.x * axis.x + chord.y * axis.y;
+        if i > 0 && i < n - 1 && along.abs() > 1e-6 {
+            axis.scale(along.signum())
+        } else {
+            chord.unit().unwrap_or(axis)
+        }
+    };
+    for i in 0..n - 1 {
+        let (p, q) = (points[i], points[i + 1]);
+        let reach = q.minus(p).len() / 3.0;
+        let c1 = p.plus(tangent(i).scale(reach));
+        let c2 = q.minus(tangent(i + 1).scale(reach));
+        d.push_str(&format!(" C{} {} {}", pt(c1), pt(c2), pt(q)));
+    }
+    d
+}
+
+const HEAD_LEN: f64 = 9.0;
+const HEAD_HALF: f64 = 4.5;
+const DOT_R: f64 = 4.0;
+
+/// Draws the marker whose tip is `tip`, arriving along `dir`; returns how far the line
+/// should stop short of the tip.
+fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
+    let scale = if thick { 1.3 } else { 1.0 };
+    let normal = Pt::new(-dir.y, dir.x);
+    match m {
+        Marker::None => 0.0,
+        Marker::Arrow => {
+            let base = tip.minus(dir.scale(HEAD_LEN * scale));
+            let a = base.plus(normal.scale(HEAD_HALF * scale));
+            let b = base.minus(normal.scale(HEAD_HALF * scale));
+            let d = format!("M{} L{} L{} Z", pt(tip), pt(a), pt(b));
+            w.leaf(
+                "path",
+                &[
+                    ("class", "pb-d-head"),
+                    ("d", &d),
+                    ("fill", colour::LINE),
+                    ("stroke", colour::LINE),
+                    ("stroke-width", "1"),
+                ],
+            );
+            HEAD_LEN * scale - 1.0
+        }
+        Marker::Circle => {
+            let c = tip.minus(dir.scale(DOT_R));
+            w.leaf(
+                "circle",
+                &[
+                    ("class", "pb-d-head-open"),
+                    ("cx", &num(c.x)),
+                    ("cy", &num(c.y)),
+                    ("r", &num(DOT_R)),
+                    ("fill", colour::BG),
+                    ("stroke", colour::LINE),
+                    ("stroke-width", "1.5"),
+                ],
+            );
+            2.0 * DOT_R
+        }
+        Marker::Cross => {
+            let c = tip.minus(dir.scale(5.0));
+            let (u, v) = (dir.plus(normal).scale(3.5), dir.minus(normal).scale(3.5));
+            let d = format!(
+                "M{} L{} M{} L{}",
+                pt(c.minus(u)),
+                pt(c.plus(u)),
+                pt(c.minus(v)),
+                pt(c.plus(v))
+            );
+            w.leaf(
+                "path",
+                &[
+                    ("class", "pb-d-cross"),
+                    ("d", &d),
+                    ("stroke", colour::LINE),
+                    ("stroke-width", "2"),
+                ],
+            );
+            0.0
+        }
+    }
+}
+
+/// Moves the end of `points` back by `by` along its last segment, if that segment is long
+/// enough.
+fn shorten_end(points: &mut [Pt], by: f64) {
+    let n = points.len();
+    if by <= 0.0 || n < 2 {
+        return;
+    }
+    let seg = points[n - 1].minus(points[n - 2]);
+    if seg.len() > by + 2.0
+        && let Some(u) = seg.unit()
+    {
+        points[n - 1] = points[n - 1].minus(u.scale(by));
+    }
+}
+
+fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str) {
+    let e = &chart.edges[i];
+    let stroke = match e.stroke {
+        Stroke::Solid => "pb-d-edge pb-d-solid",
+        Stroke::Dotted => "pb-d-edge pb-d-dotted",
+        Stroke::Thick => "pb-d-edge pb-d-thick",
+        Stroke::Invisible => "pb-d-edge pb-d-invisible",
+    };
+    w.open("g", &[("class", stroke), ("data-edge", key)]);
+    w.newline();
+    let mut points = path.points.clone();
+    let thick = e.stroke == Stroke::Thick;
+    if e.stroke != Stroke::Invisible {
+        let n = points.len();
+        let end_dir = points[n - 1].minus(points[n - 2]).unit();
+        let start_dir = points[0].minus(points[1]).unit();
+        let mut back_end = 0.0;
+        let mut back_start = 0.0;
+        if let Some(d) = end_dir {
+            back_end = marker(w, e.end, points[n - 1], d, thick);
+        }
+        if let Some(d) = start_dir {
+            back_start = marker(w, e.start, points[0], d, thick);
+        }
+        shorten_end(&mut points, back_end);
+        points.reverse();
+        shorten_end(&mut points, back_start);
+        points.reverse();
+    }
+    let d = curve(&points, path.axis);
+    let (class, colour, width) = match e.stroke {
+        Stroke::Invisible => ("pb-d-hidden", "none", "1"),
+        Stroke::Thick => ("pb-d-line", colour::LINE, "3"),
+        _ => ("pb-d-line", colour::LINE, "1.5"),
+    };
+    let mut attrs = vec![
+        ("class", class),
+        ("d", d.as_str()),
+        ("fill", "none"),
+        ("stroke", colour),
+        ("stroke-width", width),
+    ];
+    if e.stroke == Stroke::Dotted {
+        attrs.push(("stroke-dasharray", "3 4"));
+    }
+    w.leaf("path", &attrs);
+    if let Some((at, block)) = &path.label {
+        let bw = block.width + 2.0 * LABEL_PAD_X;
+        let bh = block.height + 2.0 * LABEL_PAD_Y;
+        w.leaf(
+            "rect",
+            &[
+                ("class", "pb-d-label-bg"),
+                ("x", &num(at.x - bw / 2.0)),
+                ("y", &num(at.y - bh / 2.0)),
+                ("width", &num(bw)),
+                ("height", &num(bh)),
+                ("rx", "3"),
+                ("fill", colour::BG),
+            ],
+        );
+        lines(w, "pb-d-label", colour::TEXT, block, *at);
+    }
+    w.close("g");
+    w.newline();
+}
+
+/// The data-edge keys: `FROM→TO`, then `FROM→TO#2`, `#3`, … for repeated pairs.
+pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::with_capacity(chart.edges.len());
+    for (i, e) in chart.edges.iter().enumerate() {
+        let base = format!("{}→{}", e.from, e.to);
+        let n = chart.edges[..i]
+            .iter()
+            .filter(|p| p.from == e.from && p.to == e.to)
+            .count();
+        keys.push(if n == 0 {
+            base
+        } else {
+            format!("{base}#{}", n + 1)
+        });
+    }
+    keys
+}
+
+/// The flowchart in words, for `<desc>`.
+pub fn describe(chart: &Flowchart, t: &Strings) -> String {
+    let quote = |s: &str| Strings::fill(t.diagram_quote, &s.replace('\n', " "));
+    let dir = t.diagram_directions[chart.direction as usize];
+    let mut out = Strings::fill(t.diagram_flowchart, dir);
+    let node_name = |id: &str| {
+        let label = chart.label_of(id);
+        if label == id {
+            quote(label)
+        } else {
+            format!("{} ({id})", quote(label))
+        }
+    };
+    let boxes: Vec<String> = chart
+        .nodes
+        .iter()
+        .filter(|n| chart.subgraph_named(&n.id).is_none())
+        .map(|n| node_name(&n.id))
+        .collect();
+    if !boxes.is_empty() {
+        out.push(' ');
+        out.push_str(&Strings::fill(t.diagram_boxes, &boxes.join("; ")));
+    }
+    let arrows: Vec<String> = chart
+        .edges
+        .iter()
+        .map(|e| {
+            let mut s = Strings::fill(
+                &Strings::fill(t.diagram_arrow, &quote(chart.label_of(&e.from))),
+                &quote(chart.label_of(&e.to)),
+            );
+            let mut notes: Vec<String> = Vec::new();
+            if let Some(l) = &e.label {
+                notes.push(Strings::fill(t.diagram_labelled, &quote(l)));
+            }
+            match e.stroke {
+                Stroke::Dotted => notes.push(t.diagram_edge_kinds[0].into()),
+                Stroke::Thick => notes.push(t.diagram_edge_kinds[1].into()),
+                Stroke::Invisible => notes.push(t.diagram_edge_kinds[2].into()),
+                Stroke::Solid => {}
+            }
+            if e.stroke != Stroke::Invisible {
+                match (e.start, e.end) {
+                    (Marker::None, Marker::None) => notes.push(t.diagram_edge_kinds[3].into()),
+                    (Marker::Arrow, Marker::Arrow) => notes.push(t.diagram_edge_kinds[4].into()),
+                    _ => {}
+                }
+            }
+            if !notes.is_empty() {
+                s.push_str(", ");
+                s.push_str(&notes.join(", "));
+            }
+            s
+        })
+        .collect();
+    if !arrows.is_empty() {
+        out.push(' ');
+        out.push_str(&Strings::fill(t.diagram_arrows, &arrows.join("; ")));
+    }
+    for (s, sub) in chart.subgraphs.iter().enumerate() {
+        let mut inside: Vec<String> = sub.members.iter().map(|m| node_name(m)).collect();
+        inside.extend(
+            chart
+                .subgraphs
+                .iter()
+                .filter(|c| c.parent == Some(s))
+                .map(|c| quote(&c.title)),
+        );
+        out.push(' ');
+        out.push_str(&Strings::fill(
+            &Strings::fill(t.diagram_group, &quote(&sub.title)),
+            &inside.join(", "),
+        ));
+    }
+    out
+}
+
+/// The SVG of a laid-out flowchart.
+pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> String {
+    let mut w = Writer::new();
+    start(
+        &mut w,
+        f,
+        "pb-mermaid pb-mermaid-flowchart",
+        d.width,
+        d.height,
+        &describe(chart, f.t),
+    );
+    for (s, c) in d.clusters.iter().enumerate() {
+        let sub = &chart.subgraphs[s];
+        let is_node = sub
+            .id
+            .as_deref()
+            .is_some_and(|id| chart.nodes.iter().any(|n| n.id == id));
+        match (is_node, sub.id.as_deref()) {
+            (true, Some(id)) => w.open("g", &[("class", "pb-d-cluster"), ("data-node", id)]),
+            _ => w.open("g", &[("class", "pb-d-cluster")]),
+        }
+        w.newline();
+        let b = c.bounds;
+        w.leaf(
+            "rect",
+            &[
+                ("class", "pb-d-cluster-box"),
+                ("x", &num(b.left())),
+                ("y", &num(b.top())),
+                ("width", &num(b.w)),
+                ("height", &num(b.h)),
+                ("rx", "4"),
+                ("fill", colour::CLUSTER_FILL),
+                ("stroke", colour::CLUSTER_LINE),
+                ("stroke-width", "1"),
+            ],
+        );
+        if c.title.lines.iter().any(|l| !l.is_empty()) {
+            // Top left, where edges entering from above are least likely to cross it.
+            let at = Pt::new(
+                b.left() + 10.0 + c.title.width / 2.0,
+                b.top() + 8.0 + c.title.height / 2.0,
+            );
+            lines(&mut w, "pb-d-cluster-title", colour::MUTED, &c.title, at);
+        }
+        w.close("g");
+        w.newline();
+    }
+    let keys = edge_keys(chart);
+    for (i, path) in d.edges.iter().enumerate() {
+        edge(&mut w, chart, i, path, &keys[i]);
+    }
+    for (i, n) in d.nodes.iter().enumerate() {
+        let Some(n) = n else { continue };
+        let class = format!("pb-d-node pb-d-{}", n.shape.name());
+        w.open("g", &[("class", &class), ("data-node", &chart.nodes[i].id)]);
+        w.newline();
+        shape_element(&mut w, n.shape, n.bounds);
+        let mut at = n.bounds.center;
+        if n.shape == Shape::Cylinder {
+            at.y += (n.bounds.w * 0.08).clamp(5.0, 12.0) / 2.0;
+        }
+        lines(&mut w, "pb-d-text", colour::TEXT, &n.text, at);
+        w.close("g");
+        w.newline();
+    }
+    w.close("svg");
+    w.finish()
+}
+
+/// A neutral box naming the diagram and its type, for diagrams not drawn here.
+pub fn placeholder(kind: &str, note: &str, f: &Frame) -> String {
+    let title = Block::wrapped(f.title, 400.0);
+    let kind_block = Block::wrapped(kind, 400.0);
+    let note_block = Block::wrapped(note, 400.0);
+    let inner_w = title.width.max(kind_block.width).max(note_block.width);
+    let width = (inner_w + 48.0).max(240.0);
+    let height = 24.0 + title.height + 6.0 + kind_block.height + 6.0 + note_block.height + 24.0;
+    let mut w = Writer::new();
+    start(
+        &mut w,
+        f,
+        "pb-mermaid pb-mermaid-placeholder",
+        width,
+        height,
+        &format!("{kind}. {note}"),
+    );
+    w.leaf(
+        "rect",
+        &[
+            ("class", "pb-d-cluster-box"),
+            ("x", "1"),
+            ("y", "1"),
+            ("width", &num(width.ceil() - 2.0)),
+            ("height", &num(height.ceil() - 2.0)),
+            ("rx", "6"),
+            ("fill", colour::CLUSTER_FILL),
+            ("stroke", colour::CLUSTER_LINE),
+            ("stroke-width", "1"),
+            ("stroke-dasharray", "6 4"),
+        ],
+    );
+    let cx = width / 2.0;
+    let mut y = 24.0;
+    for (block, class, fill) in [
+        (&title, "pb-d-text", colour::TEXT),
+        (&kind_block, "pb-d-cluster-title", colour::MUTED),
+        (&note_block, "pb-d-cluster-title", colour::MUTED),
+    ] {
+        lines(
+            &mut w,
+            class,
+            fill,
+            block,
+            Pt::new(cx, y + block.height / 2.0),
+        );
+        y += block.height + 6.0;
+    }
+    w.close("svg");
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_writer_escapes_every_value() {
+        let mut w = Writer::new();
+        w.open("g", &[("data-node", "a\"b<c>&'d")]);
+        w.text("<script>&\u{1}x</script>");
+        w.close("g");
+        assert_eq!(
+            w.finish(),
+            "<g data-node=\"a&quot;b&lt;c&gt;&amp;&#39;d\">&lt;script&gt;&amp;x&lt;/script&gt;</g>"
+        );
+    }
+
+    #[test]
+    fn numbers_are_short_and_never_negative_zero() {
+        assert_eq!(num(1.0), "1");
+        assert_eq!(num(1.26), "1.3");
+        assert_eq!(num(-0.01), "0");
+        assert_eq!(num(-2.5), "-2.5");
+    }
+
+    #[test]
+    fn label_direction_follows_its_first_strong_character() {
+        assert_eq!(direction("Serve cached?"), "ltr");
+        assert_eq!(direction("שלום?"), "rtl");
+        assert_eq!(direction("42 مرحبا"), "rtl");
+        assert_eq!(direction("42"), "ltr");
+    }
+}

@@ -1,0 +1,139 @@
+//! Label measurement from real font metrics (see `font_widths.rs`), and line wrapping.
+
+use super::font_widths::{FALLBACK, RUNS};
+
+/// The font the SVG asks for; the width table covers the widest of these that is common.
+pub const FONT_FAMILY: &str = "Arial, 'Liberation Sans', Helvetica, 'DejaVu Sans', sans-serif";
+/// Label font size, px.
+pub const FONT_SIZE: f64 = 14.0;
+/// Distance between baselines, px.
+pub const LINE_HEIGHT: f64 = 18.0;
+/// Lines longer than this wrap at spaces.
+pub const WRAP_WIDTH: f64 = 220.0;
+
+/// The advance of `c` in ems.
+fn advance(c: char) -> f64 {
+    let cp = u32::from(c);
+    let thousandths = match RUNS.binary_search_by(|&(lo, hi, _)| {
+        if hi < cp {
+            std::cmp::Ordering::Less
+        } else if lo > cp {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }) {
+        Ok(i) => RUNS[i].2,
+        Err(_) if is_zero_width(cp) => 0,
+        Err(_) if is_wide(cp) => 1000,
+        Err(_) => FALLBACK,
+    };
+    f64::from(thousandths) / 1000.0
+}
+
+fn is_zero_width(cp: u32) -> bool {
+    matches!(cp, 0x200B..=0x200F | 0xFE00..=0xFE0F | 0x1AB0..=0x1AFF | 0x20D0..=0x20FF)
+}
+
+/// East Asian wide and emoji ranges: a full em each.
+fn is_wide(cp: u32) -> bool {
+    matches!(
+        cp,
+        0x1100..=0x115F
+            | 0x2E80..=0x303E
+            | 0x3041..=0x33FF
+            | 0x3400..=0x4DBF
+            | 0x4E00..=0x9FFF
+            | 0xA000..=0xA4CF
+            | 0xAC00..=0xD7A3
+            | 0xF900..=0xFAFF
+            | 0xFE30..=0xFE4F
+            | 0xFF00..=0xFF60
+            | 0xFFE0..=0xFFE6
+            | 0x1F300..=0x1FAFF
+            | 0x20000..=0x3FFFD
+    )
+}
+
+/// The width of one line of text at `FONT_SIZE`, px.
+pub fn width(line: &str) -> f64 {
+    line.chars().map(advance).sum::<f64>() * FONT_SIZE
+}
+
+/// A label broken into lines: at its own line breaks, and at spaces where a line would be
+/// wider than `max`. A single word wider than `max` keeps its own line.
+pub fn wrap(label: &str, max: f64) -> Vec<String> {
+    let mut lines = Vec::new();
+    for part in label.split('\n') {
+        let mut line = String::new();
+        for word in part.split(' ').filter(|w| !w.is_empty()) {
+            if line.is_empty() {
+                line.push_str(word);
+            } else if width(&line) + width(" ") + width(word) <= max {
+                line.push(' ');
+                line.push_str(word);
+            } else {
+                lines.push(std::mem::take(&mut line));
+                line.push_str(word);
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// Lines and the size of the block they make.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub lines: Vec<String>,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Block {
+    /// `label` wrapped at `WRAP_WIDTH`.
+    pub fn new(label: &str) -> Block {
+        Block::wrapped(label, WRAP_WIDTH)
+    }
+
+    pub fn wrapped(label: &str, max: f64) -> Block {
+        let lines = wrap(label, max);
+        let width = lines.iter().map(|l| width(l)).fold(0.0, f64::max);
+        let height = LINE_HEIGHT * lines.len() as f64;
+        Block {
+            lines,
+            width,
+            height,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_come_from_the_table() {
+        // "A" is 0.685 em in DejaVu Sans (wider than Liberation Sans' 0.667).
+        assert!((width("A") - 0.685 * FONT_SIZE).abs() < 1e-9);
+        assert!(width("WWW") > width("iii") * 2.0);
+        assert_eq!(width(""), 0.0);
+        // Hebrew and a CJK character are measured, not zero.
+        assert!(width("שלום") > 0.0);
+        assert_eq!(width("中"), FONT_SIZE);
+    }
+
+    #[test]
+    fn wrapping() {
+        assert_eq!(wrap("one\ntwo", 1000.0), ["one", "two"]);
+        assert_eq!(wrap("a b c", width("a b")), ["a b", "c"]);
+        assert_eq!(
+            wrap("averyveryverylongword x", 10.0),
+            ["averyveryverylongword", "x"]
+        );
+        assert_eq!(wrap("", 10.0), [""]);
+        let b = Block::new("Serve stale + refresh in background and then some more words here");
+        assert!(b.lines.len() > 1);
+        assert!(b.width <= WRAP_WIDTH);
+    }
+}

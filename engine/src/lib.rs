@@ -131,6 +131,10 @@ pub struct Options {
     /// Mixed into the content hash (and so into every element id): lets a host render the same
     /// text twice on one page with distinct ids, e.g. mdBook's print.html.
     pub id_salt: Option<String>,
+    /// Email surface: a public base URL for diagram images. When set, a drawn diagram is an
+    /// `<img src="{base}/v1/diagrams/{key}.png">` (the SVG is in [`Rendered::diagrams`] for the
+    /// server to publish) instead of inline SVG, which many mail clients drop.
+    pub diagram_base_url: Option<String>,
 }
 
 impl Default for Options {
@@ -142,6 +146,7 @@ impl Default for Options {
             asset_base: "/assets".to_string(),
             respond_url: None,
             id_salt: None,
+            diagram_base_url: None,
         }
     }
 }
@@ -167,6 +172,11 @@ impl Options {
         self
     }
 
+    pub fn with_diagram_base_url(mut self, base: Option<String>) -> Self {
+        self.diagram_base_url = base;
+        self
+    }
+
     pub fn with_id_salt(mut self, salt: Option<String>) -> Self {
         self.id_salt = salt;
         self
@@ -179,13 +189,14 @@ impl Options {
 
     fn cache_key(&self) -> String {
         format!(
-            "{}|{}|{:?}|{}|{:?}|{:?}",
+            "{}|{}|{:?}|{}|{:?}|{:?}|{:?}",
             self.surface.name(),
             self.format.name(),
             self.answers_action,
             self.asset_base,
             self.respond_url,
-            self.id_salt
+            self.id_salt,
+            self.diagram_base_url,
         )
     }
 }
@@ -210,6 +221,10 @@ pub struct Rendered {
     /// The surface it was rendered for (email HTML carries inline styles, so its CSP differs).
     #[serde(skip)]
     pub surface: Surface,
+    /// Diagrams this rendering links as images: (key, SVG), for the server to publish at
+    /// `/v1/diagrams/{key}.svg|png`.
+    #[serde(skip)]
+    pub diagrams: Vec<(String, String)>,
 }
 
 impl Rendered {
@@ -394,6 +409,7 @@ fn render_inner(
 
     let id_base = format!("pb-{}", &hash[..8]);
     let mut needs_youtube_frame = false;
+    let published = std::cell::RefCell::new(Vec::new());
     let rendered_blocks: Vec<String> = parsed
         .blocks
         .iter()
@@ -405,6 +421,11 @@ fn render_inner(
                 kind: b.info.kind,
                 t: lang.strings(),
                 answer: answers.and_then(|a| a.blocks.get(&b.info.id)),
+                diagram_base: options
+                    .diagram_base_url
+                    .as_deref()
+                    .filter(|_| options.surface.is_email()),
+                diagrams: &published,
             };
             match &b.component {
                 Some(c) => {
@@ -480,6 +501,7 @@ fn render_inner(
         format: options.format,
         needs_youtube_frame,
         surface: options.surface,
+        diagrams: published.into_inner(),
     }
 }
 

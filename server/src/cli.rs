@@ -8,7 +8,7 @@ passback — render PassbackAI decision documents
 
 USAGE:
   passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
-                 [--max-connections N] [--cache-entries N] [--cache-bytes BYTES]
+                 [--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]
                                     run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
                                     1024 connections, 4096 entries, 64 MiB)
   passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]

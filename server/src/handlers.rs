@@ -72,6 +72,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/v1/validate", "POST"),
     ("/v1/answers", "POST"),
     ("/v1/render/{hash}", "GET"),
+    ("/v1/diagrams/{name}", "GET"),
     ("/assets/{name}", "GET"),
 ];
 
@@ -108,6 +109,7 @@ fn route_name(path: &str) -> &'static str {
         "/v1/openapi.yaml" => "/v1/openapi.yaml",
         p if p.starts_with("/v1/render/") => "/v1/render/{hash}",
         p if p.starts_with("/assets/") => "/assets/{name}",
+        p if p.starts_with("/v1/diagrams/") => "/v1/diagrams/{name}",
         _ => "other",
     }
 }
@@ -164,6 +166,9 @@ async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         ("/v1/validate", _) => validate(state, req).await,
         ("/v1/answers", _) => answers_post(state, req).await,
         (p, _) if p.starts_with("/v1/render/") => cached(&state, &req, &p["/v1/render/".len()..]),
+        (p, _) if p.starts_with("/v1/diagrams/") => {
+            diagram(state, &p["/v1/diagrams/".len()..]).await
+        }
         (p, _) => asset(&p["/assets/".len()..]),
     }
 }
@@ -377,6 +382,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(s) => s,
         Err(r) => return r,
     };
+    let options = options.with_diagram_base_url(state.config.public_url.clone());
     let rendered = match state.engine.lookup(&src, &options) {
         Ok(hit) => hit,
         Err(hash) => {
@@ -393,7 +399,68 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             }
         }
     };
+    publish_diagrams(&state, &rendered);
     rendered_response(&rendered, false)
+}
+
+/// Keeps the diagrams an email preview links to, so `/v1/diagrams/{key}` can serve them.
+fn publish_diagrams(state: &AppState, rendered: &passback_engine::Rendered) {
+    if rendered.diagrams.is_empty() {
+        return;
+    }
+    let mut diagrams = state.diagrams.lock().unwrap_or_else(|e| e.into_inner());
+    for (key, svg) in &rendered.diagrams {
+        if diagrams.get(key).is_none() {
+            diagrams.put(key.clone(), Arc::new(svg.clone()));
+        }
+    }
+}
+
+/// `GET /v1/diagrams/{key}.svg|png`: a diagram linked from an email preview.
+async fn diagram(state: Arc<AppState>, name: &str) -> Resp {
+    let (key, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    let svg = state
+        .diagrams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(key)
+        .cloned();
+    let Some(svg) = svg.filter(|_| matches!(ext, "svg" | "png")) else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            "No such diagram (it may have been evicted): render the email preview again to publish it.",
+        );
+    };
+    let mut r = if ext == "svg" {
+        let mut r = respond(StatusCode::OK, "image/svg+xml", svg.as_bytes().to_vec());
+        r.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
+        );
+        r
+    } else {
+        match rasterize(svg).await {
+            Ok(png) => respond(StatusCode::OK, "image/png", png),
+            Err(why) => return problem(StatusCode::SERVICE_UNAVAILABLE, why),
+        }
+    };
+    r.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    r
+}
+
+#[cfg(feature = "png")]
+async fn rasterize(svg: Arc<String>) -> Result<Vec<u8>, String> {
+    tokio::task::spawn_blocking(move || crate::raster::png(&svg))
+        .await
+        .map_err(|_| "drawing the PNG failed on an internal error".to_string())?
+}
+
+#[cfg(not(feature = "png"))]
+async fn rasterize(_svg: Arc<String>) -> Result<Vec<u8>, String> {
+    Err("this server was built without the png feature; fetch the .svg instead".into())
 }
 
 fn rendered_response(rendered: &passback_engine::Rendered, immutable: bool) -> Resp {

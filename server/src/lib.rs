@@ -8,6 +8,8 @@ pub mod handlers;
 mod metrics;
 mod pages;
 mod problem;
+#[cfg(feature = "png")]
+mod raster;
 
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -39,6 +41,9 @@ pub struct Config {
     /// How long shutdown waits for in-flight requests.
     pub shutdown_grace: Duration,
     pub cache: CacheConfig,
+    /// The service's public base URL. When set, email previews link drawn diagrams as
+    /// `{public_url}/v1/diagrams/{key}.png` images instead of inline SVG.
+    pub public_url: Option<String>,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -55,6 +60,7 @@ impl Default for Config {
             shutdown_grace: Duration::from_secs(30),
             cache: CacheConfig::new(4096, 64 * 1024 * 1024),
             panic_route: false,
+            public_url: None,
         }
     }
 }
@@ -89,6 +95,10 @@ impl Config {
         self.panic_route = on;
         self
     }
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        self.public_url = url;
+        self
+    }
     pub fn with_listen(mut self, addr: SocketAddr) -> Self {
         self.listen = addr;
         self
@@ -100,6 +110,8 @@ pub struct AppState {
     pub config: Config,
     pub engine: Engine,
     pub metrics: Metrics,
+    /// Diagram SVGs linked from email previews, by key, for `/v1/diagrams/{key}.svg|png`.
+    pub diagrams: std::sync::Mutex<lru::LruCache<String, Arc<String>>>,
 }
 
 /// Serves `listener` until `shutdown` resolves; then finishes in-flight requests (up to the
@@ -108,6 +120,9 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
     let state = Arc::new(AppState {
         engine: Engine::new(config.cache),
         metrics: Metrics::default(),
+        diagrams: std::sync::Mutex::new(lru::LruCache::new(
+            std::num::NonZeroUsize::new(1024).unwrap_or(std::num::NonZeroUsize::MIN),
+        )),
         config,
     });
     let permits = Arc::new(Semaphore::new(state.config.max_connections));

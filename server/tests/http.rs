@@ -731,3 +731,67 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
     assert_eq!(bad.status, 400);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
+    let server =
+        Server::start(Config::default().with_public_url(Some("https://render.example".into())))
+            .await;
+    let doc = "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD; A[Paste] --> B[Review]\", \"title\": \"Loop\" }\n```\n";
+    let email = send(
+        server.addr,
+        req("POST", "/v1/render?surface=email", &[], doc.as_bytes()),
+    )
+    .await
+    .text();
+    let src = email
+        .split("src=\"https://render.example/v1/diagrams/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("an image link")
+        .to_string();
+    assert!(src.ends_with(".png") && !email.contains("<svg"), "{email}");
+    let key = src.trim_end_matches(".png");
+    let svg = send(
+        server.addr,
+        req("GET", &format!("/v1/diagrams/{key}.svg"), &[], b""),
+    )
+    .await;
+    assert_eq!(
+        (svg.status, svg.header("content-type")),
+        (200, Some("image/svg+xml"))
+    );
+    assert!(svg.text().contains("data-node=\"A\""));
+    let png = send(
+        server.addr,
+        req("GET", &format!("/v1/diagrams/{key}.png"), &[], b""),
+    )
+    .await;
+    assert_eq!(
+        (png.status, png.header("content-type")),
+        (200, Some("image/png"))
+    );
+    assert!(png.body.starts_with(b"\x89PNG"));
+    assert!(
+        png.header("cache-control")
+            .unwrap_or("")
+            .contains("immutable")
+    );
+    let missing = send(
+        server.addr,
+        req(
+            "GET",
+            "/v1/diagrams/00000000000000000000000000000000.png",
+            &[],
+            b"",
+        ),
+    )
+    .await;
+    assert_eq!(missing.status, 404);
+    // The page surface keeps its inline SVG.
+    let page = send(server.addr, req("POST", "/v1/render", &[], doc.as_bytes()))
+        .await
+        .text();
+    assert!(page.contains("<svg") && !page.contains("/v1/diagrams/"));
+    server.stop().await;
+}

@@ -93,6 +93,23 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     })
 }
 
+/// The width and height of an SVG from its `viewBox` (for the `<img>` that links it).
+fn svg_size(svg: &str) -> (u32, u32) {
+    let view = svg
+        .split("viewBox=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or("");
+    let nums: Vec<f64> = view
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    match nums.as_slice() {
+        [_, _, w, h] => (w.ceil() as u32, h.ceil() as u32),
+        _ => (600, 400),
+    }
+}
+
 pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
@@ -108,19 +125,38 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         },
     );
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
-    let svg = PreEscaped(drawing.svg);
     if cx.surface.is_email() {
+        // Many mail clients drop inline SVG: with a public base URL, link the diagram as an
+        // image the server publishes (PNG), keyed by the SVG's own hash.
+        let image = cx.diagram_base.filter(|_| drawing.drawn).map(|base| {
+            let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
+            let (w, h) = svg_size(&drawing.svg);
+            cx.diagrams
+                .borrow_mut()
+                .push((key.clone(), drawing.svg.clone()));
+            (
+                format!("{}/v1/diagrams/{key}.png", base.trim_end_matches('/')),
+                w,
+                h,
+            )
+        });
+        let svg = PreEscaped(drawing.svg);
         return cx.root(
             None,
             html! {
                 p style=(email::TITLE) { (caption) }
-                div { (svg) }
+                @if let Some((src, w, h)) = image {
+                    img src=(src) alt=(caption) width=(w) height=(h) style="display:block;max-width:100%;height:auto;border:0;";
+                } @else {
+                    div { (svg) }
+                }
                 @if !drawing.drawn {
                     pre style=(email::PRE) { (m.source) }
                 }
             },
         );
     }
+    let svg = PreEscaped(drawing.svg);
     let caption_id = cx.id("caption");
     let comments: &[Comment] = match cx.answer {
         Some(BlockAnswer::Comments(c)) => c,

@@ -21,6 +21,10 @@ pub struct RenderCx<'a> {
     pub t: &'static Strings,
     /// The reader's answers so far, when the form is shown again after a list edit.
     pub answer: Option<&'a BlockAnswer>,
+    /// Email surface: where diagram images are published (`{base}/v1/diagrams/{key}.png`).
+    pub diagram_base: Option<&'a str>,
+    /// Diagrams published as images during this render: (key, SVG).
+    pub diagrams: &'a std::cell::RefCell<Vec<(String, String)>>,
 }
 
 impl RenderCx<'_> {

@@ -66,5 +66,32 @@ fn validate_and_export(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cold_render, cache_hit, validate_and_export);
+fn diagram_layout(c: &mut Criterion) {
+    use passback_engine::diagram::{self, Frame, flowchart};
+    let mut group = c.benchmark_group("diagram");
+    for nodes in [5, 20, 100] {
+        let src = passback_benches::flowchart(nodes);
+        let chart = flowchart::parse(&src)
+            .expect("a flowchart")
+            .expect("readable");
+        let frame = Frame {
+            id: "bench",
+            title: "Bench",
+            t: passback_engine::html::i18n::Lang::En.strings(),
+            inline_style: false,
+        };
+        group.bench_with_input(BenchmarkId::new("layout_and_svg", nodes), &src, |b, s| {
+            b.iter(|| diagram::render(black_box(s), Some(&chart), &frame))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    cold_render,
+    cache_hit,
+    validate_and_export,
+    diagram_layout
+);
 criterion_main!(benches);

@@ -92,3 +92,19 @@ pub fn comrak_only(doc: &str) -> String {
     let options = passback_engine::document::comrak_options(false);
     comrak::markdown_to_html(doc, &options)
 }
+
+/// A flowchart of `nodes` nodes: a chain plus a cross edge every few nodes, some labelled.
+pub fn flowchart(nodes: usize) -> String {
+    let mut src = String::from("graph TD\n");
+    for i in 1..nodes {
+        src.push_str(&format!(
+            "  n{}[Step {}] --> n{i}[Step {i}]\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    for i in (0..nodes.saturating_sub(3)).step_by(3) {
+        src.push_str(&format!("  n{i} -->|skip {i}| n{}\n", i + 3));
+    }
+    src
+}

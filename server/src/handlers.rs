@@ -209,7 +209,7 @@ async fn read_body(
 }
 
 fn utf8(bytes: Bytes) -> Result<String, Resp> {
-    String::from_utf8(bytes.to_vec()).map_err(|e| {
+    String::from_utf8(Vec::from(bytes)).map_err(|e| {
         problem(
             StatusCode::BAD_REQUEST,
             format!(
@@ -463,14 +463,24 @@ async fn rasterize(_svg: Arc<String>) -> Result<Vec<u8>, String> {
     Err("this server was built without the png feature; fetch the .svg instead".into())
 }
 
-fn rendered_response(rendered: &passback_engine::Rendered, immutable: bool) -> Resp {
+/// A cached rendering's body, shared with the cache instead of copied for every response.
+struct SharedBody(Arc<passback_engine::Rendered>);
+
+impl AsRef<[u8]> for SharedBody {
+    fn as_ref(&self) -> &[u8] {
+        self.0.body.as_bytes()
+    }
+}
+
+fn rendered_response(rendered: &Arc<passback_engine::Rendered>, immutable: bool) -> Resp {
     let status = StatusCode::OK;
+    let body = Bytes::from_owner(SharedBody(rendered.clone()));
     let mut r = if matches!(rendered.format, Format::Json | Format::Text) {
-        respond(status, rendered.content_type(), rendered.body.clone())
+        respond(status, rendered.content_type(), body)
     } else if rendered.surface.is_email() {
-        email_html(status, rendered.body.clone())
+        email_html(status, body)
     } else {
-        html(status, rendered.body.clone(), rendered.needs_youtube_frame)
+        html(status, body, rendered.needs_youtube_frame)
     };
     let h = r.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&format!("\"{}\"", rendered.hash)) {

@@ -9,14 +9,11 @@ pub type Resp = Response<Full<Bytes>>;
 
 /// The strict policy every HTML response carries; `frame-src` only when a routed YouTube block
 /// needs it.
-pub fn csp(youtube: bool) -> String {
-    let mut p = String::from(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'",
-    );
-    if youtube {
-        p.push_str("; frame-src https://www.youtube-nocookie.com");
-    }
-    p
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+pub const CSP_YOUTUBE: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'; frame-src https://www.youtube-nocookie.com";
+
+pub fn csp(youtube: bool) -> &'static str {
+    if youtube { CSP_YOUTUBE } else { CSP }
 }
 
 /// The policy for email previews: inline styles are how mail is styled; nothing else runs or loads.
@@ -36,7 +33,12 @@ pub fn email_html(status: StatusCode, body: impl Into<Bytes>) -> Resp {
 pub fn respond(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Resp {
     let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
-    if let Ok(v) = HeaderValue::from_str(content_type) {
+    let value = match content_type {
+        "text/html; charset=utf-8" => Some(HeaderValue::from_static("text/html; charset=utf-8")),
+        "application/json" => Some(HeaderValue::from_static("application/json")),
+        other => HeaderValue::from_str(other).ok(),
+    };
+    if let Some(v) = value {
         r.headers_mut().insert(header::CONTENT_TYPE, v);
     }
     r.headers_mut().insert(
@@ -55,9 +57,10 @@ pub fn html(status: StatusCode, body: impl Into<Bytes>, youtube: bool) -> Resp {
 
 pub fn secure(r: &mut Resp, youtube: bool) {
     let h = r.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&csp(youtube)) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp(youtube)),
+    );
     h.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),

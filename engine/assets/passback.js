@@ -786,8 +786,7 @@
       }
       var controls = el('span', { 'class': 'pb-rank-controls' });
       var selectId = newId(section);
-      controls.appendChild(el('label', { 'class': 'pb-visually-hidden', 'for': selectId }, fill(ui.t.position, label)));
-      controls.appendChild(el('select', { id: selectId, name: id + '.pos.0' }));
+      controls.appendChild(el('select', { id: selectId, name: id + '.pos.0', 'aria-label': fill(ui.t.position, label) }));
       controls.appendChild(el('button', { type: 'submit', 'class': 'pb-move', name: id + '.op', value: 'up:0', 'aria-label': fill(ui.t.up, label) }, '\u25b2'));
       controls.appendChild(el('button', { type: 'submit', 'class': 'pb-move', name: id + '.op', value: 'down:0', 'aria-label': fill(ui.t.down, label) }, '\u25bc'));
       controls.appendChild(el('button', { type: 'submit', 'class': 'pb-remove', name: id + '.op', value: 'remove:0', 'aria-label': fill(ui.t.remove, label) }, '\u2715'));
@@ -809,9 +808,11 @@
       var rows = L.rows();
       var n = rows.length;
       rows.forEach(function (li, k) {
-        var select = $(li, 'select');
+        // Lists over 50 items have number fields instead of selects (no n-squared options).
+        var select = $(li, 'select, input[type="number"]');
         select.name = id + '.pos.' + k;
-        if (select.options.length !== n) {
+        if (select.tagName === 'INPUT') select.max = String(n);
+        else if (select.options.length !== n) {
           while (select.options.length) select.remove(0);
           for (var p = 1; p <= n; p++) select.appendChild(el('option', { value: String(p) }, String(p)));
         }
@@ -871,9 +872,10 @@
     renumber();
 
     L.list.addEventListener('change', function (event) {
-      if (event.target.tagName !== 'SELECT') return;
+      if (event.target.tagName !== 'SELECT' && event.target.type !== 'number') return;
       var li = closest(event.target, 'li');
-      if (!moveTo(li, parseInt(event.target.value, 10) - 1)) renumber();
+      var to = parseInt(event.target.value, 10) - 1;
+      if (isNaN(to) || !moveTo(li, to)) renumber();
     });
     L.list.addEventListener('keydown', function (event) {
       if (!event.altKey || (event.key !== 'ArrowUp' && event.key !== 'ArrowDown')) return;

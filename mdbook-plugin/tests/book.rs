@@ -130,6 +130,24 @@ fn a_real_book_builds_with_live_components() {
         "the page surface never embeds YouTube"
     );
 
+    // The search index has the questions (content) but not the controls' names (chrome).
+    let index = std::fs::read_dir(dir.join("book"))
+        .expect("book dir")
+        .flatten()
+        .find(|e| {
+            e.file_name().to_string_lossy().starts_with("searchindex")
+                && e.file_name().to_string_lossy().ends_with(".js")
+        })
+        .map(|e| std::fs::read_to_string(e.path()).expect("search index"))
+        .expect("a search index");
+    assert!(
+        index.contains("Which host serves the docs"),
+        "questions are searchable"
+    );
+    for chrome in ["Position of", "Move User guide", "Remove Blog"] {
+        assert!(!index.contains(chrome), "{chrome:?} is in the search index");
+    }
+
     // print.html holds every chapter: ids must stay unique across the whole book.
     let print = read("print.html");
     let mut ids: Vec<&str> = print

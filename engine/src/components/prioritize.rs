@@ -173,15 +173,16 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                     @if let Some(c) = context { " " span class="pb-context" { (c) } }
                     @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (t.added_by_you) ")" } }
                     span class="pb-rank-controls" {
-                        label class="pb-visually-hidden" for=(pos_id) { (Strings::fill(t.position_of, label)) }
                         @if n <= MAX_SELECT_POSITIONS {
-                            select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) {
+                            // aria-label rather than a hidden <label>: the name is for assistive
+                            // technology only, and stays out of a docs site's search index.
+                            select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) aria-label=(Strings::fill(t.position_of, label)) {
                                 @for pos in 1..=n {
                                     option value=(pos) selected[pos == k + 1] { (pos) }
                                 }
                             }
                         } @else {
-                            input type="number" id=(pos_id) name=(cx.name(&format!("pos.{k}")))
+                            input type="number" id=(pos_id) name=(cx.name(&format!("pos.{k}"))) aria-label=(Strings::fill(t.position_of, label))
                                 min="1" max=(n) step="1" value=(k + 1);
                         }
                         button type="submit" class="pb-move" name=(cx.name("op")) value={ "up:" (k) }

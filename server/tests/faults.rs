@@ -206,3 +206,43 @@ fn a_flood_has_no_errors_bounded_memory_and_sigterm_finishes_in_flight_work() {
     let status = s.child.wait().expect("exit");
     assert!(status.success(), "{status}");
 }
+
+#[test]
+fn the_cache_stays_within_its_byte_bound() {
+    // 600 distinct documents whose renderings total far more than the bound (about 70 MB): the cache must evict,
+    // and the process must stay within the bound plus a fixed overhead.
+    let s = serve(&["--cache-bytes", "2097152"]);
+    let section = "Some prose for the reader, settled and written down.\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\",\"C\"]}\n```\n\n";
+    let body = section.repeat(60);
+    for i in 0..600 {
+        assert_eq!(
+            request(&s.addr, &post(&format!("{body}\ndocument {i}\n"))),
+            200
+        );
+    }
+    let metrics = {
+        let mut c = TcpStream::connect(&s.addr).expect("connect");
+        c.write_all(&get("/metrics")).expect("metrics");
+        let mut out = String::new();
+        let _ = c.read_to_string(&mut out);
+        out
+    };
+    let gauge = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(-1.0)
+    };
+    assert!(gauge("passback_cache_bytes") <= 2_097_152.0, "{metrics}");
+    assert!(
+        gauge("passback_cache_evictions_total") > 100.0,
+        "the cache evicted: {metrics}"
+    );
+    let rss = peak_rss_kib(s.child.id());
+    eprintln!("peak RSS with a 2 MiB cache after 600 renders of ~25 KB documents: {rss} KiB");
+    assert!(
+        rss < 2 * 1024 + 96 * 1024,
+        "peak RSS {rss} KiB is past the bound plus overhead"
+    );
+}

@@ -260,3 +260,28 @@ fn allocate_form_rescales_and_says_so() {
         "{bad}"
     );
 }
+
+/// An arrow drawn twice between the same boxes keeps one comment per arrow through a round trip.
+#[test]
+fn repeated_edges_keep_their_own_comments() {
+    let src = "```mermaid\n{\"version\":\"1\",\"source\":\"graph TD; A[One] --> B[Two]; A -->|again| B\"}\n```\n";
+    let p = post(src, &[("b1.edge.0", "first"), ("b1.edge.1", "second")]);
+    let html = passback_engine::render_with_answers(
+        src,
+        &passback_engine::Options::default(),
+        &p.responses,
+    )
+    .html;
+    let first = html
+        .find(">first</textarea>")
+        .expect("the first arrow keeps its comment");
+    let second = html
+        .find(">second</textarea>")
+        .expect("the second arrow keeps its comment");
+    assert!(first < second);
+    let export = answers::export(&p.doc, &p.responses).markdown;
+    assert!(
+        export.contains("— first") && export.contains("— second"),
+        "{export}"
+    );
+}

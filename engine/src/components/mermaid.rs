@@ -181,13 +181,26 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             })
             .unwrap_or("")
     };
-    let on_edge = |f: &str, to: &str| {
+    // A pair drawn twice (A→B, A→B#2) has one comment field per edge: the k-th field of a pair
+    // shows the k-th comment on that pair, so a round trip keeps both.
+    let on_edge = |index: usize| {
+        let Some(edges) = m.chart.as_ref().map(|c| &c.edges) else {
+            return "";
+        };
+        let edge = &edges[index];
+        let occurrence = edges[..index]
+            .iter()
+            .filter(|e| e.from == edge.from && e.to == edge.to)
+            .count();
         comments
             .iter()
-            .find_map(|c| match c {
-                Comment::Edge { from, to: t, text } if from == f && t == to => Some(text.as_str()),
+            .filter_map(|c| match c {
+                Comment::Edge { from, to, text } if *from == edge.from && *to == edge.to => {
+                    Some(text.as_str())
+                }
                 _ => None,
             })
+            .nth(occurrence)
             .unwrap_or("")
     };
     // Nodes and edges are on their comment fields (`data-pb-node`, `data-pb-edge`).
@@ -224,7 +237,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                                     @if let Some(l) = &edge.label { " (" (l) ")" }
                                 }
                                 textarea id=(cx.id(&format!("edge{i}"))) name=(cx.name(&format!("edge.{i}"))) rows="1"
-                                    data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(&edge.from, &edge.to)) }
+                                    data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(i)) }
                             }
                         }
                     }

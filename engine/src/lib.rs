@@ -389,6 +389,17 @@ fn render_inner(
     let lang = i18n::detect(&text);
     let title = page_title(&parsed);
 
+    // Footnote ids (`fn-NAME`, `fnref-NAME`) would collide when several documents share a page:
+    // prefix the names with this document's hash.
+    let footnote_prefix = format!("pb-{}-", &hash[..8]);
+    for node in parsed.root.descendants() {
+        match &mut node.data_mut().value {
+            NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &footnote_prefix),
+            NodeValue::FootnoteReference(r) => r.name.insert_str(0, &footnote_prefix),
+            _ => {}
+        }
+    }
+
     // Each component fence becomes a placeholder the prose renderer passes through untouched.
     let mark = marker_char(src);
     for (i, node) in parsed.nodes.iter().enumerate() {
@@ -655,6 +666,25 @@ mod tests {
         assert_eq!(marker_char("a\u{E000}b\u{E001}"), '\u{E002}');
         let all: String = ('\u{E000}'..='\u{F8FF}').collect();
         assert_eq!(marker_char(&all), '\u{FFFF}');
+    }
+
+    #[test]
+    fn footnote_ids_are_unique_per_document_and_still_link() {
+        let a = render("Text[^1].\n\n[^1]: One.\n", &Options::default()).html;
+        let b = render("Other[^1].\n\n[^1]: Two.\n", &Options::default()).html;
+        let id = |h: &str| {
+            h.split("<li id=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .map(str::to_string)
+        };
+        let (ia, ib) = (id(&a).expect("a footnote"), id(&b).expect("a footnote"));
+        assert_ne!(ia, ib);
+        assert!(a.contains(&format!("href=\"#{ia}\"")), "{a}");
+        // Raw HTML sends the prose through ammonia, which must keep the ids.
+        let c = render("<b>x</b>[^n]\n\n[^n]: Three.\n", &Options::default()).html;
+        let ic = id(&c).expect("a footnote");
+        assert!(c.contains(&format!("href=\"#{ic}\"")), "{c}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::components::mermaid::Mermaid;
 use crate::components::prioritize::Prioritize;
 use crate::components::question::{Mode, Question, QuestionSet};
 use crate::document::Block;
-use crate::html::i18n::{self, Lang};
+use crate::html::i18n::Lang;
 use crate::{Kind, Surface};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -150,21 +150,10 @@ impl Doc {
     pub fn parse(src: &str) -> Doc {
         let arena = comrak::Arena::new();
         let parsed = crate::document::parse(&arena, src);
-        let mut text = String::new();
-        for node in parsed.root.descendants() {
-            if let comrak::nodes::NodeValue::Text(t) = &node.data().value {
-                text.push_str(t);
-                text.push(' ');
-            }
-        }
-        for b in &parsed.blocks {
-            if let Some(c) = &b.component {
-                crate::components::visible_text(c, &mut text);
-            }
-        }
+        let lang = parsed.lang();
         Doc {
             blocks: parsed.blocks,
-            lang: i18n::detect(&text),
+            lang,
         }
     }
 

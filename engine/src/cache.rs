@@ -69,18 +69,6 @@ impl Cache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Looks up by hash, counting a hit or a miss.
-    pub fn get(&self, hash: &str) -> Option<Arc<Rendered>> {
-        let mut inner = self.lock();
-        let found = inner.map.get(hash).cloned();
-        if found.is_some() {
-            inner.stats.hits += 1
-        } else {
-            inner.stats.misses += 1
-        }
-        found
-    }
-
     /// Looks up by hash, counting only a hit (the caller counts the miss when it renders).
     pub fn hit(&self, hash: &str) -> Option<Arc<Rendered>> {
         let mut inner = self.lock();

@@ -42,6 +42,26 @@ pub struct Parsed<'a> {
     pub bare: bool,
 }
 
+impl Parsed<'_> {
+    /// The document's chrome language, from every letter the reader sees: the prose and the
+    /// components' text.
+    pub fn lang(&self) -> crate::html::i18n::Lang {
+        let mut text = String::new();
+        for node in self.root.descendants() {
+            if let NodeValue::Text(t) = &node.data().value {
+                text.push_str(t);
+                text.push(' ');
+            }
+        }
+        for b in &self.blocks {
+            if let Some(c) = &b.component {
+                components::visible_text(c, &mut text);
+            }
+        }
+        crate::html::i18n::detect(&text)
+    }
+}
+
 /// The comrak options every entry point uses: CommonMark + GFM.
 pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
     let mut o = ComrakOptions::default();

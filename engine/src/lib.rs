@@ -32,7 +32,7 @@ pub use document::BlockInfo;
 
 use comrak::Arena;
 use comrak::nodes::NodeValue;
-use html::i18n::{self, Lang};
+use html::i18n::Lang;
 use maud::{PreEscaped, html};
 use serde::Serialize;
 use std::sync::Arc;
@@ -187,17 +187,26 @@ impl Options {
         self
     }
 
-    fn cache_key(&self) -> String {
-        format!(
-            "{}|{}|{:?}|{}|{:?}|{:?}|{:?}",
-            self.surface.name(),
-            self.format.name(),
-            self.answers_action,
-            self.asset_base,
-            self.respond_url,
-            self.id_salt,
-            self.diagram_base_url,
-        )
+    /// Feeds every option into the content hash, without building a key string (this runs on
+    /// every lookup, cached or not).
+    fn hash_into(&self, h: &mut blake3::Hasher) {
+        let mut field = |value: Option<&str>| {
+            match value {
+                // A tag byte and the length keep `None`, `Some("")` and neighbouring fields apart.
+                None => h.update(&[0]),
+                Some(v) => h
+                    .update(&[1])
+                    .update(&(v.len() as u64).to_le_bytes())
+                    .update(v.as_bytes()),
+            };
+        };
+        field(Some(self.surface.name()));
+        field(Some(self.format.name()));
+        field(self.answers_action.as_deref());
+        field(Some(&self.asset_base));
+        field(self.respond_url.as_deref());
+        field(self.id_salt.as_deref());
+        field(self.diagram_base_url.as_deref());
     }
 }
 
@@ -272,13 +281,10 @@ impl Engine {
 
     /// Renders `src`, or returns the cached rendering of the same document and options.
     pub fn render(&self, src: &str, options: &Options) -> Arc<Rendered> {
-        let hash = content_hash(src, options);
-        if let Some(hit) = self.cache.get(&hash) {
-            return hit;
+        match self.lookup(src, options) {
+            Ok(hit) => hit,
+            Err(hash) => self.render_miss(src, options, hash),
         }
-        let rendered = Arc::new(render_with_hash(src, options, hash));
-        self.cache.put(rendered.clone());
-        rendered
     }
 
     /// A cache lookup only: the rendering on a hit, or the content hash to render with on a
@@ -313,8 +319,7 @@ pub fn content_hash(src: &str, options: &Options) -> String {
     h.update(concat!("passback-render ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
     h.update(assets::css_name().as_bytes());
     h.update(assets::js_name().as_bytes());
-    h.update(options.cache_key().as_bytes());
-    h.update(b"\n");
+    options.hash_into(&mut h);
     h.update(src.as_bytes());
     h.finalize().to_hex()[..32].to_string()
 }
@@ -374,19 +379,7 @@ fn render_inner(
     }
 
     // Language and direction come from everything the reader sees.
-    let mut text = String::new();
-    for node in parsed.root.descendants() {
-        if let NodeValue::Text(t) = &node.data().value {
-            text.push_str(t);
-            text.push(' ');
-        }
-    }
-    for b in &parsed.blocks {
-        if let Some(c) = &b.component {
-            components::visible_text(c, &mut text);
-        }
-    }
-    let lang = i18n::detect(&text);
+    let lang = parsed.lang();
     let title = page_title(&parsed);
 
     // Footnote ids (`fn-NAME`, `fnref-NAME`) would collide when several documents share a page:

@@ -98,20 +98,10 @@ pub const OPENAPI: &str = include_str!("../openapi.yaml");
 
 /// A fixed label per route, so metrics and logs never carry user-chosen paths.
 fn route_name(path: &str) -> &'static str {
-    match path {
-        "/" => "/",
-        "/healthz" => "/healthz",
-        "/metrics" => "/metrics",
-        "/v1/render" => "/v1/render",
-        "/v1/validate" => "/v1/validate",
-        "/v1/answers" => "/v1/answers",
-        "/v1/schema.json" => "/v1/schema.json",
-        "/v1/openapi.yaml" => "/v1/openapi.yaml",
-        p if p.starts_with("/v1/render/") => "/v1/render/{hash}",
-        p if p.starts_with("/assets/") => "/assets/{name}",
-        p if p.starts_with("/v1/diagrams/") => "/v1/diagrams/{name}",
-        _ => "other",
-    }
+    ROUTES
+        .iter()
+        .find(|(route, _)| route_matches(route, path))
+        .map_or("other", |(route, _)| *route)
 }
 
 async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {

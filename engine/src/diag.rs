@@ -33,6 +33,15 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// The compiler-style line `FILE:LINE:COL: SEVERITY[code]: message (hint)`, at a place the
+    /// caller gives (a host may have moved the text, as mdBook chapters do).
+    pub fn compiler_line(&self, file: &str, line: usize, column: usize, severity: &str) -> String {
+        format!(
+            "{file}:{line}:{column}: {severity}[{}]: {} ({})",
+            self.code, self.message, self.hint
+        )
+    }
 }
 
 /// Appends one reference token to a JSON Pointer, escaping `~` and `/` as RFC 6901 says.

@@ -134,10 +134,7 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
                 }
                 Severity::Warning => "warning",
             };
-            messages.push(format!(
-                "{path}:{line}:{column}: {severity}[{}]: {} ({})",
-                d.code, d.message, d.hint
-            ));
+            messages.push(d.compiler_line(path, line, column, severity));
         }
         let one_line = rendered.html.replace('\r', "").replace('\n', "&#10;");
         // A following line must not continue our HTML block: end it with a blank line that keeps

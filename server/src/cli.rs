@@ -215,10 +215,7 @@ fn render(args: &[String]) -> Result<i32, String> {
     if options.format != Format::Json {
         for d in &rendered.diagnostics {
             let severity = if d.is_error() { "error" } else { "warning" };
-            eprintln!(
-                "{name}:{}:{}: {severity}[{}]: {} ({})",
-                d.line, d.column, d.code, d.message, d.hint
-            );
+            eprintln!("{}", d.compiler_line(&name, d.line, d.column, severity));
         }
     }
     write_out(&rendered.body)?;

@@ -1,24 +1,14 @@
 //! The service's own pages: the paste playground and the answers page. Both work with
-//! JavaScript off; the script only adds the copy button.
+//! JavaScript off; the script enhances the rendered document and the copy button.
 
-use maud::{DOCTYPE, Markup, PreEscaped, html};
-use passback_engine::{Diagnostic, assets};
+use maud::{Markup, PreEscaped, html};
+use passback_engine::Diagnostic;
+use passback_engine::html::i18n::Lang;
 
-fn shell(title: &str, body: Markup, script: bool) -> String {
-    html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                link rel="stylesheet" href={ "/assets/" (assets::css_name()) };
-                @if script { script src={ "/assets/" (assets::js_name()) } defer {} }
-            }
-            body { main class="pb-page" { (body) } }
-        }
-    }
-    .into_string()
+/// A page of the service: the engine's page shell, so the stylesheet and the script are linked
+/// the same way as on rendered documents.
+fn shell(title: &str, body: Markup) -> String {
+    passback_engine::html::page(&body.into_string(), title, Lang::En, "/assets")
 }
 
 /// `GET /` and `POST /`: paste a document, see it rendered below, fill it in.
@@ -49,7 +39,7 @@ pub fn playground(markdown: &str, rendered: Option<(&str, &[Diagnostic])>) -> St
             (PreEscaped(fragment))
         }
     };
-    shell("passback playground", body, false)
+    shell("passback playground", body)
 }
 
 /// The export as a page: a read-only text area (select and copy without JavaScript) and a copy
@@ -69,5 +59,5 @@ pub fn answers(markdown: &str, notices: &[String]) -> String {
             }
         }
     };
-    shell("Your answers", body, true)
+    shell("Your answers", body)
 }

@@ -213,10 +213,11 @@ impl Options {
 /// A finished rendering.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rendered {
-    /// The body in the requested format (HTML fragment, page, or the JSON object).
+    /// The body when the format is not the fragment itself (a page, text, or the JSON object);
+    /// `None` for `Format::Fragment`, whose body is `html`. See [`Rendered::body`].
     #[serde(skip)]
-    pub body: String,
-    /// The HTML fragment (also inside `body`).
+    wrapped: Option<String>,
+    /// The HTML fragment (also inside the body).
     pub html: String,
     /// Content hash of (document, options): cache key and ETag.
     pub hash: String,
@@ -244,11 +245,21 @@ impl Rendered {
             .iter()
             .map(|d| d.message.len() + d.hint.len() + d.path.len() + 96)
             .sum();
-        self.body.len() + self.html.len() + self.hash.len() + diags + self.blocks.len() * 64 + 256
+        self.wrapped.as_ref().map_or(0, String::len)
+            + self.html.len()
+            + self.hash.len()
+            + diags
+            + self.blocks.len() * 64
+            + 256
     }
 
     pub fn content_type(&self) -> &'static str {
         self.format.content_type()
+    }
+
+    /// The body in the requested format: the fragment, a page, text, or the JSON object.
+    pub fn body(&self) -> &str {
+        self.wrapped.as_deref().unwrap_or(&self.html)
     }
 }
 
@@ -474,11 +485,11 @@ fn render_inner(
 
     let blocks: Vec<BlockInfo> = parsed.blocks.iter().map(|b| b.info.clone()).collect();
 
-    let body = match options.format {
-        Format::Fragment => fragment.clone(),
-        Format::Page if options.surface.is_email() => email_page(&fragment, &title, lang),
-        Format::Page => html::page(&fragment, &title, lang, &options.asset_base),
-        Format::Text => text::render(
+    let wrapped = match options.format {
+        Format::Fragment => None,
+        Format::Page if options.surface.is_email() => Some(email_page(&fragment, &title, lang)),
+        Format::Page => Some(html::page(&fragment, &title, lang, &options.asset_base)),
+        Format::Text => Some(text::render(
             parsed.root,
             &parsed.blocks,
             &parsed.nodes,
@@ -487,17 +498,19 @@ fn render_inner(
                 .respond_url
                 .as_deref()
                 .filter(|u| sanitize::is_safe_link(u)),
+        )),
+        Format::Json => Some(
+            serde_json::json!({
+                "html": fragment,
+                "hash": hash,
+                "blocks": blocks,
+                "diagnostics": diagnostics,
+            })
+            .to_string(),
         ),
-        Format::Json => serde_json::json!({
-            "html": fragment,
-            "hash": hash,
-            "blocks": blocks,
-            "diagnostics": diagnostics,
-        })
-        .to_string(),
     };
     Rendered {
-        body,
+        wrapped,
         html: fragment,
         hash,
         blocks,

@@ -95,7 +95,7 @@ fn email_output_never_runs_posts_or_fetches() {
         check_email(&name, &out.html);
         check_email(
             &name,
-            &render(&doc, &options.clone().with_format(Format::Page)).body,
+            render(&doc, &options.clone().with_format(Format::Page)).body(),
         );
     }
 }
@@ -116,7 +116,9 @@ fn respond_link_and_size_budget() {
     let options = Options::default()
         .with_surface(Surface::Email)
         .with_respond_url(Some("https://app.example/r/42".into()));
-    let page = render(&doc, &options.clone().with_format(Format::Page)).body;
+    let page = render(&doc, &options.clone().with_format(Format::Page))
+        .body()
+        .to_string();
     assert!(page.contains("href=\"https://app.example/r/42\""));
     // Gmail clips messages over about 102 KB; a typical document must stay well under it.
     assert!(
@@ -124,7 +126,9 @@ fn respond_link_and_size_budget() {
         "email page is {} bytes",
         page.len()
     );
-    let text = render(&doc, &options.with_format(Format::Text)).body;
+    let text = render(&doc, &options.with_format(Format::Text))
+        .body()
+        .to_string();
     assert!(text.contains("Respond: https://app.example/r/42"));
     assert!(
         text.contains("Q: Which auth method ships in v1?")

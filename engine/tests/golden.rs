@@ -83,7 +83,8 @@ fn golden_html_matches() {
                 .with_surface(Surface::Email)
                 .with_format(Format::Text),
         )
-        .body;
+        .body()
+        .to_string();
         let outputs = SURFACES
             .iter()
             .map(|s| (format!("{name}.{}.html", s.name()), rendered(&src, *s)))

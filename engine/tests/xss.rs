@@ -253,7 +253,7 @@ fn no_vector_gets_script_or_a_dangerous_url_into_any_surface() {
                     &doc,
                     &Options::default().with_surface(surface).with_format(format),
                 );
-                problems.extend(check(&name, surface, &out.body));
+                problems.extend(check(&name, surface, out.body()));
             }
             let text = render(
                 &doc,
@@ -261,7 +261,8 @@ fn no_vector_gets_script_or_a_dangerous_url_into_any_surface() {
                     .with_surface(surface)
                     .with_format(Format::Json),
             )
-            .body;
+            .body()
+            .to_string();
             assert!(
                 !text.contains("</script"),
                 "{name}: </script> inside JSON output"

@@ -218,7 +218,7 @@ fn render(args: &[String]) -> Result<i32, String> {
             eprintln!("{}", d.compiler_line(&name, d.line, d.column, severity));
         }
     }
-    write_out(&rendered.body)?;
+    write_out(rendered.body())?;
     Ok(0)
 }
 

@@ -458,7 +458,7 @@ struct SharedBody(Arc<passback_engine::Rendered>);
 
 impl AsRef<[u8]> for SharedBody {
     fn as_ref(&self) -> &[u8] {
-        self.0.body.as_bytes()
+        self.0.body().as_bytes()
     }
 }
 
@@ -652,7 +652,11 @@ fn form_answers(text: &str, html_wanted: bool) -> Resp {
             .with_surface(post.surface)
             .with_format(Format::Page);
         let page = passback_engine::render_with_answers(&post.source, &options, &post.responses);
-        return html(StatusCode::OK, page.body, page.needs_youtube_frame);
+        return html(
+            StatusCode::OK,
+            page.body().to_string(),
+            page.needs_youtube_frame,
+        );
     }
     let mut export = answers::export(&post.doc, &post.responses);
     export.notices.extend(post.notices);

@@ -174,19 +174,9 @@ pub fn check_block(
 }
 
 /// Strict JSON first; on failure, the spec's rescues (smart quotes, trailing commas), each
-/// reported as a warning. A nested ```json fence inside the text is ignored with a warning.
+/// reported as a warning. (A nested ```json fence was already blanked out by the pre-scan,
+/// `rescue_nested_fences`, before comrak saw the document.)
 fn parse_lenient(text: &str, ck: &mut Checker) -> Option<Json> {
-    let stripped = strip_inner_json_fence(text);
-    if stripped.is_some() {
-        ck.warn(
-            "nested_json_fence_rescued",
-            0,
-            "",
-            "a ```json fence inside the component fence was ignored".into(),
-            "put the bare JSON directly inside the component fence".into(),
-        );
-    }
-    let text = stripped.as_deref().unwrap_or(text);
     let first = json::parse(text);
     let (parsed, rescued_quotes) = match first {
         Ok(p) => (p, false),
@@ -243,42 +233,6 @@ fn parse_lenient(text: &str, ck: &mut Checker) -> Option<Json> {
         );
     }
     Some(parsed.value)
-}
-
-/// A ```json … ``` pair wrapped around the JSON inside a component fence, blanked with spaces so
-/// byte offsets stay put. `None` when there is no such pair.
-fn strip_inner_json_fence(text: &str) -> Option<String> {
-    let mut lines = text.split_inclusive('\n');
-    let mut offset = 0;
-    let open = loop {
-        let line = lines.next()?;
-        if line.trim().is_empty() {
-            offset += line.len();
-            continue;
-        }
-        let (fence, info) = fence_parts(line.trim())?;
-        if info != "json" {
-            return None;
-        }
-        break (offset, line.len(), fence);
-    };
-    offset += open.1;
-    for line in lines {
-        if let Some((fence, "")) = fence_parts(line.trim())
-            && fence.starts_with(&open.2[..1])
-            && fence.len() >= open.2.len()
-        {
-            let mut out = text.to_string();
-            out.replace_range(
-                open.0..open.0 + open.1,
-                &blank(&text[open.0..open.0 + open.1]),
-            );
-            out.replace_range(offset..offset + line.len(), &blank(line));
-            return Some(out);
-        }
-        offset += line.len();
-    }
-    None
 }
 
 /// The fence characters and the info string of a fence line (already trimmed).

@@ -396,7 +396,13 @@ fn render_inner(
     // Footnote ids (`fn-NAME`, `fnref-NAME`) would collide when several documents share a page:
     // prefix the names with this document's hash.
     let footnote_prefix = format!("pb-{}-", &hash[..8]);
-    for node in parsed.root.descendants() {
+    // Footnotes need a `[^`; skip the extra walk over the tree when there can be none.
+    let footnotes = if src.contains("[^") {
+        Some(parsed.root.descendants())
+    } else {
+        None
+    };
+    for node in footnotes.into_iter().flatten() {
         match &mut node.data_mut().value {
             NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &footnote_prefix),
             NodeValue::FootnoteReference(r) => r.name.insert_str(0, &footnote_prefix),

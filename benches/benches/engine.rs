@@ -3,24 +3,30 @@
 //! a cache hit vs a cold render; validate; answers export.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use passback_benches::{comrak_only, document};
+use passback_benches::{comrak_only, dense, typical};
 use passback_engine::answers::{self, Doc};
 use passback_engine::{CacheConfig, Engine, Options};
 use std::hint::black_box;
 
-fn sizes() -> Vec<(&'static str, String)> {
-    vec![
-        ("2KB", document(2_000)),
-        ("20KB", document(20_000)),
-        ("200KB", document(200_000)),
-    ]
+/// Both document families at the three sizes.
+fn sizes() -> Vec<(String, String)> {
+    let mut docs = Vec::new();
+    for (family, make) in [
+        ("typical", typical as fn(usize) -> String),
+        ("dense", dense),
+    ] {
+        for (size, bytes) in [("2KB", 2_000), ("20KB", 20_000), ("200KB", 200_000)] {
+            docs.push((format!("{family}_{size}"), make(bytes)));
+        }
+    }
+    docs
 }
 
 fn cold_render(c: &mut Criterion) {
     let mut group = c.benchmark_group("cold_render");
     for (name, doc) in sizes() {
         group.throughput(Throughput::Bytes(doc.len() as u64));
-        group.bench_with_input(BenchmarkId::new("comrak", name), &doc, |b, d| {
+        group.bench_with_input(BenchmarkId::new("comrak", &name), &doc, |b, d| {
             b.iter(|| comrak_only(black_box(d)))
         });
         group.bench_with_input(BenchmarkId::new("passback", name), &doc, |b, d| {
@@ -32,7 +38,7 @@ fn cold_render(c: &mut Criterion) {
 
 fn cache_hit(c: &mut Criterion) {
     let mut group = c.benchmark_group("cache");
-    let doc = document(20_000);
+    let doc = typical(20_000);
     let engine = Engine::new(CacheConfig::new(16, 64 << 20));
     engine.render(&doc, &Options::default());
     group.bench_function("cold_20KB", |b| {
@@ -46,17 +52,19 @@ fn cache_hit(c: &mut Criterion) {
 
 fn validate_and_export(c: &mut Criterion) {
     let mut group = c.benchmark_group("other");
-    let doc = document(20_000);
+    let doc = typical(20_000);
     group.bench_function("validate_20KB", |b| {
         b.iter(|| passback_engine::validate(black_box(&doc)))
     });
     let parsed = Doc::parse(&doc);
     let responses = serde_json::json!({
         "b1": { "selected": ["PIN"], "note": "cheapest" },
-        "b2": { "selected": ["English", "Arabic"], "other": "Yiddish" },
-        "b3": { "text": "30 days" },
-        "b5": { "order": ["us", "eu", "apac"] },
-        "b6": { "weights": { "product": 50, "infra": 30, "support": 20 } }
+        "b2": { "comments": [{ "on": "node", "id": "B", "text": "who reviews?" }] },
+        "b3": { "selected": ["English", "Arabic"], "other": "Yiddish" },
+        "b4": { "order": ["us", "eu", "apac"] },
+        "b5": { "text": "30 days" },
+        "b6": { "weights": { "product": 50, "infra": 30, "support": 20 } },
+        "b7": { "questions": { "q1": { "selected": ["Opt-in"] }, "q3": { "other": "June" } } }
     });
     let responses =
         answers::from_json(&parsed, &responses).expect("responses fit the bench document");

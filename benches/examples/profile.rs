@@ -1,15 +1,17 @@
 //! Renders a ~200 KB document in a loop, for profilers (`perf record`, `valgrind --tool=callgrind`).
+//! `profile [runs] [typical|dense]`.
 fn main() {
-    let doc = passback_benches::document(200_000);
-    let n: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(20);
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let doc = match args.next().as_deref() {
+        Some("dense") => passback_benches::dense(200_000),
+        _ => passback_benches::typical(200_000),
+    };
     let mut bytes = 0;
     for _ in 0..n {
         bytes += passback_engine::render(&doc, &passback_engine::Options::default())
             .html
             .len();
     }
-    println!("{bytes}");
+    println!("{} bytes in, {bytes} bytes out", doc.len() * n);
 }

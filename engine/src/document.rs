@@ -46,19 +46,20 @@ impl Parsed<'_> {
     /// The document's chrome language, from every letter the reader sees: the prose and the
     /// components' text.
     pub fn lang(&self) -> crate::html::i18n::Lang {
-        let mut text = String::new();
+        let mut letters = crate::html::i18n::Letters::default();
         for node in self.root.descendants() {
             if let NodeValue::Text(t) = &node.data().value {
-                text.push_str(t);
-                text.push(' ');
+                letters.add(t);
             }
         }
+        let mut text = String::new();
         for b in &self.blocks {
             if let Some(c) = &b.component {
                 components::visible_text(c, &mut text);
             }
         }
-        crate::html::i18n::detect(&text)
+        letters.add(&text);
+        letters.lang()
     }
 }
 

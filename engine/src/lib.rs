@@ -458,7 +458,11 @@ fn render_inner(
             }
         })
         .collect();
-    let body = splice(&prose, mark, &rendered_blocks);
+    let body = Spliced {
+        prose: &prose,
+        mark,
+        blocks: &rendered_blocks,
+    };
 
     let answerable = parsed
         .blocks
@@ -467,11 +471,10 @@ fn render_inner(
     // The form always holds the controls (the script builds the export from its fields); it gets
     // an action and a "Get answers" button only when something can take the post.
     let form = (answerable && !options.surface.is_email()).then(|| html::FormChrome {
-        action: options.answers_action.clone(),
-        source: src.to_string(),
+        action: options.answers_action.as_deref(),
+        source: src,
     });
-    let mut fragment =
-        html::document_root(PreEscaped(body), lang, &hash, options.surface, form).into_string();
+    let mut fragment = html::document_root(body, lang, &hash, options.surface, form).into_string();
     if options.surface.is_email()
         && let Some(url) = options
             .respond_url
@@ -578,9 +581,24 @@ fn marker_char(src: &str) -> char {
 }
 
 /// Replaces each `{mark}pb{i}{mark}` placeholder with block `i`'s HTML.
-fn splice(prose: &str, mark: char, blocks: &[String]) -> String {
-    let extra: usize = blocks.iter().map(String::len).sum();
-    let mut out = String::with_capacity(prose.len() + extra);
+/// The prose with each placeholder replaced by its block's markup, written straight into the
+/// document root's buffer (the body is the bulk of the output: it is copied once).
+struct Spliced<'a> {
+    prose: &'a str,
+    mark: char,
+    blocks: &'a [String],
+}
+
+impl maud::Render for Spliced<'_> {
+    fn render_to(&self, out: &mut String) {
+        // Room for the body and the closing chrome that follows it.
+        let blocks: usize = self.blocks.iter().map(String::len).sum();
+        out.reserve(self.prose.len() + blocks + 256);
+        splice_into(self.prose, self.mark, self.blocks, out);
+    }
+}
+
+fn splice_into(prose: &str, mark: char, blocks: &[String], out: &mut String) {
     let mut rest = prose;
     while let Some(start) = rest.find(mark) {
         let after = &rest[start + mark.len_utf8()..];
@@ -601,7 +619,6 @@ fn splice(prose: &str, mark: char, blocks: &[String]) -> String {
         }
     }
     out.push_str(rest);
-    out
 }
 
 /// An invalid component: its source, escaped, as a visible code block.
@@ -668,7 +685,8 @@ mod tests {
     fn splice_replaces_only_known_placeholders() {
         let m = '\u{E000}';
         let prose = format!("<p>a</p>{m}pb0{m}<p>{m}pbx{m}</p>{m}pb1{m}");
-        let out = splice(&prose, m, &["<X>".into(), "<Y>".into()]);
+        let mut out = String::new();
+        splice_into(&prose, m, &["<X>".into(), "<Y>".into()], &mut out);
         assert_eq!(out, format!("<p>a</p><X><p>{m}pbx{m}</p><Y>"));
     }
 

@@ -610,8 +610,11 @@ fn describe(v: &Json) -> String {
 
 /// The known name closest in spelling to `key` (edit distance at most 2), if any.
 pub fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    // Names whose lengths differ by more than 2 are further apart than that: skip the work.
+    let len = key.chars().count();
     known
         .iter()
+        .filter(|k| k.len().abs_diff(len) <= 2)
         .map(|k| (edit_distance(key, k), *k))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)

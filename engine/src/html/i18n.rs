@@ -36,23 +36,50 @@ impl Lang {
 
 /// Picks Hebrew or Arabic when letters of that script outnumber all other letters.
 pub fn detect(text: &str) -> Lang {
-    let (mut hebrew, mut arabic, mut other) = (0usize, 0usize, 0usize);
-    for c in text.chars() {
-        match c {
-            '\u{0590}'..='\u{05FF}' | '\u{FB1D}'..='\u{FB4F}' => hebrew += 1,
-            '\u{0600}'..='\u{06FF}'
-            | '\u{0750}'..='\u{077F}'
-            | '\u{08A0}'..='\u{08FF}'
-            | '\u{FB50}'..='\u{FDFF}'
-            | '\u{FE70}'..='\u{FEFF}' => arabic += 1,
-            c if c.is_alphabetic() => other += 1,
-            _ => {}
+    let mut letters = Letters::default();
+    letters.add(text);
+    letters.lang()
+}
+
+/// Letters counted by script, text by text, for [`detect`].
+#[derive(Debug, Default)]
+pub struct Letters {
+    hebrew: usize,
+    arabic: usize,
+    other: usize,
+}
+
+impl Letters {
+    pub fn add(&mut self, text: &str) {
+        // Most prose is ASCII: count its letters without decoding characters.
+        if text.is_ascii() {
+            self.other += text.bytes().filter(u8::is_ascii_alphabetic).count();
+            return;
+        }
+        for c in text.chars() {
+            match c {
+                '\u{0590}'..='\u{05FF}' | '\u{FB1D}'..='\u{FB4F}' => self.hebrew += 1,
+                '\u{0600}'..='\u{06FF}'
+                | '\u{0750}'..='\u{077F}'
+                | '\u{08A0}'..='\u{08FF}'
+                | '\u{FB50}'..='\u{FDFF}'
+                | '\u{FE70}'..='\u{FEFF}' => self.arabic += 1,
+                c if c.is_alphabetic() => self.other += 1,
+                _ => {}
+            }
         }
     }
-    if hebrew + arabic > other {
-        if arabic > hebrew { Lang::Ar } else { Lang::He }
-    } else {
-        Lang::En
+
+    pub fn lang(&self) -> Lang {
+        if self.hebrew + self.arabic > self.other {
+            if self.arabic > self.hebrew {
+                Lang::Ar
+            } else {
+                Lang::He
+            }
+        } else {
+            Lang::En
+        }
     }
 }
 

@@ -470,7 +470,7 @@ fn render_inner(
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
     // The form always holds the controls (the script builds the export from its fields); it gets
     // an action and a "Get answers" button only when something can take the post.
-    let form = (answerable && !options.surface.is_email()).then(|| html::FormChrome {
+    let form = (answerable && !options.surface.is_email()).then_some(html::FormChrome {
         action: options.answers_action.as_deref(),
         source: src,
     });

@@ -5,6 +5,14 @@ fn main() {
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let doc = match args.next().as_deref() {
         Some("dense") => passback_benches::dense(200_000),
+        // Only diagrams: the 5-node bench chart, 100 times over.
+        Some("diagrams") => {
+            let block = format!(
+                "```mermaid\n{}\n```\n\n",
+                serde_json::json!({ "version": "1", "source": passback_benches::flowchart(5) })
+            );
+            block.repeat(100)
+        }
         _ => passback_benches::typical(200_000),
     };
     let mut bytes = 0;

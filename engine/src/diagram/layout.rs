@@ -791,8 +791,13 @@ fn order_ranks(vg: &mut VisualGraph) {
     if levels < 2 {
         return;
     }
-    let mut best = vg.dag.ranks().clone();
     let mut best_count = crossings(&vg.dag);
+    // Nothing to improve (the usual case for small charts): the sweeps below only ever keep an
+    // order with fewer crossings.
+    if best_count == 0 {
+        return;
+    }
+    let mut best = vg.dag.ranks().clone();
     for round in 0..8 {
         let down = round % 2 == 0;
         let order: Vec<usize> = if down {
@@ -836,9 +841,15 @@ fn order_ranks(vg: &mut VisualGraph) {
         if count < best_count {
             best_count = count;
             best = vg.dag.ranks().clone();
+            if count == 0 {
+                break;
+            }
         }
     }
     *vg.dag.ranks_mut() = best;
+    if best_count == 0 {
+        return;
+    }
     // Adjacent swaps, a few passes.
     for _ in 0..4 {
         let mut changed = false;

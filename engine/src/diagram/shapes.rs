@@ -253,7 +253,11 @@ impl Outline {
 /// Where the segment from `inside` to `outside` crosses the outline (bisection).
 pub fn crossing(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
     let (mut a, mut b) = (inside, outside);
+    // Coordinates are printed to a tenth: stop well below that.
     for _ in 0..40 {
+        if a.minus(b).len() < 0.001 {
+            break;
+        }
         let m = a.lerp(b, 0.5);
         if outline.contains(m) {
             a = m;
@@ -310,11 +314,12 @@ mod tests {
     #[test]
     fn clipping_lands_on_the_outline() {
         // A rhombus 80 wide: its right corner is at x = 140; a line from the centre going
-        // up-right at 45° meets the edge x/40 + y/20 = 1 at x = 40/3.
+        // up-right at 45° meets the edge x/40 + y/20 = 1 at x = 40/3 (to a thousandth: the
+        // SVG prints tenths).
         let o = outline(Shape::Rhombus, b());
         let mut path = vec![Pt::new(100.0, 50.0), Pt::new(200.0, -50.0)];
         clip_start(&mut path, &o);
-        assert!((path[0].x - (100.0 + 40.0 / 3.0)).abs() < 1e-6, "{path:?}");
+        assert!((path[0].x - (100.0 + 40.0 / 3.0)).abs() < 1e-3, "{path:?}");
         // Circle: radius 20 (w = h = 40).
         let c = outline(
             Shape::Circle,
@@ -326,7 +331,7 @@ mod tests {
         );
         let mut path = vec![Pt::new(-100.0, 0.0), Pt::new(0.0, 0.0)];
         clip_end(&mut path, &c);
-        assert!((path[1].x + 20.0).abs() < 1e-6, "{path:?}");
+        assert!((path[1].x + 20.0).abs() < 1e-3, "{path:?}");
     }
 
     #[test]

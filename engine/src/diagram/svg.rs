@@ -104,34 +104,74 @@ impl Writer {
 }
 
 /// Escapes for both text and double-quoted attributes, and drops characters XML forbids.
+/// Copies the text in runs between the bytes that need work: labels rarely have any.
 fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' | '\r' => out.push(' '),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let (replacement, len) = match bytes[i] {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' => ("&quot;", 1),
+            b'\'' => ("&#39;", 1),
+            b'\t' | b'\n' | b'\r' => (" ", 1),
+            0..=0x1F => ("", 1),
+            // U+FFFE and U+FFFF, which XML forbids.
+            0xEF if bytes.get(i + 1) == Some(&0xBF)
+                && matches!(bytes.get(i + 2), Some(0xBE | 0xBF)) =>
+            {
+                ("", 3)
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&s[start..i]);
+        out.push_str(replacement);
+        i += len;
+        start = i;
     }
+    out.push_str(&s[start..]);
 }
 
 /// A coordinate: one decimal, no trailing `.0`, no `-0`.
 pub fn num(v: f64) -> String {
-    let r = (v * 10.0).round() / 10.0;
-    let r = if r == 0.0 { 0.0 } else { r };
-    if r.fract() == 0.0 {
-        format!("{r:.0}")
-    } else {
-        format!("{r:.1}")
+    let mut s = String::with_capacity(8);
+    push_num(&mut s, v);
+    s
+}
+
+/// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
+/// float formatting, and diagrams print many numbers).
+pub fn push_num(out: &mut String, v: f64) {
+    use std::fmt::Write;
+    let tenths = (v * 10.0).round();
+    // Layout coordinates are finite and small; anything else is drawn at 0 rather than as `NaN`.
+    if !tenths.is_finite() || tenths.abs() > 1e15 {
+        out.push('0');
+        return;
+    }
+    let t = tenths as i64;
+    if t < 0 {
+        out.push('-');
+    }
+    let t = t.unsigned_abs();
+    let _ = write!(out, "{}", t / 10);
+    if t % 10 != 0 {
+        out.push('.');
+        out.push(char::from(b'0' + (t % 10) as u8));
     }
 }
 
 fn pt(p: Pt) -> String {
-    format!("{},{}", num(p.x), num(p.y))
+    let mut s = String::with_capacity(16);
+    push_num(&mut s, p.x);
+    s.push(',');
+    push_num(&mut s, p.y);
+    s
 }
 
 /// Opens the `<svg>` with its `<title>` and `<desc>`.
@@ -743,6 +783,9 @@ mod tests {
         assert_eq!(num(1.26), "1.3");
         assert_eq!(num(-0.01), "0");
         assert_eq!(num(-2.5), "-2.5");
+        assert_eq!(num(-0.25), "-0.3");
+        assert_eq!(num(1234.96), "1235");
+        assert_eq!(num(f64::NAN), "0");
     }
 
     #[test]

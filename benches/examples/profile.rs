@@ -4,6 +4,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let doc = match args.next().as_deref() {
+        Some("single") => "```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method ships first?\", \"options\": [\"PIN\", \"Room number\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n\n".repeat(100),
         Some("dense") => passback_benches::dense(200_000),
         // Only diagrams: the 5-node bench chart, 100 times over.
         Some("diagrams") => {

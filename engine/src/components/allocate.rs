@@ -224,14 +224,13 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
             (super::note_box(cx, &cx.id("note"), &cx.name("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
         }
     };
-    let mut fields = super::list_model(a.title.as_deref(), a.routing.as_ref(), &a.items);
-    fields.extend([
-        ("total", Some(a.total.into())),
-        ("unit", Some(a.unit.as_str().into())),
-        // The authored shares, rescaled to `total` and unrounded, as the export compares them.
-        ("weights", Some(a.weights.clone().into())),
-    ]);
-    cx.root_with_model(title_id.as_deref(), &super::model(&fields), body)
+    let model = super::ListModel {
+        total: Some(a.total),
+        unit: Some(&a.unit),
+        weights: Some(&a.weights),
+        ..super::ListModel::new(a.title.as_deref(), a.routing.as_ref(), &a.items)
+    };
+    cx.root_with_model(title_id.as_deref(), &model, body)
 }
 
 #[cfg(test)]

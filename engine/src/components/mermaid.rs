@@ -204,7 +204,14 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             .unwrap_or("")
     };
     // Nodes and edges are on their comment fields (`data-pb-node`, `data-pb-edge`).
-    let model = super::model(&[("title", m.title.as_deref().map(Into::into))]);
+    #[derive(serde::Serialize)]
+    struct Model<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<&'a str>,
+    }
+    let model = Model {
+        title: m.title.as_deref(),
+    };
     cx.root_with_model(
         Some(&caption_id),
         &model,

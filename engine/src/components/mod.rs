@@ -170,39 +170,58 @@ impl Routing {
     }
 }
 
-/// Builds a `data-pb-model` object (see [`crate::html::RenderCx::root_with_model`]): the fields
-/// that are set, the `None`s left out.
-pub fn model(fields: &[(&str, Option<serde_json::Value>)]) -> serde_json::Value {
-    serde_json::Value::Object(
-        fields
-            .iter()
-            .filter_map(|(k, v)| v.clone().map(|v| ((*k).to_string(), v)))
-            .collect(),
-    )
+/// The `data-pb-model` of prioritize and allocate (see
+/// [`crate::html::RenderCx::root_with_model`]): title, routing, the authored items, and for
+/// allocate the total, unit and authored shares. Absent fields are left out.
+#[derive(serde::Serialize)]
+pub struct ListModel<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<&'a str>,
+    pub items: Vec<ItemModel<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<&'a str>,
+    /// The authored shares, rescaled to `total` and unrounded, as the export compares them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<&'a [f64]>,
 }
 
-/// The model fields every list component shares: title, routing, and the authored items.
-pub fn list_model<'a>(
-    title: Option<&'a str>,
-    routing: Option<&'a Routing>,
-    items: &'a [prioritize::Item],
-) -> Vec<(&'static str, Option<serde_json::Value>)> {
-    let items: Vec<serde_json::Value> = items
-        .iter()
-        .map(|i| {
-            model(&[
-                ("id", Some(i.id.as_str().into())),
-                ("label", Some(i.label.as_str().into())),
-                ("context", i.context.as_deref().map(Into::into)),
-            ])
-        })
-        .collect();
-    vec![
-        ("title", title.map(Into::into)),
-        ("from", routing.map(|r| r.from.as_str().into())),
-        ("prompt", routing.map(|r| r.return_prompt.as_str().into())),
-        ("items", Some(items.into())),
-    ]
+#[derive(serde::Serialize)]
+pub struct ItemModel<'a> {
+    pub id: &'a str,
+    pub label: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<&'a str>,
+}
+
+impl<'a> ListModel<'a> {
+    pub fn new(
+        title: Option<&'a str>,
+        routing: Option<&'a Routing>,
+        items: &'a [prioritize::Item],
+    ) -> ListModel<'a> {
+        ListModel {
+            title,
+            from: routing.map(|r| r.from.as_str()),
+            prompt: routing.map(|r| r.return_prompt.as_str()),
+            items: items
+                .iter()
+                .map(|i| ItemModel {
+                    id: &i.id,
+                    label: &i.label,
+                    context: i.context.as_deref(),
+                })
+                .collect(),
+            total: None,
+            unit: None,
+            weights: None,
+        }
+    }
 }
 
 /// `note_field`: the optional block-level note of prioritize and allocate.

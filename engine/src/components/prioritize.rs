@@ -201,11 +201,7 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
             (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
         }
     };
-    let model = super::model(&super::list_model(
-        p.title.as_deref(),
-        p.routing.as_ref(),
-        &p.items,
-    ));
+    let model = super::ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
     cx.root_with_model(title_id.as_deref(), &model, body)
 }
 

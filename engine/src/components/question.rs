@@ -3,9 +3,9 @@
 //! fields, their rules, the markup and the export are written once, here.
 
 use super::{Checker, Kind, Obj, Routing};
-use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{RenderCx, concat};
 use crate::json::Value;
 use maud::{Markup, html};
 use std::collections::HashSet;
@@ -448,8 +448,9 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
         }
         @for (g, group) in groups.iter().enumerate() {
             @if let Some(section) = &group.0 {
-                div class="pb-section" role="group" aria-labelledby=(cx.id(&format!("s{g}"))) {
-                    h3 class="pb-section-title" id=(cx.id(&format!("s{g}"))) style=[email.then_some(email::TITLE)] { (section) }
+                @let section_id = cx.id(&concat(&["s", &g.to_string()]));
+                div class="pb-section" role="group" aria-labelledby=(section_id) {
+                    h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (section) }
                     @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
                 }
             } @else {
@@ -461,34 +462,48 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
 }
 
 /// The `data-pb-model` of a question set: what the export prints around the reader's picks.
-fn model(set: &QuestionSet, t: &Strings) -> serde_json::Value {
-    let questions: Vec<serde_json::Value> = set
-        .questions
-        .iter()
-        .map(|q| {
-            let mode = match q.mode {
-                Mode::Single => "single",
-                Mode::Multi => "multi",
-                Mode::FreeText => "free",
-                Mode::Open => "open",
-            };
-            super::model(&[
-                ("text", Some(q.text.as_str().into())),
-                ("mode", Some(mode.into())),
-                ("options", q.has_options().then(|| q.options.clone().into())),
-                (
-                    "other",
-                    (q.mode != Mode::Open).then(|| q.other_label(t).into()),
-                ),
-            ])
-        })
-        .collect();
-    super::model(&[
-        ("title", set.title.as_deref().map(Into::into)),
-        ("from", set.routing.as_ref().map(|r| r.from.as_str().into())),
-        ("skill", set.skill_version.as_deref().map(Into::into)),
-        ("questions", Some(questions.into())),
-    ])
+#[derive(serde::Serialize)]
+struct SetModel<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skill: Option<&'a str>,
+    questions: Vec<QuestionModel<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct QuestionModel<'a> {
+    text: &'a str,
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    options: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other: Option<&'a str>,
+}
+
+fn model<'a>(set: &'a QuestionSet, t: &'a Strings) -> SetModel<'a> {
+    SetModel {
+        title: set.title.as_deref(),
+        from: set.routing.as_ref().map(|r| r.from.as_str()),
+        skill: set.skill_version.as_deref(),
+        questions: set
+            .questions
+            .iter()
+            .map(|q| QuestionModel {
+                text: &q.text,
+                mode: match q.mode {
+                    Mode::Single => "single",
+                    Mode::Multi => "multi",
+                    Mode::FreeText => "free",
+                    Mode::Open => "open",
+                },
+                options: q.has_options().then_some(&q.options[..]),
+                other: (q.mode != Mode::Open).then(|| q.other_label(t)),
+            })
+            .collect(),
+    }
 }
 
 /// Consecutive questions with the same `section` form one group (spec: strictly consecutive).
@@ -508,8 +523,11 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
         return email_question(q, cx);
     }
     let t = cx.t;
-    let qid = |s: &str| cx.id(&format!("q{index}-{s}"));
-    let name = |s: &str| cx.name(&format!("q{index}.{s}"));
+    let n = index.to_string();
+    let id_base = concat(&[&cx.id_prefix, "-q", &n, "-"]);
+    let name_base = concat(&[cx.block, ".q", &n, "."]);
+    let qid = |s: &str| concat(&[&id_base, s]);
+    let name = |s: &str| concat(&[&name_base, s]);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
     let prior = cx.question_answer(index);
     let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
@@ -557,11 +575,13 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                     div class="pb-options" {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
-                            @let badge_id = rec.then(|| qid(&format!("o{i}-rec")));
+                            @let i_str = i.to_string();
+                            @let option_id = concat(&[&id_base, "o", &i_str]);
+                            @let badge_id = rec.then(|| concat(&[&option_id, "-rec"]));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
-                                input type=(input_type) id=(qid(&format!("o{i}"))) name=(name("pick"))
+                                input type=(input_type) id=(option_id) name=(name("pick"))
                                     value=(i) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
-                                label for=(qid(&format!("o{i}"))) { (option) }
+                                label for=(option_id) { (option) }
                                 @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (t.recommended) } }
                             }
                         }

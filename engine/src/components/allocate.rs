@@ -3,7 +3,7 @@
 use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
-use crate::html::RenderCx;
+use crate::html::{RenderCx, concat};
 use crate::html::email;
 use crate::html::i18n::Strings;
 use maud::{Markup, html};
@@ -192,25 +192,29 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let (entries, _) = answers::resolve_split(a, &split);
     let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
     let shown = round_to_total(&weights, a.total);
+    let (item_name, op_name) = (cx.name("item"), cx.name("op"));
+    let total_number = format_number(a.total);
     let body = html! {
         @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (title) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (i) } }
         @if let Some(r) = &a.routing { (r.render()) }
-        ul class="pb-alloc" data-pb-total=(format_number(a.total)) data-pb-unit=(a.unit) {
+        ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(a.unit) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
                 @let (state, label, context, id) = match entry {
-                    Entry::Item(i) => (format!("i:{}", a.items[*i].id), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
-                    Entry::Added(l) => (format!("a:{l}"), l.as_str(), None, None),
+                    Entry::Item(i) => (concat(&["i:", &a.items[*i].id]), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
+                    Entry::Added(l) => (concat(&["a:", l]), l.as_str(), None, None),
                 };
-                @let wid = cx.id(&format!("w{k}"));
-                @let ctx_id = context.map(|_| cx.id(&format!("w{k}-ctx")));
+                @let k_str = k.to_string();
+                @let wid = cx.id(&concat(&["w", &k_str]));
+                @let ctx_id = context.map(|_| concat(&[&wid, "-ctx"]));
+                @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
-                    input type="hidden" name=(cx.name("item")) value=(state);
+                    input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (label) @if !a.unit.trim().is_empty() { " (" (a.unit.trim()) ")" } }
-                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&format!("w.{k}")))
-                        value=(format_number(*w)) aria-describedby=[&ctx_id];
-                    meter aria-hidden="true" min="0" max=(format_number(a.total)) value=(format_number(*w)) {}
-                    button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }
+                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&concat(&["w.", &k_str])))
+                        value=(weight) aria-describedby=[&ctx_id];
+                    meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
+                    button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
                         aria-label=(Strings::fill(t.remove, label)) { "✕" }
                     @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (c) } }
                     @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }

@@ -2,7 +2,7 @@
 
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
-use crate::html::RenderCx;
+use crate::html::{RenderCx, concat};
 use crate::html::email;
 use crate::html::i18n::Strings;
 use maud::{Markup, html};
@@ -155,6 +155,7 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
     };
     let order = answers::rank_order(p, &rank);
     let n = order.len();
+    let (item_name, op_name) = (cx.name("item"), cx.name("op"));
     let body = html! {
         @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (title) } }
         @if let Some(i) = &p.instruction { p class="pb-instruction" { (i) } }
@@ -162,13 +163,15 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         ol class="pb-rank" {
             @for (k, entry) in order.iter().enumerate() {
                 @let (state, label, context) = match entry {
-                    Entry::Item(i) => (format!("i:{}", p.items[*i].id), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
-                    Entry::Added(l) => (format!("a:{l}"), l.as_str(), None),
+                    Entry::Item(i) => (concat(&["i:", &p.items[*i].id]), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
+                    Entry::Added(l) => (concat(&["a:", l]), l.as_str(), None),
                 };
-                @let pos_id = cx.id(&format!("pos{k}"));
+                @let k_str = k.to_string();
+                @let pos_id = cx.id(&concat(&["pos", &k_str]));
+                @let pos_name = cx.name(&concat(&["pos.", &k_str]));
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
                     data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
-                    input type="hidden" name=(cx.name("item")) value=(state);
+                    input type="hidden" name=(item_name) value=(state);
                     span class="pb-rank-label" { (label) }
                     @if let Some(c) = context { " " span class="pb-context" { (c) } }
                     @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (t.added_by_you) ")" } }
@@ -176,20 +179,20 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                         @if n <= MAX_SELECT_POSITIONS {
                             // aria-label rather than a hidden <label>: the name is for assistive
                             // technology only, and stays out of a docs site's search index.
-                            select id=(pos_id) name=(cx.name(&format!("pos.{k}"))) aria-label=(Strings::fill(t.position_of, label)) {
+                            select id=(pos_id) name=(pos_name) aria-label=(Strings::fill(t.position_of, label)) {
                                 @for pos in 1..=n {
                                     option value=(pos) selected[pos == k + 1] { (pos) }
                                 }
                             }
                         } @else {
-                            input type="number" id=(pos_id) name=(cx.name(&format!("pos.{k}"))) aria-label=(Strings::fill(t.position_of, label))
+                            input type="number" id=(pos_id) name=(pos_name) aria-label=(Strings::fill(t.position_of, label))
                                 min="1" max=(n) step="1" value=(k + 1);
                         }
-                        button type="submit" class="pb-move" name=(cx.name("op")) value={ "up:" (k) }
+                        button type="submit" class="pb-move" name=(op_name) value={ "up:" (k) }
                             aria-label=(Strings::fill(t.move_up, label)) disabled[k == 0] { "▲" }
-                        button type="submit" class="pb-move" name=(cx.name("op")) value={ "down:" (k) }
+                        button type="submit" class="pb-move" name=(op_name) value={ "down:" (k) }
                             aria-label=(Strings::fill(t.move_down, label)) disabled[k + 1 == n] { "▼" }
-                        button type="submit" class="pb-remove" name=(cx.name("op")) value={ "remove:" (k) }
+                        button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
                             aria-label=(Strings::fill(t.remove, label)) { "✕" }
                     }
                 }

@@ -141,7 +141,10 @@ pub struct Strings {
 impl Strings {
     /// Fills the `{}` of a template with `value`.
     pub fn fill(template: &str, value: &str) -> String {
-        template.replacen("{}", value, 1)
+        match template.split_once("{}") {
+            Some((before, after)) => super::concat(&[before, value, after]),
+            None => template.to_string(),
+        }
     }
 }
 

@@ -5,6 +5,13 @@ fn main() {
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let doc = match args.next().as_deref() {
         Some("single") => "```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method ships first?\", \"options\": [\"PIN\", \"Room number\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n\n".repeat(100),
+        // The prose-led document without its components.
+        Some("prose") => passback_benches::typical(200_000)
+            .split("\n\n")
+            .filter(|p| !p.starts_with("```") || p.starts_with("```rust"))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        Some("load") => std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root"),
         Some("dense") => passback_benches::dense(200_000),
         // Only diagrams: the 5-node bench chart, 100 times over.
         Some("diagrams") => {

@@ -81,7 +81,12 @@ fn main() {
             out / 50
         );
     }
-    for (name, d) in [("typical20", &doc), ("prose-only", &prose)] {
+    let load = std::fs::read_to_string("benches/load/doc-2k.md").unwrap();
+    for (name, d) in [
+        ("typical20", &doc),
+        ("prose-only", &prose),
+        ("load-doc", &load),
+    ] {
         let c = time(|| {
             std::hint::black_box(passback_benches::comrak_only(d));
         });

@@ -38,9 +38,14 @@ fn scheme(url: &str) -> Option<String> {
 /// same-origin become links (http/https) or plain text. Returns whether raw HTML is present.
 pub fn police<'a>(root: &'a AstNode<'a>) -> bool {
     let mut raw_html = false;
+    let mut comments = Vec::new();
     for node in root.descendants() {
         let mut data = node.data_mut();
         match &mut data.value {
+            // A lone HTML comment never shows: drop it here, as ammonia would, rather than send
+            // the whole prose through the sanitizer for it.
+            NodeValue::HtmlBlock(b) if is_only_a_comment(&b.literal) => comments.push(node),
+            NodeValue::HtmlInline(h) if is_only_a_comment(h) => comments.push(node),
             NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => raw_html = true,
             NodeValue::Link(link) if !is_safe_link(&link.url) => link.url.clear(),
             NodeValue::Image(link) if !is_safe_image(&link.url) => {
@@ -53,7 +58,27 @@ pub fn police<'a>(root: &'a AstNode<'a>) -> bool {
             _ => {}
         }
     }
+    for node in comments {
+        node.detach();
+    }
     raw_html
+}
+
+/// Whether raw HTML is exactly one well-formed comment (`<!-- … -->`) and whitespace. Anything
+/// else, including the odd forms browsers end early (`<!-->`, `--!>`), goes to ammonia.
+fn is_only_a_comment(html: &str) -> bool {
+    let Some(inner) = html
+        .trim()
+        .strip_prefix("<!--")
+        .and_then(|h| h.strip_suffix("-->"))
+    else {
+        return false;
+    };
+    !inner.starts_with('>')
+        && !inner.starts_with("->")
+        && !inner.contains("-->")
+        && !inner.contains("--!>")
+        && !inner.contains("<!--")
 }
 
 /// Deepest nesting ammonia is given: its HTML tree builder is quadratic in depth (50 KB of `>`
@@ -137,6 +162,38 @@ pub fn clean(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_comments_skip_the_sanitizer() {
+        for comment in ["<!-- note -->", "  <!--x-->\n", "<!-- a - b -- c -->"] {
+            assert!(is_only_a_comment(comment), "{comment}");
+        }
+        for not_only in [
+            "<!-- a --><script>x</script>",
+            "<!--><script>x</script>-->",
+            "<!---><b>x</b>-->",
+            "<!-- a --!><img src=x onerror=alert(1)>-->",
+            "<!-- a --> <!-- b -->",
+            "<b>x</b>",
+            "<!-- unterminated",
+        ] {
+            assert!(!is_only_a_comment(not_only), "{not_only}");
+        }
+        // A comment vanishes; the prose around it stays, and nothing else changes.
+        let with = crate::render(
+            "Before.\n\n<!-- hidden -->\n\nAfter <!-- inline --> text.\n",
+            &crate::Options::default(),
+        )
+        .html;
+        assert!(
+            !with.contains("hidden") && !with.contains("inline"),
+            "{with}"
+        );
+        assert!(
+            with.contains("<p>Before.</p>") && with.contains("After  text."),
+            "{with}"
+        );
+    }
 
     #[test]
     fn link_policy() {

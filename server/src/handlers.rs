@@ -375,6 +375,9 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let options = options.with_diagram_base_url(state.config.public_url.clone());
     let rendered = match state.engine.lookup(&src, &options) {
         Ok(hit) => hit,
+        // A small document without diagrams renders in well under a millisecond: handing it to
+        // the blocking pool would cost more in thread switches than the render itself.
+        Err(hash) if renders_quickly(&src) => state.engine.render_miss(&src, &options, hash),
         Err(hash) => {
             let engine_state = state.clone();
             let job = move || engine_state.engine.render_miss(&src, &options, hash);
@@ -391,6 +394,13 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     publish_diagrams(&state, &rendered);
     rendered_response(&rendered, false)
+}
+
+/// Documents this small, with no diagram to lay out, render on the async worker.
+const INLINE_RENDER_BYTES: usize = 4 * 1024;
+
+fn renders_quickly(src: &str) -> bool {
+    src.len() <= INLINE_RENDER_BYTES && !src.contains("mermaid") && !src.contains("\"source\"")
 }
 
 /// Keeps the diagrams an email preview links to, so `/v1/diagrams/{key}` can serve them.

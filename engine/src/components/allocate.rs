@@ -3,9 +3,9 @@
 use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
-use crate::html::{RenderCx, concat};
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{RenderCx, concat};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 9] = [

@@ -2,9 +2,9 @@
 
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
-use crate::html::{RenderCx, concat};
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{RenderCx, concat};
 use maud::{Markup, html};
 use std::collections::HashSet;
 

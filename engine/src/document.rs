@@ -577,7 +577,7 @@ pub struct LineIndex<'s> {
 impl<'s> LineIndex<'s> {
     pub fn new(src: &'s str) -> Self {
         let mut starts = vec![0];
-        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', src.as_bytes()).map(|i| i + 1));
         LineIndex { src, starts }
     }
 

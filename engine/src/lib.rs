@@ -565,6 +565,9 @@ fn too_deep_to_sanitize<'a>(
 fn marker_char(src: &str) -> char {
     const FIRST: u32 = 0xE000;
     const LAST: u32 = 0xF8FF;
+    if src.is_ascii() {
+        return '\u{E000}';
+    }
     let mut used = vec![false; (LAST - FIRST + 1) as usize];
     for c in src.chars() {
         if let Some(slot) = (c as u32)

@@ -1,5 +1,5 @@
 //! Renders a ~200 KB document in a loop, for profilers (`perf record`, `valgrind --tool=callgrind`).
-//! `profile [runs] [typical|dense]`.
+//! `profile [runs] [typical|dense|prose|load|single|diagrams]`.
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);

@@ -8,6 +8,9 @@ use std::collections::HashSet;
 /// How deep arrays and objects may nest before the parser refuses the input.
 pub const MAX_DEPTH: usize = 96;
 
+/// Objects with more members than this track their keys in a set.
+const WIDE_OBJECT: usize = 16;
+
 /// A parsed JSON value and the byte offset where it starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Json {
@@ -251,8 +254,10 @@ impl Parser<'_> {
         self.enter(depth)?;
         self.pos += 1;
         let mut members: Vec<Member> = Vec::new();
-        // The keys seen so far: a scan of `members` per key would be quadratic in wide objects.
-        let mut seen: HashSet<String> = HashSet::new();
+        // Duplicate keys: a scan of `members` for small objects (component objects have a handful
+        // of keys, and hashing costs more), a set once an object is wide enough that scanning
+        // would turn quadratic.
+        let mut seen: Option<HashSet<String>> = None;
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
@@ -272,7 +277,20 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value(depth + 1)?;
-            if !seen.insert(key.clone()) {
+            let duplicate = match &mut seen {
+                Some(set) => !set.insert(key.clone()),
+                None => {
+                    let duplicate = members.iter().any(|m| m.key == key);
+                    if members.len() >= WIDE_OBJECT {
+                        let mut set: HashSet<String> =
+                            members.iter().map(|m| m.key.clone()).collect();
+                        set.insert(key.clone());
+                        seen = Some(set);
+                    }
+                    duplicate
+                }
+            };
+            if duplicate {
                 self.duplicate_keys.push((key_start, key.clone()));
             }
             members.push(Member {
@@ -502,6 +520,14 @@ mod tests {
         let p = parse(r#"{"a": 1, "b": {"c": 1, "c": 2}, "a": 3, "a": 4}"#).unwrap();
         let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| k.as_str()).collect();
         assert_eq!(keys, ["c", "a", "a"]);
+        // Past the width where keys move into a set, before and after the switch.
+        let mut wide: Vec<String> = (0..30).map(|i| format!("\"k{i}\": {i}")).collect();
+        wide.insert(10, "\"k3\": 0".into());
+        wide.push("\"k3\": 0".into());
+        wide.push("\"k29\": 0".into());
+        let p = parse(&format!("{{{}}}", wide.join(", "))).unwrap();
+        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| k.as_str()).collect();
+        assert_eq!(keys, ["k3", "k3", "k29"]);
     }
 
     #[test]

@@ -245,10 +245,17 @@ impl Rendered {
             .iter()
             .map(|d| d.message.len() + d.hint.len() + d.path.len() + 96)
             .sum();
-        self.wrapped.as_ref().map_or(0, String::len)
-            + self.html.len()
-            + self.hash.len()
+        let diagrams: usize = self
+            .diagrams
+            .iter()
+            .map(|(key, svg)| key.capacity() + svg.capacity() + 48)
+            .sum();
+        // Capacities, not lengths: the cache's byte bound is about memory.
+        self.wrapped.as_ref().map_or(0, String::capacity)
+            + self.html.capacity()
+            + self.hash.capacity()
             + diags
+            + diagrams
             + self.blocks.len() * 64
             + 256
     }

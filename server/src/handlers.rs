@@ -410,9 +410,7 @@ fn publish_diagrams(state: &AppState, rendered: &passback_engine::Rendered) {
     }
     let mut diagrams = state.diagrams.lock().unwrap_or_else(|e| e.into_inner());
     for (key, svg) in &rendered.diagrams {
-        if diagrams.get(key).is_none() {
-            diagrams.put(key.clone(), Arc::new(svg.clone()));
-        }
+        diagrams.put(key, svg);
     }
 }
 
@@ -423,8 +421,7 @@ async fn diagram(state: Arc<AppState>, name: &str) -> Resp {
         .diagrams
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .get(key)
-        .cloned();
+        .get(key);
     let Some(svg) = svg.filter(|_| matches!(ext, "svg" | "png")) else {
         return problem(
             StatusCode::NOT_FOUND,

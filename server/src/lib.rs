@@ -4,6 +4,7 @@
 //! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.
 #![forbid(unsafe_code)]
 
+pub mod diagrams;
 pub mod handlers;
 mod metrics;
 mod pages;
@@ -111,7 +112,7 @@ pub struct AppState {
     pub engine: Engine,
     pub metrics: Metrics,
     /// Diagram SVGs linked from email previews, by key, for `/v1/diagrams/{key}.svg|png`.
-    pub diagrams: std::sync::Mutex<lru::LruCache<String, Arc<String>>>,
+    pub diagrams: std::sync::Mutex<diagrams::DiagramStore>,
 }
 
 /// Serves `listener` until `shutdown` resolves; then finishes in-flight requests (up to the
@@ -120,8 +121,10 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
     let state = Arc::new(AppState {
         engine: Engine::new(config.cache),
         metrics: Metrics::default(),
-        diagrams: std::sync::Mutex::new(lru::LruCache::new(
-            std::num::NonZeroUsize::new(1024).unwrap_or(std::num::NonZeroUsize::MIN),
+        // A quarter of the render cache's byte bound (at least 1 MiB) for published diagrams.
+        diagrams: std::sync::Mutex::new(diagrams::DiagramStore::new(
+            1024,
+            (config.cache.max_bytes / 4).max(1 << 20),
         )),
         config,
     });

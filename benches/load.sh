@@ -37,7 +37,10 @@ run() { # name, then wrk arguments
 echo "passback load test: $(nproc) cores, ${DURATION}s per scenario, $CONNECTIONS connections, document $(wc -c <"$DOC") bytes"
 run healthz "$URL/healthz"
 run render-cached -s benches/load/post.lua "$URL/v1/render"
+hits() { curl -sf "$URL/metrics" | awk '/^passback_cache_hits_total / {print $2}'; }
+before="$(hits)"
 run render-uncached -s benches/load/post-unique.lua "$URL/v1/render"
+echo "cache hits during the uncached run: $(( $(hits) - before ))"
 awk -v h="$(cat "$OUT.healthz")" -v c="$(cat "$OUT.render-cached")" -v u="$(cat "$OUT.render-uncached")" \
   'BEGIN { printf "cached/healthz %.0f%%   uncached/healthz %.0f%%\n", 100*c/h, 100*u/h }'
 rm -f "$OUT".*

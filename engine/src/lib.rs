@@ -593,7 +593,6 @@ fn marker_char(src: &str) -> char {
         .unwrap_or('\u{FFFF}')
 }
 
-/// Replaces each `{mark}pb{i}{mark}` placeholder with block `i`'s HTML.
 /// The prose with each placeholder replaced by its block's markup, written straight into the
 /// document root's buffer (the body is the bulk of the output: it is copied once).
 struct Spliced<'a> {
@@ -611,6 +610,8 @@ impl maud::Render for Spliced<'_> {
     }
 }
 
+/// Appends `prose` to `out` with each `{mark}pb{i}{mark}` placeholder replaced by block `i`'s
+/// HTML.
 fn splice_into(prose: &str, mark: char, blocks: &[String], out: &mut String) {
     let mut rest = prose;
     while let Some(start) = rest.find(mark) {

@@ -377,23 +377,33 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(hit) => hit,
         // A small document without diagrams renders in well under a millisecond: handing it to
         // the blocking pool would cost more in thread switches than the render itself.
-        Err(hash) if renders_quickly(&src) => state.engine.render_miss(&src, &options, hash),
+        // The same guard as the blocking pool's: a panic becomes a 500, never a dropped
+        // connection.
+        Err(hash) if renders_quickly(&src) => {
+            let job = || state.engine.render_miss(&src, &options, hash);
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+                Ok(r) => r,
+                Err(_) => return render_failed(),
+            }
+        }
         Err(hash) => {
             let engine_state = state.clone();
             let job = move || engine_state.engine.render_miss(&src, &options, hash);
             match tokio::task::spawn_blocking(job).await {
                 Ok(r) => r,
-                Err(_) => {
-                    return problem(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        "The render failed on an internal error; please report it.",
-                    );
-                }
+                Err(_) => return render_failed(),
             }
         }
     };
     publish_diagrams(&state, &rendered);
     rendered_response(&rendered, false)
+}
+
+fn render_failed() -> Resp {
+    problem(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "The render failed on an internal error; please report it.",
+    )
 }
 
 /// Documents this small, with no diagram to lay out, render on the async worker.
@@ -719,10 +729,7 @@ async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     .await;
     match page {
         Ok((page, youtube)) => html(StatusCode::OK, page, youtube),
-        Err(_) => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The render failed on an internal error; please report it.",
-        ),
+        Err(_) => render_failed(),
     }
 }
 
@@ -747,5 +754,19 @@ mod tests {
                 .unwrap_err()
                 .contains("not markdown or a component tag")
         );
+    }
+
+    #[test]
+    fn only_small_documents_without_diagrams_render_on_the_worker() {
+        let choice = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\"] }\n```\n";
+        assert!(renders_quickly(choice));
+        assert!(!renders_quickly(&choice.repeat(64)));
+        assert!(!renders_quickly(
+            "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD; A-->B\" }\n```\n"
+        ));
+        // The bare-paste shortcut: a diagram with no fence.
+        assert!(!renders_quickly(
+            "{ \"version\": \"1\", \"source\": \"graph TD; A-->B\" }"
+        ));
     }
 }

@@ -10,15 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
-command -v wrk >/dev/null || { echo "load.sh: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
-cargo build --release -q -p passback-server
-BIN="${CARGO_TARGET_DIR:-target}/release/passback"
-OUT="$(mktemp)"
-"$BIN" serve --listen 127.0.0.1:0 >"$OUT" 2>/dev/null &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true; rm -f "$OUT"' EXIT
-for _ in $(seq 50); do grep -q listening "$OUT" && break; sleep 0.1; done
-URL="$(sed -n 's/.*listening on //p' "$OUT")"
+source benches/server.sh
+start_server load.sh
 export DOC="benches/load/doc-2k.md"
 curl -sf -o /dev/null -H 'content-type: text/markdown' --data-binary @"$DOC" "$URL/v1/render"
 

@@ -13,15 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-60}"
 CACHE_BYTES="${2:-8388608}"
-command -v wrk >/dev/null || { echo "soak.sh: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
-cargo build --release -q -p passback-server
-BIN="${CARGO_TARGET_DIR:-target}/release/passback"
-OUT="$(mktemp)"
-"$BIN" serve --listen 127.0.0.1:0 --cache-bytes "$CACHE_BYTES" >"$OUT" 2>/dev/null &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true; rm -f "$OUT" "$OUT".*' EXIT
-for _ in $(seq 50); do grep -q listening "$OUT" && break; sleep 0.1; done
-URL="$(sed -n 's/.*listening on //p' "$OUT")"
+source benches/server.sh
+start_server soak.sh --cache-bytes "$CACHE_BYTES"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$PID/status"; }
 cache_kib() { curl -sf "$URL/metrics" | awk '/^passback_cache_bytes / {printf "%d", $2 / 1024}'; }
 

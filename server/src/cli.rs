@@ -324,8 +324,12 @@ fn serve(args: &[String]) -> Result<i32, String> {
         .with_writer(std::io::stderr)
         .with_target(false)
         .init();
+    // Renders are CPU-bound: more blocking threads than cores only queue inside the kernel
+    // instead of in tokio, and every extra thread can bring the allocator another arena.
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(cores * 2)
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {

@@ -349,12 +349,9 @@ pub fn content_hash(src: &str, options: &Options) -> String {
 pub fn validate(src: &str) -> Validation {
     let arena = Arena::new();
     let mut parsed = document::parse(&arena, src);
-    let raw_html = parsed.root.descendants().any(|n| {
-        matches!(
-            n.data().value,
-            NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_)
-        )
-    });
+    // The same judgement of raw HTML as a render makes (lone comments do not count), so both
+    // report the same diagnostics.
+    let raw_html = sanitize::police(parsed.root);
     parsed
         .diagnostics
         .extend(too_deep_to_sanitize(parsed.root, src, raw_html));

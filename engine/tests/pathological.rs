@@ -23,6 +23,33 @@ fn deep_block_quotes_with_raw_html_skip_the_quadratic_sanitizer() {
 }
 
 #[test]
+fn deep_nesting_with_only_a_comment_needs_no_warning_from_render_or_validate() {
+    let doc = format!("{} text <!-- a note -->\n", ">".repeat(500));
+    let out = render(&doc, &Options::default());
+    assert!(
+        !codes(&out).contains(&"raw_html_escaped"),
+        "{:?}",
+        codes(&out)
+    );
+    assert!(!out.html.contains("a note"));
+    let v = validate(&doc);
+    assert_eq!(
+        v.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(),
+        codes(&out),
+        "validate and render judge raw HTML alike"
+    );
+    // Real markup at that depth is still escaped, by both.
+    let doc = format!("{} text <b>bold</b>\n", ">".repeat(500));
+    assert!(codes(&render(&doc, &Options::default())).contains(&"raw_html_escaped"));
+    assert!(
+        validate(&doc)
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "raw_html_escaped")
+    );
+}
+
+#[test]
 fn deep_lists_brackets_and_emphasis_runs() {
     let cases = [
         format!("{}x <i>y</i>\n", "- ".repeat(20_000)),

@@ -348,19 +348,31 @@ pub fn content_hash(src: &str, options: &Options) -> String {
 /// Validates a document without producing HTML.
 pub fn validate(src: &str) -> Validation {
     let arena = Arena::new();
-    let mut parsed = document::parse(&arena, src);
-    // The same judgement of raw HTML as a render makes (lone comments do not count), so both
-    // report the same diagnostics.
-    let raw_html = sanitize::police(parsed.root);
-    parsed
-        .diagnostics
-        .extend(too_deep_to_sanitize(parsed.root, src, raw_html));
+    let (parsed, _) = parse_and_police(&arena, src);
     let ok = !parsed.diagnostics.iter().any(Diagnostic::is_error);
     Validation {
         ok,
         outcome: if ok { "valid" } else { "violating" },
         blocks: parsed.blocks.into_iter().map(|b| b.info).collect(),
         diagnostics: parsed.diagnostics,
+    }
+}
+
+/// Parses `src` and applies the URL and raw-HTML policy, as both validation and rendering see
+/// the document (so both report the same diagnostics). Returns whether the prose holds raw HTML
+/// that ammonia must sanitize: nesting too deep for it gets its HTML escaped instead, with a
+/// warning.
+fn parse_and_police<'a>(arena: &'a Arena<'a>, src: &str) -> (document::Parsed<'a>, bool) {
+    let mut parsed = document::parse(arena, src);
+    let raw_html = sanitize::police(parsed.root);
+    match too_deep_to_sanitize(parsed.root, src, raw_html) {
+        Some(warning) => {
+            // Sanitizing this much nesting would take quadratic time: show the HTML as text.
+            sanitize::escape_raw_html(parsed.root);
+            parsed.diagnostics.push(warning);
+            (parsed, false)
+        }
+        None => (parsed, raw_html),
     }
 }
 
@@ -386,19 +398,11 @@ fn render_inner(
     answers: Option<&answers::Responses>,
 ) -> Rendered {
     let arena = Arena::new();
-    let mut parsed = document::parse(&arena, src);
-    let mut raw_html = sanitize::police(parsed.root);
-    let mut diagnostics = std::mem::take(&mut parsed.diagnostics);
-    if let Some(warning) = too_deep_to_sanitize(parsed.root, src, raw_html) {
-        // Sanitizing this much nesting would take quadratic time: show the HTML as text instead.
-        sanitize::escape_raw_html(parsed.root);
-        raw_html = false;
-        diagnostics.push(warning);
-    }
+    let (mut parsed, raw_html) = parse_and_police(&arena, src);
+    let diagnostics = std::mem::take(&mut parsed.diagnostics);
 
     // Language and direction come from everything the reader sees.
     let lang = parsed.lang();
-    let title = page_title(&parsed);
 
     // Footnote ids (`fn-NAME`, `fnref-NAME`) would collide when several documents share a page:
     // prefix the names with this document's hash.
@@ -435,7 +439,11 @@ fn render_inner(
         prose = email::style_prose(&prose, lang.dir() == "rtl");
     }
 
-    let id_base = format!("pb-{}", &hash[..8]);
+    let id_base = format!("pb-{}-", &hash[..8]);
+    let diagram_base = options
+        .diagram_base_url
+        .as_deref()
+        .filter(|_| options.surface.is_email());
     let mut needs_youtube_frame = false;
     let published = std::cell::RefCell::new(Vec::new());
     let rendered_blocks: Vec<String> = parsed
@@ -444,15 +452,12 @@ fn render_inner(
         .map(|b| {
             let cx = html::RenderCx {
                 block: &b.info.id,
-                id_prefix: format!("{id_base}-{}", b.info.id),
+                id_prefix: html::concat(&[&id_base, &b.info.id]),
                 surface: options.surface,
                 kind: b.info.kind,
                 t: lang.strings(),
                 answer: answers.and_then(|a| a.blocks.get(&b.info.id)),
-                diagram_base: options
-                    .diagram_base_url
-                    .as_deref()
-                    .filter(|_| options.surface.is_email()),
+                diagram_base,
                 diagrams: &published,
             };
             match &b.component {
@@ -481,39 +486,34 @@ fn render_inner(
         action: options.answers_action.as_deref(),
         source: src,
     });
-    let mut fragment = html::document_root(body, lang, &hash, options.surface, form).into_string();
-    if options.surface.is_email()
-        && let Some(url) = options
-            .respond_url
-            .as_deref()
-            .filter(|u| sanitize::is_safe_link(u))
-    {
-        let respond = html! {
-            p style="margin:16px 0;" {
-                a href=(url) style="display:inline-block;background:#0969da;color:#ffffff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600;" {
-                    (lang.strings().respond)
-                }
-            }
-        };
-        let end = fragment.len() - "</div>".len();
-        fragment.insert_str(end, &respond.into_string());
-    }
+    let respond_url = options
+        .respond_url
+        .as_deref()
+        .filter(|u| sanitize::is_safe_link(u));
+    // The "Respond" link belongs to the email preview only.
+    let email_respond = respond_url.filter(|_| options.surface.is_email());
+    let fragment =
+        html::document_root(body, lang, &hash, options.surface, form, email_respond).into_string();
 
     let blocks: Vec<BlockInfo> = parsed.blocks.iter().map(|b| b.info.clone()).collect();
 
     let wrapped = match options.format {
         Format::Fragment => None,
-        Format::Page if options.surface.is_email() => Some(email_page(&fragment, &title, lang)),
-        Format::Page => Some(html::page(&fragment, &title, lang, &options.asset_base)),
+        Format::Page if options.surface.is_email() => {
+            Some(email_page(&fragment, &page_title(&parsed), lang))
+        }
+        Format::Page => Some(html::page(
+            &fragment,
+            &page_title(&parsed),
+            lang,
+            &options.asset_base,
+        )),
         Format::Text => Some(text::render(
             parsed.root,
             &parsed.blocks,
             &parsed.nodes,
             lang,
-            options
-                .respond_url
-                .as_deref()
-                .filter(|u| sanitize::is_safe_link(u)),
+            respond_url,
         )),
         Format::Json => Some(
             serde_json::json!({

@@ -195,13 +195,15 @@ pub mod email {
     pub const LINK: &str = "color:#0550ae;";
 }
 
-/// The document root: direction, language and hash hooks around the body.
+/// The document root: direction, language and hash hooks around the body, and after it the
+/// email preview's "Respond" link when there is one.
 pub fn document_root(
     body: impl Render,
     lang: i18n::Lang,
     hash: &str,
     surface: Surface,
     form: Option<FormChrome>,
+    respond_url: Option<&str>,
 ) -> Markup {
     let style = surface.is_email().then_some(email::DOC);
     html! {
@@ -229,6 +231,13 @@ pub fn document_root(
                 }
             } @else {
                 (body)
+            }
+            @if let Some(url) = respond_url {
+                p style="margin:16px 0;" {
+                    a href=(url) style="display:inline-block;background:#0969da;color:#ffffff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600;" {
+                        (lang.strings().respond)
+                    }
+                }
             }
         }
     }

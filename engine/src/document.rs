@@ -105,7 +105,8 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     let mut blocks = Vec::new();
     let mut nodes = Vec::new();
     for node in root.descendants() {
-        let (line, column, info, literal) = {
+        // Only a component's text is copied out of the tree; other fences are only looked at.
+        let (line, kind, literal) = {
             let data = node.data();
             let NodeValue::CodeBlock(cb) = &data.value else {
                 continue;
@@ -113,18 +114,13 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             if !cb.fenced {
                 continue;
             }
-            (
-                data.sourcepos.start.line,
-                data.sourcepos.start.column,
-                cb.info.trim().to_string(),
-                cb.literal.clone(),
-            )
-        };
-        let Some(kind) = Kind::from_tag(&info) else {
-            if let Some(d) = unknown_tag(&info, line, column) {
-                diagnostics.push(d);
-            }
-            continue;
+            let (line, column) = (data.sourcepos.start.line, data.sourcepos.start.column);
+            let info = cb.info.trim();
+            let Some(kind) = Kind::from_tag(info) else {
+                diagnostics.extend(unknown_tag(info, line, column));
+                continue;
+            };
+            (line, kind, cb.literal.clone())
         };
         let id = format!("b{}", blocks.len() + 1);
         let map = PosMap::for_fence(&lines, &literal, line);
@@ -365,20 +361,20 @@ fn strip_container_prefix(line: &str) -> &str {
 fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
     let lower = info.to_lowercase();
     let first = lower.split_whitespace().next().unwrap_or("");
-    let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
-    let suggestion: Option<(&str, String)> = if Kind::from_tag(first).is_some() {
+    let suggestion: Option<(&str, String)> = if let Some(kind) = Kind::from_tag(first) {
         if first == info.split_whitespace().next().unwrap_or("") {
             Some((
-                first_tag(first),
+                kind.tag(),
                 format!("put nothing after the tag: the opening fence is exactly ```{first}"),
             ))
         } else {
             Some((
-                first_tag(first),
+                kind.tag(),
                 format!("write the tag in lowercase: ```{first}"),
             ))
         }
     } else {
+        let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
         let invented = match first.trim_start_matches('{').trim_end_matches('}') {
             "multiple-choice" | "multiple_choice" | "multiplechoice" | "multichoice"
             | "checkbox" | "checkboxes" | "multi_choice" | "multi-select" | "multiselect" => {
@@ -412,10 +408,6 @@ fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
         message: format!("```{info} is not a component tag, so this fence renders as plain code"),
         hint: format!("{hint} (did you mean {tag}?)"),
     })
-}
-
-fn first_tag(t: &str) -> &'static str {
-    Kind::from_tag(t).map_or("", Kind::tag)
 }
 
 /// The bare-paste shortcut: a document that is only one JSON object, raw or in a ```json fence.
@@ -608,20 +600,20 @@ impl<'s> LineIndex<'s> {
 }
 
 /// Maps byte offsets in a block's text to positions in the original document.
-pub struct PosMap {
+pub struct PosMap<'t> {
     /// Per line of the block's text: (byte start in the text, original line, prefix chars).
     lines: Vec<(usize, usize, usize)>,
-    text: String,
+    text: &'t str,
     /// The last position located: (line index, byte offset, chars from the line's start).
     /// Diagnostics arrive roughly in text order, so counting from there keeps many
     /// diagnostics on one long line linear instead of quadratic.
     cursor: Cell<(usize, usize, usize)>,
 }
 
-impl PosMap {
+impl<'t> PosMap<'t> {
     /// For a fence's literal: its lines are the original lines after the fence line, minus the
     /// container prefix (indentation, `>`, list indentation) comrak stripped.
-    pub fn for_fence(index: &LineIndex, literal: &str, fence_line: usize) -> PosMap {
+    pub fn for_fence(index: &LineIndex, literal: &'t str, fence_line: usize) -> PosMap<'t> {
         let mut lines = Vec::new();
         let mut offset = 0;
         for (i, l) in literal.split_inclusive('\n').enumerate() {
@@ -640,14 +632,14 @@ impl PosMap {
         }
         PosMap {
             lines,
-            text: literal.to_string(),
+            text: literal,
             cursor: Cell::new((0, 0, 0)),
         }
     }
 
     /// For text that is a verbatim slice of the document starting at byte `start`.
-    pub fn offset(index: &LineIndex, start: usize) -> PosMap {
-        let text = index.src[start..].to_string();
+    pub fn offset(index: &LineIndex<'t>, start: usize) -> PosMap<'t> {
+        let text = &index.src[start..];
         let mut lines = Vec::new();
         let mut offset = 0;
         for l in text.split_inclusive('\n') {

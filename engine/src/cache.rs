@@ -48,7 +48,8 @@ pub struct Cache {
 }
 
 struct Inner {
-    map: LruCache<String, Arc<Rendered>>,
+    /// Each rendering with its weight, worked out once when it is stored.
+    map: LruCache<String, (Arc<Rendered>, usize)>,
     stats: CacheStats,
 }
 
@@ -72,7 +73,7 @@ impl Cache {
     /// Looks up by hash, counting only a hit (the caller counts the miss when it renders).
     pub fn hit(&self, hash: &str) -> Option<Arc<Rendered>> {
         let mut inner = self.lock();
-        let found = inner.map.get(hash).cloned();
+        let found = inner.map.get(hash).map(|(r, _)| r.clone());
         if found.is_some() {
             inner.stats.hits += 1;
         }
@@ -85,7 +86,7 @@ impl Cache {
 
     /// Looks up without touching the counters or the recency order.
     pub fn peek(&self, hash: &str) -> Option<Arc<Rendered>> {
-        self.lock().map.peek(hash).cloned()
+        self.lock().map.peek(hash).map(|(r, _)| r.clone())
     }
 
     /// Stores a rendering, evicting the least recently used ones past the bounds. A rendering
@@ -96,21 +97,20 @@ impl Cache {
             return;
         }
         let mut inner = self.lock();
-        if let Some(old) = inner.map.put(rendered.hash.clone(), rendered) {
-            inner.stats.bytes -= old.weight();
+        if let Some((_, old)) = inner.map.put(rendered.hash.clone(), (rendered, size)) {
+            inner.stats.bytes -= old;
         }
         inner.stats.bytes += size;
         while inner.map.len() > self.config.max_entries || inner.stats.bytes > self.config.max_bytes
         {
             match inner.map.pop_lru() {
-                Some((_, old)) => {
-                    inner.stats.bytes -= old.weight();
+                Some((_, (_, old))) => {
+                    inner.stats.bytes -= old;
                     inner.stats.evictions += 1;
                 }
                 None => break,
             }
         }
-        inner.stats.entries = inner.map.len();
     }
 
     pub fn stats(&self) -> CacheStats {

@@ -105,28 +105,6 @@ impl Json {
             _ => None,
         }
     }
-
-    /// Converts to a `serde_json::Value` (for the JSON Schema checks and typed-block input).
-    pub fn to_serde(&self) -> serde_json::Value {
-        match &self.value {
-            Value::Null => serde_json::Value::Null,
-            Value::Bool(b) => serde_json::Value::Bool(*b),
-            Value::Number(n) => serde_json::Number::from_f64(*n)
-                .map(serde_json::Value::Number)
-                .unwrap_or(serde_json::Value::Null),
-            Value::String(s) => serde_json::Value::String(s.clone()),
-            Value::Array(items) => {
-                serde_json::Value::Array(items.iter().map(Json::to_serde).collect())
-            }
-            Value::Object(members) => {
-                let mut map = serde_json::Map::new();
-                for m in members {
-                    map.insert(m.key.clone(), m.value.to_serde());
-                }
-                serde_json::Value::Object(map)
-            }
-        }
-    }
 }
 
 /// Parses `text` as one JSON value surrounded by optional whitespace.

@@ -21,15 +21,13 @@ pub fn render<'a>(
         nodes,
         t: lang.strings(),
     };
-    let mut parts: Vec<String> = root
-        .children()
-        .map(|n| cx.block(n))
-        .filter(|s| !s.trim().is_empty())
-        .collect();
+    let mut out = cx.children(root);
     if let Some(url) = respond_url {
-        parts.push(format!("{}: {url}", cx.t.respond));
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!("{}: {url}", cx.t.respond));
     }
-    let mut out = parts.join("\n\n");
     out.push('\n');
     out
 }
@@ -42,6 +40,10 @@ struct Cx<'c, 'a> {
 
 impl<'a> Cx<'_, 'a> {
     fn component_of(&self, node: &'a AstNode<'a>) -> Option<&Block> {
+        // Components are placeholders (`Raw`) by now: only those are looked up.
+        if !matches!(node.data().value, NodeValue::Raw(_)) {
+            return None;
+        }
         let i = self.nodes.iter().position(|n| std::ptr::eq(*n, node))?;
         self.blocks.get(i)
     }
@@ -58,8 +60,8 @@ impl<'a> Cx<'_, 'a> {
         if let Some(b) = self.component_of(node) {
             return self.component(b);
         }
-        let value = node.data().value.clone();
-        match value {
+        let data = node.data();
+        match &data.value {
             NodeValue::Heading(h) => {
                 let text = inline(node);
                 match h.level {
@@ -247,9 +249,9 @@ impl<'a> Cx<'_, 'a> {
 fn inline<'a>(node: &'a AstNode<'a>) -> String {
     let mut out = String::new();
     for child in node.children() {
-        let value = child.data().value.clone();
-        match value {
-            NodeValue::Text(t) => out.push_str(&t),
+        let data = child.data();
+        match &data.value {
+            NodeValue::Text(t) => out.push_str(t),
             NodeValue::Code(c) => {
                 out.push('`');
                 out.push_str(&c.literal);

@@ -154,10 +154,11 @@ pub fn format_number(n: f64) -> String {
 
 pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let t = cx.t;
-    let shown = round_to_total(&a.weights, a.total);
     let title_id = a.title.as_ref().map(|_| cx.id("title"));
-    let total = format!("{}{}", format_number(a.total), a.unit);
+    let total_number = format_number(a.total);
+    let total = format!("{total_number}{}", a.unit);
     if cx.surface.is_email() {
+        let shown = round_to_total(&a.weights, a.total);
         return cx.root(
             title_id.as_deref(),
             html! {
@@ -185,15 +186,15 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
             },
         );
     }
+    let unanswered = SplitAnswer::default();
     let split = match cx.answer {
-        Some(BlockAnswer::Split(s)) => s.clone(),
-        _ => SplitAnswer::default(),
+        Some(BlockAnswer::Split(s)) => s,
+        _ => &unanswered,
     };
-    let (entries, _) = answers::resolve_split(a, &split);
+    let (entries, _) = answers::resolve_split(a, split);
     let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
     let shown = round_to_total(&weights, a.total);
     let (item_name, op_name) = (cx.name("item"), cx.name("op"));
-    let total_number = format_number(a.total);
     let body = html! {
         @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (title) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (i) } }

@@ -149,11 +149,12 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
             },
         );
     }
+    let unanswered = RankAnswer::default();
     let rank = match cx.answer {
-        Some(BlockAnswer::Rank(a)) => a.clone(),
-        _ => RankAnswer::default(),
+        Some(BlockAnswer::Rank(a)) => a,
+        _ => &unanswered,
     };
-    let order = answers::rank_order(p, &rank);
+    let order = answers::rank_order(p, rank);
     let n = order.len();
     let (item_name, op_name) = (cx.name("item"), cx.name("op"));
     let body = html! {
@@ -212,15 +213,17 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
 pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup {
     html! {
         @if !removed.is_empty() {
+            @let (removed_name, op_name) = (cx.name("removed"), cx.name("op"));
+            @let restore = Strings::fill(cx.t.restore, "");
             div class="pb-removed" {
                 p { (cx.t.removed) }
                 ul {
                     @for &i in removed {
                         li {
-                            input type="hidden" name=(cx.name("removed")) value=(items[i].id);
+                            input type="hidden" name=(removed_name) value=(items[i].id);
                             span { (items[i].label) } " "
-                            button type="submit" name=(cx.name("op")) value={ "restore:" (items[i].id) }
-                                aria-label=(Strings::fill(cx.t.restore, &items[i].label)) { (Strings::fill(cx.t.restore, "").trim()) }
+                            button type="submit" name=(op_name) value={ "restore:" (items[i].id) }
+                                aria-label=(Strings::fill(cx.t.restore, &items[i].label)) { (restore.trim()) }
                         }
                     }
                 }
@@ -231,10 +234,11 @@ pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup 
 
 /// The "add an item of your own" row shared with allocate.
 pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
+    let add_id = cx.id("add");
     html! {
         div class="pb-add" {
-            label for=(cx.id("add")) { (label) }
-            input type="text" id=(cx.id("add")) name=(cx.name("add"));
+            label for=(add_id) { (label) }
+            input type="text" id=(add_id) name=(cx.name("add"));
             button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
         }
     }

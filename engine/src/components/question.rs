@@ -534,10 +534,11 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     let other_text = prior.and_then(|a| a.other.as_deref());
     match q.mode {
         Mode::Open => html! {
+            @let text_id = qid("text");
             div class="pb-question pb-open" data-pb-question=(index) {
-                label class="pb-question-text" for=(qid("text")) { (q.text) }
+                label class="pb-question-text" for=(text_id) { (q.text) }
                 @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
-                textarea id=(qid("text")) name=(name("text")) rows="3"
+                textarea id=(text_id) name=(name("text")) rows="3"
                     placeholder=[q.placeholder.as_deref()] aria-describedby=[&context_id] {
                     (prior.and_then(|a| a.text.as_deref()).unwrap_or(""))
                 }
@@ -545,12 +546,13 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
         },
         Mode::FreeText => {
             let field = q.open_field.as_ref();
+            let other_id = qid("other");
             html! {
                 fieldset class="pb-question pb-free-text" data-pb-question=(index) aria-describedby=[&context_id] {
                     legend class="pb-question-text" { (q.text) }
                     @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
-                    label class="pb-other-label" for=(qid("other")) { (q.other_label(t)) }
-                    input type="text" id=(qid("other")) name=(name("other")) value=[other_text]
+                    label class="pb-other-label" for=(other_id) { (q.other_label(t)) }
+                    input type="text" id=(other_id) name=(name("other")) value=[other_text]
                         placeholder=[field.and_then(|f| f.placeholder.as_deref())];
                 }
             }
@@ -566,6 +568,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                 (None, None) => None,
             };
             let other_label_id = qid("other-label");
+            let other_option_id = qid("o-other");
+            let pick = name("pick");
             html! {
                 fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
                     data-pb-question=(index) aria-describedby=[described] {
@@ -579,15 +583,15 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                             @let option_id = concat(&[&id_base, "o", &i_str]);
                             @let badge_id = rec.then(|| concat(&[&option_id, "-rec"]));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
-                                input type=(input_type) id=(option_id) name=(name("pick"))
+                                input type=(input_type) id=(option_id) name=(pick)
                                     value=(i) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
                                 label for=(option_id) { (option) }
                                 @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (t.recommended) } }
                             }
                         }
                         div class="pb-option pb-other" {
-                            input type=(input_type) id=(qid("o-other")) name=(name("pick")) value="other" checked[other_text.is_some()];
-                            label for=(qid("o-other")) id=(other_label_id) { (q.other_label(t)) }
+                            input type=(input_type) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
+                            label for=(other_option_id) id=(other_label_id) { (q.other_label(t)) }
                             input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text]
                                 aria-labelledby=(other_label_id)
                                 placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref())];

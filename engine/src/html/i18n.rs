@@ -34,14 +34,8 @@ impl Lang {
     }
 }
 
-/// Picks Hebrew or Arabic when letters of that script outnumber all other letters.
-pub fn detect(text: &str) -> Lang {
-    let mut letters = Letters::default();
-    letters.add(text);
-    letters.lang()
-}
-
-/// Letters counted by script, text by text, for [`detect`].
+/// Letters counted by script, text by text: Hebrew or Arabic is picked when letters of that
+/// script outnumber all other letters.
 #[derive(Debug, Default)]
 pub struct Letters {
     hebrew: usize,
@@ -93,7 +87,6 @@ impl Letters {
 #[derive(Debug)]
 pub struct Strings {
     pub other: &'static str,
-    pub other_text: &'static str,
     pub recommended: &'static str,
     pub select_all: &'static str,
     pub note: &'static str,
@@ -156,7 +149,6 @@ impl Strings {
 
 pub static EN: Strings = Strings {
     other: "Other:",
-    other_text: "Other answer",
     recommended: "Recommended",
     select_all: "Select all that apply",
     note: "Add a note (optional)",
@@ -216,7 +208,6 @@ pub static EN: Strings = Strings {
 
 pub static HE: Strings = Strings {
     other: "אחר:",
-    other_text: "תשובה אחרת",
     recommended: "מומלץ",
     select_all: "יש לבחור את כל מה שמתאים",
     note: "הוספת הערה (לא חובה)",
@@ -265,7 +256,6 @@ pub static HE: Strings = Strings {
 
 pub static AR: Strings = Strings {
     other: "أخر:",
-    other_text: "إجابة أخرى",
     recommended: "موصى به",
     select_all: "اختر كل ما ينطبق",
     note: "أضف ملاحظة (اختياري)",
@@ -320,6 +310,12 @@ pub static AR: Strings = Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn detect(text: &str) -> Lang {
+        let mut letters = Letters::default();
+        letters.add(text);
+        letters.lang()
+    }
 
     #[test]
     fn detects_by_majority_of_letters() {

@@ -25,7 +25,7 @@ use crate::document::Block;
 use crate::html::i18n::Lang;
 use crate::{Kind, Surface};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// A response that does not fit the document: which block, which field, and why.
@@ -921,14 +921,7 @@ pub fn export_rank(p: &Prioritize, a: &RankAnswer) -> String {
         })
         .collect();
     out.push_str(&lines.join("\n"));
-    if !a.removed.is_empty() {
-        let labels: Vec<&str> = a
-            .removed
-            .iter()
-            .map(|i| p.items[*i].label.as_str())
-            .collect();
-        out.push_str(&format!("\n\nRemoved by reader: {}", labels.join("; ")));
-    }
+    removed_line(&mut out, &p.items, &a.removed);
     footer(
         &mut out,
         a.note.as_deref(),
@@ -943,6 +936,19 @@ fn header(name: &str, tag: &str, from: Option<&str>, title: Option<&str>) -> Str
         (None, Some(title)) => format!("## {title} ({tag})\n\n"),
         (None, None) => format!("({tag})\n\n"),
     }
+}
+
+/// The "Removed by reader" line of a list export (prioritize and allocate), when any were.
+fn removed_line(
+    out: &mut String,
+    items: &[crate::components::prioritize::Item],
+    removed: &[usize],
+) {
+    if removed.is_empty() {
+        return;
+    }
+    let labels: Vec<&str> = removed.iter().map(|i| items[*i].label.as_str()).collect();
+    out.push_str(&format!("\n\nRemoved by reader: {}", labels.join("; ")));
 }
 
 fn footer(out: &mut String, note: Option<&str>, return_prompt: Option<&str>) {
@@ -1047,14 +1053,7 @@ pub fn export_split(a: &Allocate, ans: &SplitAnswer) -> (String, Option<String>)
         })
         .collect();
     out.push_str(&lines.join("\n"));
-    if !ans.removed.is_empty() {
-        let labels: Vec<&str> = ans
-            .removed
-            .iter()
-            .map(|i| a.items[*i].label.as_str())
-            .collect();
-        out.push_str(&format!("\n\nRemoved by reader: {}", labels.join("; ")));
-    }
+    removed_line(&mut out, &a.items, &ans.removed);
     out.push_str(&format!("\n\nTotal: {}{u}", format_number(a.total)));
     footer(
         &mut out,
@@ -1193,18 +1192,22 @@ pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
     let mut responses = Responses::default();
     let mut notices = Vec::new();
     let mut op = FormOp::Export;
+    // The posted values by field name, in posted order: looked up once per field, not by a
+    // scan of every pair.
+    let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (k, v) in pairs {
+        by_name.entry(k.as_str()).or_default().push(v.as_str());
+    }
     for block in &doc.blocks {
         let Some(component) = &block.component else {
             continue;
         };
         let id = block.info.id.as_str();
         let values = |suffix: &str| -> Vec<&str> {
-            let name = format!("{id}.{suffix}");
-            pairs
-                .iter()
-                .filter(|(k, _)| *k == name)
-                .map(|(_, v)| v.as_str())
-                .collect()
+            by_name
+                .get(format!("{id}.{suffix}").as_str())
+                .cloned()
+                .unwrap_or_default()
         };
         let one = |suffix: &str| values(suffix).into_iter().next();
         let block_op = one("op").filter(|o| !o.is_empty());

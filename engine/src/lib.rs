@@ -210,7 +210,8 @@ impl Options {
     }
 }
 
-/// A finished rendering.
+/// A finished rendering. Serialized, it is the JSON format's body: `html`, `hash`, `blocks` and
+/// `diagnostics`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rendered {
     /// The body when the format is not the fragment itself (a page, text, or the JSON object);
@@ -515,17 +516,10 @@ fn render_inner(
             lang,
             respond_url,
         )),
-        Format::Json => Some(
-            serde_json::json!({
-                "html": fragment,
-                "hash": hash,
-                "blocks": blocks,
-                "diagnostics": diagnostics,
-            })
-            .to_string(),
-        ),
+        // The JSON body is the rendering itself (see `Rendered`'s serde attributes).
+        Format::Json => None,
     };
-    Rendered {
+    let mut rendered = Rendered {
         wrapped,
         html: fragment,
         hash,
@@ -535,7 +529,12 @@ fn render_inner(
         needs_youtube_frame,
         surface: options.surface,
         diagrams: published.into_inner(),
+    };
+    if options.format == Format::Json {
+        // Strings, numbers and lists only: serializing cannot fail.
+        rendered.wrapped = serde_json::to_string(&rendered).ok();
     }
+    rendered
 }
 
 /// The warning for raw HTML that will be shown as text because sanitizing it would take

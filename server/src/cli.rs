@@ -285,6 +285,7 @@ fn serve(args: &[String]) -> Result<i32, String> {
             "max-connections",
             "cache-entries",
             "cache-bytes",
+            "public-url",
         ],
     )?;
     if let Some(extra) = a.positional.first() {
@@ -319,6 +320,9 @@ fn serve(args: &[String]) -> Result<i32, String> {
     let bytes =
         number::<usize>(&a, "cache-bytes", "a number of bytes")?.unwrap_or(config.cache.max_bytes);
     config = config.with_cache(passback_engine::CacheConfig::new(entries, bytes));
+    if let Some(url) = a.flag("public-url") {
+        config = config.with_public_url(Some(url.to_string()));
+    }
 
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -341,3 +341,29 @@ fn extra_positional_arguments() {
     assert_one_line_error(&passback(&["validate", "-", "-"], None), "one FILE");
     assert_one_line_error(&passback(&["schema", "extra"], None), "no arguments");
 }
+
+#[test]
+fn serve_accepts_the_documented_public_url() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passback"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            "https://example.org",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start passback serve");
+    let mut line = String::new();
+    let read = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+    let _ = child.kill();
+    let _ = child.wait();
+    read.expect("the listening line");
+    assert!(
+        line.starts_with("passback: listening on http://127.0.0.1:"),
+        "{line:?}"
+    );
+}

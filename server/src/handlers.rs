@@ -377,15 +377,9 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(hit) => hit,
         // A small document without diagrams renders in well under a millisecond: handing it to
         // the blocking pool would cost more in thread switches than the render itself.
-        // The same guard as the blocking pool's: a panic becomes a 500, never a dropped
-        // connection.
-        Err(hash) if renders_quickly(&src) => {
-            let job = || state.engine.render_miss(&src, &options, hash);
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
-                Ok(r) => r,
-                Err(_) => return render_failed(),
-            }
-        }
+        // A panic here needs no guard of its own: `handle` runs every request in a task of its
+        // own and answers a panicked task with a 500, never a dropped connection.
+        Err(hash) if renders_quickly(&src) => state.engine.render_miss(&src, &options, hash),
         Err(hash) => {
             let engine_state = state.clone();
             let job = move || engine_state.engine.render_miss(&src, &options, hash);

@@ -217,6 +217,12 @@ fn media(content_type: &Option<String>) -> &str {
         .map_or("", str::trim)
 }
 
+/// Reads the body and takes the document out of it, as render, validate and the playground do.
+async fn read_document(state: &AppState, req: Request<Incoming>) -> Result<String, Resp> {
+    let (content_type, body) = read_body(state, req).await?;
+    document_from(&content_type, body)
+}
+
 /// The document from a render/validate body: raw Markdown, `{ "markdown" }`, `{ "blocks" }`, or
 /// a form with a `markdown` field.
 fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, Resp> {
@@ -364,11 +370,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(o) => o,
         Err(r) => return r,
     };
-    let (content_type, body) = match read_body(&state, req).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let src = match document_from(&content_type, body) {
+    let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -557,11 +559,7 @@ fn asset(name: &str) -> Resp {
 }
 
 async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
-    let (content_type, body) = match read_body(&state, req).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let src = match document_from(&content_type, body) {
+    let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -704,11 +702,7 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
 }
 
 async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
-    let (content_type, body) = match read_body(&state, req).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let src = match document_from(&content_type, body) {
+    let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,
     };

@@ -236,28 +236,32 @@ fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, R
                     format!("The body is not valid JSON: {e}."),
                 )
             })?;
-            if json.get("markdown").is_some_and(|m| !m.is_string()) {
-                return Err(problem(
+            let neither = || {
+                problem(
                     StatusCode::BAD_REQUEST,
-                    "\"markdown\" must be a string holding the document.",
-                ));
-            }
+                    "A JSON body needs \"markdown\" (the document) or \"blocks\" (typed blocks).",
+                )
+            };
+            let Value::Object(mut fields) = json else {
+                return Err(neither());
+            };
+            // Taken out of the parsed body, not copied: it can be the whole document.
+            let markdown = match fields.remove("markdown") {
+                None => None,
+                Some(Value::String(s)) => Some(s),
+                Some(_) => {
+                    return Err(problem(
+                        StatusCode::BAD_REQUEST,
+                        "\"markdown\" must be a string holding the document.",
+                    ));
+                }
+            };
             // `blocks` takes precedence over `markdown` when both are given (spec §0.5).
-            if let Some(blocks) = json.get("blocks").filter(|b| !b.is_null()) {
+            if let Some(blocks) = fields.get("blocks").filter(|b| !b.is_null()) {
                 return blocks_to_markdown(blocks)
                     .map_err(|m| problem(StatusCode::UNPROCESSABLE_ENTITY, m));
             }
-            match json.get("markdown") {
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(_) => Err(problem(
-                    StatusCode::BAD_REQUEST,
-                    "\"markdown\" must be a string holding the document.",
-                )),
-                None => Err(problem(
-                    StatusCode::BAD_REQUEST,
-                    "A JSON body needs \"markdown\" (the document) or \"blocks\" (typed blocks).",
-                )),
-            }
+            markdown.ok_or_else(neither)
         }
         "application/x-www-form-urlencoded" => {
             let pairs = answers::parse_urlencoded(&utf8(body)?)

@@ -451,10 +451,8 @@ async fn diagram(state: Arc<AppState>, name: &str) -> Resp {
             Err(why) => return problem(StatusCode::SERVICE_UNAVAILABLE, why),
         }
     };
-    r.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=31536000, immutable"),
-    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
     r
 }
 
@@ -479,6 +477,14 @@ impl AsRef<[u8]> for SharedBody {
     }
 }
 
+/// `Cache-Control` for what a content hash names: it can never change.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The `ETag` of a rendering: its hash, quoted.
+fn etag(hash: &str) -> String {
+    format!("\"{hash}\"")
+}
+
 fn rendered_response(rendered: &Arc<passback_engine::Rendered>, immutable: bool) -> Resp {
     let status = StatusCode::OK;
     let body = Bytes::from_owner(SharedBody(rendered.clone()));
@@ -490,17 +496,13 @@ fn rendered_response(rendered: &Arc<passback_engine::Rendered>, immutable: bool)
         html(status, body, rendered.needs_youtube_frame)
     };
     let h = r.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&format!("\"{}\"", rendered.hash)) {
+    if let Ok(v) = HeaderValue::from_str(&etag(&rendered.hash)) {
         h.insert(header::ETAG, v);
     }
     if let Ok(v) = HeaderValue::from_str(&format!("/v1/render/{}", rendered.hash)) {
         h.insert(header::CONTENT_LOCATION, v);
     }
-    let cache = if immutable {
-        "public, max-age=31536000, immutable"
-    } else {
-        "no-cache"
-    };
+    let cache = if immutable { IMMUTABLE } else { "no-cache" };
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     r
 }
@@ -513,7 +515,7 @@ fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
             "That rendering is not in the cache (it may have been evicted); POST the document to /v1/render again.",
         );
     };
-    let etag = format!("\"{hash}\"");
+    let etag = etag(hash);
     let matches = req
         .headers()
         .get(header::IF_NONE_MATCH)
@@ -533,10 +535,8 @@ fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
         if let Ok(v) = HeaderValue::from_str(&etag) {
             r.headers_mut().insert(header::ETAG, v);
         }
-        r.headers_mut().insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("public, max-age=31536000, immutable"),
-        );
+        r.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
         return r;
     }
     rendered_response(&rendered, true)
@@ -546,10 +546,8 @@ fn asset(name: &str) -> Resp {
     match assets::by_name(name) {
         Some((content_type, text)) => {
             let mut r = respond(StatusCode::OK, content_type, text);
-            r.headers_mut().insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=31536000, immutable"),
-            );
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
             r
         }
         None => problem(

@@ -616,7 +616,7 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     })
 }
 
-fn export_response(export: &answers::Export, html_wanted: bool) -> Resp {
+fn export_response(export: answers::Export, html_wanted: bool) -> Resp {
     if html_wanted {
         return html(
             StatusCode::OK,
@@ -627,7 +627,7 @@ fn export_response(export: &answers::Export, html_wanted: bool) -> Resp {
     let mut r = respond(
         StatusCode::OK,
         "text/markdown; charset=utf-8",
-        export.markdown.clone(),
+        export.markdown,
     );
     for n in &export.notices {
         if let Ok(v) = HeaderValue::from_str(&n.replace(['\r', '\n'], " ")) {
@@ -671,7 +671,7 @@ fn form_answers(text: &str, html_wanted: bool) -> Resp {
     }
     let mut export = answers::export(&post.doc, &post.responses);
     export.notices.extend(post.notices);
-    export_response(&export, html_wanted)
+    export_response(export, html_wanted)
 }
 
 fn json_answers(text: &str, html_wanted: bool) -> Resp {
@@ -700,7 +700,7 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
             );
         }
     };
-    export_response(&answers::export(&doc, &responses), html_wanted)
+    export_response(answers::export(&doc, &responses), html_wanted)
 }
 
 async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {

@@ -87,10 +87,6 @@ impl Config {
         self.cache = cache;
         self
     }
-    pub fn with_shutdown_grace(mut self, t: Duration) -> Self {
-        self.shutdown_grace = t;
-        self
-    }
     #[doc(hidden)]
     pub fn with_panic_route(mut self, on: bool) -> Self {
         self.panic_route = on;

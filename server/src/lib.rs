@@ -192,7 +192,10 @@ async fn turn_away(mut stream: tokio::net::TcpStream) {
         }
     })
     .await;
-    let body = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"The server is at its connection limit; retry in a moment.\"}";
+    let body = problem::problem_body(
+        hyper::StatusCode::SERVICE_UNAVAILABLE,
+        "The server is at its connection limit; retry in a moment.".into(),
+    );
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()

@@ -67,12 +67,22 @@ pub fn secure(r: &mut Resp, youtube: bool) {
 
 /// `application/problem+json` with a sentence a person can act on.
 pub fn problem(status: StatusCode, detail: impl Into<String>) -> Resp {
+    respond(
+        status,
+        "application/problem+json",
+        problem_body(status, detail.into()),
+    )
+}
+
+/// The problem-details JSON itself, for [`problem`] and for the raw 503 written before hyper
+/// takes the connection.
+pub fn problem_body(status: StatusCode, detail: String) -> String {
     let title = status.canonical_reason().unwrap_or("Error");
-    let body = serde_json::json!({
+    serde_json::json!({
         "type": "about:blank",
         "title": title,
         "status": status.as_u16(),
-        "detail": detail.into(),
-    });
-    respond(status, "application/problem+json", body.to_string())
+        "detail": detail,
+    })
+    .to_string()
 }

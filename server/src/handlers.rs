@@ -309,8 +309,10 @@ pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
             continue;
         }
         if passback_engine::Kind::from_tag(kind).is_none() {
+            let tags = passback_engine::Kind::ALL.map(passback_engine::Kind::tag);
             return Err(format!(
-                "blocks[{i}] has type \"{kind}\", which is not markdown or a component tag (single-choice, multi-choice, open-question, questionnaire, prioritize, allocate, youtube, mermaid)."
+                "blocks[{i}] has type \"{kind}\", which is not markdown or a component tag ({}).",
+                tags.join(", ")
             ));
         }
         let mut fields = obj.clone();

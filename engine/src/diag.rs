@@ -10,6 +10,16 @@ pub enum Severity {
     Warning,
 }
 
+impl Severity {
+    /// The lowercase word people read, `error` or `warning`, as the JSON output spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 /// One problem, as contract §2 describes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnostic {

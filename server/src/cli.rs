@@ -214,7 +214,7 @@ fn render(args: &[String]) -> Result<i32, String> {
     let rendered = passback_engine::render(&src, &options);
     if options.format != Format::Json {
         for d in &rendered.diagnostics {
-            let severity = if d.is_error() { "error" } else { "warning" };
+            let severity = d.severity.name();
             eprintln!("{}", d.compiler_line(&name, d.line, d.column, severity));
         }
     }

@@ -28,7 +28,7 @@ pub fn playground(markdown: &str, rendered: Option<(&str, &[Diagnostic])>) -> St
                     ul {
                         @for d in diagnostics {
                             li {
-                                strong { (if d.is_error() { "error" } else { "warning" }) " [" (d.code) "]" }
+                                strong { (d.severity.name()) " [" (d.code) "]" }
                                 " line " (d.line) ", column " (d.column) ": " (d.message) " — " (d.hint)
                             }
                         }

@@ -35,12 +35,15 @@ pub fn install(dir: &Path) -> Result<Vec<String>, String> {
         }
     }
 
+    let after_links = || {
+        let mut after = Array::new();
+        after.push("links");
+        value(after)
+    };
     let preprocessor = table(&mut doc, "preprocessor")?;
     if !preprocessor.contains_key("passback") {
         let mut t = Table::new();
-        let mut after = Array::new();
-        after.push("links");
-        t.insert("after", value(after));
+        t.insert("after", after_links());
         preprocessor.insert("passback", Item::Table(t));
         changes.push("added [preprocessor.passback] with after = [\"links\"]".into());
     } else if let Some(t) = preprocessor
@@ -48,9 +51,7 @@ pub fn install(dir: &Path) -> Result<Vec<String>, String> {
         .and_then(Item::as_table_like_mut)
         && !t.contains_key("after")
     {
-        let mut after = Array::new();
-        after.push("links");
-        t.insert("after", value(after));
+        t.insert("after", after_links());
         changes.push("set after = [\"links\"] in [preprocessor.passback]".into());
     }
 

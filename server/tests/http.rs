@@ -140,6 +140,20 @@ fn req(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u
     bytes
 }
 
+/// A GET without headers or body.
+async fn get(addr: SocketAddr, path: &str) -> Reply {
+    send(addr, req("GET", path, &[], b"")).await
+}
+
+/// A form POST as a browser without JavaScript sends it; `html` adds `accept: text/html`.
+async fn post_form(addr: SocketAddr, path: &str, form: &str, html: bool) -> Reply {
+    let mut headers = vec![("content-type", "application/x-www-form-urlencoded")];
+    if html {
+        headers.push(("accept", "text/html"));
+    }
+    send(addr, req("POST", path, &headers, form.as_bytes())).await
+}
+
 const DOC: &str = "# Plan\n\nPick one.\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method?\", \"options\": [\"PIN\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n";
 
 #[tokio::test]
@@ -177,7 +191,7 @@ async fn render_then_fetch_by_hash_with_etag() {
         .to_string();
     assert_eq!(location, format!("/v1/render/{}", etag.trim_matches('"')));
 
-    let again = send(server.addr, req("GET", &location, &[], b"")).await;
+    let again = get(server.addr, &location).await;
     assert_eq!(again.status, 200);
     assert_eq!(again.body, r.body);
     assert!(
@@ -270,7 +284,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
         .and_then(|s| s.split('"').next())
         .expect("stylesheet link")
         .to_string();
-    let asset = send(server.addr, req("GET", &format!("/assets/{css}"), &[], b"")).await;
+    let asset = get(server.addr, &format!("/assets/{css}")).await;
     assert_eq!(asset.status, 200);
     assert!(
         asset
@@ -339,7 +353,7 @@ async fn bad_requests_get_problem_details() {
     let r = send(a, req("DELETE", "/v1/render", &[], b"")).await;
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("POST"));
-    let r = send(a, req("GET", "/nope", &[], b"")).await;
+    let r = get(a, "/nope").await;
     assert_eq!(r.status, 404);
     r.problem_detail();
     let body =
@@ -382,16 +396,7 @@ async fn answers_from_the_form_and_from_json_agree() {
         "pb.source={}&pb.surface=page&b1.q0.pick=1&b1.q0.note=fast&pb.op=export",
         urlencode(DOC)
     );
-    let from_form = send(
-        server.addr,
-        req(
-            "POST",
-            "/v1/answers",
-            &[("content-type", "application/x-www-form-urlencoded")],
-            form.as_bytes(),
-        ),
-    )
-    .await;
+    let from_form = post_form(server.addr, "/v1/answers", &form, false).await;
     assert_eq!(from_form.status, 200, "{}", from_form.text());
     assert!(
         from_form
@@ -416,19 +421,7 @@ async fn answers_from_the_form_and_from_json_agree() {
         "**Q: Which auth method?**\nAnswer: Magic link\nNote: fast\n"
     );
 
-    let page = send(
-        server.addr,
-        req(
-            "POST",
-            "/v1/answers",
-            &[
-                ("content-type", "application/x-www-form-urlencoded"),
-                ("accept", "text/html"),
-            ],
-            form.as_bytes(),
-        ),
-    )
-    .await;
+    let page = post_form(server.addr, "/v1/answers", &form, true).await;
     assert_eq!(page.status, 200);
     assert!(page.text().contains("Answer: Magic link") && page.text().contains("data-pb-copy"));
     assert!(page.header("content-security-policy").is_some());
@@ -443,19 +436,7 @@ async fn a_list_edit_without_javascript_returns_the_updated_form() {
         "pb.source={}&b1.item=i%3Aeu&b1.item=i%3Aus&b1.op=down%3A0",
         urlencode(doc)
     );
-    let r = send(
-        server.addr,
-        req(
-            "POST",
-            "/v1/answers",
-            &[
-                ("content-type", "application/x-www-form-urlencoded"),
-                ("accept", "text/html"),
-            ],
-            form.as_bytes(),
-        ),
-    )
-    .await;
+    let r = post_form(server.addr, "/v1/answers", &form, true).await;
     assert_eq!(r.status, 200);
     let html = r.text();
     let (us, eu) = (
@@ -509,7 +490,7 @@ async fn the_connection_limit_turns_extra_clients_away() {
         .await
         .expect("first connection");
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let r = send(server.addr, req("GET", "/healthz", &[], b"")).await;
+    let r = get(server.addr, "/healthz").await;
     assert_eq!(r.status, 503);
     assert!(r.problem_detail().contains("connection limit"));
     drop(_holder);
@@ -519,10 +500,10 @@ async fn the_connection_limit_turns_extra_clients_away() {
 #[tokio::test]
 async fn a_panicking_handler_is_one_500_and_the_server_keeps_serving() {
     let server = Server::start(Config::default().with_panic_route(true)).await;
-    let r = send(server.addr, req("GET", "/__panic", &[], b"")).await;
+    let r = get(server.addr, "/__panic").await;
     assert_eq!(r.status, 500);
     assert!(r.problem_detail().contains("still running"));
-    let ok = send(server.addr, req("GET", "/healthz", &[], b"")).await;
+    let ok = get(server.addr, "/healthz").await;
     assert_eq!((ok.status, ok.text().as_str()), (200, "ok\n"));
     server.stop().await;
 }
@@ -565,9 +546,7 @@ async fn metrics_count_requests_and_cache_hits() {
         let r = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
         assert_eq!(r.status, 200);
     }
-    let m = send(server.addr, req("GET", "/metrics", &[], b""))
-        .await
-        .text();
+    let m = get(server.addr, "/metrics").await.text();
     assert!(
         m.contains("passback_requests_total{route=\"/v1/render\",status=\"200\"} 3"),
         "{m}"
@@ -581,25 +560,16 @@ async fn metrics_count_requests_and_cache_hits() {
 #[tokio::test]
 async fn the_playground_renders_pasted_documents() {
     let server = Server::start(Config::default()).await;
-    let r = send(server.addr, req("GET", "/", &[], b"")).await;
+    let r = get(server.addr, "/").await;
     assert_eq!(r.status, 200);
     assert!(r.text().contains("<textarea") && r.text().contains("action=\"/\""));
     let form = format!("markdown={}", urlencode(DOC));
-    let r = send(
-        server.addr,
-        req(
-            "POST",
-            "/",
-            &[("content-type", "application/x-www-form-urlencoded")],
-            form.as_bytes(),
-        ),
-    )
-    .await;
+    let r = post_form(server.addr, "/", &form, false).await;
     assert_eq!(r.status, 200);
     let html = r.text();
     assert!(html.contains("pb-single-choice") && html.contains("action=\"/v1/answers\""));
     assert!(html.contains("Which auth method?</legend>"));
-    let schema = send(server.addr, req("GET", "/v1/schema.json", &[], b"")).await;
+    let schema = get(server.addr, "/v1/schema.json").await;
     assert_eq!(schema.status, 200);
     serde_json::from_slice::<serde_json::Value>(&schema.body).expect("schema is JSON");
     server.stop().await;
@@ -620,7 +590,7 @@ fn urlencode(s: &str) -> String {
 #[tokio::test]
 async fn the_openapi_description_matches_the_real_routes() {
     let server = Server::start(Config::default()).await;
-    let served = send(server.addr, req("GET", "/v1/openapi.yaml", &[], b"")).await;
+    let served = get(server.addr, "/v1/openapi.yaml").await;
     assert_eq!(served.status, 200);
     let yaml = served.text();
     assert_eq!(yaml, passback_server::handlers::OPENAPI);
@@ -752,21 +722,13 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
         .to_string();
     assert!(src.ends_with(".png") && !email.contains("<svg"), "{email}");
     let key = src.trim_end_matches(".png");
-    let svg = send(
-        server.addr,
-        req("GET", &format!("/v1/diagrams/{key}.svg"), &[], b""),
-    )
-    .await;
+    let svg = get(server.addr, &format!("/v1/diagrams/{key}.svg")).await;
     assert_eq!(
         (svg.status, svg.header("content-type")),
         (200, Some("image/svg+xml"))
     );
     assert!(svg.text().contains("data-node=\"A\""));
-    let png = send(
-        server.addr,
-        req("GET", &format!("/v1/diagrams/{key}.png"), &[], b""),
-    )
-    .await;
+    let png = get(server.addr, &format!("/v1/diagrams/{key}.png")).await;
     assert_eq!(
         (png.status, png.header("content-type")),
         (200, Some("image/png"))

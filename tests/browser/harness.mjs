@@ -18,9 +18,11 @@ export const SHOTS = process.env.PASSBACK_SCREENSHOTS || join(TARGET, 'screensho
 /** Starts `passback serve` on 127.0.0.1:0 and resolves to { url, stop }. */
 export function startServer() {
   return new Promise((resolve, reject) => {
-    if (!existsSync(BIN)) reject(new Error(`${BIN} is missing: run cargo build -p passback-server first`));
+    if (!existsSync(BIN)) {
+      reject(new Error(`${BIN} is missing: run cargo build -p passback-server first`));
+      return;
+    }
     const child = spawn(BIN, ['serve', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', process.env.PB_SERVER_LOG ? 'inherit' : 'ignore'] });
-    child.on('exit', (code, signal) => { if (process.env.PB_SERVER_LOG) console.error(`passback serve exited: ${code} ${signal}`); });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -28,7 +30,10 @@ export function startServer() {
       if (m && process.env.PB_SERVER_LOG) console.error(`passback serve pid ${child.pid} (test pid ${process.pid})`);
       if (m) resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
     });
-    child.on('exit', (code) => reject(new Error(`passback serve exited with ${code}`)));
+    child.on('exit', (code, signal) => {
+      if (process.env.PB_SERVER_LOG) console.error(`passback serve exited: ${code} ${signal}`);
+      reject(new Error(`passback serve exited with ${code}`));
+    });
   });
 }
 

@@ -1046,26 +1046,11 @@
       if (rest > 0) {
         var idx = [];
         base.forEach(function (_, i) { if (i !== k) idx.push(i); });
-        var shares = distribute(idx.map(function (i) { return base[i]; }), others - rest);
+        var target = others - rest;
+        var shares = roundToTotal(rescale(idx.map(function (i) { return base[i]; }), target), target);
         idx.forEach(function (i, j) { u[i] = shares[j]; });
       }
       return u;
-    }
-
-    /** Whole units in proportion to `weights`, summing to `target` (even when all are 0). */
-    function distribute(weights, target) {
-      if (!weights.length) return [];
-      var s = sum(weights);
-      var exact = weights.map(function (w) { return s > 0 ? w * target / s : target / weights.length; });
-      var out = exact.map(Math.floor);
-      var left = target - sum(out);
-      var order = exact.map(function (_, i) { return i; }).sort(function (a, b) {
-        var fa = exact[a] - out[a];
-        var fb = exact[b] - out[b];
-        return fb !== fa ? (fb > fa ? 1 : -1) : a - b;
-      });
-      for (var i = 0; left > 0; i++, left--) out[order[i % order.length]] += 1;
-      return out;
     }
 
     function status(li) {
@@ -1086,7 +1071,8 @@
         var u = units();
         var w = u[at];
         var rest = u.filter(function (_, i) { return i !== at; });
-        var shares = rest.length ? distribute(rest, sum(rest) + w) : [];
+        var target = sum(rest) + w;
+        var shares = roundToTotal(rescale(rest, target), target);
         L.rows().forEach(function (row, i) {
           if (i === at) return;
           $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);

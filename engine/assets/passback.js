@@ -149,7 +149,8 @@
   }
 
   function itemIndex(block, field, model, id) {
-    for (var i = 0; i < model.items.length; i++) if (model.items[i].id === id) return i;
+    var i = itemIndexOr(model, id);
+    if (typeof i === 'number') return i;
     throw new AnswersError(block, field, '"' + id + '" is not an item of this list; reload the form');
   }
 

@@ -641,7 +641,6 @@
     var model = JSON.parse(section.getAttribute('data-pb-model'));
     var list = $(section, hooks.listSelector);
     var addInput = $(section, '.pb-add input');
-    var undoInfo = typeof WeakMap === 'function' ? new WeakMap() : null;
     var self = {
       id: id, model: model, list: list, section: section,
       rows: function () { return $$(list, ':scope > li'); },
@@ -684,8 +683,7 @@
       row.appendChild(document.createTextNode(' '));
       var undo = el('button', { type: 'button', 'class': 'pb-undo', 'aria-label': fill(ui.t.undoLabel, label) }, ui.t.undo);
       row.appendChild(undo);
-      var info = { li: li, at: at, extra: extra };
-      if (undoInfo) undoInfo.set(undo, info); else undo.pbUndo = info;
+      undo.pbUndo = { li: li, at: at, extra: extra };
       $(removedBox(), 'ul').appendChild(row);
       refreshRemoved();
       hooks.changed();
@@ -695,7 +693,7 @@
 
     /** Undo (our button) or Restore (the server's, after a no-JavaScript edit). */
     self.restore = function (button) {
-      var info = undoInfo ? undoInfo.get(button) : button.pbUndo;
+      var info = button.pbUndo;
       var li;
       var at;
       if (info) {

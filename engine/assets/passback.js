@@ -648,6 +648,11 @@
       entryOf: function (li) {
         var v = $(li, 'input[name="' + id + '.item"]').value;
         return v.indexOf('i:') === 0 ? itemIndexOr(model, v.slice(2)) : { added: v.slice(2) };
+      },
+      /** `template` filled with the row's label, its position (from 1) and the number of rows. */
+      placeMessage: function (li, template) {
+        var rows = self.rows();
+        return fill(template, self.label(li), rows.indexOf(li) + 1, rows.length);
       }
     };
 
@@ -712,7 +717,7 @@
       refreshRemoved();
       hooks.changed();
       focus($(li, '.pb-remove'));
-      ui.announce(fill(ui.t.restored, self.label(li), self.rows().indexOf(li) + 1, self.rows().length));
+      ui.announce(self.placeMessage(li, ui.t.restored));
     };
 
     self.add = function () {
@@ -827,11 +832,6 @@
       });
     }
 
-    function announceAt(li, template) {
-      var rows = L.rows();
-      ui.announce(fill(template, L.label(li), rows.indexOf(li) + 1, rows.length));
-    }
-
     /**
      * Moves a row to position `to` (0-based). The rows it passes move, not the row itself, so
      * focus inside it and a drag's pointer capture on its grip both survive.
@@ -845,7 +845,7 @@
       if (to < from) for (k = from - 1; k >= to; k--) L.list.insertBefore(rows[k], li.nextSibling);
       else for (k = from + 1; k <= to; k++) L.list.insertBefore(rows[k], li);
       renumber();
-      if (!quiet) announceAt(li, ui.t.moved);
+      if (!quiet) ui.announce(L.placeMessage(li, ui.t.moved));
       return true;
     }
 
@@ -854,10 +854,7 @@
       makeRow: makeRow,
       changed: renumber,
       removedMessage: ui.t.removed,
-      addedMessage: function (li) {
-        var n = L.rows().length;
-        return fill(ui.t.added, L.label(li), n, n);
-      },
+      addedMessage: function (li) { return L.placeMessage(li, ui.t.added); },
       click: function (event, button, value) {
         var verb = value.split(':')[0];
         if (verb !== 'up' && verb !== 'down') return;
@@ -911,7 +908,7 @@
       drag = null;
       d.li.classList.remove('pb-dragging');
       if (event.type === 'pointercancel') moveTo(d.li, d.from, true);
-      else if (L.rows().indexOf(d.li) !== d.from) announceAt(d.li, ui.t.moved);
+      else if (L.rows().indexOf(d.li) !== d.from) ui.announce(L.placeMessage(d.li, ui.t.moved));
     };
     L.list.addEventListener('pointerup', end);
     L.list.addEventListener('pointercancel', end);

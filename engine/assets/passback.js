@@ -338,17 +338,17 @@
     return { weights: weights, added: added, removed: removed, note: cleanText(values('note')[0]) };
   }
 
-  /** `comments_form`; the diagram's nodes and edges are read off their comment fields. */
-  function decodeComments(section, values) {
+  /** `comments_form`; the diagram's nodes and edges (`diagramParts`) are read off their comment fields. */
+  function decodeComments(ps, values) {
     var get = function (s) { return cleanText(values(s)[0]); };
     var out = [];
     var whole = get('comment');
     if (whole != null) out.push({ on: 'diagram', text: whole });
-    parts(section, 'node').forEach(function (p) {
+    ps.node.forEach(function (p) {
       var t = get('node.' + p.index);
       if (t != null) out.push({ on: 'node', id: p.key, text: t });
     });
-    parts(section, 'edge').forEach(function (p) {
+    ps.edge.forEach(function (p) {
       var t = get('edge.' + p.index);
       if (t != null) out.push({ on: 'edge', from: p.from, to: p.to, text: t });
     });
@@ -369,6 +369,11 @@
     }
     out.sort(function (a, b) { return a.index - b.index; });
     return out;
+  }
+
+  /** A diagram's `parts`, nodes and edges. */
+  function diagramParts(section) {
+    return { node: parts(section, 'node'), edge: parts(section, 'edge') };
   }
 
   function header(name, tag, from, title) {
@@ -476,17 +481,17 @@
   }
 
   /** `export_comments` (spec §4.7.3): whole diagram first, then nodes and edges in diagram order. */
-  function exportComments(model, section, comments) {
+  function exportComments(model, ps, comments) {
     if (!comments.length) return '';
     var lines = [];
     comments.forEach(function (c) { if (c.on === 'diagram') lines.push('- Whole diagram \u2014 ' + c.text); });
-    parts(section, 'node').forEach(function (p) {
+    ps.node.forEach(function (p) {
       comments.forEach(function (c) {
         if (c.on === 'node' && c.id === p.key) lines.push('- Node `' + c.id + '` \u2014 ' + c.text);
       });
     });
     var done = {};
-    parts(section, 'edge').forEach(function (p) {
+    ps.edge.forEach(function (p) {
       if (done[p.key]) return;
       done[p.key] = true;
       comments.forEach(function (c) {
@@ -524,7 +529,8 @@
           part = split.text;
           break;
         case 'mermaid':
-          part = exportComments(model, section, decodeComments(section, values));
+          var ps = diagramParts(section);
+          part = exportComments(model, ps, decodeComments(ps, values));
           break;
         default:
           part = exportQuestions(model, decodeQuestions(id, model, values));
@@ -1167,10 +1173,14 @@
   // opens the whole-diagram comment. Commented parts are marked.
 
   function enhanceMermaid(section) {
+    // The first field of each node or edge (fields are in diagram order).
     var fields = {};
-    $$(section, 'textarea[data-pb-node], textarea[data-pb-edge]').forEach(function (t) {
-      var key = (t.hasAttribute('data-pb-node') ? 'n:' + t.getAttribute('data-pb-node') : 'e:' + t.getAttribute('data-pb-edge'));
-      if (!fields[key]) fields[key] = t;
+    var ps = diagramParts(section);
+    ['node', 'edge'].forEach(function (kind) {
+      ps[kind].forEach(function (p) {
+        var key = kind.charAt(0) + ':' + p.key;
+        if (!fields[key]) fields[key] = p.field;
+      });
     });
     var whole = $(section, 'textarea[name$=".comment"]');
     var fieldOf = function (target) {

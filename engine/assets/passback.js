@@ -946,13 +946,42 @@
   // fractional total) so the fields, the bars and the export agree to the last digit.
 
   function enhanceAllocate(section, ui) {
-    var id = section.getAttribute('data-pb-block');
-    var model = JSON.parse(section.getAttribute('data-pb-model'));
+    // The hooks run on the reader's actions, once everything below is set up.
+    var L = listBlock(section, ui, {
+      listSelector: 'ul.pb-alloc',
+      makeRow: makeRow,
+      afterList: function () { return totalLine.nextSibling; },
+      changed: function () { write(units()); snapshot = null; },
+      removedMessage: ui.t.removedShare,
+      addedMessage: function (li) { return fill(ui.t.addedShare, L.label(li), show(0)); },
+      beforeRemove: function (li, at) {
+        var u = units();
+        var w = u[at];
+        var rest = u.filter(function (_, i) { return i !== at; });
+        var target = sum(rest) + w;
+        var shares = roundToTotal(rescale(rest, target), target);
+        L.rows().forEach(function (row, i) {
+          if (i === at) return;
+          $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);
+        });
+        stack.removeChild(li.pbSeg);
+        return w;
+      },
+      afterRestore: function (li, w, fromServer) {
+        if (fromServer) w = roundToTotal(model.weights, total)[itemIndexOr(model, li.getAttribute('data-pb-item'))] / step;
+        if (!li.pbSeg.parentNode) stack.insertBefore(li.pbSeg, freeBar);
+        var k = L.rows().indexOf(li);
+        var u = units();
+        u[k] = 0;
+        write(setUnits(u, k, Math.round(w || 0)));
+      }
+    });
+    var id = L.id;
+    var model = L.model;
     var total = model.total;
     var step = total % 1 === 0 ? 1 : 0.01;
     var T = Math.round(total / step);
     var unit = model.unit;
-    var L;
     var snapshot = null;
     var totalLine = $(section, '.pb-total');
     var stack = el('div', { 'class': 'pb-stack', 'aria-hidden': 'true' });
@@ -1062,35 +1091,6 @@
       ui.announce(msg + (pool > 0 ? ', ' + fill(ui.t.unallocated, show(pool)) : ''));
     }
 
-    L = listBlock(section, ui, {
-      listSelector: 'ul.pb-alloc',
-      makeRow: makeRow,
-      afterList: function () { return totalLine.nextSibling; },
-      changed: function () { write(units()); snapshot = null; },
-      removedMessage: ui.t.removedShare,
-      addedMessage: function (li) { return fill(ui.t.addedShare, L.label(li), show(0)); },
-      beforeRemove: function (li, at) {
-        var u = units();
-        var w = u[at];
-        var rest = u.filter(function (_, i) { return i !== at; });
-        var target = sum(rest) + w;
-        var shares = roundToTotal(rescale(rest, target), target);
-        L.rows().forEach(function (row, i) {
-          if (i === at) return;
-          $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);
-        });
-        stack.removeChild(li.pbSeg);
-        return w;
-      },
-      afterRestore: function (li, w, fromServer) {
-        if (fromServer) w = roundToTotal(model.weights, total)[itemIndexOr(model, li.getAttribute('data-pb-item'))] / step;
-        if (!li.pbSeg.parentNode) stack.insertBefore(li.pbSeg, freeBar);
-        var k = L.rows().indexOf(li);
-        var u = units();
-        u[k] = 0;
-        write(setUnits(u, k, Math.round(w || 0)));
-      }
-    });
     totalLine.appendChild(free);
     stack.appendChild(freeBar);
     section.classList.add('pb-enhanced');

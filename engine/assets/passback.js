@@ -1098,12 +1098,12 @@
     L.rows().forEach(function (li) { enhanceRow(li); });
     write(units());
 
-    L.list.addEventListener('focusin', function (event) {
+    // A slider move starts from the units as they were when the slider was reached.
+    var takeSnapshot = function (event) {
       if (event.target.classList.contains('pb-range')) snapshot = units();
-    });
-    L.list.addEventListener('pointerdown', function (event) {
-      if (event.target.classList.contains('pb-range')) snapshot = units();
-    });
+    };
+    L.list.addEventListener('focusin', takeSnapshot);
+    L.list.addEventListener('pointerdown', takeSnapshot);
     L.list.addEventListener('input', function (event) {
       var range = event.target;
       if (!range.classList.contains('pb-range')) return;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startServer, browser, renderedPage, axeViolations, watchConsole } from './harness.mjs';
+import { fixture } from './people.mjs';
 
 const GOLDEN = join(ROOT, 'fixtures', 'golden');
 const docs = readdirSync(GOLDEN).filter((f) => f.endsWith('.md')).sort();
@@ -59,8 +60,7 @@ test('scripts blocked: the no-JavaScript rendering is accessible too', async () 
 test('JavaScript off: filling the form and pressing "Get answers" gives the engine export', async () => {
   const noJs = await browser({ javaScriptEnabled: false });
   try {
-    const doc = readFileSync(join(ROOT, 'fixtures', 'answers', 'questionnaire-spec.md'), 'utf8');
-    const expected = readFileSync(join(ROOT, 'fixtures', 'answers', 'questionnaire-spec.expected.md'), 'utf8');
+    const { md: doc, expected } = fixture('questionnaire-spec');
     const page = await noJs.newPage();
     await page.goto(await renderedPage(server, doc));
     await page.getByLabel('Room number + PIN').check();
@@ -81,7 +81,7 @@ test('JavaScript off: filling the form and pressing "Get answers" gives the engi
 test('JavaScript off: a prioritize move posts back the reordered form', async () => {
   const noJs = await browser({ javaScriptEnabled: false });
   try {
-    const doc = readFileSync(join(ROOT, 'fixtures', 'answers', 'prioritize-spec.md'), 'utf8');
+    const doc = fixture('prioritize-spec').md;
     const page = await noJs.newPage();
     await page.goto(await renderedPage(server, doc));
     await page.getByRole('button', { name: 'Move APAC up' }).click();

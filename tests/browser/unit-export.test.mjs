@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, renderFragment, loadScript } from './unit-harness.mjs';
+import { renderFragment, loadScript } from './unit-harness.mjs';
+import { ANSWERS as DIR, fixture } from './people.mjs';
 
-const DIR = join(ROOT, 'fixtures', 'answers');
 const names = readdirSync(DIR).filter((f) => f.endsWith('.form.txt')).map((f) => f.slice(0, -'.form.txt'.length)).sort();
 
 test('the answers corpus has form fixtures', () => assert.ok(names.length >= 25, `only ${names.length}`));
@@ -20,7 +20,7 @@ for (const name of names) {
     const pairs = readFileSync(join(DIR, `${name}.form.txt`), 'utf8').split('\n').filter((l) => l.trim())
       .map((l) => { const i = l.indexOf('='); return i < 0 ? [l, ''] : [l.slice(0, i), l.slice(i + 1)]; });
     const form = window.document.querySelector('form.pb-form');
-    const expected = readFileSync(join(DIR, `${name}.expected.md`), 'utf8');
+    const { expected } = fixture(name);
     assert.equal(window.passback.exportFromPairs(form, pairs).markdown, expected);
     window.close();
   });
@@ -28,10 +28,9 @@ for (const name of names) {
 
 test('an untouched document exports what the engine exports for no responses', async () => {
   for (const name of names) {
-    const responses = JSON.parse(readFileSync(join(DIR, `${name}.responses.json`), 'utf8'));
+    const { responses, expected } = fixture(name);
     if (Object.keys(responses).length) continue;
     const { window } = await loadScript(renderFragment(join(DIR, `${name}.md`)));
-    const expected = readFileSync(join(DIR, `${name}.expected.md`), 'utf8');
     assert.equal(window.passback.exportAnswers(window.document.querySelector('.pb-doc')).markdown, expected, name);
     window.close();
   }

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, renderFragment, loadScript } from './unit-harness.mjs';
+import { ANSWERS, fixture } from './people.mjs';
 
-const ANSWERS = join(ROOT, 'fixtures', 'answers');
 const doc = (name, options) => renderFragment(join(ANSWERS, `${name}.md`), options);
 const text = (markdown, options) => renderFragment(null, { ...options, text: markdown });
-const expected = (name) => readFileSync(join(ANSWERS, `${name}.expected.md`), 'utf8');
+const expected = (name) => fixture(name).expected;
 
 function helpers(window) {
   const d = window.document;
@@ -56,7 +56,7 @@ test('choices: typing in the Other row chooses it; clearing undoes it; Clear ans
 test('choices: a multi-choice Other row is chosen by typing, beside other picks', async () => {
   const { window } = await loadScript(doc('multi-several-and-other'));
   const { d, byLabel, type, exported } = helpers(window);
-  const responses = JSON.parse(readFileSync(join(ANSWERS, 'multi-several-and-other.responses.json'), 'utf8')).b1;
+  const responses = fixture('multi-several-and-other').responses.b1;
   for (const label of responses.selected) byLabel(label).click();
   type(d.querySelector('.pb-other-text'), responses.other);
   assert.equal(d.querySelector('input[value="other"]').checked, true);
@@ -313,7 +313,7 @@ test('copy answers: the export to the clipboard with a visible confirmation, Ctr
   button.click();
   assert.equal(status.textContent, 'Nothing is answered yet.');
   assert.equal(copied, null);
-  const responses = JSON.parse(readFileSync(join(ANSWERS, 'single-plain.responses.json'), 'utf8')).b1;
+  const responses = fixture('single-plain').responses.b1;
   byLabel(responses.selected[0]).click();
   button.click();
   await new Promise((r) => setTimeout(r, 0));

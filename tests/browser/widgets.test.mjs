@@ -5,10 +5,10 @@
 // target/screenshots/enhanced for a person to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHOTS, startServer, browser, renderedPage, axeViolations, watchConsole } from './harness.mjs';
-import { ANSWERS } from './people.mjs';
+import { fixture } from './people.mjs';
 
 const EN = `# Launch decisions
 
@@ -142,7 +142,7 @@ test('YouTube on routed: nothing from YouTube until Play, then the nocookie play
 test('prioritize: a touch drag by the grip reorders and announces', async () => {
   const touch = await browser({ hasTouch: true, viewport: { width: 400, height: 900 } });
   try {
-    const doc = readFileSync(join(ANSWERS, 'prioritize-spec.md'), 'utf8');
+    const doc = fixture('prioritize-spec').md;
     const { page, problems } = await open(await renderedPage(server, doc), touch);
     const rows = page.locator('.pb-rank-item');
     const grip = await rows.nth(2).locator('.pb-grip').boundingBox();
@@ -165,7 +165,7 @@ test('prioritize: a touch drag by the grip reorders and announces', async () => 
 });
 
 test('prioritize: keyboard moves keep focus on the moved item', async () => {
-  const doc = readFileSync(join(ANSWERS, 'prioritize-spec.md'), 'utf8');
+  const doc = fixture('prioritize-spec').md;
   const { page } = await open(await renderedPage(server, doc));
   const up = page.getByRole('button', { name: 'Move US up' });
   await up.focus();
@@ -181,8 +181,8 @@ test('prioritize: keyboard moves keep focus on the moved item', async () => {
 });
 
 test('mermaid: clicking a shape of the drawn diagram comments on that node', async () => {
-  const doc = readFileSync(join(ANSWERS, 'mermaid-node-comment.md'), 'utf8');
-  const { page, problems } = await open(await renderedPage(server, doc));
+  const fx = fixture('mermaid-node-comment');
+  const { page, problems } = await open(await renderedPage(server, fx.md));
   const nodes = await page.locator('textarea[data-pb-node]').evaluateAll((ts) => ts.map((t) => t.dataset.pbNode));
   // Until the engine draws the SVG, stand one in with shapes keyed as the comment fields are;
   // the script's start is run again for it, as a page that draws late would.
@@ -210,20 +210,20 @@ test('mermaid: clicking a shape of the drawn diagram comments on that node', asy
     document.querySelectorAll('.pb-copy, .pb-copy-status, .pb-copied').forEach((e) => e.remove());
     window.passback.enhance();
   }, nodes);
-  const responses = JSON.parse(readFileSync(join(ANSWERS, 'mermaid-node-comment.responses.json'), 'utf8')).b1.comments;
+  const responses = fx.responses.b1.comments;
   const target = page.locator(`svg [data-pb-node="${responses[0].id}"]`);
   await target.click();
   await page.keyboard.type(responses[0].text);
   assert.deepEqual((await target.getAttribute('class')).split(' ').sort(), ['pb-commented', 'pb-selected', 'pb-target']);
   assert.equal(await page.evaluate(() => window.passback.exportAnswers(document.querySelector('.pb-doc')).markdown),
-    readFileSync(join(ANSWERS, 'mermaid-node-comment.expected.md'), 'utf8'));
+    fx.expected);
   assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('print shows the current answers', async () => {
-  const doc = readFileSync(join(ANSWERS, 'prioritize-spec.md'), 'utf8');
+  const doc = fixture('prioritize-spec').md;
   const { page } = await open(await renderedPage(server, doc));
   await page.getByRole('button', { name: 'Move APAC up' }).click();
   await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));

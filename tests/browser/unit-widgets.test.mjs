@@ -24,7 +24,8 @@ function helpers(window) {
   const live = () => d.querySelector('.pb-live').textContent.trim();
   const exported = () => window.passback.exportAnswers(d.querySelector('.pb-doc')).markdown;
   const labels = (sel) => [...d.querySelectorAll(sel)].map((e) => e.textContent);
-  return { d, byLabel, fire, type, key, live, exported, labels };
+  const numbers = () => [...d.querySelectorAll('.pb-weight')].map((n) => Number(n.value));
+  return { d, byLabel, fire, type, key, live, exported, labels, numbers };
 }
 
 test('choices: typing in the Other row chooses it; clearing undoes it; Clear answer clears and announces', async () => {
@@ -172,9 +173,8 @@ test('prioritize: an item removed without JavaScript comes back with the server\
 
 test('allocate: sliders spend the remainder first, then take from the others in proportion', async () => {
   const { window } = await loadScript(doc('allocate-spec'));
-  const { d, byLabel, fire, live } = helpers(window);
+  const { d, byLabel, fire, live, numbers } = helpers(window);
   const ranges = [...d.querySelectorAll('.pb-range')];
-  const numbers = () => [...d.querySelectorAll('.pb-weight')].map((n) => Number(n.value));
   assert.equal(ranges.length, 5);
   assert.equal(ranges[0].getAttribute('aria-labelledby'), d.querySelector('label[for="' + byLabel('Product — new features (%)').id + '"]').id);
   // Lowering Product to 25 leaves 10 unallocated; nothing else moves.
@@ -211,8 +211,7 @@ test('allocate: sliders spend the remainder first, then take from the others in 
 
 test('allocate: remove hands the share to the rest in proportion, Undo takes it back, add enters at 0', async () => {
   const { window } = await loadScript(doc('allocate-spec'));
-  const { d, byLabel, type, key, fire, live, exported } = helpers(window);
-  const numbers = () => [...d.querySelectorAll('.pb-weight')].map((n) => Number(n.value));
+  const { d, byLabel, type, key, fire, live, exported, numbers } = helpers(window);
   byLabel('Remove Hiring').click();
   assert.deepEqual(numbers(), [39, 28, 17, 16], '35:25:15:15 scaled up to 100');
   assert.equal(live(), 'Hiring removed; its share went to the others in proportion. Undo brings it back.');

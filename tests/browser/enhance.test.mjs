@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { startServer, browser, renderedPage, axeViolations, watchConsole } from './harness.mjs';
+import { startServer, browser, renderedPage, axeViolations, watchConsole, isForeign } from './harness.mjs';
 import { ANSWERS, CHROME, fixture, fillIn } from './people.mjs';
 
 const names = readdirSync(ANSWERS).filter((f) => f.endsWith('.responses.json')).map((f) => f.slice(0, -'.responses.json'.length))
@@ -36,7 +36,7 @@ names.forEach((name, n) => {
     const page = await js.newPage();
     const problems = watchConsole(page);
     const foreign = [];
-    page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url()); });
+    page.on('request', (r) => { if (isForeign(server, r.url())) foreign.push(r.url()); });
     await page.goto(await renderedPage(server, fx.md));
     await fillIn(page, fx, { js: true, style });
     const t = CHROME[await page.locator('.pb-doc').getAttribute('lang')];

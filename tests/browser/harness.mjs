@@ -50,6 +50,11 @@ export async function browser(options = {}) {
   });
 }
 
+/** Whether a request the page made went somewhere other than the server or a data: URL. */
+export function isForeign(server, url) {
+  return !url.startsWith(server.url) && !url.startsWith('data:');
+}
+
 /** POSTs a document to /v1/render and returns the URL of its cached page rendering. */
 export async function renderedPage(server, markdown, query = 'format=page') {
   const res = await fetch(`${server.url}/v1/render?${query}`, {

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startServer, browser, renderedPage, axeViolations, watchConsole } from './harness.mjs';
+import { ROOT, startServer, browser, renderedPage, axeViolations, watchConsole, isForeign } from './harness.mjs';
 import { fixture } from './people.mjs';
 
 const GOLDEN = join(ROOT, 'fixtures', 'golden');
@@ -33,7 +33,7 @@ for (const file of docs) {
       await page.goto(url);
       assert.deepEqual(await axeViolations(page), [], 'axe: serious or critical violations');
       assert.deepEqual(problems, [], 'console: CSP violations or errors');
-      const foreign = requests.filter((u) => !u.startsWith(server.url) && !u.startsWith('data:'));
+      const foreign = requests.filter((u) => isForeign(server, u));
       assert.deepEqual(foreign, [], 'the page contacted another origin');
       await page.close();
     });

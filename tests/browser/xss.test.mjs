@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startServer, browser, renderedPage } from './harness.mjs';
+import { ROOT, startServer, browser, renderedPage, isForeign } from './harness.mjs';
 
 const DIR = join(ROOT, 'fixtures', 'xss');
 let server;
@@ -30,7 +30,7 @@ for (const surface of ['page', 'routed', 'email']) {
       });
       page.on('request', (r) => {
         const u = r.url();
-        if (!u.startsWith(server.url) && !u.startsWith('data:')) failures.push(`${file}: request to ${u}`);
+        if (isForeign(server, u)) failures.push(`${file}: request to ${u}`);
       });
       await page.goto(url);
       // Give timers, lazy handlers and focus handlers a moment, and poke the page a little.

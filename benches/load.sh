@@ -16,6 +16,7 @@ start_server release
 export DOC="benches/load/doc-2k.md"
 curl -sf -o /dev/null -H 'content-type: text/markdown' --data-binary @"$DOC" "$URL/v1/render"
 
+declare -A RPS # requests/s by scenario
 run() { # name, then wrk arguments
   local name="$1"; shift
   local report
@@ -25,7 +26,7 @@ run() { # name, then wrk arguments
   p50="$(awk '$1=="50%" {print $2}' <<<"$report")"
   p99="$(awk '$1=="99%" {print $2}' <<<"$report")"
   printf '%-22s %12s req/s   p50 %-9s p99 %s\n' "$name" "$rps" "$p50" "$p99"
-  echo "$rps" >"$OUT.$name"
+  RPS[$name]="$rps"
 }
 
 echo "passback load test: $(nproc) cores, ${DURATION}s per scenario, $CONNECTIONS connections, document $(wc -c <"$DOC") bytes"
@@ -35,6 +36,5 @@ hits() { curl -sf "$URL/metrics" | awk '/^passback_cache_hits_total / {print $2}
 before="$(hits)"
 run render-uncached -s benches/load/post-unique.lua "$URL/v1/render"
 echo "cache hits during the uncached run: $(( $(hits) - before ))"
-awk -v h="$(cat "$OUT.healthz")" -v c="$(cat "$OUT.render-cached")" -v u="$(cat "$OUT.render-uncached")" \
+awk -v h="${RPS[healthz]}" -v c="${RPS[render-cached]}" -v u="${RPS[render-uncached]}" \
   'BEGIN { printf "cached/healthz %.0f%%   uncached/healthz %.0f%%\n", 100*c/h, 100*u/h }'
-rm -f "$OUT".*

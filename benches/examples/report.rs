@@ -70,7 +70,10 @@ fn main() {
             }
         }
     }
-    if let (Some(hit), Some(cold)) = (m.get("cache/hit_20KB"), m.get("cache/cold_20KB")) {
+    if let (Some(hit), Some(cold)) = (
+        m.get("cache/hit_20KB"),
+        m.get("cold_render/passback/typical_20KB"),
+    ) {
         println!(
             "| cache hit, typical 20 KB | {} | cold render {} | {:.0}× faster |",
             show(*hit),

@@ -4,14 +4,17 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let doc = match args.next().as_deref() {
-        Some("single") => "```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method ships first?\", \"options\": [\"PIN\", \"Room number\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n\n".repeat(100),
+        // Only the single-choice component, 100 times over.
+        Some("single") => format!("{}\n\n", passback_benches::COMPONENTS[0]).repeat(100),
         // The prose-led document without its components.
         Some("prose") => passback_benches::typical(200_000)
             .split("\n\n")
             .filter(|p| !p.starts_with("```") || p.starts_with("```rust"))
             .collect::<Vec<_>>()
             .join("\n\n"),
-        Some("load") => std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root"),
+        Some("load") => {
+            std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
+        }
         Some("dense") => passback_benches::dense(200_000),
         // Only diagrams: the 5-node bench chart, 100 times over.
         Some("diagrams") => {

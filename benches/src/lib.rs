@@ -91,7 +91,7 @@ pub fn dense(bytes: usize) -> String {
 }
 
 /// One component of each kind, in the order a prose-led document cycles through them.
-const COMPONENTS: [&str; 8] = [
+pub const COMPONENTS: [&str; 8] = [
     r#"```single-choice
 { "version": "1", "question": "Which auth method ships first?", "options": ["PIN", "Room number", "Magic link"], "recommended": "Magic link" }
 ```"#,

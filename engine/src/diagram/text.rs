@@ -60,26 +60,52 @@ pub fn width(line: &str) -> f64 {
     line.chars().map(advance).sum::<f64>() * FONT_SIZE
 }
 
+/// The width of one line of text in ems: the sum [`width`] scales.
+fn ems(line: &str) -> f64 {
+    line.chars().map(advance).sum::<f64>()
+}
+
 /// A label broken into lines: at its own line breaks, and at spaces where a line would be
 /// wider than `max`. A single word wider than `max` keeps its own line.
-pub fn wrap(label: &str, max: f64) -> Vec<String> {
+#[cfg(test)]
+fn wrap(label: &str, max: f64) -> Vec<String> {
+    wrap_measured(label, max).0
+}
+
+/// The lines of `label` wrapped at `max` (see `wrap`), with the width of each line, px: each line's width is kept as it grows, adding
+/// one character's advance at a time in the order [`width`] sums them, so every width (and
+/// every wrapping decision) is exactly what measuring the whole line would give.
+fn wrap_measured(label: &str, max: f64) -> (Vec<String>, Vec<f64>) {
+    let space_ems = advance(' ');
+    let space = width(" ");
     let mut lines = Vec::new();
+    let mut widths = Vec::new();
     for part in label.split('\n') {
         let mut line = String::new();
+        let mut line_ems = ems("");
         for word in part.split(' ').filter(|w| !w.is_empty()) {
+            let word_ems = ems(word);
             if line.is_empty() {
                 line.push_str(word);
-            } else if width(&line) + width(" ") + width(word) <= max {
+                line_ems = word_ems;
+            } else if line_ems * FONT_SIZE + space + word_ems * FONT_SIZE <= max {
                 line.push(' ');
                 line.push_str(word);
+                line_ems = word
+                    .chars()
+                    .map(advance)
+                    .fold(line_ems + space_ems, |a, b| a + b);
             } else {
                 lines.push(std::mem::take(&mut line));
+                widths.push(line_ems * FONT_SIZE);
                 line.push_str(word);
+                line_ems = word_ems;
             }
         }
         lines.push(line);
+        widths.push(line_ems * FONT_SIZE);
     }
-    lines
+    (lines, widths)
 }
 
 /// Lines and the size of the block they make.
@@ -97,8 +123,8 @@ impl Block {
     }
 
     pub fn wrapped(label: &str, max: f64) -> Block {
-        let lines = wrap(label, max);
-        let width = lines.iter().map(|l| width(l)).fold(0.0, f64::max);
+        let (lines, widths) = wrap_measured(label, max);
+        let width = widths.into_iter().fold(0.0, f64::max);
         let height = LINE_HEIGHT * lines.len() as f64;
         Block {
             lines,

@@ -132,6 +132,8 @@ struct Plan<'c> {
     direction: Vec<Direction>,
     node_text: Vec<Block>,
     cluster_title: Vec<Block>,
+    /// Per edge: its label, measured once for every layout attempt and the drawing.
+    edge_label: Vec<Option<Block>>,
     /// Set when a layout gave up for `MAX_LAYOUT_BOXES`.
     too_large: std::cell::Cell<bool>,
 }
@@ -174,6 +176,11 @@ impl<'c> Plan<'c> {
                 .subgraphs
                 .iter()
                 .map(|s| Block::new(&s.title))
+                .collect(),
+            edge_label: chart
+                .edges
+                .iter()
+                .map(|e| e.label.as_deref().map(Block::new))
                 .collect(),
             names_cluster,
             node_scope,
@@ -389,7 +396,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     for (e, edge) in chart.edges.iter().enumerate() {
         let a = plan.thing(&edge.from);
         let b = plan.thing(&edge.to);
-        let label = edge.label.as_deref().map(Block::new);
+        let label = plan.edge_label[e].clone();
         let (Some(a), Some(b)) = (a, b) else {
             edges.push(EdgePath {
                 points: vec![Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)],
@@ -557,7 +564,7 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     let mut extra = vec![(0.0, 0.0); items.len()];
     for se in edges.iter().filter(|se| se.from == se.to) {
         let i = index_of(se.from)?;
-        let label = plan.chart.edges[se.edge].label.as_deref().map(Block::new);
+        let label = plan.edge_label[se.edge].as_ref();
         let (lw, lh) = label.map_or((0.0, 0.0), |l| {
             (
                 l.width + 2.0 * LABEL_PAD_X + 4.0,
@@ -599,10 +606,10 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         let pair = (f.min(t), f.max(t));
         let repeated = seen_pairs.contains(&pair);
         seen_pairs.push(pair);
-        let label = plan.chart.edges[se.edge].label.as_deref().map(Block::new);
+        let label = plan.edge_label[se.edge].as_ref();
         // A label, or a repeated pair, gets a box of its own in the middle of the edge, so
         // the label has room and parallel edges take separate routes.
-        let label_size = match (&label, repeated) {
+        let label_size = match (label, repeated) {
             (Some(l), _) => Some((l.width + 2.0 * LABEL_PAD_X, l.height + 2.0 * LABEL_PAD_Y)),
             (None, true) => Some((2.0, 2.0)),
             (None, false) => None,

@@ -166,12 +166,27 @@ pub fn push_num(out: &mut String, v: f64) {
     }
 }
 
-fn pt(p: Pt) -> String {
-    let mut s = String::with_capacity(16);
-    push_num(&mut s, p.x);
-    s.push(',');
-    push_num(&mut s, p.y);
-    s
+/// Appends a point, `x,y`, each as [`push_num`] writes it.
+fn push_pt(out: &mut String, p: Pt) {
+    push_num(out, p.x);
+    out.push(',');
+    push_num(out, p.y);
+}
+
+/// A path's `d` from a run of commands: each letter (with the space before it, after the first)
+/// followed by its points, space-separated.
+fn path_of(commands: &[(&str, &[Pt])]) -> String {
+    let mut d = String::with_capacity(16 * commands.len());
+    for (c, points) in commands {
+        d.push_str(c);
+        for (k, p) in points.iter().enumerate() {
+            if k > 0 {
+                d.push(' ');
+            }
+            push_pt(&mut d, *p);
+        }
+    }
+    d
 }
 
 /// Opens the `<svg>` with its `<title>` and `<desc>`.
@@ -275,11 +290,15 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     };
     match shapes::outline(shape, b) {
         Outline::Polygon(points) => {
-            let pts = points.iter().map(|p| pt(*p)).collect::<Vec<_>>().join(" ");
+            let pts = path_of(&[("", &points)]);
             emit(w, "polygon", with(vec![("points", pts)]));
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {
-                    let d = format!("M{} V{}", pt(Pt::new(x, b.top())), num(b.bottom()));
+                    let mut d = String::with_capacity(24);
+                    d.push('M');
+                    push_pt(&mut d, Pt::new(x, b.top()));
+                    d.push_str(" V");
+                    push_num(&mut d, b.bottom());
                     w.leaf(
                         "path",
                         &[
@@ -337,14 +356,24 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             let c = num(cap);
             let (l, r) = (bounds.left(), bounds.right());
             let (t, bo) = (bounds.top() + cap, bounds.bottom() - cap);
-            let d = format!(
-                "M{} V{} A{rx},{c} 0 0 0 {} V{} A{rx},{c} 0 0 0 {} Z",
-                pt(Pt::new(l, t)),
-                num(bo),
-                pt(Pt::new(r, bo)),
-                num(t),
-                pt(Pt::new(l, t)),
-            );
+            let arc = |d: &mut String, to: Pt| {
+                d.push_str(" A");
+                d.push_str(&rx);
+                d.push(',');
+                d.push_str(&c);
+                d.push_str(" 0 0 0 ");
+                push_pt(d, to);
+            };
+            let mut d = String::with_capacity(80);
+            d.push('M');
+            push_pt(&mut d, Pt::new(l, t));
+            d.push_str(" V");
+            push_num(&mut d, bo);
+            arc(&mut d, Pt::new(r, bo));
+            d.push_str(" V");
+            push_num(&mut d, t);
+            arc(&mut d, Pt::new(l, t));
+            d.push_str(" Z");
             emit(w, "path", with(vec![("d", d)]));
             emit(
                 w,
@@ -363,10 +392,13 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
 /// A smooth path through `points`: at each bend the curve runs along `axis` (the way ranks
 /// run), at the ends along the first and last segments; a straight line for two points.
 fn curve(points: &[Pt], axis: Pt) -> String {
-    let mut d = format!("M{}", pt(points[0]));
     let n = points.len();
+    let mut d = String::with_capacity(8 + 48 * n);
+    d.push('M');
+    push_pt(&mut d, points[0]);
     if n == 2 {
-        d.push_str(&format!(" L{}", pt(points[1])));
+        d.push_str(" L");
+        push_pt(&mut d, points[1]);
         return d;
     }
     let tangent = |i: usize| -> Pt {
@@ -389,7 +421,12 @@ fn curve(points: &[Pt], axis: Pt) -> String {
         let reach = q.minus(p).len() / 3.0;
         let c1 = p.plus(tangent(i).scale(reach));
         let c2 = q.minus(tangent(i + 1).scale(reach));
-        d.push_str(&format!(" C{} {} {}", pt(c1), pt(c2), pt(q)));
+        d.push_str(" C");
+        push_pt(&mut d, c1);
+        d.push(' ');
+        push_pt(&mut d, c2);
+        d.push(' ');
+        push_pt(&mut d, q);
     }
     d
 }
@@ -409,7 +446,7 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             let base = tip.minus(dir.scale(HEAD_LEN * scale));
             let a = base.plus(normal.scale(HEAD_HALF * scale));
             let b = base.minus(normal.scale(HEAD_HALF * scale));
-            let d = format!("M{} L{} L{} Z", pt(tip), pt(a), pt(b));
+            let d = path_of(&[("M", &[tip]), (" L", &[a]), (" L", &[b]), (" Z", &[])]);
             w.leaf(
                 "path",
                 &[
@@ -441,13 +478,12 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
         Marker::Cross => {
             let c = tip.minus(dir.scale(5.0));
             let (u, v) = (dir.plus(normal).scale(3.5), dir.minus(normal).scale(3.5));
-            let d = format!(
-                "M{} L{} M{} L{}",
-                pt(c.minus(u)),
-                pt(c.plus(u)),
-                pt(c.minus(v)),
-                pt(c.plus(v))
-            );
+            let d = path_of(&[
+                ("M", &[c.minus(u)]),
+                (" L", &[c.plus(u)]),
+                (" M", &[c.minus(v)]),
+                (" L", &[c.plus(v)]),
+            ]);
             w.leaf(
                 "path",
                 &[

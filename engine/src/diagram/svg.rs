@@ -83,6 +83,20 @@ impl Writer {
         self.out.push_str("/>\n");
     }
 
+    /// `<tag …/>` with the attributes of `a` then those of `b`, and a line break.
+    pub fn leaf2(
+        &mut self,
+        tag: &'static str,
+        a: &[(&'static str, &str)],
+        b: &[(&'static str, &str)],
+    ) {
+        self.out.push('<');
+        self.out.push_str(tag);
+        self.attrs(a);
+        self.attrs(b);
+        self.out.push_str("/>\n");
+    }
+
     /// `</tag>`
     pub fn close(&mut self, tag: &'static str) {
         self.out.push_str("</");
@@ -273,25 +287,17 @@ fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center:
 }
 
 fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
-    let paint: [(&'static str, &str); 4] = [
+    // After each shape's own attributes.
+    const PAINT: [(&str, &str); 4] = [
         ("class", "pb-d-shape"),
         ("fill", colour::NODE_FILL),
         ("stroke", colour::NODE_LINE),
         ("stroke-width", "1.5"),
     ];
-    let with = |extra: Vec<(&'static str, String)>| -> Vec<(&'static str, String)> {
-        let mut v: Vec<(&'static str, String)> = extra;
-        v.extend(paint.iter().map(|(k, v)| (*k, v.to_string())));
-        v
-    };
-    let emit = |w: &mut Writer, tag: &'static str, a: Vec<(&'static str, String)>| {
-        let borrowed: Vec<(&'static str, &str)> = a.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        w.leaf(tag, &borrowed);
-    };
     match shapes::outline(shape, b) {
         Outline::Polygon(points) => {
             let pts = path_of(&[("", &points)]);
-            emit(w, "polygon", with(vec![("points", pts)]));
+            w.leaf2("polygon", &[("points", &pts)], &PAINT);
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {
                     let mut d = String::with_capacity(24);
@@ -312,16 +318,12 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             }
         }
         Outline::Ellipse { center, rx, ry } => {
+            let (cx, cy) = (num(center.x), num(center.y));
             if shape == Shape::DoubleCircle {
-                emit(
-                    w,
+                w.leaf2(
                     "ellipse",
-                    with(vec![
-                        ("cx", num(center.x)),
-                        ("cy", num(center.y)),
-                        ("rx", num(rx)),
-                        ("ry", num(ry)),
-                    ]),
+                    &[("cx", &cx), ("cy", &cy), ("rx", &num(rx)), ("ry", &num(ry))],
+                    &PAINT,
                 );
             }
             let inset = if shape == Shape::DoubleCircle {
@@ -329,27 +331,27 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             } else {
                 0.0
             };
-            emit(
-                w,
+            w.leaf2(
                 "ellipse",
-                with(vec![
-                    ("cx", num(center.x)),
-                    ("cy", num(center.y)),
-                    ("rx", num(rx - inset)),
-                    ("ry", num(ry - inset)),
-                ]),
+                &[
+                    ("cx", &cx),
+                    ("cy", &cy),
+                    ("rx", &num(rx - inset)),
+                    ("ry", &num(ry - inset)),
+                ],
+                &PAINT,
             );
         }
-        Outline::RoundedBox { bounds, r } => emit(
-            w,
+        Outline::RoundedBox { bounds, r } => w.leaf2(
             "rect",
-            with(vec![
-                ("x", num(bounds.left())),
-                ("y", num(bounds.top())),
-                ("width", num(bounds.w)),
-                ("height", num(bounds.h)),
-                ("rx", num(r)),
-            ]),
+            &[
+                ("x", &num(bounds.left())),
+                ("y", &num(bounds.top())),
+                ("width", &num(bounds.w)),
+                ("height", &num(bounds.h)),
+                ("rx", &num(r)),
+            ],
+            &PAINT,
         ),
         Outline::Cylinder { bounds, cap } => {
             let rx = num(bounds.w / 2.0);
@@ -374,16 +376,16 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             push_num(&mut d, t);
             arc(&mut d, Pt::new(l, t));
             d.push_str(" Z");
-            emit(w, "path", with(vec![("d", d)]));
-            emit(
-                w,
+            w.leaf2("path", &[("d", &d)], &PAINT);
+            w.leaf2(
                 "ellipse",
-                with(vec![
-                    ("cx", num(bounds.center.x)),
-                    ("cy", num(t)),
-                    ("rx", rx.clone()),
-                    ("ry", c.clone()),
-                ]),
+                &[
+                    ("cx", &num(bounds.center.x)),
+                    ("cy", &num(t)),
+                    ("rx", &rx),
+                    ("ry", &c),
+                ],
+                &PAINT,
             );
         }
     }

@@ -78,7 +78,7 @@ const MIN_W: f64 = 40.0;
 pub const RING: f64 = 5.0;
 
 /// The cylinder's cap: half the height of its ellipse.
-fn cylinder_cap(w: f64) -> f64 {
+pub(super) fn cylinder_cap(w: f64) -> f64 {
     (w * 0.08).clamp(5.0, 12.0)
 }
 

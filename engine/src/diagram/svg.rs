@@ -737,7 +737,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> String {
         shape_element(&mut w, n.shape, n.bounds);
         let mut at = n.bounds.center;
         if n.shape == Shape::Cylinder {
-            at.y += (n.bounds.w * 0.08).clamp(5.0, 12.0) / 2.0;
+            at.y += shapes::cylinder_cap(n.bounds.w) / 2.0;
         }
         lines(&mut w, "pb-d-text", colour::TEXT, &n.text, at);
         w.close("g");

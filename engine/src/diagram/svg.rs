@@ -237,10 +237,16 @@ fn start(w: &mut Writer, f: &Frame, class: &str, width: f64, height: f64, desc: 
     w.newline();
 }
 
-/// `rtl` when the first strong character of `text` is Hebrew or Arabic, else `ltr`: each label
-/// keeps its own direction whatever the page's (punctuation lands on the right side).
+#[cfg(test)]
 fn direction(text: &str) -> &'static str {
-    for c in text.chars() {
+    direction_of(text.chars())
+}
+
+/// `rtl` when the first strong character of the text `chars` make is Hebrew or Arabic, else
+/// `ltr`: each label keeps its own direction whatever the page's (punctuation lands on the
+/// right side). Takes characters, so a label's lines need not be joined first.
+fn direction_of(chars: impl Iterator<Item = char>) -> &'static str {
+    for c in chars {
         match u32::from(c) {
             0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF => return "rtl",
             _ if c.is_alphabetic() => return "ltr",
@@ -253,7 +259,7 @@ fn direction(text: &str) -> &'static str {
 /// Lines of text centred on `center`.
 fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center: Pt) {
     let x = num(center.x);
-    let dir = direction(&block.lines.concat());
+    let dir = direction_of(block.lines.iter().flat_map(|l| l.chars()));
     let top = center.y - block.height / 2.0;
     // Baseline: the middle of the line plus about a third of the font size.
     let baseline = |i: usize| num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);

@@ -7,9 +7,9 @@ use super::{Checker, Obj};
 use crate::answers::{BlockAnswer, Comment};
 use crate::diagram::flowchart::{self, Flowchart};
 use crate::diagram::{self, Frame};
-use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{RenderCx, concat};
 use maud::{Markup, PreEscaped, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
@@ -128,27 +128,28 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     if cx.surface.is_email() {
         // Many mail clients drop inline SVG: with a public base URL, link the diagram as an
         // image the server publishes (PNG), keyed by the SVG's own hash.
-        let image = cx.diagram_base.filter(|_| drawing.drawn).map(|base| {
-            let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
-            let (w, h) = svg_size(&drawing.svg);
-            cx.diagrams
-                .borrow_mut()
-                .push((key.clone(), drawing.svg.clone()));
-            (
-                format!("{}/v1/diagrams/{key}.png", base.trim_end_matches('/')),
-                w,
-                h,
-            )
-        });
-        let svg = PreEscaped(drawing.svg);
+        // The SVG goes to the published diagrams or into the mail, never both: move it.
+        let shown = match cx.diagram_base.filter(|_| drawing.drawn) {
+            Some(base) => {
+                let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
+                let (w, h) = svg_size(&drawing.svg);
+                let src = format!("{}/v1/diagrams/{key}.png", base.trim_end_matches('/'));
+                cx.diagrams.borrow_mut().push((key, drawing.svg));
+                Ok((src, w, h))
+            }
+            None => Err(PreEscaped(drawing.svg)),
+        };
         return cx.root(
             None,
             html! {
                 p style=(email::TITLE) { (caption) }
-                @if let Some((src, w, h)) = image {
-                    img src=(src) alt=(caption) width=(w) height=(h) style="display:block;max-width:100%;height:auto;border:0;";
-                } @else {
-                    div { (svg) }
+                @match shown {
+                    Ok((src, w, h)) => {
+                        img src=(src) alt=(caption) width=(w) height=(h) style="display:block;max-width:100%;height:auto;border:0;";
+                    }
+                    Err(svg) => {
+                        div { (svg) }
+                    }
                 }
                 @if !drawing.drawn {
                     pre style=(email::PRE) { (m.source) }
@@ -230,20 +231,24 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                     summary { (t.comment_parts) }
                     ul {
                         @for (i, node) in chart.nodes.iter().enumerate() {
+                            @let i = i.to_string();
+                            @let id = cx.id(&concat(&["node", &i]));
                             li {
-                                label for=(cx.id(&format!("node{i}"))) { (Strings::fill(t.comment_node, &node.label)) }
-                                textarea id=(cx.id(&format!("node{i}"))) name=(cx.name(&format!("node.{i}"))) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
+                                label for=(id) { (Strings::fill(t.comment_node, &node.label)) }
+                                textarea id=(id) name=(cx.name(&concat(&["node.", &i]))) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
                             }
                         }
                         @for (i, edge) in chart.edges.iter().enumerate() {
                             @let from = chart.label_of(&edge.from);
                             @let to = chart.label_of(&edge.to);
+                            @let n = i.to_string();
+                            @let id = cx.id(&concat(&["edge", &n]));
                             li {
-                                label for=(cx.id(&format!("edge{i}"))) {
+                                label for=(id) {
                                     (Strings::fill(&Strings::fill(t.comment_edge, from), to))
                                     @if let Some(l) = &edge.label { " (" (l) ")" }
                                 }
-                                textarea id=(cx.id(&format!("edge{i}"))) name=(cx.name(&format!("edge.{i}"))) rows="1"
+                                textarea id=(id) name=(cx.name(&concat(&["edge.", &n]))) rows="1"
                                     data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(i)) }
                             }
                         }

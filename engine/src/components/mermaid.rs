@@ -184,15 +184,17 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     };
     // A pair drawn twice (A→B, A→B#2) has one comment field per edge: the k-th field of a pair
     // shows the k-th comment on that pair, so a round trip keeps both.
+    let occurrences = m
+        .chart
+        .as_ref()
+        .map(Flowchart::edge_occurrences)
+        .unwrap_or_default();
     let on_edge = |index: usize| {
         let Some(edges) = m.chart.as_ref().map(|c| &c.edges) else {
             return "";
         };
         let edge = &edges[index];
-        let occurrence = edges[..index]
-            .iter()
-            .filter(|e| e.from == edge.from && e.to == edge.to)
-            .count();
+        let occurrence = occurrences[index];
         comments
             .iter()
             .filter_map(|c| match c {

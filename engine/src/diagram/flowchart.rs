@@ -21,6 +21,22 @@ pub struct Flowchart {
 }
 
 impl Flowchart {
+    /// Per edge: how many earlier edges join the same `from` to the same `to` (0 for the first
+    /// of a pair, 1 for the second, …). Edge keys and comment fields both number repeated
+    /// pairs by this.
+    pub fn edge_occurrences(&self) -> Vec<usize> {
+        let mut seen: std::collections::HashMap<(&str, &str), usize> =
+            std::collections::HashMap::with_capacity(self.edges.len());
+        self.edges
+            .iter()
+            .map(|e| {
+                let n = seen.entry((e.from.as_str(), e.to.as_str())).or_insert(0);
+                *n += 1;
+                *n - 1
+            })
+            .collect()
+    }
+
     /// The label of node `id` (the id itself when unknown).
     pub fn label_of<'a>(&'a self, id: &'a str) -> &'a str {
         self.nodes

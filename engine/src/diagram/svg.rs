@@ -590,20 +590,19 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
 
 /// The data-edge keys: `FROM→TO`, then `FROM→TO#2`, `#3`, … for repeated pairs.
 pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::with_capacity(chart.edges.len());
-    for (i, e) in chart.edges.iter().enumerate() {
-        let base = format!("{}→{}", e.from, e.to);
-        let n = chart.edges[..i]
-            .iter()
-            .filter(|p| p.from == e.from && p.to == e.to)
-            .count();
-        keys.push(if n == 0 {
-            base
-        } else {
-            format!("{base}#{}", n + 1)
-        });
-    }
-    keys
+    chart
+        .edges
+        .iter()
+        .zip(chart.edge_occurrences())
+        .map(|(e, n)| {
+            let base = format!("{}→{}", e.from, e.to);
+            if n == 0 {
+                base
+            } else {
+                format!("{base}#{}", n + 1)
+            }
+        })
+        .collect()
 }
 
 /// The flowchart in words, for `<desc>`.

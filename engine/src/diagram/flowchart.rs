@@ -229,7 +229,7 @@ pub struct Unsupported {
 }
 
 /// Where the diagram text starts, after an optional `---` front-matter block.
-pub fn body_start(source: &str) -> usize {
+fn body_start(source: &str) -> usize {
     let trimmed = source.trim_start();
     let lead = source.len() - trimmed.len();
     let Some(after) = trimmed.strip_prefix("---") else {

@@ -33,14 +33,14 @@ pub const MAX_EDGES: usize = 300;
 /// Nor is a subgraph or chart whose layout needs more boxes than this, counting label boxes
 /// and one connector per rank a long edge crosses: placement time grows faster than linearly
 /// (about 5 ms for 250, 0.5 s for 2,500).
-pub const MAX_LAYOUT_BOXES: usize = 1000;
+const MAX_LAYOUT_BOXES: usize = 1000;
 
 /// Space around the whole drawing.
 const MARGIN: f64 = 8.0;
 /// Space between a subgraph's border and its contents.
 const CLUSTER_PAD: f64 = 12.0;
 /// How far a self-loop reaches out of its node.
-pub const LOOP_REACH: f64 = 26.0;
+const LOOP_REACH: f64 = 26.0;
 /// Padding around an edge label (its background).
 pub const LABEL_PAD_X: f64 = 4.0;
 pub const LABEL_PAD_Y: f64 = 2.0;

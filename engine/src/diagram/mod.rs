@@ -49,7 +49,7 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
 }
 
 /// A readable name for a Mermaid diagram type keyword.
-pub fn kind_name(keyword: &str) -> &'static str {
+fn kind_name(keyword: &str) -> &'static str {
     match keyword {
         "sequenceDiagram" => "Sequence diagram",
         "classDiagram" | "classDiagram-v2" => "Class diagram",

@@ -40,18 +40,12 @@ pub struct Frame<'a> {
 }
 
 /// A small XML writer that escapes every value it is given.
-pub struct Writer {
+struct Writer {
     out: String,
 }
 
-impl Default for Writer {
-    fn default() -> Self {
-        Writer::new()
-    }
-}
-
 impl Writer {
-    pub fn new() -> Writer {
+    fn new() -> Writer {
         Writer {
             out: String::with_capacity(4096),
         }
@@ -68,7 +62,7 @@ impl Writer {
     }
 
     /// `<tag …>`
-    pub fn open(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    fn open(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
         self.out.push('<');
         self.out.push_str(tag);
         self.attrs(attrs);
@@ -76,7 +70,7 @@ impl Writer {
     }
 
     /// `<tag …/>` and a line break.
-    pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
         self.out.push('<');
         self.out.push_str(tag);
         self.attrs(attrs);
@@ -84,12 +78,7 @@ impl Writer {
     }
 
     /// `<tag …/>` with the attributes of `a` then those of `b`, and a line break.
-    pub fn leaf2(
-        &mut self,
-        tag: &'static str,
-        a: &[(&'static str, &str)],
-        b: &[(&'static str, &str)],
-    ) {
+    fn leaf2(&mut self, tag: &'static str, a: &[(&'static str, &str)], b: &[(&'static str, &str)]) {
         self.out.push('<');
         self.out.push_str(tag);
         self.attrs(a);
@@ -98,21 +87,21 @@ impl Writer {
     }
 
     /// `</tag>`
-    pub fn close(&mut self, tag: &'static str) {
+    fn close(&mut self, tag: &'static str) {
         self.out.push_str("</");
         self.out.push_str(tag);
         self.out.push('>');
     }
 
-    pub fn newline(&mut self) {
+    fn newline(&mut self) {
         self.out.push('\n');
     }
 
-    pub fn text(&mut self, s: &str) {
+    fn text(&mut self, s: &str) {
         escape_into(&mut self.out, s);
     }
 
-    pub fn finish(self) -> String {
+    fn finish(self) -> String {
         self.out
     }
 }
@@ -152,7 +141,7 @@ fn escape_into(out: &mut String, s: &str) {
 }
 
 /// A coordinate: one decimal, no trailing `.0`, no `-0`.
-pub fn num(v: f64) -> String {
+fn num(v: f64) -> String {
     let mut s = String::with_capacity(8);
     push_num(&mut s, v);
     s
@@ -160,7 +149,7 @@ pub fn num(v: f64) -> String {
 
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
 /// float formatting, and diagrams print many numbers).
-pub fn push_num(out: &mut String, v: f64) {
+fn push_num(out: &mut String, v: f64) {
     use std::fmt::Write;
     let tenths = (v * 10.0).round();
     // Layout coordinates are finite and small; anything else is drawn at 0 rather than as `NaN`.
@@ -606,7 +595,7 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
 }
 
 /// The flowchart in words, for `<desc>`.
-pub fn describe(chart: &Flowchart, t: &Strings) -> String {
+fn describe(chart: &Flowchart, t: &Strings) -> String {
     let quote = |s: &str| Strings::fill(t.diagram_quote, &s.replace('\n', " "));
     let dir = t.diagram_directions[chart.direction as usize];
     let mut out = Strings::fill(t.diagram_flowchart, dir);

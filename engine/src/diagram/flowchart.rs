@@ -291,18 +291,14 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
             }
         }
     }
-    let mut pending: Vec<(usize, String)> = Vec::new();
-    if !after_dir.is_empty() {
-        pending.push((
-            header_at + header.find(after_dir).unwrap_or(0),
-            after_dir.to_string(),
-        ));
-    }
-    for (at, stmt) in pending
+    // Statements are borrowed from `source` as they are parsed: none is copied.
+    let after_header = (!after_dir.is_empty())
+        .then(|| (header_at + header.find(after_dir).unwrap_or(0), after_dir));
+    for (at, stmt) in after_header
         .into_iter()
-        .chain(statements.map(|(a, s)| (a + start, s.to_string())))
+        .chain(statements.map(|(a, s)| (a + start, s)))
     {
-        if let Err(e) = p.statement(&stmt, at) {
+        if let Err(e) = p.statement(stmt, at) {
             return Some(Err(e));
         }
     }
@@ -674,11 +670,14 @@ impl<'s> Cursor<'s> {
                 .filter_map(|(c, sh)| s.find(c).map(|i| (i, *c, *sh)))
                 .min_by_key(|(i, _, _)| *i)
         };
-        let expected = closers
-            .iter()
-            .map(|(c, _)| *c)
-            .collect::<Vec<_>>()
-            .join(" or ");
+        // Only an error names them.
+        let expected = || {
+            closers
+                .iter()
+                .map(|(c, _)| *c)
+                .collect::<Vec<_>>()
+                .join(" or ")
+        };
         if self.rest().starts_with('"') {
             let end = self.rest()[1..]
                 .find('"')
@@ -686,13 +685,13 @@ impl<'s> Cursor<'s> {
             let text = self.rest()[1..1 + end].to_string();
             self.pos += end + 2;
             let Some((_, c, sh)) = closer_at(self.rest()).filter(|(i, _, _)| *i == 0) else {
-                return Err(self.error(format!("expected {expected} after a quoted label")));
+                return Err(self.error(format!("expected {} after a quoted label", expected())));
             };
             self.pos += c.len();
             Ok(Some((line_breaks(&text), sh)))
         } else {
             let (end, c, sh) = closer_at(self.rest())
-                .ok_or_else(|| self.error(format!("a shape is not closed with {expected}")))?;
+                .ok_or_else(|| self.error(format!("a shape is not closed with {}", expected())))?;
             let text = self.rest()[..end].trim().to_string();
             self.pos += end + c.len();
             Ok(Some((line_breaks(&text), sh)))
@@ -866,10 +865,14 @@ fn line_breaks(text: &str) -> String {
     while let Some(i) = rest.find('<') {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        let lower = tail.get(..6).unwrap_or(tail).to_ascii_lowercase();
+        // The tags are ASCII, so comparing bytes without case never splits a character.
         let len = ["<br/>", "<br />", "<br>"]
             .iter()
-            .find(|t| lower.starts_with(**t))
+            .find(|t| {
+                tail.as_bytes()
+                    .get(..t.len())
+                    .is_some_and(|b| b.eq_ignore_ascii_case(t.as_bytes()))
+            })
             .map(|t| t.len());
         match len {
             Some(len) => {

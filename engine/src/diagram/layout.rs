@@ -798,7 +798,8 @@ fn order_ranks(vg: &mut VisualGraph) {
     if levels < 2 {
         return;
     }
-    let mut best_count = crossings(&vg.dag);
+    let mut scratch = Scratch::new(&vg.dag);
+    let mut best_count = crossings(&vg.dag, &mut scratch);
     // Nothing to improve (the usual case for small charts): the sweeps below only ever keep an
     // order with fewer crossings.
     if best_count == 0 {
@@ -814,12 +815,13 @@ fn order_ranks(vg: &mut VisualGraph) {
         };
         for i in order {
             let (neighbour_row, row) = if down { (i - 1, i) } else { (i + 1, i) };
-            let mut pos = vec![usize::MAX; vg.dag.len()];
+            let pos = &mut scratch.pos;
             for (p, h) in vg.dag.row(neighbour_row).iter().enumerate() {
                 pos[h.get_index()] = p;
             }
-            let current = vg.dag.row(row).clone();
-            let mut keyed: Vec<(f64, usize, NodeHandle)> = current
+            let mut keyed: Vec<(f64, usize, NodeHandle)> = vg
+                .dag
+                .row(row)
                 .iter()
                 .enumerate()
                 .map(|(p, &h)| {
@@ -828,23 +830,26 @@ fn order_ranks(vg: &mut VisualGraph) {
                     } else {
                         vg.dag.successors(h)
                     };
-                    let linked: Vec<usize> = adj
+                    let (sum, count) = adj
                         .iter()
                         .map(|a| pos[a.get_index()])
                         .filter(|&q| q != usize::MAX)
-                        .collect();
-                    let key = if linked.is_empty() {
+                        .fold((0usize, 0usize), |(s, c), q| (s + q, c + 1));
+                    let key = if count == 0 {
                         p as f64
                     } else {
-                        linked.iter().sum::<usize>() as f64 / linked.len() as f64
+                        sum as f64 / count as f64
                     };
                     (key, p, h)
                 })
                 .collect();
+            for h in vg.dag.row(neighbour_row) {
+                pos[h.get_index()] = usize::MAX;
+            }
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             *vg.dag.row_mut(row) = keyed.into_iter().map(|(_, _, h)| h).collect();
         }
-        let count = crossings(&vg.dag);
+        let count = crossings(&vg.dag, &mut scratch);
         if count < best_count {
             best_count = count;
             best = vg.dag.ranks().clone();
@@ -863,9 +868,9 @@ fn order_ranks(vg: &mut VisualGraph) {
         for i in 0..levels {
             let len = vg.dag.row(i).len();
             for j in 0..len.saturating_sub(1) {
-                let before = local_crossings(&vg.dag, i);
+                let before = local_crossings(&vg.dag, i, &mut scratch);
                 vg.dag.row_mut(i).swap(j, j + 1);
-                if local_crossings(&vg.dag, i) < before {
+                if local_crossings(&vg.dag, i, &mut scratch) < before {
                     changed = true;
                 } else {
                     vg.dag.row_mut(i).swap(j, j + 1);
@@ -878,31 +883,47 @@ fn order_ranks(vg: &mut VisualGraph) {
     }
 }
 
+/// Buffers the crossing counts reuse: a position per node of the graph (`usize::MAX` when
+/// not in the rank at hand, and left that way after each use), and the edges between two ranks.
+struct Scratch {
+    pos: Vec<usize>,
+    ends: Vec<(usize, usize)>,
+}
+
+impl Scratch {
+    fn new(dag: &DAG) -> Scratch {
+        Scratch {
+            pos: vec![usize::MAX; dag.len()],
+            ends: Vec::new(),
+        }
+    }
+}
+
 /// Crossings between rank `i` and its neighbours.
-fn local_crossings(dag: &DAG, i: usize) -> usize {
+fn local_crossings(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
     let mut n = 0;
     if i > 0 {
-        n += crossings_between(dag, i - 1);
+        n += crossings_between(dag, i - 1, scratch);
     }
     if i + 1 < dag.num_levels() {
-        n += crossings_between(dag, i);
+        n += crossings_between(dag, i, scratch);
     }
     n
 }
 
-fn crossings(dag: &DAG) -> usize {
+fn crossings(dag: &DAG, scratch: &mut Scratch) -> usize {
     (0..dag.num_levels().saturating_sub(1))
-        .map(|i| crossings_between(dag, i))
+        .map(|i| crossings_between(dag, i, scratch))
         .sum()
 }
 
 /// Edge crossings between rank `i` and rank `i + 1`.
-fn crossings_between(dag: &DAG, i: usize) -> usize {
-    let mut pos = vec![usize::MAX; dag.len()];
+fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
+    let Scratch { pos, ends } = scratch;
     for (p, h) in dag.row(i + 1).iter().enumerate() {
         pos[h.get_index()] = p;
     }
-    let mut ends: Vec<(usize, usize)> = Vec::new();
+    ends.clear();
     for (p, h) in dag.row(i).iter().enumerate() {
         for s in dag.successors(*h) {
             let q = pos[s.get_index()];
@@ -910,6 +931,9 @@ fn crossings_between(dag: &DAG, i: usize) -> usize {
                 ends.push((p, q));
             }
         }
+    }
+    for h in dag.row(i + 1) {
+        pos[h.get_index()] = usize::MAX;
     }
     let mut n = 0;
     for (a, &(p1, q1)) in ends.iter().enumerate() {

@@ -93,23 +93,6 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     })
 }
 
-/// The width and height of an SVG from its `viewBox` (for the `<img>` that links it).
-fn svg_size(svg: &str) -> (u32, u32) {
-    let view = svg
-        .split("viewBox=\"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .unwrap_or("");
-    let nums: Vec<f64> = view
-        .split_whitespace()
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    match nums.as_slice() {
-        [_, _, w, h] => (w.ceil() as u32, h.ceil() as u32),
-        _ => (600, 400),
-    }
-}
-
 pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
@@ -132,7 +115,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         let shown = match cx.diagram_base.filter(|_| drawing.drawn) {
             Some(base) => {
                 let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
-                let (w, h) = svg_size(&drawing.svg);
+                let (w, h) = (drawing.width, drawing.height);
                 let src = format!("{}/v1/diagrams/{key}.png", base.trim_end_matches('/'));
                 cx.diagrams.borrow_mut().push((key, drawing.svg));
                 Ok((src, w, h))

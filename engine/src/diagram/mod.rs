@@ -17,15 +17,23 @@ pub use svg::Frame;
 pub struct Rendered {
     pub svg: String,
     pub drawn: bool,
+    /// The SVG's width and height, px (its viewBox's).
+    pub width: u32,
+    pub height: u32,
 }
 
 /// The SVG for a Mermaid block: the flowchart drawn, or a placeholder naming its type.
 /// `chart` is the parsed flowchart, when the source is one this engine reads.
 pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendered {
     let t = frame.t;
-    let placeholder = |kind: &str, note: &str| Rendered {
-        svg: svg::placeholder(kind, note, frame),
-        drawn: false,
+    let placeholder = |kind: &str, note: &str| {
+        let (svg, width, height) = svg::placeholder(kind, note, frame);
+        Rendered {
+            svg,
+            drawn: false,
+            width,
+            height,
+        }
     };
     match chart {
         Some(c) if c.nodes.is_empty() => placeholder(t.diagram_flowchart_kind, t.diagram_failed[3]),
@@ -33,6 +41,8 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
             Ok(d) => Rendered {
                 svg: svg::flowchart(c, &d, frame),
                 drawn: true,
+                width: svg::pixels(d.width),
+                height: svg::pixels(d.height),
             },
             Err(Failure::TooLarge) => placeholder(t.diagram_flowchart_kind, t.diagram_failed[0]),
             Err(Failure::LayoutFailed) => {

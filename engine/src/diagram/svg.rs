@@ -192,6 +192,19 @@ fn path_of(commands: &[(&str, &[Pt])]) -> String {
     d
 }
 
+/// The whole pixels a `width` or `height` given to [`start`] shows as in the viewBox, as a
+/// reader of `num(v.ceil())` gets them: 0 for what `num` writes as 0, negative or not finite;
+/// saturated at `u32::MAX`.
+pub(super) fn pixels(v: f64) -> u32 {
+    let whole = v.ceil();
+    let tenths = (whole * 10.0).round();
+    if !tenths.is_finite() || tenths.abs() > 1e15 {
+        0
+    } else {
+        whole as u32
+    }
+}
+
 /// Opens the `<svg>` with its `<title>` and `<desc>`.
 fn start(w: &mut Writer, f: &Frame, class: &str, width: f64, height: f64, desc: &str) {
     let title_id = format!("{}-title", f.id);
@@ -741,8 +754,9 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> String {
     w.finish()
 }
 
-/// A neutral box naming the diagram and its type, for diagrams not drawn here.
-pub fn placeholder(kind: &str, note: &str, f: &Frame) -> String {
+/// A neutral box naming the diagram and its type, for diagrams not drawn here; and its width
+/// and height, px.
+pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
     let title = Block::wrapped(f.title, 400.0);
     let kind_block = Block::wrapped(kind, 400.0);
     let note_block = Block::wrapped(note, 400.0);
@@ -790,7 +804,7 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> String {
         y += block.height + 6.0;
     }
     w.close("svg");
-    w.finish()
+    (w.finish(), pixels(width), pixels(height))
 }
 
 #[cfg(test)]

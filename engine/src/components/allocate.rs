@@ -47,7 +47,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     let total = match ck.optional_number(o, "total") {
         Some(t) if t > 0.0 => t,
         Some(t) => {
-            let at = o.get("total").map_or(o.at, |v| v.start);
+            let at = o.start_of("total");
             ck.error(
                 "out_of_range",
                 at,
@@ -83,7 +83,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     })?;
     let (items, raw): (Vec<Item>, Vec<f64>) = items.into_iter().unzip();
     if raw.iter().all(|w| *w == 0.0) {
-        let at = o.get("items").map_or(o.at, |v| v.start);
+        let at = o.start_of("items");
         ck.warn(
             "all_zero_weights",
             at,

@@ -36,7 +36,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         "give the diagram text, e.g. \"source\": \"graph TD; A-->B;\"",
     )?;
     if source.len() > MAX_SOURCE {
-        let at = o.get("source").map_or(o.at, |v| v.start);
+        let at = o.start_of("source");
         ck.error(
             "too_long",
             at,
@@ -54,7 +54,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
             if !chart.ignored.is_empty() {
                 let mut names: Vec<&str> = chart.ignored.iter().map(String::as_str).collect();
                 names.dedup();
-                let at = o.get("source").map_or(o.at, |v| v.start);
+                let at = o.start_of("source");
                 ck.warn(
                     "ignored_directive",
                     at,
@@ -74,7 +74,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
             Some(chart)
         }
         Some(Err(e)) => {
-            let at = o.get("source").map_or(o.at, |v| v.start);
+            let at = o.start_of("source");
             ck.warn(
                 "unsupported_diagram",
                 at,

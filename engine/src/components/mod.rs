@@ -259,6 +259,12 @@ impl<'j> Obj<'j> {
     pub fn path(&self, key: &str) -> String {
         pointer(&self.path, key)
     }
+
+    /// Where `key`'s value starts, or the object itself when the key is absent: the place a
+    /// diagnostic about that field points at.
+    pub fn start_of(&self, key: &str) -> usize {
+        self.get(key).map_or(self.at, |v| v.start)
+    }
 }
 
 impl<'a> Checker<'a> {
@@ -443,7 +449,7 @@ impl<'a> Checker<'a> {
         if count <= max {
             return Some(s);
         }
-        let at = o.get(key).map_or(o.at, |v| v.start);
+        let at = o.start_of(key);
         self.warn(
             "too_long",
             at,

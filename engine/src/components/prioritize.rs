@@ -74,7 +74,7 @@ pub fn parse_items<T>(
     let hint = format!("add \"items\": [ {example}, … ]");
     let values = ck.array(o, "items", true, &hint)?;
     if values.is_empty() {
-        let at = o.get("items").map_or(o.at, |v| v.start);
+        let at = o.start_of("items");
         ck.error(
             "empty",
             at,
@@ -111,7 +111,7 @@ pub fn parse_items<T>(
         if let Some(id) = &id
             && ids.contains(id)
         {
-            let at = io.get("id").map_or(io.at, |v| v.start);
+            let at = io.start_of("id");
             ck.error(
                 "duplicate_id",
                 at,

@@ -240,7 +240,7 @@ fn parse_options(
     let hint = "list the choices as plain strings, e.g. \"options\": [\"PostgreSQL\", \"MySQL\"]";
     let items = ck.array(o, "options", true, hint)?;
     let path = o.path("options");
-    let at = o.get("options").map_or(o.at, |v| v.start);
+    let at = o.start_of("options");
     let mut options = Vec::with_capacity(items.len());
     let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
     let mut ok = true;

@@ -23,7 +23,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     let hint = "add \"questions\": [ { \"id\": \"q1\", \"question\": \"…\", \"options\": [\"…\", \"…\"] } ]";
     let items = ck.array(o, "questions", true, hint)?;
     if items.is_empty() {
-        let at = o.get("questions").map_or(o.at, |v| v.start);
+        let at = o.start_of("questions");
         ck.error(
             "empty",
             at,
@@ -48,7 +48,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
         };
         if let Some(q) = question::parse_question(ck, &qo, &rules, &[]) {
             if !q.id.is_empty() && !ids.insert(q.id.clone()) {
-                let at = qo.get("id").map_or(qo.at, |v| v.start);
+                let at = qo.start_of("id");
                 ck.warn(
                     "duplicate_id",
                     at,

@@ -31,7 +31,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
         "give the 11-character video id, e.g. \"id\": \"dQw4w9WgXcQ\"",
     )?;
     if !is_video_id(&id) {
-        let at = o.get("id").map_or(o.at, |v| v.start);
+        let at = o.start_of("id");
         let hint = match id_from_url(&id) {
             Some(found) => format!("pass the id only: \"id\": \"{found}\""),
             None => {
@@ -50,7 +50,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
     let thumbnail = ck.optional_string(o, "thumbnail").and_then(|t| match check_thumbnail(&t) {
         Ok(()) => Some(t),
         Err(why) => {
-            let at = o.get("thumbnail").map_or(o.at, |v| v.start);
+            let at = o.start_of("thumbnail");
             ck.warn(
                 "thumbnail_dropped",
                 at,

@@ -1171,6 +1171,21 @@ pub fn parse_urlencoded(body: &str) -> Result<Vec<(String, String)>, AnswersErro
 /// Decodes the rendered form's post into the same responses the JSON path gives, applying any
 /// list edit (`bN.op`) the reader pressed.
 pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
+    let (source, surface) = form_document(pairs)?;
+    let doc = Doc::parse(source);
+    let decoded = decode_form(&doc.blocks, pairs)?;
+    Ok(FormPost {
+        source: source.to_string(),
+        surface,
+        op: decoded.op,
+        doc,
+        responses: decoded.responses,
+        notices: decoded.notices,
+    })
+}
+
+/// The document a form post carries (`pb.source`) and the surface it was rendered for.
+pub(crate) fn form_document(pairs: &[(String, String)]) -> Result<(&str, Surface), AnswersError> {
     let field = |name: &str| {
         pairs
             .iter()
@@ -1188,7 +1203,20 @@ pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
             )
         })?,
     };
-    let doc = Doc::parse(source);
+    Ok((source, surface))
+}
+
+/// The answers a form post holds for the document's `blocks`.
+pub(crate) struct DecodedForm {
+    pub op: FormOp,
+    pub responses: Responses,
+    pub notices: Vec<String>,
+}
+
+pub(crate) fn decode_form(
+    blocks: &[Block],
+    pairs: &[(String, String)],
+) -> Result<DecodedForm, AnswersError> {
     let mut responses = Responses::default();
     let mut notices = Vec::new();
     let mut op = FormOp::Export;
@@ -1198,7 +1226,7 @@ pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
     for (k, v) in pairs {
         by_name.entry(k.as_str()).or_default().push(v.as_str());
     }
-    for block in &doc.blocks {
+    for block in blocks {
         let Some(component) = &block.component else {
             continue;
         };
@@ -1225,11 +1253,8 @@ pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
         };
         responses.blocks.insert(id.to_string(), answer);
     }
-    Ok(FormPost {
-        source: source.to_string(),
-        surface,
+    Ok(DecodedForm {
         op,
-        doc,
         responses,
         notices,
     })

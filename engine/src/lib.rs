@@ -269,6 +269,11 @@ impl Rendered {
     pub fn body(&self) -> &str {
         self.wrapped.as_deref().unwrap_or(&self.html)
     }
+
+    /// [`Rendered::body`], taken without a copy.
+    pub fn into_body(self) -> String {
+        self.wrapped.unwrap_or(self.html)
+    }
 }
 
 /// The result of `validate` (contract §2).
@@ -392,6 +397,49 @@ fn render_with_hash(src: &str, options: &Options, hash: String) -> Rendered {
     render_inner(src, options, hash, None)
 }
 
+/// What the rendered form's own post leads to.
+#[derive(Debug)]
+pub enum FormOutcome {
+    /// "Get answers": the export.
+    Export(answers::Export),
+    /// A list edit: the page again, with the reader's answers and the edit applied (not cached:
+    /// the answers are the reader's own).
+    Edited(Rendered),
+}
+
+/// Answers the rendered form's post (`pb.source`, `pb.surface` and the fields): the export, or
+/// after a list edit the page rendered again with `options` on the surface the form was
+/// rendered for. The document is parsed once for both the decode and the new page.
+pub fn answer_form(
+    pairs: &[(String, String)],
+    options: &Options,
+) -> Result<FormOutcome, answers::AnswersError> {
+    let (src, surface) = answers::form_document(pairs)?;
+    let arena = Arena::new();
+    let (parsed, raw_html) = parse_and_police(&arena, src);
+    let decoded = answers::decode_form(&parsed.blocks, pairs)?;
+    if decoded.op == answers::FormOp::Edit {
+        let options = options.clone().with_surface(surface);
+        let hash = content_hash(src, &options);
+        let page = render_parsed(
+            parsed,
+            raw_html,
+            src,
+            &options,
+            hash,
+            Some(&decoded.responses),
+        );
+        return Ok(FormOutcome::Edited(page));
+    }
+    let doc = answers::Doc {
+        lang: parsed.lang(),
+        blocks: parsed.blocks,
+    };
+    let mut export = answers::export(&doc, &decoded.responses);
+    export.notices.extend(decoded.notices);
+    Ok(FormOutcome::Export(export))
+}
+
 fn render_inner(
     src: &str,
     options: &Options,
@@ -399,7 +447,19 @@ fn render_inner(
     answers: Option<&answers::Responses>,
 ) -> Rendered {
     let arena = Arena::new();
-    let (mut parsed, raw_html) = parse_and_police(&arena, src);
+    let (parsed, raw_html) = parse_and_police(&arena, src);
+    render_parsed(parsed, raw_html, src, options, hash, answers)
+}
+
+/// Renders a document already parsed and policed (see [`parse_and_police`]).
+fn render_parsed<'a>(
+    mut parsed: document::Parsed<'a>,
+    raw_html: bool,
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
     let diagnostics = std::mem::take(&mut parsed.diagnostics);
 
     // Language and direction come from everything the reader sees.

@@ -80,14 +80,31 @@ fn check(doc_path: &Path) -> Result<(), String> {
         ));
     }
     if let Ok(form) = fs::read_to_string(sibling(doc_path, ".form.txt")) {
-        let post = answers::from_form(&form_pairs(&form, &src))
-            .map_err(|e| format!("{name}: form rejected: {e}"))?;
+        let pairs = form_pairs(&form, &src);
+        let post = answers::from_form(&pairs).map_err(|e| format!("{name}: form rejected: {e}"))?;
         let from_form = answers::export(&post.doc, &post.responses);
         if from_form.markdown != expected {
             return Err(format!(
                 "{name}: form export differs from the JSON export\n--- expected\n{expected}--- got\n{}---",
                 from_form.markdown
             ));
+        }
+        // The server's one-parse path answers the same post as the decode above: the same
+        // export, or after a list edit the page `render_with_answers` gives.
+        let options = passback_engine::Options::default();
+        match passback_engine::answer_form(&pairs, &options) {
+            Ok(passback_engine::FormOutcome::Export(e))
+                if post.op == answers::FormOp::Export && e.markdown == expected => {}
+            Ok(passback_engine::FormOutcome::Edited(page))
+                if post.op == answers::FormOp::Edit
+                    && page.html
+                        == passback_engine::render_with_answers(
+                            &src,
+                            &options,
+                            &post.responses,
+                        )
+                        .html => {}
+            other => return Err(format!("{name}: answer_form gave {other:?}")),
         }
     }
     Ok(())
@@ -175,6 +192,21 @@ fn list_edits_round_trip_through_the_rendered_form() {
         &p.responses,
     )
     .html;
+    // The server's path parses the document once for the decode and the page: same page.
+    let mut pairs = vec![("pb.source".to_string(), src.to_string())];
+    for (k, v) in [
+        ("b1.item", "i:eu"),
+        ("b1.item", "i:us"),
+        ("b1.item", "i:apac"),
+        ("b1.op", "remove:0"),
+        ("b1.add", "LATAM"),
+    ] {
+        pairs.push((k.to_string(), v.to_string()));
+    }
+    match passback_engine::answer_form(&pairs, &passback_engine::Options::default()) {
+        Ok(passback_engine::FormOutcome::Edited(page)) => assert_eq!(page.html, html),
+        other => panic!("expected the edited page, got {other:?}"),
+    }
     let us = html.find("value=\"i:us\"").expect("us listed");
     let apac = html.find("value=\"i:apac\"").expect("apac listed");
     let latam = html

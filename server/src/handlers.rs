@@ -13,8 +13,8 @@ use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, StatusCode};
-use passback_engine::answers::{self, Doc, FormOp};
-use passback_engine::{Format, Options, Surface, assets};
+use passback_engine::answers::{self, Doc};
+use passback_engine::{FormOutcome, Format, Options, Surface, assets};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -648,32 +648,19 @@ fn form_answers(text: &str, html_wanted: bool) -> Resp {
         Ok(p) => p,
         Err(e) => return problem(StatusCode::BAD_REQUEST, format!("{e}.")),
     };
-    let post = match answers::from_form(&pairs) {
-        Ok(p) => p,
-        Err(e) if e.field == "pb.source" => {
-            return problem(StatusCode::BAD_REQUEST, format!("{e}."));
+    let options = Options::default().with_format(Format::Page);
+    match passback_engine::answer_form(&pairs, &options) {
+        Ok(FormOutcome::Edited(page)) => {
+            let needs_frame = page.needs_youtube_frame;
+            html(StatusCode::OK, page.into_body(), needs_frame)
         }
-        Err(e) => {
-            return problem(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                format!("The answers do not fit the document: {e}."),
-            );
-        }
-    };
-    if post.op == FormOp::Edit {
-        let options = Options::default()
-            .with_surface(post.surface)
-            .with_format(Format::Page);
-        let page = passback_engine::render_with_answers(&post.source, &options, &post.responses);
-        return html(
-            StatusCode::OK,
-            page.body().to_string(),
-            page.needs_youtube_frame,
-        );
+        Ok(FormOutcome::Export(export)) => export_response(export, html_wanted),
+        Err(e) if e.field == "pb.source" => problem(StatusCode::BAD_REQUEST, format!("{e}.")),
+        Err(e) => problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("The answers do not fit the document: {e}."),
+        ),
     }
-    let mut export = answers::export(&post.doc, &post.responses);
-    export.notices.extend(post.notices);
-    export_response(export, html_wanted)
 }
 
 fn json_answers(text: &str, html_wanted: bool) -> Resp {

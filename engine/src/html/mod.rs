@@ -9,20 +9,21 @@ use crate::components::Kind;
 use i18n::Strings;
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 
-/// Text escaped for HTML as maud escapes it (`&`, `<`, `>`, `"`), but copied in runs between
-/// the characters that need escaping rather than byte by byte: for long text such as the
-/// document source carried in the form, the difference shows in the render time.
-pub struct Escaped<'a>(pub &'a str);
-
-impl Render for Escaped<'_> {
-    fn render_to(&self, out: &mut String) {
-        escape_into(self.0, out);
-    }
+/// Appends `text` to `out`, HTML-escaped as maud escapes it (`&`, `<`, `>`, `"`), but copied in
+/// runs between the characters that need escaping, skipped eight bytes at a time, rather than
+/// byte by byte.
+pub fn escape_into(text: &str, out: &mut String) {
+    escape_quoted(text, b'"', out);
 }
 
-/// Appends `text` to `out`, HTML-escaped (see [`Escaped`]). Runs without special characters
-/// are skipped eight bytes at a time.
-pub fn escape_into(text: &str, out: &mut String) {
+/// Appends `text` escaped for an attribute value in single quotes: `&`, `<`, `>` and `'`. Made
+/// for JSON (the block models) and Markdown holding JSON (the form's copy of the source), full of
+/// `"` that a double-quoted value would spell `&quot;`, six bytes each.
+pub fn escape_single_quoted_into(text: &str, out: &mut String) {
+    escape_quoted(text, b'\'', out);
+}
+
+fn escape_quoted(text: &str, quote: u8, out: &mut String) {
     out.reserve(text.len());
     let bytes = text.as_bytes();
     let (mut start, mut i) = (0, 0);
@@ -30,7 +31,7 @@ pub fn escape_into(text: &str, out: &mut String) {
         if let Some(word) = bytes
             .get(i..i + 8)
             .and_then(|w| <[u8; 8]>::try_from(w).ok())
-            && !needs_escaping(u64::from_le_bytes(word))
+            && !needs_escaping(u64::from_le_bytes(word), quote)
         {
             i += 8;
             continue;
@@ -39,7 +40,8 @@ pub fn escape_into(text: &str, out: &mut String) {
             b'&' => "&amp;",
             b'<' => "&lt;",
             b'>' => "&gt;",
-            b'"' => "&quot;",
+            b'"' if quote == b'"' => "&quot;",
+            b'\'' if quote == b'\'' => "&#39;",
             _ => {
                 i += 1;
                 continue;
@@ -53,13 +55,13 @@ pub fn escape_into(text: &str, out: &mut String) {
     out.push_str(&text[start..]);
 }
 
-/// Whether any of the eight bytes is `&`, `<`, `>` or `"` (the zero-byte test on `word` XOR
+/// Whether any of the eight bytes is `&`, `<`, `>` or `quote` (the zero-byte test on `word` XOR
 /// each character repeated).
-fn needs_escaping(word: u64) -> bool {
+fn needs_escaping(word: u64, quote: u8) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let has_zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
-    [b'&', b'<', b'>', b'"']
+    [b'&', b'<', b'>', quote]
         .iter()
         .any(|&c| has_zero_byte(word ^ (ONES * u64::from(c))))
 }
@@ -168,9 +170,9 @@ impl RenderCx<'_> {
                 out.push('"');
             }
             if let Some(model) = model {
-                out.push_str(" data-pb-model=\"");
-                escape_into(model, &mut out);
-                out.push('"');
+                out.push_str(" data-pb-model='");
+                escape_single_quoted_into(model, &mut out);
+                out.push('\'');
             }
         }
         out.push('>');
@@ -214,7 +216,7 @@ pub fn document_root(
                     // The first submit button is the form's default: pressing Enter in a text
                     // field must export, not trigger the first "Move up" button.
                     button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }
-                    input type="hidden" name="pb.source" value=(Escaped(form.source));
+                    (SourceField(form.source))
                     input type="hidden" name="pb.surface" value=(surface.name());
                     (body)
                     div class="pb-actions" {
@@ -240,6 +242,18 @@ pub fn document_root(
                 }
             }
         }
+    }
+}
+
+/// The form's hidden copy of the document, its value in single quotes (see
+/// [`escape_single_quoted_into`]): Markdown that holds components is mostly JSON.
+struct SourceField<'a>(&'a str);
+
+impl Render for SourceField<'_> {
+    fn render_to(&self, out: &mut String) {
+        out.push_str("<input type=\"hidden\" name=\"pb.source\" value='");
+        escape_single_quoted_into(self.0, out);
+        out.push_str("'>");
     }
 }
 
@@ -290,6 +304,26 @@ mod tests {
                     escape_into(&text, &mut ours);
                     assert_eq!(ours, maud::html! { (text) }.into_string(), "{text:?}");
                 }
+            }
+        }
+    }
+
+    /// The single-quoted form escapes `'` where the double-quoted one escapes `"`, at every
+    /// position of the eight-byte scan, and is otherwise the same.
+    #[test]
+    fn single_quoted_escaping_swaps_the_quote_at_every_alignment() {
+        for len in 0..20 {
+            for at in 0..=len {
+                let mut text = "x".repeat(len);
+                text.insert_str(at, "'\"&<>é");
+                let mut ours = String::new();
+                escape_single_quoted_into(&text, &mut ours);
+                let expected = maud::html! { (text) }
+                    .into_string()
+                    .replace("&quot;", "\"")
+                    .replace('\'', "&#39;");
+                assert_eq!(ours, expected, "{text:?}");
+                assert!(!ours.contains('\''), "{ours:?} would end the attribute");
             }
         }
     }

@@ -96,21 +96,28 @@ impl Cache {
         if self.config.max_entries == 0 || size > self.config.max_bytes {
             return;
         }
+        // Evicted renderings are freed after the lock is released: freeing a page's buffers is
+        // the slow part of an eviction, and other requests wait on the lock meanwhile.
+        let mut evicted = Vec::new();
         let mut inner = self.lock();
-        if let Some((_, old)) = inner.map.put(rendered.hash.clone(), (rendered, size)) {
+        if let Some((replaced, old)) = inner.map.put(rendered.hash.clone(), (rendered, size)) {
             inner.stats.bytes -= old;
+            evicted.push(replaced);
         }
         inner.stats.bytes += size;
         while inner.map.len() > self.config.max_entries || inner.stats.bytes > self.config.max_bytes
         {
             match inner.map.pop_lru() {
-                Some((_, (_, old))) => {
+                Some((_, (gone, old))) => {
                     inner.stats.bytes -= old;
                     inner.stats.evictions += 1;
+                    evicted.push(gone);
                 }
                 None => break,
             }
         }
+        drop(inner);
+        drop(evicted);
     }
 
     pub fn stats(&self) -> CacheStats {

@@ -18,6 +18,7 @@ use crate::diag::{Diagnostic, Severity, pointer};
 use crate::json::{Json, Member, Value};
 use maud::{Markup, html};
 use serde::Serialize;
+use std::fmt::Display;
 
 /// The eight component fence tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -523,19 +524,28 @@ impl<'a> Checker<'a> {
 
     /// Warns about every member not in `known`.
     pub fn unknown_fields(&mut self, o: &Obj, known: &[&str], what: &str) {
+        self.unknown_fields_among(o, &[known], what);
+    }
+
+    /// [`Checker::unknown_fields`] for a field list put together from `groups` (in order), and
+    /// a `what` that is only formatted for a warning: most blocks have no unknown field, so
+    /// neither the list nor the name is built for them.
+    pub fn unknown_fields_among(&mut self, o: &Obj, groups: &[&[&str]], what: impl Display) {
         for m in o.members {
-            if !known.contains(&m.key.as_str()) {
-                let suggestion = closest(&m.key, known)
-                    .map(|k| format!("did you mean `{k}`? Otherwise remove it"))
-                    .unwrap_or_else(|| format!("remove it; {what} takes {}", known.join(", ")));
-                self.warn(
-                    "unknown_field",
-                    m.key_start,
-                    &o.path(&m.key),
-                    format!("unknown field `{}` in {what} is ignored", m.key),
-                    suggestion,
-                );
+            if groups.iter().any(|g| g.contains(&m.key.as_str())) {
+                continue;
             }
+            let known = groups.concat();
+            let suggestion = closest(&m.key, &known)
+                .map(|k| format!("did you mean `{k}`? Otherwise remove it"))
+                .unwrap_or_else(|| format!("remove it; {what} takes {}", known.join(", ")));
+            self.warn(
+                "unknown_field",
+                m.key_start,
+                &o.path(&m.key),
+                format!("unknown field `{}` in {what} is ignored", m.key),
+                suggestion,
+            );
         }
     }
 

@@ -66,13 +66,13 @@ pub fn parse_items<T>(
     kind: Kind,
     mut extra: impl FnMut(&mut Checker, &Obj, usize) -> Option<T>,
 ) -> Option<Vec<(Item, T)>> {
-    let example = if kind == Kind::Allocate {
-        "{ \"id\": \"product\", \"label\": \"Product\", \"weight\": 40 }"
+    // Written out whole rather than formatted: the hint is rarely shown.
+    let hint = if kind == Kind::Allocate {
+        "add \"items\": [ { \"id\": \"product\", \"label\": \"Product\", \"weight\": 40 }, … ]"
     } else {
-        "{ \"id\": \"eu\", \"label\": \"EU\" }"
+        "add \"items\": [ { \"id\": \"eu\", \"label\": \"EU\" }, … ]"
     };
-    let hint = format!("add \"items\": [ {example}, … ]");
-    let values = ck.array(o, "items", true, &hint)?;
+    let values = ck.array(o, "items", true, hint)?;
     if values.is_empty() {
         let at = o.start_of("items");
         ck.error(
@@ -80,14 +80,16 @@ pub fn parse_items<T>(
             at,
             &o.path("items"),
             "`items` is an empty array".into(),
-            hint,
+            hint.into(),
         );
         return None;
     }
-    let mut known = vec!["id", "label", "context"];
-    if kind == Kind::Allocate {
-        known.push("weight");
-    }
+    const ITEM_FIELDS: [&str; 4] = ["id", "label", "context", "weight"];
+    let known = if kind == Kind::Allocate {
+        &ITEM_FIELDS[..]
+    } else {
+        &ITEM_FIELDS[..3]
+    };
     let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
     let mut ids: HashSet<String> = HashSet::with_capacity(values.len());
     for (i, v) in values.iter().enumerate() {
@@ -95,7 +97,7 @@ pub fn parse_items<T>(
         let Some(io) = ck.object(v, &path, &format!("item {}", i + 1)) else {
             continue;
         };
-        ck.unknown_fields(&io, &known, "an item");
+        ck.unknown_fields(&io, known, "an item");
         let id = ck.required_string(
             &io,
             "id",

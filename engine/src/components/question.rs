@@ -93,31 +93,44 @@ pub fn parse_question(
     rules: &Rules,
     extra_known: &[&str],
 ) -> Option<Question> {
-    let mut known: Vec<&str> = vec!["id", "question", "context"];
-    known.extend_from_slice(extra_known);
-    match rules.options {
-        Some(_) => known.extend_from_slice(&["options", "recommended", "open_field", "allow_note"]),
-        None => known.push("placeholder"),
-    }
-    if rules.multi_field {
-        known.extend_from_slice(&["section", "multi"]);
-    }
-    if o.get("question").is_none() && o.get("q").is_some() {
-        known.push("q");
-    }
-    if rules.kind == Kind::MultiChoice {
-        // The bare-paste shortcut recognizes multi-choice by `"multi": true`; keep it quiet.
-        known.push("multi");
-    }
+    // The fields this question takes, as slices of constants: no list is built unless a field
+    // is unknown.
+    let options: &[&str] = match rules.options {
+        Some(_) => &["options", "recommended", "open_field", "allow_note"],
+        None => &["placeholder"],
+    };
+    let multi: &[&str] = if rules.multi_field {
+        &["section", "multi"]
+    } else {
+        &[]
+    };
+    let alias: &[&str] = if o.get("question").is_none() && o.get("q").is_some() {
+        &["q"]
+    } else {
+        &[]
+    };
+    // The bare-paste shortcut recognizes multi-choice by `"multi": true`; keep it quiet.
+    let bare_multi: &[&str] = if rules.kind == Kind::MultiChoice {
+        &["multi"]
+    } else {
+        &[]
+    };
     let article = if rules.kind == Kind::OpenQuestion {
         "an"
     } else {
         "a"
     };
-    ck.unknown_fields(
+    ck.unknown_fields_among(
         o,
-        &known,
-        &format!("{article} {} question", rules.kind.tag()),
+        &[
+            &["id", "question", "context"],
+            extra_known,
+            options,
+            multi,
+            alias,
+            bare_multi,
+        ],
+        format_args!("{article} {} question", rules.kind.tag()),
     );
 
     let id = if rules.multi_field {

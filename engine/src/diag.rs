@@ -58,6 +58,12 @@ impl Diagnostic {
 pub fn pointer(base: &str, token: &str) -> String {
     let mut out = String::with_capacity(base.len() + token.len() + 1);
     out.push_str(base);
+    push_token(&mut out, token);
+    out
+}
+
+/// Appends `/` and `token`, escaped, to a JSON Pointer being written.
+pub fn push_token(out: &mut String, token: &str) {
     out.push('/');
     for c in token.chars() {
         match c {
@@ -66,7 +72,6 @@ pub fn pointer(base: &str, token: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 #[cfg(test)]

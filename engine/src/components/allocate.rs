@@ -68,7 +68,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
             );
             return None;
         };
-        let w = ck.number(v, &io.path("weight"))?;
+        let w = ck.number(v, io.field("weight"))?;
         if w < 0.0 {
             ck.error(
                 "out_of_range",

@@ -14,7 +14,7 @@ pub mod questionnaire;
 pub mod single_choice;
 pub mod youtube;
 
-use crate::diag::{Diagnostic, Severity, pointer};
+use crate::diag::{Diagnostic, Severity, push_token};
 use crate::json::{Json, Member, Value};
 use maud::{Markup, html};
 use serde::Serialize;
@@ -83,7 +83,7 @@ pub enum Component {
 
 /// Parses and validates one block's JSON. Returns `None` when any error was reported.
 pub fn parse(kind: Kind, root: &Json, ck: &mut Checker) -> Option<Component> {
-    let obj = ck.object(root, "", "the block")?;
+    let obj = ck.object(root, Path::ROOT, "the block")?;
     let component = match kind {
         Kind::SingleChoice => single_choice::parse(&obj, ck).map(Component::Questions),
         Kind::MultiChoice => multi_choice::parse(&obj, ck).map(Component::Questions),
@@ -241,14 +241,74 @@ pub struct Checker<'a> {
     pub errors: usize,
 }
 
-/// An object being validated, with the JSON Pointer that leads to it.
-pub struct Obj<'j> {
+/// Where a value sits in the block, as a chain of borrowed JSON Pointer tokens: the pointer
+/// string is only written when a diagnostic needs it, and most blocks have none.
+#[derive(Clone, Copy)]
+pub struct Path<'p> {
+    parent: Option<&'p Path<'p>>,
+    token: Token<'p>,
+}
+
+#[derive(Clone, Copy)]
+enum Token<'p> {
+    Root,
+    Key(&'p str),
+    Index(usize),
+}
+
+impl Path<'_> {
+    /// The block itself: the empty pointer.
+    pub const ROOT: Path<'static> = Path {
+        parent: None,
+        token: Token::Root,
+    };
+
+    /// The member `key` of the object here.
+    pub fn key<'a>(&'a self, key: &'a str) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            token: Token::Key(key),
+        }
+    }
+
+    /// Entry `i` of the array here.
+    pub fn index(&self, i: usize) -> Path<'_> {
+        Path {
+            parent: Some(self),
+            token: Token::Index(i),
+        }
+    }
+
+    /// The JSON Pointer, e.g. `/questions/2/options`.
+    pub fn pointer(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        if let Some(parent) = self.parent {
+            parent.write(out);
+        }
+        match self.token {
+            Token::Root => {}
+            Token::Key(key) => push_token(out, key),
+            Token::Index(i) => {
+                out.push('/');
+                out.push_str(&i.to_string());
+            }
+        }
+    }
+}
+
+/// An object being validated, with the path that leads to it.
+pub struct Obj<'j, 'p> {
     pub members: &'j [Member],
-    pub path: String,
+    path: Path<'p>,
     pub at: usize,
 }
 
-impl<'j> Obj<'j> {
+impl<'j> Obj<'j, '_> {
     pub fn get(&self, key: &str) -> Option<&'j Json> {
         self.members
             .iter()
@@ -257,8 +317,14 @@ impl<'j> Obj<'j> {
             .map(|m| &m.value)
     }
 
+    /// The JSON Pointer to `key`, for a diagnostic.
     pub fn path(&self, key: &str) -> String {
-        pointer(&self.path, key)
+        self.field(key).pointer()
+    }
+
+    /// Where `key` sits, for a check that writes the pointer only if it reports.
+    pub fn field<'a>(&'a self, key: &'a str) -> Path<'a> {
+        self.path.key(key)
     }
 
     /// Where `key`'s value starts, or the object itself when the key is absent: the place a
@@ -327,14 +393,15 @@ impl<'a> Checker<'a> {
         self.report(Severity::Warning, code, at, path, message, hint);
     }
 
-    fn wrong_type(&mut self, json: &Json, path: &str, expected: &str, hint: String) {
+    fn wrong_type(&mut self, json: &Json, path: Path, expected: &str, hint: String) {
+        let path = path.pointer();
         self.error(
             "invalid_type",
             json.start,
-            path,
+            &path,
             format!(
                 "{} must be {expected}, not {}",
-                name(path),
+                name(&path),
                 json.value.type_name()
             ),
             hint,
@@ -342,18 +409,23 @@ impl<'a> Checker<'a> {
     }
 
     /// The value as an object, or an `invalid_type` error.
-    pub fn object<'j>(&mut self, json: &'j Json, path: &str, what: &str) -> Option<Obj<'j>> {
+    pub fn object<'j, 'p>(
+        &mut self,
+        json: &'j Json,
+        path: Path<'p>,
+        what: impl Display,
+    ) -> Option<Obj<'j, 'p>> {
         match &json.value {
             Value::Object(members) => Some(Obj {
                 members,
-                path: path.to_string(),
+                path,
                 at: json.start,
             }),
             other => {
                 self.error(
                     "invalid_type",
                     json.start,
-                    path,
+                    &path.pointer(),
                     format!(
                         "{what} must be a JSON object {{ … }}, not {}",
                         other.type_name()
@@ -401,19 +473,20 @@ impl<'a> Checker<'a> {
                 self.missing(o, key, hint);
                 None
             }
-            Some(v) => self.nonempty_string(v, &o.path(key), hint),
+            Some(v) => self.nonempty_string(v, o.field(key), hint),
         }
     }
 
     /// A string that must not be empty (or only whitespace).
-    pub fn nonempty_string(&mut self, v: &Json, path: &str, hint: &str) -> Option<String> {
+    pub fn nonempty_string(&mut self, v: &Json, path: Path, hint: &str) -> Option<String> {
         match &v.value {
             Value::String(s) if s.trim().is_empty() => {
+                let path = path.pointer();
                 self.error(
                     "empty",
                     v.start,
-                    path,
-                    format!("{} must not be empty", name(path)),
+                    &path,
+                    format!("{} must not be empty", name(&path)),
                     hint.to_string(),
                 );
                 None
@@ -434,7 +507,7 @@ impl<'a> Checker<'a> {
             _ => {
                 self.wrong_type(
                     v,
-                    &o.path(key),
+                    o.field(key),
                     "a string",
                     format!("write \"{key}\": \"…\" or remove it"),
                 );
@@ -468,7 +541,7 @@ impl<'a> Checker<'a> {
             _ => {
                 self.wrong_type(
                     v,
-                    &o.path(key),
+                    o.field(key),
                     "a boolean (true or false)",
                     format!("write \"{key}\": true or false, without quotes"),
                 );
@@ -479,10 +552,10 @@ impl<'a> Checker<'a> {
 
     pub fn optional_number(&mut self, o: &Obj, key: &str) -> Option<f64> {
         let v = o.get(key)?;
-        self.number(v, &o.path(key))
+        self.number(v, o.field(key))
     }
 
-    pub fn number(&mut self, v: &Json, path: &str) -> Option<f64> {
+    pub fn number(&mut self, v: &Json, path: Path) -> Option<f64> {
         match v.value {
             Value::Number(n) => Some(n),
             _ => {
@@ -500,7 +573,7 @@ impl<'a> Checker<'a> {
     /// An array field; `required` reports `missing_field` when absent.
     pub fn array<'j>(
         &mut self,
-        o: &Obj<'j>,
+        o: &Obj<'j, '_>,
         key: &str,
         required: bool,
         hint: &str,
@@ -515,7 +588,7 @@ impl<'a> Checker<'a> {
             Some(v) => match &v.value {
                 Value::Array(items) => Some(items),
                 _ => {
-                    self.wrong_type(v, &o.path(key), "an array [ … ]", hint.to_string());
+                    self.wrong_type(v, o.field(key), "an array [ … ]", hint.to_string());
                     None
                 }
             },
@@ -552,7 +625,7 @@ impl<'a> Checker<'a> {
     /// The shared `routing` object.
     pub fn routing(&mut self, o: &Obj) -> Option<Routing> {
         let v = o.get("routing")?;
-        let r = self.object(v, &o.path("routing"), "`routing`")?;
+        let r = self.object(v, o.field("routing"), "`routing`")?;
         self.unknown_fields(&r, &["from", "return_prompt"], "`routing`");
         let from = self.required_string(
             &r,
@@ -573,7 +646,7 @@ impl<'a> Checker<'a> {
                 _ => {
                     self.wrong_type(
                         p,
-                        &r.path("return_prompt"),
+                        r.field("return_prompt"),
                         "a string",
                         "write the instruction as a string".into(),
                     );
@@ -607,7 +680,7 @@ impl<'a> Checker<'a> {
         let Some(v) = o.get("note_field") else {
             return default;
         };
-        let Some(n) = self.object(v, &o.path("note_field"), "`note_field`") else {
+        let Some(n) = self.object(v, o.field("note_field"), "`note_field`") else {
             return default;
         };
         self.unknown_fields(&n, &["enabled", "label"], "`note_field`");

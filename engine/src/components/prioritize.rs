@@ -92,9 +92,9 @@ pub fn parse_items<T>(
     };
     let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
     let mut ids: HashSet<String> = HashSet::with_capacity(values.len());
+    let items_path = o.field("items");
     for (i, v) in values.iter().enumerate() {
-        let path = format!("{}/{i}", o.path("items"));
-        let Some(io) = ck.object(v, &path, &format!("item {}", i + 1)) else {
+        let Some(io) = ck.object(v, items_path.index(i), format_args!("item {}", i + 1)) else {
             continue;
         };
         ck.unknown_fields(&io, known, "an item");

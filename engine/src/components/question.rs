@@ -206,7 +206,7 @@ fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
     if o.get("question").is_none()
         && let Some(q) = o.get("q")
     {
-        let text = ck.nonempty_string(q, &o.path("q"), hint)?;
+        let text = ck.nonempty_string(q, o.field("q"), hint)?;
         let at = o
             .members
             .iter()
@@ -229,7 +229,7 @@ fn parse_open_field(ck: &mut Checker, o: &Obj) -> Option<Option<OpenField>> {
     let Some(v) = o.get("open_field") else {
         return Some(None);
     };
-    let f = ck.object(v, &o.path("open_field"), "`open_field`")?;
+    let f = ck.object(v, o.field("open_field"), "`open_field`")?;
     ck.unknown_fields(&f, &["label", "placeholder"], "`open_field`");
     let label = ck.required_string(
         &f,
@@ -252,20 +252,19 @@ fn parse_options(
 ) -> Option<Vec<String>> {
     let hint = "list the choices as plain strings, e.g. \"options\": [\"PostgreSQL\", \"MySQL\"]";
     let items = ck.array(o, "options", true, hint)?;
-    let path = o.path("options");
+    let path = o.field("options");
     let at = o.start_of("options");
     let mut options = Vec::with_capacity(items.len());
     let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
-        let item_path = format!("{path}/{i}");
         match &item.value {
             Value::String(s) => {
                 if s.trim().is_empty() {
                     ck.warn(
                         "empty",
                         item.start,
-                        &item_path,
+                        &path.index(i).pointer(),
                         format!("option {} is an empty string", i + 1),
                         "give every option a visible label".into(),
                     );
@@ -273,7 +272,7 @@ fn parse_options(
                     ck.warn(
                         "duplicate_option",
                         item.start,
-                        &item_path,
+                        &path.index(i).pointer(),
                         format!("option \"{s}\" appears twice"),
                         "remove the repeated option; answers are matched by label".into(),
                     );
@@ -282,7 +281,7 @@ fn parse_options(
                     ck.warn(
                         "other_in_options",
                         item.start,
-                        &item_path,
+                        &path.index(i).pointer(),
                         format!("\"{s}\" duplicates the Other row the renderer always adds"),
                         "remove it; to rename the Other row use \"open_field\": { \"label\": \"…\" }".into(),
                     );
@@ -294,7 +293,7 @@ fn parse_options(
                 ck.error(
                     "invalid_type",
                     item.start,
-                    &item_path,
+                    &path.index(i).pointer(),
                     format!(
                         "option {} must be a plain string, not {}",
                         i + 1,
@@ -314,7 +313,7 @@ fn parse_options(
             ck.error(
                 "empty",
                 at,
-                &path,
+                &path.pointer(),
                 "`options` is empty and there is no `open_field`".into(),
                 "list the options, or add \"open_field\": { \"label\": \"…\" } to make it a free-text question".into(),
             );
@@ -327,7 +326,7 @@ fn parse_options(
         ck.error(
             if items.is_empty() { "empty" } else { "too_few" },
             at,
-            &path,
+            &path.pointer(),
             format!(
                 "`options` has {} entries; this component needs at least {min}",
                 items.len()
@@ -342,7 +341,7 @@ fn parse_options(
         ck.error(
             "too_many",
             at,
-            &path,
+            &path.pointer(),
             format!(
                 "`options` has {} entries; this component allows at most {max}",
                 items.len()
@@ -380,7 +379,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
     let Some(v) = o.get("recommended") else {
         return Vec::new();
     };
-    let path = o.path("recommended");
+    let path = o.field("recommended");
     let labels: Vec<(usize, &str)> = match &v.value {
         Value::String(s) => vec![(v.start, s.as_str())],
         Value::Array(items) => items
@@ -397,7 +396,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
         ck.warn(
             "recommended_mismatch",
             v.start,
-            &path,
+            &path.pointer(),
             format!(
                 "`recommended` must be an option label (a string{}); the rest is ignored",
                 if mode == Mode::Multi {
@@ -417,7 +416,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
             None => ck.warn(
                 "recommended_mismatch",
                 at,
-                &path,
+                &path.pointer(),
                 format!("`recommended` \"{label}\" matches no option, so no badge is shown"),
                 "copy the option label exactly (same case and punctuation)".into(),
             ),
@@ -427,7 +426,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
         ck.warn(
             "recommended_mismatch",
             v.start,
-            &path,
+            &path.pointer(),
             "a single-select question can recommend one option; only the first is shown".into(),
             "recommend one option, or make the question multi-select".into(),
         );

@@ -41,9 +41,13 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     };
     let mut questions = Vec::with_capacity(items.len());
     let mut ids: HashSet<String> = HashSet::with_capacity(items.len());
+    let questions_path = o.field("questions");
     for (i, item) in items.iter().enumerate() {
-        let path = format!("{}/{i}", o.path("questions"));
-        let Some(qo) = ck.object(item, &path, &format!("question {}", i + 1)) else {
+        let Some(qo) = ck.object(
+            item,
+            questions_path.index(i),
+            format_args!("question {}", i + 1),
+        ) else {
             continue;
         };
         if let Some(q) = question::parse_question(ck, &qo, &rules, &[]) {

@@ -38,7 +38,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     ck.version(o);
     let title = ck.optional_string(o, "title");
     let instruction = ck.optional_string(o, "instruction");
-    ck.optional_string(o, "skill_version");
+    ck.optional_str(o, "skill_version");
     let unit = ck
         .optional_string(o, "unit")
         .unwrap_or_else(|| "%".to_string());

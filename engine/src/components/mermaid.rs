@@ -28,7 +28,7 @@ pub struct Mermaid {
 pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     ck.unknown_fields(o, &FIELDS, "a mermaid block");
     ck.version(o);
-    ck.optional_string(o, "skill_version");
+    ck.optional_str(o, "skill_version");
     let title = ck.clamped_string(o, "title", MAX_TITLE);
     let source = ck.required_string(
         o,

@@ -235,7 +235,7 @@ pub struct NoteField {
 
 /// Collects diagnostics for one block while its JSON is checked.
 pub struct Checker<'a> {
-    block: String,
+    block: &'a str,
     locate: &'a dyn Fn(usize) -> (usize, usize),
     pub diags: Vec<Diagnostic>,
     pub errors: usize,
@@ -337,9 +337,9 @@ impl<'j> Obj<'j, '_> {
 impl<'a> Checker<'a> {
     /// `locate` maps a byte offset in the block's JSON text to a 1-based (line, column) in the
     /// original Markdown.
-    pub fn new(block: &str, locate: &'a dyn Fn(usize) -> (usize, usize)) -> Self {
+    pub fn new(block: &'a str, locate: &'a dyn Fn(usize) -> (usize, usize)) -> Self {
         Checker {
-            block: block.to_string(),
+            block,
             locate,
             diags: Vec::new(),
             errors: 0,
@@ -362,7 +362,7 @@ impl<'a> Checker<'a> {
         self.diags.push(Diagnostic {
             severity,
             code,
-            block: Some(self.block.clone()),
+            block: Some(self.block.to_string()),
             line,
             column,
             path: path.to_string(),
@@ -468,17 +468,26 @@ impl<'a> Checker<'a> {
 
     /// A required, non-empty string.
     pub fn required_string(&mut self, o: &Obj, key: &str, hint: &str) -> Option<String> {
+        self.required_str(o, key, hint).map(str::to_owned)
+    }
+
+    /// [`Checker::required_string`], borrowed from the JSON.
+    pub fn required_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str, hint: &str) -> Option<&'j str> {
         match o.get(key) {
             None => {
                 self.missing(o, key, hint);
                 None
             }
-            Some(v) => self.nonempty_string(v, o.field(key), hint),
+            Some(v) => self.nonempty_str(v, o.field(key), hint),
         }
     }
 
     /// A string that must not be empty (or only whitespace).
     pub fn nonempty_string(&mut self, v: &Json, path: Path, hint: &str) -> Option<String> {
+        self.nonempty_str(v, path, hint).map(str::to_owned)
+    }
+
+    fn nonempty_str<'j>(&mut self, v: &'j Json, path: Path, hint: &str) -> Option<&'j str> {
         match &v.value {
             Value::String(s) if s.trim().is_empty() => {
                 let path = path.pointer();
@@ -491,7 +500,7 @@ impl<'a> Checker<'a> {
                 );
                 None
             }
-            Value::String(s) => Some(s.clone()),
+            Value::String(s) => Some(s),
             _ => {
                 self.wrong_type(v, path, "a string", hint.to_string());
                 None
@@ -501,9 +510,15 @@ impl<'a> Checker<'a> {
 
     /// An optional string field (any string, empty allowed).
     pub fn optional_string(&mut self, o: &Obj, key: &str) -> Option<String> {
+        self.optional_str(o, key).map(str::to_owned)
+    }
+
+    /// [`Checker::optional_string`], borrowed from the JSON: for a field that is only checked,
+    /// or not always kept.
+    pub fn optional_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str) -> Option<&'j str> {
         let v = o.get(key)?;
         match &v.value {
-            Value::String(s) => Some(s.clone()),
+            Value::String(s) => Some(s),
             _ => {
                 self.wrong_type(
                     v,
@@ -518,10 +533,10 @@ impl<'a> Checker<'a> {
 
     /// An optional string clamped to `max` characters (with a warning when it was longer).
     pub fn clamped_string(&mut self, o: &Obj, key: &str, max: usize) -> Option<String> {
-        let s = self.optional_string(o, key)?;
+        let s = self.optional_str(o, key)?;
         let count = s.chars().count();
         if count <= max {
-            return Some(s);
+            return Some(s.to_owned());
         }
         let at = o.start_of(key);
         self.warn(
@@ -687,8 +702,9 @@ impl<'a> Checker<'a> {
         NoteField {
             enabled: self.optional_bool(&n, "enabled").unwrap_or(true),
             label: self
-                .optional_string(&n, "label")
-                .filter(|l| !l.trim().is_empty()),
+                .optional_str(&n, "label")
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_owned),
         }
     }
 }

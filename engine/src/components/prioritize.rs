@@ -44,7 +44,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Prioritize> {
     ck.version(o);
     let title = ck.optional_string(o, "title");
     let instruction = ck.optional_string(o, "instruction");
-    ck.optional_string(o, "skill_version");
+    ck.optional_str(o, "skill_version");
     let note = ck.note_field(o);
     let routing = ck.routing(o);
     let items = parse_items(o, ck, Kind::Prioritize, |_, _, _| Some(()))?;
@@ -91,14 +91,15 @@ pub fn parse_items<T>(
         &ITEM_FIELDS[..3]
     };
     let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
-    let mut ids: HashSet<String> = HashSet::with_capacity(values.len());
+    // Borrowed from the JSON: an id is only copied into the item it names.
+    let mut ids: HashSet<&str> = HashSet::with_capacity(values.len());
     let items_path = o.field("items");
     for (i, v) in values.iter().enumerate() {
         let Some(io) = ck.object(v, items_path.index(i), format_args!("item {}", i + 1)) else {
             continue;
         };
         ck.unknown_fields(&io, known, "an item");
-        let id = ck.required_string(
+        let id = ck.required_str(
             &io,
             "id",
             "give every item a short unique id, e.g. \"id\": \"eu\"",
@@ -110,7 +111,7 @@ pub fn parse_items<T>(
         );
         let context = ck.optional_string(&io, "context");
         let more = extra(ck, &io, i);
-        if let Some(id) = &id
+        if let Some(id) = id
             && ids.contains(id)
         {
             let at = io.start_of("id");
@@ -123,7 +124,8 @@ pub fn parse_items<T>(
             );
         }
         if let (Some(id), Some(label), Some(more)) = (id, label, more) {
-            ids.insert(id.clone());
+            ids.insert(id);
+            let id = id.to_owned();
             items.push((Item { id, label, context }, more));
         }
     }

@@ -6,7 +6,7 @@ use super::{Checker, Kind, Obj, Routing};
 use crate::html::email;
 use crate::html::i18n::Strings;
 use crate::html::{RenderCx, concat};
-use crate::json::Value;
+use crate::json::{Json, Value};
 use maud::{Markup, html};
 use std::collections::HashSet;
 
@@ -380,19 +380,21 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
         return Vec::new();
     };
     let path = o.field("recommended");
-    let labels: Vec<(usize, &str)> = match &v.value {
-        Value::String(s) => vec![(v.start, s.as_str())],
-        Value::Array(items) => items
-            .iter()
-            .filter_map(|i| match &i.value {
-                Value::String(s) => Some((i.start, s.as_str())),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
+    // The labels are the string itself or the array's strings, read twice rather than
+    // collected: once to count them, once to match them.
+    let entries: &[Json] = match &v.value {
+        Value::String(_) => std::slice::from_ref(v),
+        Value::Array(items) => items,
+        _ => &[],
     };
+    let labels = || {
+        entries
+            .iter()
+            .filter_map(|i| i.as_str().map(|s| (i.start, s)))
+    };
+    let count = labels().count();
     let array_len = v.as_array().map(<[_]>::len);
-    if labels.is_empty() || array_len.is_some_and(|n| n != labels.len()) {
+    if count == 0 || array_len.is_some_and(|n| n != count) {
         ck.warn(
             "recommended_mismatch",
             v.start,
@@ -409,7 +411,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
         );
     }
     let mut picked = Vec::new();
-    for (at, label) in labels {
+    for (at, label) in labels() {
         match options.iter().position(|o| o == label) {
             Some(i) if !picked.contains(&i) => picked.push(i),
             Some(_) => {}

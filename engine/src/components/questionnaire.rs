@@ -2,6 +2,7 @@
 
 use super::question::{self, Mode, QuestionSet, Rules};
 use super::{Checker, Kind, Obj};
+use crate::json::Json;
 use std::collections::HashSet;
 
 const FIELDS: [&str; 6] = [
@@ -40,7 +41,8 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
         default_mode: Mode::Single,
     };
     let mut questions = Vec::with_capacity(items.len());
-    let mut ids: HashSet<String> = HashSet::with_capacity(items.len());
+    // Borrowed from the JSON: `q.id` is a copy of the question's "id" string.
+    let mut ids: HashSet<&str> = HashSet::with_capacity(items.len());
     let questions_path = o.field("questions");
     for (i, item) in items.iter().enumerate() {
         let Some(qo) = ck.object(
@@ -51,7 +53,8 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
             continue;
         };
         if let Some(q) = question::parse_question(ck, &qo, &rules, &[]) {
-            if !q.id.is_empty() && !ids.insert(q.id.clone()) {
+            let id = qo.get("id").and_then(Json::as_str).unwrap_or_default();
+            if !id.is_empty() && !ids.insert(id) {
                 let at = qo.start_of("id");
                 ck.warn(
                     "duplicate_id",

@@ -23,7 +23,7 @@ pub struct Youtube {
 pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
     ck.unknown_fields(o, &FIELDS, "a youtube block");
     ck.version(o);
-    ck.optional_string(o, "skill_version");
+    ck.optional_str(o, "skill_version");
     let title = ck.clamped_string(o, "title", MAX_TITLE);
     let id = ck.required_string(
         o,
@@ -47,8 +47,8 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
         );
         return None;
     }
-    let thumbnail = ck.optional_string(o, "thumbnail").and_then(|t| match check_thumbnail(&t) {
-        Ok(()) => Some(t),
+    let thumbnail = ck.optional_str(o, "thumbnail").and_then(|t| match check_thumbnail(t) {
+        Ok(()) => Some(t.to_owned()),
         Err(why) => {
             let at = o.start_of("thumbnail");
             ck.warn(

@@ -355,23 +355,23 @@ fn parse_options(
 
 /// Whether an option label is a hand-written "Other" row.
 fn is_other(label: &str) -> bool {
-    let l = label
-        .trim()
-        .trim_end_matches([':', '.', '…'])
-        .trim()
-        .to_lowercase();
-    matches!(
-        l.as_str(),
-        "other"
-            | "others"
-            | "other (please specify)"
-            | "something else"
-            | "אחר"
-            | "أخر"
-            | "آخر"
-            | "أخرى"
-            | "غير ذلك"
-    )
+    const OTHER: [&str; 9] = [
+        "other",
+        "others",
+        "other (please specify)",
+        "something else",
+        "אחר",
+        "أخر",
+        "آخر",
+        "أخرى",
+        "غير ذلك",
+    ];
+    let l = label.trim().trim_end_matches([':', '.', '…']).trim();
+    // Lowercased char by char as it is compared, not into a copy of every option. (This differs
+    // from str::to_lowercase only for a word-final Σ, and no name above has a sigma.)
+    OTHER
+        .iter()
+        .any(|name| l.chars().flat_map(char::to_lowercase).eq(name.chars()))
 }
 
 /// `recommended`: never rejects; labels that match no option are dropped with a warning.

@@ -374,7 +374,7 @@ fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
             ))
         }
     } else {
-        let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
+        let tags = Kind::ALL.map(Kind::tag);
         let invented = match first.trim_start_matches('{').trim_end_matches('}') {
             "multiple-choice" | "multiple_choice" | "multiplechoice" | "multichoice"
             | "checkbox" | "checkboxes" | "multi_choice" | "multi-select" | "multiselect" => {

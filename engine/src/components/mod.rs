@@ -747,21 +747,26 @@ pub fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
 
 /// Levenshtein distance over chars; inputs here are short names.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
-        return a.len().max(b.len());
+    let (a_len, b_len) = (a.chars().count(), b.chars().count());
+    if a_len.abs_diff(b_len) > 3 || a_len > 64 || b_len > 64 {
+        return a_len.max(b_len);
     }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
+    // Two rows on the stack, as no name gets here longer than 64 chars: every fence tag that is
+    // not a component's is measured against the tags, so this runs without a diagnostic too.
+    let mut prev = [0; 65];
+    let mut cur = [0; 65];
+    for (j, p) in prev.iter_mut().enumerate().take(b_len + 1) {
+        *p = j;
+    }
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.chars().enumerate() {
             let cost = usize::from(ca != cb);
             cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         prev = cur;
     }
-    prev[b.len()]
+    prev[b_len]
 }
 
 /// The note box shared by questions, prioritize and allocate: a `<details>` so it works without

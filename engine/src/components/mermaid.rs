@@ -52,8 +52,13 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     let chart = match flowchart::parse(&source) {
         Some(Ok(chart)) => {
             if !chart.ignored.is_empty() {
-                let mut names: Vec<&str> = chart.ignored.iter().map(String::as_str).collect();
-                names.dedup();
+                // Each directive named once, in the order it first appears.
+                let mut names: Vec<&str> = Vec::new();
+                for name in &chart.ignored {
+                    if !names.contains(&name.as_str()) {
+                        names.push(name);
+                    }
+                }
                 let at = o.start_of("source");
                 ck.warn(
                     "ignored_directive",
@@ -242,4 +247,27 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             }
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_ignored_directive_is_named_once() {
+        let source = "graph TD\nA --> B\nstyle A fill:#f9f\nclick A call()\nstyle B fill:#f00";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        let warning = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "ignored_directive")
+            .expect("a warning for the ignored directives");
+        assert!(
+            warning.message.contains("`style`, `click` are ignored"),
+            "{}",
+            warning.message
+        );
+    }
 }

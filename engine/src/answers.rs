@@ -149,11 +149,14 @@ impl Doc {
     /// Parses and validates `src` (no HTML is produced).
     pub fn parse(src: &str) -> Doc {
         let arena = comrak::Arena::new();
-        let parsed = crate::document::parse(&arena, src);
-        let lang = parsed.lang();
+        Doc::from_parsed(crate::document::parse(&arena, src))
+    }
+
+    /// The blocks and language of a document already parsed.
+    pub(crate) fn from_parsed(parsed: crate::document::Parsed) -> Doc {
         Doc {
+            lang: parsed.lang(),
             blocks: parsed.blocks,
-            lang,
         }
     }
 

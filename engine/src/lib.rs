@@ -431,10 +431,7 @@ pub fn answer_form(
         );
         return Ok(FormOutcome::Edited(page));
     }
-    let doc = answers::Doc {
-        lang: parsed.lang(),
-        blocks: parsed.blocks,
-    };
+    let doc = answers::Doc::from_parsed(parsed);
     let mut export = answers::export(&doc, &decoded.responses);
     export.notices.extend(decoded.notices);
     Ok(FormOutcome::Export(export))

@@ -462,23 +462,6 @@ fn render_parsed<'a>(
     // Language and direction come from everything the reader sees.
     let lang = parsed.lang();
 
-    // Footnote ids (`fn-NAME`, `fnref-NAME`) would collide when several documents share a page:
-    // prefix the names with this document's hash.
-    let footnote_prefix = format!("pb-{}-", &hash[..8]);
-    // Footnotes need a `[^`; skip the extra walk over the tree when there can be none.
-    let footnotes = if src.contains("[^") {
-        Some(parsed.root.descendants())
-    } else {
-        None
-    };
-    for node in footnotes.into_iter().flatten() {
-        match &mut node.data_mut().value {
-            NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &footnote_prefix),
-            NodeValue::FootnoteReference(r) => r.name.insert_str(0, &footnote_prefix),
-            _ => {}
-        }
-    }
-
     // Each component fence becomes a placeholder the prose renderer passes through untouched.
     let mark = marker_char(src);
     for (i, node) in parsed.nodes.iter().enumerate() {
@@ -487,6 +470,40 @@ fn render_parsed<'a>(
             child.detach();
         }
     }
+
+    let respond_url = options
+        .respond_url
+        .as_deref()
+        .filter(|u| sanitize::is_safe_link(u));
+    // The plain-text body reads the tree before the footnote names get the page's prefix.
+    let text_body = (options.format == Format::Text).then(|| {
+        text::render(
+            parsed.root,
+            &parsed.blocks,
+            &parsed.nodes,
+            lang,
+            respond_url,
+        )
+    });
+
+    // Element ids are unique per document and block (`pb-1a2b3c4d-b1`), so several documents
+    // can share a page. Footnote ids (`fn-NAME`, `fnref-NAME`) would collide the same way: their
+    // names get the same prefix.
+    let id_base = format!("pb-{}-", &hash[..8]);
+    // Footnotes need a `[^`; skip the extra walk over the tree when there can be none.
+    let footnotes = if src.contains("[^") {
+        Some(parsed.root.descendants())
+    } else {
+        None
+    };
+    for node in footnotes.into_iter().flatten() {
+        match &mut node.data_mut().value {
+            NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &id_base),
+            NodeValue::FootnoteReference(r) => r.name.insert_str(0, &id_base),
+            _ => {}
+        }
+    }
+
     let mut prose = String::with_capacity(src.len() + src.len() / 2);
     // Writing into a String cannot fail.
     let _ = comrak::format_html(parsed.root, &document::comrak_options(raw_html), &mut prose);
@@ -497,11 +514,7 @@ fn render_parsed<'a>(
         prose = email::style_prose(&prose, lang.dir() == "rtl");
     }
 
-    let id_base = format!("pb-{}-", &hash[..8]);
-    let diagram_base = options
-        .diagram_base_url
-        .as_deref()
-        .filter(|_| options.surface.is_email());
+    let diagram_base = options.diagram_base_url.as_deref();
     let mut needs_youtube_frame = false;
     let published = std::cell::RefCell::new(Vec::new());
     let rendered_blocks: Vec<String> = parsed
@@ -544,10 +557,6 @@ fn render_parsed<'a>(
         action: options.answers_action.as_deref(),
         source: src,
     });
-    let respond_url = options
-        .respond_url
-        .as_deref()
-        .filter(|u| sanitize::is_safe_link(u));
     // The "Respond" link belongs to the email preview only.
     let email_respond = respond_url.filter(|_| options.surface.is_email());
     let fragment =
@@ -566,13 +575,7 @@ fn render_parsed<'a>(
             lang,
             &options.asset_base,
         )),
-        Format::Text => Some(text::render(
-            parsed.root,
-            &parsed.blocks,
-            &parsed.nodes,
-            lang,
-            respond_url,
-        )),
+        Format::Text => text_body,
         // The JSON body is the rendering itself (see `Rendered`'s serde attributes).
         Format::Json => None,
     };
@@ -782,6 +785,18 @@ mod tests {
         let c = render("<b>x</b>[^n]\n\n[^n]: Three.\n", &Options::default()).html;
         let ic = id(&c).expect("a footnote");
         assert!(c.contains(&format!("href=\"#{ic}\"")), "{c}");
+    }
+
+    /// The prefix is for HTML ids only: plain text keeps the author's footnote names.
+    #[test]
+    fn plain_text_keeps_the_footnote_names() {
+        let text = render(
+            "Claim[^1].\n\n[^1]: Source.\n",
+            &Options::default().with_format(Format::Text),
+        );
+        let body = text.body();
+        assert!(body.contains("[^1]"), "{body}");
+        assert!(!body.contains("pb-"), "{body}");
     }
 
     #[test]

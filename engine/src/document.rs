@@ -52,13 +52,9 @@ impl Parsed<'_> {
                 letters.add(t);
             }
         }
-        let mut text = String::new();
-        for b in &self.blocks {
-            if let Some(c) = &b.component {
-                components::visible_text(c, &mut text);
-            }
+        for c in self.blocks.iter().filter_map(|b| b.component.as_ref()) {
+            components::visible_text(c, |text| letters.add(text));
         }
-        letters.add(&text);
         letters.lang()
     }
 }

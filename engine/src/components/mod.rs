@@ -109,11 +109,7 @@ pub fn render(component: &Component, cx: &crate::html::RenderCx) -> Markup {
 }
 
 /// Every string of a component that the reader sees, for direction and language detection.
-pub fn visible_text(component: &Component, out: &mut String) {
-    let mut push = |s: &str| {
-        out.push_str(s);
-        out.push('\n');
-    };
+pub fn visible_text(component: &Component, mut push: impl FnMut(&str)) {
     match component {
         Component::Questions(set) => {
             for q in &set.questions {

@@ -370,15 +370,21 @@ pub fn validate(src: &str) -> Validation {
 /// warning.
 fn parse_and_police<'a>(arena: &'a Arena<'a>, src: &str) -> (document::Parsed<'a>, bool) {
     let mut parsed = document::parse(arena, src);
+    let raw_html = police(&mut parsed, src);
+    (parsed, raw_html)
+}
+
+/// The URL and raw-HTML policy of [`parse_and_police`], for a document already parsed.
+fn police(parsed: &mut document::Parsed, src: &str) -> bool {
     let raw_html = sanitize::police(parsed.root);
     match too_deep_to_sanitize(parsed.root, src, raw_html) {
         Some(warning) => {
             // Sanitizing this much nesting would take quadratic time: show the HTML as text.
             sanitize::escape_raw_html(parsed.root);
             parsed.diagnostics.push(warning);
-            (parsed, false)
+            false
         }
-        None => (parsed, raw_html),
+        None => raw_html,
     }
 }
 
@@ -416,9 +422,11 @@ pub fn answer_form(
 ) -> Result<FormOutcome, answers::AnswersError> {
     let (src, surface) = answers::form_document(pairs)?;
     let arena = Arena::new();
-    let (parsed, raw_html) = parse_and_police(&arena, src);
+    let mut parsed = document::parse(&arena, src);
     let decoded = answers::decode_form(&parsed.blocks, pairs)?;
     if decoded.op == answers::FormOp::Edit {
+        // Only the page needs the prose policed; the export reads the blocks alone.
+        let raw_html = police(&mut parsed, src);
         let options = options.clone().with_surface(surface);
         let hash = content_hash(src, &options);
         let page = render_parsed(

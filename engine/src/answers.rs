@@ -1122,10 +1122,10 @@ pub enum FormOp {
     Edit,
 }
 
-/// A decoded form post: the document, the surface it was rendered for, and the answers.
+/// A decoded form post: the document (as parsed from `pb.source`), the surface it was rendered
+/// for, and the answers.
 #[derive(Debug)]
 pub struct FormPost {
-    pub source: String,
     pub surface: Surface,
     pub op: FormOp,
     pub doc: Doc,
@@ -1178,7 +1178,6 @@ pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
     let doc = Doc::parse(source);
     let decoded = decode_form(&doc.blocks, pairs)?;
     Ok(FormPost {
-        source: source.to_string(),
         surface,
         op: decoded.op,
         doc,

@@ -209,8 +209,9 @@ fn a_flood_has_no_errors_bounded_memory_and_sigterm_finishes_in_flight_work() {
 
 #[test]
 fn the_cache_stays_within_its_byte_bound() {
-    // 600 distinct documents whose renderings total far more than the bound (about 70 MB): the cache must evict,
-    // and the process must stay within the bound plus a fixed overhead.
+    // 600 distinct 8 KB documents, each rendering to ~96 KB of HTML (~58 MB in all, far past the
+    // bound): the cache must evict, and the process must stay within the bound plus a fixed
+    // overhead.
     let s = serve(&["--cache-bytes", "2097152"]);
     let section = "Some prose for the reader, settled and written down.\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\",\"C\"]}\n```\n\n";
     let body = section.repeat(60);
@@ -240,7 +241,7 @@ fn the_cache_stays_within_its_byte_bound() {
         "the cache evicted: {metrics}"
     );
     let rss = peak_rss_kib(s.child.id());
-    eprintln!("peak RSS with a 2 MiB cache after 600 renders of ~25 KB documents: {rss} KiB");
+    eprintln!("peak RSS with a 2 MiB cache after 600 renders of ~96 KB each: {rss} KiB");
     assert!(
         rss < 2 * 1024 + 96 * 1024,
         "peak RSS {rss} KiB is past the bound plus overhead"

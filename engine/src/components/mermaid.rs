@@ -52,13 +52,6 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     let chart = match flowchart::parse(&source) {
         Some(Ok(chart)) => {
             if !chart.ignored.is_empty() {
-                // Each directive named once, in the order it first appears.
-                let mut names: Vec<&str> = Vec::new();
-                for name in &chart.ignored {
-                    if !names.contains(&name.as_str()) {
-                        names.push(name);
-                    }
-                }
                 let at = o.start_of("source");
                 ck.warn(
                     "ignored_directive",
@@ -66,12 +59,17 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
                     &o.path("source"),
                     format!(
                         "the diagram's {} {} ignored: the drawing does not use them",
-                        names
+                        chart
+                            .ignored
                             .iter()
                             .map(|n| format!("`{n}`"))
                             .collect::<Vec<_>>()
                             .join(", "),
-                        if names.len() == 1 { "is" } else { "are" }
+                        if chart.ignored.len() == 1 {
+                            "is"
+                        } else {
+                            "are"
+                        }
                     ),
                     "nothing to do; remove them to silence this warning".into(),
                 );

@@ -16,7 +16,8 @@ pub struct Flowchart {
     pub edges: Vec<Edge>,
     /// Subgraphs in order of declaration; a nested one names its parent.
     pub subgraphs: Vec<Subgraph>,
-    /// Directives that were recognised and ignored (`click`, `style`, `init`, …).
+    /// Directives that were recognised and ignored (`click`, `style`, `init`, …), each once,
+    /// in the order each first appears.
     pub ignored: Vec<String>,
 }
 
@@ -409,7 +410,10 @@ impl Parser {
             return Ok(());
         }
         if IGNORED.contains(&first) || first.starts_with("accDescr") {
-            self.chart.ignored.push(first.to_string());
+            // Each directive once, in the order it first appears: the warning names them.
+            if !self.chart.ignored.iter().any(|n| n == first) {
+                self.chart.ignored.push(first.to_string());
+            }
             return Ok(());
         }
         if first == "subgraph" {

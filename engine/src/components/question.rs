@@ -538,8 +538,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     }
     let t = cx.t;
     let n = index.to_string();
-    let id_base = concat(&[&cx.id_prefix, "-q", &n, "-"]);
-    let name_base = concat(&[cx.block, ".q", &n, "."]);
+    let id_base = cx.id(&["q", n.as_str(), "-"].concat());
+    let name_base = cx.name(&["q", n.as_str(), "."].concat());
     let qid = |s: &str| concat(&[&id_base, s]);
     let name = |s: &str| concat(&[&name_base, s]);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));

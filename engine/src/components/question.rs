@@ -472,6 +472,10 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
             }
         }
     };
+    // Email carries no model: skip building one there.
+    if email {
+        return cx.root(title_id.as_deref(), body);
+    }
     cx.root_with_model(title_id.as_deref(), &model(set, cx.t), body)
 }
 

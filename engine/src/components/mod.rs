@@ -667,7 +667,7 @@ impl<'a> Checker<'a> {
         };
         let (from, return_prompt) = (from?, return_prompt?);
         if !return_prompt.contains(&from) {
-            let at = r.get("return_prompt").map_or(r.at, |p| p.start);
+            let at = r.start_of("return_prompt");
             self.warn(
                 "routing_from_missing",
                 at,

@@ -5,7 +5,7 @@
 
 use super::{Checker, Obj};
 use crate::answers::{BlockAnswer, Comment};
-use crate::diagram::flowchart::{self, Flowchart};
+use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::{self, Frame};
 use crate::html::email;
 use crate::html::i18n::Strings;
@@ -170,17 +170,16 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     };
     // A pair drawn twice (A→B, A→B#2) has one comment field per edge: the k-th field of a pair
     // shows the k-th comment on that pair, so a round trip keeps both.
+    // Only edge comments need the numbering: skip it when the reader left none.
     let occurrences = m
         .chart
         .as_ref()
-        .map(Flowchart::edge_occurrences)
-        .unwrap_or_default();
-    let on_edge = |index: usize| {
-        let Some(edges) = m.chart.as_ref().map(|c| &c.edges) else {
+        .filter(|_| comments.iter().any(|c| matches!(c, Comment::Edge { .. })))
+        .map(Flowchart::edge_occurrences);
+    let on_edge = |index: usize, edge: &Edge| {
+        let Some(occurrences) = &occurrences else {
             return "";
         };
-        let edge = &edges[index];
-        let occurrence = occurrences[index];
         comments
             .iter()
             .filter_map(|c| match c {
@@ -189,7 +188,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                 }
                 _ => None,
             })
-            .nth(occurrence)
+            .nth(occurrences[index])
             .unwrap_or("")
     };
     // Nodes and edges are on their comment fields (`data-pb-node`, `data-pb-edge`).
@@ -237,7 +236,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                                     @if let Some(l) = &edge.label { " (" (l) ")" }
                                 }
                                 textarea id=(id) name=(cx.name(&concat(&["edge.", &n]))) rows="1"
-                                    data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(i)) }
+                                    data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(i, edge)) }
                             }
                         }
                     }

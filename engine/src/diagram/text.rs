@@ -57,7 +57,7 @@ fn is_wide(cp: u32) -> bool {
 
 /// The width of one line of text at `FONT_SIZE`, px.
 pub fn width(line: &str) -> f64 {
-    line.chars().map(advance).sum::<f64>() * FONT_SIZE
+    ems(line) * FONT_SIZE
 }
 
 /// The width of one line of text in ems: the sum [`width`] scales.

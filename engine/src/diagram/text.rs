@@ -72,14 +72,15 @@ fn wrap(label: &str, max: f64) -> Vec<String> {
     wrap_measured(label, max).0
 }
 
-/// The lines of `label` wrapped at `max` (see `wrap`), with the width of each line, px: each line's width is kept as it grows, adding
-/// one character's advance at a time in the order [`width`] sums them, so every width (and
-/// every wrapping decision) is exactly what measuring the whole line would give.
-fn wrap_measured(label: &str, max: f64) -> (Vec<String>, Vec<f64>) {
+/// The lines of `label` wrapped at `max` (see `wrap`), and the widest line's width, px: each
+/// line's width is kept as it grows, adding one character's advance at a time in the order
+/// [`width`] sums them, so every width (and every wrapping decision) is exactly what measuring
+/// the whole line would give.
+fn wrap_measured(label: &str, max: f64) -> (Vec<String>, f64) {
     let space_ems = advance(' ');
     let space = width(" ");
     let mut lines = Vec::new();
-    let mut widths = Vec::new();
+    let mut widest: f64 = 0.0;
     for part in label.split('\n') {
         let mut line = String::new();
         let mut line_ems = ems("");
@@ -97,15 +98,15 @@ fn wrap_measured(label: &str, max: f64) -> (Vec<String>, Vec<f64>) {
                     .fold(line_ems + space_ems, |a, b| a + b);
             } else {
                 lines.push(std::mem::take(&mut line));
-                widths.push(line_ems * FONT_SIZE);
+                widest = widest.max(line_ems * FONT_SIZE);
                 line.push_str(word);
                 line_ems = word_ems;
             }
         }
         lines.push(line);
-        widths.push(line_ems * FONT_SIZE);
+        widest = widest.max(line_ems * FONT_SIZE);
     }
-    (lines, widths)
+    (lines, widest)
 }
 
 /// Lines and the size of the block they make.
@@ -123,8 +124,7 @@ impl Block {
     }
 
     pub fn wrapped(label: &str, max: f64) -> Block {
-        let (lines, widths) = wrap_measured(label, max);
-        let width = widths.into_iter().fold(0.0, f64::max);
+        let (lines, width) = wrap_measured(label, max);
         let height = LINE_HEIGHT * lines.len() as f64;
         Block {
             lines,

@@ -71,10 +71,7 @@ impl Writer {
 
     /// `<tag …/>` and a line break.
     fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
-        self.out.push('<');
-        self.out.push_str(tag);
-        self.attrs(attrs);
-        self.out.push_str("/>\n");
+        self.leaf2(tag, attrs, &[]);
     }
 
     /// `<tag …/>` with the attributes of `a` then those of `b`, and a line break.

@@ -38,12 +38,15 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
     match chart {
         Some(c) if c.nodes.is_empty() => placeholder(t.diagram_flowchart_kind, t.diagram_failed[3]),
         Some(c) => match layout::layout(c) {
-            Ok(d) => Rendered {
-                svg: svg::flowchart(c, &d, frame),
-                drawn: true,
-                width: svg::pixels(d.width),
-                height: svg::pixels(d.height),
-            },
+            Ok(d) => {
+                let (svg, width, height) = svg::flowchart(c, &d, frame);
+                Rendered {
+                    svg,
+                    drawn: true,
+                    width,
+                    height,
+                }
+            }
             Err(Failure::TooLarge) => placeholder(t.diagram_flowchart_kind, t.diagram_failed[0]),
             Err(Failure::LayoutFailed) => {
                 placeholder(t.diagram_flowchart_kind, t.diagram_failed[1])

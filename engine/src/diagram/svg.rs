@@ -144,17 +144,21 @@ fn num(v: f64) -> String {
     s
 }
 
+/// `v` in whole tenths, as [`num`] writes it; `None` where it writes 0 instead: layout
+/// coordinates are finite and small, anything else is drawn at 0 rather than as `NaN`.
+fn tenths(v: f64) -> Option<i64> {
+    let t = (v * 10.0).round();
+    (t.is_finite() && t.abs() <= 1e15).then_some(t as i64)
+}
+
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
 /// float formatting, and diagrams print many numbers).
 fn push_num(out: &mut String, v: f64) {
     use std::fmt::Write;
-    let tenths = (v * 10.0).round();
-    // Layout coordinates are finite and small; anything else is drawn at 0 rather than as `NaN`.
-    if !tenths.is_finite() || tenths.abs() > 1e15 {
+    let Some(t) = tenths(v) else {
         out.push('0');
         return;
-    }
-    let t = tenths as i64;
+    };
     if t < 0 {
         out.push('-');
     }
@@ -192,18 +196,25 @@ fn path_of(commands: &[(&str, &[Pt])]) -> String {
 /// The whole pixels a `width` or `height` given to [`start`] shows as in the viewBox, as a
 /// reader of `num(v.ceil())` gets them: 0 for what `num` writes as 0, negative or not finite;
 /// saturated at `u32::MAX`.
-pub(super) fn pixels(v: f64) -> u32 {
+fn pixels(v: f64) -> u32 {
     let whole = v.ceil();
-    let tenths = (whole * 10.0).round();
-    if !tenths.is_finite() || tenths.abs() > 1e15 {
-        0
-    } else {
+    if tenths(whole).is_some() {
         whole as u32
+    } else {
+        0
     }
 }
 
-/// Opens the `<svg>` with its `<title>` and `<desc>`.
-fn start(w: &mut Writer, f: &Frame, class: &str, width: f64, height: f64, desc: &str) {
+/// Opens the `<svg>` with its `<title>` and `<desc>`; returns its width and height in whole
+/// pixels, as the viewBox gives them.
+fn start(
+    w: &mut Writer,
+    f: &Frame,
+    class: &str,
+    width: f64,
+    height: f64,
+    desc: &str,
+) -> (u32, u32) {
     let title_id = format!("{}-title", f.id);
     let desc_id = format!("{}-desc", f.id);
     let (wi, hi) = (num(width.ceil()), num(height.ceil()));
@@ -234,6 +245,7 @@ fn start(w: &mut Writer, f: &Frame, class: &str, width: f64, height: f64, desc: 
     w.text(desc);
     w.close("desc");
     w.newline();
+    (pixels(width), pixels(height))
 }
 
 #[cfg(test)]
@@ -681,10 +693,10 @@ fn describe(chart: &Flowchart, t: &Strings) -> String {
     out
 }
 
-/// The SVG of a laid-out flowchart.
-pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> String {
+/// The SVG of a laid-out flowchart, and its width and height, px.
+pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     let mut w = Writer::new();
-    start(
+    let (width, height) = start(
         &mut w,
         f,
         "pb-mermaid pb-mermaid-flowchart",
@@ -748,7 +760,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> String {
         w.newline();
     }
     w.close("svg");
-    w.finish()
+    (w.finish(), width, height)
 }
 
 /// A neutral box naming the diagram and its type, for diagrams not drawn here; and its width
@@ -761,7 +773,7 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
     let width = (inner_w + 48.0).max(240.0);
     let height = 24.0 + title.height + 6.0 + kind_block.height + 6.0 + note_block.height + 24.0;
     let mut w = Writer::new();
-    start(
+    let (width_px, height_px) = start(
         &mut w,
         f,
         "pb-mermaid pb-mermaid-placeholder",
@@ -801,7 +813,7 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
         y += block.height + 6.0;
     }
     w.close("svg");
-    (w.finish(), pixels(width), pixels(height))
+    (w.finish(), width_px, height_px)
 }
 
 #[cfg(test)]

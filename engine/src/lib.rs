@@ -531,7 +531,7 @@ fn render_parsed<'a>(
         .map(|b| {
             let cx = html::RenderCx {
                 block: &b.info.id,
-                id_prefix: html::concat(&[&id_base, &b.info.id]),
+                id_prefix: [id_base.as_str(), b.info.id.as_str()].concat(),
                 surface: options.surface,
                 kind: b.info.kind,
                 t: lang.strings(),

@@ -3,9 +3,9 @@
 use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
+use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{RenderCx, concat};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 9] = [
@@ -202,17 +202,17 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(a.unit) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
                 @let (state, label, context, id) = match entry {
-                    Entry::Item(i) => (concat(&["i:", &a.items[*i].id]), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
-                    Entry::Added(l) => (concat(&["a:", l]), l.as_str(), None, None),
+                    Entry::Item(i) => (["i:", a.items[*i].id.as_str()].concat(), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
+                    Entry::Added(l) => (["a:", l.as_str()].concat(), l.as_str(), None, None),
                 };
                 @let k_str = k.to_string();
-                @let wid = cx.id(&concat(&["w", &k_str]));
-                @let ctx_id = context.map(|_| concat(&[&wid, "-ctx"]));
+                @let wid = cx.id(&["w", k_str.as_str()].concat());
+                @let ctx_id = context.map(|_| [wid.as_str(), "-ctx"].concat());
                 @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (label) @if !a.unit.trim().is_empty() { " (" (a.unit.trim()) ")" } }
-                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&concat(&["w.", &k_str])))
+                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&["w.", k_str.as_str()].concat()))
                         value=(weight) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }

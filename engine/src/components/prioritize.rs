@@ -2,9 +2,9 @@
 
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
+use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{RenderCx, concat};
 use maud::{Markup, html};
 use std::collections::HashSet;
 
@@ -168,12 +168,12 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         ol class="pb-rank" {
             @for (k, entry) in order.iter().enumerate() {
                 @let (state, label, context) = match entry {
-                    Entry::Item(i) => (concat(&["i:", &p.items[*i].id]), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
-                    Entry::Added(l) => (concat(&["a:", l]), l.as_str(), None),
+                    Entry::Item(i) => (["i:", p.items[*i].id.as_str()].concat(), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
+                    Entry::Added(l) => (["a:", l.as_str()].concat(), l.as_str(), None),
                 };
                 @let k_str = k.to_string();
-                @let pos_id = cx.id(&concat(&["pos", &k_str]));
-                @let pos_name = cx.name(&concat(&["pos.", &k_str]));
+                @let pos_id = cx.id(&["pos", k_str.as_str()].concat());
+                @let pos_name = cx.name(&["pos.", k_str.as_str()].concat());
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
                     data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);

@@ -3,9 +3,9 @@
 //! fields, their rules, the markup and the export are written once, here.
 
 use super::{Checker, Kind, Obj, Routing};
+use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{RenderCx, concat};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
 use std::collections::HashSet;
@@ -462,7 +462,7 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
         }
         @for (g, group) in groups.iter().enumerate() {
             @if let Some(section) = &group.0 {
-                @let section_id = cx.id(&concat(&["s", &g.to_string()]));
+                @let section_id = cx.id(&["s", g.to_string().as_str()].concat());
                 div class="pb-section" role="group" aria-labelledby=(section_id) {
                     h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (section) }
                     @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
@@ -544,8 +544,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     let n = index.to_string();
     let id_base = cx.id(&["q", n.as_str(), "-"].concat());
     let name_base = cx.name(&["q", n.as_str(), "."].concat());
-    let qid = |s: &str| concat(&[&id_base, s]);
-    let name = |s: &str| concat(&[&name_base, s]);
+    let qid = |s: &str| [id_base.as_str(), s].concat();
+    let name = |s: &str| [name_base.as_str(), s].concat();
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
     let prior = cx.question_answer(index);
     let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
@@ -598,8 +598,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
                             @let i_str = i.to_string();
-                            @let option_id = concat(&[&id_base, "o", &i_str]);
-                            @let badge_id = rec.then(|| concat(&[&option_id, "-rec"]));
+                            @let option_id = [id_base.as_str(), "o", i_str.as_str()].concat();
+                            @let badge_id = rec.then(|| [option_id.as_str(), "-rec"].concat());
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
                                 input type=(input_type) id=(option_id) name=(pick)
                                     value=(i) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];

@@ -141,7 +141,7 @@ impl Strings {
     /// Fills the `{}` of a template with `value`.
     pub fn fill(template: &str, value: &str) -> String {
         match template.split_once("{}") {
-            Some((before, after)) => super::concat(&[before, value, after]),
+            Some((before, after)) => [before, value, after].concat(),
             None => template.to_string(),
         }
     }

@@ -66,16 +66,6 @@ fn needs_escaping(word: u64, quote: u8) -> bool {
         .any(|&c| has_zero_byte(word ^ (ONES * u64::from(c))))
 }
 
-/// The parts joined, in one allocation of the right size (ids and field names are built by
-/// the dozen for every block; `format!` costs several times more).
-pub fn concat(parts: &[&str]) -> String {
-    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        out.push_str(p);
-    }
-    out
-}
-
 /// What a component needs to know while it renders.
 pub struct RenderCx<'a> {
     /// The block id, `b1`, `b2`, ….
@@ -105,12 +95,12 @@ impl RenderCx<'_> {
 
     /// An element id unique on the page.
     pub fn id(&self, suffix: &str) -> String {
-        concat(&[&self.id_prefix, "-", suffix])
+        [self.id_prefix.as_str(), "-", suffix].concat()
     }
 
     /// A form field name: `b1.q0.pick`. Unique within the document's form.
     pub fn name(&self, suffix: &str) -> String {
-        concat(&[self.block, ".", suffix])
+        [self.block, ".", suffix].concat()
     }
 
     /// The root element every rendered component has (contract §3).

@@ -93,7 +93,9 @@ impl RenderCx<'_> {
         }
     }
 
-    /// An element id unique on the page.
+    /// An element id unique on the page. Ids and field names are joined with `concat` (one
+    /// allocation of the right size), not `format!`: every block builds them by the dozen, and
+    /// `format!` costs several times more.
     pub fn id(&self, suffix: &str) -> String {
         [self.id_prefix.as_str(), "-", suffix].concat()
     }

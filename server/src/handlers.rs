@@ -25,9 +25,11 @@ use std::time::Instant;
 pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAddr) -> Resp {
     let start = Instant::now();
     let method = req.method().clone();
-    let route = route_name(req.uri().path());
+    let found = route_of(req.uri().path());
+    // A fixed label per route, so metrics and logs never carry user-chosen paths.
+    let route = found.map_or("other", |&(route, _)| route);
     let timeout = state.config.request_timeout;
-    let task = tokio::spawn(dispatch(state.clone(), req));
+    let task = tokio::spawn(dispatch(state.clone(), req, found));
     let abort = task.abort_handle();
     let response = match tokio::time::timeout(timeout, task).await {
         Ok(Ok(r)) => r,
@@ -76,11 +78,9 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/assets/{name}", "GET"),
 ];
 
-fn allowed_methods(path: &str) -> Option<&'static str> {
-    ROUTES
-        .iter()
-        .find(|(route, _)| route_matches(route, path))
-        .map(|(_, m)| *m)
+/// The route `path` falls under, with its methods; looked up once per request.
+fn route_of(path: &str) -> Option<&'static (&'static str, &'static str)> {
+    ROUTES.iter().find(|(route, _)| route_matches(route, path))
 }
 
 /// `/v1/render/{hash}` matches `/v1/render/abc` (one non-empty segment).
@@ -96,21 +96,18 @@ fn route_matches(route: &str, path: &str) -> bool {
 /// The OpenAPI description of this API.
 pub const OPENAPI: &str = include_str!("../openapi.yaml");
 
-/// A fixed label per route, so metrics and logs never carry user-chosen paths.
-fn route_name(path: &str) -> &'static str {
-    ROUTES
-        .iter()
-        .find(|(route, _)| route_matches(route, path))
-        .map_or("other", |(route, _)| *route)
-}
-
-async fn dispatch(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+/// `route` is [`route_of`] the request's path, found by `handle`.
+async fn dispatch(
+    state: Arc<AppState>,
+    req: Request<Incoming>,
+    route: Option<&'static (&'static str, &'static str)>,
+) -> Resp {
     let path = req.uri().path().to_string();
     let method = req.method().clone();
     if state.config.panic_route && path == "/__panic" {
         panic!("the test route panics on purpose");
     }
-    let Some(allowed) = allowed_methods(&path) else {
+    let Some(&(_, allowed)) = route else {
         return problem(
             StatusCode::NOT_FOUND,
             format!(

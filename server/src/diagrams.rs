@@ -2,10 +2,19 @@
 //! recently used first out, bounded both in count and in bytes so a stream of large diagrams
 //! cannot grow the process past its configured memory.
 
+use bytes::Bytes;
 use std::sync::Arc;
 
+/// A published diagram: its SVG, and its PNG once one has been drawn (the key names fixed
+/// content, so the PNG never changes and need not be drawn again).
+#[derive(Clone)]
+pub struct Diagram {
+    pub svg: Arc<String>,
+    pub png: Option<Bytes>,
+}
+
 pub struct DiagramStore {
-    lru: lru::LruCache<String, Arc<String>>,
+    lru: lru::LruCache<String, Diagram>,
     bytes: usize,
     max_entries: usize,
     max_bytes: usize,
@@ -28,8 +37,31 @@ impl DiagramStore {
         if self.lru.get(key).is_some() || svg.len() > self.max_bytes {
             return;
         }
-        self.bytes += cost(key, svg);
-        self.lru.put(key.to_string(), Arc::new(svg.to_string()));
+        let diagram = Diagram {
+            svg: Arc::new(svg.to_string()),
+            png: None,
+        };
+        self.bytes += cost(key, &diagram);
+        self.lru.put(key.to_string(), diagram);
+        self.evict();
+    }
+
+    /// Keeps the PNG drawn from `key`'s SVG beside it, counted in the byte bound. Not kept when
+    /// the diagram has gone meanwhile, or when SVG and PNG together are over the whole bound.
+    pub fn put_png(&mut self, key: &str, png: Bytes) {
+        let Some(diagram) = self.lru.get_mut(key) else {
+            return;
+        };
+        if diagram.png.is_some() || cost(key, diagram) + png.len() > self.max_bytes {
+            return;
+        }
+        self.bytes += png.len();
+        diagram.png = Some(png);
+        self.evict();
+    }
+
+    /// Drops the least recently used diagrams until the store is within its bounds.
+    fn evict(&mut self) {
         while self.lru.len() > self.max_entries || self.bytes > self.max_bytes {
             let Some((k, v)) = self.lru.pop_lru() else {
                 break;
@@ -38,7 +70,7 @@ impl DiagramStore {
         }
     }
 
-    pub fn get(&mut self, key: &str) -> Option<Arc<String>> {
+    pub fn get(&mut self, key: &str) -> Option<Diagram> {
         self.lru.get(key).cloned()
     }
 
@@ -55,8 +87,8 @@ impl DiagramStore {
     }
 }
 
-fn cost(key: &str, svg: &str) -> usize {
-    key.len() + svg.len() + 64
+fn cost(key: &str, diagram: &Diagram) -> usize {
+    key.len() + diagram.svg.len() + diagram.png.as_ref().map_or(0, Bytes::len) + 64
 }
 
 #[cfg(test)]
@@ -83,5 +115,26 @@ mod tests {
         }
         assert_eq!(store.len(), 2);
         assert!(store.get("a").is_none());
+    }
+
+    #[test]
+    fn a_drawn_png_is_kept_and_counted() {
+        let mut store = DiagramStore::new(3, 1000);
+        store.put("a", "<svg/>");
+        assert!(store.get("a").unwrap().png.is_none());
+        let before = store.bytes();
+        store.put_png("a", Bytes::from_static(b"\x89PNG"));
+        let a = store.get("a").unwrap();
+        assert_eq!(a.png.as_deref(), Some(&b"\x89PNG"[..]));
+        assert_eq!(store.bytes(), before + 4);
+        // A PNG that would put the entry over the whole bound is served but not kept.
+        store.put("b", "<svg/>");
+        store.put_png("b", Bytes::from(vec![0; 1000]));
+        assert!(store.get("b").unwrap().png.is_none());
+        // The PNG's bytes count toward eviction: "a" (least recently used) goes.
+        store.put("c", "<svg/>");
+        store.put_png("c", Bytes::from(vec![0; 800]));
+        assert!(store.get("a").is_none() && store.get("c").unwrap().png.is_some());
+        assert!(store.bytes() <= 1000, "{}", store.bytes());
     }
 }

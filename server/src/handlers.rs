@@ -426,27 +426,42 @@ fn publish_diagrams(state: &AppState, rendered: &passback_engine::Rendered) {
 /// `GET /v1/diagrams/{key}.svg|png`: a diagram linked from an email preview.
 async fn diagram(state: Arc<AppState>, name: &str) -> Resp {
     let (key, ext) = name.rsplit_once('.').unwrap_or((name, ""));
-    let svg = state
+    let diagram = state
         .diagrams
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(key);
-    let Some(svg) = svg.filter(|_| matches!(ext, "svg" | "png")) else {
+    let Some(diagram) = diagram.filter(|_| matches!(ext, "svg" | "png")) else {
         return problem(
             StatusCode::NOT_FOUND,
             "No such diagram (it may have been evicted): render the email preview again to publish it.",
         );
     };
     let mut r = if ext == "svg" {
-        let mut r = respond(StatusCode::OK, "image/svg+xml", svg.as_bytes().to_vec());
+        let mut r = respond(
+            StatusCode::OK,
+            "image/svg+xml",
+            diagram.svg.as_bytes().to_vec(),
+        );
         r.headers_mut().insert(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
         );
         r
+    } else if let Some(png) = diagram.png {
+        respond(StatusCode::OK, "image/png", png)
     } else {
-        match rasterize(svg).await {
-            Ok(png) => respond(StatusCode::OK, "image/png", png),
+        // Drawn once, then kept beside the SVG: the key names fixed content.
+        match rasterize(diagram.svg).await {
+            Ok(png) => {
+                let png = Bytes::from(png);
+                state
+                    .diagrams
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .put_png(key, png.clone());
+                respond(StatusCode::OK, "image/png", png)
+            }
             Err(why) => return problem(StatusCode::SERVICE_UNAVAILABLE, why),
         }
     };

@@ -739,6 +739,9 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
             .unwrap_or("")
             .contains("immutable")
     );
+    // Served again from the kept PNG: the same bytes.
+    let again = get(server.addr, &format!("/v1/diagrams/{key}.png")).await;
+    assert_eq!((again.status, again.body), (200, png.body));
     let missing = send(
         server.addr,
         req(

@@ -235,7 +235,7 @@ pub struct Rendered {
     /// Diagrams this rendering links as images: (key, SVG), for the server to publish at
     /// `/v1/diagrams/{key}.svg|png`.
     #[serde(skip)]
-    pub diagrams: Vec<(String, String)>,
+    pub diagrams: Vec<(String, Arc<str>)>,
 }
 
 impl Rendered {
@@ -249,7 +249,7 @@ impl Rendered {
         let diagrams: usize = self
             .diagrams
             .iter()
-            .map(|(key, svg)| key.capacity() + svg.capacity() + 48)
+            .map(|(key, svg)| key.capacity() + svg.len() + 48)
             .sum();
         // Capacities, not lengths: the cache's byte bound is about memory.
         self.wrapped.as_ref().map_or(0, String::capacity)

@@ -9,7 +9,8 @@ use std::sync::Arc;
 /// content, so the PNG never changes and need not be drawn again).
 #[derive(Clone)]
 pub struct Diagram {
-    pub svg: Arc<String>,
+    /// Shared with the cached rendering that published it, not copied.
+    pub svg: Arc<str>,
     pub png: Option<Bytes>,
 }
 
@@ -33,12 +34,12 @@ impl DiagramStore {
     /// Keeps `svg` under `key` (once: a key names its content), then evicts the least recently
     /// used diagrams until the store is within its bounds. A diagram larger than the whole
     /// byte bound is not kept.
-    pub fn put(&mut self, key: &str, svg: &str) {
+    pub fn put(&mut self, key: &str, svg: &Arc<str>) {
         if self.lru.get(key).is_some() || svg.len() > self.max_bytes {
             return;
         }
         let diagram = Diagram {
-            svg: Arc::new(svg.to_string()),
+            svg: svg.clone(),
             png: None,
         };
         self.bytes += cost(key, &diagram);
@@ -98,20 +99,20 @@ mod tests {
     #[test]
     fn bounded_by_bytes_and_count_least_recent_out() {
         let mut store = DiagramStore::new(3, 1000);
-        store.put("a", &"x".repeat(300));
-        store.put("b", &"x".repeat(300));
+        store.put("a", &"x".repeat(300).into());
+        store.put("b", &"x".repeat(300).into());
         assert!(store.get("a").is_some());
         // 300 + 300 + 300 plus overheads is over 1000: "b", the least recently used, goes.
-        store.put("c", &"x".repeat(300));
+        store.put("c", &"x".repeat(300).into());
         assert!(store.get("b").is_none() && store.get("a").is_some() && store.get("c").is_some());
         assert!(store.bytes() <= 1000, "{}", store.bytes());
         // Too large to keep at all.
-        store.put("huge", &"x".repeat(2000));
+        store.put("huge", &"x".repeat(2000).into());
         assert!(store.get("huge").is_none());
         // The count bound.
         let mut store = DiagramStore::new(2, 1 << 20);
         for k in ["a", "b", "c"] {
-            store.put(k, "<svg/>");
+            store.put(k, &"<svg/>".into());
         }
         assert_eq!(store.len(), 2);
         assert!(store.get("a").is_none());
@@ -120,7 +121,7 @@ mod tests {
     #[test]
     fn a_drawn_png_is_kept_and_counted() {
         let mut store = DiagramStore::new(3, 1000);
-        store.put("a", "<svg/>");
+        store.put("a", &"<svg/>".into());
         assert!(store.get("a").unwrap().png.is_none());
         let before = store.bytes();
         store.put_png("a", Bytes::from_static(b"\x89PNG"));
@@ -128,11 +129,11 @@ mod tests {
         assert_eq!(a.png.as_deref(), Some(&b"\x89PNG"[..]));
         assert_eq!(store.bytes(), before + 4);
         // A PNG that would put the entry over the whole bound is served but not kept.
-        store.put("b", "<svg/>");
+        store.put("b", &"<svg/>".into());
         store.put_png("b", Bytes::from(vec![0; 1000]));
         assert!(store.get("b").unwrap().png.is_none());
         // The PNG's bytes count toward eviction: "a" (least recently used) goes.
-        store.put("c", "<svg/>");
+        store.put("c", &"<svg/>".into());
         store.put_png("c", Bytes::from(vec![0; 800]));
         assert!(store.get("a").is_none() && store.get("c").unwrap().png.is_some());
         assert!(store.bytes() <= 1000, "{}", store.bytes());

@@ -438,11 +438,8 @@ async fn diagram(state: Arc<AppState>, name: &str) -> Resp {
         );
     };
     let mut r = if ext == "svg" {
-        let mut r = respond(
-            StatusCode::OK,
-            "image/svg+xml",
-            diagram.svg.as_bytes().to_vec(),
-        );
+        let body = Bytes::from_owner(SharedSvg(diagram.svg));
+        let mut r = respond(StatusCode::OK, "image/svg+xml", body);
         r.headers_mut().insert(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
@@ -471,14 +468,14 @@ async fn diagram(state: Arc<AppState>, name: &str) -> Resp {
 }
 
 #[cfg(feature = "png")]
-async fn rasterize(svg: Arc<String>) -> Result<Vec<u8>, String> {
+async fn rasterize(svg: Arc<str>) -> Result<Vec<u8>, String> {
     tokio::task::spawn_blocking(move || crate::raster::png(&svg))
         .await
         .map_err(|_| "drawing the PNG failed on an internal error".to_string())?
 }
 
 #[cfg(not(feature = "png"))]
-async fn rasterize(_svg: Arc<String>) -> Result<Vec<u8>, String> {
+async fn rasterize(_svg: Arc<str>) -> Result<Vec<u8>, String> {
     Err("this server was built without the png feature; fetch the .svg instead".into())
 }
 
@@ -488,6 +485,15 @@ struct SharedBody(Arc<passback_engine::Rendered>);
 impl AsRef<[u8]> for SharedBody {
     fn as_ref(&self) -> &[u8] {
         self.0.body().as_bytes()
+    }
+}
+
+/// A published diagram's SVG, shared with the store instead of copied for every response.
+struct SharedSvg(Arc<str>);
+
+impl AsRef<[u8]> for SharedSvg {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
     }
 }
 

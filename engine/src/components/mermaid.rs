@@ -120,7 +120,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                 let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
                 let (w, h) = (drawing.width, drawing.height);
                 let src = format!("{}/v1/diagrams/{key}.png", base.trim_end_matches('/'));
-                cx.diagrams.borrow_mut().push((key, drawing.svg));
+                cx.diagrams.borrow_mut().push((key, drawing.svg.into()));
                 Ok((src, w, h))
             }
             None => Err(PreEscaped(drawing.svg)),

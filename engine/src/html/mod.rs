@@ -81,7 +81,7 @@ pub struct RenderCx<'a> {
     /// Email surface: where diagram images are published (`{base}/v1/diagrams/{key}.png`).
     pub diagram_base: Option<&'a str>,
     /// Diagrams published as images during this render: (key, SVG).
-    pub diagrams: &'a std::cell::RefCell<Vec<(String, String)>>,
+    pub diagrams: &'a std::cell::RefCell<Vec<(String, std::sync::Arc<str>)>>,
 }
 
 impl RenderCx<'_> {

@@ -8,9 +8,14 @@ use hyper::{Response, StatusCode};
 pub type Resp = Response<Full<Bytes>>;
 
 /// The strict policy every HTML response carries; `frame-src` only when a routed YouTube block
-/// needs it.
-pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
-pub const CSP_YOUTUBE: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'; frame-src https://www.youtube-nocookie.com";
+/// needs it. A macro, not a const, so `concat!` can extend the one literal.
+macro_rules! base_csp {
+    () => {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
+    };
+}
+pub const CSP: &str = base_csp!();
+pub const CSP_YOUTUBE: &str = concat!(base_csp!(), "; frame-src https://www.youtube-nocookie.com");
 
 pub fn csp(youtube: bool) -> &'static str {
     if youtube { CSP_YOUTUBE } else { CSP }

@@ -19,7 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use passback_engine::{CacheConfig, Engine};
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -192,21 +192,26 @@ async fn turn_away(mut stream: tokio::net::TcpStream) {
         }
     })
     .await;
-    let body = problem::problem_body(
-        hyper::StatusCode::SERVICE_UNAVAILABLE,
-        "The server is at its connection limit; retry in a moment.".into(),
-    );
-    let response = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
     let _ = tokio::time::timeout(
         Duration::from_secs(2),
-        stream.write_all(response.as_bytes()),
+        stream.write_all(TURNED_AWAY.as_bytes()),
     )
     .await;
     let _ = stream.shutdown().await;
 }
+
+/// The whole 503 `turn_away` writes, built once: it is the same for every refused connection,
+/// and refusing is the overload path.
+static TURNED_AWAY: LazyLock<String> = LazyLock::new(|| {
+    let body = problem::problem_body(
+        hyper::StatusCode::SERVICE_UNAVAILABLE,
+        "The server is at its connection limit; retry in a moment.".into(),
+    );
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+});
 
 /// Resolves on SIGTERM or ctrl-c.
 pub async fn shutdown_signal() {

@@ -2,6 +2,8 @@
 //! input, and every way to call it wrongly. A mistake must give a non-zero exit and exactly one
 //! line on stderr that starts with `passback:`, never a panic or a backtrace.
 
+mod common;
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -344,24 +346,8 @@ fn extra_positional_arguments() {
 
 #[test]
 fn serve_accepts_the_documented_public_url() {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_passback"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--public-url",
-            "https://example.org",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start passback serve");
-    let mut line = String::new();
-    let read = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
-    let _ = child.kill();
-    let _ = child.wait();
-    read.expect("the listening line");
+    let served = common::serve(&["--public-url", "https://example.org"]);
+    let line = &served.line;
     assert!(
         line.starts_with("passback: listening on http://127.0.0.1:"),
         "{line:?}"

@@ -2,45 +2,15 @@
 //! dropped by the thousand, readers that never read, a flood of concurrent requests, and
 //! SIGTERM in the middle of load — with no error, no leak, and nothing lost in flight.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use common::serve;
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-struct Served {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(extra: &[&str]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_passback"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start passback serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("listening line");
-    let addr = line
-        .trim()
-        .rsplit("http://")
-        .next()
-        .expect("address")
-        .to_string();
-    Served { child, addr }
-}
 
 /// One request on its own connection; the status code, or 0 when the connection failed.
 fn request(addr: &str, raw: &[u8]) -> u16 {

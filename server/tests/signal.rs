@@ -2,30 +2,17 @@
 //! finish before the process exits cleanly.
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 #[test]
 fn sigterm_finishes_the_in_flight_request_then_exits_zero() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_passback"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start passback serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the listening line");
-    let addr = line
-        .trim()
-        .rsplit("http://")
-        .next()
-        .expect("an address")
-        .to_string();
+    let mut served = common::serve(&[]);
+    let addr = served.addr.clone();
 
     let doc = "```open-question\n{\"version\":\"1\",\"question\":\"Why?\"}\n```\n";
     let mut s = TcpStream::connect(&addr).expect("connect");
@@ -41,7 +28,7 @@ fn sigterm_finishes_the_in_flight_request_then_exits_zero() {
     std::thread::sleep(Duration::from_millis(200));
 
     let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &served.child.id().to_string()])
         .status()
         .expect("run kill");
     assert!(killed.success());
@@ -52,6 +39,6 @@ fn sigterm_finishes_the_in_flight_request_then_exits_zero() {
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains("\"outcome\":\"valid\""));
 
-    let status = child.wait().expect("the process exits");
+    let status = served.child.wait().expect("the process exits");
     assert!(status.success(), "exit status {status}");
 }

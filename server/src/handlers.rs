@@ -395,7 +395,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         }
     };
     publish_diagrams(&state, &rendered);
-    rendered_response(&rendered, false)
+    rendered_response(&state, &rendered, false)
 }
 
 fn render_failed() -> Resp {
@@ -505,13 +505,17 @@ fn etag(hash: &str) -> String {
     format!("\"{hash}\"")
 }
 
-fn rendered_response(rendered: &Arc<passback_engine::Rendered>, immutable: bool) -> Resp {
+fn rendered_response(
+    state: &AppState,
+    rendered: &Arc<passback_engine::Rendered>,
+    immutable: bool,
+) -> Resp {
     let status = StatusCode::OK;
     let body = Bytes::from_owner(SharedBody(rendered.clone()));
     let mut r = if matches!(rendered.format, Format::Json | Format::Text) {
         respond(status, rendered.content_type(), body)
     } else if rendered.surface.is_email() {
-        email_html(status, body)
+        email_html(status, body, state.email_csp.clone())
     } else {
         html(status, body, rendered.needs_youtube_frame)
     };
@@ -559,7 +563,7 @@ fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
             .insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
         return r;
     }
-    rendered_response(&rendered, true)
+    rendered_response(state, &rendered, true)
 }
 
 fn asset(name: &str) -> Resp {

@@ -109,6 +109,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Diagram SVGs linked from email previews, by key, for `/v1/diagrams/{key}.svg|png`.
     pub diagrams: std::sync::Mutex<diagrams::DiagramStore>,
+    /// The email previews' CSP, worked out once from `config.public_url`.
+    pub email_csp: hyper::header::HeaderValue,
 }
 
 /// Serves `listener` until `shutdown` resolves; then finishes in-flight requests (up to the
@@ -122,6 +124,7 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
             1024,
             (config.cache.max_bytes / 4).max(1 << 20),
         )),
+        email_csp: problem::email_csp(config.public_url.as_deref()),
         config,
     });
     let permits = Arc::new(Semaphore::new(state.config.max_connections));

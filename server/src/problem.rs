@@ -21,16 +21,48 @@ pub fn csp(youtube: bool) -> &'static str {
     if youtube { CSP_YOUTUBE } else { CSP }
 }
 
-/// The policy for email previews: inline styles are how mail is styled; nothing else runs or loads.
-pub const EMAIL_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
+/// The policy for email previews: inline styles are how mail is styled; nothing else runs or
+/// loads, but for images from `data:` and the sources written in at `$img`.
+macro_rules! email_policy {
+    ($img:literal) => {
+        concat!(
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+            $img,
+            "; form-action 'none'; base-uri 'none'; frame-ancestors 'self'"
+        )
+    };
+}
+pub const EMAIL_CSP: &str = email_policy!("");
 
-/// An email-surface HTML response: no script can run, but its inline styles apply.
-pub fn email_html(status: StatusCode, body: impl Into<Bytes>) -> Resp {
+/// The email previews' policy for a server with `public_url`: a server started with
+/// `--public-url` links diagrams in its email previews as images at that URL, so `img-src`
+/// allows its origin (and nothing more). Without one, or when the origin cannot be written into
+/// a policy as is, the strict [`EMAIL_CSP`].
+pub fn email_csp(public_url: Option<&str>) -> HeaderValue {
+    public_url
+        .and_then(origin)
+        .and_then(|o| HeaderValue::from_str(&format!(email_policy!(" {}"), o)).ok())
+        .unwrap_or(HeaderValue::from_static(EMAIL_CSP))
+}
+
+/// `scheme://host[:port]` of an http(s) URL, when the host holds only letters, digits, `.`,
+/// `-` and a port's `:`: nothing that could end a CSP source or add a directive.
+fn origin(url: &str) -> Option<&str> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let web = scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http");
+    let plain = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'));
+    (web && plain).then(|| &url[..scheme.len() + 3 + host.len()])
+}
+
+/// An email-surface HTML response: no script can run, but its inline styles apply. `csp` is
+/// [`email_csp`] for this server.
+pub fn email_html(status: StatusCode, body: impl Into<Bytes>, csp: HeaderValue) -> Resp {
     let mut r = html(status, body, false);
-    r.headers_mut().insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(EMAIL_CSP),
-    );
+    r.headers_mut().insert(header::CONTENT_SECURITY_POLICY, csp);
     r
 }
 
@@ -90,4 +122,33 @@ pub fn problem_body(status: StatusCode, detail: String) -> String {
         "detail": detail,
     })
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_previews_may_load_images_from_the_public_urls_origin_only() {
+        assert_eq!(email_csp(None), EMAIL_CSP);
+        assert_eq!(
+            email_csp(Some("https://render.example:8443/passback/")),
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data: https://render.example:8443; form-action 'none'; base-uri 'none'; frame-ancestors 'self'"
+        );
+        assert_eq!(
+            origin("HTTP://Render.example?x#y"),
+            Some("HTTP://Render.example")
+        );
+        // Not an http(s) origin, or one that would change the policy: the strict policy.
+        for url in [
+            "ftp://render.example",
+            "https://",
+            "render.example",
+            "https://a.example; script-src *",
+            "https://a.example,b",
+            "https://user@a.example",
+        ] {
+            assert_eq!(email_csp(Some(url)), EMAIL_CSP, "{url}");
+        }
+    }
 }

@@ -663,6 +663,9 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
     )
     .await;
     assert_eq!(html.status, 200);
+    // Without --public-url nothing links out: images only from data:.
+    let csp = html.header("content-security-policy").unwrap_or("");
+    assert!(csp.contains("img-src data:;"), "{csp}");
     let body = html.text();
     assert!(
         body.contains("href=\"https://app.example/r/7\"")
@@ -708,12 +711,18 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
         Server::start(Config::default().with_public_url(Some("https://render.example".into())))
             .await;
     let doc = "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD; A[Paste] --> B[Review]\", \"title\": \"Loop\" }\n```\n";
-    let email = send(
+    let reply = send(
         server.addr,
         req("POST", "/v1/render?surface=email", &[], doc.as_bytes()),
     )
-    .await
-    .text();
+    .await;
+    // The preview may load the images it links, from the public URL's origin and nowhere else.
+    let csp = reply.header("content-security-policy").unwrap_or("");
+    assert!(
+        csp.contains("img-src data: https://render.example;") && csp.contains("default-src 'none'"),
+        "{csp}"
+    );
+    let email = reply.text();
     let src = email
         .split("src=\"https://render.example/v1/diagrams/")
         .nth(1)

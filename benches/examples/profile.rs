@@ -1,5 +1,6 @@
 //! Renders a ~200 KB document in a loop, for profilers (`perf record`, `valgrind --tool=callgrind`).
-//! `profile [runs] [typical|dense|prose|load|single|diagrams]`.
+//! `profile [runs] [typical|typical20|dense|prose|load|single|diagrams] [comrak]`; with `comrak`,
+//! the baseline (plain comrak) renders the same document instead.
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
@@ -15,6 +16,7 @@ fn main() {
         Some("load") => {
             std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
         }
+        Some("typical20") => passback_benches::typical(20_000),
         Some("dense") => passback_benches::dense(200_000),
         // Only diagrams: the 5-node bench chart, 100 times over.
         Some("diagrams") => {
@@ -26,11 +28,16 @@ fn main() {
         }
         _ => passback_benches::typical(200_000),
     };
+    let baseline = args.next().as_deref() == Some("comrak");
     let mut bytes = 0;
     for _ in 0..n {
-        bytes += passback_engine::render(&doc, &passback_engine::Options::default())
-            .html
-            .len();
+        bytes += if baseline {
+            passback_benches::comrak_only(&doc).len()
+        } else {
+            passback_engine::render(&doc, &passback_engine::Options::default())
+                .html
+                .len()
+        };
     }
     println!("{} bytes in, {bytes} bytes out", doc.len() * n);
 }

@@ -18,6 +18,7 @@ use super::shapes::{self, Bounds, Outline, Pt};
 use super::text::Block;
 use layout::adt::dag::{DAG, NodeHandle};
 use layout::core::base::Orientation;
+use layout::core::color::Color;
 use layout::core::format::Visible;
 use layout::core::geometry::{Point, Position};
 use layout::core::style::StyleAttr;
@@ -534,9 +535,12 @@ fn halo(horizontal: bool, label: bool) -> Point {
 }
 
 fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
+    // The layout engine never draws, so the style is only a placeholder; `StyleAttr::simple()`
+    // would look its colours up by name for every box.
+    let style = StyleAttr::new(Color::new(0x0000_00ff), 2, Some(Color::new(0xffff_ffff)), 0, 15);
     let mut e = Element::create(
         ShapeKind::Box(String::new()),
-        StyleAttr::simple(),
+        style,
         orientation,
         Point::new(w, h),
     );

@@ -110,6 +110,11 @@ fn escape_into(out: &mut String, s: &str) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // Most bytes are plain: one table lookup each rather than the match below.
+        if !NEEDS_WORK[usize::from(bytes[i])] {
+            i += 1;
+            continue;
+        }
         let (replacement, len) = match bytes[i] {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),
@@ -137,6 +142,24 @@ fn escape_into(out: &mut String, s: &str) {
     out.push_str(&s[start..]);
 }
 
+/// The bytes [`escape_into`] looks at: markup characters, C0 controls, and 0xEF (the first byte
+/// of U+FFFE and U+FFFF).
+const NEEDS_WORK: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'&' as usize] = true;
+    table[b'<' as usize] = true;
+    table[b'>' as usize] = true;
+    table[b'"' as usize] = true;
+    table[b'\'' as usize] = true;
+    table[0xEF] = true;
+    table
+};
+
 /// A coordinate: one decimal, no trailing `.0`, no `-0`.
 fn num(v: f64) -> String {
     let mut s = String::with_capacity(8);
@@ -154,7 +177,6 @@ fn tenths(v: f64) -> Option<i64> {
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
 /// float formatting, and diagrams print many numbers).
 fn push_num(out: &mut String, v: f64) {
-    use std::fmt::Write;
     let Some(t) = tenths(v) else {
         out.push('0');
         return;
@@ -163,11 +185,26 @@ fn push_num(out: &mut String, v: f64) {
         out.push('-');
     }
     let t = t.unsigned_abs();
-    let _ = write!(out, "{}", t / 10);
+    push_whole(out, t / 10);
     if t % 10 != 0 {
         out.push('.');
         out.push(char::from(b'0' + (t % 10) as u8));
     }
+}
+
+/// Appends `n` in decimal digits (without `fmt`, whose machinery cost more than the digits).
+fn push_whole(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.
@@ -841,6 +878,18 @@ mod tests {
         assert_eq!(num(-0.25), "-0.3");
         assert_eq!(num(1234.96), "1235");
         assert_eq!(num(f64::NAN), "0");
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(10.0), "10");
+        assert_eq!(num(100.04), "100");
+        assert_eq!(num(-907.15), "-907.2");
+        assert_eq!(num(1e14), "100000000000000");
+    }
+
+    #[test]
+    fn xml_forbidden_characters_are_dropped_and_whitespace_flattened() {
+        let mut out = String::new();
+        escape_into(&mut out, "a\tb\nc\u{7}d\u{FFFE}e\u{FFFF}f\u{FFFD}é\u{EFFF}");
+        assert_eq!(out, "a b cdef\u{FFFD}é\u{EFFF}");
     }
 
     #[test]

@@ -140,8 +140,10 @@ pub struct Strings {
 impl Strings {
     /// Fills the `{}` of a template with `value`.
     pub fn fill(template: &str, value: &str) -> String {
-        match template.split_once("{}") {
-            Some((before, after)) => [before, value, after].concat(),
+        // A byte search: `split_once("{}")` sets up a substring searcher on every call, which
+        // cost more than the copy for these short templates.
+        match template.as_bytes().windows(2).position(|w| w == b"{}") {
+            Some(at) => [&template[..at], value, &template[at + 2..]].concat(),
             None => template.to_string(),
         }
     }
@@ -324,5 +326,15 @@ mod tests {
         assert_eq!(detect("ما هي طريقة المصادقة؟ PIN"), Lang::Ar);
         assert_eq!(detect("Mostly English with one מילה"), Lang::En);
         assert_eq!(detect("1234 !!"), Lang::En);
+    }
+
+    #[test]
+    fn fills_the_first_placeholder_only() {
+        assert_eq!(Strings::fill("Move {} up", "EU"), "Move EU up");
+        assert_eq!(Strings::fill("{} first", "A"), "A first");
+        assert_eq!(Strings::fill("“{}”", "box"), "“box”");
+        assert_eq!(Strings::fill("from “{}” to “{}”", "A"), "from “A” to “{}”");
+        assert_eq!(Strings::fill("no slot", "x"), "no slot");
+        assert_eq!(Strings::fill("{", "x"), "{");
     }
 }

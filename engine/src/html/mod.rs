@@ -60,10 +60,13 @@ fn escape_quoted(text: &str, quote: u8, out: &mut String) {
 fn needs_escaping(word: u64, quote: u8) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has_zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
-    [b'&', b'<', b'>', quote]
-        .iter()
-        .any(|&c| has_zero_byte(word ^ (ONES * u64::from(c))))
+    // Each term has a byte's high bit set where `word` holds that character (exact as to
+    // whether there is one); the terms are combined without branches and tested once.
+    let zero_bytes = |c: u8| {
+        let x = word ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x
+    };
+    (zero_bytes(b'&') | zero_bytes(b'<') | zero_bytes(b'>') | zero_bytes(quote)) & HIGHS != 0
 }
 
 /// What a component needs to know while it renders.

@@ -169,11 +169,13 @@ pub fn check_block(
 /// Strict JSON first; on failure, the spec's rescues (smart quotes, trailing commas), each
 /// reported as a warning. (A nested ```json fence was already blanked out by the pre-scan,
 /// `rescue_nested_fences`, before comrak saw the document.)
-fn parse_lenient(text: &str, ck: &mut Checker) -> Option<Json> {
+fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
     let first = json::parse(text);
     let (parsed, rescued_quotes) = match first {
         Ok(p) => (p, false),
-        Err(err) => match json::rescue_smart_quotes(text).map(|fixed| json::parse(&fixed)) {
+        Err(err) => match json::rescue_smart_quotes(text)
+            .map(|fixed| json::parse(&fixed).map(json::Parsed::into_owned))
+        {
             Some(Ok(p)) => (p, true),
             _ => {
                 let (code, hint) = if err.too_deep {
@@ -432,11 +434,11 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         }
         (lead + first_line_end + 1, inner)
     };
-    let value = json::parse(text)
-        .ok()
-        .or_else(|| json::rescue_smart_quotes(text).and_then(|t| json::parse(&t).ok()))?
-        .value;
-    let kind = bare_kind(&value)?;
+    let kind = match json::parse(text) {
+        Ok(parsed) => bare_kind(&parsed.value),
+        Err(_) => json::rescue_smart_quotes(text)
+            .and_then(|t| json::parse(&t).ok().and_then(|p| bare_kind(&p.value))),
+    }?;
     let line = lines.locate(text_start).0.max(1);
     let map = PosMap::offset(lines, text_start);
     let (component, mut diagnostics) = check_block("b1", kind, text, &map);

@@ -3,6 +3,7 @@
 //! accepts, plus trailing commas (recorded, so the caller can warn about the rescue). Nesting is
 //! capped so hostile input cannot exhaust the stack; every step is linear in the input.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// How deep arrays and objects may nest before the parser refuses the input.
@@ -11,32 +12,33 @@ pub const MAX_DEPTH: usize = 96;
 /// Objects with more members than this track their keys in a set.
 const WIDE_OBJECT: usize = 16;
 
-/// A parsed JSON value and the byte offset where it starts.
+/// A parsed JSON value and the byte offset where it starts. Strings borrow from the parsed
+/// text (`'s`) unless they hold escapes: most keys and values are copied nowhere.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Json {
+pub struct Json<'s> {
     /// Byte offset of the value's first character in the parsed text.
     pub start: usize,
     /// The value itself.
-    pub value: Value,
+    pub value: Value<'s>,
 }
 
 /// A JSON value; objects keep their members in source order.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub enum Value<'s> {
     Null,
     Bool(bool),
     Number(f64),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<Member>),
+    String(Cow<'s, str>),
+    Array(Vec<Json<'s>>),
+    Object(Vec<Member<'s>>),
 }
 
 /// One `"key": value` pair of an object.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Member {
-    pub key: String,
+pub struct Member<'s> {
+    pub key: Cow<'s, str>,
     pub key_start: usize,
-    pub value: Json,
+    pub value: Json<'s>,
 }
 
 /// Why the text is not JSON, and where.
@@ -50,15 +52,26 @@ pub struct ParseError {
 
 /// A successful parse: the value and the rescues the parser had to make.
 #[derive(Debug, Clone)]
-pub struct Parsed {
-    pub value: Json,
+pub struct Parsed<'s> {
+    pub value: Json<'s>,
     /// Offsets of trailing commas that were dropped before `}` or `]`.
     pub trailing_commas: Vec<usize>,
     /// Keys that appeared twice in one object (the last one wins, as in `JSON.parse`).
     pub duplicate_keys: Vec<(usize, String)>,
 }
 
-impl Value {
+impl Parsed<'_> {
+    /// As [`Json::into_owned`], for a parse of text that does not live on.
+    pub fn into_owned(self) -> Parsed<'static> {
+        Parsed {
+            value: self.value.into_owned(),
+            trailing_commas: self.trailing_commas,
+            duplicate_keys: self.duplicate_keys,
+        }
+    }
+}
+
+impl Value<'_> {
     /// The JSON type name used in messages ("string", "array", ...).
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -72,9 +85,34 @@ impl Value {
     }
 }
 
-impl Json {
+impl<'s> Json<'s> {
+    /// A copy that owns its strings, for a value parsed from text that does not live on.
+    pub fn into_owned(self) -> Json<'static> {
+        let value = match self.value {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::Number(n) => Value::Number(n),
+            Value::String(s) => Value::String(Cow::Owned(s.into_owned())),
+            Value::Array(items) => Value::Array(items.into_iter().map(Json::into_owned).collect()),
+            Value::Object(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|m| Member {
+                        key: Cow::Owned(m.key.into_owned()),
+                        key_start: m.key_start,
+                        value: m.value.into_owned(),
+                    })
+                    .collect(),
+            ),
+        };
+        Json {
+            start: self.start,
+            value,
+        }
+    }
+
     /// The member `key` of an object (the last one when the key repeats).
-    pub fn get(&self, key: &str) -> Option<&Json> {
+    pub fn get(&self, key: &str) -> Option<&Json<'s>> {
         match &self.value {
             Value::Object(members) => members
                 .iter()
@@ -92,14 +130,14 @@ impl Json {
         }
     }
 
-    pub fn as_array(&self) -> Option<&[Json]> {
+    pub fn as_array(&self) -> Option<&[Json<'s>]> {
         match &self.value {
             Value::Array(items) => Some(items),
             _ => None,
         }
     }
 
-    pub fn as_object(&self) -> Option<&[Member]> {
+    pub fn as_object(&self) -> Option<&[Member<'s>]> {
         match &self.value {
             Value::Object(members) => Some(members),
             _ => None,
@@ -108,7 +146,7 @@ impl Json {
 }
 
 /// Parses `text` as one JSON value surrounded by optional whitespace.
-pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+pub fn parse(text: &str) -> Result<Parsed<'_>, ParseError> {
     let mut p = Parser {
         bytes: text.as_bytes(),
         text,
@@ -173,7 +211,7 @@ struct Parser<'t> {
     duplicate_keys: Vec<(usize, String)>,
 }
 
-impl Parser<'_> {
+impl<'t> Parser<'t> {
     fn error(&self, message: &str) -> ParseError {
         ParseError {
             offset: self.pos.min(self.bytes.len()),
@@ -202,7 +240,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json, ParseError> {
+    fn value(&mut self, depth: usize) -> Result<Json<'t>, ParseError> {
         let start = self.pos;
         let value = match self.bytes.get(self.pos) {
             Some(b'{') => self.object(depth)?,
@@ -228,14 +266,14 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
+    fn object(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
         self.enter(depth)?;
         self.pos += 1;
-        let mut members: Vec<Member> = Vec::new();
+        let mut members: Vec<Member<'t>> = Vec::new();
         // Duplicate keys: a scan of `members` for small objects (component objects have a handful
         // of keys, and hashing costs more), a set once an object is wide enough that scanning
         // would turn quadratic.
-        let mut seen: Option<HashSet<String>> = None;
+        let mut seen: Option<HashSet<Cow<'t, str>>> = None;
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
@@ -260,7 +298,7 @@ impl Parser<'_> {
                 None => {
                     let duplicate = members.iter().any(|m| m.key == key);
                     if members.len() >= WIDE_OBJECT {
-                        let mut set: HashSet<String> =
+                        let mut set: HashSet<Cow<'t, str>> =
                             members.iter().map(|m| m.key.clone()).collect();
                         set.insert(key.clone());
                         seen = Some(set);
@@ -269,7 +307,7 @@ impl Parser<'_> {
                 }
             };
             if duplicate {
-                self.duplicate_keys.push((key_start, key.clone()));
+                self.duplicate_keys.push((key_start, key.to_string()));
             }
             members.push(Member {
                 key,
@@ -297,7 +335,7 @@ impl Parser<'_> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
+    fn array(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
         self.enter(depth)?;
         self.pos += 1;
         let mut items = Vec::new();
@@ -330,7 +368,7 @@ impl Parser<'_> {
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value) -> Result<Value, ParseError> {
+    fn literal(&mut self, word: &str, value: Value<'t>) -> Result<Value<'t>, ParseError> {
         if self.bytes[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
             Ok(value)
@@ -339,7 +377,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, ParseError> {
+    fn number(&mut self) -> Result<Value<'t>, ParseError> {
         let start = self.pos;
         if self.bytes.get(self.pos) == Some(&b'-') {
             self.pos += 1;
@@ -383,8 +421,22 @@ impl Parser<'_> {
         }
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    /// A string: borrowed from the text when it holds no escape, copied when it does.
+    fn string(&mut self) -> Result<Cow<'t, str>, ParseError> {
         self.pos += 1; // opening quote
+        let start = self.pos;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                break;
+            }
+            self.pos += 1;
+        }
+        if self.bytes.get(self.pos) == Some(&b'"') {
+            self.pos += 1;
+            return Ok(Cow::Borrowed(&self.text[start..self.pos - 1]));
+        }
+        // An escape, or an error the loop below reports: start again, copying.
+        self.pos = start;
         let mut out = String::new();
         loop {
             let run_start = self.pos;
@@ -399,7 +451,7 @@ impl Parser<'_> {
                 None => return Err(self.error("a string is not closed: add the closing \"")),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     self.pos += 1;
@@ -503,9 +555,33 @@ mod tests {
         wide.insert(10, "\"k3\": 0".into());
         wide.push("\"k3\": 0".into());
         wide.push("\"k29\": 0".into());
-        let p = parse(&format!("{{{}}}", wide.join(", "))).unwrap();
+        let text = format!("{{{}}}", wide.join(", "));
+        let p = parse(&text).unwrap();
         let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| k.as_str()).collect();
         assert_eq!(keys, ["k3", "k3", "k29"]);
+    }
+
+    #[test]
+    fn plain_strings_are_borrowed_and_escaped_ones_decoded() {
+        let p = parse(r#"{"plain": "a b", "esc\u0041": "x\"y\n", "": ""}"#).unwrap();
+        let members = p.value.as_object().unwrap();
+        assert!(matches!(members[0].key, Cow::Borrowed("plain")));
+        assert!(matches!(
+            &members[0].value.value,
+            Value::String(Cow::Borrowed("a b"))
+        ));
+        assert_eq!(members[1].key, "escA");
+        assert!(matches!(members[1].key, Cow::Owned(_)));
+        assert_eq!(members[1].value.as_str(), Some("x\"y\n"));
+        assert_eq!(members[2].value.as_str(), Some(""));
+        // Errors inside a string are still reported where they are.
+        let err = parse("{\"a\": \"line\nbreak\"}").unwrap_err();
+        assert_eq!(err.offset, 11);
+        assert!(err.message.contains("line break"));
+        let err = parse(r#"{"a": "never closed}"#).unwrap_err();
+        assert!(err.message.contains("not closed"));
+        // An owned copy is equal to the borrowed value.
+        assert_eq!(p.value.clone().into_owned(), p.value);
     }
 
     #[test]

@@ -299,13 +299,13 @@ impl Path<'_> {
 
 /// An object being validated, with the path that leads to it.
 pub struct Obj<'j, 'p> {
-    pub members: &'j [Member],
+    pub members: &'j [Member<'j>],
     path: Path<'p>,
     pub at: usize,
 }
 
 impl<'j> Obj<'j, '_> {
-    pub fn get(&self, key: &str) -> Option<&'j Json> {
+    pub fn get(&self, key: &str) -> Option<&'j Json<'j>> {
         self.members
             .iter()
             .rev()
@@ -407,7 +407,7 @@ impl<'a> Checker<'a> {
     /// The value as an object, or an `invalid_type` error.
     pub fn object<'j, 'p>(
         &mut self,
-        json: &'j Json,
+        json: &'j Json<'j>,
         path: Path<'p>,
         what: impl Display,
     ) -> Option<Obj<'j, 'p>> {
@@ -483,7 +483,7 @@ impl<'a> Checker<'a> {
         self.nonempty_str(v, path, hint).map(str::to_owned)
     }
 
-    fn nonempty_str<'j>(&mut self, v: &'j Json, path: Path, hint: &str) -> Option<&'j str> {
+    fn nonempty_str<'j>(&mut self, v: &'j Json<'j>, path: Path, hint: &str) -> Option<&'j str> {
         match &v.value {
             Value::String(s) if s.trim().is_empty() => {
                 let path = path.pointer();
@@ -588,7 +588,7 @@ impl<'a> Checker<'a> {
         key: &str,
         required: bool,
         hint: &str,
-    ) -> Option<&'j [Json]> {
+    ) -> Option<&'j [Json<'j>]> {
         match o.get(key) {
             None => {
                 if required {
@@ -616,7 +616,7 @@ impl<'a> Checker<'a> {
     /// neither the list nor the name is built for them.
     pub fn unknown_fields_among(&mut self, o: &Obj, groups: &[&[&str]], what: impl Display) {
         for m in o.members {
-            if groups.iter().any(|g| g.contains(&m.key.as_str())) {
+            if groups.iter().any(|g| g.contains(&m.key.as_ref())) {
                 continue;
             }
             let known = groups.concat();
@@ -653,7 +653,7 @@ impl<'a> Checker<'a> {
                 None
             }
             Some(p) => match &p.value {
-                Value::String(s) => Some(s.clone()),
+                Value::String(s) => Some(s.to_string()),
                 _ => {
                     self.wrong_type(
                         p,

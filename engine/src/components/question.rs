@@ -268,7 +268,7 @@ fn parse_options(
                         format!("option {} is an empty string", i + 1),
                         "give every option a visible label".into(),
                     );
-                } else if !seen.insert(s.as_str()) {
+                } else if !seen.insert(s.as_ref()) {
                     ck.warn(
                         "duplicate_option",
                         item.start,
@@ -286,7 +286,7 @@ fn parse_options(
                         "remove it; to rename the Other row use \"open_field\": { \"label\": \"…\" }".into(),
                     );
                 }
-                options.push(s.clone());
+                options.push(s.to_string());
             }
             other => {
                 ok = false;

@@ -537,7 +537,13 @@ fn halo(horizontal: bool, label: bool) -> Point {
 fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
     // The layout engine never draws, so the style is only a placeholder; `StyleAttr::simple()`
     // would look its colours up by name for every box.
-    let style = StyleAttr::new(Color::new(0x0000_00ff), 2, Some(Color::new(0xffff_ffff)), 0, 15);
+    let style = StyleAttr::new(
+        Color::new(0x0000_00ff),
+        2,
+        Some(Color::new(0xffff_ffff)),
+        0,
+        15,
+    );
     let mut e = Element::create(
         ShapeKind::Box(String::new()),
         style,

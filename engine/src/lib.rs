@@ -451,20 +451,62 @@ fn render_inner(
     hash: String,
     answers: Option<&answers::Responses>,
 ) -> Rendered {
-    let arena = Arena::new();
-    let (parsed, raw_html) = parse_and_police(&arena, src);
-    render_parsed(parsed, raw_html, src, options, hash, answers)
+    // The tree is freed once the prose is HTML, before the components render: its memory
+    // serves them instead of fresh pages.
+    let prose = {
+        let arena = Arena::new();
+        let (parsed, raw_html) = parse_and_police(&arena, src);
+        render_prose(parsed, raw_html, src, options, &hash)
+    };
+    render_components(prose, src, options, hash, answers)
 }
 
 /// Renders a document already parsed and policed (see [`parse_and_police`]).
-fn render_parsed<'a>(
-    mut parsed: document::Parsed<'a>,
+fn render_parsed(
+    parsed: document::Parsed,
     raw_html: bool,
     src: &str,
     options: &Options,
     hash: String,
     answers: Option<&answers::Responses>,
 ) -> Rendered {
+    let prose = render_prose(parsed, raw_html, src, options, &hash);
+    render_components(prose, src, options, hash, answers)
+}
+
+/// The email preview's "Respond" link, when it is a safe one.
+fn safe_respond_url(options: &Options) -> Option<&str> {
+    options
+        .respond_url
+        .as_deref()
+        .filter(|u| sanitize::is_safe_link(u))
+}
+
+/// What rendering keeps of a parsed document once its prose is HTML; the tree is no longer
+/// needed.
+struct Prose {
+    /// The prose, each component fence replaced by a placeholder (see [`Spliced`]).
+    html: String,
+    mark: char,
+    lang: html::i18n::Lang,
+    blocks: Vec<document::Block>,
+    diagnostics: Vec<Diagnostic>,
+    /// The plain-text body, for [`Format::Text`].
+    text_body: Option<String>,
+    /// The page's `<title>`, for [`Format::Page`].
+    title: Option<String>,
+    /// The prefix of every element id on the page.
+    id_base: String,
+}
+
+/// The first half of rendering: everything that reads the tree.
+fn render_prose(
+    mut parsed: document::Parsed,
+    raw_html: bool,
+    src: &str,
+    options: &Options,
+    hash: &str,
+) -> Prose {
     let diagnostics = std::mem::take(&mut parsed.diagnostics);
 
     // Language and direction come from everything the reader sees.
@@ -479,10 +521,7 @@ fn render_parsed<'a>(
         }
     }
 
-    let respond_url = options
-        .respond_url
-        .as_deref()
-        .filter(|u| sanitize::is_safe_link(u));
+    let respond_url = safe_respond_url(options);
     // The plain-text body reads the tree before the footnote names get the page's prefix.
     let text_body = (options.format == Format::Text).then(|| {
         text::render(
@@ -521,12 +560,42 @@ fn render_parsed<'a>(
     if options.surface.is_email() {
         prose = email::style_prose(&prose, lang.dir() == "rtl");
     }
+    let title = (options.format == Format::Page).then(|| page_title(&parsed));
+    Prose {
+        html: prose,
+        mark,
+        lang,
+        blocks: parsed.blocks,
+        diagnostics,
+        text_body,
+        title,
+        id_base,
+    }
+}
 
+/// The second half of rendering: the components, spliced into the prose, and the chrome.
+fn render_components(
+    prose: Prose,
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
+    let Prose {
+        html: prose,
+        mark,
+        lang,
+        blocks: parsed_blocks,
+        diagnostics,
+        text_body,
+        title,
+        id_base,
+    } = prose;
+    let respond_url = safe_respond_url(options);
     let diagram_base = options.diagram_base_url.as_deref();
     let mut needs_youtube_frame = false;
     let published = std::cell::RefCell::new(Vec::new());
-    let rendered_blocks: Vec<String> = parsed
-        .blocks
+    let rendered_blocks: Vec<String> = parsed_blocks
         .iter()
         .map(|b| {
             let cx = html::RenderCx {
@@ -554,9 +623,9 @@ fn render_parsed<'a>(
         mark,
         blocks: &rendered_blocks,
     };
+    let body_len = prose.len() + rendered_blocks.iter().map(String::len).sum::<usize>();
 
-    let answerable = parsed
-        .blocks
+    let answerable = parsed_blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
     // The form always holds the controls (the script builds the export from its fields); it gets
@@ -567,19 +636,29 @@ fn render_parsed<'a>(
     });
     // The "Respond" link belongs to the email preview only.
     let email_respond = respond_url.filter(|_| options.surface.is_email());
-    let fragment =
-        html::document_root(body, lang, &hash, options.surface, form, email_respond).into_string();
+    let fragment = html::document_root(
+        body,
+        body_len,
+        lang,
+        &hash,
+        options.surface,
+        form,
+        email_respond,
+    )
+    .into_string();
 
-    let blocks: Vec<BlockInfo> = parsed.blocks.iter().map(|b| b.info.clone()).collect();
+    let blocks: Vec<BlockInfo> = parsed_blocks.into_iter().map(|b| b.info).collect();
 
     let wrapped = match options.format {
         Format::Fragment => None,
-        Format::Page if options.surface.is_email() => {
-            Some(email_page(&fragment, &page_title(&parsed), lang))
-        }
+        Format::Page if options.surface.is_email() => Some(email_page(
+            &fragment,
+            title.as_deref().unwrap_or_default(),
+            lang,
+        )),
         Format::Page => Some(html::page(
             &fragment,
-            &page_title(&parsed),
+            title.as_deref().unwrap_or_default(),
             lang,
             &options.asset_base,
         )),
@@ -667,9 +746,6 @@ struct Spliced<'a> {
 
 impl maud::Render for Spliced<'_> {
     fn render_to(&self, out: &mut String) {
-        // Room for the body and the closing chrome that follows it.
-        let blocks: usize = self.blocks.iter().map(String::len).sum();
-        out.reserve(self.prose.len() + blocks + 256);
         splice_into(self.prose, self.mark, self.blocks, out);
     }
 }

@@ -192,10 +192,22 @@ pub mod email {
     pub const LINK: &str = "color:#0550ae;";
 }
 
+/// Reserves room in the buffer `html!` writes into: placed first, it sizes the buffer once for
+/// what follows instead of letting it double (and copy) its way up.
+struct Reserve(usize);
+
+impl Render for Reserve {
+    fn render_to(&self, out: &mut String) {
+        out.reserve(self.0);
+    }
+}
+
 /// The document root: direction, language and hash hooks around the body, and after it the
-/// email preview's "Respond" link when there is one.
+/// email preview's "Respond" link when there is one. `body_len` is about how long the body
+/// renders (the buffer is sized from it).
 pub fn document_root(
     body: impl Render,
+    body_len: usize,
     lang: i18n::Lang,
     hash: &str,
     surface: Surface,
@@ -203,7 +215,10 @@ pub fn document_root(
     respond_url: Option<&str>,
 ) -> Markup {
     let style = surface.is_email().then_some(email::DOC);
+    // The body, the form's copy of the source (a little longer once escaped), the chrome.
+    let room = body_len + form.as_ref().map_or(0, |f| f.source.len() * 9 / 8) + 1024;
     html! {
+        (Reserve(room))
         div class="pb-doc" dir=(lang.dir()) lang=(lang.code()) data-pb-hash=(hash)
             data-pb-surface=(surface.name()) style=[style] {
             @if let Some(form) = form {
@@ -265,6 +280,7 @@ pub struct FormChrome<'a> {
 pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> String {
     let base = asset_base.trim_end_matches('/');
     html! {
+        (Reserve(fragment.len() + title.len() + 512))
         (DOCTYPE)
         html lang=(lang.code()) dir=(lang.dir()) {
             head {

@@ -3,9 +3,9 @@
 use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
-use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{Id, RenderCx, Text};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 9] = [
@@ -162,14 +162,14 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         return cx.root(
             title_id.as_deref(),
             html! {
-                @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (title) } }
-                @if let Some(i) = &a.instruction { p style=(email::MUTED) { (i) } }
+                @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
+                @if let Some(i) = &a.instruction { p style=(email::MUTED) { (Text(i)) } }
                 @if let Some(r) = &a.routing { (r.render_email()) }
                 table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
                     @for (item, w) in a.items.iter().zip(&shown) {
                         @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
                         tr {
-                            td style="padding:4px 8px;width:40%;vertical-align:top;" { (item.label) }
+                            td style="padding:4px 8px;width:40%;vertical-align:top;" { (Text(&item.label)) }
                             td style="padding:4px 0;width:45%;vertical-align:middle;" {
                                 table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
                                     tr {
@@ -196,8 +196,8 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let shown = round_to_total(&weights, a.total);
     let (item_name, op_name) = (cx.name("item"), cx.name("op"));
     let body = html! {
-        @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (title) } }
-        @if let Some(i) = &a.instruction { p class="pb-instruction" { (i) } }
+        @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
+        @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &a.routing { (r.render()) }
         ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(a.unit) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
@@ -207,7 +207,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                 };
                 @let k_str = k.to_string();
                 @let wid = cx.id(&["w", k_str.as_str()].concat());
-                @let ctx_id = context.map(|_| [wid.as_str(), "-ctx"].concat());
+                @let ctx_id = context.map(|_| Id::join(&[&wid, "-ctx"]));
                 @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
@@ -217,7 +217,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
                         aria-label=(Strings::fill(t.remove, label)) { "✕" }
-                    @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (c) } }
+                    @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (Text(c)) } }
                     @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }
                 }
             }

@@ -15,6 +15,7 @@ pub mod single_choice;
 pub mod youtube;
 
 use crate::diag::{Diagnostic, Severity, push_token};
+use crate::html::Text;
 use crate::json::{Json, Member, Value};
 use maud::{Markup, html};
 use serde::Serialize;
@@ -160,7 +161,7 @@ impl Routing {
         html! {
             p class="pb-routing" style=[style] {
                 @for (bold, text) in pieces {
-                    @if bold { strong { (text) } } @else { (text) }
+                    @if bold { strong { (Text(text)) } } @else { (Text(text)) }
                 }
             }
         }
@@ -779,9 +780,9 @@ pub fn note_box(
     }
     html! {
         details class="pb-note" open[!value.is_empty()] {
-            summary { (label) }
-            label class="pb-visually-hidden" for=(id) { (label) }
-            textarea id=(id) name=(name) rows="2" { (value) }
+            summary { (Text(label)) }
+            label class="pb-visually-hidden" for=(id) { (Text(label)) }
+            textarea id=(id) name=(name) rows="2" { (Text(value)) }
         }
     }
 }

@@ -2,9 +2,9 @@
 
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
-use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{Num, RenderCx, Text};
 use maud::{Markup, html};
 use std::collections::HashSet;
 
@@ -139,8 +139,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         return cx.root(
             title_id.as_deref(),
             html! {
-                @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (title) } }
-                @if let Some(i) = &p.instruction { p style=(email::MUTED) { (i) } }
+                @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
+                @if let Some(i) = &p.instruction { p style=(email::MUTED) { (Text(i)) } }
                 @if let Some(r) = &p.routing { (r.render_email()) }
                 ol style="margin:0 0 8px;padding-inline-start:24px;" {
                     @for item in &p.items {
@@ -162,8 +162,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
     let n = order.len();
     let (item_name, op_name) = (cx.name("item"), cx.name("op"));
     let body = html! {
-        @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (title) } }
-        @if let Some(i) = &p.instruction { p class="pb-instruction" { (i) } }
+        @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
+        @if let Some(i) = &p.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &p.routing { (r.render()) }
         ol class="pb-rank" {
             @for (k, entry) in order.iter().enumerate() {
@@ -177,8 +177,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
                     data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);
-                    span class="pb-rank-label" { (label) }
-                    @if let Some(c) = context { " " span class="pb-context" { (c) } }
+                    span class="pb-rank-label" { (Text(label)) }
+                    @if let Some(c) = context { " " span class="pb-context" { (Text(c)) } }
                     @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (t.added_by_you) ")" } }
                     span class="pb-rank-controls" {
                         @if n <= MAX_SELECT_POSITIONS {
@@ -186,12 +186,12 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                             // technology only, and stays out of a docs site's search index.
                             select id=(pos_id) name=(pos_name) aria-label=(Strings::fill(t.position_of, label)) {
                                 @for pos in 1..=n {
-                                    option value=(pos) selected[pos == k + 1] { (pos) }
+                                    option value=(Num(pos)) selected[pos == k + 1] { (Num(pos)) }
                                 }
                             }
                         } @else {
                             input type="number" id=(pos_id) name=(pos_name) aria-label=(Strings::fill(t.position_of, label))
-                                min="1" max=(n) step="1" value=(k + 1);
+                                min="1" max=(Num(n)) step="1" value=(Num(k + 1));
                         }
                         button type="submit" class="pb-move" name=(op_name) value={ "up:" (k) }
                             aria-label=(Strings::fill(t.move_up, label)) disabled[k == 0] { "▲" }
@@ -241,7 +241,7 @@ pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
     let add_id = cx.id("add");
     html! {
         div class="pb-add" {
-            label for=(add_id) { (label) }
+            label for=(add_id) { (Text(label)) }
             input type="text" id=(add_id) name=(cx.name("add"));
             button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
         }

@@ -3,9 +3,9 @@
 //! fields, their rules, the markup and the export are written once, here.
 
 use super::{Checker, Kind, Obj, Routing};
-use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{Id, Num, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
 use std::collections::HashSet;
@@ -452,10 +452,10 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
     let groups = sections(&set.questions);
     let body = html! {
         @if let Some(title) = &set.title {
-            h2 class="pb-title" id=[&title_id] style=[email.then_some(email::TITLE)] { (title) }
+            h2 class="pb-title" id=[&title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
         }
         @if let Some(summary) = &set.source_summary {
-            p class="pb-summary" style=[email.then_some(email::MUTED)] { (summary) }
+            p class="pb-summary" style=[email.then_some(email::MUTED)] { (Text(summary)) }
         }
         @if let Some(r) = &set.routing {
             @if email { (r.render_email()) } @else { (r.render()) }
@@ -464,7 +464,7 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
             @if let Some(section) = &group.0 {
                 @let section_id = cx.id(&["s", g.to_string().as_str()].concat());
                 div class="pb-section" role="group" aria-labelledby=(section_id) {
-                    h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (section) }
+                    h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
                     @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
                 }
             } @else {
@@ -544,8 +544,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     let n = index.to_string();
     let id_base = cx.id(&["q", n.as_str(), "-"].concat());
     let name_base = cx.name(&["q", n.as_str(), "."].concat());
-    let qid = |s: &str| [id_base.as_str(), s].concat();
-    let name = |s: &str| [name_base.as_str(), s].concat();
+    let qid = |s: &str| Id::join(&[&id_base, s]);
+    let name = |s: &str| Id::join(&[&name_base, s]);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
     let prior = cx.question_answer(index);
     let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
@@ -553,9 +553,9 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     match q.mode {
         Mode::Open => html! {
             @let text_id = qid("text");
-            div class="pb-question pb-open" data-pb-question=(index) {
-                label class="pb-question-text" for=(text_id) { (q.text) }
-                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
+            div class="pb-question pb-open" data-pb-question=(Num(index)) {
+                label class="pb-question-text" for=(text_id) { (Text(&q.text)) }
+                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
                 textarea id=(text_id) name=(name("text")) rows="3"
                     placeholder=[q.placeholder.as_deref()] aria-describedby=[&context_id] {
                     (prior.and_then(|a| a.text.as_deref()).unwrap_or(""))
@@ -566,9 +566,9 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
             let field = q.open_field.as_ref();
             let other_id = qid("other");
             html! {
-                fieldset class="pb-question pb-free-text" data-pb-question=(index) aria-describedby=[&context_id] {
-                    legend class="pb-question-text" { (q.text) }
-                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
+                fieldset class="pb-question pb-free-text" data-pb-question=(Num(index)) aria-describedby=[&context_id] {
+                    legend class="pb-question-text" { (Text(&q.text)) }
+                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
                     label class="pb-other-label" for=(other_id) { (q.other_label(t)) }
                     input type="text" id=(other_id) name=(name("other")) value=[other_text]
                         placeholder=[field.and_then(|f| f.placeholder.as_deref())];
@@ -579,8 +579,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
             let multi = q.mode == Mode::Multi;
             let input_type = if multi { "checkbox" } else { "radio" };
             let hint_id = multi.then(|| qid("hint"));
-            let described: Option<String> = match (&context_id, &hint_id) {
-                (Some(c), Some(h)) => Some(format!("{c} {h}")),
+            let described: Option<Id> = match (&context_id, &hint_id) {
+                (Some(c), Some(h)) => Some(Id::join(&[c, " ", h])),
                 (Some(c), None) => Some(c.clone()),
                 (None, Some(h)) => Some(h.clone()),
                 (None, None) => None,
@@ -590,20 +590,20 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
             let pick = name("pick");
             html! {
                 fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
-                    data-pb-question=(index) aria-describedby=[described] {
-                    legend class="pb-question-text" { (q.text) }
-                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (c) } }
+                    data-pb-question=(Num(index)) aria-describedby=[described] {
+                    legend class="pb-question-text" { (Text(&q.text)) }
+                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
                     @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (t.select_all) } }
                     div class="pb-options" {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
                             @let i_str = i.to_string();
-                            @let option_id = [id_base.as_str(), "o", i_str.as_str()].concat();
-                            @let badge_id = rec.then(|| [option_id.as_str(), "-rec"].concat());
+                            @let option_id = Id::join(&[&id_base, "o", &i_str]);
+                            @let badge_id = rec.then(|| Id::join(&[&option_id, "-rec"]));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
                                 input type=(input_type) id=(option_id) name=(pick)
-                                    value=(i) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
-                                label for=(option_id) { (option) }
+                                    value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
+                                label for=(option_id) { (Text(option)) }
                                 @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (t.recommended) } }
                             }
                         }
@@ -628,8 +628,8 @@ fn email_question(q: &Question, cx: &RenderCx) -> Markup {
     let glyph = if q.mode == Mode::Multi { "☐" } else { "○" };
     html! {
         div class="pb-question" style="margin:0 0 12px;" {
-            p style=(email::TITLE) { (q.text) }
-            @if let Some(c) = &q.context { p style=(email::MUTED) { (c) } }
+            p style=(email::TITLE) { (Text(&q.text)) }
+            @if let Some(c) = &q.context { p style=(email::MUTED) { (Text(c)) } }
             @match q.mode {
                 Mode::Single | Mode::Multi => {
                     @if q.mode == Mode::Multi { p style=(email::MUTED) { (t.select_all) } }

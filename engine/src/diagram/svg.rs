@@ -185,26 +185,11 @@ fn push_num(out: &mut String, v: f64) {
         out.push('-');
     }
     let t = t.unsigned_abs();
-    push_whole(out, t / 10);
+    crate::html::push_decimal(out, t / 10);
     if t % 10 != 0 {
         out.push('.');
         out.push(char::from(b'0' + (t % 10) as u8));
     }
-}
-
-/// Appends `n` in decimal digits (without `fmt`, whose machinery cost more than the digits).
-fn push_whole(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.

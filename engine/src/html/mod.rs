@@ -69,6 +69,64 @@ fn needs_escaping(word: u64, quote: u8) -> bool {
     (zero_bytes(b'&') | zero_bytes(b'<') | zero_bytes(b'>') | zero_bytes(quote)) & HIGHS != 0
 }
 
+/// An element id or form field name the engine builds. It is still escaped when rendered (a
+/// part can come from the document), but by [`escape_into`], which copies clean runs whole:
+/// maud's own escaping goes byte by byte, and a form writes each id two or three times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Id(String);
+
+impl Id {
+    pub fn join(parts: &[&str]) -> Id {
+        Id(parts.concat())
+    }
+}
+
+impl std::ops::Deref for Id {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Render for Id {
+    fn render_to(&self, out: &mut String) {
+        escape_into(&self.0, out);
+    }
+}
+
+/// Text from the document or the engine's strings, escaped by [`escape_into`] (see [`Id`]).
+pub struct Text<'a>(pub &'a str);
+
+impl Render for Text<'_> {
+    fn render_to(&self, out: &mut String) {
+        escape_into(self.0, out);
+    }
+}
+
+/// A whole number, written digit by digit rather than through `fmt` (as maud renders numbers).
+pub struct Num(pub usize);
+
+impl Render for Num {
+    fn render_to(&self, out: &mut String) {
+        push_decimal(out, self.0 as u64);
+    }
+}
+
+/// Appends `n` in decimal digits.
+pub fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
 /// What a component needs to know while it renders.
 pub struct RenderCx<'a> {
     /// The block id, `b1`, `b2`, ….
@@ -99,13 +157,13 @@ impl RenderCx<'_> {
     /// An element id unique on the page. Ids and field names are joined with `concat` (one
     /// allocation of the right size), not `format!`: every block builds them by the dozen, and
     /// `format!` costs several times more.
-    pub fn id(&self, suffix: &str) -> String {
-        [self.id_prefix.as_str(), "-", suffix].concat()
+    pub fn id(&self, suffix: &str) -> Id {
+        Id::join(&[self.id_prefix.as_str(), "-", suffix])
     }
 
     /// A form field name: `b1.q0.pick`. Unique within the document's form.
-    pub fn name(&self, suffix: &str) -> String {
-        [self.block, ".", suffix].concat()
+    pub fn name(&self, suffix: &str) -> Id {
+        Id::join(&[self.block, ".", suffix])
     }
 
     /// The root element every rendered component has (contract §3).
@@ -301,6 +359,20 @@ pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_text_and_numbers_render_as_maud_would() {
+        let hostile = "a\"b<c>&'d é";
+        let id = Id::join(&["pb-1-", hostile, "-o", "2"]);
+        assert_eq!(&*id, "pb-1-a\"b<c>&'d é-o2");
+        assert_eq!(
+            html! { p id=(id) { (Text(hostile)) } }.into_string(),
+            html! { p id=(["pb-1-", hostile, "-o2"].concat()) { (hostile) } }.into_string()
+        );
+        for n in [0, 7, 10, 99, 1234, usize::MAX] {
+            assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
+        }
+    }
 
     #[test]
     fn escaping_matches_maud_at_every_alignment() {

@@ -111,6 +111,9 @@ pub enum Comment {
         from: String,
         to: String,
         text: String,
+        /// Which drawing of the pair (0-based) the comment was written on, when the form says
+        /// (its field per arrow); `None` from JSON, whose comments fill a pair's arrows in order.
+        nth: Option<usize>,
     },
 }
 
@@ -704,6 +707,7 @@ fn comments_json(block: &str, m: &Mermaid, v: &Value) -> Result<Vec<Comment>, An
                     from: from.to_string(),
                     to: to.to_string(),
                     text,
+                    nth: None,
                 })
             }
             _ => {
@@ -1094,7 +1098,7 @@ pub fn export_comments(m: &Mermaid, comments: &[Comment]) -> String {
             }
             done.push((&edge.from, &edge.to));
             for c in comments {
-                if let Comment::Edge { from, to, text } = c
+                if let Comment::Edge { from, to, text, .. } = c
                     && *from == edge.from
                     && *to == edge.to
                 {
@@ -1586,12 +1590,14 @@ fn comments_form<'p>(m: &Mermaid, values: &dyn Fn(&str) -> Vec<&'p str>) -> Vec<
                 });
             }
         }
+        let occurrences = chart.edge_occurrences();
         for (i, edge) in chart.edges.iter().enumerate() {
             if let Some(text) = get(&format!("edge.{i}")) {
                 out.push(Comment::Edge {
                     from: edge.from.clone(),
                     to: edge.to.clone(),
                     text,
+                    nth: Some(occurrences[i]),
                 });
             }
         }

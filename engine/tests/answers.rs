@@ -316,4 +316,23 @@ fn repeated_edges_keep_their_own_comments() {
         export.contains("— first") && export.contains("— second"),
         "{export}"
     );
+
+    // A comment on the second arrow only stays on the second arrow's field.
+    let p = post(src, &[("b1.edge.0", ""), ("b1.edge.1", "only the second")]);
+    let html = passback_engine::render_with_answers(
+        src,
+        &passback_engine::Options::default(),
+        &p.responses,
+    )
+    .html;
+    let field = |n: usize| {
+        let name = format!("name=\"b1.edge.{n}\"");
+        let at = html.find(&name).expect("a field per arrow");
+        let body = &html[at..];
+        let open = body.find('>').unwrap() + 1;
+        let close = body.find("</textarea>").unwrap();
+        body[open..close].to_string()
+    };
+    assert_eq!(field(0), "");
+    assert_eq!(field(1), "only the second");
 }

@@ -168,8 +168,9 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             })
             .unwrap_or("")
     };
-    // A pair drawn twice (A→B, A→B#2) has one comment field per edge: the k-th field of a pair
-    // shows the k-th comment on that pair, so a round trip keeps both.
+    // A pair drawn twice (A→B, A→B#2) has one comment field per edge. A comment from the form
+    // knows which of the pair's arrows it was written on and goes back there; one from JSON
+    // does not, and the pair's k-th such comment goes on its k-th arrow.
     // Only edge comments need the numbering: skip it when the reader left none.
     let occurrences = m
         .chart
@@ -180,16 +181,22 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         let Some(occurrences) = &occurrences else {
             return "";
         };
-        comments
-            .iter()
-            .filter_map(|c| match c {
-                Comment::Edge { from, to, text } if *from == edge.from && *to == edge.to => {
-                    Some(text.as_str())
-                }
+        let k = occurrences[index];
+        let on_pair = || {
+            comments.iter().filter_map(|c| match c {
+                Comment::Edge {
+                    from,
+                    to,
+                    text,
+                    nth,
+                } if *from == edge.from && *to == edge.to => Some((*nth, text.as_str())),
                 _ => None,
             })
-            .nth(occurrences[index])
-            .unwrap_or("")
+        };
+        on_pair()
+            .find(|(nth, _)| *nth == Some(k))
+            .or_else(|| on_pair().filter(|(nth, _)| nth.is_none()).nth(k))
+            .map_or("", |(_, text)| text)
     };
     // Nodes and edges are on their comment fields (`data-pb-node`, `data-pb-edge`).
     #[derive(serde::Serialize)]

@@ -264,6 +264,42 @@ fn answers(args: &[String]) -> Result<i32, String> {
     Ok(0)
 }
 
+/// `--public-url`: where mail clients fetch this server's diagram images, so an absolute
+/// http(s) URL with a host, and optionally a path (no query or fragment: the image paths are
+/// appended to it). Returned without a trailing `/`.
+fn public_url(url: &str) -> Result<String, String> {
+    let fail = |why: &str| {
+        Err(format!(
+            "--public-url {why}: give the server's address as mail clients reach it, such as \
+             https://render.example.com (not `{url}`)"
+        ))
+    };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return fail("must start with https:// or http://");
+    };
+    if !(scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http")) {
+        return fail("must start with https:// or http://");
+    }
+    let host = rest.split('/').next().unwrap_or("");
+    let host_ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
+    if !host_ok {
+        return fail("needs a host name (letters, digits, dots, hyphens and a :port)");
+    }
+    if url.contains(['?', '#']) {
+        return fail("cannot hold a query or fragment");
+    }
+    if url
+        .bytes()
+        .any(|b| b <= b' ' || matches!(b, b'"' | b'\'' | b'<' | b'>' | b'\\' | b'`'))
+    {
+        return fail("cannot hold spaces, quotes or angle brackets");
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
 fn number<T: std::str::FromStr>(a: &Args, name: &str, what: &str) -> Result<Option<T>, String> {
     a.flag(name)
         .map(|v| {
@@ -321,7 +357,7 @@ fn serve(args: &[String]) -> Result<i32, String> {
         number::<usize>(&a, "cache-bytes", "a number of bytes")?.unwrap_or(config.cache.max_bytes);
     config = config.with_cache(passback_engine::CacheConfig::new(entries, bytes));
     if let Some(url) = a.flag("public-url") {
-        config = config.with_public_url(Some(url.to_string()));
+        config = config.with_public_url(Some(public_url(url)?));
     }
 
     tracing_subscriber::fmt()

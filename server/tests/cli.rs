@@ -345,8 +345,34 @@ fn extra_positional_arguments() {
 }
 
 #[test]
+fn serve_refuses_a_public_url_mail_clients_could_not_use() {
+    for (url, why) in [
+        ("render.example.com", "https://"),
+        ("ftp://example.com", "https://"),
+        ("https://", "host"),
+        ("https:///path", "host"),
+        ("https://exa mple.com", "host"),
+        ("https://example.com/a?b=1", "query"),
+        ("https://example.com/a b", "spaces"),
+        ("https://example.com/\"x", "quotes"),
+    ] {
+        let out = passback(
+            &["serve", "--listen", "127.0.0.1:0", "--public-url", url],
+            None,
+        );
+        assert!(!out.status.success(), "{url} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--public-url") && err.contains(why),
+            "{url}: {err}"
+        );
+        assert_one_line_error(&out, "--public-url");
+    }
+}
+
+#[test]
 fn serve_accepts_the_documented_public_url() {
-    let served = common::serve(&["--public-url", "https://example.org"]);
+    let served = common::serve(&["--public-url", "https://example.org:8443/passback/"]);
     let line = &served.line;
     assert!(
         line.starts_with("passback: listening on http://127.0.0.1:"),

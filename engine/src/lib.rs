@@ -514,8 +514,9 @@ fn render_prose(
 
     // Each component fence becomes a placeholder the prose renderer passes through untouched.
     let mark = marker_char(src);
+    let nonce = placeholder_nonce(hash);
     for (i, node) in parsed.nodes.iter().enumerate() {
-        node.data_mut().value = NodeValue::Raw(format!("{mark}pb{i}{mark}"));
+        node.data_mut().value = NodeValue::Raw(format!("{mark}pb{i}.{nonce}{mark}"));
         while let Some(child) = node.first_child() {
             child.detach();
         }
@@ -621,6 +622,7 @@ fn render_components(
     let body = Spliced {
         prose: &prose,
         mark,
+        nonce: placeholder_nonce(&hash),
         blocks: &rendered_blocks,
     };
     let body_len = prose.len() + rendered_blocks.iter().map(String::len).sum::<usize>();
@@ -712,6 +714,13 @@ fn too_deep_to_sanitize<'a>(
     })
 }
 
+/// The part of a placeholder that comes from the content hash: a document cannot spell its
+/// own placeholders without knowing the hash of the text that spells them. (The marker alone
+/// is not enough: a long document can hold every private-use character.)
+fn placeholder_nonce(hash: &str) -> &str {
+    hash.get(..16).unwrap_or(hash)
+}
+
 /// A private-use character absent from the document, so placeholders cannot be forged.
 /// One pass over the document marks the ones it uses (a `contains` per candidate would scan
 /// it up to 6,400 times).
@@ -741,25 +750,29 @@ fn marker_char(src: &str) -> char {
 struct Spliced<'a> {
     prose: &'a str,
     mark: char,
+    nonce: &'a str,
     blocks: &'a [String],
 }
 
 impl maud::Render for Spliced<'_> {
     fn render_to(&self, out: &mut String) {
-        splice_into(self.prose, self.mark, self.blocks, out);
+        splice_into(self.prose, self.mark, self.nonce, self.blocks, out);
     }
 }
 
-/// Appends `prose` to `out` with each `{mark}pb{i}{mark}` placeholder replaced by block `i`'s
-/// HTML.
-fn splice_into(prose: &str, mark: char, blocks: &[String], out: &mut String) {
+/// Appends `prose` to `out` with each `{mark}pb{i}.{nonce}{mark}` placeholder replaced by block
+/// `i`'s HTML; anything else that looks like one stays as it is.
+fn splice_into(prose: &str, mark: char, nonce: &str, blocks: &[String], out: &mut String) {
     let mut rest = prose;
     while let Some(start) = rest.find(mark) {
         let after = &rest[start + mark.len_utf8()..];
         let index = after
             .strip_prefix("pb")
             .and_then(|a| a.find(mark).map(|end| (&a[..end], end)))
-            .and_then(|(digits, end)| digits.parse::<usize>().ok().map(|i| (i, end)));
+            .and_then(|(inner, end)| {
+                let (digits, n) = inner.split_once('.')?;
+                (n == nonce).then_some((digits.parse::<usize>().ok()?, end))
+            });
         match index.and_then(|(i, end)| blocks.get(i).map(|b| (b, end))) {
             Some((block, end)) => {
                 out.push_str(&rest[..start]);
@@ -838,10 +851,30 @@ mod tests {
     #[test]
     fn splice_replaces_only_known_placeholders() {
         let m = '\u{E000}';
-        let prose = format!("<p>a</p>{m}pb0{m}<p>{m}pbx{m}</p>{m}pb1{m}");
+        let prose = format!(
+            "<p>a</p>{m}pb0.n1{m}<p>{m}pbx.n1{m}{m}pb1{m}{m}pb1.n2{m}</p>{m}pb1.n1{m}{m}pb2.n1{m}"
+        );
         let mut out = String::new();
-        splice_into(&prose, m, &["<X>".into(), "<Y>".into()], &mut out);
-        assert_eq!(out, format!("<p>a</p><X><p>{m}pbx{m}</p><Y>"));
+        splice_into(&prose, m, "n1", &["<X>".into(), "<Y>".into()], &mut out);
+        assert_eq!(
+            out,
+            format!("<p>a</p><X><p>{m}pbx.n1{m}{m}pb1{m}{m}pb1.n2{m}</p><Y>{m}pb2.n1{m}")
+        );
+    }
+
+    #[test]
+    fn a_document_cannot_forge_a_placeholder_even_with_every_private_use_char() {
+        // Every BMP private-use character is taken, so the marker falls back to U+FFFF; the
+        // prose then spells a placeholder with it, which must stay text.
+        let pua: String = ('\u{E000}'..='\u{F8FF}').collect();
+        let src = format!(
+            "{pua}\n\nforged: \u{FFFF}pb0\u{FFFF} and \u{FFFF}pb0.0123456789abcdef\u{FFFF}\n\n\
+             ```single-choice\n{{\"version\":\"1\",\"question\":\"Q?\",\"options\":[\"A\",\"B\"]}}\n```\n"
+        );
+        assert_eq!(marker_char(&src), '\u{FFFF}');
+        let html = render(&src, &Options::default()).html;
+        assert_eq!(html.matches("data-pb-block=\"b1\"").count(), 1, "{html}");
+        assert!(html.contains("forged: \u{FFFF}pb0\u{FFFF}"));
     }
 
     #[test]

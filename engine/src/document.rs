@@ -10,7 +10,7 @@ use comrak::nodes::{AstNode, NodeValue};
 use comrak::{Arena, Options as ComrakOptions};
 use serde::Serialize;
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 
 /// One component fence, as listed in `blocks` (contract §2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -558,24 +558,35 @@ fn bare_kind(value: &Json) -> Option<Kind> {
     None
 }
 
-/// Byte offsets of line starts in the original document.
+/// Byte offsets of line starts in the original document, found the first time a position is
+/// asked for: a document without diagnostics never needs them.
 pub struct LineIndex<'s> {
     src: &'s str,
-    starts: Vec<usize>,
+    starts: OnceCell<Vec<usize>>,
 }
 
 impl<'s> LineIndex<'s> {
     pub fn new(src: &'s str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', src.as_bytes()).map(|i| i + 1));
-        LineIndex { src, starts }
+        LineIndex {
+            src,
+            starts: OnceCell::new(),
+        }
+    }
+
+    fn starts(&self) -> &[usize] {
+        self.starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(memchr::memchr_iter(b'\n', self.src.as_bytes()).map(|i| i + 1));
+            starts
+        })
     }
 
     /// 1-based (line, column in chars) of a byte offset.
     pub fn locate(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.src.len());
-        let line = self.starts.partition_point(|s| *s <= offset).max(1);
-        let mut start = self.starts[line - 1];
+        let starts = self.starts();
+        let line = starts.partition_point(|s| *s <= offset).max(1);
+        let mut start = starts[line - 1];
         // A byte-order mark at the very start takes no column.
         if start == 0 && self.src.starts_with('\u{FEFF}') {
             start = '\u{FEFF}'.len_utf8().min(offset);
@@ -589,76 +600,99 @@ impl<'s> LineIndex<'s> {
 
     /// The text of a 1-based line, without its line break.
     pub fn line(&self, n: usize) -> &'s str {
-        let Some(&start) = self.starts.get(n.wrapping_sub(1)) else {
+        let starts = self.starts();
+        let Some(&start) = starts.get(n.wrapping_sub(1)) else {
             return "";
         };
-        let end = self.starts.get(n).copied().unwrap_or(self.src.len());
+        let end = starts.get(n).copied().unwrap_or(self.src.len());
         self.src[start..end].trim_end_matches(['\n', '\r'])
     }
 }
 
-/// Maps byte offsets in a block's text to positions in the original document.
+/// Maps byte offsets in a block's text to positions in the original document. The per-line
+/// table is built the first time a position is asked for (most blocks report nothing).
 pub struct PosMap<'t> {
-    /// Per line of the block's text: (byte start in the text, original line, prefix chars).
-    lines: Vec<(usize, usize, usize)>,
+    index: &'t LineIndex<'t>,
+    origin: Origin,
     text: &'t str,
+    /// Per line of the block's text: (byte start in the text, original line, prefix chars).
+    lines: OnceCell<Vec<(usize, usize, usize)>>,
     /// The last position located: (line index, byte offset, chars from the line's start).
     /// Diagnostics arrive roughly in text order, so counting from there keeps many
     /// diagnostics on one long line linear instead of quadratic.
     cursor: Cell<(usize, usize, usize)>,
 }
 
+/// Where a [`PosMap`]'s text comes from.
+#[derive(Clone, Copy)]
+enum Origin {
+    /// A fence's literal, whose first line follows the fence on this 1-based line.
+    Fence(usize),
+    /// A verbatim slice of the document from this byte.
+    Slice(usize),
+}
+
 impl<'t> PosMap<'t> {
     /// For a fence's literal: its lines are the original lines after the fence line, minus the
     /// container prefix (indentation, `>`, list indentation) comrak stripped.
-    pub fn for_fence(index: &LineIndex, literal: &'t str, fence_line: usize) -> PosMap<'t> {
-        let mut lines = Vec::new();
-        let mut offset = 0;
-        for (i, l) in literal.split_inclusive('\n').enumerate() {
-            let orig_line = fence_line + 1 + i;
-            let content = l.trim_end_matches(['\n', '\r']);
-            let original = index.line(orig_line);
-            let prefix = original
-                .chars()
-                .count()
-                .saturating_sub(content.chars().count());
-            lines.push((offset, orig_line, prefix));
-            offset += l.len();
-        }
-        if lines.is_empty() {
-            lines.push((0, fence_line + 1, 0));
-        }
+    pub fn for_fence(index: &'t LineIndex<'t>, literal: &'t str, fence_line: usize) -> PosMap<'t> {
+        PosMap::new(index, Origin::Fence(fence_line), literal)
+    }
+
+    /// For text that is a verbatim slice of the document starting at byte `start`.
+    pub fn offset(index: &'t LineIndex<'t>, start: usize) -> PosMap<'t> {
+        PosMap::new(index, Origin::Slice(start), &index.src[start..])
+    }
+
+    fn new(index: &'t LineIndex<'t>, origin: Origin, text: &'t str) -> PosMap<'t> {
         PosMap {
-            lines,
-            text: literal,
+            index,
+            origin,
+            text,
+            lines: OnceCell::new(),
             cursor: Cell::new((0, 0, 0)),
         }
     }
 
-    /// For text that is a verbatim slice of the document starting at byte `start`.
-    pub fn offset(index: &LineIndex<'t>, start: usize) -> PosMap<'t> {
-        let text = &index.src[start..];
-        let mut lines = Vec::new();
-        let mut offset = 0;
-        for l in text.split_inclusive('\n') {
-            let (line, col) = index.locate(start + offset);
-            lines.push((offset, line, col - 1));
-            offset += l.len();
-        }
-        if lines.is_empty() {
-            lines.push((0, index.locate(start).0, 0));
-        }
-        PosMap {
-            lines,
-            text,
-            cursor: Cell::new((0, 0, 0)),
-        }
+    fn lines(&self) -> &[(usize, usize, usize)] {
+        self.lines.get_or_init(|| {
+            let mut lines = Vec::new();
+            let mut offset = 0;
+            for (i, l) in self.text.split_inclusive('\n').enumerate() {
+                lines.push(match self.origin {
+                    Origin::Fence(fence_line) => {
+                        let orig_line = fence_line + 1 + i;
+                        let content = l.trim_end_matches(['\n', '\r']);
+                        let prefix = self
+                            .index
+                            .line(orig_line)
+                            .chars()
+                            .count()
+                            .saturating_sub(content.chars().count());
+                        (offset, orig_line, prefix)
+                    }
+                    Origin::Slice(start) => {
+                        let (line, col) = self.index.locate(start + offset);
+                        (offset, line, col - 1)
+                    }
+                });
+                offset += l.len();
+            }
+            if lines.is_empty() {
+                lines.push(match self.origin {
+                    Origin::Fence(fence_line) => (0, fence_line + 1, 0),
+                    Origin::Slice(start) => (0, self.index.locate(start).0, 0),
+                });
+            }
+            lines
+        })
     }
 
     /// 1-based (line, column) in the original document of byte `offset` in the block's text.
     pub fn locate(&self, offset: usize) -> (usize, usize) {
-        let i = self.lines.partition_point(|(s, _, _)| *s <= offset).max(1) - 1;
-        let (start, line, prefix) = self.lines[i];
+        let lines = self.lines();
+        let i = lines.partition_point(|(s, _, _)| *s <= offset).max(1) - 1;
+        let (start, line, prefix) = lines[i];
         let end = offset.min(self.text.len());
         let count = |a: usize, b: usize| self.text.get(a..b).map(|s| s.chars().count());
         let (ci, coff, cchars) = self.cursor.get();

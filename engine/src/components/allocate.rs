@@ -206,13 +206,13 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                     Entry::Added(l) => (["a:", l.as_str()].concat(), l.as_str(), None, None),
                 };
                 @let k_str = k.to_string();
-                @let wid = cx.id(&["w", k_str.as_str()].concat());
+                @let wid = cx.id_of(&["w", &k_str]);
                 @let ctx_id = context.map(|_| Id::join(&[&wid, "-ctx"]));
                 @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (label) @if !a.unit.trim().is_empty() { " (" (a.unit.trim()) ")" } }
-                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name(&["w.", k_str.as_str()].concat()))
+                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name_of(&["w.", &k_str]))
                         value=(weight) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }

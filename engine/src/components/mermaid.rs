@@ -226,23 +226,23 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                     ul {
                         @for (i, node) in chart.nodes.iter().enumerate() {
                             @let i = i.to_string();
-                            @let id = cx.id(&["node", i.as_str()].concat());
+                            @let id = cx.id_of(&["node", &i]);
                             li {
                                 label for=(id) { (Strings::fill(t.comment_node, &node.label)) }
-                                textarea id=(id) name=(cx.name(&["node.", i.as_str()].concat())) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
+                                textarea id=(id) name=(cx.name_of(&["node.", &i])) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
                             }
                         }
                         @for (i, edge) in chart.edges.iter().enumerate() {
                             @let from = chart.label_of(&edge.from);
                             @let to = chart.label_of(&edge.to);
                             @let n = i.to_string();
-                            @let id = cx.id(&["edge", n.as_str()].concat());
+                            @let id = cx.id_of(&["edge", &n]);
                             li {
                                 label for=(id) {
                                     (Strings::fill(&Strings::fill(t.comment_edge, from), to))
                                     @if let Some(l) = &edge.label { " (" (l) ")" }
                                 }
-                                textarea id=(id) name=(cx.name(&["edge.", n.as_str()].concat())) rows="1"
+                                textarea id=(id) name=(cx.name_of(&["edge.", &n])) rows="1"
                                     data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(i, edge)) }
                             }
                         }

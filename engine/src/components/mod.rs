@@ -292,7 +292,7 @@ impl Path<'_> {
             Token::Key(key) => push_token(out, key),
             Token::Index(i) => {
                 out.push('/');
-                out.push_str(&i.to_string());
+                crate::html::push_decimal(out, i as u64);
             }
         }
     }

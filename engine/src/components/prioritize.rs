@@ -172,8 +172,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                     Entry::Added(l) => (["a:", l.as_str()].concat(), l.as_str(), None),
                 };
                 @let k_str = k.to_string();
-                @let pos_id = cx.id(&["pos", k_str.as_str()].concat());
-                @let pos_name = cx.name(&["pos.", k_str.as_str()].concat());
+                @let pos_id = cx.id_of(&["pos", &k_str]);
+                @let pos_name = cx.name_of(&["pos.", &k_str]);
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
                     data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);

@@ -462,7 +462,7 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
         }
         @for (g, group) in groups.iter().enumerate() {
             @if let Some(section) = &group.0 {
-                @let section_id = cx.id(&["s", g.to_string().as_str()].concat());
+                @let section_id = cx.id_of(&["s", &g.to_string()]);
                 div class="pb-section" role="group" aria-labelledby=(section_id) {
                     h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
                     @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
@@ -542,8 +542,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     }
     let t = cx.t;
     let n = index.to_string();
-    let id_base = cx.id(&["q", n.as_str(), "-"].concat());
-    let name_base = cx.name(&["q", n.as_str(), "."].concat());
+    let id_base = cx.id_of(&["q", &n, "-"]);
+    let name_base = cx.name_of(&["q", &n, "."]);
     let qid = |s: &str| Id::join(&[&id_base, s]);
     let name = |s: &str| Id::join(&[&name_base, s]);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));

@@ -39,16 +39,9 @@ fn escape_quoted(text: &str, quote: u8, out: &mut String) {
             i += 8;
             continue;
         }
-        let entity = match bytes[i] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' if quote == b'"' => "&quot;",
-            b'\'' if quote == b'\'' => "&#39;",
-            _ => {
-                i += 1;
-                continue;
-            }
+        let Some(entity) = entity(bytes[i], quote) else {
+            i += 1;
+            continue;
         };
         out.push_str(&text[start..i]);
         out.push_str(entity);
@@ -56,6 +49,19 @@ fn escape_quoted(text: &str, quote: u8, out: &mut String) {
         start = i;
     }
     out.push_str(&text[start..]);
+}
+
+/// The entity `byte` is written as inside an attribute value quoted with `quote`, or `None`
+/// when it stays as it is.
+fn entity(byte: u8, quote: u8) -> Option<&'static str> {
+    match byte {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'"' if quote == b'"' => Some("&quot;"),
+        b'\'' if quote == b'\'' => Some("&#39;"),
+        _ => None,
+    }
 }
 
 /// From this length on, [`escape_quoted`] finds the characters to escape with `memchr`'s
@@ -79,13 +85,8 @@ fn escape_long(text: &str, quote: u8, out: &mut String) {
             (None, None) => break,
         };
         out.push_str(&text[start..i]);
-        out.push_str(match bytes[i] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => "&#39;",
-        });
+        // Only markup characters and `quote` are ever found: each has an entity.
+        out.push_str(entity(bytes[i], quote).unwrap_or_default());
         start = i + 1;
         if next_markup == Some(i) {
             next_markup = markup_from(start);
@@ -120,6 +121,16 @@ pub struct Id(String);
 impl Id {
     pub fn join(parts: &[&str]) -> Id {
         Id(parts.concat())
+    }
+
+    /// The parts of `head`, then those of `tail`, in one allocation of the right size.
+    fn after(head: &[&str], tail: &[&str]) -> Id {
+        let len = head.iter().chain(tail).map(|p| p.len()).sum();
+        let mut id = String::with_capacity(len);
+        for part in head.iter().chain(tail) {
+            id.push_str(part);
+        }
+        Id(id)
     }
 }
 
@@ -200,12 +211,22 @@ impl RenderCx<'_> {
     /// allocation of the right size), not `format!`: every block builds them by the dozen, and
     /// `format!` costs several times more.
     pub fn id(&self, suffix: &str) -> Id {
-        Id::join(&[self.id_prefix.as_str(), "-", suffix])
+        self.id_of(&[suffix])
+    }
+
+    /// [`RenderCx::id`] with a suffix in parts (`["o", "2"]`), joined in the same allocation.
+    pub fn id_of(&self, suffix: &[&str]) -> Id {
+        Id::after(&[self.id_prefix.as_str(), "-"], suffix)
     }
 
     /// A form field name: `b1.q0.pick`. Unique within the document's form.
     pub fn name(&self, suffix: &str) -> Id {
-        Id::join(&[self.block, ".", suffix])
+        self.name_of(&[suffix])
+    }
+
+    /// [`RenderCx::name`] with a suffix in parts (`["pos.", "2"]`).
+    pub fn name_of(&self, suffix: &[&str]) -> Id {
+        Id::after(&[self.block, "."], suffix)
     }
 
     /// The root element every rendered component has (contract §3).

@@ -425,19 +425,8 @@ impl<'t> Parser<'t> {
     fn string(&mut self) -> Result<Cow<'t, str>, ParseError> {
         self.pos += 1; // opening quote
         let start = self.pos;
-        while let Some(&b) = self.bytes.get(self.pos) {
-            if b == b'"' || b == b'\\' || b < 0x20 {
-                break;
-            }
-            self.pos += 1;
-        }
-        if self.bytes.get(self.pos) == Some(&b'"') {
-            self.pos += 1;
-            return Ok(Cow::Borrowed(&self.text[start..self.pos - 1]));
-        }
-        // An escape, or an error the loop below reports: start again, copying.
-        self.pos = start;
-        let mut out = String::new();
+        // Made at the first escape; until then the string is a slice of the text.
+        let mut owned: Option<String> = None;
         loop {
             let run_start = self.pos;
             while let Some(&b) = self.bytes.get(self.pos) {
@@ -446,16 +435,24 @@ impl<'t> Parser<'t> {
                 }
                 self.pos += 1;
             }
-            out.push_str(&self.text[run_start..self.pos]);
+            let run = &self.text[run_start..self.pos];
             match self.bytes.get(self.pos) {
                 None => return Err(self.error("a string is not closed: add the closing \"")),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(Cow::Owned(out));
+                    return Ok(match owned {
+                        Some(mut out) => {
+                            out.push_str(run);
+                            Cow::Owned(out)
+                        }
+                        None => Cow::Borrowed(&self.text[start..self.pos - 1]),
+                    });
                 }
                 Some(b'\\') => {
+                    let out = owned.get_or_insert_with(String::new);
+                    out.push_str(run);
                     self.pos += 1;
-                    self.escape(&mut out)?;
+                    self.escape(out)?;
                 }
                 Some(b'\n') => {
                     return Err(self.error(

@@ -107,7 +107,7 @@ async fn dispatch(
     if state.config.panic_route && path == "/__panic" {
         panic!("the test route panics on purpose");
     }
-    let Some(&(_, allowed)) = route else {
+    let Some(&(pattern, allowed)) = route else {
         return problem(
             StatusCode::NOT_FOUND,
             format!(
@@ -127,7 +127,13 @@ async fn dispatch(
             .insert(header::ALLOW, HeaderValue::from_static(allowed));
         return r;
     }
-    match (path.as_str(), method == Method::POST) {
+    // What a `{…}` in the route stands for: the path after the pattern's fixed prefix.
+    let param = || {
+        pattern
+            .split_once('{')
+            .map_or("", |(prefix, _)| &path[prefix.len()..])
+    };
+    match (pattern, method == Method::POST) {
         ("/healthz", _) => respond(StatusCode::OK, "text/plain; charset=utf-8", "ok\n"),
         ("/metrics", _) => respond(
             StatusCode::OK,
@@ -152,11 +158,10 @@ async fn dispatch(
         ("/v1/render", _) => render(state, req).await,
         ("/v1/validate", _) => validate(state, req).await,
         ("/v1/answers", _) => answers_post(state, req).await,
-        (p, _) if p.starts_with("/v1/render/") => cached(&state, &req, &p["/v1/render/".len()..]),
-        (p, _) if p.starts_with("/v1/diagrams/") => {
-            diagram(state, &p["/v1/diagrams/".len()..]).await
-        }
-        (p, _) => asset(&p["/assets/".len()..]),
+        ("/v1/render/{hash}", _) => cached(&state, &req, param()),
+        ("/v1/diagrams/{name}", _) => diagram(state, param()).await,
+        // `/assets/{name}`, the one route left.
+        _ => asset(param()),
     }
 }
 

@@ -274,18 +274,11 @@ fn public_url(url: &str) -> Result<String, String> {
              https://render.example.com (not `{url}`)"
         ))
     };
-    let Some((scheme, rest)) = url.split_once("://") else {
+    // The same host rule as the email previews' CSP, which must be able to name the origin.
+    let Some(host) = passback_server::web_host(url) else {
         return fail("must start with https:// or http://");
     };
-    if !(scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http")) {
-        return fail("must start with https:// or http://");
-    }
-    let host = rest.split('/').next().unwrap_or("");
-    let host_ok = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
-    if !host_ok {
+    if !passback_server::plain_host(host) {
         return fail("needs a host name (letters, digits, dots, hyphens and a :port)");
     }
     if url.contains(['?', '#']) {

@@ -9,6 +9,7 @@ pub mod handlers;
 mod metrics;
 mod pages;
 mod problem;
+pub use problem::{plain_host, web_host};
 #[cfg(feature = "png")]
 mod raster;
 

@@ -45,17 +45,28 @@ pub fn email_csp(public_url: Option<&str>) -> HeaderValue {
         .unwrap_or(HeaderValue::from_static(EMAIL_CSP))
 }
 
-/// `scheme://host[:port]` of an http(s) URL, when the host holds only letters, digits, `.`,
-/// `-` and a port's `:`: nothing that could end a CSP source or add a directive.
+/// `scheme://host[:port]` of an http(s) URL whose host is [`plain_host`].
 fn origin(url: &str) -> Option<&str> {
+    let host = web_host(url).filter(|h| plain_host(h))?;
+    let scheme = url.find("://")?;
+    Some(&url[..scheme + 3 + host.len()])
+}
+
+/// The `host[:port]` of an `http://` or `https://` URL, as written (possibly empty); `None` for
+/// any other scheme.
+pub fn web_host(url: &str) -> Option<&str> {
     let (scheme, rest) = url.split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     let web = scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http");
-    let plain = !host.is_empty()
+    web.then(|| rest.split(['/', '?', '#']).next().unwrap_or(""))
+}
+
+/// Whether `host` is not empty and holds only letters, digits, `.`, `-` and a port's `:`:
+/// nothing that could end a CSP source or add a directive.
+pub fn plain_host(host: &str) -> bool {
+    !host.is_empty()
         && host
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'));
-    (web && plain).then(|| &url[..scheme.len() + 3 + host.len()])
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
 }
 
 /// An email-surface HTML response: no script can run, but its inline styles apply. `csp` is

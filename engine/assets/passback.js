@@ -128,6 +128,11 @@
     return units.map(function (u) { return u * step; });
   }
 
+  /** `weights` rescaled to `total`, then rounded so they still add up to it. */
+  function distribute(weights, total) {
+    return roundToTotal(rescale(weights, total), total);
+  }
+
   /** Rust's `usize::from_str`. */
   function parseIndex(v) {
     return /^\+?[0-9]+$/.test(v) ? parseInt(v, 10) : NaN;
@@ -959,7 +964,7 @@
         var w = u[at];
         var rest = u.filter(function (_, i) { return i !== at; });
         var target = sum(rest) + w;
-        var shares = roundToTotal(rescale(rest, target), target);
+        var shares = distribute(rest, target);
         L.rows().forEach(function (row, i) {
           if (i === at) return;
           $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);
@@ -1078,7 +1083,7 @@
         var idx = [];
         base.forEach(function (_, i) { if (i !== k) idx.push(i); });
         var target = others - rest;
-        var shares = roundToTotal(rescale(idx.map(function (i) { return base[i]; }), target), target);
+        var shares = distribute(idx.map(function (i) { return base[i]; }), target);
         idx.forEach(function (i, j) { u[i] = shares[j]; });
       }
       return u;

@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
-command -v wrk >/dev/null || { echo "load.sh: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
 source benches/server.sh
+need_wrk load.sh
 start_server release
 export DOC="benches/load/doc-2k.md"
 curl -sf -o /dev/null -H 'content-type: text/markdown' --data-binary @"$DOC" "$URL/v1/render"

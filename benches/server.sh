@@ -15,3 +15,8 @@ start_server() {
   for _ in $(seq 50); do grep -q listening "$OUT" && break; sleep 0.1; done
   URL="$(sed -n 's/.*listening on //p' "$OUT")"
 }
+
+# `need_wrk NAME`: stops the script NAME with a hint when wrk is missing.
+need_wrk() {
+  command -v wrk >/dev/null || { echo "$1: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
+}

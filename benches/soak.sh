@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-60}"
 CACHE_BYTES="${2:-8388608}"
-command -v wrk >/dev/null || { echo "soak.sh: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
 source benches/server.sh
+need_wrk soak.sh
 start_server release --cache-bytes "$CACHE_BYTES"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$PID/status"; }
 cache_kib() { curl -sf "$URL/metrics" | awk '/^passback_cache_bytes / {printf "%d", $2 / 1024}'; }

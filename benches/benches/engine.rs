@@ -2,7 +2,7 @@
 //! cold render (cache off) vs plain comrak, for ~2 KB, ~20 KB and ~200 KB documents;
 //! a cache hit vs a cold render; validate; answers export.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use passback_benches::{comrak_only, dense, typical};
 use passback_engine::answers::{self, Doc};
 use passback_engine::{CacheConfig, Engine, Options};
@@ -100,4 +100,11 @@ criterion_group!(
     validate_and_export,
     diagram_layout
 );
-criterion_main!(benches);
+/// `criterion_main!`, with the heap set up as the server and the mdBook preprocessor set it up:
+/// the benches render on the main thread, whose heap glibc would otherwise trim after every
+/// render (the server renders on worker threads, whose heaps it did not trim).
+fn main() {
+    passback_engine::raise_heap_trim_threshold();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

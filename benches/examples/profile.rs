@@ -1,6 +1,7 @@
 //! Renders a ~200 KB document in a loop, for profilers (`perf record`, `valgrind --tool=callgrind`).
-//! `profile [runs] [typical|typical20|dense|prose|load|single|diagrams] [comrak]`; with `comrak`,
-//! the baseline (plain comrak) renders the same document instead.
+//! `profile [runs] [typical|typical20|dense|prose|load|load-unique|single|diagrams] [comrak]
+//! [untuned]`; with `comrak`, the baseline (plain comrak) renders the same document instead;
+//! with `untuned`, glibc trims the heap after every render as it does by default.
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
@@ -16,6 +17,11 @@ fn main() {
         Some("load") => {
             std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
         }
+        // The load document as the uncached load test sends it, with a trailing comment.
+        Some("load-unique") => {
+            std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
+                + "\n<!-- request 1 -->\n"
+        }
         Some("typical20") => passback_benches::typical(20_000),
         Some("dense") => passback_benches::dense(200_000),
         // Only diagrams: the 5-node bench chart, 100 times over.
@@ -28,7 +34,12 @@ fn main() {
         }
         _ => passback_benches::typical(200_000),
     };
-    let baseline = args.next().as_deref() == Some("comrak");
+    let flags: Vec<String> = args.collect();
+    let baseline = flags.iter().any(|f| f == "comrak");
+    // As the server and the benches do, unless asked for glibc's default heap trimming.
+    if !flags.iter().any(|f| f == "untuned") {
+        passback_engine::raise_heap_trim_threshold();
+    }
     let mut bytes = 0;
     for _ in 0..n {
         bytes += if baseline {

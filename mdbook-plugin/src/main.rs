@@ -8,6 +8,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // One process renders every chapter of the book, on the main thread.
+    passback_engine::raise_heap_trim_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         // mdBook asks before running: only HTML gets widgets; say nothing on the skip path.

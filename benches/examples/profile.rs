@@ -22,6 +22,10 @@ fn main() {
             std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
                 + "\n<!-- request 1 -->\n"
         }
+        // Any Markdown file.
+        Some(path) if path.ends_with(".md") => {
+            std::fs::read_to_string(path).expect("a readable file")
+        }
         Some("typical20") => passback_benches::typical(20_000),
         Some("dense") => passback_benches::dense(200_000),
         // Only diagrams: the 5-node bench chart, 100 times over.

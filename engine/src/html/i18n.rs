@@ -45,8 +45,8 @@ pub struct Letters {
 
 impl Letters {
     pub fn add(&mut self, text: &str) {
-        // Most prose is ASCII: count its letters in one branch-free pass over the bytes, and
-        // decode characters only when the text turns out not to be.
+        // Most prose is ASCII: count its letters in one branch-free pass over the bytes (a byte
+        // of 0x80 and above never counts there), then decode only the non-ASCII characters.
         // Byte-wide counters over chunks of at most 255 bytes cannot overflow, and let the
         // compiler count sixteen bytes per vector instruction.
         let (mut ascii_letters, mut high) = (0usize, 0u8);
@@ -59,11 +59,17 @@ impl Letters {
             ascii_letters += usize::from(letters);
             high |= chunk_high;
         }
+        self.other += ascii_letters;
         if high < 0x80 {
-            self.other += ascii_letters;
             return;
         }
-        for c in text.chars() {
+        // An em dash or a curly quote in English prose must not send the whole text through
+        // the character decoder: jump from one non-ASCII character to the next.
+        let mut rest = text;
+        while let Some(at) = rest.bytes().position(|b| b >= 0x80) {
+            let Some(c) = rest[at..].chars().next() else {
+                break;
+            };
             match c {
                 '\u{0590}'..='\u{05FF}' | '\u{FB1D}'..='\u{FB4F}' => self.hebrew += 1,
                 '\u{0600}'..='\u{06FF}'
@@ -74,6 +80,7 @@ impl Letters {
                 c if c.is_alphabetic() => self.other += 1,
                 _ => {}
             }
+            rest = &rest[at + c.len_utf8()..];
         }
     }
 
@@ -348,6 +355,49 @@ mod tests {
         letters.add(&"a1[".repeat(200));
         letters.add(&"א".repeat(201));
         assert_eq!(letters.lang(), Lang::He);
+    }
+
+    #[test]
+    fn counts_like_a_character_by_character_reference() {
+        fn reference(text: &str) -> (usize, usize, usize) {
+            let mut n = (0, 0, 0);
+            for c in text.chars() {
+                match c {
+                    '\u{0590}'..='\u{05FF}' | '\u{FB1D}'..='\u{FB4F}' => n.0 += 1,
+                    '\u{0600}'..='\u{06FF}'
+                    | '\u{0750}'..='\u{077F}'
+                    | '\u{08A0}'..='\u{08FF}'
+                    | '\u{FB50}'..='\u{FDFF}'
+                    | '\u{FE70}'..='\u{FEFF}' => n.1 += 1,
+                    c if c.is_alphabetic() => n.2 += 1,
+                    _ => {}
+                }
+            }
+            n
+        }
+        let long_mixed = format!(
+            "{}— “quoted” café {}",
+            "plain words ".repeat(40),
+            "שלום ".repeat(30)
+        );
+        for text in [
+            "",
+            "Ship it — now",
+            "naïve café résumé, Ωmega",
+            "مرحبا بالعالم 123",
+            "עברית and English, 😀 emoji",
+            "ends with é",
+            "é",
+            long_mixed.as_str(),
+        ] {
+            let mut letters = Letters::default();
+            letters.add(text);
+            assert_eq!(
+                (letters.hebrew, letters.arabic, letters.other),
+                reference(text),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

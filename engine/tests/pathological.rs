@@ -92,3 +92,27 @@ fn huge_lines_and_many_blocks() {
     assert_eq!(out.blocks[9_999].id, "b10000");
     assert!(out.diagnostics.is_empty());
 }
+
+#[test]
+fn a_ladder_of_diamonds_is_laid_out() {
+    // Every rung can be crossed two ways, so the paths below the first node double with each
+    // rung; listed bottom up, each new edge asked whether it closes a cycle. With layout-rs's
+    // path-walking reachability this took minutes at 30 rungs; 45 rungs (136 nodes, 180
+    // edges) is within the diagram caps.
+    let rungs = 45;
+    let mut source = String::from("graph TD\n");
+    for i in (0..rungs).rev() {
+        let j = i + 1;
+        source.push_str(&format!(
+            "  A{i} --> B{i}\n  A{i} --> C{i}\n  B{i} --> A{j}\n  C{i} --> A{j}\n"
+        ));
+    }
+    let doc = format!(
+        "```mermaid\n{}\n```\n",
+        serde_json::json!({ "version": "1", "source": source })
+    );
+    let out = render(&doc, &Options::default());
+    assert!(out.diagnostics.is_empty(), "{:?}", codes(&out));
+    assert!(out.html.contains("<svg"), "the ladder is drawn");
+    assert!(out.html.contains("data-node=\"A45\""));
+}

@@ -638,10 +638,11 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     }
     // Break cycles: a segment that would close one points the other way in the DAG.
     let mut chains: Vec<Vec<(Vec<NodeHandle>, bool)>> = Vec::with_capacity(edges.len());
+    let mut search = Search::default();
     for segs in &segments {
         let mut out = Vec::with_capacity(segs.len());
         for &(a, b) in segs {
-            let reversed = vg.dag.is_reachable(b, a);
+            let reversed = search.reaches(&vg.dag, b, a);
             let (u, v) = if reversed { (b, a) } else { (a, b) };
             if !vg.dag.successors(u).contains(&v) {
                 vg.dag.add_edge(u, v);
@@ -798,6 +799,42 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         width: max.x - min.x,
         height: max.y - min.y,
     })
+}
+
+/// Reachability in the layout graph, for breaking cycles. layout-rs's own `DAG::is_reachable`
+/// unmarks each node on the way back, so it walks every path: a ladder of diamonds (each rung
+/// two ways down) took exponential time, minutes for 30 rungs. This search marks each node
+/// once, so a query costs at most the graph's size. The buffers are reused across queries.
+#[derive(Default)]
+struct Search {
+    seen: Vec<bool>,
+    stack: Vec<NodeHandle>,
+}
+
+impl Search {
+    /// Whether `to` can be reached from `from` (a node reaches itself).
+    fn reaches(&mut self, dag: &DAG, from: NodeHandle, to: NodeHandle) -> bool {
+        if from == to {
+            return true;
+        }
+        self.seen.clear();
+        self.seen.resize(dag.len(), false);
+        self.stack.clear();
+        self.stack.push(from);
+        self.seen[from.get_index()] = true;
+        while let Some(n) = self.stack.pop() {
+            for &next in dag.successors(n) {
+                if next == to {
+                    return true;
+                }
+                if !self.seen[next.get_index()] {
+                    self.seen[next.get_index()] = true;
+                    self.stack.push(next);
+                }
+            }
+        }
+        false
+    }
 }
 
 /// Orders each rank to reduce crossings: barycentre sweeps down and up, keeping the best
@@ -960,6 +997,35 @@ fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
 mod tests {
     use super::*;
     use crate::diagram::flowchart;
+
+    #[test]
+    fn the_search_answers_as_layout_rs_does() {
+        // Small pseudo-random graphs (cycles allowed), every pair asked both ways: the answers
+        // must be layout-rs's, which are right but slow.
+        let mut state = 0x2545_f491_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m) as usize
+        };
+        let mut search = Search::default();
+        for _ in 0..200 {
+            let n = 1 + next(9);
+            let mut dag = DAG::new();
+            dag.set_validate(false);
+            let nodes: Vec<NodeHandle> = (0..n).map(|_| dag.new_node()).collect();
+            for _ in 0..next(2 * n as u64 + 1) {
+                let (a, b) = (nodes[next(n as u64)], nodes[next(n as u64)]);
+                dag.add_edge(a, b);
+            }
+            for &a in &nodes {
+                for &b in &nodes {
+                    assert_eq!(search.reaches(&dag, a, b), dag.is_reachable(a, b));
+                }
+            }
+        }
+    }
 
     fn chart(src: &str) -> Flowchart {
         flowchart::parse(src)

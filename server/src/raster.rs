@@ -40,7 +40,24 @@ static FONT_DB: LazyLock<Option<Arc<usvg::fontdb::Database>>> = LazyLock::new(||
     None
 });
 
-/// Rasterizes `svg` at twice its size (sharp on high-density screens).
+/// The longest side of a diagram PNG, px.
+const MAX_SIDE: f32 = 8000.0;
+/// The most pixels a diagram PNG may have: 16 M pixels are 64 MiB while it is drawn.
+const MAX_PIXELS: f32 = 16_000_000.0;
+
+/// The scale a diagram of `width` × `height` is drawn at: twice its size (sharp on high-density
+/// screens), or less, so that the whole diagram fits `MAX_SIDE` and `MAX_PIXELS`. A wide
+/// diagram is shrunk rather than cut off at the edge (the mail client scales the image to the
+/// column anyway).
+fn scale_for(width: f32, height: f32) -> f32 {
+    let (w, h) = (width.max(1.0), height.max(1.0));
+    2.0_f32
+        .min(MAX_SIDE / w)
+        .min(MAX_SIDE / h)
+        .min((MAX_PIXELS / (w * h)).sqrt())
+}
+
+/// Rasterizes `svg`, whole, at [`scale_for`] its size.
 pub fn png(svg: &str) -> Result<Vec<u8>, String> {
     let db = FONT_DB.clone().ok_or(
         "no font is available to draw diagram text: install fonts-dejavu-core or set PASSBACK_FONT to a .ttf file",
@@ -52,13 +69,10 @@ pub fn png(svg: &str) -> Result<Vec<u8>, String> {
     let tree = usvg::Tree::from_str(svg, &options)
         .map_err(|e| format!("the diagram SVG could not be read: {e}"))?;
     let size = tree.size();
-    let scale = 2.0;
-    let (w, h) = (
-        (size.width() * scale).ceil() as u32,
-        (size.height() * scale).ceil() as u32,
-    );
-    let mut pixmap = tiny_skia::Pixmap::new(w.clamp(1, 8000), h.clamp(1, 8000))
-        .ok_or("the diagram is too large to draw")?;
+    let scale = scale_for(size.width(), size.height());
+    let side = |v: f32| ((v * scale).ceil() as u32).clamp(1, MAX_SIDE as u32);
+    let (w, h) = (side(size.width()), side(size.height()));
+    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or("the diagram is too large to draw")?;
     pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(
         &tree,
@@ -80,6 +94,45 @@ mod tests {
             .iter()
             .filter(|c| c.red() < 100 && c.green() < 100 && c.blue() < 100)
             .count()
+    }
+
+    #[test]
+    fn a_very_wide_diagram_is_shrunk_whole_not_cut_off() {
+        // 30,000 px wide: at twice the size it would be cut at 8,000 px, losing the right end,
+        // where the only dark box is.
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"30000\" height=\"60\" viewBox=\"0 0 30000 60\"><rect x=\"29800\" y=\"0\" width=\"200\" height=\"60\" fill=\"#000\"/></svg>";
+        let out = png(svg).expect("rasterized");
+        let p = tiny_skia::Pixmap::decode_png(&out).expect("a PNG");
+        assert!(
+            p.width() <= 8000 && p.height() >= 1,
+            "{}x{}",
+            p.width(),
+            p.height()
+        );
+        assert!(
+            dark_pixels(&out) > 0,
+            "the right end of the diagram is missing"
+        );
+    }
+
+    #[test]
+    fn scales_keep_within_the_pixel_budget() {
+        assert_eq!(scale_for(300.0, 200.0), 2.0);
+        for (w, h) in [
+            (30_000.0, 60.0),
+            (5_000.0, 5_000.0),
+            (100.0, 40_000.0),
+            (0.0, 0.0),
+        ] {
+            let s = scale_for(w, h);
+            let (pw, ph) = ((w.max(1.0) * s).ceil(), (h.max(1.0) * s).ceil());
+            assert!(
+                pw <= MAX_SIDE + 1.0 && ph <= MAX_SIDE + 1.0,
+                "{w}x{h}: {pw}x{ph}"
+            );
+            assert!(pw * ph <= MAX_PIXELS * 1.01, "{w}x{h}: {pw}x{ph}");
+            assert!(s > 0.0 && s <= 2.0);
+        }
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //! | `bN.comment`, `bN.node.I`, `bN.edge.I` | Mermaid: whole-diagram, node I, edge I comments |
 
 use crate::components::Component;
-use crate::components::allocate::{Allocate, format_number, rescale, round_to_total};
+use crate::components::allocate::{
+    Allocate, MAX_AMOUNT, format_number, quoted_amount, rescale, round_to_total,
+};
 use crate::components::mermaid::Mermaid;
 use crate::components::prioritize::Prioritize;
 use crate::components::question::{Mode, Question, QuestionSet};
@@ -581,6 +583,13 @@ fn weight(block: &str, field: &str, v: &Value) -> Result<f64, AnswersError> {
     })?;
     if !w.is_finite() || w < 0.0 {
         return Err(err(block, field, format!("must be 0 or more, not {w}")));
+    }
+    if w > MAX_AMOUNT {
+        return Err(err(
+            block,
+            field,
+            format!("must be at most 10^15, not {}", quoted_amount(w)),
+        ));
     }
     Ok(w)
 }
@@ -1501,7 +1510,7 @@ fn split_form<'p>(
             0.0
         } else {
             match raw.parse::<f64>() {
-                Ok(w) if w.is_finite() && w >= 0.0 => w,
+                Ok(w) if w.is_finite() && (0.0..=MAX_AMOUNT).contains(&w) => w,
                 _ => {
                     let label = match &e {
                         Entry::Item(i) => a.items[*i].label.clone(),
@@ -1511,7 +1520,7 @@ fn split_form<'p>(
                         block,
                         &format!("w.{k}"),
                         format!(
-                            "the weight of \"{label}\" must be a number, 0 or more, not \"{raw}\""
+                            "the weight of \"{label}\" must be a number from 0 to 10^15, not \"{raw}\""
                         ),
                     ));
                 }

@@ -291,6 +291,16 @@ fn allocate_form_rescales_and_says_so() {
             .contains("the weight of \"A\" must be a number"),
         "{bad}"
     );
+    // Two 1e308 weights summed to infinity, and the export called the split unchanged.
+    let huge = answers::from_form(&[
+        ("pb.source".into(), src.into()),
+        ("b1.item".into(), "i:a".into()),
+        ("b1.w.0".into(), "1e308".into()),
+        ("b1.item".into(), "i:b".into()),
+        ("b1.w.1".into(), "1e308".into()),
+    ])
+    .unwrap_err();
+    assert!(huge.to_string().contains("from 0 to 10^15"), "{huge}");
 }
 
 /// An arrow drawn twice between the same boxes keeps one comment per arrow through a round trip.

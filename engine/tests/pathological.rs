@@ -116,3 +116,26 @@ fn a_ladder_of_diamonds_is_laid_out() {
     assert!(out.html.contains("<svg"), "the ladder is drawn");
     assert!(out.html.contains("data-node=\"A45\""));
 }
+
+#[test]
+fn allocate_totals_and_weights_past_the_limit_are_refused_not_counted_out() {
+    // 1e308 made the largest-remainder rounding count out ~9.2e18 single steps (a hang), and
+    // 1e20 overflowed its integer sum.
+    for (total, weight) in ["1e308", "1e20", "100"]
+        .into_iter()
+        .zip(["1e308", "1", "1e16"])
+    {
+        let doc = format!(
+            "```allocate\n{{\"version\":\"1\",\"total\":{total},\"items\":[{{\"id\":\"a\",\"label\":\"A\",\"weight\":{weight}}},{{\"id\":\"b\",\"label\":\"B\",\"weight\":{weight}}}]}}\n```\n"
+        );
+        for surface in [Surface::Page, Surface::Email] {
+            let out = render(&doc, &Options::default().with_surface(surface));
+            assert!(
+                codes(&out).contains(&"out_of_range"),
+                "{doc}: {:?}",
+                codes(&out)
+            );
+            assert!(out.html.contains("pb-invalid"), "shown as its source");
+        }
+    }
+}

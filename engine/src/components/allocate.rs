@@ -45,7 +45,18 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     let note = ck.note_field(o);
     let routing = ck.routing(o);
     let total = match ck.optional_number(o, "total") {
-        Some(t) if t > 0.0 => t,
+        Some(t) if t > 0.0 && t <= MAX_AMOUNT => t,
+        Some(t) if t > MAX_AMOUNT => {
+            let at = o.start_of("total");
+            ck.error(
+                "out_of_range",
+                at,
+                &o.path("total"),
+                format!("`total` must be at most 10^15, found {}", quoted_amount(t)),
+                "split a whole people can read, e.g. \"total\": 100 or \"total\": 250000".into(),
+            );
+            100.0
+        }
         Some(t) => {
             let at = o.start_of("total");
             ck.error(
@@ -69,12 +80,15 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
             return None;
         };
         let w = ck.number(v, io.field("weight"))?;
-        if w < 0.0 {
+        if !(0.0..=MAX_AMOUNT).contains(&w) {
             ck.error(
                 "out_of_range",
                 v.start,
                 &io.path("weight"),
-                format!("`weight` must be 0 or more, found {w}"),
+                format!(
+                    "`weight` must be 0 or more and at most 10^15, found {}",
+                    quoted_amount(w)
+                ),
                 "use a share of the total, 0 or more".into(),
             );
             return None;
@@ -105,6 +119,21 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     })
 }
 
+/// The largest `total` or weight, in a document or an answer: 10^15. Sums of these stay exact
+/// to the hundredth in `f64` and far from overflow, and the largest-remainder rounding counts
+/// hundredths of the total in an `i64`. Beyond it a sum could overflow to infinity and the
+/// rounding to a count of steps in the quintillions.
+pub const MAX_AMOUNT: f64 = 1e15;
+
+/// A number for a message: as `1e308` when it is huge, so the message stays one line.
+pub fn quoted_amount(n: f64) -> String {
+    if n.abs() >= MAX_AMOUNT {
+        format!("{n:e}")
+    } else {
+        format!("{n}")
+    }
+}
+
 /// Scales `weights` so they sum to `total`; all zero becomes an even split.
 pub fn rescale(weights: &[f64], total: f64) -> Vec<f64> {
     let sum: f64 = weights.iter().sum();
@@ -121,11 +150,22 @@ pub fn rescale(weights: &[f64], total: f64) -> Vec<f64> {
 /// `total` is an integer, hundredths otherwise, by the largest-remainder method (ties go to the
 /// earlier category).
 pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
+    // Validation keeps totals and weights within `MAX_AMOUNT`; anything else is shown unrounded
+    // rather than counted out step by step.
+    let in_range = |v: &f64| v.is_finite() && v.abs() <= MAX_AMOUNT;
+    if !in_range(&total) || !weights.iter().all(in_range) {
+        return weights.to_vec();
+    }
     let step = if total.fract() == 0.0 { 1.0 } else { 0.01 };
     let units_total = (total / step).round() as i64;
     let scaled: Vec<f64> = weights.iter().map(|w| w / step).collect();
     let mut units: Vec<i64> = scaled.iter().map(|s| s.floor() as i64).collect();
-    let mut left = units_total - units.iter().sum::<i64>();
+    // Flooring loses less than one step per weight: more than that left over is rounding noise
+    // in weights that did not quite sum to the total, and is not handed out.
+    let floored = units.iter().fold(0i64, |sum, u| sum.saturating_add(*u));
+    let mut left = units_total
+        .saturating_sub(floored)
+        .min(weights.len() as i64);
     let mut order: Vec<usize> = (0..weights.len()).collect();
     order.sort_by(|&a, &b| {
         let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
@@ -251,6 +291,30 @@ mod tests {
         assert!((r.iter().sum::<f64>() - 10.5).abs() < 1e-9);
         assert_eq!(format_number(r[0]), "7");
         assert_eq!(format_number(0.1 + 0.2), "0.3");
+    }
+
+    #[test]
+    fn rounding_never_counts_out_more_than_one_step_per_weight() {
+        // Out-of-range or non-finite input is shown as it is; before, 1e308 asked for about
+        // 9.2e18 single-step rounds.
+        let huge = rescale(&[1e308, 1e308], 1e308);
+        assert_eq!(round_to_total(&huge, 1e308).len(), 2);
+        assert_eq!(round_to_total(&[f64::NAN, 1.0], 100.0)[1], 1.0);
+        // In range but not summing to the total: at most one extra step per weight.
+        assert_eq!(round_to_total(&[1.0, 1.0], 1e15), vec![2.0, 2.0]);
+        // The largest total, in hundredths: no overflow, and the sum is kept.
+        let w = rescale(&[1.0, 2.0], 999_999_999_999_999.5);
+        let r = round_to_total(&w, 999_999_999_999_999.5);
+        assert!(
+            (r.iter().sum::<f64>() - 999_999_999_999_999.5).abs() < 1.0,
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn huge_numbers_read_short_in_messages() {
+        assert_eq!(quoted_amount(1e308), "1e308");
+        assert_eq!(quoted_amount(250.5), "250.5");
     }
 
     #[test]

@@ -71,6 +71,55 @@ pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
     o
 }
 
+/// What `markdown` leaves open at its end that would run on into whatever follows it: an
+/// unclosed ``` or ~~~ fence, or an HTML block that only ends at its closing marker (`<!--`
+/// without `-->`, `<pre>` without `</pre>`, …). `None` when the text ends cleanly. Used where
+/// separate pieces of Markdown are joined (the typed-blocks input), so one piece cannot swallow
+/// the components after it.
+pub fn left_open(markdown: &str) -> Option<&'static str> {
+    let arena = Arena::new();
+    let root = comrak::parse_document(&arena, markdown, &comrak_options(false));
+    let last = root.last_child()?;
+    let ast = last.data.borrow();
+    match &ast.value {
+        NodeValue::CodeBlock(c) if c.fenced && !c.closed => Some(if c.fence_char == b'~' {
+            "a ~~~ code block that is never closed"
+        } else {
+            "a ``` code block that is never closed"
+        }),
+        NodeValue::HtmlBlock(h) => {
+            let literal = h.literal.to_ascii_lowercase();
+            let (ended, what) = match h.block_type {
+                1 => (
+                    ["</script>", "</pre>", "</style>", "</textarea>"]
+                        .iter()
+                        .any(|end| literal.contains(end)),
+                    "a <script>, <pre>, <style> or <textarea> block that is never closed",
+                ),
+                2 => (
+                    literal.contains("-->"),
+                    "an HTML comment (<!--) that is never closed",
+                ),
+                3 => (
+                    literal.contains("?>"),
+                    "a <? block that is never closed with ?>",
+                ),
+                4 => (
+                    literal.contains('>'),
+                    "a <! declaration that is never closed with >",
+                ),
+                5 => (
+                    literal.contains("]]>"),
+                    "a <![CDATA[ section that is never closed",
+                ),
+                _ => (true, ""),
+            };
+            (!ended).then_some(what)
+        }
+        _ => None,
+    }
+}
+
 /// Parses `src` into `arena`, finds and validates every component.
 pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     let mut diagnostics = Vec::new();
@@ -114,6 +163,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             let info = cb.info.trim();
             let Some(kind) = Kind::from_tag(info) else {
                 diagnostics.extend(unknown_tag(info, line, column));
+                diagnostics.extend(swallowed_component(&cb.literal, cb.closed, line, column));
                 continue;
             };
             (line, kind, cb.literal.clone())
@@ -353,6 +403,69 @@ fn strip_container_prefix(line: &str) -> &str {
         }
         return trimmed;
     }
+}
+
+/// A warning when a component fence sits inside another code block by mistake, so it shows as
+/// code: the other block is never closed (it runs on to the end of the document), or it is
+/// closed by the component's own closing fence (same fence, no longer outer one). A complete
+/// component shown inside a longer fence (````markdown … ````) is an example, and is left alone.
+fn swallowed_component(
+    literal: &str,
+    closed: bool,
+    line: usize,
+    column: usize,
+) -> Option<Diagnostic> {
+    if memchr::memmem::find(literal.as_bytes(), b"```").is_none()
+        && memchr::memmem::find(literal.as_bytes(), b"~~~").is_none()
+    {
+        return None;
+    }
+    /// A fence line: its character, its length and what follows it.
+    fn fence(line: &str) -> Option<(u8, usize, &str)> {
+        let t = line.trim_start();
+        let c = *t.as_bytes().first().filter(|c| **c == b'`' || **c == b'~')?;
+        let n = t.bytes().take_while(|x| *x == c).count();
+        (n >= 3).then(|| (c, n, t[n..].trim()))
+    }
+    let lines: Vec<&str> = literal.lines().collect();
+    for (k, l) in lines.iter().enumerate() {
+        let Some((c, n, info)) = fence(l) else {
+            continue;
+        };
+        let Some(kind) = Kind::from_tag(info) else {
+            continue;
+        };
+        let closes = lines[k + 1..]
+            .iter()
+            .any(|l| fence(l).is_some_and(|(c2, n2, rest)| c2 == c && n2 >= n && rest.is_empty()));
+        if closed && closes {
+            continue;
+        }
+        let at = line + 1 + k;
+        let tag = kind.tag();
+        let (message, hint) = if closed {
+            (
+                format!("the {tag} fence at line {at} is shown as code: the code block opened at line {line} ends at its closing fence"),
+                "to show a component as an example, open the outer block with a longer fence (````); otherwise close the code block before the component".to_string(),
+            )
+        } else {
+            (
+                format!("the {tag} fence at line {at} is shown as code: the code block opened at line {line} is never closed"),
+                "close the code block with ``` before the component".to_string(),
+            )
+        };
+        return Some(Diagnostic {
+            severity: Severity::Warning,
+            code: "component_in_code_block",
+            block: None,
+            line,
+            column,
+            path: String::new(),
+            message,
+            hint,
+        });
+    }
+    None
 }
 
 /// A warning for a fence tag that looks like a failed attempt at a component.

@@ -307,6 +307,13 @@ pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
                 .get("text")
                 .and_then(Value::as_str)
                 .ok_or_else(|| format!("blocks[{i}] (markdown) needs a \"text\" string."))?;
+            if i + 1 < list.len()
+                && let Some(open) = passback_engine::document::left_open(text)
+            {
+                return Err(format!(
+                    "blocks[{i}] (markdown) ends inside {open}, which would swallow the blocks after it; close it within the block."
+                ));
+            }
             parts.push(text.to_string());
             continue;
         }
@@ -760,6 +767,46 @@ mod tests {
                 .unwrap_err()
                 .contains("not markdown or a component tag")
         );
+    }
+
+    #[test]
+    fn a_markdown_block_cannot_swallow_the_components_after_it() {
+        let choice = serde_json::json!({ "type": "single-choice", "version": "1", "question": "Which?", "options": ["A", "B"] });
+        for (text, says) in [
+            ("Intro\n\n```", "``` code block"),
+            ("~~~rust\nfn main() {}", "~~~ code block"),
+            ("Note <!-- to self", ""),
+            ("<!-- to self", "HTML comment"),
+            ("<pre>\nkept as is", "<pre>"),
+            ("<![CDATA[ raw", "CDATA"),
+        ] {
+            let blocks = serde_json::json!([{ "type": "markdown", "text": text }, choice]);
+            match blocks_to_markdown(&blocks) {
+                Ok(md) if says.is_empty() => {
+                    // Inline HTML in a paragraph ends with the paragraph: nothing is swallowed.
+                    assert_eq!(passback_engine::validate(&md).blocks.len(), 1, "{text:?}");
+                }
+                Ok(md) => panic!("{text:?} was accepted: {md}"),
+                Err(e) => {
+                    assert!(!says.is_empty(), "{text:?}: {e}");
+                    assert!(e.contains("blocks[0]") && e.contains(says), "{e}");
+                }
+            }
+            // Last in the list, it swallows nothing: accepted.
+            let last = serde_json::json!([choice, { "type": "markdown", "text": text }]);
+            assert!(blocks_to_markdown(&last).is_ok(), "{text:?}");
+        }
+        // Closed constructs are fine.
+        for text in [
+            "```\ncode\n```",
+            "<!-- a -->",
+            "<pre>x</pre>",
+            "    indented",
+        ] {
+            let blocks = serde_json::json!([{ "type": "markdown", "text": text }, choice]);
+            let md = blocks_to_markdown(&blocks).unwrap();
+            assert_eq!(passback_engine::validate(&md).blocks.len(), 1, "{text:?}");
+        }
     }
 
     #[test]

@@ -423,7 +423,10 @@ fn swallowed_component(
     /// A fence line: its character, its length and what follows it.
     fn fence(line: &str) -> Option<(u8, usize, &str)> {
         let t = line.trim_start();
-        let c = *t.as_bytes().first().filter(|c| **c == b'`' || **c == b'~')?;
+        let c = *t
+            .as_bytes()
+            .first()
+            .filter(|c| **c == b'`' || **c == b'~')?;
         let n = t.bytes().take_while(|x| *x == c).count();
         (n >= 3).then(|| (c, n, t[n..].trim()))
     }
@@ -450,7 +453,9 @@ fn swallowed_component(
             )
         } else {
             (
-                format!("the {tag} fence at line {at} is shown as code: the code block opened at line {line} is never closed"),
+                format!(
+                    "the {tag} fence at line {at} is shown as code: the code block opened at line {line} is never closed"
+                ),
                 "close the code block with ``` before the component".to_string(),
             )
         };

@@ -493,7 +493,9 @@ impl<'t> Parser<'t> {
                         None
                     }
                 } else {
-                    char::from_u32(first)
+                    // NUL becomes the replacement character, as CommonMark does for NUL in the
+                    // Markdown: it has no place in HTML, SVG or mail.
+                    char::from_u32(first).filter(|c| *c != '\0')
                 };
                 // A lone surrogate is legal JSON but not a Rust char; JS would keep it, we
                 // substitute the replacement character.
@@ -627,5 +629,11 @@ mod tests {
     fn surrogate_pairs_decode() {
         let p = parse(r#""\ud83d\ude00 \ud800""#).unwrap();
         assert_eq!(p.value.as_str(), Some("😀 \u{FFFD}"));
+    }
+
+    #[test]
+    fn nul_becomes_the_replacement_character() {
+        let p = parse(r#""a\u0000b""#).unwrap();
+        assert_eq!(p.value.as_str(), Some("a\u{FFFD}b"));
     }
 }

@@ -467,6 +467,15 @@ fn render_inner(
     hash: String,
     answers: Option<&answers::Responses>,
 ) -> Rendered {
+    // NUL has no place in HTML or mail: CommonMark replaces it in the prose, and the form's copy
+    // of the source and the text part get the same replacement character.
+    let nul_free;
+    let src = if memchr::memchr(0, src.as_bytes()).is_some() {
+        nul_free = src.replace('\0', "\u{FFFD}");
+        nul_free.as_str()
+    } else {
+        src
+    };
     // The tree is freed once the prose is HTML, before the components render: its memory
     // serves them instead of fresh pages.
     let prose = {

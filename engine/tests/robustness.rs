@@ -463,3 +463,31 @@ fn every_private_use_character_in_the_document() {
     );
     assert_eq!(count(&out.html, "class=\"pb-block pb-single-choice\""), 1);
 }
+
+#[test]
+fn nul_never_reaches_the_output() {
+    // A raw NUL in the Markdown and a \u0000 escape in a component's JSON: CommonMark turns the
+    // first into U+FFFD in the prose; the form's source copy, the text part and the component
+    // strings must not carry a NUL either (HTML forbids it, and mail transports reject it).
+    let src = "Hello\0world\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Q\\u0000?\",\"options\":[\"A\",\"B\"]}\n```\n";
+    for surface in [
+        passback_engine::Surface::Page,
+        passback_engine::Surface::Routed,
+        passback_engine::Surface::Email,
+    ] {
+        for format in ["fragment", "page", "json", "text"] {
+            let options = Options::default()
+                .with_surface(surface)
+                .with_format(passback_engine::Format::parse(format).expect("a format"));
+            let out = render(src, &options);
+            assert!(
+                !out.html.contains('\0'),
+                "{surface:?}/{format}: a NUL in the output"
+            );
+            assert!(
+                out.html.contains('\u{FFFD}'),
+                "{surface:?}/{format}: replaced, not lost"
+            );
+        }
+    }
+}

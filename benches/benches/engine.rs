@@ -100,9 +100,9 @@ criterion_group!(
     validate_and_export,
     diagram_layout
 );
-/// `criterion_main!`, with the heap set up as the server and the mdBook preprocessor set it up:
-/// the benches render on the main thread, whose heap glibc would otherwise trim after every
-/// render (the server renders on worker threads, whose heaps it did not trim).
+/// `criterion_main!`, with the heap set up as the mdBook preprocessor sets it up: the benches
+/// render on the main thread, whose heap glibc would otherwise trim after every render, where
+/// the server renders on worker threads, whose heaps it does not trim.
 fn main() {
     passback_engine::raise_heap_trim_threshold();
     benches();

@@ -40,7 +40,7 @@ fn main() {
     };
     let flags: Vec<String> = args.collect();
     let baseline = flags.iter().any(|f| f == "comrak");
-    // As the server and the benches do, unless asked for glibc's default heap trimming.
+    // As the benches and the mdBook preprocessor do, unless asked for glibc's default trimming.
     if !flags.iter().any(|f| f == "untuned") {
         passback_engine::raise_heap_trim_threshold();
     }

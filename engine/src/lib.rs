@@ -392,13 +392,15 @@ fn police(parsed: &mut document::Parsed, src: &str) -> bool {
 /// free memory at the top of each heap instead of returning it.
 pub const HEAP_SETTLE_BYTES: usize = 512 << 10;
 
-/// Call once at the start of a process that renders many documents (the server, the mdBook
-/// preprocessor, the benches). With glibc, every render of a document of a few tens of KB
-/// freed the top of the heap back to the system and the next render faulted it back in:
-/// about 8 page faults and a tenth of the render's time. mallopt(3) documents that freeing a
-/// memory-mapped block raises the mmap threshold to the block's size and the trim threshold to
-/// twice that, so allocating and freeing one block of `HEAP_SETTLE_BYTES` does it without a
-/// call into libc. Other allocators see one allocation and ignore it.
+/// Call once at the start of a process that renders many documents on its main thread (the
+/// mdBook preprocessor, the benches). With glibc, every such render of a document of a few tens
+/// of KB freed the top of the main heap back to the system and the next render faulted it back
+/// in: about 8 page faults and a tenth of the render's time. mallopt(3) documents that freeing
+/// a memory-mapped block raises the mmap threshold to the block's size and the trim threshold
+/// to twice that, so allocating and freeing one block of `HEAP_SETTLE_BYTES` does it without a
+/// call into libc. Other allocators see one allocation and ignore it. The server does not call
+/// it: it renders on worker threads, whose heaps glibc did not trim this way, and every heap
+/// would keep up to twice `HEAP_SETTLE_BYTES` more.
 pub fn raise_heap_trim_threshold() {
     let block = vec![0u8; HEAP_SETTLE_BYTES];
     drop(std::hint::black_box(block));

@@ -14,7 +14,6 @@ fn main() {
             "passback: internal error{location}; please report it with the input that caused it"
         );
     }));
-    passback_engine::raise_heap_trim_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match cli::run(&args) {
         Ok(code) => code,

@@ -179,6 +179,14 @@ async fn read_body(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(|s| s.to_ascii_lowercase());
+    if let Some(charset) = foreign_charset(&content_type) {
+        return Err(problem(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "The body must be UTF-8, not charset={charset}; send it as UTF-8 (charset=utf-8, or no charset)."
+            ),
+        ));
+    }
     let max = state.config.max_body;
     match Limited::new(req.into_body(), max).collect().await {
         Ok(collected) => Ok((content_type, collected.to_bytes())),
@@ -210,6 +218,17 @@ fn utf8(bytes: Bytes) -> Result<String, Resp> {
             ),
         )
     })
+}
+
+/// The `charset` of a (lowercased) Content-Type when it is not UTF-8 or its ASCII subset: such
+/// a body would be misread, so it is refused rather than decoded as UTF-8.
+fn foreign_charset(content_type: &Option<String>) -> Option<String> {
+    let params = content_type.as_deref()?.split(';').skip(1);
+    let charset = params
+        .filter_map(|p| p.split_once('='))
+        .find(|(k, _)| k.trim() == "charset")
+        .map(|(_, v)| v.trim().trim_matches('"'))?;
+    (!matches!(charset, "utf-8" | "utf8" | "us-ascii")).then(|| charset.to_string())
 }
 
 fn media(content_type: &Option<String>) -> &str {

@@ -347,6 +347,32 @@ async fn bad_requests_get_problem_details() {
     .await;
     assert_eq!(r.status, 415);
     assert!(r.problem_detail().contains("text/markdown"));
+    // A body in another charset would be misread as UTF-8: refused, naming the charset.
+    for path in ["/v1/render", "/v1/validate", "/v1/answers"] {
+        let r = send(
+            a,
+            req(
+                "POST",
+                path,
+                &[("content-type", "text/markdown; charset=ISO-8859-1")],
+                b"caf\xe9",
+            ),
+        )
+        .await;
+        assert_eq!(r.status, 415, "{path}");
+        assert!(r.problem_detail().contains("charset=iso-8859-1"), "{path}");
+    }
+    let r = send(
+        a,
+        req(
+            "POST",
+            "/v1/validate",
+            &[("content-type", "text/markdown; charset=\"UTF-8\"")],
+            "café".as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
     let r = send(a, req("POST", "/v1/render", &[], &vec![b'a'; 5000])).await;
     assert_eq!(r.status, 413);
     assert!(r.problem_detail().contains("1000-byte limit"));

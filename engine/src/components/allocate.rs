@@ -4,8 +4,7 @@ use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
 use crate::html::email;
-use crate::html::i18n::Strings;
-use crate::html::{Id, RenderCx, Text};
+use crate::html::{Fill, Id, RenderCx, Text};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 9] = [
@@ -256,7 +255,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                         value=(weight) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
-                        aria-label=(Strings::fill(t.remove, label)) { "✕" }
+                        aria-label=(Fill(t.remove, label)) { "✕" }
                     @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (Text(c)) } }
                     @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }
                 }

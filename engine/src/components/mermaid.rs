@@ -7,9 +7,9 @@ use super::{Checker, Obj};
 use crate::answers::{BlockAnswer, Comment};
 use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::{self, Frame};
-use crate::html::RenderCx;
 use crate::html::email;
 use crate::html::i18n::Strings;
+use crate::html::{Fill, RenderCx};
 use maud::{Markup, PreEscaped, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
@@ -228,7 +228,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                             @let i = i.to_string();
                             @let id = cx.id_of(&["node", &i]);
                             li {
-                                label for=(id) { (Strings::fill(t.comment_node, &node.label)) }
+                                label for=(id) { (Fill(t.comment_node, &node.label)) }
                                 textarea id=(id) name=(cx.name_of(&["node.", &i])) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
                             }
                         }

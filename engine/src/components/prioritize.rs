@@ -4,7 +4,7 @@ use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Num, RenderCx, Text};
+use crate::html::{Fill, Num, RenderCx, Text};
 use maud::{Markup, html};
 use std::collections::HashSet;
 
@@ -184,21 +184,21 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                         @if n <= MAX_SELECT_POSITIONS {
                             // aria-label rather than a hidden <label>: the name is for assistive
                             // technology only, and stays out of a docs site's search index.
-                            select id=(pos_id) name=(pos_name) aria-label=(Strings::fill(t.position_of, label)) {
+                            select id=(pos_id) name=(pos_name) aria-label=(Fill(t.position_of, label)) {
                                 @for pos in 1..=n {
                                     option value=(Num(pos)) selected[pos == k + 1] { (Num(pos)) }
                                 }
                             }
                         } @else {
-                            input type="number" id=(pos_id) name=(pos_name) aria-label=(Strings::fill(t.position_of, label))
+                            input type="number" id=(pos_id) name=(pos_name) aria-label=(Fill(t.position_of, label))
                                 min="1" max=(Num(n)) step="1" value=(Num(k + 1));
                         }
                         button type="submit" class="pb-move" name=(op_name) value={ "up:" (k) }
-                            aria-label=(Strings::fill(t.move_up, label)) disabled[k == 0] { "▲" }
+                            aria-label=(Fill(t.move_up, label)) disabled[k == 0] { "▲" }
                         button type="submit" class="pb-move" name=(op_name) value={ "down:" (k) }
-                            aria-label=(Strings::fill(t.move_down, label)) disabled[k + 1 == n] { "▼" }
+                            aria-label=(Fill(t.move_down, label)) disabled[k + 1 == n] { "▼" }
                         button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
-                            aria-label=(Strings::fill(t.remove, label)) { "✕" }
+                            aria-label=(Fill(t.remove, label)) { "✕" }
                     }
                 }
             }
@@ -227,7 +227,7 @@ pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup 
                             input type="hidden" name=(removed_name) value=(items[i].id);
                             span { (items[i].label) } " "
                             button type="submit" name=(op_name) value={ "restore:" (items[i].id) }
-                                aria-label=(Strings::fill(cx.t.restore, &items[i].label)) { (restore.trim()) }
+                                aria-label=(Fill(cx.t.restore, &items[i].label)) { (restore.trim()) }
                         }
                     }
                 }

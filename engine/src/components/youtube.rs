@@ -2,9 +2,8 @@
 
 use super::{Checker, Obj};
 use crate::Surface;
-use crate::html::RenderCx;
 use crate::html::email;
-use crate::html::i18n::Strings;
+use crate::html::{Fill, RenderCx};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 5] = ["version", "id", "title", "thumbnail", "skill_version"];
@@ -159,7 +158,7 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
             html! {
                 a href=(watch) style=(email::LINK) {
                     @if let Some(thumb) = &y.thumbnail {
-                        img src=(thumb) alt=(Strings::fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
+                        img src=(thumb) alt=(Fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
                     } @else {
                         span style="display:block;width:320px;max-width:100%;height:180px;line-height:180px;text-align:center;background:#24292f;color:#ffffff;font-size:40px;" { "▶" }
                     }
@@ -185,7 +184,7 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
                 figcaption id=(caption_id) { (caption) }
                 a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
                     @match &y.title {
-                        Some(title) => (Strings::fill(t.watch, title)),
+                        Some(title) => (Fill(t.watch, title)),
                         None => (t.watch_untitled),
                     }
                 }

@@ -154,12 +154,18 @@ pub struct Strings {
 impl Strings {
     /// Fills the `{}` of a template with `value`.
     pub fn fill(template: &str, value: &str) -> String {
-        // A byte search: `split_once("{}")` sets up a substring searcher on every call, which
-        // cost more than the copy for these short templates.
-        match template.as_bytes().windows(2).position(|w| w == b"{}") {
-            Some(at) => [&template[..at], value, &template[at + 2..]].concat(),
+        match Strings::split(template) {
+            Some((before, after)) => [before, value, after].concat(),
             None => template.to_string(),
         }
+    }
+
+    /// A template's text before and after its first `{}`; `None` when it has none.
+    pub fn split(template: &str) -> Option<(&str, &str)> {
+        // A byte search: `split_once("{}")` sets up a substring searcher on every call, which
+        // cost more than the copy for these short templates.
+        let at = template.as_bytes().windows(2).position(|w| w == b"{}")?;
+        Some((&template[..at], &template[at + 2..]))
     }
 }
 

@@ -156,6 +156,24 @@ impl Render for Text<'_> {
     }
 }
 
+/// A template of the engine's strings with its `{}` filled by `value`, as `Strings::fill` makes
+/// it, written straight into the page (escaped like [`Text`]) instead of built as a string
+/// first.
+pub struct Fill<'a>(pub &'a str, pub &'a str);
+
+impl Render for Fill<'_> {
+    fn render_to(&self, out: &mut String) {
+        match i18n::Strings::split(self.0) {
+            Some((before, after)) => {
+                escape_into(before, out);
+                escape_into(self.1, out);
+                escape_into(after, out);
+            }
+            None => escape_into(self.0, out),
+        }
+    }
+}
+
 /// A whole number, written digit by digit rather than through `fmt` (as maud renders numbers).
 pub struct Num(pub usize);
 
@@ -434,6 +452,30 @@ mod tests {
         );
         for n in [0, 7, 10, 99, 1234, usize::MAX] {
             assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
+        }
+    }
+
+    #[test]
+    fn fill_renders_as_the_filled_string_would() {
+        let hostile = "a\"b<c>&'d é";
+        for template in [
+            "Move {} up",
+            "{} first",
+            "“{}”",
+            "a{}b{}",
+            "no slot & <tag>",
+            "{",
+            "",
+        ] {
+            for value in [hostile, "", "{}"] {
+                assert_eq!(
+                    html! { p title=(Fill(template, value)) { (Fill(template, value)) } }
+                        .into_string(),
+                    html! { p title=(Strings::fill(template, value)) { (Strings::fill(template, value)) } }
+                        .into_string(),
+                    "{template:?} with {value:?}"
+                );
+            }
         }
     }
 

@@ -420,27 +420,23 @@ fn swallowed_component(
     {
         return None;
     }
-    /// A fence line: its character, its length and what follows it.
-    fn fence(line: &str) -> Option<(u8, usize, &str)> {
-        let t = line.trim_start();
-        let c = *t
-            .as_bytes()
-            .first()
-            .filter(|c| **c == b'`' || **c == b'~')?;
-        let n = t.bytes().take_while(|x| *x == c).count();
-        (n >= 3).then(|| (c, n, t[n..].trim()))
+    fn fence(line: &str) -> Option<(&str, &str)> {
+        fence_parts(line.trim_start())
     }
     let lines: Vec<&str> = literal.lines().collect();
     for (k, l) in lines.iter().enumerate() {
-        let Some((c, n, info)) = fence(l) else {
+        let Some((run, info)) = fence(l) else {
             continue;
         };
         let Some(kind) = Kind::from_tag(info) else {
             continue;
         };
-        let closes = lines[k + 1..]
-            .iter()
-            .any(|l| fence(l).is_some_and(|(c2, n2, rest)| c2 == c && n2 >= n && rest.is_empty()));
+        // A closing fence: the same character, at least as long, nothing after it.
+        let closes = lines[k + 1..].iter().any(|l| {
+            fence(l).is_some_and(|(r, rest)| {
+                r.as_bytes()[0] == run.as_bytes()[0] && r.len() >= run.len() && rest.is_empty()
+            })
+        });
         if closed && closes {
             continue;
         }

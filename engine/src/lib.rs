@@ -35,6 +35,7 @@ use comrak::nodes::NodeValue;
 use html::i18n::Lang;
 use maud::{PreEscaped, html};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Where the HTML will be shown (contract §3).
@@ -439,6 +440,8 @@ pub fn answer_form(
     options: &Options,
 ) -> Result<FormOutcome, answers::AnswersError> {
     let (src, surface) = answers::form_document(pairs)?;
+    let clean = without_nul(src);
+    let src = &*clean;
     let arena = Arena::new();
     let mut parsed = document::parse(&arena, src);
     let decoded = answers::decode_form(&parsed.blocks, pairs)?;
@@ -463,21 +466,25 @@ pub fn answer_form(
     Ok(FormOutcome::Export(export))
 }
 
+/// The document as every render path reads it. NUL has no place in HTML or mail: CommonMark
+/// replaces it in the prose, and the form's copy of the source and the text part get the same
+/// replacement character.
+fn without_nul(src: &str) -> Cow<'_, str> {
+    if memchr::memchr(0, src.as_bytes()).is_some() {
+        Cow::Owned(src.replace('\0', "\u{FFFD}"))
+    } else {
+        Cow::Borrowed(src)
+    }
+}
+
 fn render_inner(
     src: &str,
     options: &Options,
     hash: String,
     answers: Option<&answers::Responses>,
 ) -> Rendered {
-    // NUL has no place in HTML or mail: CommonMark replaces it in the prose, and the form's copy
-    // of the source and the text part get the same replacement character.
-    let nul_free;
-    let src = if memchr::memchr(0, src.as_bytes()).is_some() {
-        nul_free = src.replace('\0', "\u{FFFD}");
-        nul_free.as_str()
-    } else {
-        src
-    };
+    let clean = without_nul(src);
+    let src = &*clean;
     // The tree is freed once the prose is HTML, before the components render: its memory
     // serves them instead of fresh pages.
     let prose = {

@@ -490,4 +490,22 @@ fn nul_never_reaches_the_output() {
             );
         }
     }
+    // The page shown again after a list edit comes from the form's own copy of the source,
+    // which a hand-made post can fill with NUL too.
+    let list = "Hello\0world\n\n```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"a\",\"label\":\"A\"},{\"id\":\"b\",\"label\":\"B\"}]}\n```\n";
+    let pairs: Vec<(String, String)> = [
+        ("pb.source", list),
+        ("b1.item", "i:a"),
+        ("b1.item", "i:b"),
+        ("b1.op", "up:1"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    match passback_engine::answer_form(&pairs, &Options::default()) {
+        Ok(passback_engine::FormOutcome::Edited(page)) => {
+            assert!(!page.html.contains('\0'), "a NUL in the edited page");
+        }
+        other => panic!("expected the page again: {other:?}"),
+    }
 }

@@ -164,6 +164,11 @@ fn form_fixtures_use_rendered_field_names() {
     }
 }
 
+/// The page rendered again with `responses` filled in.
+fn page_with(src: &str, responses: &answers::Responses) -> String {
+    passback_engine::render_with_answers(src, &passback_engine::Options::default(), responses).html
+}
+
 fn post(src: &str, fields: &[(&str, &str)]) -> answers::FormPost {
     let mut pairs = vec![("pb.source".to_string(), src.to_string())];
     pairs.extend(fields.iter().map(|(k, v)| (k.to_string(), v.to_string())));
@@ -186,12 +191,7 @@ fn list_edits_round_trip_through_the_rendered_form() {
         ],
     );
     assert_eq!(p.op, answers::FormOp::Edit);
-    let html = passback_engine::render_with_answers(
-        src,
-        &passback_engine::Options::default(),
-        &p.responses,
-    )
-    .html;
+    let html = page_with(src, &p.responses);
     // The server's path parses the document once for the decode and the page: same page.
     let mut pairs = vec![("pb.source".to_string(), src.to_string())];
     for (k, v) in [
@@ -247,12 +247,7 @@ fn answers_prefill_choices_and_notes() {
             ("b1.q0.note", "why not"),
         ],
     );
-    let html = passback_engine::render_with_answers(
-        src,
-        &passback_engine::Options::default(),
-        &p.responses,
-    )
-    .html;
+    let html = page_with(src, &p.responses);
     assert!(
         html.contains("value=\"2\" checked"),
         "C stays checked: {html}"
@@ -308,12 +303,7 @@ fn allocate_form_rescales_and_says_so() {
 fn repeated_edges_keep_their_own_comments() {
     let src = "```mermaid\n{\"version\":\"1\",\"source\":\"graph TD; A[One] --> B[Two]; A -->|again| B\"}\n```\n";
     let p = post(src, &[("b1.edge.0", "first"), ("b1.edge.1", "second")]);
-    let html = passback_engine::render_with_answers(
-        src,
-        &passback_engine::Options::default(),
-        &p.responses,
-    )
-    .html;
+    let html = page_with(src, &p.responses);
     let first = html
         .find(">first</textarea>")
         .expect("the first arrow keeps its comment");
@@ -329,12 +319,7 @@ fn repeated_edges_keep_their_own_comments() {
 
     // A comment on the second arrow only stays on the second arrow's field.
     let p = post(src, &[("b1.edge.0", ""), ("b1.edge.1", "only the second")]);
-    let html = passback_engine::render_with_answers(
-        src,
-        &passback_engine::Options::default(),
-        &p.responses,
-    )
-    .html;
+    let html = page_with(src, &p.responses);
     let field = |n: usize| {
         let name = format!("name=\"b1.edge.{n}\"");
         let at = html.find(&name).expect("a field per arrow");

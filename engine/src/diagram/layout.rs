@@ -1,6 +1,7 @@
-//! Places a flowchart: node boxes sized from their labels, ranks and coordinates from
-//! `layout-rs` (a layered layout; the order within ranks is ours, see `order_ranks`),
-//! subgraphs as boxes of their own, and edge routes clipped to shapes.
+//! Places a flowchart: node boxes sized from their labels, ranks from `layout-rs` (a layered
+//! layout; the order within ranks is ours, see `order_ranks`, and so is where boxes go across
+//! the ranks, see `spread`), subgraphs as boxes of their own, and edge routes clipped to
+//! shapes.
 //!
 //! Subgraphs are laid out inside out: each subgraph's members are laid out on their own, and
 //! the result becomes one box in the enclosing layout. So a subgraph's box holds exactly its
@@ -689,7 +690,14 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
             vg.element_mut(h).resize();
         }
     }
-    Placer::new(&mut vg).layout(false);
+    // layout-rs sets the ranks' depth and packs each rank; where boxes go across the ranks is
+    // ours (`spread`).
+    Placer::new(&mut vg).layout(true);
+    let mut waypoint: Vec<bool> = vg.iter_nodes().map(|h| vg.is_connector(h)).collect();
+    for (h, _, _) in label_nodes.iter().flatten() {
+        waypoint[h.get_index()] = true;
+    }
+    spread(&mut vg, horizontal, &waypoint);
     let center = |h: NodeHandle| {
         let c = vg.pos(h).center();
         Pt::new(c.x, c.y)
@@ -799,6 +807,214 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         width: max.x - min.x,
         height: max.y - min.y,
     })
+}
+
+/// How many times `spread` goes over all the ranks, at most.
+const SPREAD_SWEEPS: usize = 24;
+/// How many of `spread`'s sweeps weigh one side only (alternately predecessors going down
+/// and successors going up).
+const ONE_SIDED_SWEEPS: usize = 4;
+/// `spread` stops once no box moved further than this in a sweep.
+const SPREAD_SETTLED: f64 = 0.25;
+
+/// Places the boxes across the ranks (x in a top-down layout, y in a left-to-right one),
+/// keeping each rank's order and its boxes apart, so that edges run as straight as they
+/// can: it minimizes the sum over layout edges of weight × across distance. Waypoints
+/// (connectors of long edges, and label boxes) weigh more, as in dot's coordinate pass
+/// (Gansner et al.), so long edges run straight; an edge weighs a little more where it
+/// arrives than where it leaves, so a fan-out bends at its source and each branch comes
+/// straight down into its target.
+///
+/// One rank at a time, with the other ranks held, this is exact: each box's cost is a sum of
+/// distances to its neighbours, and the best order-keeping placement of the rank is an
+/// isotonic regression under absolute loss (pooled weighted medians, `Fit`). The first sweeps
+/// alternate going down, hanging each box under its predecessors, and going up, centring
+/// each box over its successors; then sweeps weigh both sides until nothing moves. Where the
+/// pulls balance (anywhere between them costs the same), the one-sided sweeps take the
+/// middle and the later ones leave the box where it is. A box with no neighbours keeps its place.
+fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
+    let across = |p: &Position| {
+        if horizontal {
+            p.center().y
+        } else {
+            p.center().x
+        }
+    };
+    let half = |p: &Position| {
+        let s = p.size(true);
+        (if horizontal { s.y } else { s.x }) / 2.0
+    };
+    let n = vg.dag.len();
+    let mut at: Vec<f64> = (0..n)
+        .map(|i| across(&vg.pos(NodeHandle::new(i))))
+        .collect();
+    // Weight of the layout edge from `u` down to `v`.
+    let weight = |u: usize, v: usize| match (waypoint[u], waypoint[v]) {
+        (true, true) => 8.0,
+        (false, true) => 2.0,
+        (true, false) => 3.0,
+        (false, false) => 1.0,
+    };
+    let levels = vg.dag.num_levels();
+    let mut fit = Fit::default();
+    for sweep in 0..SPREAD_SWEEPS {
+        let mut moved: f64 = 0.0;
+        let down = sweep % 2 == 0;
+        // The first sweeps hang boxes from one side only; then both sides count.
+        let one_sided = sweep < ONE_SIDED_SWEEPS;
+        let (preds, succs) = (!one_sided || down, !one_sided || !down);
+        for k in 0..levels {
+            let row = vg.dag.row(if down { k } else { levels - 1 - k });
+            fit.clear();
+            for &h in row {
+                let i = h.get_index();
+                fit.start_box(half(&vg.pos(h)), at[i]);
+                if preds {
+                    for &m in vg.dag.predecessors(h) {
+                        fit.point(at[m.get_index()], weight(m.get_index(), i));
+                    }
+                }
+                if succs {
+                    for &m in vg.dag.successors(h) {
+                        fit.point(at[m.get_index()], weight(i, m.get_index()));
+                    }
+                }
+                if fit.box_is_free() {
+                    fit.point(at[i], 1e-3);
+                }
+            }
+            for (&h, &x) in row.iter().zip(fit.solve(!one_sided)) {
+                let i = h.get_index();
+                moved = moved.max((x - at[i]).abs());
+                at[i] = x;
+            }
+        }
+        if moved < SPREAD_SETTLED {
+            break;
+        }
+    }
+    for (i, &x) in at.iter().enumerate() {
+        let pos = vg.pos_mut(NodeHandle::new(i));
+        if horizontal {
+            pos.set_y(x);
+        } else {
+            pos.set_x(x);
+        }
+    }
+}
+
+/// One rank's placement problem for `spread`. Per box, in rank order: half its width (with
+/// its halo) and the points it wants to be near, with weights. Its buffers are reused.
+#[derive(Default)]
+struct Fit {
+    half: Vec<f64>,
+    /// Per box: where it is now, shifted in `solve`.
+    now: Vec<f64>,
+    /// Per box: where its points start in `points`.
+    first: Vec<usize>,
+    /// (position, weight), shifted in `solve`.
+    points: Vec<(f64, f64)>,
+    /// Pooled runs of boxes: (first box, end box, optimum).
+    pools: Vec<(usize, usize, f64)>,
+    sorted: Vec<(f64, f64)>,
+    out: Vec<f64>,
+}
+
+impl Fit {
+    fn clear(&mut self) {
+        self.half.clear();
+        self.now.clear();
+        self.first.clear();
+        self.points.clear();
+    }
+
+    fn start_box(&mut self, half: f64, now: f64) {
+        self.half.push(half);
+        self.now.push(now);
+        self.first.push(self.points.len());
+    }
+
+    fn point(&mut self, at: f64, weight: f64) {
+        self.points.push((at, weight));
+    }
+
+    /// Whether the box started last has no points yet.
+    fn box_is_free(&self) -> bool {
+        self.first.last() == Some(&self.points.len())
+    }
+
+    fn points_of(&self, b: usize) -> std::ops::Range<usize> {
+        self.first[b]..self.first.get(b + 1).copied().unwrap_or(self.points.len())
+    }
+
+    /// The centres minimizing the sum of weight × |centre − point| with every box at least
+    /// touching the one before it. Measured from where each box would sit if the rank were
+    /// packed from 0, the constraint is that positions never decrease: an isotonic
+    /// regression, solved by pooling adjacent violators, a pool's optimum being the weighted
+    /// median of its boxes' points. Where the median is an interval, `stay` keeps the boxes
+    /// as near where they are as it allows; otherwise they go to its middle.
+    fn solve(&mut self, stay: bool) -> &[f64] {
+        let mut offset = 0.0;
+        for b in 0..self.half.len() {
+            if b > 0 {
+                offset += self.half[b - 1] + self.half[b];
+            }
+            self.now[b] -= offset;
+            for k in self.points_of(b) {
+                self.points[k].0 -= offset;
+            }
+        }
+        self.pools.clear();
+        for b in 0..self.half.len() {
+            let mut pool = (b, b + 1, self.median(b, b + 1, stay));
+            while let Some(&(start, _, before)) = self.pools.last() {
+                if before <= pool.2 {
+                    break;
+                }
+                self.pools.pop();
+                pool = (start, pool.1, self.median(start, pool.1, stay));
+            }
+            self.pools.push(pool);
+        }
+        self.out.clear();
+        let mut offset = 0.0;
+        for &(start, end, at) in &self.pools {
+            for b in start..end {
+                if b > 0 {
+                    offset += self.half[b - 1] + self.half[b];
+                }
+                self.out.push(at + offset);
+            }
+        }
+        &self.out
+    }
+
+    /// The weighted median of the points of boxes `start..end`. When the weights split evenly
+    /// the medians are an interval: its middle, or with `stay` the point of it nearest the
+    /// boxes' mean position now.
+    fn median(&mut self, start: usize, end: usize, stay: bool) -> f64 {
+        let range = self.first[start]..self.first.get(end).copied().unwrap_or(self.points.len());
+        self.sorted.clear();
+        self.sorted.extend_from_slice(&self.points[range]);
+        self.sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let total: f64 = self.sorted.iter().map(|p| p.1).sum();
+        let mut below = 0.0;
+        for (k, &(at, w)) in self.sorted.iter().enumerate() {
+            below += w;
+            if below * 2.0 > total * (1.0 + 1e-9) {
+                return at;
+            }
+            if below * 2.0 >= total * (1.0 - 1e-9) {
+                let next = self.sorted.get(k + 1).map_or(at, |p| p.0);
+                if stay {
+                    let now = self.now[start..end].iter().sum::<f64>() / (end - start) as f64;
+                    return now.clamp(at, next);
+                }
+                return (at + next) / 2.0;
+            }
+        }
+        self.sorted.last().map_or(0.0, |p| p.0)
+    }
 }
 
 /// Reachability in the layout graph, for breaking cycles. layout-rs's own `DAG::is_reachable`
@@ -1025,6 +1241,118 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Solves one rank: per box (half width, points as (at, weight)).
+    fn fit(boxes: &[(f64, &[(f64, f64)])], stay: bool, now: &[f64]) -> Vec<f64> {
+        let mut f = Fit::default();
+        for (k, (half, points)) in boxes.iter().enumerate() {
+            f.start_box(*half, now.get(k).copied().unwrap_or(0.0));
+            for &(at, w) in *points {
+                f.point(at, w);
+            }
+        }
+        f.solve(stay).to_vec()
+    }
+
+    #[test]
+    fn a_rank_fit_keeps_order_and_room_and_goes_to_weighted_medians() {
+        // Room for both: each box goes to its median (the heavier pull wins).
+        let x = fit(
+            &[(5.0, &[(0.0, 1.0), (30.0, 3.0)]), (5.0, &[(100.0, 1.0)])],
+            false,
+            &[],
+        );
+        assert_eq!(x, vec![30.0, 100.0]);
+        // Both want 50: they share it, touching, around the pooled median.
+        let x = fit(
+            &[(10.0, &[(50.0, 1.0)]), (10.0, &[(50.0, 1.0)])],
+            false,
+            &[],
+        );
+        assert_eq!(x, vec![40.0, 60.0]);
+        // In the wrong order: the heavier box keeps its place, the other is pushed aside.
+        let x = fit(&[(10.0, &[(80.0, 1.0)]), (10.0, &[(0.0, 5.0)])], false, &[]);
+        assert_eq!(x, vec![-20.0, 0.0]);
+        // Two equal pulls: the middle, or with `stay` the current place if it lies between.
+        let x = fit(&[(5.0, &[(0.0, 1.0), (100.0, 1.0)])], false, &[]);
+        assert_eq!(x, vec![50.0]);
+        let x = fit(&[(5.0, &[(0.0, 1.0), (100.0, 1.0)])], true, &[20.0]);
+        assert_eq!(x, vec![20.0]);
+        let x = fit(&[(5.0, &[(0.0, 1.0), (100.0, 1.0)])], true, &[130.0]);
+        assert_eq!(x, vec![100.0]);
+    }
+
+    #[test]
+    fn a_rank_fit_never_overlaps_or_reorders() {
+        let mut state = 0x9e37_79b9_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m) as f64
+        };
+        for _ in 0..300 {
+            let n = 1 + next(12) as usize;
+            let boxes: Vec<(f64, Vec<(f64, f64)>)> = (0..n)
+                .map(|_| {
+                    let points = (0..next(4) as usize + 1)
+                        .map(|_| (next(400) - 200.0, 1.0 + next(8)))
+                        .collect();
+                    (1.0 + next(40), points)
+                })
+                .collect();
+            let refs: Vec<(f64, &[(f64, f64)])> = boxes.iter().map(|(h, p)| (*h, &p[..])).collect();
+            let x = fit(&refs, next(2) == 1.0, &[]);
+            for k in 1..n {
+                let room = boxes[k - 1].0 + boxes[k].0;
+                assert!(x[k] - x[k - 1] >= room - 1e-9, "{x:?}");
+            }
+        }
+    }
+
+    fn centre_of(c: &Flowchart, d: &Drawing, id: &str) -> Pt {
+        let i = c.nodes.iter().position(|n| n.id == id).expect("node");
+        d.nodes[i].as_ref().expect("a box").bounds.center
+    }
+
+    #[test]
+    fn chains_run_straight_and_parents_sit_over_their_children() {
+        let c = chart(
+            "graph TD\nA[A wide first box] --> B\nB --> C[Third]\nC --> D & E\nD --> F\nE --> F",
+        );
+        let d = layout(&c).expect("drawn");
+        let x = |id: &str| centre_of(&c, &d, id).x;
+        assert!((x("A") - x("B")).abs() < 0.5 && (x("B") - x("C")).abs() < 0.5);
+        assert!((x("C") - (x("D") + x("E")) / 2.0).abs() < 0.5);
+        assert!((x("F") - x("C")).abs() < 0.5);
+        assert!(x("D") < x("E"));
+        // Left to right, the same across y.
+        let c = chart("graph LR\nA --> B\nB --> C\nA --> C");
+        let d = layout(&c).expect("drawn");
+        let y = |id: &str| centre_of(&c, &d, id).y;
+        assert!((y("A") - y("C")).abs() < 0.5, "{} {}", y("A"), y("C"));
+    }
+
+    #[test]
+    fn a_long_edge_runs_straight_through_its_connectors() {
+        // A → E skips three ranks: between its ends it is one straight run.
+        let c = chart("graph TD\nA --> B --> C --> D --> E\nA --> E\nB --> X --> Y --> Z");
+        let d = layout(&c).expect("drawn");
+        let e = d
+            .edges
+            .iter()
+            .zip(&c.edges)
+            .find(|(_, ce)| ce.from == "A" && ce.to == "E")
+            .map(|(e, _)| e)
+            .expect("A --> E");
+        let inner = &e.points[1..e.points.len() - 1];
+        assert!(inner.len() >= 2, "{:?}", e.points);
+        assert!(
+            inner.iter().all(|p| (p.x - inner[0].x).abs() < 0.5),
+            "{:?}",
+            e.points
+        );
     }
 
     fn chart(src: &str) -> Flowchart {

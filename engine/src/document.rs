@@ -221,12 +221,14 @@ pub fn check_block(
 /// `rescue_nested_fences`, before comrak saw the document.)
 fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
     let first = json::parse(text);
+    // With the offset of the first quote the rescue straightened (it keeps byte offsets).
     let (parsed, rescued_quotes) = match first {
-        Ok(p) => (p, false),
-        Err(err) => match json::rescue_smart_quotes(text)
-            .map(|fixed| json::parse(&fixed).map(json::Parsed::into_owned))
-        {
-            Some(Ok(p)) => (p, true),
+        Ok(p) => (p, None),
+        Err(err) => match json::rescue_smart_quotes(text).map(|fixed| {
+            let at = text.bytes().zip(fixed.bytes()).position(|(a, b)| a != b);
+            json::parse(&fixed).map(|p| (p.into_owned(), at.unwrap_or(0)))
+        }) {
+            Some(Ok((p, at))) => (p, Some(at)),
             _ => {
                 let (code, hint) = if err.too_deep {
                     (
@@ -250,10 +252,10 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
             }
         },
     };
-    if rescued_quotes {
+    if let Some(at) = rescued_quotes {
         ck.warn(
             "smart_quotes_rescued",
-            0,
+            at,
             "",
             "curly quotes “ ” were read as straight quotes".into(),
             "emit straight ASCII \" quotes; chat surfaces often curl them".into(),
@@ -269,10 +271,11 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
         );
     }
     for (at, key) in &parsed.duplicate_keys {
+        let path = parsed.value.pointer_to_key(*at);
         ck.warn(
             "duplicate_key",
             *at,
-            &crate::diag::pointer("", key),
+            path.as_deref().unwrap_or(""),
             format!("the key `{key}` appears twice in one object; the last one is used"),
             "remove the repeated key".into(),
         );
@@ -858,6 +861,28 @@ mod tests {
         assert_eq!(
             (d.code, d.line, d.column, d.path.as_str()),
             ("wrong_version", 4, 15, "/version")
+        );
+    }
+
+    #[test]
+    fn diagnostics_point_at_the_exact_place() {
+        let src = "Intro\n\n```single-choice\n{ \"version\": \"1\",\n  \"question\": \"Q?\",\n    \u{201c}options\u{201d}: [\"A\", \"B\"] }\n```\n";
+        let arena = Arena::new();
+        let p = parse(&arena, src);
+        let d = &p.diagnostics[0];
+        assert_eq!((d.code, d.line, d.column), ("smart_quotes_rescued", 6, 5));
+        // A repeated key deep in the block: the path names where it sits.
+        let src = "```prioritize\n{\"version\": \"1\", \"items\": [{\"id\": \"a\", \"label\": \"A\"}, {\"id\": \"b\", \"id\": \"c\", \"label\": \"C\"}]}\n```\n";
+        let p = parse(&arena, src);
+        let d = &p.diagnostics[0];
+        assert_eq!((d.code, d.path.as_str()), ("duplicate_key", "/items/1/id"));
+        // One label of several matches no option: the path names that element.
+        let src = "```multi-choice\n{\"version\": \"1\", \"question\": \"Q?\", \"options\": [\"A\", \"B\"], \"recommended\": [\"A\", \"Z\"]}\n```\n";
+        let p = parse(&arena, src);
+        let d = &p.diagnostics[0];
+        assert_eq!(
+            (d.code, d.path.as_str()),
+            ("recommended_mismatch", "/recommended/1")
         );
     }
 

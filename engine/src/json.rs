@@ -71,6 +71,35 @@ impl Parsed<'_> {
     }
 }
 
+impl Json<'_> {
+    /// The JSON Pointer of the member whose key starts at byte `key_start`, found by going
+    /// down the members and elements that start before it: where a diagnostic about a key
+    /// (a repeated one) points.
+    pub fn pointer_to_key(&self, key_start: usize) -> Option<String> {
+        let mut out = String::new();
+        let mut at = self;
+        loop {
+            match &at.value {
+                Value::Object(members) => {
+                    let m = members.iter().rev().find(|m| m.key_start <= key_start)?;
+                    crate::diag::push_token(&mut out, &m.key);
+                    if m.key_start == key_start {
+                        return Some(out);
+                    }
+                    at = &m.value;
+                }
+                Value::Array(items) => {
+                    let i = items.iter().rposition(|v| v.start <= key_start)?;
+                    out.push('/');
+                    out.push_str(&i.to_string());
+                    at = &items[i];
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
 impl Value<'_> {
     /// The JSON type name used in messages ("string", "array", ...).
     pub fn type_name(&self) -> &'static str {
@@ -542,6 +571,21 @@ mod tests {
             p.value.get("b").unwrap().get("c").unwrap().value,
             Value::Number(-25.0)
         );
+    }
+
+    #[test]
+    fn a_repeated_key_is_pointed_at_where_it_sits() {
+        let text = r#"{"id": 1, "items": [{"id": "a"}, {"id": "b", "id": "c"}], "routing": {"from": "x", "from": "y"}, "id": 2}"#;
+        let p = parse(text).unwrap();
+        let paths: Vec<Option<String>> = p
+            .duplicate_keys
+            .iter()
+            .map(|(at, _)| p.value.pointer_to_key(*at))
+            .collect();
+        let expected = ["/items/1/id", "/routing/from", "/id"];
+        assert_eq!(paths, expected.map(|e| Some(e.to_string())));
+        // An offset that starts no key.
+        assert_eq!(p.value.pointer_to_key(3), None);
     }
 
     #[test]

@@ -387,10 +387,13 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
         Value::Array(items) => items,
         _ => &[],
     };
+    // (index in the array, offset, label); the index is `None` for a lone string.
+    let in_array = v.as_array().is_some();
     let labels = || {
         entries
             .iter()
-            .filter_map(|i| i.as_str().map(|s| (i.start, s)))
+            .enumerate()
+            .filter_map(move |(k, i)| i.as_str().map(|s| (in_array.then_some(k), i.start, s)))
     };
     let count = labels().count();
     let array_len = v.as_array().map(<[_]>::len);
@@ -411,14 +414,14 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
         );
     }
     let mut picked = Vec::new();
-    for (at, label) in labels() {
+    for (k, at, label) in labels() {
         match options.iter().position(|o| o == label) {
             Some(i) if !picked.contains(&i) => picked.push(i),
             Some(_) => {}
             None => ck.warn(
                 "recommended_mismatch",
                 at,
-                &path.pointer(),
+                &k.map_or_else(|| path.pointer(), |k| path.index(k).pointer()),
                 format!("`recommended` \"{label}\" matches no option, so no badge is shown"),
                 "copy the option label exactly (same case and punctuation)".into(),
             ),

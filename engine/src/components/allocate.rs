@@ -35,7 +35,7 @@ pub struct Allocate {
 pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     ck.unknown_fields(o, &FIELDS, "an allocate block");
     ck.version(o);
-    let title = ck.optional_string(o, "title");
+    let title = ck.optional_text(o, "title");
     let instruction = ck.optional_string(o, "instruction");
     ck.optional_str(o, "skill_version");
     let unit = ck

@@ -528,9 +528,32 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// An optional string clamped to `max` characters (with a warning when it was longer).
-    pub fn clamped_string(&mut self, o: &Obj, key: &str, max: usize) -> Option<String> {
+    /// An optional text shown to the reader (a title, a context line, a section name): a
+    /// blank one is left out, with a warning, so that no empty heading, dangling "— " or
+    /// empty `##` line is drawn or exported.
+    pub fn optional_text(&mut self, o: &Obj, key: &str) -> Option<String> {
+        self.optional_text_str(o, key).map(str::to_owned)
+    }
+
+    fn optional_text_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str) -> Option<&'j str> {
         let s = self.optional_str(o, key)?;
+        if !s.trim().is_empty() {
+            return Some(s);
+        }
+        self.warn(
+            "empty",
+            o.start_of(key),
+            &o.path(key),
+            format!("`{key}` is blank, so it is left out"),
+            format!("give `{key}` some text, or remove it"),
+        );
+        None
+    }
+
+    /// An optional string clamped to `max` characters (with a warning when it was longer);
+    /// blank counts as absent, as in [`Checker::optional_text`].
+    pub fn clamped_string(&mut self, o: &Obj, key: &str, max: usize) -> Option<String> {
+        let s = self.optional_text_str(o, key)?;
         let count = s.chars().count();
         if count <= max {
             return Some(s.to_owned());

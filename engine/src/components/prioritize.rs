@@ -42,7 +42,7 @@ pub struct Item {
 pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Prioritize> {
     ck.unknown_fields(o, &FIELDS, "a prioritize block");
     ck.version(o);
-    let title = ck.optional_string(o, "title");
+    let title = ck.optional_text(o, "title");
     let instruction = ck.optional_string(o, "instruction");
     ck.optional_str(o, "skill_version");
     let note = ck.note_field(o);
@@ -109,7 +109,7 @@ pub fn parse_items<T>(
             "label",
             "give the item the text the reader sees, e.g. \"label\": \"EU\"",
         );
-        let context = ck.optional_string(&io, "context");
+        let context = ck.optional_text(&io, "context");
         let more = extra(ck, &io, i);
         if let Some(id) = id
             && ids.contains(id)

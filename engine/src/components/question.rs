@@ -140,12 +140,20 @@ pub fn parse_question(
             "give every question a short unique id, e.g. \"id\": \"q1\"",
         )
     } else {
-        Some(ck.optional_string(o, "id").unwrap_or_default())
+        // Optional here, but when given it must be a real id (spec §2.5: "as in §3").
+        match o.get("id") {
+            Some(v) => ck.nonempty_string(
+                v,
+                o.field("id"),
+                "give the question a short id, e.g. \"id\": \"q1\", or remove it",
+            ),
+            None => Some(String::new()),
+        }
     };
     let text = question_text(ck, o);
-    let context = ck.optional_string(o, "context");
+    let context = ck.optional_text(o, "context");
     let section = if rules.multi_field {
-        ck.optional_string(o, "section")
+        ck.optional_text(o, "section")
     } else {
         None
     };
@@ -444,7 +452,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
 pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<String>) {
     ck.version(o);
     let routing = ck.routing(o);
-    let skill_version = ck.optional_string(o, "skill_version");
+    let skill_version = ck.optional_text(o, "skill_version");
     (routing, skill_version)
 }
 

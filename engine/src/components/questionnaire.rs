@@ -17,9 +17,9 @@ const FIELDS: [&str; 6] = [
 pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     ck.unknown_fields(o, &FIELDS, "a questionnaire");
     ck.version(o);
-    let title = ck.optional_string(o, "title");
-    let source_summary = ck.optional_string(o, "source_summary");
-    let skill_version = ck.optional_string(o, "skill_version");
+    let title = ck.optional_text(o, "title");
+    let source_summary = ck.optional_text(o, "source_summary");
+    let skill_version = ck.optional_text(o, "skill_version");
     let routing = ck.routing(o);
     let hint = "add \"questions\": [ { \"id\": \"q1\", \"question\": \"…\", \"options\": [\"…\", \"…\"] } ]";
     let items = ck.array(o, "questions", true, hint)?;

@@ -174,13 +174,22 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         // A fence rescued by the pre-scan gets its warning attached to the block. Those
         // warnings sit together in fence order, so a binary search finds it (a scan of every
         // diagnostic per block would be quadratic).
-        if let Ok(k) = rescued_lines.binary_search_by_key(&line, |(fence, _)| *fence)
+        let rescued = rescued_lines
+            .binary_search_by_key(&line, |(fence, _)| *fence)
+            .ok();
+        if let Some(k) = rescued
             && let Some(d) = diagnostics.get_mut(rescued_base + k)
             && d.block.is_none()
         {
             d.block = Some(id.clone());
         }
         diagnostics.append(&mut diags);
+        // An invalid block is shown as written, so the ```json lines the pre-scan blanked
+        // come back.
+        let source = match rescued {
+            Some(_) if component.is_none() => unblank_fences(src, line, &literal),
+            _ => literal,
+        };
         blocks.push(Block {
             info: BlockInfo {
                 id,
@@ -188,7 +197,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
                 valid: component.is_some(),
                 line,
             },
-            source: literal,
+            source,
             component,
         });
         nodes.push(node);
@@ -281,6 +290,32 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
         );
     }
     Some(parsed.value)
+}
+
+/// `literal` (a component fence's content, its opening fence at 1-based `fence_line` of `src`)
+/// with the fence lines `rescue_nested_fences` blanked put back as written. Blanking kept
+/// every byte in place and comrak only strips a line's container prefix, so a blank line of
+/// the literal is the end of its source line.
+fn unblank_fences(src: &str, fence_line: usize, literal: &str) -> String {
+    let mut originals = src.split_inclusive('\n').skip(fence_line);
+    let mut out = String::with_capacity(literal.len());
+    for line in literal.split_inclusive('\n') {
+        let original = originals.next().unwrap_or("");
+        let body = line.trim_end_matches(['\r', '\n']);
+        let was = original.trim_end_matches(['\r', '\n']);
+        let restored = (body.trim().is_empty()
+            && fence_parts(strip_container_prefix(was).trim()).is_some())
+        .then(|| was.get(was.len().saturating_sub(body.len())..))
+        .flatten();
+        match restored {
+            Some(text) => {
+                out.push_str(text);
+                out.push_str(&line[body.len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// The fence characters and the info string of a fence line (already trimmed).
@@ -884,6 +919,25 @@ mod tests {
             (d.code, d.path.as_str()),
             ("recommended_mismatch", "/recommended/1")
         );
+    }
+
+    #[test]
+    fn an_invalid_rescued_block_shows_its_json_fence_as_written() {
+        for (src, expected) in [
+            (
+                "A\n\n````single-choice\n```json\n{\"version\": 1}\n```\n````\n",
+                "```json\n{\"version\": 1}\n```\n",
+            ),
+            (
+                "> ```open-question\r\n> ```json\r\n> {\"q\": 1}\r\n> ```\r\n> ```\r\n",
+                "```json\n{\"q\": 1}\n```\n",
+            ),
+        ] {
+            let arena = Arena::new();
+            let p = parse(&arena, src);
+            assert!(!p.blocks[0].info.valid);
+            assert_eq!(p.blocks[0].source.replace('\r', ""), expected);
+        }
     }
 
     #[test]

@@ -591,7 +591,8 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         Err(_) => json::rescue_smart_quotes(text)
             .and_then(|t| json::parse(&t).ok().and_then(|p| bare_kind(&p.value))),
     }?;
-    let line = lines.locate(text_start).0.max(1);
+    // The block's line is where it starts: its ```json fence, when it has one.
+    let line = lines.locate(lead).0.max(1);
     let map = PosMap::offset(lines, text_start);
     let (component, mut diagnostics) = check_block("b1", kind, text, &map);
     diagnostics.insert(
@@ -981,6 +982,21 @@ mod tests {
         assert_eq!(codes("```Single-Choice\n{}\n```\n"), vec!["unknown_tag"]);
         assert!(codes("```rust\nfn main() {}\n```\n").is_empty());
         assert!(codes("```json\n{}\n```\nText\n").is_empty());
+    }
+
+    #[test]
+    fn a_fenced_bare_paste_starts_at_its_fence() {
+        let arena = Arena::new();
+        let p = parse(
+            &arena,
+            "\n```json\n{\"version\":\"1\",\"id\":\"dQw4w9WgXcQ\"}\n```\n",
+        );
+        assert_eq!(
+            (p.blocks[0].info.kind, p.blocks[0].info.line),
+            (Kind::Youtube, 2)
+        );
+        let p = parse(&arena, "\n\n{\"version\":\"1\",\"id\":\"dQw4w9WgXcQ\"}\n");
+        assert_eq!(p.blocks[0].info.line, 3);
     }
 
     #[test]

@@ -81,8 +81,9 @@ fn is_only_a_comment(html: &str) -> bool {
         && !inner.contains("<!--")
 }
 
-/// Deepest nesting ammonia is given: its HTML tree builder is quadratic in depth (50 KB of `>`
-/// takes seconds), so deeper documents have their raw HTML escaped instead of sanitized.
+/// Deepest nesting ammonia is given, Markdown and raw HTML together: its HTML tree builder is
+/// quadratic in depth (50 KB of `>`, or of `<div>` lines, takes seconds), so deeper documents
+/// have their raw HTML escaped instead of sanitized.
 pub const MAX_SANITIZE_DEPTH: usize = 64;
 /// Largest prose (in bytes of Markdown) that goes through ammonia.
 pub const MAX_SANITIZE_BYTES: usize = 2 * 1024 * 1024;
@@ -100,6 +101,61 @@ pub fn depth<'a>(root: &'a AstNode<'a>) -> usize {
         }
     }
     max
+}
+
+/// How deeply the document's raw HTML could nest elements, counted over all of it in order
+/// (an element left open in one HTML block is still open in the next): each start tag opens
+/// one level and each end tag closes one. Void elements and those whose end tag is optional
+/// (`p`, `li`, `td`…) are not counted, so ordinary HTML is not mistaken for deep nesting;
+/// anything else counts even where a browser would close it early, so the figure can only be
+/// too high, never too low. The sanitizer's tree builder looks down its stack of open
+/// elements for many start tags, so ten thousand unclosed `<div>`s cost it seconds.
+pub fn html_depth<'a>(root: &'a AstNode<'a>) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for node in root.descendants() {
+        match &node.data().value {
+            NodeValue::HtmlBlock(b) => open_tags(&b.literal, &mut depth, &mut max),
+            NodeValue::HtmlInline(h) => open_tags(h, &mut depth, &mut max),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Elements that never hold others open: void ones, and those a browser closes by itself.
+const NOT_NESTING: [&str; 26] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr", "param", "keygen", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "rp",
+    "rt",
+];
+
+fn open_tags(html: &str, depth: &mut usize, max: &mut usize) {
+    let bytes = html.as_bytes();
+    let mut at = 0;
+    while let Some(k) = memchr::memchr(b'<', &bytes[at..]) {
+        let mut start = at + k + 1;
+        let closing = bytes.get(start) == Some(&b'/');
+        if closing {
+            start += 1;
+        }
+        let len = bytes[start.min(bytes.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        at = start + len;
+        let name = &html[start.min(html.len())..at.min(html.len())];
+        if !name.starts_with(|c: char| c.is_ascii_alphabetic())
+            || NOT_NESTING.iter().any(|n| n.eq_ignore_ascii_case(name))
+        {
+            continue;
+        }
+        if closing {
+            *depth = depth.saturating_sub(1);
+        } else {
+            *depth += 1;
+            *max = (*max).max(*depth);
+        }
+    }
 }
 
 /// Turns raw HTML into literal text (inline) or a code block (block), so it shows escaped and

@@ -23,6 +23,45 @@ fn deep_block_quotes_with_raw_html_skip_the_quadratic_sanitizer() {
 }
 
 #[test]
+fn deeply_nested_raw_html_skips_the_quadratic_sanitizer() {
+    // 170,000 unclosed <div> lines, about 1 MB, in one HTML block: the sanitizer's tree builder
+    // would look down an ever deeper stack for each (minutes). Split over separate HTML blocks
+    // the elements stay open all the same.
+    for doc in [
+        "<div>\n".repeat(170_000) + "<script>alert(1)</script>\n",
+        "<div>\n\nprose\n\n".repeat(40_000) + "<script>alert(1)</script>\n",
+    ] {
+        let out = render(&doc, &Options::default());
+        assert!(
+            codes(&out).contains(&"raw_html_escaped"),
+            "{:?}",
+            codes(&out)
+        );
+        assert!(out.html.contains("&lt;script&gt;") && !out.html.contains("<script"));
+    }
+    // Ordinary HTML, even a lot of it, is sanitized as before: tags a browser closes by itself
+    // and balanced ones do not add up.
+    let doc = "<p>one<p>two<br><img src=\"a.png\"><div><b>x</b></div>\n\n".repeat(2_000);
+    let out = render(&doc, &Options::default());
+    assert!(
+        !codes(&out).contains(&"raw_html_escaped"),
+        "{:?}",
+        codes(&out)
+    );
+    assert!(out.html.contains("<b>x</b>"));
+    // 70 levels of <div> is past the limit; 40 is not.
+    for (levels, escaped) in [(70, true), (40, false)] {
+        let doc = format!("{}text\n", "<div>".repeat(levels));
+        let out = render(&doc, &Options::default());
+        assert_eq!(
+            codes(&out).contains(&"raw_html_escaped"),
+            escaped,
+            "{levels}"
+        );
+    }
+}
+
+#[test]
 fn deep_nesting_with_only_a_comment_needs_no_warning_from_render_or_validate() {
     let doc = format!("{} text <!-- a note -->\n", ">".repeat(500));
     let out = render(&doc, &Options::default());

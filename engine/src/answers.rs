@@ -1434,6 +1434,35 @@ fn apply_list_op(
     Ok(moved)
 }
 
+/// The order a prioritize form's position selects ask for, as indices into the rendered list
+/// (`requested[k]` is the 1-based position chosen for entry `k`). A reader without JavaScript
+/// changes one select, or a few, and leaves the rest as rendered: the changed selects say where
+/// their entries go, and the others keep their order around them. (Sorting by the numbers
+/// would leave a moved entry beside the one it was meant to displace, or where it was.)
+/// Entries sent to the same place keep the rendered order.
+fn order_by_positions(requested: &[usize]) -> Vec<usize> {
+    let n = requested.len();
+    let moved = |k: usize| requested[k] != k + 1;
+    let mut movers: Vec<usize> = (0..n).filter(|&k| moved(k)).collect();
+    movers.sort_by_key(|&k| (requested[k], k));
+    let mut slots: Vec<Option<usize>> = vec![None; n];
+    for k in movers {
+        let want = requested[k].clamp(1, n) - 1;
+        // The wanted place, or the nearest free one after it, or before it.
+        if let Some(slot) = (want..n)
+            .chain((0..want).rev())
+            .find(|&s| slots[s].is_none())
+        {
+            slots[slot] = Some(k);
+        }
+    }
+    let mut kept = (0..n).filter(|&k| !moved(k));
+    slots
+        .into_iter()
+        .filter_map(|slot| slot.or_else(|| kept.next()))
+        .collect()
+}
+
 fn rank_form<'p>(
     block: &str,
     p: &Prioritize,
@@ -1442,7 +1471,7 @@ fn rank_form<'p>(
 ) -> Result<RankAnswer, AnswersError> {
     let ids: Vec<&str> = p.items.iter().map(|i| i.id.as_str()).collect();
     let (mut entries, mut removed) = list_state(block, &ids, values)?;
-    // Position selects: sort by the chosen position, ties keep the posted order.
+    // Position selects (see `order_by_positions`).
     let n = entries.len();
     let mut keyed: Vec<(usize, usize, Entry)> = Vec::with_capacity(n);
     for (k, e) in entries.drain(..).enumerate() {
@@ -1459,10 +1488,10 @@ fn rank_form<'p>(
     let mut as_rendered: Vec<Entry> = keyed.iter().map(|(_, _, e)| e.clone()).collect();
     let moved = apply_list_op(block, &ids, &mut as_rendered, &mut removed, op, add)?;
     let moved_entry = moved.map(|(k, d)| (keyed[k].2.clone(), d));
-    keyed.sort_by_key(|(pos, k, _)| (*pos, *k));
-    let mut order: Vec<Entry> = keyed
+    let requested: Vec<usize> = keyed.iter().map(|(pos, _, _)| *pos).collect();
+    let mut order: Vec<Entry> = order_by_positions(&requested)
         .into_iter()
-        .map(|(_, _, e)| e)
+        .map(|k| keyed[k].2.clone())
         .filter(|e| as_rendered.contains(e))
         .collect();
     // Restored and newly added entries go to the end.
@@ -1631,5 +1660,23 @@ mod tests {
             ]
         );
         assert!(parse_urlencoded("a=%ff").is_err());
+    }
+
+    #[test]
+    fn position_selects_move_the_entries_the_reader_changed() {
+        // Nothing changed.
+        assert_eq!(order_by_positions(&[1, 2, 3, 4]), [0, 1, 2, 3]);
+        // The third entry to the top: the others shift down.
+        assert_eq!(order_by_positions(&[1, 2, 1, 4]), [2, 0, 1, 3]);
+        // The last entry to second place.
+        assert_eq!(order_by_positions(&[1, 2, 3, 2]), [0, 3, 1, 2]);
+        // The first entry to the bottom.
+        assert_eq!(order_by_positions(&[4, 2, 3, 4]), [1, 2, 3, 0]);
+        // A swap made with two selects.
+        assert_eq!(order_by_positions(&[3, 2, 1, 4]), [2, 1, 0, 3]);
+        // Two entries sent to the same place: rendered order, the second just after.
+        assert_eq!(order_by_positions(&[1, 1, 1, 4]), [1, 2, 0, 3]);
+        // Every select changed, a full permutation: exactly that order.
+        assert_eq!(order_by_positions(&[2, 3, 4, 1]), [3, 0, 1, 2]);
     }
 }

@@ -78,6 +78,23 @@ test('JavaScript off: filling the form and pressing "Get answers" gives the engi
   }
 });
 
+test('JavaScript off: choosing one position in its select moves that item there', async () => {
+  const noJs = await browser({ javaScriptEnabled: false });
+  try {
+    const doc = fixture('prioritize-spec').md;
+    const page = await noJs.newPage();
+    await page.goto(await renderedPage(server, doc));
+    // Only APAC's select changes; EU's and US's still say 1 and 2.
+    await page.getByLabel('Position of APAC').selectOption('1');
+    await page.getByRole('button', { name: 'Get answers' }).click();
+    await page.waitForURL('**/v1/answers');
+    const text = await page.locator('#pb-export').inputValue();
+    assert.match(text, /\n1\. APAC — needs localization first\n2\. EU — largest existing waitlist\n3\. US/);
+  } finally {
+    await noJs.close();
+  }
+});
+
 test('JavaScript off: a prioritize move posts back the reordered form', async () => {
   const noJs = await browser({ javaScriptEnabled: false });
   try {

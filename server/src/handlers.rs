@@ -633,11 +633,50 @@ async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     }
 }
 
+/// Whether the client asked for HTML over Markdown: `text/html` must be acceptable and
+/// preferred to `text/markdown` by the Accept header's quality values (a browser's
+/// `text/html,…,*/*;q=0.8` is; `*/*`, `text/html;q=0` and no header are not).
 fn wants_html(req: &Request<Incoming>) -> bool {
     req.headers()
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("text/html"))
+        .is_some_and(|a| {
+            let html = quality(a, "text", "html");
+            html > 0.0 && html > quality(a, "text", "markdown")
+        })
+}
+
+/// The quality an Accept header gives `kind/sub`: that of its most specific matching range
+/// (`kind/sub`, then `kind/*`, then `*/*`), 0 when none matches. Media types are
+/// case-insensitive (RFC 9110 §8.3.1).
+fn quality(accept: &str, kind: &str, sub: &str) -> f32 {
+    let mut best: Option<(u8, f32)> = None;
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let Some((k, s)) = parts.next().and_then(|m| m.trim().split_once('/')) else {
+            continue;
+        };
+        let (k, s) = (k.trim(), s.trim());
+        let specificity = if k.eq_ignore_ascii_case(kind) && s.eq_ignore_ascii_case(sub) {
+            2
+        } else if k.eq_ignore_ascii_case(kind) && s == "*" {
+            1
+        } else if k == "*" && s == "*" {
+            0
+        } else {
+            continue;
+        };
+        let q = parts
+            .filter_map(|p| p.split_once('='))
+            .find(|(name, _)| name.trim().eq_ignore_ascii_case("q"))
+            .and_then(|(_, v)| v.trim().parse::<f32>().ok())
+            .unwrap_or(1.0)
+            .clamp(0.0, 1.0);
+        if best.is_none_or(|(b, _)| specificity > b) {
+            best = Some((specificity, q));
+        }
+    }
+    best.map_or(0.0, |(_, q)| q)
 }
 
 async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {

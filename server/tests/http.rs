@@ -451,6 +451,37 @@ async fn answers_from_the_form_and_from_json_agree() {
     assert_eq!(page.status, 200);
     assert!(page.text().contains("Answer: Magic link") && page.text().contains("data-pb-copy"));
     assert!(page.header("content-security-policy").is_some());
+
+    // HTML only when the Accept header prefers it to Markdown, by its quality values.
+    for (accept, html) in [
+        (
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            true,
+        ),
+        ("TEXT/HTML", true),
+        ("text/*", false),
+        ("*/*", false),
+        ("text/html;q=0", false),
+        ("text/markdown, text/html;q=0.5", false),
+        ("text/markdown;q=0.4, text/html;q=0.5", true),
+        ("application/json", false),
+    ] {
+        let r = send(
+            server.addr,
+            req(
+                "POST",
+                "/v1/answers",
+                &[
+                    ("content-type", "application/x-www-form-urlencoded"),
+                    ("accept", accept),
+                ],
+                form.as_bytes(),
+            ),
+        )
+        .await;
+        let ty = r.header("content-type").unwrap_or("").to_string();
+        assert_eq!(ty.starts_with("text/html"), html, "{accept}: {ty}");
+    }
     server.stop().await;
 }
 

@@ -70,13 +70,15 @@ impl<'a> Args<'a> {
                     None => (flag, None),
                 };
                 if !known.contains(&name) {
+                    if known.is_empty() {
+                        return Err(format!(
+                            "unknown option --{name}: `{command}` takes no options"
+                        ));
+                    }
+                    let list: Vec<String> = known.iter().map(|k| format!("--{k}")).collect();
                     return Err(format!(
                         "unknown option --{name} for `{command}`; it takes {}",
-                        known
-                            .iter()
-                            .map(|k| format!("--{k}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        list.join(", ")
                     ));
                 }
                 let value = match inline {

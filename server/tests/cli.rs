@@ -312,6 +312,10 @@ fn unknown_flag() {
     assert_one_line_error(&passback(&["render", "--colour", "red"], None), "--colour");
     assert_one_line_error(&passback(&["render", "-x"], None), "-x");
     assert_one_line_error(
+        &passback(&["validate", "-", "--surface", "page"], Some(b"# hi\n")),
+        "validate` takes no options",
+    );
+    assert_one_line_error(
         &passback(&["validate", "--format", "json"], None),
         "--format",
     );

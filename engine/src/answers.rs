@@ -1241,6 +1241,22 @@ pub(crate) fn decode_form(
     for (k, v) in pairs {
         by_name.entry(k.as_str()).or_default().push(v.as_str());
     }
+    // A field for a block the document does not have was not rendered by us: refuse it, as the
+    // JSON path refuses an unknown block, rather than drop the answer it meant to carry.
+    for name in by_name.keys() {
+        if let Some((block, field)) = name.split_once('.')
+            && block.len() > 1
+            && block.starts_with('b')
+            && block[1..].bytes().all(|c| c.is_ascii_digit())
+            && !blocks.iter().any(|b| b.info.id == block)
+        {
+            return Err(err(
+                block,
+                field,
+                format!("the document has no block {block}; reload the form"),
+            ));
+        }
+    }
     for block in blocks {
         let Some(component) = &block.component else {
             continue;
@@ -1475,12 +1491,21 @@ fn rank_form<'p>(
     let n = entries.len();
     let mut keyed: Vec<(usize, usize, Entry)> = Vec::with_capacity(n);
     for (k, e) in entries.drain(..).enumerate() {
-        let pos = values(&format!("pos.{k}"))
-            .into_iter()
-            .next()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|p| (1..=n).contains(p))
-            .unwrap_or(k + 1);
+        let field = format!("pos.{k}");
+        let pos = match values(&field).into_iter().next() {
+            None => k + 1,
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|p| (1..=n).contains(p))
+                .ok_or_else(|| {
+                    err(
+                        block,
+                        &field,
+                        format!("\"{v}\" is not a position in this list of {n}; reload the form"),
+                    )
+                })?,
+        };
         keyed.push((pos, k, e));
     }
     // Resolve a move against the list as rendered, before the selects reorder it.

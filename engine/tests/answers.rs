@@ -331,3 +331,35 @@ fn repeated_edges_keep_their_own_comments() {
     assert_eq!(field(0), "");
     assert_eq!(field(1), "only the second");
 }
+
+#[test]
+fn a_tampered_form_post_is_refused_naming_the_field() {
+    let src = "```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"eu\",\"label\":\"EU\"},{\"id\":\"us\",\"label\":\"US\"}]}\n```\n";
+    for (field, value, says) in [
+        (
+            "b9.q0.pick",
+            "1",
+            "b9 q0.pick: the document has no block b9",
+        ),
+        (
+            "b1.pos.0",
+            "9",
+            "b1 pos.0: \"9\" is not a position in this list of 2",
+        ),
+        ("b1.pos.1", "first", "b1 pos.1: \"first\" is not a position"),
+    ] {
+        let pairs: Vec<(String, String)> = [
+            ("pb.source", src),
+            ("b1.item", "i:eu"),
+            ("b1.item", "i:us"),
+            (field, value),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        match passback_engine::answer_form(&pairs, &passback_engine::Options::default()) {
+            Err(e) => assert!(e.to_string().starts_with(says), "{field}: {e}"),
+            Ok(_) => panic!("{field}={value} was accepted"),
+        }
+    }
+}

@@ -188,18 +188,26 @@ async fn read_body(
         ));
     }
     let max = state.config.max_body;
+    let too_large = || {
+        problem(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "The request body is over the {max}-byte limit; send a smaller document (the limit is set with --max-body)."
+            ),
+        )
+    };
+    // A Content-Length over the limit is refused before any of the body is read (and before
+    // hyper answers an `Expect: 100-continue`).
+    if hyper::body::Body::size_hint(req.body()).lower() > max as u64 {
+        return Err(too_large());
+    }
     match Limited::new(req.into_body(), max).collect().await {
         Ok(collected) => Ok((content_type, collected.to_bytes())),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some() =>
         {
-            Err(problem(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "The request body is over the {max}-byte limit; send a smaller document (the limit is set with --max-body)."
-                ),
-            ))
+            Err(too_large())
         }
         Err(_) => Err(problem(
             StatusCode::BAD_REQUEST,

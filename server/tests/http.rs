@@ -416,6 +416,21 @@ async fn the_body_limit_holds_for_chunked_bodies() {
 }
 
 #[tokio::test]
+async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_sent() {
+    let server = Server::start(Config::default().with_max_body(1000)).await;
+    // Only the headers: a server that waited for the 99 MB would never answer.
+    for expect in ["", "expect: 100-continue\r\n"] {
+        let raw = format!(
+            "POST /v1/render HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: text/markdown\r\ncontent-length: 99999999\r\n{expect}\r\n"
+        );
+        let r = send(server.addr, raw.into_bytes()).await;
+        assert_eq!(r.status, 413, "{expect:?}: {}", r.text());
+        assert!(r.text().contains("1000-byte limit"), "{}", r.text());
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn answers_from_the_form_and_from_json_agree() {
     let server = Server::start(Config::default()).await;
     let form = format!(

@@ -412,12 +412,22 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(o) => o,
         Err(r) => return r,
     };
+    let conditions = Conditions::of(&req);
     let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     let options = options.with_diagram_base_url(state.config.public_url.clone());
-    let rendered = match state.engine.lookup(&src, &options) {
+    let lookup = state.engine.lookup(&src, &options);
+    // A conditional POST: the condition is on the rendering's ETag, the content hash.
+    let hash = match &lookup {
+        Ok(hit) => hit.hash.as_str(),
+        Err(hash) => hash.as_str(),
+    };
+    if conditions.none_match(&etag(hash)) || conditions.fail_if_match(&etag(hash)) {
+        return precondition_failed();
+    }
+    let rendered = match lookup {
         Ok(hit) => hit,
         // A small document without diagrams renders in well under a millisecond: handing it to
         // the blocking pool would cost more in thread switches than the render itself.
@@ -579,16 +589,11 @@ fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
         );
     };
     let etag = etag(hash);
-    let matches = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.trim() == "*"
-                || v.split(',')
-                    .any(|t| t.trim().trim_start_matches("W/") == etag)
-        });
-    if matches {
+    let conditions = Conditions::of(req);
+    if conditions.fail_if_match(&etag) {
+        return precondition_failed();
+    }
+    if conditions.none_match(&etag) {
         let mut r = respond(
             StatusCode::NOT_MODIFIED,
             rendered.content_type(),
@@ -603,6 +608,60 @@ fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
         return r;
     }
     rendered_response(state, &rendered, true)
+}
+
+/// A request's `If-Match` and `If-None-Match` headers (RFC 9110 §13.1).
+struct Conditions {
+    if_match: Option<String>,
+    if_none_match: Option<String>,
+}
+
+impl Conditions {
+    fn of(req: &Request<Incoming>) -> Conditions {
+        let get = |name| {
+            req.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        Conditions {
+            if_match: get(header::IF_MATCH),
+            if_none_match: get(header::IF_NONE_MATCH),
+        }
+    }
+
+    /// Whether `If-None-Match` lists `etag` (or is `*`): a GET answers 304, any other
+    /// method 412.
+    fn none_match(&self, etag: &str) -> bool {
+        self.if_none_match
+            .as_deref()
+            .is_some_and(|v| lists(v, etag, true))
+    }
+
+    /// Whether an `If-Match` is given and does not list `etag` (strong comparison): 412.
+    fn fail_if_match(&self, etag: &str) -> bool {
+        self.if_match
+            .as_deref()
+            .is_some_and(|v| !lists(v, etag, false))
+    }
+}
+
+/// Whether an entity-tag list (`*`, or tags separated by commas) holds `etag`; `weak` allows
+/// `W/` tags (If-None-Match compares weakly, If-Match strongly).
+fn lists(header: &str, etag: &str, weak: bool) -> bool {
+    header.trim() == "*"
+        || header.split(',').any(|t| {
+            let t = t.trim();
+            let t = if weak { t.trim_start_matches("W/") } else { t };
+            t == etag
+        })
+}
+
+fn precondition_failed() -> Resp {
+    problem(
+        StatusCode::PRECONDITION_FAILED,
+        "The request's If-Match or If-None-Match condition does not hold for this rendering.",
+    )
 }
 
 fn asset(name: &str) -> Resp {

@@ -207,6 +207,43 @@ async fn render_then_fetch_by_hash_with_etag() {
     .await;
     assert_eq!(not_modified.status, 304);
     assert!(not_modified.body.is_empty());
+    // If-Match compares strongly; a mismatch is 412 on any method.
+    for (value, status) in [(etag.as_str(), 200), ("\"other\"", 412), ("*", 200)] {
+        let r = send(
+            server.addr,
+            req("GET", &location, &[("if-match", value)], b""),
+        )
+        .await;
+        assert_eq!(r.status, status, "GET if-match {value}");
+    }
+    // A conditional POST: If-None-Match naming this rendering (or *) is 412, as HTTP says for
+    // methods other than GET and HEAD; another tag renders as usual.
+    for (header, value, status) in [
+        ("if-none-match", etag.as_str(), 412),
+        ("if-none-match", "*", 412),
+        ("if-none-match", "\"other\"", 200),
+        ("if-match", "\"other\"", 412),
+        ("if-match", etag.as_str(), 200),
+    ] {
+        let r = send(
+            server.addr,
+            req(
+                "POST",
+                "/v1/render",
+                &[("content-type", "text/markdown"), (header, value)],
+                DOC.as_bytes(),
+            ),
+        )
+        .await;
+        assert_eq!(r.status, status, "POST {header}: {value}");
+        if status == 412 {
+            assert!(
+                r.header("content-type")
+                    .unwrap_or("")
+                    .contains("problem+json")
+            );
+        }
+    }
     let missing = send(
         server.addr,
         req(

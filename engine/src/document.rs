@@ -538,12 +538,23 @@ fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
             "question" | "answer" | "open_question" | "openquestion" | "free-text" | "freetext"
             | "text-input" | "ask" => Some("open-question"),
             "rank" | "ranking" | "order" | "priority" | "priorities" | "prioritise" | "sort"
-            | "reorder" => Some("prioritize"),
-            "allocation" | "budget" | "split" | "weights" | "distribute" => Some("allocate"),
+            | "reorder" | "prioritization" | "prioritisation" | "prioritized" => Some("prioritize"),
+            "allocation" | "alloc" | "budget" | "split" | "weights" | "distribute" => {
+                Some("allocate")
+            }
             "video" | "yt" | "you-tube" => Some("youtube"),
             _ => None,
         };
+        // A real tag with something after it: ```mermaid-js, ```youtube_embed, ```allocate:budget.
+        let extended = || {
+            tags.into_iter().find(|tag| {
+                first
+                    .strip_prefix(tag)
+                    .is_some_and(|rest| rest.starts_with(['-', '_', '.', ':', '/']))
+            })
+        };
         invented
+            .or_else(extended)
             .or_else(|| closest(first, &tags))
             .map(|tag| (tag, format!("the component tag is ```{tag}")))
     };
@@ -980,6 +991,25 @@ mod tests {
         assert_eq!(codes("```multiple-choice\n{}\n```\n"), vec!["unknown_tag"]);
         assert_eq!(codes("```prioritise\n{}\n```\n"), vec!["unknown_tag"]);
         assert_eq!(codes("```Single-Choice\n{}\n```\n"), vec!["unknown_tag"]);
+        for near in [
+            "prioritize-list",
+            "youtube-video",
+            "mermaid-diagram",
+            "mermaid.js",
+            "allocate:budget",
+            "youtube_embed",
+            "prioritization",
+            "alloc",
+        ] {
+            assert_eq!(
+                codes(&format!("```{near}\n{{}}\n```\n")),
+                vec!["unknown_tag"],
+                "{near}"
+            );
+        }
+        // Other languages with a suffix stay plain code.
+        assert!(codes("```json-ld\n{}\n```\n").is_empty());
+        assert!(codes("```shell-session\n$ ls\n```\n").is_empty());
         assert!(codes("```rust\nfn main() {}\n```\n").is_empty());
         assert!(codes("```json\n{}\n```\nText\n").is_empty());
     }

@@ -162,7 +162,8 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             let (line, column) = (data.sourcepos.start.line, data.sourcepos.start.column);
             let info = cb.info.trim();
             let Some(kind) = Kind::from_tag(info) else {
-                diagnostics.extend(unknown_tag(info, line, column));
+                let json_body = cb.literal.trim_start().starts_with('{');
+                diagnostics.extend(unknown_tag(info, json_body, line, column));
                 diagnostics.extend(swallowed_component(&cb.literal, cb.closed, line, column));
                 continue;
             };
@@ -508,7 +509,7 @@ fn swallowed_component(
 }
 
 /// A warning for a fence tag that looks like a failed attempt at a component.
-fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
+fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Option<Diagnostic> {
     let lower = info.to_lowercase();
     let first = lower.split_whitespace().next().unwrap_or("");
     let suggestion: Option<(&str, String)> = if let Some(kind) = Kind::from_tag(first) {
@@ -545,9 +546,11 @@ fn unknown_tag(info: &str, line: usize, column: usize) -> Option<Diagnostic> {
             "video" | "yt" | "you-tube" => Some("youtube"),
             _ => None,
         };
-        // A real tag with something after it: ```mermaid-js, ```youtube_embed, ```allocate:budget.
+        // A real tag with something after it (```youtube-video, ```allocate:budget) around a
+        // JSON body. Without JSON it is more likely another tool's language (```mermaid-js
+        // holding raw Mermaid), left alone.
         let extended = || {
-            tags.into_iter().find(|tag| {
+            tags.into_iter().filter(|_| json_body).find(|tag| {
                 first
                     .strip_prefix(tag)
                     .is_some_and(|rest| rest.starts_with(['-', '_', '.', ':', '/']))
@@ -1007,6 +1010,10 @@ mod tests {
                 "{near}"
             );
         }
+        // Without a JSON body, a suffixed tag is another tool's language: plain code.
+        assert!(codes("```mermaid-js\ngraph TD; A-->B;\n```\n").is_empty());
+        // Without a JSON body, a suffixed tag is another tool's language: plain code.
+        assert!(codes("```mermaid-js\ngraph TD; A-->B;\n```\n").is_empty());
         // Other languages with a suffix stay plain code.
         assert!(codes("```json-ld\n{}\n```\n").is_empty());
         assert!(codes("```shell-session\n$ ls\n```\n").is_empty());

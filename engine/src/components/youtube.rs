@@ -46,8 +46,15 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
         );
         return None;
     }
-    let thumbnail = ck.optional_str(o, "thumbnail").and_then(|t| match check_thumbnail(t) {
-        Ok(()) => Some(t.to_owned()),
+    // Spec §4.6.1: an invalid thumbnail is dropped, never the block; a value that is not a
+    // string at all is as invalid as a bad URI.
+    let thumbnail = o.get("thumbnail").and_then(|v| {
+        let checked = match v.as_str() {
+            Some(t) => check_thumbnail(t).map(|()| t),
+            None => Err(format!("it is a JSON {}, not a data URI string", v.value.type_name())),
+        };
+        match checked {
+        Ok(t) => Some(t.to_owned()),
         Err(why) => {
             let at = o.start_of("thumbnail");
             ck.warn(
@@ -58,6 +65,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
                 "use a small base64 data:image/png, jpeg or webp URI (~320×180, under 40 KB), or omit it".into(),
             );
             None
+        }
         }
     });
     Some(Youtube {

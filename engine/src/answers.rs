@@ -506,6 +506,17 @@ fn rank_json(block: &str, p: &Prioritize, v: &Value) -> Result<RankAnswer, Answe
             ));
         }
     };
+    // As allocate: a ranking of nothing is no answer.
+    let kept_any = order
+        .as_ref()
+        .map_or(removed.len() < ids.len(), |o| !o.is_empty());
+    if !kept_any {
+        return Err(err(
+            block,
+            "removed",
+            "every item was removed; keep or add at least one",
+        ));
+    }
     Ok(RankAnswer {
         order,
         removed,
@@ -937,6 +948,10 @@ pub fn export_rank(p: &Prioritize, a: &RankAnswer) -> String {
         })
         .collect();
     out.push_str(&lines.join("\n"));
+    if lines.is_empty() {
+        // Every item removed (a form can post that): no empty list between header and the rest.
+        out.truncate(out.trim_end().len());
+    }
     removed_line(&mut out, &p.items, &a.removed);
     footer(
         &mut out,
@@ -1275,7 +1290,9 @@ pub(crate) fn decode_form(
         }
         let answer = match component {
             Component::Questions(set) => BlockAnswer::Questions(questions_form(id, set, &values)?),
-            Component::Prioritize(p) => BlockAnswer::Rank(rank_form(id, p, &values, block_op)?),
+            Component::Prioritize(p) => {
+                BlockAnswer::Rank(rank_form(id, p, &values, block_op, &mut notices)?)
+            }
             Component::Allocate(a) => {
                 BlockAnswer::Split(split_form(id, a, &values, block_op, &mut notices)?)
             }
@@ -1484,6 +1501,7 @@ fn rank_form<'p>(
     p: &Prioritize,
     values: &dyn Fn(&str) -> Vec<&'p str>,
     op: Option<&str>,
+    notices: &mut Vec<String>,
 ) -> Result<RankAnswer, AnswersError> {
     let ids: Vec<&str> = p.items.iter().map(|i| i.id.as_str()).collect();
     let (mut entries, mut removed) = list_state(block, &ids, values)?;
@@ -1531,6 +1549,11 @@ fn rank_form<'p>(
         let to = (at as i64 + i64::from(d)).clamp(0, order.len() as i64 - 1) as usize;
         let e = order.remove(at);
         order.insert(to, e);
+    }
+    if order.is_empty() {
+        notices.push(format!(
+            "{block}: every item was removed; restore or add one"
+        ));
     }
     let note = values("note").into_iter().next().and_then(clean_text);
     check_permutation(block, &ids, &order, &removed)?;

@@ -363,3 +363,29 @@ fn a_tampered_form_post_is_refused_naming_the_field() {
         }
     }
 }
+
+#[test]
+fn a_form_that_removed_every_item_says_so_beside_its_export() {
+    let src = "```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"eu\",\"label\":\"EU\"},{\"id\":\"us\",\"label\":\"US\"}]}\n```\n";
+    let pairs: Vec<(String, String)> = [
+        ("pb.source", src),
+        ("b1.removed", "eu"),
+        ("b1.removed", "us"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    match passback_engine::answer_form(&pairs, &passback_engine::Options::default()) {
+        Ok(passback_engine::FormOutcome::Export(e)) => {
+            assert_eq!(
+                e.notices,
+                ["b1: every item was removed; restore or add one"]
+            );
+            assert_eq!(
+                e.markdown,
+                "(reader edited the list)\n\nRemoved by reader: EU; US\n"
+            );
+        }
+        other => panic!("expected the export, got {other:?}"),
+    }
+}

@@ -151,7 +151,11 @@ fn responses() -> impl Strategy<Value = Value> {
     )
         .prop_map(|(single, multi, other, note, free, order, removed, added, weights, alloc_added, comment)| {
             let picks: Vec<&str> = ["D", "E", "F", "G"].iter().zip(&multi).filter(|(_, on)| **on).map(|(l, _)| *l).collect();
-            let removed: Vec<&str> = ["p1", "p2", "p3"].iter().zip(&removed).filter(|(_, on)| **on).map(|(l, _)| *l).collect();
+            let mut removed: Vec<&str> = ["p1", "p2", "p3"].iter().zip(&removed).filter(|(_, on)| **on).map(|(l, _)| *l).collect();
+            // Removing every item and adding none is refused (a ranking of nothing): keep one.
+            if removed.len() == 3 && added.is_none() {
+                removed.pop();
+            }
             let mut ord: Vec<Value> = order.iter().filter(|i| !removed.contains(i)).map(|i| json!(i)).collect();
             if let Some(a) = &added {
                 ord.push(json!({ "added": a }));

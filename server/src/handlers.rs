@@ -123,8 +123,15 @@ async fn dispatch(
             StatusCode::METHOD_NOT_ALLOWED,
             format!("{} does not take {method}; use {allowed}.", truncate(&path)),
         );
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static(allowed));
+        // HEAD is served wherever GET is (hyper drops the body), so the header names it too.
+        let allow = if allowed.contains("GET") {
+            format!("{allowed}, HEAD")
+        } else {
+            allowed.to_string()
+        };
+        if let Ok(v) = HeaderValue::from_str(&allow) {
+            r.headers_mut().insert(header::ALLOW, v);
+        }
         return r;
     }
     // What a `{…}` in the route stands for: the path after the pattern's fixed prefix.
@@ -170,10 +177,9 @@ fn truncate(s: &str) -> String {
 }
 
 /// Reads the whole body within `--max-body`, chunked or not.
-async fn read_body(
-    state: &AppState,
-    req: Request<Incoming>,
-) -> Result<(Option<String>, Bytes), Resp> {
+/// The request's Content-Type, lowercased; refused (415) when it names a charset other than
+/// UTF-8, since the body would be misread.
+fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>, Resp> {
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -187,7 +193,26 @@ async fn read_body(
             ),
         ));
     }
-    let max = state.config.max_body;
+    Ok(content_type)
+}
+
+async fn read_body(req: Request<Incoming>, max: usize) -> Result<(Option<String>, Bytes), Resp> {
+    let content_type = content_type_of(&req)?;
+    // Bodies are read as sent: a compressed one would be rendered as its compressed bytes.
+    if let Some(coding) = req
+        .headers()
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .filter(|c| !c.trim().eq_ignore_ascii_case("identity"))
+    {
+        return Err(problem(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "Content-Encoding {} is not supported; send the body uncompressed.",
+                truncate(coding)
+            ),
+        ));
+    }
     let too_large = || {
         problem(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -248,7 +273,7 @@ fn media(content_type: &Option<String>) -> &str {
 
 /// Reads the body and takes the document out of it, as render, validate and the playground do.
 async fn read_document(state: &AppState, req: Request<Incoming>) -> Result<String, Resp> {
-    let (content_type, body) = read_body(state, req).await?;
+    let (content_type, body) = read_body(req, state.config.max_body).await?;
     document_from(&content_type, body)
 }
 
@@ -746,27 +771,54 @@ fn quality(accept: &str, kind: &str, sub: &str) -> f32 {
     best.map_or(0.0, |(_, q)| q)
 }
 
+/// How much larger than `--max-body` a form post may be: it carries the document it was
+/// rendered from percent-encoded (up to three bytes per byte), plus the reader's fields.
+const FORM_BODY_FACTOR: usize = 3;
+const FORM_FIELDS_ALLOWANCE: usize = 64 * 1024;
+
 async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let html_wanted = wants_html(&req);
-    let (content_type, body) = match read_body(&state, req).await {
-        Ok(b) => b,
+    let content_type = match content_type_of(&req) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    // The media type is checked before the body is read, as the other POST routes do.
+    let form = match media(&content_type) {
+        "application/x-www-form-urlencoded" => true,
+        "application/json" => false,
+        other => {
+            return problem(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Type {} is not accepted here; post the rendered form (application/x-www-form-urlencoded) or JSON {{\"markdown\", \"responses\"}}.",
+                    truncate(other)
+                ),
+            );
+        }
+    };
+    // A page rendered from a document at the limit must be able to post its form back.
+    let max = if form {
+        state
+            .config
+            .max_body
+            .saturating_mul(FORM_BODY_FACTOR)
+            .saturating_add(FORM_FIELDS_ALLOWANCE)
+    } else {
+        state.config.max_body
+    };
+    let body = match read_body(req, max).await {
+        Ok((_, b)) => b,
         Err(r) => return r,
     };
     let text = match utf8(body) {
         Ok(t) => t,
         Err(r) => return r,
     };
-    let kind = media(&content_type).to_string();
     let work = move || -> Resp {
-        match kind.as_str() {
-            "application/x-www-form-urlencoded" => form_answers(&text, html_wanted),
-            "application/json" => json_answers(&text, html_wanted),
-            other => problem(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "Content-Type {other} is not accepted here; post the rendered form (application/x-www-form-urlencoded) or JSON {{\"markdown\", \"responses\"}}."
-                ),
-            ),
+        if form {
+            form_answers(&text, html_wanted)
+        } else {
+            json_answers(&text, html_wanted)
         }
     };
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
@@ -832,14 +884,17 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
             );
         }
     };
-    let Some(markdown) = json.get("markdown").and_then(Value::as_str) else {
+    let (Some(markdown), Some(responses)) = (
+        json.get("markdown").and_then(Value::as_str),
+        json.get("responses"),
+    ) else {
         return problem(
             StatusCode::BAD_REQUEST,
-            "The JSON needs \"markdown\" (the document) and \"responses\" (answers keyed by block id).",
+            "The JSON needs \"markdown\" (the document, a string) and \"responses\" (answers keyed by block id).",
         );
     };
     let doc = Doc::parse(markdown);
-    let responses = match answers::from_json(&doc, json.get("responses").unwrap_or(&Value::Null)) {
+    let responses = match answers::from_json(&doc, responses) {
         Ok(r) => r,
         Err(e) => {
             return problem(

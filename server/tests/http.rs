@@ -416,6 +416,61 @@ async fn bad_requests_get_problem_details() {
     let r = send(a, req("DELETE", "/v1/render", &[], b"")).await;
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("POST"));
+    // HEAD works wherever GET does, so Allow names it.
+    let r = send(a, req("PUT", "/healthz", &[], b"")).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
+    let r = send(a, req("HEAD", "/healthz", &[], b"")).await;
+    assert_eq!(r.status, 200);
+    // A compressed body is refused, not rendered as its compressed bytes.
+    let r = send(
+        a,
+        req(
+            "POST",
+            "/v1/render",
+            &[
+                ("content-type", "text/markdown"),
+                ("content-encoding", "gzip"),
+            ],
+            b"\x1f\x8b\x08\x00",
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 415);
+    assert!(r.problem_detail().contains("Content-Encoding gzip"));
+    // /v1/answers judges the media type first, as /v1/render does: 415, not 400 for the bytes.
+    let r = send(
+        a,
+        req(
+            "POST",
+            "/v1/answers",
+            &[("content-type", "image/png")],
+            b"\x89PNG\xff",
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 415);
+    // A JSON request without its document or its responses is malformed: 400 either way.
+    for body in [r#"{"markdown": "x"}"#, r#"{"responses": {}}"#] {
+        let r = send(
+            a,
+            req(
+                "POST",
+                "/v1/answers",
+                &[("content-type", "application/json")],
+                body.as_bytes(),
+            ),
+        )
+        .await;
+        assert_eq!(r.status, 400, "{body}");
+        assert!(r.problem_detail().contains("\"responses\""), "{body}");
+    }
+    // The form a document at the limit renders posts its source percent-encoded: it fits.
+    let doc = "```open-question\n{\"version\":\"1\",\"question\":\"Q?\"}\n```\n\u{5e9}\u{5dc}\u{5d5}\u{5dd} ".repeat(12);
+    assert!(doc.len() < 1000);
+    let form = format!("pb.source={}&b1.q0.text=hi", urlencode(&doc));
+    assert!(form.len() > 1000);
+    let r = post_form(a, "/v1/answers", &form, false).await;
+    assert_eq!(r.status, 200, "{}", r.text());
     let r = get(a, "/nope").await;
     assert_eq!(r.status, 404);
     r.problem_detail();

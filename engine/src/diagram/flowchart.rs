@@ -256,6 +256,12 @@ pub fn keyword(source: &str) -> Option<&str> {
     first.split_whitespace().next()
 }
 
+/// `graph`, `flowchart`, and `flowchart-elk` (a flowchart Mermaid lays out with ELK; we lay
+/// it out as any other).
+pub fn is_flowchart_keyword(keyword: &str) -> bool {
+    matches!(keyword, "graph" | "flowchart" | "flowchart-elk")
+}
+
 /// `None` when the source is another diagram type (sequence, class, …): those take only
 /// whole-diagram comments.
 pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
@@ -266,7 +272,7 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
     let header_at = header_at + start;
     let mut words = header.split_whitespace();
     let keyword = words.next()?;
-    if keyword != "graph" && keyword != "flowchart" {
+    if !is_flowchart_keyword(keyword) {
         return None;
     }
     let mut p = Parser::default();
@@ -967,6 +973,9 @@ mod tests {
     #[test]
     fn other_diagrams_and_errors() {
         assert!(parse("sequenceDiagram\nA->>B: hi").is_none());
+        // ELK is only another layout engine for the same flowchart.
+        let elk = parse("flowchart-elk TD\nA --> B").unwrap().unwrap();
+        assert_eq!((elk.nodes.len(), elk.edges.len()), (2, 1));
         assert!(parse("graph TD; A[unclosed --> B").unwrap().is_err());
         assert!(parse("graph TD; A --> ").unwrap().is_err());
     }

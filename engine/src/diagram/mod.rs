@@ -53,7 +53,7 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
             }
         },
         None => match flowchart::keyword(source) {
-            Some("graph" | "flowchart") => {
+            Some(k) if flowchart::is_flowchart_keyword(k) => {
                 placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
             }
             other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),

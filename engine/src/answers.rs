@@ -376,11 +376,12 @@ fn question_json(
                 ..Default::default()
             })
         }
+        // A free-text question has no note field (spec §3.2: notes are on option-bearing
+        // questions), so a note could never come from the form.
         Mode::FreeText => {
-            only_keys(block, field, o, &["other", "note"])?;
+            only_keys(block, field, o, &["other"])?;
             Ok(QuestionAnswer {
                 other: text(block, &join(field, "other"), o.get("other"))?,
-                note: text(block, &join(field, "note"), o.get("note"))?,
                 ..Default::default()
             })
         }
@@ -1322,7 +1323,9 @@ fn questions_form<'p>(
                 .and_then(clean_text)
         };
         let mut a = QuestionAnswer {
-            note: get("note"),
+            note: matches!(q.mode, Mode::Single | Mode::Multi)
+                .then(|| get("note"))
+                .flatten(),
             ..Default::default()
         };
         match q.mode {

@@ -374,7 +374,15 @@ fn is_other(label: &str) -> bool {
         "أخرى",
         "غير ذلك",
     ];
-    let l = label.trim().trim_end_matches([':', '.', '…']).trim();
+    // "Other:", "Other: ___", "Other (please explain)": the word before the blank or the
+    // parenthesis is what counts.
+    let tail = |c: char| matches!(c, ':' | '.' | '…' | '_' | '-' | '—') || c.is_whitespace();
+    let mut l = label.trim_end_matches(tail).trim();
+    if l.ends_with(')')
+        && let Some(open) = l.rfind('(')
+    {
+        l = l[..open].trim_end_matches(tail).trim();
+    }
     // Lowercased char by char as it is compared, not into a copy of every option. (This differs
     // from str::to_lowercase only for a word-final Σ, and no name above has a sigma.)
     OTHER
@@ -657,6 +665,36 @@ fn email_question(q: &Question, cx: &RenderCx) -> Markup {
                 Mode::FreeText => p style=(email::ITEM) { (q.other_label(t)) " ____" },
                 Mode::Open => p style=(email::ITEM) { (t.your_answer) ": ____" },
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_other;
+
+    #[test]
+    fn the_other_row_is_recognized_however_it_is_dressed() {
+        for other in [
+            "Other",
+            "other:",
+            "Other: ___",
+            "Other (please specify)",
+            "Other (explain below)…",
+            "  Something else. ",
+            "אחר:",
+            "غير ذلك",
+        ] {
+            assert!(is_other(other), "{other:?}");
+        }
+        for option in [
+            "Otherwise",
+            "Another vendor",
+            "Other teams' tools",
+            "(Other)",
+            "None",
+        ] {
+            assert!(!is_other(option), "{option:?}");
         }
     }
 }

@@ -926,6 +926,12 @@ mod tests {
         let p = parse(&arena, src);
         let d = &p.diagnostics[0];
         assert_eq!((d.code, d.path.as_str()), ("duplicate_key", "/items/1/id"));
+        // `q` beside `question`: the hint names the alias, not a field `q` is spelled like.
+        let src = "```single-choice\n{\"version\": \"1\", \"q\": \"Q?\", \"question\": \"R?\", \"options\": [\"A\", \"B\"]}\n```\n";
+        let p = parse(&arena, src);
+        let d = &p.diagnostics[0];
+        assert_eq!((d.code, d.path.as_str()), ("unknown_field", "/q"));
+        assert!(d.message.contains("alias of `question`"), "{}", d.message);
         // One label of several matches no option: the path names that element.
         let src = "```multi-choice\n{\"version\": \"1\", \"question\": \"Q?\", \"options\": [\"A\", \"B\"], \"recommended\": [\"A\", \"Z\"]}\n```\n";
         let p = parse(&arena, src);

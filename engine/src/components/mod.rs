@@ -644,6 +644,17 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let known = groups.concat();
+            // `q` is only unknown when `question` is given too (it is then the alias's twin).
+            if m.key == "q" && known.contains(&"question") {
+                self.warn(
+                    "unknown_field",
+                    m.key_start,
+                    &o.path(&m.key),
+                    format!("`q` is ignored: it is an alias of `question`, which {what} also has"),
+                    "remove `q` and keep `question`".to_string(),
+                );
+                continue;
+            }
             let suggestion = closest(&m.key, &known)
                 .map(|k| format!("did you mean `{k}`? Otherwise remove it"))
                 .unwrap_or_else(|| format!("remove it; {what} takes {}", known.join(", ")));

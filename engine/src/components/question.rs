@@ -354,7 +354,7 @@ fn parse_options(
                 "`options` has {} entries; this component allows at most {max}",
                 items.len()
             ),
-            format!("keep the {max} strongest options, or use a questionnaire / multi-choice"),
+            format!("keep the {max} strongest options, or split the choice over two questions"),
         );
         return None;
     }

@@ -367,7 +367,7 @@ fn serve(args: &[String]) -> Result<i32, String> {
         .max_blocking_threads(cores * 2)
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
@@ -378,7 +378,11 @@ fn serve(args: &[String]) -> Result<i32, String> {
         let _ = std::io::stdout().flush();
         passback_server::run(listener, config, passback_server::shutdown_signal()).await;
         Ok::<(), String>(())
-    })?;
+    });
+    // `run` has waited out the grace period; a render still running on the blocking pool
+    // cannot be interrupted, and dropping the runtime would wait for it: exit without it.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served?;
     Ok(0)
 }
 

@@ -377,7 +377,8 @@ pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
             ));
         }
         let mut fields = obj.clone();
-        fields.remove("type");
+        // Keys stay in the order the client sent them, as JSON.stringify would write them.
+        fields.shift_remove("type");
         let json = serde_json::to_string(&Value::Object(fields))
             .map_err(|e| format!("blocks[{i}]: {e}"))?;
         parts.push(format!("```{kind}\n{json}\n```"));
@@ -936,10 +937,13 @@ mod tests {
             { "type": "markdown", "text": "Pick one." },
             { "type": "single-choice", "version": "1", "question": "Which?", "options": ["A", "B"] }
         ]);
+        // Parsed from text, as a request body is: the keys keep the order they were sent in
+        // (JSON.stringify's order), "type" dropped from wherever it stood.
+        let blocks: Value = serde_json::from_str(&blocks.to_string()).unwrap();
         let md = blocks_to_markdown(&blocks).unwrap();
         assert_eq!(
             md,
-            "Pick one.\n\n```single-choice\n{\"options\":[\"A\",\"B\"],\"question\":\"Which?\",\"version\":\"1\"}\n```\n"
+            "Pick one.\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n"
         );
         assert!(passback_engine::validate(&md).ok);
         assert!(

@@ -379,13 +379,31 @@ pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
         let mut fields = obj.clone();
         // Keys stay in the order the client sent them, as JSON.stringify would write them.
         fields.shift_remove("type");
-        let json = serde_json::to_string(&Value::Object(fields))
-            .map_err(|e| format!("blocks[{i}]: {e}"))?;
+        let mut fields = Value::Object(fields);
+        whole_numbers_as_integers(&mut fields);
+        let json = serde_json::to_string(&fields).map_err(|e| format!("blocks[{i}]: {e}"))?;
         parts.push(format!("```{kind}\n{json}\n```"));
     }
     let mut doc = parts.join("\n\n");
     doc.push('\n');
     Ok(doc)
+}
+
+/// JSON.stringify writes `1.0` as `1`; serde_json keeps the `.0` of a number it read as a
+/// float. Whole numbers within the exactly representable range are written as integers.
+fn whole_numbers_as_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0)
+                && f.abs() < 9_007_199_254_740_992.0
+            {
+                *n = serde_json::Number::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(members) => members.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
 }
 
 fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
@@ -940,6 +958,17 @@ mod tests {
         // Parsed from text, as a request body is: the keys keep the order they were sent in
         // (JSON.stringify's order), "type" dropped from wherever it stood.
         let blocks: Value = serde_json::from_str(&blocks.to_string()).unwrap();
+        let whole: Value = serde_json::from_str(
+            r#"[{ "type": "allocate", "version": "1", "total": 100.0, "items": [{ "id": "a", "label": "A", "weight": 2.50 }, { "id": "b", "label": "B", "weight": -0.0 }] }]"#,
+        )
+        .unwrap();
+        assert!(
+            blocks_to_markdown(&whole).unwrap().contains(
+                r#"{"version":"1","total":100,"items":[{"id":"a","label":"A","weight":2.5},{"id":"b","label":"B","weight":0}]}"#
+            ),
+            "{}",
+            blocks_to_markdown(&whole).unwrap()
+        );
         let md = blocks_to_markdown(&blocks).unwrap();
         assert_eq!(
             md,

@@ -275,8 +275,8 @@ mod tests {
     fn the_form_posts_only_with_an_answers_action() {
         let without = process_chapter("a.md", Q, &Settings::default()).content;
         assert!(
-            without.contains("<form class=\"pb-form\" method=\"post\">"),
-            "a form without an action"
+            without.contains("<form class=\"pb-form\" method=\"dialog\">"),
+            "a form that never submits without an action"
         );
         assert!(
             !without.contains("class=\"pb-submit\""),

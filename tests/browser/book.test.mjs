@@ -98,18 +98,53 @@ test('the widgets in the book are accessible', async () => {
 
 test('the widgets follow every mdBook theme with readable contrast', async () => {
   const page = await ctx.newPage();
-  await page.goto(`${url}/decisions.html`);
-  await page.evaluate(readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
   const bad = [];
-  for (const theme of ['light', 'rust', 'coal', 'navy', 'ayu']) {
-    await page.evaluate((t) => {
-      const html = document.documentElement;
-      for (const c of ['light', 'rust', 'coal', 'navy', 'ayu']) html.classList.remove(c);
-      html.classList.add(t);
-    }, theme);
-    const result = await page.evaluate(() => window.axe.run({ include: [['.pb-doc']] }, { runOnly: ['color-contrast'] }));
-    bad.push(...result.violations.flatMap((v) => v.nodes.map((n) => `${theme}: ${n.target.join(' ')} ${n.failureSummary?.split('\n')[1] ?? ''}`)));
+  for (const chapter of ['decisions.html', 'nested.html', 'media.html']) {
+    await page.goto(`${url}/${chapter}`);
+    await page.evaluate(readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+    for (const theme of ['light', 'rust', 'coal', 'navy', 'ayu']) {
+      await page.evaluate((t) => {
+        const html = document.documentElement;
+        for (const c of ['light', 'rust', 'coal', 'navy', 'ayu']) html.classList.remove(c);
+        html.classList.add(t);
+      }, theme);
+      const result = await page.evaluate(() => window.axe.run({ include: [['.pb-doc']] }, { runOnly: ['color-contrast'] }));
+      bad.push(...result.violations.flatMap((v) => v.nodes.map((n) => `${chapter} ${theme}: ${n.target.join(' ')} ${n.failureSummary?.split('\n')[1] ?? ''}`)));
+    }
   }
   assert.deepEqual(bad, [], 'contrast under the mdBook themes');
   await page.close();
+});
+
+test("the widgets' text is the size of the chapter's text (mdBook's root font is 10px)", async () => {
+  const page = await ctx.newPage();
+  await page.goto(`${url}/decisions.html`);
+  const sizes = await page.evaluate(() => {
+    const px = (sel) => parseFloat(getComputedStyle(document.querySelector(sel)).fontSize);
+    return { prose: px('main p'), legend: px('.pb-doc legend'), label: px('.pb-doc .pb-option label'), badge: px('.pb-doc .pb-badge') };
+  });
+  assert.ok(Math.abs(sizes.legend - sizes.prose) <= 2, JSON.stringify(sizes));
+  assert.ok(Math.abs(sizes.label - sizes.prose) <= 2, JSON.stringify(sizes));
+  assert.ok(sizes.badge >= 11, JSON.stringify(sizes));
+  await page.close();
+});
+
+test('JavaScript off, a book page with no answers action never posts', async () => {
+  const noJs = await browser({ javaScriptEnabled: false });
+  try {
+    const page = await noJs.newPage();
+    await page.goto(`${url}/decisions.html`);
+    const requests = [];
+    page.on('request', (r) => { if (r.method() === 'POST') requests.push(r.url()); });
+    await page.getByRole('button', { name: 'Move API reference up' }).click();
+    const other = page.locator('.pb-doc input.pb-other-text').first();
+    await other.fill('typed');
+    await other.press('Enter');
+    await page.waitForTimeout(300);
+    assert.deepEqual(requests, []);
+    assert.equal(new URL(page.url()).pathname, '/decisions.html');
+    assert.equal(await other.inputValue(), 'typed', 'what the reader typed is still there');
+  } finally {
+    await noJs.close();
+  }
 });

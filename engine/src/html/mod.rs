@@ -361,7 +361,11 @@ pub fn document_root(
         div class="pb-doc" dir=(lang.dir()) lang=(lang.code()) data-pb-hash=(hash)
             data-pb-surface=(surface.name()) style=[style] {
             @if let Some(form) = form {
-                form class="pb-form" method="post" action=[form.action] {
+                // With nowhere to post (an mdBook page without an answers action, a saved
+                // page), a `dialog` form outside a dialog never submits: a no-script click on
+                // a list button, or Enter in a text field, cannot send the reader to a page
+                // that cannot answer and lose what they typed. The script works the same.
+                form class="pb-form" method=(if form.action.is_some() { "post" } else { "dialog" }) action=[form.action] {
                     // The first submit button is the form's default: pressing Enter in a text
                     // field must export, not trigger the first "Move up" button.
                     button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }

@@ -162,9 +162,13 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             let (line, column) = (data.sourcepos.start.line, data.sourcepos.start.column);
             let info = cb.info.trim();
             let Some(kind) = Kind::from_tag(info) else {
-                let json_body = cb.literal.trim_start().starts_with('{');
-                diagnostics.extend(unknown_tag(info, json_body, line, column));
-                diagnostics.extend(swallowed_component(&cb.literal, cb.closed, line, column));
+                diagnostics.extend(code_block_warnings(
+                    info,
+                    &cb.literal,
+                    cb.closed,
+                    line,
+                    column,
+                ));
                 continue;
             };
             (line, kind, cb.literal.clone())
@@ -442,6 +446,25 @@ fn strip_container_prefix(line: &str) -> &str {
         }
         return trimmed;
     }
+}
+
+/// The warnings a fenced code block that is not a component can earn: a tag that looks like a
+/// failed attempt at one (`unknown_tag`), and a component fence caught inside it
+/// (`component_in_code_block`). `line` and `column` are the opening fence's; `closed` says
+/// whether a closing fence ends the block. Public for callers that find fences with another
+/// parser (the mdBook preprocessor reads chapters as mdBook does).
+pub fn code_block_warnings(
+    info: &str,
+    literal: &str,
+    closed: bool,
+    line: usize,
+    column: usize,
+) -> Vec<Diagnostic> {
+    let json_body = literal.trim_start().starts_with('{');
+    unknown_tag(info, json_body, line, column)
+        .into_iter()
+        .chain(swallowed_component(literal, closed, line, column))
+        .collect()
 }
 
 /// A warning when a component fence sits inside another code block by mistake, so it shows as

@@ -8,7 +8,8 @@
 
 pub mod install;
 
-use comrak::nodes::NodeValue;
+use mdbook_markdown::pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
+use mdbook_markdown::{MarkdownOptions, new_cmark_parser};
 use passback_engine::{Format, Kind, Options, Severity, Surface};
 
 /// The `[preprocessor.passback]` options.
@@ -18,6 +19,10 @@ pub struct Settings {
     /// Where the no-JavaScript form posts; without it the page relies on "Copy answers".
     pub answers_action: Option<String>,
     pub on_error: OnError,
+    /// mdBook's `output.html.definition-lists` and `output.html.admonitions`, which change how
+    /// it reads a chapter (both on by default).
+    pub definition_lists: bool,
+    pub admonitions: bool,
 }
 
 impl Default for Settings {
@@ -26,7 +31,18 @@ impl Default for Settings {
             surface: Surface::Page,
             answers_action: None,
             on_error: OnError::Warn,
+            definition_lists: true,
+            admonitions: true,
         }
+    }
+}
+
+impl Settings {
+    fn markdown(&self) -> MarkdownOptions {
+        let mut m = MarkdownOptions::default();
+        m.definition_lists = self.definition_lists;
+        m.admonitions = self.admonitions;
+        m
     }
 }
 
@@ -57,45 +73,108 @@ struct Fence {
     literal: String,
 }
 
-fn fences(content: &str) -> Vec<Fence> {
-    let arena = comrak::Arena::new();
-    let root = comrak::parse_document(
-        &arena,
-        content,
-        &passback_engine::document::comrak_options(false),
-    );
-    let mut out = Vec::new();
-    for node in root.descendants() {
-        let data = node.data();
-        let NodeValue::CodeBlock(cb) = &data.value else {
-            continue;
-        };
-        let Some(kind) = cb.fenced.then(|| Kind::from_tag(cb.info.trim())).flatten() else {
-            continue;
-        };
-        out.push(Fence {
-            start: data.sourcepos.start.line,
-            end: data.sourcepos.end.line,
-            kind,
-            literal: cb.literal.clone(),
-        });
+/// What reading a chapter finds: its component fences, and the warnings its other fenced code
+/// blocks earn (a misspelt tag, a component caught inside another block).
+struct Found {
+    fences: Vec<Fence>,
+    warnings: Vec<passback_engine::Diagnostic>,
+}
+
+/// Finds the fences as mdBook itself will read the chapter (pulldown-cmark with mdBook's
+/// options: definition lists, admonitions…), so a fence mdBook shows as code is never taken for
+/// a component, nor the other way round.
+fn fences(content: &str, markdown: &MarkdownOptions) -> Found {
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(content.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
+    let mut found = Found {
+        fences: Vec::new(),
+        warnings: Vec::new(),
+    };
+    // The fenced block being read: its source range, info string and text.
+    let mut open: Option<(std::ops::Range<usize>, String, String)> = None;
+    for (event, range) in new_cmark_parser(content, markdown).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                open = Some((range, info.to_string(), String::new()));
+            }
+            Event::Text(text) => {
+                if let Some((_, _, literal)) = &mut open {
+                    literal.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                let Some((range, info, literal)) = open.take() else {
+                    continue;
+                };
+                let source = &content[range.clone()];
+                let start = line_of(range.start);
+                let end = line_of(range.start + source.trim_end().len().saturating_sub(1));
+                match Kind::from_tag(info.trim()) {
+                    // Raw Mermaid in a ```mermaid fence is another tool's diagram
+                    // (mdbook-mermaid's): a PassbackAI diagram is JSON.
+                    Some(Kind::Mermaid) if !literal.trim_start().starts_with('{') => {}
+                    Some(kind) => found.fences.push(Fence {
+                        start,
+                        end,
+                        kind,
+                        literal,
+                    }),
+                    None => {
+                        let opening = source.lines().next().unwrap_or("");
+                        let column = opening.find(['`', '~']).map_or(1, |c| c + 1)
+                            + (range.start - line_starts[start - 1]);
+                        let closed =
+                            end > start && is_closing_fence(source.trim_end().lines().last());
+                        found
+                            .warnings
+                            .extend(passback_engine::document::code_block_warnings(
+                                info.trim(),
+                                &literal,
+                                closed,
+                                start,
+                                column,
+                            ));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
-    out
+    found
+}
+
+/// Whether a block's last source line is a closing fence (container markers aside).
+fn is_closing_fence(line: Option<&str>) -> bool {
+    let Some(line) = line else { return false };
+    let body = line.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
+    let Some(c) = body.chars().next().filter(|c| *c == '`' || *c == '~') else {
+        return false;
+    };
+    let run = body.chars().take_while(|x| *x == c).count();
+    run >= 3 && body[run..].trim().is_empty()
 }
 
 /// Processes one chapter. `path` names the chapter in messages and salts element ids, so ids
 /// stay unique across the whole book (print.html puts every chapter on one page).
 pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Processed {
-    let found = fences(content);
+    let Found {
+        fences: found,
+        warnings,
+    } = fences(content, &settings.markdown());
+    let mut messages: Vec<String> = warnings
+        .iter()
+        .map(|d| d.compiler_line(path, d.line, d.column, "warning"))
+        .collect();
     if found.is_empty() {
         return Processed {
             content: content.to_string(),
-            messages: Vec::new(),
+            messages,
             errors: 0,
         };
     }
     let lines: Vec<&str> = content.split_inclusive('\n').collect();
-    let mut messages = Vec::new();
     let mut errors = 0;
     let mut replacements: Vec<(usize, usize, String)> = Vec::new();
     for (index, fence) in found.iter().enumerate() {
@@ -298,6 +377,71 @@ mod tests {
             with.contains("&#10;"),
             "newlines in the hidden source are encoded"
         );
+    }
+
+    #[test]
+    fn fences_are_read_as_mdbook_reads_them() {
+        // A code block inside a definition: comrak (without definition lists) would open a fence
+        // at its indented closing line and swallow the component below.
+        let chapter = format!("Term\n: ```text\n  plain text\n  ```\n\n{Q}\nAfter.\n");
+        let out = process_chapter("d.md", &chapter, &Settings::default());
+        assert!(out.content.contains("pb-single-choice"), "{}", out.content);
+        assert!(out.content.contains(": ```text\n  plain text\n  ```\n"));
+        assert!(out.messages.is_empty(), "{:?}", out.messages);
+        // A component written inside a definition (its lines indented under it) renders there.
+        let inside = format!("Term\n: {}", Q.replace('\n', "\n  ").trim_end());
+        let out = process_chapter("d.md", &inside, &Settings::default());
+        assert!(out.content.contains("pb-single-choice"), "{}", out.content);
+        assert!(
+            out.content.starts_with("Term\n: <div class=\"pb-doc\""),
+            "{}",
+            out.content
+        );
+        // Not indented, the JSON is not in the fence (mdBook shows an empty code block and a
+        // paragraph): an empty component, reported.
+        let out = process_chapter("d.md", &format!("Term\n: {Q}"), &Settings::default());
+        assert!(
+            out.messages.iter().any(|m| m.contains("[invalid_json]")),
+            "{:?}",
+            out.messages
+        );
+    }
+
+    #[test]
+    fn the_chapter_warnings_validate_gives_are_printed() {
+        // A component caught in a code block, and a misspelt tag: both reported, at their lines.
+        let chapter =
+            format!("```multiple-choice\n{{}}\n```\n\n```markdown\nHere is how:\n{Q}```\n");
+        let out = process_chapter("w.md", &chapter, &Settings::default());
+        assert_eq!(out.messages.len(), 2, "{:?}", out.messages);
+        assert!(
+            out.messages[0].starts_with("w.md:1:1: warning[unknown_tag]"),
+            "{:?}",
+            out.messages
+        );
+        assert!(
+            out.messages[1].starts_with("w.md:5:1: warning[component_in_code_block]"),
+            "{:?}",
+            out.messages
+        );
+        assert_eq!(out.errors, 0);
+    }
+
+    #[test]
+    fn raw_mermaid_is_left_to_other_tools() {
+        let chapter = "```mermaid\ngraph TD; A-->B;\n```\n\n```mermaid\n{\"version\": \"1\", \"source\": \"graph TD; A-->B;\"}\n```\n";
+        let out = process_chapter("m.md", chapter, &Settings::default());
+        assert!(
+            out.content
+                .starts_with("```mermaid\ngraph TD; A-->B;\n```\n"),
+            "{}",
+            out.content
+        );
+        assert_eq!(
+            out.content.matches("class=\"pb-block pb-mermaid\"").count(),
+            1
+        );
+        assert!(out.messages.is_empty(), "{:?}", out.messages);
     }
 
     #[test]

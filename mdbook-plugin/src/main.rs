@@ -61,13 +61,42 @@ fn main() -> ExitCode {
     }
 }
 
+/// Keys `[preprocessor.passback]` may hold: ours, then mdBook's own for every preprocessor.
+const KNOWN_KEYS: [&str; 8] = [
+    "surface",
+    "answers-action",
+    "on-error",
+    "command",
+    "renderers",
+    "before",
+    "after",
+    "optional",
+];
+
 fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, String> {
     let get = |key: &str| -> Result<Option<String>, String> {
         ctx.config
             .get::<String>(&format!("preprocessor.passback.{key}"))
             .map_err(|e| format!("preprocessor.passback.{key} in book.toml must be a string: {e}"))
     };
-    let mut s = Settings::default();
+    // A misspelt option would otherwise be ignored without a word.
+    let keys = ctx
+        .config
+        .get::<std::collections::BTreeMap<String, serde::de::IgnoredAny>>("preprocessor.passback")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    for key in keys.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
+        eprintln!(
+            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action and on-error)"
+        );
+    }
+    let flag = |key: &str| ctx.config.get::<bool>(key).ok().flatten().unwrap_or(true);
+    let mut s = Settings {
+        definition_lists: flag("output.html.definition-lists"),
+        admonitions: flag("output.html.admonitions"),
+        ..Settings::default()
+    };
     if let Some(v) = get("surface")? {
         s.surface = Surface::parse(&v).ok_or_else(|| {
             format!("preprocessor.passback.surface must be page, routed or email, not \"{v}\"")
@@ -95,14 +124,21 @@ fn preprocess() -> Result<(), String> {
         eprintln!("{w}");
     }
     let settings = settings(&ctx)?;
+    let src = ctx.config.book.src.clone();
     let mut errors = 0;
     book.for_each_mut(|item| {
         let BookItem::Chapter(ch) = item else { return };
-        let path = ch
+        let file = ch.source_path.as_ref().or(ch.path.as_ref());
+        let mut path = file.map_or_else(|| ch.name.clone(), |p| src.join(p).display().to_string());
+        // Lines are counted in the chapter as mdBook hands it over: when its {{#include}}s
+        // were expanded into it, that is not the file on disk, and the messages say so.
+        let on_disk = ch
             .source_path
             .as_ref()
-            .or(ch.path.as_ref())
-            .map_or_else(|| ch.name.clone(), |p| format!("src/{}", p.display()));
+            .and_then(|p| std::fs::read_to_string(ctx.root.join(&src).join(p)).ok());
+        if on_disk.is_some_and(|text| text != ch.content) {
+            path.push_str(" (with its includes expanded)");
+        }
         let out = process_chapter(&path, &ch.content, &settings);
         for m in &out.messages {
             eprintln!("{m}");

@@ -43,6 +43,18 @@ fn a_real_book_builds_with_live_components() {
         String::from_utf8_lossy(&install.stderr)
     );
     assert!(dir.join("passback.css").exists() && dir.join("passback.js").exists());
+    // A misspelt option, an invalid block below an {{#include}}, and mdbook-mermaid's raw
+    // Mermaid, added to this copy of the book.
+    let toml = std::fs::read_to_string(dir.join("book.toml")).expect("book.toml");
+    let toml = toml.replace(
+        "[preprocessor.passback]\n",
+        "[preprocessor.passback]\nsurfac = \"email\"\n",
+    );
+    std::fs::write(dir.join("book.toml"), toml).expect("write book.toml");
+    let nested_md = dir.join("src/nested.md");
+    let mut nested_src = std::fs::read_to_string(&nested_md).expect("nested.md");
+    nested_src.push_str("\n```open-question\n{ \"version\": 2, \"question\": \"Why?\" }\n```\n\n```mermaid\ngraph TD; A-->B;\n```\n");
+    std::fs::write(&nested_md, nested_src).expect("write nested.md");
 
     let build = Command::new("mdbook")
         .arg("build")
@@ -56,6 +68,19 @@ fn a_real_book_builds_with_live_components() {
     assert!(
         stderr.contains("src/decisions.md:44:14: warning[wrong_version]"),
         "{stderr}"
+    );
+    // Lines counted after an {{#include}} are not the file's: the message says so.
+    assert!(
+        stderr.contains("src/nested.md (with its includes expanded):"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("unknown option `surfac` in [preprocessor.passback]"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("mermaid"),
+        "raw Mermaid is not ours: {stderr}"
     );
 
     let read = |name: &str| {
@@ -92,8 +117,12 @@ fn a_real_book_builds_with_live_components() {
     let nested = read("nested.html");
     assert_eq!(
         nested.matches("class=\"pb-doc\"").count(),
-        3,
-        "list, quote and included fences"
+        4,
+        "list, quote and included fences, and the invalid one"
+    );
+    assert!(
+        nested.contains("language-mermaid") && nested.contains("graph TD; A--&gt;B;"),
+        "raw Mermaid stays a code block for other tools"
     );
     assert!(
         nested.contains("and the item goes on after it")

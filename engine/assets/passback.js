@@ -1173,33 +1173,40 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Mermaid: any element of the diagram that carries data-pb-node or data-pb-edge (the SVG's
-  // shapes, once it is drawn) becomes a button that opens its comment field; the diagram itself
-  // opens the whole-diagram comment. Commented parts are marked.
+  // Mermaid: each node and edge of the drawn diagram (the SVG's `data-node` and `data-edge`
+  // groups) becomes a button that opens its comment field (`data-pb-node`, `data-pb-edge`); the
+  // diagram itself opens the whole-diagram comment. Commented parts are marked.
 
   function enhanceMermaid(section) {
-    // The first field of each node or edge (fields are in diagram order).
+    // The fields of each node or edge, in diagram order (a repeated pair has one per edge).
     var fields = {};
     var ps = diagramParts(section);
     ['node', 'edge'].forEach(function (kind) {
       ps[kind].forEach(function (p) {
         var key = kind.charAt(0) + ':' + p.key;
-        if (!fields[key]) fields[key] = p.field;
+        (fields[key] = fields[key] || []).push(p.field);
       });
     });
     var whole = $(section, 'textarea[name$=".comment"]');
+    // The SVG keys the second and later edges of a repeated pair `FROM→TO#2`, `#3`, ….
     var fieldOf = function (target) {
-      return target.hasAttribute('data-pb-node') ? fields['n:' + target.getAttribute('data-pb-node')]
-        : fields['e:' + target.getAttribute('data-pb-edge')];
+      var node = target.getAttribute('data-node');
+      if (node != null) return (fields['n:' + node] || [])[0];
+      var edge = target.getAttribute('data-edge') || '';
+      var nth = /#(\d+)$/.exec(edge);
+      if (nth) edge = edge.slice(0, nth.index);
+      return (fields['e:' + edge] || [])[nth ? +nth[1] - 1 : 0];
     };
-    var targets = $$(section, '[data-pb-node]:not(textarea), [data-pb-edge]:not(textarea)');
+    var targets = $$(section, 'svg [data-node], svg [data-edge]');
     targets.forEach(function (target) {
       var field = fieldOf(target);
       if (!field) return;
       var label = $(section, 'label[for="' + field.id + '"]');
       if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '0');
       target.setAttribute('role', 'button');
-      if (label) target.setAttribute('aria-label', label.textContent);
+      // An arrow's label is drawn on it: the name says it plainly (", hit", not "(hit)"), as
+      // checkers of the label-in-name rule (WCAG 2.5.3) do not find text in brackets.
+      if (label) target.setAttribute('aria-label', label.textContent.replace(/ \(([^()]*)\)$/, ', $1'));
       target.classList.add('pb-target');
       // An image's children are presentational: a diagram with buttons in it is a named group.
       var svg = closest(target, 'svg');

@@ -82,7 +82,7 @@ export async function fillIn(page, fx, { js, style = 'buttons' }) {
           continue;
         }
         const key = c.on === 'node' ? `textarea[data-pb-node="${c.id}"]` : `textarea[data-pb-edge="${c.from}→${c.to}"]`;
-        const target = scope.locator(c.on === 'node' ? `svg [data-pb-node="${c.id}"]` : `svg [data-pb-edge="${c.from}→${c.to}"]`);
+        const target = scope.locator(c.on === 'node' ? `svg [data-node="${c.id}"]` : `svg [data-edge="${c.from}→${c.to}"]`);
         if (js && await target.count()) {
           // The diagram's own shape: choosing it opens its comment field.
           if (style === 'keyboard') {

@@ -272,13 +272,14 @@ test('youtube: nothing on the page surface; on routed a play button injects the 
 test('mermaid: a node or edge of the drawn diagram opens its comment field', async () => {
   const { window } = await loadScript(doc('mermaid-spec'), {
     before(w) {
-      // What the diagram's SVG will carry once it is drawn: shapes keyed like the comment fields.
+      // A diagram's SVG as the engine draws it: groups keyed `data-node` and `data-edge`.
       const figure = w.document.querySelector('.pb-diagram');
-      figure.insertAdjacentHTML('afterbegin', '<svg role="img" aria-label="The review loop"><g data-pb-node="A"><rect width="10" height="10"/></g><g data-pb-edge="A→B"><path d="M0 0L9 9"/></g><rect class="bg" width="50" height="50"/></svg>');
+      figure.querySelector('svg')?.remove();
+      figure.insertAdjacentHTML('afterbegin', '<svg role="img" aria-label="The review loop"><g data-node="A"><rect width="10" height="10"/></g><g data-edge="A→B"><path d="M0 0L9 9"/></g><rect class="bg" width="50" height="50"/></svg>');
     },
   });
   const { d, type, key, exported } = helpers(window);
-  const node = d.querySelector('g[data-pb-node="A"]');
+  const node = d.querySelector('g[data-node="A"]');
   assert.equal(node.getAttribute('role'), 'button');
   assert.equal(node.getAttribute('tabindex'), '0');
   assert.equal(node.getAttribute('aria-label'), 'Comment on box “Paste”');
@@ -288,7 +289,7 @@ test('mermaid: a node or edge of the drawn diagram opens its comment field', asy
   assert.ok(field.closest('details').open);
   type(field, 'this box should be "Draft", not "Paste"');
   assert.ok(node.classList.contains('pb-commented'));
-  const edge = d.querySelector('g[data-pb-edge="A→B"]');
+  const edge = d.querySelector('g[data-edge="A→B"]');
   edge.focus();
   key(edge, 'Enter');
   type(d.activeElement, 'make this arrow dashed');

@@ -183,41 +183,29 @@ test('prioritize: keyboard moves keep focus on the moved item', async () => {
 test('mermaid: clicking a shape of the drawn diagram comments on that node', async () => {
   const fx = fixture('mermaid-node-comment');
   const { page, problems } = await open(await renderedPage(server, fx.md));
-  const nodes = await page.locator('textarea[data-pb-node]').evaluateAll((ts) => ts.map((t) => t.dataset.pbNode));
-  // Until the engine draws the SVG, stand one in with shapes keyed as the comment fields are;
-  // the script's start is run again for it, as a page that draws late would.
-  await page.evaluate((ids) => {
-    const ns = 'http://www.w3.org/2000/svg';
-    const svg = document.createElementNS(ns, 'svg');
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', 'Diagram');
-    svg.setAttribute('width', String(ids.length * 90 + 20));
-    svg.setAttribute('height', '60');
-    ids.forEach((id, i) => {
-      const g = document.createElementNS(ns, 'g');
-      g.setAttribute('data-pb-node', id);
-      const r = document.createElementNS(ns, 'rect');
-      for (const [k, v] of Object.entries({ x: 10 + i * 90, y: 10, width: 80, height: 40, fill: '#ddd' })) r.setAttribute(k, v);
-      g.appendChild(r);
-      svg.appendChild(g);
-    });
-    const section = document.querySelector('[data-pb-kind="mermaid"]');
-    section.querySelector('figure').prepend(svg);
-    const copy = section.cloneNode(true);
-    section.replaceWith(copy);
-    delete document.querySelector('.pb-doc').pbEnhanced;
-    document.querySelector('.pb-live').remove();
-    document.querySelectorAll('.pb-copy, .pb-copy-status, .pb-copied').forEach((e) => e.remove());
-    window.passback.enhance();
-  }, nodes);
+  // The engine's own SVG: its node groups are the targets.
   const responses = fx.responses.b1.comments;
-  const target = page.locator(`svg [data-pb-node="${responses[0].id}"]`);
+  const target = page.locator(`svg [data-node="${responses[0].id}"]`);
+  assert.equal(await target.getAttribute('role'), 'button');
+  assert.equal(await page.locator('[data-pb-kind="mermaid"] svg').first().getAttribute('role'), 'group');
   await target.click();
   await page.keyboard.type(responses[0].text);
-  assert.deepEqual((await target.getAttribute('class')).split(' ').sort(), ['pb-commented', 'pb-selected', 'pb-target']);
+  const marks = (await target.getAttribute('class')).split(' ').filter((c) => !c.startsWith('pb-d-')).sort();
+  assert.deepEqual(marks, ['pb-commented', 'pb-selected', 'pb-target']);
   assert.equal(await page.evaluate(() => window.passback.exportAnswers(document.querySelector('.pb-doc')).markdown),
     fx.expected);
   assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('mermaid: each edge of a repeated pair opens its own comment field', async () => {
+  const doc = '```mermaid\n{"version": "1", "source": "graph TD\\nA -->|yes| B\\nA -->|again| B"}\n```\n';
+  const { page, problems } = await open(await renderedPage(server, doc));
+  await page.locator('svg [data-edge="A→B#2"]').click();
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'b1.edge.1');
+  await page.locator('svg [data-edge="A→B"]').click();
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'b1.edge.0');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -316,6 +316,11 @@ fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center:
             &[("class", class), ("text-anchor", "middle"), ("fill", fill)],
         );
         for (i, line) in block.lines.iter().enumerate() {
+            // A line break between the lines, so the text reads as words (a wrapped
+            // "refresh in" / "background" is not "inbackground" to a checker or a copy).
+            if i > 0 {
+                w.newline();
+            }
             w.open("tspan", &[("x", &x), ("y", &baseline(i))]);
             w.text(line);
             w.close("tspan");

@@ -508,12 +508,26 @@ fn render_parsed(
     render_components(prose, src, options, hash, answers)
 }
 
-/// The email preview's "Respond" link, when it is a safe one.
+/// Whether `url` can be an email's "Respond" link: an absolute http(s) address with a host and
+/// nothing a mail client would break it at (whitespace, controls, quotes, angle brackets). A
+/// relative link means nothing in a mail. The CLI and the server refuse anything else, and
+/// the engine leaves such a link out.
+pub fn is_respond_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    let Some(rest) = rest else { return false };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    !host.is_empty()
+        && !host.starts_with(':')
+        && !url
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>' | '\\'))
+}
+
+/// The email preview's "Respond" link, when it is a usable one.
 fn safe_respond_url(options: &Options) -> Option<&str> {
-    options
-        .respond_url
-        .as_deref()
-        .filter(|u| sanitize::is_safe_link(u))
+    options.respond_url.as_deref().filter(|u| is_respond_url(u))
 }
 
 /// What rendering keeps of a parsed document once its prose is HTML; the tree is no longer

@@ -147,4 +147,17 @@ fn respond_link_and_size_budget() {
             .with_respond_url(Some("javascript:alert(1)".into())),
     );
     assert!(!bad.html.contains("javascript:"));
+    // Nor anything else a mail cannot follow: relative, mail, host-less, or broken by a space.
+    for url in [
+        "/r/42",
+        "mailto:a@b.example",
+        "https://",
+        "https:///r",
+        "https://app.example/a b",
+    ] {
+        assert!(!passback_engine::is_respond_url(url), "{url}");
+    }
+    for url in ["https://app.example", "http://app.example:8080/r/42?x=1#y"] {
+        assert!(passback_engine::is_respond_url(url), "{url}");
+    }
 }

@@ -207,6 +207,11 @@ fn render(args: &[String]) -> Result<i32, String> {
         options = options.with_answers_action((!url.is_empty()).then(|| url.to_string()));
     }
     if let Some(url) = a.flag("respond-url") {
+        if !passback_engine::is_respond_url(url) {
+            return Err(format!(
+                "--respond-url must be an absolute http:// or https:// address with a host and no spaces, not \"{url}\""
+            ));
+        }
         options = options.with_respond_url(Some(url.to_string()));
     }
     if let Some(base) = a.flag("asset-base") {

@@ -436,11 +436,10 @@ fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
                 })?)
             }
             "respond_url" => {
-                let ok = v.starts_with("https://") || v.starts_with("http://");
-                if !ok {
+                if !passback_engine::is_respond_url(&v) {
                     return Err(problem(
                         StatusCode::BAD_REQUEST,
-                        "respond_url must be an http:// or https:// address (the email's Respond link).",
+                        "respond_url must be an absolute http:// or https:// address with a host and no spaces (the email's Respond link).",
                     ));
                 }
                 options = options.with_respond_url(Some(v));

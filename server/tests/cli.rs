@@ -311,6 +311,15 @@ fn unknown_or_missing_command() {
 fn unknown_flag() {
     assert_one_line_error(&passback(&["render", "--colour", "red"], None), "--colour");
     assert_one_line_error(&passback(&["render", "-x"], None), "-x");
+    for bad in ["javascript:alert(1)", "/relative", "https://"] {
+        assert_one_line_error(
+            &passback(
+                &["render", "-", "--surface", "email", "--respond-url", bad],
+                Some(b"# hi\n"),
+            ),
+            "--respond-url must be an absolute http",
+        );
+    }
     assert_one_line_error(
         &passback(&["validate", "-", "--surface", "page"], Some(b"# hi\n")),
         "validate` takes no options",

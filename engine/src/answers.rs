@@ -1450,7 +1450,13 @@ fn apply_list_op(
             let i = item_index(block, "op", ids, id)?;
             if let Some(pos) = removed.iter().position(|r| *r == i) {
                 removed.remove(pos);
-                entries.push(Entry::Item(i));
+                // Back before the first authored item that came after it: where it was, in a
+                // list the reader has not reordered (as the script's Undo puts it back).
+                let at = entries
+                    .iter()
+                    .position(|e| matches!(e, Entry::Item(j) if *j > i))
+                    .unwrap_or(entries.len());
+                entries.insert(at, Entry::Item(i));
             }
         }
         Some(("add", _)) => {}
@@ -1540,10 +1546,11 @@ fn rank_form<'p>(
         .map(|k| keyed[k].2.clone())
         .filter(|e| as_rendered.contains(e))
         .collect();
-    // Restored and newly added entries go to the end.
-    for e in as_rendered {
+    // Restored and newly added entries take their place in the edited list: a restored item
+    // where it was authored (see `apply_list_op`), an added one at the end.
+    for (k, e) in as_rendered.into_iter().enumerate() {
         if !order.contains(&e) {
-            order.push(e);
+            order.insert(k.min(order.len()), e);
         }
     }
     if let Some((entry, d)) = moved_entry
@@ -1634,8 +1641,8 @@ fn split_form<'p>(
             Entry::Added(l) => added.push((l.clone(), w.unwrap_or(0.0))),
         }
     }
-    // A category removed or restored in this post changes the sum on purpose: hand the removed
-    // weight to the rest in proportion, and let a restored one start from its authored share.
+    // A category removed in this post changes the sum on purpose: hand its weight to the rest
+    // in proportion.
     if removed_weight > 0.0 {
         let rest: f64 = weights.values().chain(added.iter().map(|(_, w)| w)).sum();
         let factor = if rest > 0.0 {
@@ -1646,11 +1653,32 @@ fn split_form<'p>(
         weights.values_mut().for_each(|w| *w *= factor);
         added.iter_mut().for_each(|(_, w)| *w *= factor);
     }
+    // A restored category comes back at its authored share, and the others make room for it
+    // in proportion: the sum the reader held stays, and a removal undone is undone exactly.
+    let mut restored = 0.0;
     for e in &list {
         if let Entry::Item(i) = e
             && !weighted.iter().any(|(x, _)| x == e)
         {
             weights.insert(*i, a.weights[*i]);
+            restored += a.weights[*i];
+        }
+    }
+    if restored > 0.0 {
+        let is_restored = |i: &usize| !weighted.iter().any(|(x, _)| *x == Entry::Item(*i));
+        let others: f64 = weights
+            .iter()
+            .filter(|(i, _)| !is_restored(i))
+            .map(|(_, w)| *w)
+            .chain(added.iter().map(|(_, w)| *w))
+            .sum();
+        if others > 0.0 {
+            let factor = ((others - restored) / others).max(0.0);
+            weights
+                .iter_mut()
+                .filter(|(i, _)| !is_restored(i))
+                .for_each(|(_, w)| *w *= factor);
+            added.iter_mut().for_each(|(_, w)| *w *= factor);
         }
     }
     if weights.is_empty() && added.is_empty() {

@@ -218,7 +218,8 @@ fn list_edits_round_trip_through_the_rendered_form() {
         "removed item carried"
     );
     assert!(html.contains("value=\"restore:eu\""), "a restore button");
-    // Restore EU in the next post: it comes back at the end, and the export reflects it.
+    // Restore EU in the next post: it comes back where it was authored (first), as the
+    // script's Undo puts it back, and the export reflects it.
     let p2 = post(
         src,
         &[
@@ -232,7 +233,7 @@ fn list_edits_round_trip_through_the_rendered_form() {
     let export = answers::export(&p2.doc, &p2.responses).markdown;
     assert_eq!(
         export,
-        "(reader edited the list)\n\n1. US\n2. APAC\n3. LATAM — (added by reader)\n4. EU\n"
+        "(reader edited the list)\n\n1. EU\n2. US\n3. APAC\n4. LATAM — (added by reader)\n"
     );
 }
 

@@ -78,6 +78,26 @@ test('JavaScript off: filling the form and pressing "Get answers" gives the engi
   }
 });
 
+test('JavaScript off: removing then restoring an item leaves the list as it was', async () => {
+  const noJs = await browser({ javaScriptEnabled: false });
+  try {
+    const doc = readFileSync(join(ROOT, 'examples', 'decision.md'), 'utf8');
+    const page = await noJs.newPage();
+    await page.goto(await renderedPage(server, doc));
+    await page.getByRole('button', { name: 'Remove Export the old pages' }).click();
+    await page.waitForURL('**/v1/answers');
+    await page.getByRole('button', { name: 'Restore Export the old pages' }).click();
+    await page.getByRole('button', { name: 'Remove Teaching people' }).click();
+    await page.getByRole('button', { name: 'Restore Teaching people' }).click();
+    await page.getByRole('button', { name: 'Get answers' }).click();
+    const text = await page.locator('#pb-export').inputValue();
+    assert.match(text, /## Migration order \(reader kept the order unchanged\)\n\n1\. Export the old pages/);
+    assert.match(text, /## Where the hours go \(reader kept the allocation unchanged\)\n\n- Moving content: 40h \(unchanged\)/);
+  } finally {
+    await noJs.close();
+  }
+});
+
 test('JavaScript off: choosing one position in its select moves that item there', async () => {
   const noJs = await browser({ javaScriptEnabled: false });
   try {

@@ -653,6 +653,7 @@ fn render_components(
                 surface: options.surface,
                 kind: b.info.kind,
                 t: lang.strings(),
+                rtl: lang.dir() == "rtl",
                 answer: answers.and_then(|a| a.blocks.get(&b.info.id)),
                 diagram_base,
                 diagrams: &published,

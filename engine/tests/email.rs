@@ -14,6 +14,32 @@ const FORBIDDEN_TAGS: [&str; 13] = [
 ];
 
 fn check_email(name: &str, html: &str) {
+    // A link shows words or an image with a text alternative, or says in words what it does.
+    for (at, _) in html.match_indices("<a ") {
+        let open_end = at + html[at..].find('>').expect("a closed tag");
+        let close = open_end + html[open_end..].find("</a>").expect("a closed link");
+        let inner = &html[open_end + 1..close];
+        let words: String = {
+            let mut out = String::new();
+            let mut in_tag = false;
+            for c in inner.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => out.push(c),
+                    _ => {}
+                }
+            }
+            out
+        };
+        let named = html[at..open_end].contains(" aria-label=")
+            || inner.contains(" alt=\"") && !inner.contains(" alt=\"\"");
+        assert!(
+            named || words.chars().any(char::is_alphanumeric),
+            "{name}: a link with no words: {}",
+            &html[at..close]
+        );
+    }
     for (tag, attrs) in tags(html) {
         assert!(
             !FORBIDDEN_TAGS.contains(&tag.as_str()),
@@ -53,6 +79,13 @@ fn check_email(name: &str, html: &str) {
                     !value.to_ascii_lowercase().contains("url("),
                     "{name}: a style loads a resource: {value}"
                 );
+                // Outlook and Gmail ignore logical properties (margin-inline-start…).
+                for logical in ["-inline-", "-block-", "inset-inline", "inset-block"] {
+                    assert!(
+                        !value.contains(logical),
+                        "{name}: a logical property mail clients ignore: {value}"
+                    );
+                }
             }
         }
     }

@@ -142,7 +142,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                 @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
                 @if let Some(i) = &p.instruction { p style=(email::MUTED) { (Text(i)) } }
                 @if let Some(r) = &p.routing { (r.render_email()) }
-                ol style="margin:0 0 8px;padding-inline-start:24px;" {
+                // Mail clients ignore logical properties: the indent is on the reading side.
+                ol style=(if cx.rtl { "margin:0 0 8px;padding:0 24px 0 0;" } else { "margin:0 0 8px;padding:0 0 0 24px;" }) {
                     @for item in &p.items {
                         li style=(email::ITEM) {
                             (item.label)

@@ -164,7 +164,8 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
         return cx.root(
             None,
             html! {
-                a href=(watch) style=(email::LINK) {
+                // Without a thumbnail the link shows only ▶: its name says what it plays.
+                a href=(watch) style=(email::LINK) aria-label=[y.thumbnail.is_none().then(|| Fill(t.play, caption))] {
                     @if let Some(thumb) = &y.thumbnail {
                         img src=(thumb) alt=(Fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
                     } @else {

@@ -208,6 +208,8 @@ pub struct RenderCx<'a> {
     pub surface: Surface,
     pub kind: Kind,
     pub t: &'static Strings,
+    /// Whether the document reads right to left (email styles name physical sides).
+    pub rtl: bool,
     /// The reader's answers so far, when the form is shown again after a list edit.
     pub answer: Option<&'a BlockAnswer>,
     /// Email surface: where diagram images are published (`{base}/v1/diagrams/{key}.png`).
@@ -326,7 +328,7 @@ pub mod email {
     pub const MUTED: &str = "color:#57606a;font-size:14px;margin:0 0 8px;";
     pub const LIST: &str = "list-style:none;margin:0 0 8px;padding:0;";
     pub const ITEM: &str = "margin:4px 0;";
-    pub const BADGE: &str = "display:inline-block;font-size:12px;font-weight:600;color:#0a3069;background:#ddf4ff;border:1px solid #54aeff;border-radius:10px;padding:0 6px;margin-inline-start:6px;";
+    pub const BADGE: &str = "display:inline-block;font-size:12px;font-weight:600;color:#0a3069;background:#ddf4ff;border:1px solid #54aeff;border-radius:10px;padding:0 6px;";
     pub const PRE: &str = "white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:8px;margin:0;color:#1f2328;";
     pub const LINK: &str = "color:#0550ae;";
 }

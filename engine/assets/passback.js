@@ -719,7 +719,12 @@
         var i = itemIndexOr(model, button.value.replace(/^restore:/, ''));
         if (typeof i !== 'number') return;
         li = hooks.makeRow(i);
-        at = self.rows().length;
+        // As the server restores: before the first authored item that came after it.
+        var rows = self.rows();
+        for (at = 0; at < rows.length; at++) {
+          var e = self.entryOf(rows[at]);
+          if (typeof e === 'number' && e > i) break;
+        }
       }
       var row = closest(button, 'li');
       row.parentNode.removeChild(row);

@@ -133,6 +133,56 @@ pub enum BlockAnswer {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Responses {
     pub blocks: BTreeMap<String, BlockAnswer>,
+    /// After a no-JavaScript list edit: the block and the control the page shown again puts
+    /// focus on, so a keyboard reader carries on where they were instead of at the top.
+    pub focus: Option<(String, Focus)>,
+}
+
+/// A list control of a prioritize or allocate block, as a list edit leaves focus on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The ▲ or ▼ of the entry now at this position.
+    Up(usize),
+    Down(usize),
+    /// The ✕ of the entry now at this position.
+    Remove(usize),
+    /// The Restore button of this authored item.
+    Restore(usize),
+    /// The add box.
+    Add,
+}
+
+/// Where focus goes after `op`, posted against the list as it was rendered (`before`), left
+/// the list `after`; `added` when the post added an entry.
+fn focus_after(op: Option<&str>, before: &[Entry], after: &[Entry], added: bool) -> Option<Focus> {
+    let n = after.len();
+    let (kind, arg) = op.map_or(("", ""), |o| o.split_once(':').unwrap_or((o, "")));
+    let posted = || arg.parse::<usize>().ok().and_then(|k| before.get(k));
+    let now = |e: &Entry| after.iter().position(|x| x == e);
+    match kind {
+        // The same arrow on the moved entry; at an end, where that arrow is disabled and
+        // cannot take focus, the other one.
+        "up" | "down" => {
+            let k = now(posted()?)?;
+            let up = k > 0;
+            let down = k + 1 < n;
+            Some(match (kind, up, down) {
+                ("up", true, _) | ("down", true, false) => Focus::Up(k),
+                (_, _, true) => Focus::Down(k),
+                _ => Focus::Remove(k),
+            })
+        }
+        "remove" => match posted()? {
+            Entry::Item(i) => Some(Focus::Restore(*i)),
+            Entry::Added(_) => Some(Focus::Add),
+        },
+        "restore" => after
+            .iter()
+            .position(|e| !before.contains(e) && matches!(e, Entry::Item(_)))
+            .map(Focus::Remove),
+        _ if added || kind == "add" => Some(Focus::Add),
+        _ => None,
+    }
 }
 
 /// The export and anything the reader should be told about how it was made.
@@ -1289,17 +1339,31 @@ pub(crate) fn decode_form(
         if block_op.is_some() {
             op = FormOp::Edit;
         }
+        let mut focus = None;
         let answer = match component {
             Component::Questions(set) => BlockAnswer::Questions(questions_form(id, set, &values)?),
-            Component::Prioritize(p) => {
-                BlockAnswer::Rank(rank_form(id, p, &values, block_op, &mut notices)?)
-            }
-            Component::Allocate(a) => {
-                BlockAnswer::Split(split_form(id, a, &values, block_op, &mut notices)?)
-            }
+            Component::Prioritize(p) => BlockAnswer::Rank(rank_form(
+                id,
+                p,
+                &values,
+                block_op,
+                &mut notices,
+                &mut focus,
+            )?),
+            Component::Allocate(a) => BlockAnswer::Split(split_form(
+                id,
+                a,
+                &values,
+                block_op,
+                &mut notices,
+                &mut focus,
+            )?),
             Component::Mermaid(m) => BlockAnswer::Comments(comments_form(m, &values)),
             Component::Youtube(_) => continue,
         };
+        if let Some(f) = focus.filter(|_| block_op.is_some()) {
+            responses.focus = Some((id.to_string(), f));
+        }
         responses.blocks.insert(id.to_string(), answer);
     }
     Ok(DecodedForm {
@@ -1511,6 +1575,7 @@ fn rank_form<'p>(
     values: &dyn Fn(&str) -> Vec<&'p str>,
     op: Option<&str>,
     notices: &mut Vec<String>,
+    focus: &mut Option<Focus>,
 ) -> Result<RankAnswer, AnswersError> {
     let ids: Vec<&str> = p.items.iter().map(|i| i.id.as_str()).collect();
     let (mut entries, mut removed) = list_state(block, &ids, values)?;
@@ -1537,7 +1602,9 @@ fn rank_form<'p>(
     }
     // Resolve a move against the list as rendered, before the selects reorder it.
     let add = values("add").into_iter().next().and_then(clean_text);
-    let mut as_rendered: Vec<Entry> = keyed.iter().map(|(_, _, e)| e.clone()).collect();
+    let adding = add.is_some();
+    let before: Vec<Entry> = keyed.iter().map(|(_, _, e)| e.clone()).collect();
+    let mut as_rendered = before.clone();
     let moved = apply_list_op(block, &ids, &mut as_rendered, &mut removed, op, add)?;
     let moved_entry = moved.map(|(k, d)| (keyed[k].2.clone(), d));
     let requested: Vec<usize> = keyed.iter().map(|(pos, _, _)| *pos).collect();
@@ -1565,6 +1632,7 @@ fn rank_form<'p>(
             "{block}: every item was removed; restore or add one"
         ));
     }
+    *focus = focus_after(op, &before, &order, adding);
     let note = values("note").into_iter().next().and_then(clean_text);
     check_permutation(block, &ids, &order, &removed)?;
     Ok(RankAnswer {
@@ -1580,6 +1648,7 @@ fn split_form<'p>(
     values: &dyn Fn(&str) -> Vec<&'p str>,
     op: Option<&str>,
     notices: &mut Vec<String>,
+    focus: &mut Option<Focus>,
 ) -> Result<SplitAnswer, AnswersError> {
     let ids: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
     let (entries, mut removed) = list_state(block, &ids, values)?;
@@ -1616,7 +1685,9 @@ fn split_form<'p>(
         weighted.push((e, w));
     }
     let mut list: Vec<Entry> = weighted.iter().map(|(e, _)| e.clone()).collect();
+    let before = list.clone();
     let add = values("add").into_iter().next().and_then(clean_text);
+    let adding = add.is_some();
     apply_list_op(
         block,
         &ids,
@@ -1686,6 +1757,7 @@ fn split_form<'p>(
             "{block}: every category was removed; restore or add one"
         ));
     }
+    *focus = focus_after(op, &before, &list, adding);
     let note = values("note").into_iter().next().and_then(clean_text);
     Ok(SplitAnswer {
         weights,
@@ -1739,6 +1811,54 @@ mod tests {
             ]
         );
         assert!(parse_urlencoded("a=%ff").is_err());
+    }
+
+    #[test]
+    fn a_list_edit_leaves_focus_on_the_control_the_reader_used() {
+        let [a, b, c] = [Entry::Item(0), Entry::Item(1), Entry::Item(2)];
+        let list = [a.clone(), b.clone(), c.clone()];
+        let moved_up = [a.clone(), c.clone(), b.clone()];
+        assert_eq!(
+            focus_after(Some("up:2"), &list, &moved_up, false),
+            Some(Focus::Up(1))
+        );
+        // Moved to the top, where ▲ is disabled: ▼ instead.
+        let top = [b.clone(), a.clone(), c.clone()];
+        assert_eq!(
+            focus_after(Some("up:1"), &list, &top, false),
+            Some(Focus::Down(0))
+        );
+        assert_eq!(
+            focus_after(Some("down:0"), &list, &top, false),
+            Some(Focus::Down(1))
+        );
+        // Moved to the bottom, where ▼ is disabled: ▲ instead.
+        let bottom = [a.clone(), c.clone(), b.clone()];
+        assert_eq!(
+            focus_after(Some("down:1"), &list, &bottom, false),
+            Some(Focus::Up(2))
+        );
+        // Removed: its Restore button; restored: its ✕; an added entry removed, or an add: the box.
+        let removed = [a.clone(), c.clone()];
+        assert_eq!(
+            focus_after(Some("remove:1"), &list, &removed, false),
+            Some(Focus::Restore(1))
+        );
+        assert_eq!(
+            focus_after(Some("restore:b"), &removed, &list, false),
+            Some(Focus::Remove(1))
+        );
+        let with_added = [a.clone(), Entry::Added("X".into())];
+        assert_eq!(
+            focus_after(Some("remove:1"), &with_added, &[a.clone()], false),
+            Some(Focus::Add)
+        );
+        assert_eq!(
+            focus_after(Some("add"), &list, &list, true),
+            Some(Focus::Add)
+        );
+        // A tampered position leaves focus alone.
+        assert_eq!(focus_after(Some("up:9"), &list, &list, false), None);
     }
 
     #[test]

@@ -655,6 +655,10 @@ fn render_components(
                 t: lang.strings(),
                 rtl: lang.dir() == "rtl",
                 answer: answers.and_then(|a| a.blocks.get(&b.info.id)),
+                focus: answers
+                    .and_then(|a| a.focus.as_ref())
+                    .filter(|(block, _)| *block == b.info.id)
+                    .map(|(_, f)| *f),
                 diagram_base,
                 diagrams: &published,
             };

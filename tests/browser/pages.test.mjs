@@ -121,10 +121,24 @@ test('JavaScript off: a prioritize move posts back the reordered form', async ()
     const doc = fixture('prioritize-spec').md;
     const page = await noJs.newPage();
     await page.goto(await renderedPage(server, doc));
-    await page.getByRole('button', { name: 'Move APAC up' }).click();
-    await page.waitForURL('**/v1/answers');
+    const posting = (act) => Promise.all([page.waitForEvent('load'), act()]);
+    await posting(() => page.getByRole('button', { name: 'Move APAC up' }).click());
+    assert.match(page.url(), /\/v1\/answers$/);
     const order = await page.locator('.pb-rank-item .pb-rank-label').allTextContents();
     assert.deepEqual(order, ['EU', 'APAC', 'US']);
+    // Focus comes back to the button the reader pressed, not the top of the page.
+    const focused = () => page.evaluate(() => document.activeElement.getAttribute('aria-label'));
+    assert.equal(await focused(), 'Move APAC up');
+    const activate = () => page.evaluate(() => document.activeElement.click());
+    await posting(activate);
+    assert.deepEqual(await page.locator('.pb-rank-item .pb-rank-label').allTextContents(), ['APAC', 'EU', 'US']);
+    assert.equal(await focused(), 'Move APAC down', 'at the top ▲ is disabled, so ▼');
+    await posting(() => page.getByRole('button', { name: 'Remove EU' }).click());
+    assert.equal(await focused(), 'Restore EU');
+    await posting(activate);
+    assert.equal(await focused(), 'Remove EU');
+    // Restored to its authored place, first.
+    assert.deepEqual(await page.locator('.pb-rank-item .pb-rank-label').allTextContents(), ['EU', 'APAC', 'US']);
     await page.getByRole('button', { name: 'Get answers' }).click();
     const text = await page.locator('#pb-export').inputValue();
     assert.match(text, /^Priority order \(reader reordered\) → Elad\n\n1\. EU — largest existing waitlist\n2\. APAC — needs localization first\n3\. US/);

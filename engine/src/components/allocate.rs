@@ -2,7 +2,7 @@
 
 use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
-use crate::answers::{self, BlockAnswer, Entry, SplitAnswer};
+use crate::answers::{self, BlockAnswer, Entry, Focus, SplitAnswer};
 use crate::html::email;
 use crate::html::{Fill, Id, RenderCx, Text};
 use maud::{Markup, html};
@@ -255,7 +255,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                         value=(weight) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
-                        aria-label=(Fill(t.remove, label)) { "✕" }
+                        aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
                     @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (Text(c)) } }
                     @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }
                 }

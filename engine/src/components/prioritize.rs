@@ -1,7 +1,7 @@
 //! `prioritize`: rank a short list; the reader may also remove items and add their own (spec §4).
 
 use super::{Checker, Kind, NoteField, Obj, Routing};
-use crate::answers::{self, BlockAnswer, Entry, RankAnswer};
+use crate::answers::{self, BlockAnswer, Entry, Focus, RankAnswer};
 use crate::html::email;
 use crate::html::i18n::Strings;
 use crate::html::{Fill, Num, RenderCx, Text};
@@ -195,11 +195,13 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                                 min="1" max=(Num(n)) step="1" value=(Num(k + 1));
                         }
                         button type="submit" class="pb-move" name=(op_name) value={ "up:" (k) }
-                            aria-label=(Fill(t.move_up, label)) disabled[k == 0] { "▲" }
+                            aria-label=(Fill(t.move_up, label)) disabled[k == 0]
+                            autofocus[cx.focus == Some(Focus::Up(k))] { "▲" }
                         button type="submit" class="pb-move" name=(op_name) value={ "down:" (k) }
-                            aria-label=(Fill(t.move_down, label)) disabled[k + 1 == n] { "▼" }
+                            aria-label=(Fill(t.move_down, label)) disabled[k + 1 == n]
+                            autofocus[cx.focus == Some(Focus::Down(k))] { "▼" }
                         button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
-                            aria-label=(Fill(t.remove, label)) { "✕" }
+                            aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
                     }
                 }
             }
@@ -228,7 +230,8 @@ pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup 
                             input type="hidden" name=(removed_name) value=(items[i].id);
                             span { (items[i].label) } " "
                             button type="submit" name=(op_name) value={ "restore:" (items[i].id) }
-                                aria-label=(Fill(cx.t.restore, &items[i].label)) { (restore.trim()) }
+                                aria-label=(Fill(cx.t.restore, &items[i].label))
+                                autofocus[cx.focus == Some(Focus::Restore(i))] { (restore.trim()) }
                         }
                     }
                 }
@@ -243,7 +246,7 @@ pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
     html! {
         div class="pb-add" {
             label for=(add_id) { (Text(label)) }
-            input type="text" id=(add_id) name=(cx.name("add"));
+            input type="text" id=(add_id) name=(cx.name("add")) autofocus[cx.focus == Some(Focus::Add)];
             button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
         }
     }

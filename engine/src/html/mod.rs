@@ -212,6 +212,8 @@ pub struct RenderCx<'a> {
     pub rtl: bool,
     /// The reader's answers so far, when the form is shown again after a list edit.
     pub answer: Option<&'a BlockAnswer>,
+    /// After a list edit in this block: the control that gets `autofocus`.
+    pub focus: Option<crate::answers::Focus>,
     /// Email surface: where diagram images are published (`{base}/v1/diagrams/{key}.png`).
     pub diagram_base: Option<&'a str>,
     /// Diagrams published as images during this render: (key, SVG).

@@ -1850,7 +1850,12 @@ mod tests {
         );
         let with_added = [a.clone(), Entry::Added("X".into())];
         assert_eq!(
-            focus_after(Some("remove:1"), &with_added, &[a.clone()], false),
+            focus_after(
+                Some("remove:1"),
+                &with_added,
+                std::slice::from_ref(&a),
+                false
+            ),
             Some(Focus::Add)
         );
         assert_eq!(

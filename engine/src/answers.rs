@@ -1815,55 +1815,39 @@ mod tests {
 
     #[test]
     fn a_list_edit_leaves_focus_on_the_control_the_reader_used() {
-        let [a, b, c] = [Entry::Item(0), Entry::Item(1), Entry::Item(2)];
-        let list = [a.clone(), b.clone(), c.clone()];
-        let moved_up = [a.clone(), c.clone(), b.clone()];
-        assert_eq!(
-            focus_after(Some("up:2"), &list, &moved_up, false),
-            Some(Focus::Up(1))
-        );
-        // Moved to the top, where ▲ is disabled: ▼ instead.
-        let top = [b.clone(), a.clone(), c.clone()];
-        assert_eq!(
-            focus_after(Some("up:1"), &list, &top, false),
-            Some(Focus::Down(0))
-        );
-        assert_eq!(
-            focus_after(Some("down:0"), &list, &top, false),
-            Some(Focus::Down(1))
-        );
-        // Moved to the bottom, where ▼ is disabled: ▲ instead.
-        let bottom = [a.clone(), c.clone(), b.clone()];
-        assert_eq!(
-            focus_after(Some("down:1"), &list, &bottom, false),
-            Some(Focus::Up(2))
-        );
-        // Removed: its Restore button; restored: its ✕; an added entry removed, or an add: the box.
-        let removed = [a.clone(), c.clone()];
-        assert_eq!(
-            focus_after(Some("remove:1"), &list, &removed, false),
-            Some(Focus::Restore(1))
-        );
-        assert_eq!(
-            focus_after(Some("restore:b"), &removed, &list, false),
-            Some(Focus::Remove(1))
-        );
-        let with_added = [a.clone(), Entry::Added("X".into())];
-        assert_eq!(
-            focus_after(
-                Some("remove:1"),
-                &with_added,
-                std::slice::from_ref(&a),
-                false
+        // Lists of authored items by index; 9 stands for an entry the reader added.
+        let l = |ix: &[usize]| -> Vec<Entry> {
+            ix.iter()
+                .map(|&i| match i {
+                    9 => Entry::Added("X".into()),
+                    i => Entry::Item(i),
+                })
+                .collect()
+        };
+        let cases = [
+            (
+                "up:2",
+                [0, 1, 2].as_slice(),
+                [0, 2, 1].as_slice(),
+                Some(Focus::Up(1)),
             ),
-            Some(Focus::Add)
-        );
-        assert_eq!(
-            focus_after(Some("add"), &list, &list, true),
-            Some(Focus::Add)
-        );
-        // A tampered position leaves focus alone.
-        assert_eq!(focus_after(Some("up:9"), &list, &list, false), None);
+            // At the top ▲ is disabled, at the bottom ▼: the other arrow.
+            ("up:1", &[0, 1, 2], &[1, 0, 2], Some(Focus::Down(0))),
+            ("down:0", &[0, 1, 2], &[1, 0, 2], Some(Focus::Down(1))),
+            ("down:1", &[0, 1, 2], &[0, 2, 1], Some(Focus::Up(2))),
+            // Removed: its Restore button; restored: its ✕.
+            ("remove:1", &[0, 1, 2], &[0, 2], Some(Focus::Restore(1))),
+            ("restore:b", &[0, 2], &[0, 1, 2], Some(Focus::Remove(1))),
+            // An added entry removed, or an add: the add box.
+            ("remove:1", &[0, 9], &[0], Some(Focus::Add)),
+            ("add", &[0, 1], &[0, 1, 9], Some(Focus::Add)),
+            // A tampered position leaves focus alone.
+            ("up:9", &[0, 1, 2], &[0, 1, 2], None),
+        ];
+        for (op, before, after, focus) in cases {
+            let got = focus_after(Some(op), &l(before), &l(after), op == "add");
+            assert_eq!(got, focus, "{op}");
+        }
     }
 
     #[test]

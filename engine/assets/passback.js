@@ -975,13 +975,21 @@
           $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);
         });
         stack.removeChild(li.pbSeg);
-        return w;
+        // What Undo needs to put everything back exactly if nothing moved in between.
+        return { w: w, before: u, after: shares };
       },
-      afterRestore: function (li, w, fromServer) {
-        if (fromServer) w = roundToTotal(model.weights, total)[itemIndexOr(model, li.getAttribute('data-pb-item'))] / step;
+      afterRestore: function (li, removal, fromServer) {
+        var w = fromServer ? roundToTotal(model.weights, total)[itemIndexOr(model, li.getAttribute('data-pb-item'))] / step
+          : removal && removal.w;
         if (!li.pbSeg.parentNode) stack.insertBefore(li.pbSeg, freeBar);
         var k = L.rows().indexOf(li);
         var u = units();
+        var others = u.filter(function (_, i) { return i !== k; });
+        if (removal && !fromServer && removal.before.length === u.length
+          && others.every(function (x, i) { return x === removal.after[i]; })) {
+          write(removal.before);
+          return;
+        }
         u[k] = 0;
         write(setUnits(u, k, Math.round(w || 0)));
       }

@@ -209,6 +209,23 @@ test('allocate: sliders spend the remainder first, then take from the others in 
   window.close();
 });
 
+test('allocate: Undo right after a remove puts every weight back, an unallocated remainder too', async () => {
+  const { window } = await loadScript(doc('allocate-spec'));
+  const { d, byLabel, fire, numbers } = helpers(window);
+  const range = d.querySelector('.pb-range');
+  range.focus();
+  fire(range, 'focusin');
+  range.value = '25';
+  fire(range, 'input');
+  fire(range, 'change');
+  assert.deepEqual(numbers(), [25, 25, 15, 15, 10]);
+  byLabel('Remove Product — new features').click();
+  d.activeElement.click();
+  assert.deepEqual(numbers(), [25, 25, 15, 15, 10], 'exactly as before the remove');
+  assert.match(d.querySelector('.pb-total').textContent, /10% unallocated/);
+  window.close();
+});
+
 test('allocate: remove hands the share to the rest in proportion, Undo takes it back, add enters at 0', async () => {
   const { window } = await loadScript(doc('allocate-spec'));
   const { d, byLabel, type, key, fire, live, exported, numbers } = helpers(window);

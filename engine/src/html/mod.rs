@@ -371,8 +371,12 @@ pub fn document_root(
                 // that cannot answer and lose what they typed. The script works the same.
                 form class="pb-form" method=(if form.action.is_some() { "post" } else { "dialog" }) action=[form.action] {
                     // The first submit button is the form's default: pressing Enter in a text
-                    // field must export, not trigger the first "Move up" button.
-                    button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }
+                    // field must export, not trigger the first "Move up" button. A form with
+                    // nowhere to post never submits, and needs none (nor its words in a docs
+                    // site's search index).
+                    @if form.action.is_some() {
+                        button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }
+                    }
                     (SourceField(form.source))
                     input type="hidden" name="pb.surface" value=(surface.name());
                     (body)

@@ -196,8 +196,8 @@ fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>, Resp> {
     Ok(content_type)
 }
 
-async fn read_body(req: Request<Incoming>, max: usize) -> Result<(Option<String>, Bytes), Resp> {
-    let content_type = content_type_of(&req)?;
+/// The body, up to `max` bytes; the caller has read the Content-Type (`content_type_of`).
+async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
     // Bodies are read as sent: a compressed one would be rendered as its compressed bytes.
     if let Some(coding) = req
         .headers()
@@ -227,7 +227,7 @@ async fn read_body(req: Request<Incoming>, max: usize) -> Result<(Option<String>
         return Err(too_large());
     }
     match Limited::new(req.into_body(), max).collect().await {
-        Ok(collected) => Ok((content_type, collected.to_bytes())),
+        Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some() =>
@@ -273,7 +273,8 @@ fn media(content_type: &Option<String>) -> &str {
 
 /// Reads the body and takes the document out of it, as render, validate and the playground do.
 async fn read_document(state: &AppState, req: Request<Incoming>) -> Result<String, Resp> {
-    let (content_type, body) = read_body(req, state.config.max_body).await?;
+    let content_type = content_type_of(&req)?;
+    let body = read_body(req, state.config.max_body).await?;
     document_from(&content_type, body)
 }
 
@@ -825,7 +826,7 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         state.config.max_body
     };
     let body = match read_body(req, max).await {
-        Ok((_, b)) => b,
+        Ok(b) => b,
         Err(r) => return r,
     };
     let text = match utf8(body) {

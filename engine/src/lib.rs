@@ -749,7 +749,7 @@ fn too_deep_to_sanitize<'a>(
 ) -> Option<Diagnostic> {
     let too_much = raw_html
         && (src.len() > sanitize::MAX_SANITIZE_BYTES
-            || sanitize::depth(root) + sanitize::html_depth(root) > sanitize::MAX_SANITIZE_DEPTH);
+            || sanitize::nesting(root) > sanitize::MAX_SANITIZE_DEPTH);
     too_much.then(|| Diagnostic {
         severity: Severity::Warning,
         code: "raw_html_escaped",

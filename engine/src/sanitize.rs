@@ -88,38 +88,33 @@ pub const MAX_SANITIZE_DEPTH: usize = 64;
 /// Largest prose (in bytes of Markdown) that goes through ammonia.
 pub const MAX_SANITIZE_BYTES: usize = 2 * 1024 * 1024;
 
-/// How deeply the AST nests, counted without recursion.
-pub fn depth<'a>(root: &'a AstNode<'a>) -> usize {
+/// How deeply the sanitizer would have to nest: the deepest the AST goes, plus the deepest
+/// the document's raw HTML could nest elements, in one walk without recursion. The raw HTML is
+/// counted over all of it in order (an element left open in one HTML block is still open in
+/// the next): each start tag opens one level and each end tag closes one. Void elements and
+/// those whose end tag is optional (`p`, `li`, `td`…) are not counted, so ordinary HTML is not
+/// mistaken for deep nesting; anything else counts even where a browser would close it early,
+/// so the figure can only be too high, never too low. The sanitizer's tree builder looks down
+/// its stack of open elements for many start tags, so ten thousand unclosed `<div>`s cost it
+/// seconds.
+pub fn nesting<'a>(root: &'a AstNode<'a>) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
+    let (mut html, mut html_max) = (0usize, 0usize);
     for edge in root.traverse() {
         match edge {
-            comrak::arena_tree::NodeEdge::Start(_) => {
+            comrak::arena_tree::NodeEdge::Start(node) => {
                 depth += 1;
                 max = max.max(depth);
+                match &node.data().value {
+                    NodeValue::HtmlBlock(b) => open_tags(&b.literal, &mut html, &mut html_max),
+                    NodeValue::HtmlInline(h) => open_tags(h, &mut html, &mut html_max),
+                    _ => {}
+                }
             }
             comrak::arena_tree::NodeEdge::End(_) => depth -= 1,
         }
     }
-    max
-}
-
-/// How deeply the document's raw HTML could nest elements, counted over all of it in order
-/// (an element left open in one HTML block is still open in the next): each start tag opens
-/// one level and each end tag closes one. Void elements and those whose end tag is optional
-/// (`p`, `li`, `td`…) are not counted, so ordinary HTML is not mistaken for deep nesting;
-/// anything else counts even where a browser would close it early, so the figure can only be
-/// too high, never too low. The sanitizer's tree builder looks down its stack of open
-/// elements for many start tags, so ten thousand unclosed `<div>`s cost it seconds.
-pub fn html_depth<'a>(root: &'a AstNode<'a>) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    for node in root.descendants() {
-        match &node.data().value {
-            NodeValue::HtmlBlock(b) => open_tags(&b.literal, &mut depth, &mut max),
-            NodeValue::HtmlInline(h) => open_tags(h, &mut depth, &mut max),
-            _ => {}
-        }
-    }
-    max
+    max + html_max
 }
 
 /// Elements that never hold others open: void ones, and those a browser closes by itself.

@@ -323,6 +323,15 @@ fn unblank_fences(src: &str, fence_line: usize, literal: &str) -> String {
     out
 }
 
+/// Whether a source line (container markers and all) is a closing fence: a run of three or
+/// more backticks or tildes with nothing after it.
+pub fn is_closing_fence(line: &str) -> bool {
+    matches!(
+        fence_parts(strip_container_prefix(line).trim()),
+        Some((_, ""))
+    )
+}
+
 /// The fence characters and the info string of a fence line (already trimmed).
 fn fence_parts(line: &str) -> Option<(&str, &str)> {
     let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;

@@ -125,8 +125,9 @@ fn fences(content: &str, markdown: &MarkdownOptions) -> Found {
                         let opening = source.lines().next().unwrap_or("");
                         let column = opening.find(['`', '~']).map_or(1, |c| c + 1)
                             + (range.start - line_starts[start - 1]);
+                        let last = source.trim_end().lines().last().unwrap_or("");
                         let closed =
-                            end > start && is_closing_fence(source.trim_end().lines().last());
+                            end > start && passback_engine::document::is_closing_fence(last);
                         found
                             .warnings
                             .extend(passback_engine::document::code_block_warnings(
@@ -143,17 +144,6 @@ fn fences(content: &str, markdown: &MarkdownOptions) -> Found {
         }
     }
     found
-}
-
-/// Whether a block's last source line is a closing fence (container markers aside).
-fn is_closing_fence(line: Option<&str>) -> bool {
-    let Some(line) = line else { return false };
-    let body = line.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
-    let Some(c) = body.chars().next().filter(|c| *c == '`' || *c == '~') else {
-        return false;
-    };
-    let run = body.chars().take_while(|x| *x == c).count();
-    run >= 3 && body[run..].trim().is_empty()
 }
 
 /// Processes one chapter. `path` names the chapter in messages and salts element ids, so ids

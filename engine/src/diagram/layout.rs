@@ -943,8 +943,9 @@ impl Fit {
         self.first.last() == Some(&self.points.len())
     }
 
-    fn points_of(&self, b: usize) -> std::ops::Range<usize> {
-        self.first[b]..self.first.get(b + 1).copied().unwrap_or(self.points.len())
+    /// Where the points of boxes `start..end` are in `points`.
+    fn points_of(&self, start: usize, end: usize) -> std::ops::Range<usize> {
+        self.first[start]..self.first.get(end).copied().unwrap_or(self.points.len())
     }
 
     /// The centres minimizing the sum of weight × |centre − point| with every box at least
@@ -960,7 +961,7 @@ impl Fit {
                 offset += self.half[b - 1] + self.half[b];
             }
             self.now[b] -= offset;
-            for k in self.points_of(b) {
+            for k in self.points_of(b, b + 1) {
                 self.points[k].0 -= offset;
             }
         }
@@ -993,7 +994,7 @@ impl Fit {
     /// the medians are an interval: its middle, or with `stay` the point of it nearest the
     /// boxes' mean position now.
     fn median(&mut self, start: usize, end: usize, stay: bool) -> f64 {
-        let range = self.first[start]..self.first.get(end).copied().unwrap_or(self.points.len());
+        let range = self.points_of(start, end);
         self.sorted.clear();
         self.sorted.extend_from_slice(&self.points[range]);
         self.sorted.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -40,12 +40,18 @@ pub struct Parsed<'a> {
     pub diagnostics: Vec<Diagnostic>,
     /// True when the whole document was a bare component JSON object.
     pub bare: bool,
+    /// False when the source cannot hold a Hebrew or Arabic letter (see
+    /// [`crate::html::i18n::may_hold_rtl`]): the language is then English without a walk.
+    pub rtl_possible: bool,
 }
 
 impl Parsed<'_> {
     /// The document's chrome language, from every letter the reader sees: the prose and the
     /// components' text.
     pub fn lang(&self) -> crate::html::i18n::Lang {
+        if !self.rtl_possible {
+            return crate::html::i18n::Lang::En;
+        }
         let mut letters = crate::html::i18n::Letters::default();
         for node in self.root.descendants() {
             if let NodeValue::Text(t) = &node.data().value {
@@ -213,6 +219,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         nodes,
         diagnostics,
         bare: false,
+        rtl_possible: crate::html::i18n::may_hold_rtl(src),
     }
 }
 
@@ -675,6 +682,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         nodes: vec![node],
         diagnostics,
         bare: true,
+        rtl_possible: crate::html::i18n::may_hold_rtl(src),
     })
 }
 

@@ -34,6 +34,49 @@ impl Lang {
     }
 }
 
+/// Whether `src` can hold a letter [`Letters`] counts as Hebrew or Arabic: the UTF-8 of one of
+/// those characters, or an escape that could produce one (a numeric character reference `&#`
+/// in Markdown, a `\u` escape in a component's JSON; no named HTML entity is such a letter).
+/// Most documents hold none, and then their language is English without counting anything.
+pub fn may_hold_rtl(src: &str) -> bool {
+    let bytes = src.as_bytes();
+    memchr::memmem::find(bytes, b"&#").is_some()
+        || memchr::memmem::find(bytes, b"\\u").is_some()
+        || has_rtl_lead(bytes)
+}
+
+/// Whether `bytes` hold the first two bytes of a character [`may_hold_rtl`] looks for. Skips
+/// eight ASCII bytes at a time: most prose has only a few non-ASCII characters.
+fn has_rtl_lead(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(word) = bytes
+            .get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            && u64::from_le_bytes(word) & 0x8080_8080_8080_8080 == 0
+        {
+            i += 8;
+            continue;
+        }
+        let next = bytes.get(i + 1).copied().unwrap_or(0);
+        let rtl = match bytes[i] {
+            // U+0580..U+07FF: Hebrew, Arabic and the Arabic supplement (and some neighbours).
+            0xD6..=0xDF => true,
+            // U+0800..U+08FF: Arabic extended-A.
+            0xE0 => (0xA0..=0xA3).contains(&next),
+            // U+FB00..U+FDFF and U+FE40..U+FEFF: Hebrew and Arabic presentation forms (not
+            // the variation selectors between them, which follow many emoji).
+            0xEF => matches!(next, 0xAC..=0xB7 | 0xB9..=0xBB),
+            _ => false,
+        };
+        if rtl {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Letters counted by script, text by text: Hebrew or Arabic is picked when letters of that
 /// script outnumber all other letters.
 #[derive(Debug, Default)]
@@ -351,6 +394,28 @@ mod tests {
         assert_eq!(detect("ما هي طريقة المصادقة؟ PIN"), Lang::Ar);
         assert_eq!(detect("Mostly English with one מילה"), Lang::En);
         assert_eq!(detect("1234 !!"), Lang::En);
+    }
+
+    /// Every character `Letters` counts as Hebrew or Arabic, and every escape, makes
+    /// `may_hold_rtl` true; text without them keeps it false.
+    #[test]
+    fn rtl_precheck_never_misses_a_counted_letter() {
+        for c in (0u32..=0x10FFFF).filter_map(char::from_u32) {
+            let mut letters = Letters::default();
+            letters.count(c);
+            if letters.hebrew + letters.arabic > 0 {
+                assert!(may_hold_rtl(&format!("a{c}b")), "U+{:04X}", u32::from(c));
+            }
+        }
+        assert!(may_hold_rtl("x &#1488; y"));
+        assert!(may_hold_rtl(r#"{"q": "\u05d0"}"#));
+        for text in [
+            "Plain English, R&D, a \\ path, “curly” quotes — dashes, emoji ❤️ and 中文",
+            "",
+            "ünïcödé Ελληνικά кириллица",
+        ] {
+            assert!(!may_hold_rtl(text), "{text}");
+        }
     }
 
     #[test]

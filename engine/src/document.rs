@@ -179,7 +179,9 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             };
             (line, kind, cb.literal.clone())
         };
-        let id = format!("b{}", blocks.len() + 1);
+        let mut id = String::with_capacity(4);
+        id.push('b');
+        crate::html::push_decimal(&mut id, blocks.len() as u64 + 1);
         let map = PosMap::for_fence(&lines, &literal, line);
         let (component, mut diags) = check_block(&id, kind, &literal, &map);
         // A fence rescued by the pre-scan gets its warning attached to the block. Those

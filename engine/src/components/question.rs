@@ -383,6 +383,11 @@ fn is_other(label: &str) -> bool {
     {
         l = l[..open].trim_end_matches(tail).trim();
     }
+    // An ASCII label (most of them) compares without decoding: ASCII lowercasing is all
+    // `to_lowercase` does to it.
+    if l.is_ascii() {
+        return OTHER.iter().any(|name| name.eq_ignore_ascii_case(l));
+    }
     // Lowercased char by char as it is compared, not into a copy of every option. (This differs
     // from str::to_lowercase only for a word-final Σ, and no name above has a sigma.)
     OTHER

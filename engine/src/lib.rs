@@ -595,7 +595,7 @@ fn render_prose(
     // names get the same prefix.
     let id_base = format!("pb-{}-", &hash[..8]);
     // Footnotes need a `[^`; skip the extra walk over the tree when there can be none.
-    let footnotes = if src.contains("[^") {
+    let footnotes = if memchr::memmem::find(src.as_bytes(), b"[^").is_some() {
         Some(parsed.root.descendants())
     } else {
         None
@@ -824,12 +824,17 @@ impl maud::Render for Spliced<'_> {
 /// Appends `prose` to `out` with each `{mark}pb{i}.{nonce}{mark}` placeholder replaced by block
 /// `i`'s HTML; anything else that looks like one stays as it is.
 fn splice_into(prose: &str, mark: char, nonce: &str, blocks: &[String], out: &mut String) {
+    // The mark's UTF-8 searched as bytes: `str::find(char)` looks for its last byte, a
+    // continuation byte that curly quotes and dashes in the prose are full of.
+    let mut utf8 = [0; 4];
+    let finder = memchr::memmem::Finder::new(mark.encode_utf8(&mut utf8).as_bytes());
+    let find = |text: &str| finder.find(text.as_bytes());
     let mut rest = prose;
-    while let Some(start) = rest.find(mark) {
+    while let Some(start) = find(rest) {
         let after = &rest[start + mark.len_utf8()..];
         let index = after
             .strip_prefix("pb")
-            .and_then(|a| a.find(mark).map(|end| (&a[..end], end)))
+            .and_then(|a| find(a).map(|end| (&a[..end], end)))
             .and_then(|(inner, end)| {
                 let (digits, n) = inner.split_once('.')?;
                 (n == nonce).then_some((digits.parse::<usize>().ok()?, end))

@@ -339,8 +339,8 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
         ("stroke-width", "1.5"),
     ];
     match shapes::outline(shape, b) {
-        Outline::Polygon(points) => {
-            let pts = path_of(&[("", &points)]);
+        Outline::Polygon(corners) => {
+            let pts = path_of(&[("", corners.as_slice())]);
             w.leaf2("polygon", &[("points", &pts)], &PAINT);
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {

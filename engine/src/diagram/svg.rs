@@ -1,7 +1,9 @@
 //! The SVG of a laid-out flowchart, and the placeholder for diagrams not drawn here.
 //!
 //! Escaped by construction: element and attribute names are `&'static str` (ours), and every
-//! attribute value and text goes through `Writer`, which escapes it. No `foreignObject`, no
+//! attribute value is a `Val`: fixed text checked when compiled to need no escaping (`Plain`),
+//! a number, text this module wrote from numbers (`Ours`), or anything else, which `Writer`
+//! escapes, as it does all text content. No `foreignObject`, no
 //! script, no reference to anything outside the SVG (not even a marker id): arrowheads are
 //! drawn as shapes.
 //!
@@ -17,14 +19,15 @@ use crate::html::i18n::Strings;
 
 /// The light theme, also used where no stylesheet applies.
 mod colour {
-    pub const BG: &str = "#ffffff";
-    pub const NODE_FILL: &str = "#eef4ff";
-    pub const NODE_LINE: &str = "#4a6fa5";
-    pub const TEXT: &str = "#1f2328";
-    pub const LINE: &str = "#57606a";
-    pub const CLUSTER_FILL: &str = "#f6f8fa";
-    pub const CLUSTER_LINE: &str = "#8c959f";
-    pub const MUTED: &str = "#57606a";
+    use super::{Plain, Val};
+    pub const BG: Val = Val::Plain(Plain::new("#ffffff"));
+    pub const NODE_FILL: Val = Val::Plain(Plain::new("#eef4ff"));
+    pub const NODE_LINE: Val = Val::Plain(Plain::new("#4a6fa5"));
+    pub const TEXT: Val = Val::Plain(Plain::new("#1f2328"));
+    pub const LINE: Val = Val::Plain(Plain::new("#57606a"));
+    pub const CLUSTER_FILL: Val = Val::Plain(Plain::new("#f6f8fa"));
+    pub const CLUSTER_LINE: Val = Val::Plain(Plain::new("#8c959f"));
+    pub const MUTED: Val = Val::Plain(Plain::new("#57606a"));
 }
 
 /// What a diagram's SVG needs from its surroundings.
@@ -39,7 +42,51 @@ pub struct Frame<'a> {
     pub inline_style: bool,
 }
 
-/// A small XML writer that escapes every value it is given.
+/// Fixed text that needs no escaping: checked when compiled, as `Plain::new` runs in a
+/// `const` (see `plain!`).
+#[derive(Debug, Clone, Copy)]
+struct Plain(&'static str);
+
+impl Plain {
+    const fn new(s: &'static str) -> Plain {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            assert!(
+                !NEEDS_WORK[bytes[i] as usize],
+                "a Plain value needs escaping"
+            );
+            i += 1;
+        }
+        Plain(s)
+    }
+}
+
+/// A [`Val::Plain`] of a literal, checked when compiled.
+macro_rules! plain {
+    ($s:literal) => {
+        Val::Plain(const { Plain::new($s) })
+    };
+}
+
+/// Text this module wrote from numbers, letters and spaces (path data, point lists, a
+/// viewBox): nothing in it needs escaping. Only this module's builders make one.
+struct Ours(String);
+
+/// An attribute value.
+#[derive(Clone, Copy)]
+enum Val<'a> {
+    Plain(Plain),
+    /// A coordinate, as [`push_num`] writes it.
+    Num(f64),
+    Ours(&'a Ours),
+    /// Anything else (ids, labels): escaped.
+    Text(&'a str),
+    /// Escaped text followed by a plain suffix (`{id}-title`).
+    Suffixed(&'a str, Plain),
+}
+
+/// A small XML writer that escapes every value that could need it.
 struct Writer {
     out: String,
 }
@@ -51,18 +98,27 @@ impl Writer {
         }
     }
 
-    fn attrs(&mut self, attrs: &[(&'static str, &str)]) {
+    fn attrs(&mut self, attrs: &[(&'static str, Val)]) {
         for (name, value) in attrs {
             self.out.push(' ');
             self.out.push_str(name);
             self.out.push_str("=\"");
-            escape_into(&mut self.out, value);
+            match *value {
+                Val::Plain(p) => self.out.push_str(p.0),
+                Val::Num(v) => push_num(&mut self.out, v),
+                Val::Ours(o) => self.out.push_str(&o.0),
+                Val::Text(t) => escape_into(&mut self.out, t),
+                Val::Suffixed(t, p) => {
+                    escape_into(&mut self.out, t);
+                    self.out.push_str(p.0);
+                }
+            }
             self.out.push('"');
         }
     }
 
     /// `<tag …>`
-    fn open(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    fn open(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
         self.attrs(attrs);
@@ -70,12 +126,12 @@ impl Writer {
     }
 
     /// `<tag …/>` and a line break.
-    fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
         self.leaf2(tag, attrs, &[]);
     }
 
     /// `<tag …/>` with the attributes of `a` then those of `b`, and a line break.
-    fn leaf2(&mut self, tag: &'static str, a: &[(&'static str, &str)], b: &[(&'static str, &str)]) {
+    fn leaf2(&mut self, tag: &'static str, a: &[(&'static str, Val)], b: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
         self.attrs(a);
@@ -161,6 +217,7 @@ const NEEDS_WORK: [bool; 256] = {
 };
 
 /// A coordinate: one decimal, no trailing `.0`, no `-0`.
+#[cfg(test)]
 fn num(v: f64) -> String {
     let mut s = String::with_capacity(8);
     push_num(&mut s, v);
@@ -201,7 +258,7 @@ fn push_pt(out: &mut String, p: Pt) {
 
 /// A path's `d` from a run of commands: each letter (with the space before it, after the first)
 /// followed by its points, space-separated.
-fn path_of(commands: &[(&str, &[Pt])]) -> String {
+fn path_of(commands: &[(&'static str, &[Pt])]) -> Ours {
     let mut d = String::with_capacity(16 * commands.len());
     for (c, points) in commands {
         d.push_str(c);
@@ -212,7 +269,7 @@ fn path_of(commands: &[(&str, &[Pt])]) -> String {
             push_pt(&mut d, *p);
         }
     }
-    d
+    Ours(d)
 }
 
 /// The whole pixels a `width` or `height` given to [`start`] shows as in the viewBox, as a
@@ -232,38 +289,41 @@ fn pixels(v: f64) -> u32 {
 fn start(
     w: &mut Writer,
     f: &Frame,
-    class: &str,
+    class: Plain,
     width: f64,
     height: f64,
     desc: &str,
 ) -> (u32, u32) {
-    let title_id = format!("{}-title", f.id);
-    let desc_id = format!("{}-desc", f.id);
-    let (wi, hi) = (num(width.ceil()), num(height.ceil()));
-    let view = format!("0 0 {wi} {hi}");
-    let size = num(FONT_SIZE);
-    let mut attrs: Vec<(&'static str, &str)> = vec![
-        ("xmlns", "http://www.w3.org/2000/svg"),
-        ("class", class),
-        ("role", "img"),
-        ("aria-labelledby", &title_id),
-        ("aria-describedby", &desc_id),
-        ("width", &wi),
-        ("height", &hi),
-        ("viewBox", &view),
-        ("font-family", FONT_FAMILY),
-        ("font-size", &size),
+    let title_id = Val::Suffixed(f.id, const { Plain::new("-title") });
+    let desc_id = Val::Suffixed(f.id, const { Plain::new("-desc") });
+    let (wi, hi) = (width.ceil(), height.ceil());
+    let mut view = String::with_capacity(16);
+    view.push_str("0 0 ");
+    push_num(&mut view, wi);
+    view.push(' ');
+    push_num(&mut view, hi);
+    let view = Ours(view);
+    let attrs = [
+        ("xmlns", plain!("http://www.w3.org/2000/svg")),
+        ("class", Val::Plain(class)),
+        ("role", plain!("img")),
+        ("aria-labelledby", title_id),
+        ("aria-describedby", desc_id),
+        ("width", Val::Num(wi)),
+        ("height", Val::Num(hi)),
+        ("viewBox", Val::Ours(&view)),
+        ("font-family", Val::Text(FONT_FAMILY)),
+        ("font-size", Val::Num(FONT_SIZE)),
+        ("style", plain!("max-width:100%;height:auto;")),
     ];
-    if f.inline_style {
-        attrs.push(("style", "max-width:100%;height:auto;"));
-    }
-    w.open("svg", &attrs);
+    // The style only for email.
+    w.open("svg", &attrs[..attrs.len() - usize::from(!f.inline_style)]);
     w.newline();
-    w.open("title", &[("id", &title_id)]);
+    w.open("title", &[("id", title_id)]);
     w.text(f.title);
     w.close("title");
     w.newline();
-    w.open("desc", &[("id", &desc_id)]);
+    w.open("desc", &[("id", desc_id)]);
     w.text(desc);
     w.close("desc");
     w.newline();
@@ -272,40 +332,43 @@ fn start(
 
 #[cfg(test)]
 fn direction(text: &str) -> &'static str {
-    direction_of(text.chars())
+    direction_of(text.chars()).0
 }
 
 /// `rtl` when the first strong character of the text `chars` make is Hebrew or Arabic, else
 /// `ltr`: each label keeps its own direction whatever the page's (punctuation lands on the
 /// right side). Takes characters, so a label's lines need not be joined first.
-fn direction_of(chars: impl Iterator<Item = char>) -> &'static str {
+fn direction_of(chars: impl Iterator<Item = char>) -> Plain {
+    const LTR: Plain = Plain::new("ltr");
     for c in chars {
         match u32::from(c) {
-            0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF => return "rtl",
-            _ if c.is_alphabetic() => return "ltr",
+            0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF => {
+                return const { Plain::new("rtl") };
+            }
+            _ if c.is_alphabetic() => return LTR,
             _ => {}
         }
     }
-    "ltr"
+    LTR
 }
 
 /// Lines of text centred on `center`.
-fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center: Pt) {
-    let x = num(center.x);
-    let dir = direction_of(block.lines.iter().flat_map(|l| l.chars()));
+fn lines(w: &mut Writer, class: Plain, fill: Val, block: &Block, center: Pt) {
+    let x = Val::Num(center.x);
+    let class = Val::Plain(class);
     let top = center.y - block.height / 2.0;
     // Baseline: the middle of the line plus about a third of the font size.
-    let baseline = |i: usize| num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);
+    let baseline = |i: usize| Val::Num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);
     if block.lines.len() == 1 {
-        let y = baseline(0);
+        let dir = direction_of(block.lines[0].chars());
         w.open(
             "text",
             &[
                 ("class", class),
-                ("x", &x),
-                ("y", &y),
-                ("text-anchor", "middle"),
-                ("direction", dir),
+                ("x", x),
+                ("y", baseline(0)),
+                ("text-anchor", plain!("middle")),
+                ("direction", Val::Plain(dir)),
                 ("fill", fill),
             ],
         );
@@ -313,7 +376,11 @@ fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center:
     } else {
         w.open(
             "text",
-            &[("class", class), ("text-anchor", "middle"), ("fill", fill)],
+            &[
+                ("class", class),
+                ("text-anchor", plain!("middle")),
+                ("fill", fill),
+            ],
         );
         for (i, line) in block.lines.iter().enumerate() {
             // A line break between the lines, so the text reads as words (a wrapped
@@ -321,7 +388,7 @@ fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center:
             if i > 0 {
                 w.newline();
             }
-            w.open("tspan", &[("x", &x), ("y", &baseline(i))]);
+            w.open("tspan", &[("x", x), ("y", baseline(i))]);
             w.text(line);
             w.close("tspan");
         }
@@ -332,16 +399,16 @@ fn lines(w: &mut Writer, class: &'static str, fill: &str, block: &Block, center:
 
 fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     // After each shape's own attributes.
-    const PAINT: [(&str, &str); 4] = [
-        ("class", "pb-d-shape"),
+    const PAINT: [(&str, Val); 4] = [
+        ("class", plain!("pb-d-shape")),
         ("fill", colour::NODE_FILL),
         ("stroke", colour::NODE_LINE),
-        ("stroke-width", "1.5"),
+        ("stroke-width", plain!("1.5")),
     ];
     match shapes::outline(shape, b) {
         Outline::Polygon(corners) => {
             let pts = path_of(&[("", corners.as_slice())]);
-            w.leaf2("polygon", &[("points", &pts)], &PAINT);
+            w.leaf2("polygon", &[("points", Val::Ours(&pts))], &PAINT);
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {
                     let mut d = String::with_capacity(24);
@@ -352,21 +419,26 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                     w.leaf(
                         "path",
                         &[
-                            ("class", "pb-d-shape-line"),
-                            ("d", &d),
+                            ("class", plain!("pb-d-shape-line")),
+                            ("d", Val::Ours(&Ours(d))),
                             ("stroke", colour::NODE_LINE),
-                            ("stroke-width", "1.5"),
+                            ("stroke-width", plain!("1.5")),
                         ],
                     );
                 }
             }
         }
         Outline::Ellipse { center, rx, ry } => {
-            let (cx, cy) = (num(center.x), num(center.y));
+            let (cx, cy) = (Val::Num(center.x), Val::Num(center.y));
             if shape == Shape::DoubleCircle {
                 w.leaf2(
                     "ellipse",
-                    &[("cx", &cx), ("cy", &cy), ("rx", &num(rx)), ("ry", &num(ry))],
+                    &[
+                        ("cx", cx),
+                        ("cy", cy),
+                        ("rx", Val::Num(rx)),
+                        ("ry", Val::Num(ry)),
+                    ],
                     &PAINT,
                 );
             }
@@ -378,10 +450,10 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             w.leaf2(
                 "ellipse",
                 &[
-                    ("cx", &cx),
-                    ("cy", &cy),
-                    ("rx", &num(rx - inset)),
-                    ("ry", &num(ry - inset)),
+                    ("cx", cx),
+                    ("cy", cy),
+                    ("rx", Val::Num(rx - inset)),
+                    ("ry", Val::Num(ry - inset)),
                 ],
                 &PAINT,
             );
@@ -389,24 +461,21 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
         Outline::RoundedBox { bounds, r } => w.leaf2(
             "rect",
             &[
-                ("x", &num(bounds.left())),
-                ("y", &num(bounds.top())),
-                ("width", &num(bounds.w)),
-                ("height", &num(bounds.h)),
-                ("rx", &num(r)),
+                ("x", Val::Num(bounds.left())),
+                ("y", Val::Num(bounds.top())),
+                ("width", Val::Num(bounds.w)),
+                ("height", Val::Num(bounds.h)),
+                ("rx", Val::Num(r)),
             ],
             &PAINT,
         ),
         Outline::Cylinder { bounds, cap } => {
-            let rx = num(bounds.w / 2.0);
-            let c = num(cap);
+            let (rx, c) = (bounds.w / 2.0, cap);
             let (l, r) = (bounds.left(), bounds.right());
             let (t, bo) = (bounds.top() + cap, bounds.bottom() - cap);
             let arc = |d: &mut String, to: Pt| {
                 d.push_str(" A");
-                d.push_str(&rx);
-                d.push(',');
-                d.push_str(&c);
+                push_pt(d, Pt::new(rx, c));
                 d.push_str(" 0 0 0 ");
                 push_pt(d, to);
             };
@@ -420,14 +489,14 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             push_num(&mut d, t);
             arc(&mut d, Pt::new(l, t));
             d.push_str(" Z");
-            w.leaf2("path", &[("d", &d)], &PAINT);
+            w.leaf2("path", &[("d", Val::Ours(&Ours(d)))], &PAINT);
             w.leaf2(
                 "ellipse",
                 &[
-                    ("cx", &num(bounds.center.x)),
-                    ("cy", &num(t)),
-                    ("rx", &rx),
-                    ("ry", &c),
+                    ("cx", Val::Num(bounds.center.x)),
+                    ("cy", Val::Num(t)),
+                    ("rx", Val::Num(rx)),
+                    ("ry", Val::Num(c)),
                 ],
                 &PAINT,
             );
@@ -437,7 +506,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
 
 /// A smooth path through `points`: at each bend the curve runs along `axis` (the way ranks
 /// run), at the ends along the first and last segments; a straight line for two points.
-fn curve(points: &[Pt], axis: Pt) -> String {
+fn curve(points: &[Pt], axis: Pt) -> Ours {
     let n = points.len();
     let mut d = String::with_capacity(8 + 48 * n);
     d.push('M');
@@ -445,7 +514,7 @@ fn curve(points: &[Pt], axis: Pt) -> String {
     if n == 2 {
         d.push_str(" L");
         push_pt(&mut d, points[1]);
-        return d;
+        return Ours(d);
     }
     let tangent = |i: usize| -> Pt {
         let chord = if i == 0 {
@@ -474,7 +543,7 @@ fn curve(points: &[Pt], axis: Pt) -> String {
         d.push(' ');
         push_pt(&mut d, q);
     }
-    d
+    Ours(d)
 }
 
 const HEAD_LEN: f64 = 9.0;
@@ -496,11 +565,11 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             w.leaf(
                 "path",
                 &[
-                    ("class", "pb-d-head"),
-                    ("d", &d),
+                    ("class", plain!("pb-d-head")),
+                    ("d", Val::Ours(&d)),
                     ("fill", colour::LINE),
                     ("stroke", colour::LINE),
-                    ("stroke-width", "1"),
+                    ("stroke-width", plain!("1")),
                 ],
             );
             HEAD_LEN * scale - 1.0
@@ -510,13 +579,13 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             w.leaf(
                 "circle",
                 &[
-                    ("class", "pb-d-head-open"),
-                    ("cx", &num(c.x)),
-                    ("cy", &num(c.y)),
-                    ("r", &num(DOT_R)),
+                    ("class", plain!("pb-d-head-open")),
+                    ("cx", Val::Num(c.x)),
+                    ("cy", Val::Num(c.y)),
+                    ("r", Val::Num(DOT_R)),
                     ("fill", colour::BG),
                     ("stroke", colour::LINE),
-                    ("stroke-width", "1.5"),
+                    ("stroke-width", plain!("1.5")),
                 ],
             );
             2.0 * DOT_R
@@ -533,10 +602,10 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             w.leaf(
                 "path",
                 &[
-                    ("class", "pb-d-cross"),
-                    ("d", &d),
+                    ("class", plain!("pb-d-cross")),
+                    ("d", Val::Ours(&d)),
                     ("stroke", colour::LINE),
-                    ("stroke-width", "2"),
+                    ("stroke-width", plain!("2")),
                 ],
             );
             0.0
@@ -562,12 +631,12 @@ fn shorten_end(points: &mut [Pt], by: f64) {
 fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str) {
     let e = &chart.edges[i];
     let stroke = match e.stroke {
-        Stroke::Solid => "pb-d-edge pb-d-solid",
-        Stroke::Dotted => "pb-d-edge pb-d-dotted",
-        Stroke::Thick => "pb-d-edge pb-d-thick",
-        Stroke::Invisible => "pb-d-edge pb-d-invisible",
+        Stroke::Solid => plain!("pb-d-edge pb-d-solid"),
+        Stroke::Dotted => plain!("pb-d-edge pb-d-dotted"),
+        Stroke::Thick => plain!("pb-d-edge pb-d-thick"),
+        Stroke::Invisible => plain!("pb-d-edge pb-d-invisible"),
     };
-    w.open("g", &[("class", stroke), ("data-edge", key)]);
+    w.open("g", &[("class", stroke), ("data-edge", Val::Text(key))]);
     w.newline();
     let mut points = path.points.clone();
     let thick = e.stroke == Stroke::Thick;
@@ -590,37 +659,43 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
     }
     let d = curve(&points, path.axis);
     let (class, colour, width) = match e.stroke {
-        Stroke::Invisible => ("pb-d-hidden", "none", "1"),
-        Stroke::Thick => ("pb-d-line", colour::LINE, "3"),
-        _ => ("pb-d-line", colour::LINE, "1.5"),
+        Stroke::Invisible => (plain!("pb-d-hidden"), plain!("none"), plain!("1")),
+        Stroke::Thick => (plain!("pb-d-line"), colour::LINE, plain!("3")),
+        _ => (plain!("pb-d-line"), colour::LINE, plain!("1.5")),
     };
-    let mut attrs = vec![
+    let attrs = [
         ("class", class),
-        ("d", d.as_str()),
-        ("fill", "none"),
+        ("d", Val::Ours(&d)),
+        ("fill", plain!("none")),
         ("stroke", colour),
         ("stroke-width", width),
+        ("stroke-dasharray", plain!("3 4")),
     ];
-    if e.stroke == Stroke::Dotted {
-        attrs.push(("stroke-dasharray", "3 4"));
-    }
-    w.leaf("path", &attrs);
+    // The dashes only for a dotted line.
+    let dotted = e.stroke == Stroke::Dotted;
+    w.leaf("path", &attrs[..attrs.len() - usize::from(!dotted)]);
     if let Some((at, block)) = &path.label {
         let bw = block.width + 2.0 * LABEL_PAD_X;
         let bh = block.height + 2.0 * LABEL_PAD_Y;
         w.leaf(
             "rect",
             &[
-                ("class", "pb-d-label-bg"),
-                ("x", &num(at.x - bw / 2.0)),
-                ("y", &num(at.y - bh / 2.0)),
-                ("width", &num(bw)),
-                ("height", &num(bh)),
-                ("rx", "3"),
+                ("class", plain!("pb-d-label-bg")),
+                ("x", Val::Num(at.x - bw / 2.0)),
+                ("y", Val::Num(at.y - bh / 2.0)),
+                ("width", Val::Num(bw)),
+                ("height", Val::Num(bh)),
+                ("rx", plain!("3")),
                 ("fill", colour::BG),
             ],
         );
-        lines(w, "pb-d-label", colour::TEXT, block, *at);
+        lines(
+            w,
+            const { Plain::new("pb-d-label") },
+            colour::TEXT,
+            block,
+            *at,
+        );
     }
     w.close("g");
     w.newline();
@@ -720,13 +795,37 @@ fn describe(chart: &Flowchart, t: &Strings) -> String {
     out
 }
 
+/// The classes of labels' text.
+const TEXT: Plain = Plain::new("pb-d-text");
+const CLUSTER_TITLE: Plain = Plain::new("pb-d-cluster-title");
+
+/// A node's group's class: `pb-d-node pb-d-{shape name}`.
+fn node_class(shape: Shape) -> Val<'static> {
+    match shape {
+        Shape::Rect => plain!("pb-d-node pb-d-rect"),
+        Shape::Round => plain!("pb-d-node pb-d-round"),
+        Shape::Stadium => plain!("pb-d-node pb-d-stadium"),
+        Shape::Subroutine => plain!("pb-d-node pb-d-subroutine"),
+        Shape::Cylinder => plain!("pb-d-node pb-d-cylinder"),
+        Shape::Circle => plain!("pb-d-node pb-d-circle"),
+        Shape::DoubleCircle => plain!("pb-d-node pb-d-double-circle"),
+        Shape::Asymmetric => plain!("pb-d-node pb-d-asymmetric"),
+        Shape::Rhombus => plain!("pb-d-node pb-d-rhombus"),
+        Shape::Hexagon => plain!("pb-d-node pb-d-hexagon"),
+        Shape::Parallelogram => plain!("pb-d-node pb-d-parallelogram"),
+        Shape::ParallelogramAlt => plain!("pb-d-node pb-d-parallelogram-alt"),
+        Shape::Trapezoid => plain!("pb-d-node pb-d-trapezoid"),
+        Shape::TrapezoidAlt => plain!("pb-d-node pb-d-trapezoid-alt"),
+    }
+}
+
 /// The SVG of a laid-out flowchart, and its width and height, px.
 pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     let mut w = Writer::new();
     let (width, height) = start(
         &mut w,
         f,
-        "pb-mermaid pb-mermaid-flowchart",
+        const { Plain::new("pb-mermaid pb-mermaid-flowchart") },
         d.width,
         d.height,
         &describe(chart, f.t),
@@ -737,24 +836,25 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
             .id
             .as_deref()
             .is_some_and(|id| chart.nodes.iter().any(|n| n.id == id));
+        let class = ("class", plain!("pb-d-cluster"));
         match (is_node, sub.id.as_deref()) {
-            (true, Some(id)) => w.open("g", &[("class", "pb-d-cluster"), ("data-node", id)]),
-            _ => w.open("g", &[("class", "pb-d-cluster")]),
+            (true, Some(id)) => w.open("g", &[class, ("data-node", Val::Text(id))]),
+            _ => w.open("g", &[class]),
         }
         w.newline();
         let b = c.bounds;
         w.leaf(
             "rect",
             &[
-                ("class", "pb-d-cluster-box"),
-                ("x", &num(b.left())),
-                ("y", &num(b.top())),
-                ("width", &num(b.w)),
-                ("height", &num(b.h)),
-                ("rx", "4"),
+                ("class", plain!("pb-d-cluster-box")),
+                ("x", Val::Num(b.left())),
+                ("y", Val::Num(b.top())),
+                ("width", Val::Num(b.w)),
+                ("height", Val::Num(b.h)),
+                ("rx", plain!("4")),
                 ("fill", colour::CLUSTER_FILL),
                 ("stroke", colour::CLUSTER_LINE),
-                ("stroke-width", "1"),
+                ("stroke-width", plain!("1")),
             ],
         );
         if c.title.lines.iter().any(|l| !l.is_empty()) {
@@ -763,7 +863,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
                 b.left() + 10.0 + c.title.width / 2.0,
                 b.top() + 8.0 + c.title.height / 2.0,
             );
-            lines(&mut w, "pb-d-cluster-title", colour::MUTED, &c.title, at);
+            lines(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
         }
         w.close("g");
         w.newline();
@@ -774,15 +874,20 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
     }
     for (i, n) in d.nodes.iter().enumerate() {
         let Some(n) = n else { continue };
-        let class = format!("pb-d-node pb-d-{}", n.shape.name());
-        w.open("g", &[("class", &class), ("data-node", &chart.nodes[i].id)]);
+        w.open(
+            "g",
+            &[
+                ("class", node_class(n.shape)),
+                ("data-node", Val::Text(&chart.nodes[i].id)),
+            ],
+        );
         w.newline();
         shape_element(&mut w, n.shape, n.bounds);
         let mut at = n.bounds.center;
         if n.shape == Shape::Cylinder {
             at.y += shapes::cylinder_cap(n.bounds.w) / 2.0;
         }
-        lines(&mut w, "pb-d-text", colour::TEXT, &n.text, at);
+        lines(&mut w, TEXT, colour::TEXT, &n.text, at);
         w.close("g");
         w.newline();
     }
@@ -803,7 +908,7 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
     let (width_px, height_px) = start(
         &mut w,
         f,
-        "pb-mermaid pb-mermaid-placeholder",
+        const { Plain::new("pb-mermaid pb-mermaid-placeholder") },
         width,
         height,
         &format!("{kind}. {note}"),
@@ -811,24 +916,24 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
     w.leaf(
         "rect",
         &[
-            ("class", "pb-d-cluster-box"),
-            ("x", "1"),
-            ("y", "1"),
-            ("width", &num(width.ceil() - 2.0)),
-            ("height", &num(height.ceil() - 2.0)),
-            ("rx", "6"),
+            ("class", plain!("pb-d-cluster-box")),
+            ("x", plain!("1")),
+            ("y", plain!("1")),
+            ("width", Val::Num(width.ceil() - 2.0)),
+            ("height", Val::Num(height.ceil() - 2.0)),
+            ("rx", plain!("6")),
             ("fill", colour::CLUSTER_FILL),
             ("stroke", colour::CLUSTER_LINE),
-            ("stroke-width", "1"),
-            ("stroke-dasharray", "6 4"),
+            ("stroke-width", plain!("1")),
+            ("stroke-dasharray", plain!("6 4")),
         ],
     );
     let cx = width / 2.0;
     let mut y = 24.0;
     for (block, class, fill) in [
-        (&title, "pb-d-text", colour::TEXT),
-        (&kind_block, "pb-d-cluster-title", colour::MUTED),
-        (&note_block, "pb-d-cluster-title", colour::MUTED),
+        (&title, TEXT, colour::TEXT),
+        (&kind_block, CLUSTER_TITLE, colour::MUTED),
+        (&note_block, CLUSTER_TITLE, colour::MUTED),
     ] {
         lines(
             &mut w,
@@ -850,13 +955,30 @@ mod tests {
     #[test]
     fn the_writer_escapes_every_value() {
         let mut w = Writer::new();
-        w.open("g", &[("data-node", "a\"b<c>&'d")]);
+        w.open("g", &[("data-node", Val::Text("a\"b<c>&'d"))]);
         w.text("<script>&\u{1}x</script>");
         w.close("g");
         assert_eq!(
             w.finish(),
             "<g data-node=\"a&quot;b&lt;c&gt;&amp;&#39;d\">&lt;script&gt;&amp;x&lt;/script&gt;</g>"
         );
+        // An id with a suffix: the id is escaped too.
+        let mut w = Writer::new();
+        w.open(
+            "title",
+            &[("id", Val::Suffixed("x\"y", Plain::new("-title")))],
+        );
+        assert_eq!(w.finish(), "<title id=\"x&quot;y-title\">");
+    }
+
+    #[test]
+    fn node_classes_name_their_shape() {
+        for shape in Shape::ALL {
+            let Val::Plain(class) = node_class(shape) else {
+                panic!("{shape:?}: not plain");
+            };
+            assert_eq!(class.0, format!("pb-d-node pb-d-{}", shape.name()));
+        }
     }
 
     #[test]

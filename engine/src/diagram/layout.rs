@@ -535,19 +535,22 @@ fn halo(horizontal: bool, label: bool) -> Point {
     }
 }
 
-fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
-    // The layout engine never draws, so the style is only a placeholder; `StyleAttr::simple()`
-    // would look its colours up by name for every box.
-    let style = StyleAttr::new(
+/// The layout engine never draws, so the style is only a placeholder: `StyleAttr::simple()`'s
+/// values, which it would look up by colour name for every box.
+fn style() -> StyleAttr {
+    StyleAttr::new(
         Color::new(0x0000_00ff),
         2,
         Some(Color::new(0xffff_ffff)),
         0,
         15,
-    );
+    )
+}
+
+fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
     let mut e = Element::create(
         ShapeKind::Box(String::new()),
-        style,
+        style(),
         orientation,
         Point::new(w, h),
     );
@@ -667,7 +670,8 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         let mut prev = u;
         let mut level = vg.dag.level(u);
         while level + 1 < target {
-            let c = vg.add_node(Element::empty_connector(orientation));
+            // `Element::empty_connector`, without its colour lookups.
+            let c = vg.add_node(Element::create_connector("", &style(), orientation));
             vg.dag.remove_edge(prev, v);
             vg.dag.add_edge(prev, c);
             vg.dag.add_edge(c, v);

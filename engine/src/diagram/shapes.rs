@@ -59,6 +59,13 @@ impl Bounds {
     pub fn bottom(&self) -> f64 {
         self.center.y + self.h / 2.0
     }
+    /// The top left and bottom right corners.
+    pub fn corners(&self) -> (Pt, Pt) {
+        (
+            Pt::new(self.left(), self.top()),
+            Pt::new(self.right(), self.bottom()),
+        )
+    }
     pub fn contains(&self, p: Pt) -> bool {
         (p.x - self.center.x).abs() <= self.w / 2.0 && (p.y - self.center.y).abs() <= self.h / 2.0
     }
@@ -126,8 +133,8 @@ fn slant(h: f64) -> f64 {
 pub struct Corners {
     pts: [Pt; 6],
     len: usize,
-    /// Every turn goes the same way: `crossing` can clip against the sides' half-planes.
-    convex: bool,
+    /// The box with corners 0 and 2 (most outlines): its crossings are the cheapest to solve.
+    is_box: bool,
 }
 
 impl Corners {
@@ -136,14 +143,11 @@ impl Corners {
         for (p, &(x, y)) in pts.iter_mut().zip(corners) {
             *p = Pt::new(x, y);
         }
-        let len = corners.len().min(6);
-        let turn = |i: usize| {
-            let (a, b, c) = (pts[i], pts[(i + 1) % len], pts[(i + 2) % len]);
-            let (u, v) = (b.minus(a), c.minus(b));
-            u.x * v.y - u.y * v.x
-        };
-        let convex = (0..len).all(|i| turn(i) > 0.0) || (0..len).all(|i| turn(i) < 0.0);
-        Corners { pts, len, convex }
+        Corners {
+            pts,
+            len: corners.len().min(6),
+            is_box: false,
+        }
     }
 
     pub fn as_slice(&self) -> &[Pt] {
@@ -177,7 +181,10 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
     let cy = b.center.y;
     let poly = |pts: &[(f64, f64)]| Outline::Polygon(Corners::new(pts));
     match shape {
-        Shape::Rect | Shape::Subroutine => poly(&[(l, t), (r, t), (r, bo), (l, bo)]),
+        Shape::Rect | Shape::Subroutine => Outline::Polygon(Corners {
+            is_box: true,
+            ..Corners::new(&[(l, t), (r, t), (r, bo), (l, bo)])
+        }),
         Shape::Round => Outline::RoundedBox {
             bounds: b,
             r: 8.0_f64.min(b.h / 2.0),
@@ -289,15 +296,22 @@ impl Outline {
 /// `contains` only right at the crossing, where the two could disagree by rounding; so the
 /// result is the plain bisection's to the last bit, at a fraction of the cost.
 pub fn crossing(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
+    // Steps this close to the exit (px, along the axis the segment moves most on) are checked
+    // with `contains`: far above rounding errors, far below the thousandth the bisection
+    // stops at.
+    const NEAR: f64 = 1e-6;
     let d = outside.minus(inside);
-    let dd = d.x * d.x + d.y * d.y;
-    // The exit as a fraction of `d`, and how close to it (as a fraction too) a step is
-    // checked with `contains`: a millionth of a pixel, far above rounding errors and far
-    // below the thousandth the bisection stops at.
+    // The exit: which axis, its coordinate on it, and which way the segment runs along it.
     let exact = outline
         .exit(inside, d)
-        .filter(|_| dd > 0.0)
-        .map(|t| (t, 1e-6 / dd.sqrt()));
+        .filter(|_| d.x != 0.0 || d.y != 0.0)
+        .map(|t| {
+            if d.x.abs() >= d.y.abs() {
+                (true, inside.x + t * d.x, d.x.signum())
+            } else {
+                (false, inside.y + t * d.y, d.y.signum())
+            }
+        });
     let (mut a, mut b) = (inside, outside);
     // Coordinates are printed to a tenth: stop well below that.
     for _ in 0..40 {
@@ -308,11 +322,10 @@ pub fn crossing(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
         }
         let m = a.lerp(b, 0.5);
         let m_inside = match exact {
-            Some((t, near)) => {
-                let o = m.minus(inside);
-                let s = (o.x * d.x + o.y * d.y) / dd;
-                if (s - t).abs() > near {
-                    s < t
+            Some((along_x, at, sign)) => {
+                let past = (if along_x { m.x } else { m.y } - at) * sign;
+                if past.abs() > NEAR {
+                    past < 0.0
                 } else {
                     outline.contains(m)
                 }
@@ -334,10 +347,11 @@ impl Outline {
     /// does not hold or is not worked out here.
     fn exit(&self, from: Pt, d: Pt) -> Option<f64> {
         match *self {
-            Outline::Polygon(corners) if corners.convex => {
-                polygon_exit(corners.as_slice(), from, d)
+            Outline::Polygon(c) if c.is_box => {
+                let (tl, br) = (c.pts[0], c.pts[2]);
+                box_exit(tl, br, from, d)
             }
-            Outline::Polygon(_) => None,
+            Outline::Polygon(c) => polygon_exit(c.as_slice(), from, d),
             Outline::Ellipse { center, rx, ry } => {
                 (ellipse_at(center, rx, ry, from) < 0.0).then_some(())?;
                 ellipse_exit(center, rx, ry, from, d)
@@ -363,7 +377,8 @@ impl Outline {
                 {
                     return None;
                 }
-                let t = box_exit(&bounds, from, d)?;
+                let (tl, br) = bounds.corners();
+                let t = box_exit(tl, br, from, d)?;
                 match corner_of(from.plus(d.scale(t))) {
                     Some(c) => ellipse_exit(c, r, r, from, d),
                     None => Some(t),
@@ -391,7 +406,8 @@ impl Outline {
                 {
                     return None;
                 }
-                let t = box_exit(&bounds, from, d)?;
+                let (tl, br) = bounds.corners();
+                let t = box_exit(tl, br, from, d)?;
                 match cap_of(from.y + d.y * t) {
                     Some(c) => ellipse_exit(c, rx, cap, from, d),
                     None => Some(t),
@@ -401,17 +417,31 @@ impl Outline {
     }
 }
 
-/// [`Outline::exit`] for a convex polygon: the first side whose half-plane the ray leaves.
+/// [`Outline::exit`] for a polygon, when it is convex: the first side whose half-plane the
+/// ray leaves.
 fn polygon_exit(pts: &[Pt], from: Pt, d: Pt) -> Option<f64> {
+    if pts.len() < 3 {
+        return None;
+    }
+    let last = pts[pts.len() - 1];
+    // Convex: every turn the same way, and the sides' directions go round once (their x and
+    // y each change sign twice), which a star's do not.
+    let mut turns = 0.0;
+    let mut before = last.minus(pts[pts.len() - 2]);
     // Each side's normal either way round: `from` must be strictly on the same side of
     // every one, which fixes which way is out.
     let mut side = 0.0;
     let mut exit = f64::INFINITY;
-    let mut j = pts.len().checked_sub(1)?;
-    for (i, &q) in pts.iter().enumerate() {
-        let p = pts[j];
-        j = i;
-        let n = Pt::new(q.y - p.y, p.x - q.x);
+    let mut p = last;
+    for &q in pts {
+        let edge = q.minus(p);
+        let turn = before.x * edge.y - before.y * edge.x;
+        if turn == 0.0 || turn * turns < 0.0 {
+            return None;
+        }
+        turns = turn;
+        before = edge;
+        let n = Pt::new(edge.y, -edge.x);
         let f = (from.x - p.x) * n.x + (from.y - p.y) * n.y;
         if f == 0.0 || !f.is_finite() || f * side < 0.0 {
             return None;
@@ -422,13 +452,35 @@ fn polygon_exit(pts: &[Pt], from: Pt, d: Pt) -> Option<f64> {
         if g > 0.0 {
             exit = exit.min(f.abs() / g);
         }
+        p = q;
     }
-    exit.is_finite().then_some(exit)
+    let sides = || {
+        pts.iter()
+            .zip(pts.iter().cycle().skip(1))
+            .map(|(p, q)| q.minus(*p))
+    };
+    let once_round =
+        sign_changes(sides().map(|e| e.x)) <= 2 && sign_changes(sides().map(|e| e.y)) <= 2;
+    (once_round && exit.is_finite()).then_some(exit)
 }
 
-/// [`Outline::exit`] for the box `b`, `from` strictly inside.
-fn box_exit(b: &Bounds, from: Pt, d: Pt) -> Option<f64> {
-    let (l, r, t, bo) = (b.left(), b.right(), b.top(), b.bottom());
+/// How often a cyclic run of numbers changes sign, zeros skipped.
+fn sign_changes(values: impl Iterator<Item = f64>) -> usize {
+    let (mut first, mut before, mut changes) = (0.0, 0.0, 0);
+    for v in values.filter(|v| *v != 0.0) {
+        if before == 0.0 {
+            first = v;
+        } else if v * before < 0.0 {
+            changes += 1;
+        }
+        before = v;
+    }
+    changes + usize::from(first * before < 0.0)
+}
+
+/// [`Outline::exit`] for the box from `tl` to `br`, `from` strictly inside.
+fn box_exit(tl: Pt, br: Pt, from: Pt, d: Pt) -> Option<f64> {
+    let (l, r, t, bo) = (tl.x, br.x, tl.y, br.y);
     if !(from.x > l && from.x < r && from.y > t && from.y < bo) {
         return None;
     }
@@ -613,6 +665,18 @@ mod tests {
                 );
             }
         }
+        // A star turns the same way at every point but is not convex: not solved.
+        let star: Vec<(f64, f64)> = (0..5)
+            .map(|k| {
+                let a = f64::from(k) * 4.0 * std::f64::consts::PI / 5.0;
+                (50.0 * a.cos(), 50.0 * a.sin())
+            })
+            .collect();
+        let o = Outline::Polygon(Corners::new(&star));
+        let centre = Pt::new(0.0, 0.0);
+        assert_eq!(o.exit(centre, Pt::new(100.0, 30.0)), None);
+        let far = Pt::new(100.0, 30.0);
+        assert_eq!(crossing(&o, centre, far), bisect(&o, centre, far));
         // Most cases take the exact path (the rest are the bisection itself).
         assert!(solved > 4000 * Shape::ALL.len() / 2, "{solved}");
     }

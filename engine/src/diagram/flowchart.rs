@@ -26,6 +26,21 @@ impl Flowchart {
     /// of a pair, 1 for the second, …). Edge keys and comment fields both number repeated
     /// pairs by this.
     pub fn edge_occurrences(&self) -> Vec<usize> {
+        // Most charts have a few edges: counting the earlier copies of each costs less than
+        // hashing every pair.
+        if self.edges.len() <= 32 {
+            return self
+                .edges
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    self.edges[..i]
+                        .iter()
+                        .filter(|p| p.from == e.from && p.to == e.to)
+                        .count()
+                })
+                .collect();
+        }
         let mut seen: std::collections::HashMap<(&str, &str), usize> =
             std::collections::HashMap::with_capacity(self.edges.len());
         self.edges
@@ -906,6 +921,16 @@ fn preview(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edge_occurrences_count_earlier_copies_of_a_pair_in_small_and_large_charts() {
+        for copies in [2, 20] {
+            let src: String = (0..copies).map(|_| "A --> B\nB --> A\nA --> C\n").collect();
+            let c = chart(&format!("graph TD\n{src}"));
+            let want: Vec<usize> = (0..copies).flat_map(|k| [k, k, k]).collect();
+            assert_eq!(c.edge_occurrences(), want);
+        }
+    }
 
     fn chart(src: &str) -> Flowchart {
         parse(src).expect("a flowchart").expect("supported")

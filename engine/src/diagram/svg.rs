@@ -708,12 +708,15 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
         .iter()
         .zip(chart.edge_occurrences())
         .map(|(e, n)| {
-            let base = format!("{}→{}", e.from, e.to);
-            if n == 0 {
-                base
-            } else {
-                format!("{base}#{}", n + 1)
+            let mut key = String::with_capacity(e.from.len() + e.to.len() + 6);
+            key.push_str(&e.from);
+            key.push('→');
+            key.push_str(&e.to);
+            if n > 0 {
+                key.push('#');
+                crate::html::push_decimal(&mut key, n as u64 + 1);
             }
+            key
         })
         .collect()
 }

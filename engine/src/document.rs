@@ -38,6 +38,9 @@ pub struct Parsed<'a> {
     /// The AST nodes that hold each block, in the same order as `blocks`.
     pub nodes: Vec<&'a AstNode<'a>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Whether the prose holds raw HTML (lone comments aside, which are dropped). The URL policy
+    /// ([`crate::sanitize::Police`]) has been applied to the tree.
+    pub raw_html: bool,
     /// True when the whole document was a bare component JSON object.
     pub bare: bool,
     /// False when the source cannot hold a Hebrew or Arabic letter (see
@@ -155,7 +158,9 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
 
     let mut blocks = Vec::new();
     let mut nodes = Vec::new();
+    let mut police = crate::sanitize::Police::default();
     for node in root.descendants() {
+        police.visit(node);
         // Only a component's text is copied out of the tree; other fences are only looked at.
         let (line, kind, literal) = {
             let data = node.data();
@@ -220,6 +225,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         blocks,
         nodes,
         diagnostics,
+        raw_html: police.finish(),
         bare: false,
         rtl_possible: crate::html::i18n::may_hold_rtl(src),
     }
@@ -683,6 +689,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         }],
         nodes: vec![node],
         diagnostics,
+        raw_html: false,
         bare: true,
         rtl_possible: crate::html::i18n::may_hold_rtl(src),
     })

@@ -375,9 +375,10 @@ fn parse_and_police<'a>(arena: &'a Arena<'a>, src: &str) -> (document::Parsed<'a
     (parsed, raw_html)
 }
 
-/// The URL and raw-HTML policy of [`parse_and_police`], for a document already parsed.
+/// The raw-HTML policy of [`parse_and_police`], for a document already parsed (the parse has
+/// applied the URL policy, [`sanitize::Police`], and found whether there is raw HTML).
 fn police(parsed: &mut document::Parsed, src: &str) -> bool {
-    let raw_html = sanitize::police(parsed.root);
+    let raw_html = parsed.raw_html;
     match too_deep_to_sanitize(parsed.root, src, raw_html) {
         Some(warning) => {
             // Sanitizing this much nesting would take quadratic time: show the HTML as text.

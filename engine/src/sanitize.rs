@@ -41,19 +41,25 @@ fn scheme(url: &str) -> Option<String> {
     None
 }
 
-/// Applies the URL policy to the AST: unsafe links lose their target; images that are not
-/// same-origin become links (http/https) or plain text. Returns whether raw HTML is present.
-pub fn police<'a>(root: &'a AstNode<'a>) -> bool {
-    let mut raw_html = false;
-    let mut comments = Vec::new();
-    for node in root.descendants() {
+/// The URL policy, applied node by node during the walk that finds the components (one walk of
+/// the tree instead of two): unsafe links lose their target; images that are not same-origin
+/// become links (http/https) or plain text. Records whether raw HTML is present.
+#[derive(Default)]
+pub struct Police<'a> {
+    raw_html: bool,
+    /// Lone HTML comments, dropped once the walk is over.
+    comments: Vec<&'a AstNode<'a>>,
+}
+
+impl<'a> Police<'a> {
+    pub fn visit(&mut self, node: &'a AstNode<'a>) {
         let mut data = node.data_mut();
         match &mut data.value {
             // A lone HTML comment never shows: drop it here, as ammonia would, rather than send
             // the whole prose through the sanitizer for it.
-            NodeValue::HtmlBlock(b) if is_only_a_comment(&b.literal) => comments.push(node),
-            NodeValue::HtmlInline(h) if is_only_a_comment(h) => comments.push(node),
-            NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => raw_html = true,
+            NodeValue::HtmlBlock(b) if is_only_a_comment(&b.literal) => self.comments.push(node),
+            NodeValue::HtmlInline(h) if is_only_a_comment(h) => self.comments.push(node),
+            NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => self.raw_html = true,
             NodeValue::Link(link) if !is_safe_link(&link.url) => link.url.clear(),
             NodeValue::Image(link) if !is_safe_image(&link.url) => {
                 let mut link = std::mem::take(link);
@@ -65,10 +71,14 @@ pub fn police<'a>(root: &'a AstNode<'a>) -> bool {
             _ => {}
         }
     }
-    for node in comments {
-        node.detach();
+
+    /// Drops the lone comments; returns whether raw HTML is present.
+    pub fn finish(self) -> bool {
+        for node in self.comments {
+            node.detach();
+        }
+        self.raw_html
     }
-    raw_html
 }
 
 /// Whether raw HTML is exactly one well-formed comment (`<!-- … -->`) and whitespace. Anything

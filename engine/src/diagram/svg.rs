@@ -227,26 +227,55 @@ fn num(v: f64) -> String {
 /// `v` in whole tenths, as [`num`] writes it; `None` where it writes 0 instead: layout
 /// coordinates are finite and small, anything else is drawn at 0 rather than as `NaN`.
 fn tenths(v: f64) -> Option<i64> {
-    let t = (v * 10.0).round();
-    (t.is_finite() && t.abs() <= 1e15).then_some(t as i64)
+    let x = v * 10.0;
+    // `f64::round` is a library call on the baseline target. Below 2^52 the cast truncates
+    // and the fraction left is exact, so rounding half away from zero by hand gives the same
+    // whole number; at or above 4e15 (or NaN) `round` gives no value within 1e15 either.
+    if x.is_nan() || x.abs() >= 4e15 {
+        return None;
+    }
+    let whole = x as i64;
+    let fraction = x - whole as f64;
+    let t = if fraction >= 0.5 {
+        whole + 1
+    } else if fraction <= -0.5 {
+        whole - 1
+    } else {
+        whole
+    };
+    (t.unsigned_abs() <= 1_000_000_000_000_000).then_some(t)
 }
 
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
-/// float formatting, and diagrams print many numbers).
+/// float formatting, and diagrams print many numbers), in one append.
 fn push_num(out: &mut String, v: f64) {
     let Some(t) = tenths(v) else {
         out.push('0');
         return;
     };
+    // Filled from the end: the tenth (when not 0), the whole digits, the sign.
+    let mut buf = [0u8; 24];
+    let mut at = buf.len();
+    let mut u = t.unsigned_abs();
+    if u % 10 != 0 {
+        at -= 2;
+        buf[at] = b'.';
+        buf[at + 1] = b'0' + (u % 10) as u8;
+    }
+    u /= 10;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
     if t < 0 {
-        out.push('-');
+        at -= 1;
+        buf[at] = b'-';
     }
-    let t = t.unsigned_abs();
-    crate::html::push_decimal(out, t / 10);
-    if t % 10 != 0 {
-        out.push('.');
-        out.push(char::from(b'0' + (t % 10) as u8));
-    }
+    out.extend(buf[at..].iter().map(|&b| char::from(b)));
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.
@@ -259,7 +288,9 @@ fn push_pt(out: &mut String, p: Pt) {
 /// A path's `d` from a run of commands: each letter (with the space before it, after the first)
 /// followed by its points, space-separated.
 fn path_of(commands: &[(&'static str, &[Pt])]) -> Ours {
-    let mut d = String::with_capacity(16 * commands.len());
+    // About a dozen bytes a point: room for all of them at once.
+    let points: usize = commands.iter().map(|(_, p)| p.len()).sum();
+    let mut d = String::with_capacity(4 * commands.len() + 14 * points);
     for (c, points) in commands {
         d.push_str(c);
         for (k, p) in points.iter().enumerate() {
@@ -721,79 +752,133 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
         .collect()
 }
 
-/// The flowchart in words, for `<desc>`.
+/// Appends `Strings::fill(template, value)`, `value` writing itself: no string is built for it.
+fn fill_into(out: &mut String, template: &str, value: impl FnOnce(&mut String)) {
+    match Strings::split(template) {
+        Some((before, after)) => {
+            out.push_str(before);
+            value(out);
+            out.push_str(after);
+        }
+        None => out.push_str(template),
+    }
+}
+
+/// Fills the first `{}` of `out[from..]` with `value`, as `Strings::fill` fills that text: the
+/// second slot of a two-slot template whose first was filled in place (a first value holding
+/// `{}` takes the second value, as filling twice does).
+fn fill_from(out: &mut String, from: usize, value: &str) {
+    if let Some((before, _)) = Strings::split(&out[from..]) {
+        let at = from + before.len();
+        out.replace_range(at..at + 2, value);
+    }
+}
+
+/// The flowchart in words, for `<desc>`: written into one string, as filling the templates
+/// and joining the parts would make it.
 fn describe(chart: &Flowchart, t: &Strings) -> String {
-    let quote = |s: &str| Strings::fill(t.diagram_quote, &s.replace('\n', " "));
-    let dir = t.diagram_directions[chart.direction as usize];
-    let mut out = Strings::fill(t.diagram_flowchart, dir);
-    let node_name = |id: &str| {
+    // `Strings::fill(t.diagram_quote, …)` of the text with its line breaks as spaces.
+    let quote = |out: &mut String, s: &str| {
+        fill_into(out, t.diagram_quote, |out| {
+            for (k, part) in s.split('\n').enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                out.push_str(part);
+            }
+        });
+    };
+    let node_name = |out: &mut String, id: &str| {
         let label = chart.label_of(id);
-        if label == id {
-            quote(label)
-        } else {
-            format!("{} ({id})", quote(label))
+        quote(out, label);
+        if label != id {
+            out.push_str(" (");
+            out.push_str(id);
+            out.push(')');
         }
     };
-    let boxes: Vec<String> = chart
+    let mut out = String::with_capacity(256);
+    let dir = t.diagram_directions[chart.direction as usize];
+    fill_into(&mut out, t.diagram_flowchart, |out| out.push_str(dir));
+    let mut boxes = chart
         .nodes
         .iter()
         .filter(|n| chart.subgraph_named(&n.id).is_none())
-        .map(|n| node_name(&n.id))
-        .collect();
-    if !boxes.is_empty() {
+        .peekable();
+    if boxes.peek().is_some() {
         out.push(' ');
-        out.push_str(&Strings::fill(t.diagram_boxes, &boxes.join("; ")));
+        fill_into(&mut out, t.diagram_boxes, |out| {
+            for (k, n) in boxes.enumerate() {
+                if k > 0 {
+                    out.push_str("; ");
+                }
+                node_name(out, &n.id);
+            }
+        });
     }
-    let arrows: Vec<String> = chart
-        .edges
-        .iter()
-        .map(|e| {
-            let mut s = Strings::fill(
-                &Strings::fill(t.diagram_arrow, &quote(chart.label_of(&e.from))),
-                &quote(chart.label_of(&e.to)),
-            );
-            let mut notes: Vec<String> = Vec::new();
-            if let Some(l) = &e.label {
-                notes.push(Strings::fill(t.diagram_labelled, &quote(l)));
-            }
-            match e.stroke {
-                Stroke::Dotted => notes.push(t.diagram_edge_kinds[0].into()),
-                Stroke::Thick => notes.push(t.diagram_edge_kinds[1].into()),
-                Stroke::Invisible => notes.push(t.diagram_edge_kinds[2].into()),
-                Stroke::Solid => {}
-            }
-            if e.stroke != Stroke::Invisible {
-                match (e.start, e.end) {
-                    (Marker::None, Marker::None) => notes.push(t.diagram_edge_kinds[3].into()),
-                    (Marker::Arrow, Marker::Arrow) => notes.push(t.diagram_edge_kinds[4].into()),
-                    _ => {}
+    // The second value of a two-slot template, written here first.
+    let mut second = String::new();
+    if !chart.edges.is_empty() {
+        out.push(' ');
+        fill_into(&mut out, t.diagram_arrows, |out| {
+            for (k, e) in chart.edges.iter().enumerate() {
+                if k > 0 {
+                    out.push_str("; ");
+                }
+                let start = out.len();
+                fill_into(out, t.diagram_arrow, |out| {
+                    quote(out, chart.label_of(&e.from));
+                });
+                second.clear();
+                quote(&mut second, chart.label_of(&e.to));
+                fill_from(out, start, &second);
+                // Each note after ", ".
+                if let Some(l) = &e.label {
+                    out.push_str(", ");
+                    fill_into(out, t.diagram_labelled, |out| quote(out, l));
+                }
+                let kind = match e.stroke {
+                    Stroke::Dotted => Some(0),
+                    Stroke::Thick => Some(1),
+                    Stroke::Invisible => Some(2),
+                    Stroke::Solid => None,
+                };
+                let ends = match (e.start, e.end) {
+                    _ if e.stroke == Stroke::Invisible => None,
+                    (Marker::None, Marker::None) => Some(3),
+                    (Marker::Arrow, Marker::Arrow) => Some(4),
+                    _ => None,
+                };
+                for k in kind.into_iter().chain(ends) {
+                    out.push_str(", ");
+                    out.push_str(t.diagram_edge_kinds[k]);
                 }
             }
-            if !notes.is_empty() {
-                s.push_str(", ");
-                s.push_str(&notes.join(", "));
-            }
-            s
-        })
-        .collect();
-    if !arrows.is_empty() {
-        out.push(' ');
-        out.push_str(&Strings::fill(t.diagram_arrows, &arrows.join("; ")));
+        });
     }
     for (s, sub) in chart.subgraphs.iter().enumerate() {
-        let mut inside: Vec<String> = sub.members.iter().map(|m| node_name(m)).collect();
-        inside.extend(
-            chart
-                .subgraphs
-                .iter()
-                .filter(|c| c.parent == Some(s))
-                .map(|c| quote(&c.title)),
-        );
         out.push(' ');
-        out.push_str(&Strings::fill(
-            &Strings::fill(t.diagram_group, &quote(&sub.title)),
-            &inside.join(", "),
-        ));
+        let start = out.len();
+        fill_into(&mut out, t.diagram_group, |out| quote(out, &sub.title));
+        second.clear();
+        // The members, then the titles of the subgraphs right inside, joined by ", ".
+        let children = chart.subgraphs.iter().filter(|c| c.parent == Some(s));
+        let mut parts = 0;
+        for m in &sub.members {
+            if parts > 0 {
+                second.push_str(", ");
+            }
+            node_name(&mut second, m);
+            parts += 1;
+        }
+        for c in children {
+            if parts > 0 {
+                second.push_str(", ");
+            }
+            quote(&mut second, &c.title);
+            parts += 1;
+        }
+        fill_from(&mut out, start, &second);
     }
     out
 }
@@ -954,6 +1039,163 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `describe` as it was written before: filled templates and joined parts.
+    fn describe_joined(chart: &Flowchart, t: &Strings) -> String {
+        let quote = |s: &str| Strings::fill(t.diagram_quote, &s.replace('\n', " "));
+        let dir = t.diagram_directions[chart.direction as usize];
+        let mut out = Strings::fill(t.diagram_flowchart, dir);
+        let node_name = |id: &str| {
+            let label = chart.label_of(id);
+            if label == id {
+                quote(label)
+            } else {
+                format!("{} ({id})", quote(label))
+            }
+        };
+        let boxes: Vec<String> = chart
+            .nodes
+            .iter()
+            .filter(|n| chart.subgraph_named(&n.id).is_none())
+            .map(|n| node_name(&n.id))
+            .collect();
+        if !boxes.is_empty() {
+            out.push(' ');
+            out.push_str(&Strings::fill(t.diagram_boxes, &boxes.join("; ")));
+        }
+        let arrows: Vec<String> = chart
+            .edges
+            .iter()
+            .map(|e| {
+                let mut s = Strings::fill(
+                    &Strings::fill(t.diagram_arrow, &quote(chart.label_of(&e.from))),
+                    &quote(chart.label_of(&e.to)),
+                );
+                let mut notes: Vec<String> = Vec::new();
+                if let Some(l) = &e.label {
+                    notes.push(Strings::fill(t.diagram_labelled, &quote(l)));
+                }
+                match e.stroke {
+                    Stroke::Dotted => notes.push(t.diagram_edge_kinds[0].into()),
+                    Stroke::Thick => notes.push(t.diagram_edge_kinds[1].into()),
+                    Stroke::Invisible => notes.push(t.diagram_edge_kinds[2].into()),
+                    Stroke::Solid => {}
+                }
+                if e.stroke != Stroke::Invisible {
+                    match (e.start, e.end) {
+                        (Marker::None, Marker::None) => notes.push(t.diagram_edge_kinds[3].into()),
+                        (Marker::Arrow, Marker::Arrow) => {
+                            notes.push(t.diagram_edge_kinds[4].into())
+                        }
+                        _ => {}
+                    }
+                }
+                if !notes.is_empty() {
+                    s.push_str(", ");
+                    s.push_str(&notes.join(", "));
+                }
+                s
+            })
+            .collect();
+        if !arrows.is_empty() {
+            out.push(' ');
+            out.push_str(&Strings::fill(t.diagram_arrows, &arrows.join("; ")));
+        }
+        for (s, sub) in chart.subgraphs.iter().enumerate() {
+            let mut inside: Vec<String> = sub.members.iter().map(|m| node_name(m)).collect();
+            inside.extend(
+                chart
+                    .subgraphs
+                    .iter()
+                    .filter(|c| c.parent == Some(s))
+                    .map(|c| quote(&c.title)),
+            );
+            out.push(' ');
+            out.push_str(&Strings::fill(
+                &Strings::fill(t.diagram_group, &quote(&sub.title)),
+                &inside.join(", "),
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn the_description_is_the_filled_and_joined_one() {
+        let sources = [
+            "graph TD; A[Paste] --> B[Review] --> C[Copy back]; B -->|edit| A;",
+            "graph LR\nA --> B\nA -.-> C\nA ==> D\nA ~~~ E\nA --- F\nA <--> G\nA --o H\nA --x I",
+            "flowchart TB\nx --> a\nsubgraph S [Group]\na[One] --> b{Two}\nsubgraph T [Inner]\nc\nend\nend\ny --> S",
+            "flowchart TB\nsubgraph S [Empty]\nsubgraph T [Inner]\nc\nend\nend",
+            "graph TD\nA[\"{}\"] -->|\"{} and {\"| B[\"}{\"]\nB --> C[\"a<br>b\"]\nC --> A",
+            "graph TD\nA[\"x{\"] --> B[\"}y\"]\nB[\"}y\"] --> A",
+            "graph TD",
+        ];
+        for source in sources {
+            let chart = crate::diagram::flowchart::parse(source)
+                .expect("a flowchart")
+                .expect("readable");
+            for t in [
+                &crate::html::i18n::EN,
+                &crate::html::i18n::HE,
+                &crate::html::i18n::AR,
+            ] {
+                assert_eq!(describe(&chart, t), describe_joined(&chart, t), "{source}");
+            }
+        }
+    }
+
+    #[test]
+    fn tenths_round_half_away_from_zero_as_round_does() {
+        let old = |v: f64| {
+            let t = (v * 10.0).round();
+            (t.is_finite() && t.abs() <= 1e15).then_some(t as i64)
+        };
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.05,
+            -0.05,
+            0.15,
+            0.25,
+            -0.25,
+            0.35,
+            1.25,
+            -907.15,
+            1e14,
+            1e14 + 0.05,
+            -1e14,
+            1e15,
+            1e14 * 1.0000001,
+            4e14,
+            4.5e14,
+            9e14,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            0.049_999_999_999_999_996,
+        ];
+        for _ in 0..20_000 {
+            let bits = next();
+            values.push(f64::from_bits(bits));
+            // Tenths and halves, small and large.
+            let k = (next() % 2_000_001) as f64 - 1_000_000.0;
+            values.push(k / 20.0);
+            values.push(k / 20.0 + f64::EPSILON * k);
+            values.push((next() % 1_000_000) as f64 / 7.0 - 70_000.0);
+        }
+        for v in values {
+            assert_eq!(tenths(v), old(v), "{v:e}");
+        }
+    }
 
     #[test]
     fn the_writer_escapes_every_value() {

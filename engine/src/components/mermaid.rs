@@ -9,8 +9,8 @@ use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::{self, Frame};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Fill, RenderCx};
-use maud::{Markup, PreEscaped, html};
+use crate::html::{Fill, RenderCx, Text, escape_into, push_decimal};
+use maud::{Markup, PreEscaped, Render, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
 /// Largest accepted `source`, in bytes ("under ~8 KB").
@@ -215,9 +215,9 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                 div class="pb-diagram-canvas" { (svg) }
                 details class="pb-diagram-source" open[!drawing.drawn] {
                     summary { (t.diagram_source) }
-                    pre { code class="language-mermaid" { (m.source) } }
+                    pre { code class="language-mermaid" { (Text(&m.source)) } }
                 }
-                figcaption id=(caption_id) { (caption) }
+                figcaption id=(caption_id) { (Text(caption)) }
             }
             (super::note_box(cx, &cx.id("comment"), &cx.name("comment"), t.comment_diagram, whole))
             @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
@@ -225,25 +225,23 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                     summary { (t.comment_parts) }
                     ul {
                         @for (i, node) in chart.nodes.iter().enumerate() {
-                            @let i = i.to_string();
-                            @let id = cx.id_of(&["node", &i]);
+                            @let id = Numbered(&cx.id_prefix, "-node", i);
                             li {
                                 label for=(id) { (Fill(t.comment_node, &node.label)) }
-                                textarea id=(id) name=(cx.name_of(&["node.", &i])) rows="1" data-pb-node=(node.id) { (on_node(&node.id)) }
+                                textarea id=(id) name=(Numbered(cx.block, ".node.", i)) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                             }
                         }
                         @for (i, edge) in chart.edges.iter().enumerate() {
                             @let from = chart.label_of(&edge.from);
                             @let to = chart.label_of(&edge.to);
-                            @let n = i.to_string();
-                            @let id = cx.id_of(&["edge", &n]);
+                            @let id = Numbered(&cx.id_prefix, "-edge", i);
                             li {
                                 label for=(id) {
-                                    (Strings::fill(&Strings::fill(t.comment_edge, from), to))
-                                    @if let Some(l) = &edge.label { " (" (l) ")" }
+                                    (Fill2(t.comment_edge, from, to))
+                                    @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
                                 }
-                                textarea id=(id) name=(cx.name_of(&["edge.", &n])) rows="1"
-                                    data-pb-edge={ (edge.from) "→" (edge.to) } { (on_edge(i, edge)) }
+                                textarea id=(id) name=(Numbered(cx.block, ".edge.", i)) rows="1"
+                                    data-pb-edge={ (Text(&edge.from)) "→" (Text(&edge.to)) } { (Text(on_edge(i, edge))) }
                             }
                         }
                     }
@@ -253,8 +251,76 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     )
 }
 
+/// An id or field name with a number at the end, as `cx.id_of(&[prefix, "node", &i.to_string()])`
+/// spells it (`head` the id prefix or block, `part` with its separators): written straight into
+/// the page, escaped as an `Id` is, with no string built for it or for the number.
+#[derive(Clone, Copy)]
+struct Numbered<'a>(&'a str, &'static str, usize);
+
+impl Render for Numbered<'_> {
+    fn render_to(&self, out: &mut String) {
+        // Escaping maps each character on its own: the parts escaped one by one are the whole.
+        escape_into(self.0, out);
+        escape_into(self.1, out);
+        push_decimal(out, self.2 as u64);
+    }
+}
+
+/// A two-slot template filled as `Strings::fill(&Strings::fill(template, a), b)` fills it, escaped,
+/// written straight into the page.
+struct Fill2<'a>(&'a str, &'a str, &'a str);
+
+impl Render for Fill2<'_> {
+    fn render_to(&self, out: &mut String) {
+        let start = out.len();
+        Fill(self.0, self.1).render_to(out);
+        // The second fill takes the first `{}` left, which may come from `a`. Escaping adds no
+        // braces and keeps each character's neighbours, so it is the first in the escaped text.
+        let Some((before, _)) = Strings::split(&out[start..]) else {
+            return;
+        };
+        let at = start + before.len();
+        if self
+            .2
+            .bytes()
+            .any(|c| matches!(c, b'&' | b'<' | b'>' | b'"'))
+        {
+            let mut b = String::with_capacity(self.2.len() + 8);
+            escape_into(self.2, &mut b);
+            out.replace_range(at..at + 2, &b);
+        } else {
+            out.replace_range(at..at + 2, self.2);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn a_two_slot_fill_is_two_fills_escaped() {
+        let values = ["A", "", "{}", "{", "}", "a{}b", "x<&>\"'y", "}{", "{{}}"];
+        for template in [
+            "from “{}” to “{}”",
+            "{}{}",
+            "{}",
+            "none",
+            "{ {} } {}",
+            "<{}>&{}",
+        ] {
+            for a in values {
+                for b in values {
+                    let want = Text(&Strings::fill(&Strings::fill(template, a), b))
+                        .render()
+                        .0;
+                    assert_eq!(Fill2(template, a, b).render().0, want, "{template} {a} {b}");
+                }
+            }
+        }
+        let cx_like = Numbered("pb-1a<b", "-node", 12);
+        assert_eq!(cx_like.render().0, "pb-1a&lt;b-node12");
+    }
     #[test]
     fn each_ignored_directive_is_named_once() {
         let source = "graph TD\nA --> B\nstyle A fill:#f9f\nclick A call()\nstyle B fill:#f00";

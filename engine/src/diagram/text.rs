@@ -14,7 +14,35 @@ pub const WRAP_WIDTH: f64 = 220.0;
 /// The advance of `c` in ems.
 fn advance(c: char) -> f64 {
     let cp = u32::from(c);
-    let thousandths = match RUNS.binary_search_by(|&(lo, hi, _)| {
+    // Most labels are ASCII: a table read instead of the search.
+    let thousandths = match ASCII.get(cp as usize) {
+        Some(&t) => t,
+        None => thousandths(cp),
+    };
+    f64::from(thousandths) / 1000.0
+}
+
+/// The advances of the ASCII characters, in thousandths of an em, as [`thousandths`] finds
+/// them (no ASCII character is zero-width or wide).
+const ASCII: [u16; 128] = {
+    let mut table = [FALLBACK; 128];
+    // Runs are sorted and do not overlap, so each character gets its run's width.
+    let mut k = 0;
+    while k < RUNS.len() {
+        let (lo, hi, w) = RUNS[k];
+        let mut cp = lo;
+        while cp <= hi && cp < 128 {
+            table[cp as usize] = w;
+            cp += 1;
+        }
+        k += 1;
+    }
+    table
+};
+
+/// The advance of the character `cp`, in thousandths of an em.
+fn thousandths(cp: u32) -> u16 {
+    match RUNS.binary_search_by(|&(lo, hi, _)| {
         if hi < cp {
             std::cmp::Ordering::Less
         } else if lo > cp {
@@ -27,8 +55,7 @@ fn advance(c: char) -> f64 {
         Err(_) if is_zero_width(cp) => 0,
         Err(_) if is_wide(cp) => 1000,
         Err(_) => FALLBACK,
-    };
-    f64::from(thousandths) / 1000.0
+    }
 }
 
 fn is_zero_width(cp: u32) -> bool {
@@ -82,7 +109,8 @@ fn wrap_measured(label: &str, max: f64) -> (Vec<String>, f64) {
     let mut lines = Vec::new();
     let mut widest: f64 = 0.0;
     for part in label.split('\n') {
-        let mut line = String::new();
+        // A line is at most its part: one allocation unless the part wraps.
+        let mut line = String::with_capacity(part.len());
         let mut line_ems = ems("");
         for word in part.split(' ').filter(|w| !w.is_empty()) {
             let word_ems = ems(word);
@@ -137,6 +165,13 @@ impl Block {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_table_is_the_search() {
+        for cp in 0..128 {
+            assert_eq!(ASCII[cp as usize], thousandths(cp), "{cp:#x}");
+        }
+    }
 
     #[test]
     fn widths_come_from_the_table() {

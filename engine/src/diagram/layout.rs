@@ -607,7 +607,7 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     // Per scope edge: its label box (handle, size), and its segments as (from, to) handles.
     let mut label_nodes: Vec<Option<(NodeHandle, f64, f64)>> = Vec::with_capacity(edges.len());
     let mut segments: Vec<Vec<(NodeHandle, NodeHandle)>> = Vec::with_capacity(edges.len());
-    let mut seen_pairs: Vec<(usize, usize)> = Vec::new();
+    let mut seen_pairs: Vec<(usize, usize)> = Vec::with_capacity(edges.len());
     for se in edges {
         let (Some(f), Some(t)) = (index_of(se.from), index_of(se.to)) else {
             return None;
@@ -658,15 +658,18 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     vg.dag.recompute_node_ranks();
     RankOptimizer::new(&mut vg.dag).optimize();
     // Long edges pass through one small connector per rank they cross.
-    let mut split: Vec<((NodeHandle, NodeHandle), Vec<NodeHandle>)> = Vec::new();
+    let mut split: Vec<((NodeHandle, NodeHandle), Vec<NodeHandle>)> =
+        Vec::with_capacity(chains.iter().map(Vec::len).sum());
     for chain in chains.iter_mut().flatten() {
         let (u, v) = (chain.0[0], chain.0[1]);
         if let Some((_, done)) = split.iter().find(|(pair, _)| *pair == (u, v)) {
             chain.0 = done.clone();
             continue;
         }
-        let mut path = vec![u];
         let target = vg.dag.level(v);
+        // The ends and one connector per rank between them.
+        let mut path = Vec::with_capacity(2 + target.saturating_sub(vg.dag.level(u) + 1));
+        path.push(u);
         let mut prev = u;
         let mut level = vg.dag.level(u);
         while level + 1 < target {
@@ -725,7 +728,7 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
             route_pts.push(vec![centers[f], centers[f]]);
             continue;
         }
-        let mut pts: Vec<Pt> = Vec::new();
+        let mut pts: Vec<Pt> = Vec::with_capacity(chains[k].iter().map(|(p, _)| p.len()).sum());
         for (path, reversed) in &chains[k] {
             let mut p: Vec<Pt> = path.iter().map(|&h| center(h)).collect();
             if *reversed {
@@ -860,7 +863,16 @@ fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
         (false, false) => 1.0,
     };
     let levels = vg.dag.num_levels();
-    let mut fit = Fit::default();
+    // Room for the widest rank and all its points: no buffer grows in the sweeps.
+    let (widest, links) = (0..levels).fold((0, 0), |(w, l), k| {
+        let row = vg.dag.row(k);
+        let links: usize = row
+            .iter()
+            .map(|&h| vg.dag.predecessors(h).len() + vg.dag.successors(h).len() + 1)
+            .sum();
+        (w.max(row.len()), l.max(links))
+    });
+    let mut fit = Fit::with_capacity(widest, links);
     for sweep in 0..SPREAD_SWEEPS {
         let mut moved: f64 = 0.0;
         let down = sweep % 2 == 0;
@@ -925,6 +937,18 @@ struct Fit {
 }
 
 impl Fit {
+    fn with_capacity(boxes: usize, points: usize) -> Fit {
+        Fit {
+            half: Vec::with_capacity(boxes),
+            now: Vec::with_capacity(boxes),
+            first: Vec::with_capacity(boxes),
+            points: Vec::with_capacity(points),
+            pools: Vec::with_capacity(boxes),
+            sorted: Vec::with_capacity(points),
+            out: Vec::with_capacity(boxes),
+        }
+    }
+
     fn clear(&mut self) {
         self.half.clear();
         self.now.clear();

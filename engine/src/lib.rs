@@ -486,11 +486,14 @@ fn render_inner(
 ) -> Rendered {
     let clean = without_nul(src);
     let src = &*clean;
-    // The tree is freed once the prose is HTML, before the components render: its memory
-    // serves them instead of fresh pages.
+    // With placeholders, the tree is freed once the prose is HTML, before the components
+    // render: its memory serves them instead of fresh pages.
     let prose = {
         let arena = Arena::new();
         let (parsed, raw_html) = parse_and_police(&arena, src);
+        if !needs_placeholders(raw_html, options) {
+            return render_in_place(parsed, src, options, hash, answers);
+        }
         render_prose(parsed, raw_html, src, options, &hash)
     };
     render_components(prose, src, options, hash, answers)
@@ -505,8 +508,20 @@ fn render_parsed(
     hash: String,
     answers: Option<&answers::Responses>,
 ) -> Rendered {
+    if !needs_placeholders(raw_html, options) {
+        return render_in_place(parsed, src, options, hash, answers);
+    }
     let prose = render_prose(parsed, raw_html, src, options, &hash);
     render_components(prose, src, options, hash, answers)
+}
+
+/// Whether the prose must be HTML of its own before the components join it: ammonia cleans
+/// prose with raw HTML (and would strip the components' forms), and the email surface restyles
+/// the prose. The components then stand in it as placeholders (see [`Spliced`]). Otherwise
+/// comrak writes the prose straight into the page with each component's markup in its place
+/// ([`render_in_place`]), and the page is not copied again.
+fn needs_placeholders(raw_html: bool, options: &Options) -> bool {
+    raw_html || options.surface.is_email()
 }
 
 /// Whether `url` can be an email's "Respond" link: an absolute http(s) address with a host and
@@ -531,14 +546,9 @@ fn safe_respond_url(options: &Options) -> Option<&str> {
     options.respond_url.as_deref().filter(|u| is_respond_url(u))
 }
 
-/// What rendering keeps of a parsed document once its prose is HTML; the tree is no longer
-/// needed.
-struct Prose {
-    /// The prose, each component fence replaced by a placeholder (see [`Spliced`]).
-    html: String,
-    mark: char,
+/// What the page takes from the tree besides its HTML (see [`read_tree`]).
+struct Reading {
     lang: html::i18n::Lang,
-    blocks: Vec<document::Block>,
     diagnostics: Vec<Diagnostic>,
     /// The plain-text body, for [`Format::Text`].
     text_body: Option<String>,
@@ -548,38 +558,28 @@ struct Prose {
     id_base: String,
 }
 
-/// The first half of rendering: everything that reads the tree.
-fn render_prose(
-    mut parsed: document::Parsed,
-    raw_html: bool,
+/// Reads the tree before its HTML is written: the language, the plain-text body and the title.
+/// Each component's node becomes a `Raw` node holding `stand_in(i)` (its children dropped),
+/// and footnote names get the page's id prefix.
+fn read_tree(
+    parsed: &mut document::Parsed,
     src: &str,
     options: &Options,
     hash: &str,
-) -> Prose {
+    stand_in: impl Fn(usize) -> String,
+) -> Reading {
     let diagnostics = std::mem::take(&mut parsed.diagnostics);
 
     // Language and direction come from everything the reader sees.
     let lang = parsed.lang();
 
-    // Each component fence becomes a placeholder the prose renderer passes through untouched.
-    let mark = marker_char(src);
-    let nonce = placeholder_nonce(hash);
     for (i, node) in parsed.nodes.iter().enumerate() {
-        // Pushed piece by piece: `format!` with a `char` argument costs several times more.
-        let mut placeholder = String::with_capacity(2 * mark.len_utf8() + nonce.len() + 8);
-        placeholder.push(mark);
-        placeholder.push_str("pb");
-        html::push_decimal(&mut placeholder, i as u64);
-        placeholder.push('.');
-        placeholder.push_str(nonce);
-        placeholder.push(mark);
-        node.data_mut().value = NodeValue::Raw(placeholder);
+        node.data_mut().value = NodeValue::Raw(stand_in(i));
         while let Some(child) = node.first_child() {
             child.detach();
         }
     }
 
-    let respond_url = safe_respond_url(options);
     // The plain-text body reads the tree before the footnote names get the page's prefix.
     let text_body = (options.format == Format::Text).then(|| {
         text::render(
@@ -587,7 +587,7 @@ fn render_prose(
             &parsed.blocks,
             &parsed.nodes,
             lang,
-            respond_url,
+            safe_respond_url(options),
         )
     });
 
@@ -608,6 +608,49 @@ fn render_prose(
             _ => {}
         }
     }
+    let title = (options.format == Format::Page).then(|| page_title(parsed));
+    Reading {
+        lang,
+        diagnostics,
+        text_body,
+        title,
+        id_base,
+    }
+}
+
+/// What rendering keeps of a parsed document once its prose is HTML; the tree is no longer
+/// needed.
+struct Prose {
+    /// The prose, each component fence replaced by a placeholder (see [`Spliced`]).
+    html: String,
+    mark: char,
+    blocks: Vec<document::Block>,
+    reading: Reading,
+}
+
+/// The first half of rendering with placeholders: everything that reads the tree.
+fn render_prose(
+    mut parsed: document::Parsed,
+    raw_html: bool,
+    src: &str,
+    options: &Options,
+    hash: &str,
+) -> Prose {
+    // Each component fence becomes a placeholder the prose renderer passes through untouched.
+    let mark = marker_char(src);
+    let nonce = placeholder_nonce(hash);
+    let placeholder = |i: usize| {
+        // Pushed piece by piece: `format!` with a `char` argument costs several times more.
+        let mut placeholder = String::with_capacity(2 * mark.len_utf8() + nonce.len() + 8);
+        placeholder.push(mark);
+        placeholder.push_str("pb");
+        html::push_decimal(&mut placeholder, i as u64);
+        placeholder.push('.');
+        placeholder.push_str(nonce);
+        placeholder.push(mark);
+        placeholder
+    };
+    let reading = read_tree(&mut parsed, src, options, hash, placeholder);
 
     let mut prose = String::with_capacity(src.len() + src.len() / 2);
     // Writing into a String cannot fail.
@@ -616,22 +659,17 @@ fn render_prose(
         prose = sanitize::clean(&prose);
     }
     if options.surface.is_email() {
-        prose = email::style_prose(&prose, lang.dir() == "rtl");
+        prose = email::style_prose(&prose, reading.lang.dir() == "rtl");
     }
-    let title = (options.format == Format::Page).then(|| page_title(&parsed));
     Prose {
         html: prose,
         mark,
-        lang,
         blocks: parsed.blocks,
-        diagnostics,
-        text_body,
-        title,
-        id_base,
+        reading,
     }
 }
 
-/// The second half of rendering: the components, spliced into the prose, and the chrome.
+/// The second half of rendering with placeholders: the components, spliced into the prose.
 fn render_components(
     prose: Prose,
     src: &str,
@@ -642,23 +680,87 @@ fn render_components(
     let Prose {
         html: prose,
         mark,
-        lang,
-        blocks: parsed_blocks,
-        diagnostics,
-        text_body,
-        title,
-        id_base,
+        blocks,
+        reading,
     } = prose;
-    let respond_url = safe_respond_url(options);
+    let (markup, found) = render_blocks(&blocks, &reading, options, answers);
+    let nonce = placeholder_nonce(&hash).to_string();
+    let body = Spliced {
+        prose: &prose,
+        mark,
+        nonce: &nonce,
+        blocks: &markup,
+    };
+    let body_len = prose.len() + markup.iter().map(String::len).sum::<usize>();
+    finish(body, body_len, blocks, reading, found, src, options, hash)
+}
+
+/// Rendering without placeholders (see [`needs_placeholders`]): the components render first,
+/// each one's markup takes its fence's place in the tree, and comrak writes the whole body
+/// straight into the page.
+fn render_in_place(
+    mut parsed: document::Parsed,
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
+    let reading = read_tree(&mut parsed, src, options, &hash, |_| String::new());
+    let (markup, found) = render_blocks(&parsed.blocks, &reading, options, answers);
+    let body_len = src.len() + src.len() / 2 + markup.iter().map(String::len).sum::<usize>();
+    for (node, markup) in parsed.nodes.iter().zip(markup) {
+        node.data_mut().value = NodeValue::Raw(markup);
+    }
+    let body = InPlace { root: parsed.root };
+    finish(
+        body,
+        body_len,
+        parsed.blocks,
+        reading,
+        found,
+        src,
+        options,
+        hash,
+    )
+}
+
+/// The body of a page rendered in place: comrak's HTML of the tree, written into the page.
+struct InPlace<'a> {
+    root: &'a comrak::nodes::AstNode<'a>,
+}
+
+impl maud::Render for InPlace<'_> {
+    fn render_to(&self, out: &mut String) {
+        // Writing into a String cannot fail.
+        let _ = comrak::format_html(self.root, &document::comrak_options(false), out);
+    }
+}
+
+/// What rendering the components found besides their markup.
+struct Found {
+    needs_youtube_frame: bool,
+    /// Diagrams published for the email surface (key, SVG).
+    published: Vec<(String, std::sync::Arc<str>)>,
+}
+
+/// Renders every block, its component or its source shown as invalid: the markup in block
+/// order.
+fn render_blocks(
+    blocks: &[document::Block],
+    reading: &Reading,
+    options: &Options,
+    answers: Option<&answers::Responses>,
+) -> (Vec<String>, Found) {
+    let lang = reading.lang;
     let diagram_base = options.diagram_base_url.as_deref();
     let mut needs_youtube_frame = false;
     let published = std::cell::RefCell::new(Vec::new());
-    let rendered_blocks: Vec<String> = parsed_blocks
+    let markup: Vec<String> = blocks
         .iter()
         .map(|b| {
             let cx = html::RenderCx {
                 block: &b.info.id,
-                id_prefix: [id_base.as_str(), b.info.id.as_str()].concat(),
+                id_prefix: [reading.id_base.as_str(), b.info.id.as_str()].concat(),
                 surface: options.surface,
                 kind: b.info.kind,
                 t: lang.strings(),
@@ -681,15 +783,34 @@ fn render_components(
             }
         })
         .collect();
-    let body = Spliced {
-        prose: &prose,
-        mark,
-        nonce: placeholder_nonce(&hash),
-        blocks: &rendered_blocks,
+    let found = Found {
+        needs_youtube_frame,
+        published: published.into_inner(),
     };
-    let body_len = prose.len() + rendered_blocks.iter().map(String::len).sum::<usize>();
+    (markup, found)
+}
 
-    let answerable = parsed_blocks
+/// The document root around `body` (about `body_len` bytes), the page or other wrapping the
+/// format asks for, and the rendering's hash, blocks and diagnostics.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    body: impl maud::Render,
+    body_len: usize,
+    blocks: Vec<document::Block>,
+    reading: Reading,
+    found: Found,
+    src: &str,
+    options: &Options,
+    hash: String,
+) -> Rendered {
+    let Reading {
+        lang,
+        diagnostics,
+        text_body,
+        title,
+        id_base: _,
+    } = reading;
+    let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
     // The form always holds the controls (the script builds the export from its fields); it gets
@@ -699,7 +820,7 @@ fn render_components(
         source: src,
     });
     // The "Respond" link belongs to the email preview only.
-    let email_respond = respond_url.filter(|_| options.surface.is_email());
+    let email_respond = safe_respond_url(options).filter(|_| options.surface.is_email());
     let fragment = html::document_root(
         body,
         body_len,
@@ -711,7 +832,7 @@ fn render_components(
     )
     .into_string();
 
-    let blocks: Vec<BlockInfo> = parsed_blocks.into_iter().map(|b| b.info).collect();
+    let blocks: Vec<BlockInfo> = blocks.into_iter().map(|b| b.info).collect();
 
     let wrapped = match options.format {
         Format::Fragment => None,
@@ -737,9 +858,9 @@ fn render_components(
         blocks,
         diagnostics,
         format: options.format,
-        needs_youtube_frame,
+        needs_youtube_frame: found.needs_youtube_frame,
         surface: options.surface,
-        diagrams: published.into_inner(),
+        diagrams: found.published,
     };
     if options.format == Format::Json {
         // Strings, numbers and lists only: serializing cannot fail.
@@ -945,6 +1066,54 @@ mod tests {
         let html = render(&src, &Options::default()).html;
         assert_eq!(html.matches("data-pb-block=\"b1\"").count(), 1, "{html}");
         assert!(html.contains("forged: \u{FFFF}pb0\u{FFFF}"));
+    }
+
+    /// Rendering in place and rendering with placeholders give the same bytes, for every
+    /// conformance, golden and XSS fixture, on the surfaces and formats the in-place path
+    /// takes (email and raw HTML always use placeholders).
+    #[test]
+    fn in_place_and_placeholder_renders_agree() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+        let mut compared = 0;
+        for dir in ["conformance", "golden", "xss"] {
+            let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .expect("the fixtures directory")
+                .map(|e| e.expect("an entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "md"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let src = std::fs::read_to_string(&path).expect("a fixture");
+                for options in [
+                    Options::default(),
+                    Options {
+                        surface: Surface::Routed,
+                        format: Format::Page,
+                        ..Options::default()
+                    },
+                    Options {
+                        format: Format::Text,
+                        ..Options::default()
+                    },
+                ] {
+                    let hash = content_hash(&src, &options);
+                    let arena = Arena::new();
+                    let (parsed, raw_html) = parse_and_police(&arena, &src);
+                    if raw_html {
+                        continue;
+                    }
+                    let placeholders = {
+                        let prose = render_prose(parsed, raw_html, &src, &options, &hash);
+                        render_components(prose, &src, &options, hash.clone(), None)
+                    };
+                    let in_place = render(&src, &options);
+                    assert_eq!(in_place.body(), placeholders.body(), "{}", path.display());
+                    assert_eq!(in_place.html, placeholders.html, "{}", path.display());
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 300, "only {compared} renders compared");
     }
 
     #[test]

@@ -279,12 +279,20 @@ impl<'c> Plan<'c> {
 struct Placed {
     /// Per item of the scope.
     centers: Vec<Pt>,
-    /// Per edge of the scope: box border to box border through the bends.
-    routes: Vec<Vec<Pt>>,
-    /// Per edge of the scope: the centre of its label box.
-    label_at: Vec<Option<Pt>>,
+    /// The edges' routes, one after another (see `PlacedEdge::route`).
+    points: Vec<Pt>,
+    /// Per edge of the scope.
+    edges: Vec<PlacedEdge>,
     width: f64,
     height: f64,
+}
+
+#[derive(Debug, Clone)]
+struct PlacedEdge {
+    /// Where its route (box border to box border through the bends) lies in `points`.
+    route: std::ops::Range<usize>,
+    /// The centre of its label box.
+    label_at: Option<Pt>,
 }
 
 /// Lays out `chart`, trying label boxes first, then plain edges; `Err` when both fail or the
@@ -328,7 +336,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 Item::Cluster(s) => cluster_size[s],
             })
             .collect();
-        let p = place(plan, scope, &sizes, label_boxes)?;
+        let p = place(plan, scope, sizes, label_boxes)?;
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
@@ -450,24 +458,24 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             Routing::Direct => vec![ba.center, bb.center],
             Routing::Scope(l, k) => {
                 let se = &plan.edges[l][k];
-                let route: Vec<Pt> = placed[l].routes[k]
-                    .iter()
-                    .map(|p| p.plus(offset[l]))
-                    .collect();
-                label_at = placed[l].label_at[k].map(|p| p.plus(offset[l]));
-                let mut pts = vec![ba.center];
+                let pe = &placed[l].edges[k];
+                let route = &placed[l].points[pe.route.clone()];
+                let moved = |p: &Pt| p.plus(offset[l]);
+                label_at = pe.label_at.map(|p| p.plus(offset[l]));
+                let mut pts = Vec::with_capacity(route.len() + 2);
+                pts.push(ba.center);
                 if se.from != a
                     && let Some(first) = route.first()
                 {
-                    pts.push(*first);
+                    pts.push(moved(first));
                 }
                 if route.len() > 2 {
-                    pts.extend_from_slice(&route[1..route.len() - 1]);
+                    pts.extend(route[1..route.len() - 1].iter().map(moved));
                 }
                 if se.to != b
                     && let Some(last) = route.last()
                 {
-                    pts.push(*last);
+                    pts.push(moved(last));
                 }
                 pts.push(bb.center);
                 pts
@@ -558,8 +566,35 @@ fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
     e
 }
 
-/// Lays out one scope. `None` when the layout engine produced nothing usable.
-fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> Option<Placed> {
+/// One scope edge as `place` lays it out.
+struct Run {
+    /// Its ends' item indices (equal for a self-loop).
+    from: usize,
+    to: usize,
+    /// Its label box: handle and size.
+    label: Option<(NodeHandle, f64, f64)>,
+    /// Its segments, in `segs`: one, or two through its label box (none for a self-loop).
+    segs: std::ops::Range<usize>,
+}
+
+/// One layout edge of a scope edge, pointing down the DAG.
+struct Seg {
+    from: NodeHandle,
+    to: NodeHandle,
+    /// Whether it runs against its scope edge (to break a cycle).
+    reversed: bool,
+    /// Its path (its ends and a connector per rank between) in `place`'s `path_nodes`.
+    nodes: std::ops::Range<usize>,
+}
+
+/// Lays out one scope. `None` when the layout engine produced nothing usable. `sizes` (per
+/// item) is widened in place for self-loops.
+fn place(
+    plan: &Plan,
+    scope: usize,
+    mut sizes: Vec<(f64, f64)>,
+    label_boxes: bool,
+) -> Option<Placed> {
     let items = &plan.items[scope];
     let edges = &plan.edges[scope];
     if items.is_empty() {
@@ -574,10 +609,14 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     };
     let index_of = |item: Item| items.iter().position(|i| *i == item);
     // A self-loop is drawn by hand beside its node (right of it, or below it in a horizontal
-    // layout): the node's box is widened by the room the loop and its label need.
-    let mut extra = vec![(0.0, 0.0); items.len()];
+    // layout): the node's box is widened by the room the loop and its label need. Per item,
+    // and left empty (all zero) when the scope has no self-loop.
+    let mut extra: Vec<(f64, f64)> = Vec::new();
     for se in edges.iter().filter(|se| se.from == se.to) {
         let i = index_of(se.from)?;
+        if extra.is_empty() {
+            extra.resize(items.len(), (0.0, 0.0));
+        }
         let label = plan.edge_label[se.edge].as_ref();
         let (lw, lh) = label.map_or((0.0, 0.0), |l| {
             (
@@ -592,34 +631,44 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
             e.0 = f64::max(e.0, LOOP_REACH + lw + 2.0);
         }
     }
-    let sizes: Vec<(f64, f64)> = sizes
-        .iter()
-        .zip(&extra)
-        .map(|(&(w, h), &(dx, dy))| (w + dx, h + dy))
-        .collect();
+    for (s, &(dx, dy)) in sizes.iter_mut().zip(&extra) {
+        *s = (s.0 + dx, s.1 + dy);
+    }
     let sizes = &sizes[..];
     let mut vg = VisualGraph::new(orientation);
     vg.dag.set_validate(false);
-    let handles: Vec<NodeHandle> = sizes
-        .iter()
-        .map(|&(w, h)| vg.add_node(element(orientation, w, h, halo(horizontal, false))))
-        .collect();
-    // Per scope edge: its label box (handle, size), and its segments as (from, to) handles.
-    let mut label_nodes: Vec<Option<(NodeHandle, f64, f64)>> = Vec::with_capacity(edges.len());
-    let mut segments: Vec<Vec<(NodeHandle, NodeHandle)>> = Vec::with_capacity(edges.len());
-    let mut seen_pairs: Vec<(usize, usize)> = Vec::with_capacity(edges.len());
+    // Item `i` is the layout's node `i`.
+    for &(w, h) in sizes {
+        vg.add_node(element(orientation, w, h, halo(horizontal, false)));
+    }
+    let handle = NodeHandle::new;
+    let mut runs: Vec<Run> = Vec::with_capacity(edges.len());
+    let mut segs: Vec<Seg> = Vec::with_capacity(2 * edges.len());
+    let seg = |from: NodeHandle, to: NodeHandle| Seg {
+        from,
+        to,
+        reversed: false,
+        nodes: 0..0,
+    };
     for se in edges {
         let (Some(f), Some(t)) = (index_of(se.from), index_of(se.to)) else {
             return None;
         };
+        let start = segs.len();
         if f == t {
-            label_nodes.push(None);
-            segments.push(Vec::new());
+            runs.push(Run {
+                from: f,
+                to: t,
+                label: None,
+                segs: start..start,
+            });
             continue;
         }
         let pair = (f.min(t), f.max(t));
-        let repeated = seen_pairs.contains(&pair);
-        seen_pairs.push(pair);
+        // (A self-loop's pair has equal ends, so it never matches.)
+        let repeated = runs
+            .iter()
+            .any(|r| (r.from.min(r.to), r.from.max(r.to)) == pair);
         let label = plan.edge_label[se.edge].as_ref();
         // A label, or a repeated pair, gets a box of its own in the middle of the edge, so
         // the label has room and parallel edges take separate routes.
@@ -628,50 +677,57 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
             (None, true) => Some((2.0, 2.0)),
             (None, false) => None,
         };
-        match label_size.filter(|_| label_boxes) {
+        let label = match label_size.filter(|_| label_boxes) {
             Some((w, h)) => {
                 let l = vg.add_node(element(orientation, w, h, halo(horizontal, true)));
-                segments.push(vec![(handles[f], l), (l, handles[t])]);
-                label_nodes.push(Some((l, w, h)));
+                segs.push(seg(handle(f), l));
+                segs.push(seg(l, handle(t)));
+                Some((l, w, h))
             }
             None => {
-                segments.push(vec![(handles[f], handles[t])]);
-                label_nodes.push(None);
+                segs.push(seg(handle(f), handle(t)));
+                None
             }
-        }
+        };
+        runs.push(Run {
+            from: f,
+            to: t,
+            label,
+            segs: start..segs.len(),
+        });
     }
     // Break cycles: a segment that would close one points the other way in the DAG.
-    let mut chains: Vec<Vec<(Vec<NodeHandle>, bool)>> = Vec::with_capacity(edges.len());
     let mut search = Search::default();
-    for segs in &segments {
-        let mut out = Vec::with_capacity(segs.len());
-        for &(a, b) in segs {
-            let reversed = search.reaches(&vg.dag, b, a);
-            let (u, v) = if reversed { (b, a) } else { (a, b) };
-            if !vg.dag.successors(u).contains(&v) {
-                vg.dag.add_edge(u, v);
-            }
-            out.push((vec![u, v], reversed));
+    for s in &mut segs {
+        let (a, b) = (s.from, s.to);
+        let reversed = search.reaches(&vg.dag, b, a);
+        let (u, v) = if reversed { (b, a) } else { (a, b) };
+        if !vg.dag.successors(u).contains(&v) {
+            vg.dag.add_edge(u, v);
         }
-        chains.push(out);
+        *s = Seg {
+            reversed,
+            ..seg(u, v)
+        };
     }
     vg.dag.recompute_node_ranks();
     RankOptimizer::new(&mut vg.dag).optimize();
-    // Long edges pass through one small connector per rank they cross.
-    let mut split: Vec<((NodeHandle, NodeHandle), Vec<NodeHandle>)> =
-        Vec::with_capacity(chains.iter().map(Vec::len).sum());
-    for chain in chains.iter_mut().flatten() {
-        let (u, v) = (chain.0[0], chain.0[1]);
-        if let Some((_, done)) = split.iter().find(|(pair, _)| *pair == (u, v)) {
-            chain.0 = done.clone();
+    // Long edges pass through one small connector per rank they cross. Each segment's path
+    // lies in `path_nodes`; segments with the same ends share one.
+    let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(2 * segs.len());
+    for k in 0..segs.len() {
+        let (u, v) = (segs[k].from, segs[k].to);
+        if let Some(done) = segs[..k].iter().find(|s| (s.from, s.to) == (u, v)) {
+            segs[k].nodes = done.nodes.clone();
             continue;
         }
+        let start = path_nodes.len();
         let target = vg.dag.level(v);
-        // The ends and one connector per rank between them.
-        let mut path = Vec::with_capacity(2 + target.saturating_sub(vg.dag.level(u) + 1));
-        path.push(u);
-        let mut prev = u;
         let mut level = vg.dag.level(u);
+        // The ends and one connector per rank between them.
+        path_nodes.reserve(2 + target.saturating_sub(level + 1));
+        path_nodes.push(u);
+        let mut prev = u;
         while level + 1 < target {
             // `Element::empty_connector`, without its colour lookups.
             let c = vg.add_node(Element::create_connector("", &style(), orientation));
@@ -679,13 +735,12 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
             vg.dag.add_edge(prev, c);
             vg.dag.add_edge(c, v);
             vg.dag.update_node_rank_level(c, level + 1, None);
-            path.push(c);
+            path_nodes.push(c);
             prev = c;
             level += 1;
         }
-        path.push(v);
-        split.push(((u, v), path.clone()));
-        chain.0 = path;
+        path_nodes.push(v);
+        segs[k].nodes = start..path_nodes.len();
     }
     if vg.num_nodes() > MAX_LAYOUT_BOXES {
         plan.too_large.set(true);
@@ -701,7 +756,7 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     // ours (`spread`).
     Placer::new(&mut vg).layout(true);
     let mut waypoint: Vec<bool> = vg.iter_nodes().map(|h| vg.is_connector(h)).collect();
-    for (h, _, _) in label_nodes.iter().flatten() {
+    for (h, _, _) in runs.iter().filter_map(|r| r.label) {
         waypoint[h.get_index()] = true;
     }
     spread(&mut vg, horizontal, &waypoint);
@@ -709,45 +764,54 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
         let c = vg.pos(h).center();
         Pt::new(c.x, c.y)
     };
-    let mut centers: Vec<Pt> = handles.iter().map(|&h| center(h)).collect();
+    let mut centers: Vec<Pt> = (0..items.len()).map(|i| center(handle(i))).collect();
     let item_box = |i: usize, centers: &[Pt]| Bounds {
         center: centers[i],
         w: sizes[i].0,
         h: sizes[i].1,
     };
-    let mut label_at: Vec<Option<Pt>> = label_nodes
-        .iter()
-        .map(|l| l.map(|(h, _, _)| center(h)))
-        .collect();
-    // Each edge's route: box border to box border through its label box and connectors.
-    let mut route_pts = Vec::with_capacity(edges.len());
-    for (k, se) in edges.iter().enumerate() {
-        let f = index_of(se.from)?;
-        let t = index_of(se.to)?;
+    // Each edge's route: box border to box border through its label box and connectors, all
+    // in one buffer.
+    let route_len = |r: &Run| -> usize {
+        if r.from == r.to {
+            2
+        } else {
+            segs[r.segs.clone()].iter().map(|s| s.nodes.len()).sum()
+        }
+    };
+    let mut points: Vec<Pt> = Vec::with_capacity(runs.iter().map(route_len).sum());
+    let mut placed_edges: Vec<PlacedEdge> = Vec::with_capacity(runs.len());
+    for run in &runs {
+        let (f, t) = (run.from, run.to);
+        let start = points.len();
+        let label_at = run.label.map(|(h, _, _)| center(h));
         if f == t {
-            route_pts.push(vec![centers[f], centers[f]]);
-            continue;
-        }
-        let mut pts: Vec<Pt> = Vec::with_capacity(chains[k].iter().map(|(p, _)| p.len()).sum());
-        for (path, reversed) in &chains[k] {
-            let mut p: Vec<Pt> = path.iter().map(|&h| center(h)).collect();
-            if *reversed {
-                p.reverse();
+            points.extend([centers[f], centers[f]]);
+        } else {
+            for s in &segs[run.segs.clone()] {
+                let path = &path_nodes[s.nodes.clone()];
+                // A later segment starts where the one before ended.
+                let skip = usize::from(points.len() > start);
+                if s.reversed {
+                    points.extend(path.iter().rev().skip(skip).map(|&h| center(h)));
+                } else {
+                    points.extend(path.iter().skip(skip).map(|&h| center(h)));
+                }
             }
-            if !pts.is_empty() {
-                p.remove(0);
+            let pts = &mut points[start..];
+            if pts.len() < 2 || pts.iter().any(|p| !p.x.is_finite() || !p.y.is_finite()) {
+                return None;
             }
-            pts.extend(p);
+            let n = pts.len();
+            let from_box = shapes::outline(Shape::Rect, item_box(f, &centers));
+            let to_box = shapes::outline(Shape::Rect, item_box(t, &centers));
+            pts[0] = shapes::crossing(&from_box, pts[0], pts[1]);
+            pts[n - 1] = shapes::crossing(&to_box, pts[n - 1], pts[n - 2]);
         }
-        if pts.len() < 2 || pts.iter().any(|p| !p.x.is_finite() || !p.y.is_finite()) {
-            return None;
-        }
-        let n = pts.len();
-        let from_box = shapes::outline(Shape::Rect, item_box(f, &centers));
-        let to_box = shapes::outline(Shape::Rect, item_box(t, &centers));
-        pts[0] = shapes::crossing(&from_box, pts[0], pts[1]);
-        pts[n - 1] = shapes::crossing(&to_box, pts[n - 1], pts[n - 2]);
-        route_pts.push(pts);
+        placed_edges.push(PlacedEdge {
+            route: start..points.len(),
+            label_at,
+        });
     }
     // Mirror for bottom-up and right-to-left, then move the content to (0, 0).
     let flip = |p: Pt| match dir {
@@ -758,13 +822,11 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     for c in &mut centers {
         *c = flip(*c);
     }
-    for l in label_at.iter_mut().flatten() {
+    for l in placed_edges.iter_mut().filter_map(|e| e.label_at.as_mut()) {
         *l = flip(*l);
     }
-    for r in &mut route_pts {
-        for p in r.iter_mut() {
-            *p = flip(*p);
-        }
+    for p in &mut points {
+        *p = flip(*p);
     }
     let (mut min, mut max) = (
         Pt::new(f64::INFINITY, f64::INFINITY),
@@ -777,40 +839,39 @@ fn place(plan: &Plan, scope: usize, sizes: &[(f64, f64)], label_boxes: bool) -> 
     for i in 0..centers.len() {
         grow(item_box(i, &centers));
     }
-    for (k, l) in label_nodes.iter().enumerate() {
-        if let (Some((_, w, h)), Some(c)) = (l, label_at[k]) {
-            grow(Bounds {
-                center: c,
-                w: *w,
-                h: *h,
-            });
+    for (run, e) in runs.iter().zip(&placed_edges) {
+        if let (Some((_, w, h)), Some(c)) = (run.label, e.label_at) {
+            grow(Bounds { center: c, w, h });
         }
     }
-    for r in &route_pts {
-        for p in r {
-            grow(Bounds {
-                center: *p,
-                w: 0.0,
-                h: 0.0,
-            });
-        }
+    for p in &points {
+        grow(Bounds {
+            center: *p,
+            w: 0.0,
+            h: 0.0,
+        });
     }
     if !min.x.is_finite() || !max.x.is_finite() {
         return None;
     }
     let shift = |p: Pt| p.minus(min);
+    for c in &mut centers {
+        *c = shift(*c);
+    }
+    // The node sits at the start of its widened box.
+    for (c, &(dx, dy)) in centers.iter_mut().zip(&extra) {
+        *c = c.minus(Pt::new(dx / 2.0, dy / 2.0));
+    }
+    for p in &mut points {
+        *p = shift(*p);
+    }
+    for l in placed_edges.iter_mut().filter_map(|e| e.label_at.as_mut()) {
+        *l = shift(*l);
+    }
     Some(Placed {
-        // The node sits at the start of its widened box.
-        centers: centers
-            .into_iter()
-            .zip(&extra)
-            .map(|(c, &(dx, dy))| shift(c).minus(Pt::new(dx / 2.0, dy / 2.0)))
-            .collect(),
-        routes: route_pts
-            .into_iter()
-            .map(|r| r.into_iter().map(shift).collect())
-            .collect(),
-        label_at: label_at.into_iter().map(|l| l.map(shift)).collect(),
+        centers,
+        points,
+        edges: placed_edges,
         width: max.x - min.x,
         height: max.y - min.y,
     })

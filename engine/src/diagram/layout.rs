@@ -21,12 +21,12 @@ use layout::adt::dag::{DAG, NodeHandle};
 use layout::core::base::Orientation;
 use layout::core::color::Color;
 use layout::core::format::Visible;
-use layout::core::geometry::{Point, Position};
+use layout::core::geometry::{Point, Position, do_boxes_intersect};
 use layout::core::style::StyleAttr;
 use layout::std_shapes::shapes::{Element, ShapeKind};
 use layout::topo::layout::VisualGraph;
 use layout::topo::optimizer::RankOptimizer;
-use layout::topo::placer::Placer;
+use layout::topo::placer::EPSILON;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Larger diagrams are not drawn (the source is shown instead).
@@ -752,9 +752,9 @@ fn place(
             vg.element_mut(h).resize();
         }
     }
-    // layout-rs sets the ranks' depth and packs each rank; where boxes go across the ranks is
-    // ours (`spread`).
-    Placer::new(&mut vg).layout(true);
+    // Each rank gets its depth and is packed; where boxes go across the ranks is ours
+    // (`spread`).
+    pack_ranks(&mut vg)?;
     let mut waypoint: Vec<bool> = vg.iter_nodes().map(|h| vg.is_connector(h)).collect();
     for (h, _, _) in runs.iter().filter_map(|r| r.label) {
         waypoint[h.get_index()] = true;
@@ -875,6 +875,62 @@ fn place(
         width: max.x - min.x,
         height: max.y - min.y,
     })
+}
+
+/// What layout-rs's `Placer::layout(true)` does to these graphs, without its copies of every
+/// rank: each rank's boxes are centred on its depth (the ranks stacked, each as deep as its
+/// deepest box) and packed from 0 in rank order. Its pass that moves connector labels between
+/// ranks has nothing to move here (no connector has a label). Its check that each rank's boxes
+/// are apart and in order is kept: `None` where it would panic.
+fn pack_ranks(vg: &mut VisualGraph) -> Option<()> {
+    // Left to right is laid out top to bottom, transposed.
+    let transpose = !vg.orientation().is_top_to_bottom();
+    if transpose {
+        vg.transpose();
+    }
+    let levels = vg.dag.num_levels();
+    let mut lowest_point = 0.0;
+    for i in 0..levels {
+        let max_height = vg
+            .dag
+            .row(i)
+            .iter()
+            .fold(0.0_f64, |m, &h| m.max(vg.pos(h).size(true).y));
+        let new_center = lowest_point + max_height / 2.0;
+        for k in 0..vg.dag.row(i).len() {
+            let h = vg.dag.row(i)[k];
+            let height = vg.pos(h).size(true).y;
+            vg.pos_mut(h).align_to_top(new_center - height / 2.0);
+        }
+        lowest_point += max_height;
+    }
+    for i in 0..levels {
+        let mut rightmost_point = 0.0;
+        for k in 0..vg.dag.row(i).len() {
+            let h = vg.dag.row(i)[k];
+            let pos = vg.pos_mut(h);
+            pos.align_to_left(rightmost_point + EPSILON);
+            rightmost_point = pos.bbox(true).1.x + EPSILON;
+        }
+    }
+    for i in 0..levels {
+        let row = vg.dag.row(i);
+        let Some((&first, rest)) = row.split_first() else {
+            continue;
+        };
+        let bb0 = vg.pos(first).bbox(true);
+        for &h in rest {
+            let bb1 = vg.pos(h).bbox(true);
+            let in_order = bb0.0.x < bb1.0.x;
+            if do_boxes_intersect(bb0, bb1) || !in_order {
+                return None;
+            }
+        }
+    }
+    if transpose {
+        vg.transpose();
+    }
+    Some(())
 }
 
 /// How many times `spread` goes over all the ranks, at most.

@@ -414,6 +414,9 @@ struct Parser {
     open: Vec<usize>,
     /// Nodes already placed in a subgraph.
     placed: HashSet<String>,
+    /// Scratch for `statement`: the node indices of the groups either side of an arrow.
+    previous: Vec<usize>,
+    next: Vec<usize>,
 }
 
 impl Parser {
@@ -454,27 +457,43 @@ impl Parser {
             pos: 0,
             base: at,
         };
-        let mut previous: Vec<String> = self.group(&mut c)?;
+        // The groups' node indices, in buffers reused from statement to statement.
+        let mut previous = std::mem::take(&mut self.previous);
+        let mut next = std::mem::take(&mut self.next);
+        previous.clear();
+        self.group(&mut c, &mut previous)?;
         loop {
             c.skip_ws();
             if c.at_end() {
+                self.previous = previous;
+                self.next = next;
                 return Ok(());
             }
-            let link = c.arrow()?;
-            let next = self.group(&mut c)?;
-            for from in &previous {
-                for to in &next {
+            let mut link = c.arrow()?;
+            next.clear();
+            self.group(&mut c, &mut next)?;
+            let pairs = previous.len() * next.len();
+            let mut n = 0;
+            for &from in &previous {
+                for &to in &next {
+                    n += 1;
+                    // The last edge of the group takes the label.
+                    let label = if n == pairs {
+                        link.label.take()
+                    } else {
+                        link.label.clone()
+                    };
                     self.chart.edges.push(Edge {
-                        from: from.clone(),
-                        to: to.clone(),
-                        label: link.label.clone(),
+                        from: self.chart.nodes[from].id.clone(),
+                        to: self.chart.nodes[to].id.clone(),
+                        label,
                         stroke: link.stroke,
                         start: link.start,
                         end: link.end,
                     });
                 }
             }
-            previous = next;
+            std::mem::swap(&mut previous, &mut next);
         }
     }
 
@@ -507,11 +526,11 @@ impl Parser {
                     let tail = c.rest().trim();
                     let title = match (&parsed.label, tail.is_empty()) {
                         (Some(l), _) => l.clone(),
-                        (None, true) => parsed.id.clone(),
+                        (None, true) => parsed.id.to_string(),
                         // `subgraph Some title`: the first word is the id.
                         (None, false) => rest.to_string(),
                     };
-                    let id = parsed.id.clone();
+                    let id = parsed.id.to_string();
                     self.declare(&id, &title);
                     (Some(id), title)
                 }
@@ -536,21 +555,19 @@ impl Parser {
         Ok(())
     }
 
-    /// `A & B & C`
-    fn group(&mut self, c: &mut Cursor) -> Result<Vec<String>, Unsupported> {
-        let mut ids = Vec::new();
+    /// `A & B & C`: their node indices go to `ids`.
+    fn group(&mut self, c: &mut Cursor, ids: &mut Vec<usize>) -> Result<(), Unsupported> {
         loop {
             c.skip_ws();
             let Some(node) = c.node()? else {
                 return Err(c.error(format!("expected a node id at {:?}", preview(c.rest()))));
             };
-            ids.push(node.id.clone());
-            self.add_node(node);
+            ids.push(self.add_node(node));
             c.skip_ws();
             if c.rest().starts_with('&') {
                 c.pos += 1;
             } else {
-                return Ok(ids);
+                return Ok(());
             }
         }
     }
@@ -567,34 +584,41 @@ impl Parser {
         }
     }
 
-    fn add_node(&mut self, spec: NodeSpec) {
+    /// Adds or updates the node, returning its index.
+    fn add_node(&mut self, spec: NodeSpec) -> usize {
         if let Some(&open) = self.open.last()
-            && !self.placed.contains(&spec.id)
-            && self.chart.subgraphs[open].id.as_deref() != Some(spec.id.as_str())
+            && !self.placed.contains(spec.id)
+            && self.chart.subgraphs[open].id.as_deref() != Some(spec.id)
         {
-            self.placed.insert(spec.id.clone());
-            self.chart.subgraphs[open].members.push(spec.id.clone());
+            self.placed.insert(spec.id.to_string());
+            self.chart.subgraphs[open].members.push(spec.id.to_string());
         }
-        match self.chart.nodes.iter_mut().find(|n| n.id == spec.id) {
-            Some(n) => {
+        match self.chart.nodes.iter().position(|n| n.id == spec.id) {
+            Some(i) => {
+                let n = &mut self.chart.nodes[i];
                 if let Some(l) = spec.label {
                     n.label = l;
                 }
                 if let Some(s) = spec.shape {
                     n.shape = s;
                 }
+                i
             }
-            None => self.chart.nodes.push(Node {
-                label: spec.label.unwrap_or_else(|| spec.id.clone()),
-                shape: spec.shape.unwrap_or_default(),
-                id: spec.id,
-            }),
+            None => {
+                self.chart.nodes.push(Node {
+                    label: spec.label.unwrap_or_else(|| spec.id.to_string()),
+                    shape: spec.shape.unwrap_or_default(),
+                    id: spec.id.to_string(),
+                });
+                self.chart.nodes.len() - 1
+            }
         }
     }
 }
 
-struct NodeSpec {
-    id: String,
+/// A node as written: the id is borrowed from the source, and copied only for a new node.
+struct NodeSpec<'s> {
+    id: &'s str,
     label: Option<String>,
     shape: Option<Shape>,
 }
@@ -659,7 +683,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// An id with an optional shape and label: `A`, `A[Text]`, `B{"Quoted"}`, `C((Round))`.
-    fn node(&mut self) -> Result<Option<NodeSpec>, Unsupported> {
+    fn node(&mut self) -> Result<Option<NodeSpec<'s>>, Unsupported> {
         let id_len: usize = self
             .rest()
             .char_indices()
@@ -668,7 +692,7 @@ impl<'s> Cursor<'s> {
         if id_len == 0 {
             return Ok(None);
         }
-        let id = self.rest()[..id_len].to_string();
+        let id = &self.rest()[..id_len];
         self.pos += id_len;
         let (label, shape) = match self.shape()? {
             Some((l, s)) => (Some(l), Some(s)),
@@ -707,19 +731,19 @@ impl<'s> Cursor<'s> {
             let end = self.rest()[1..]
                 .find('"')
                 .ok_or_else(|| self.error("a quoted label is not closed".into()))?;
-            let text = self.rest()[1..1 + end].to_string();
+            let text = line_breaks(&self.rest()[1..1 + end]);
             self.pos += end + 2;
             let Some((_, c, sh)) = closer_at(self.rest()).filter(|(i, _, _)| *i == 0) else {
                 return Err(self.error(format!("expected {} after a quoted label", expected())));
             };
             self.pos += c.len();
-            Ok(Some((line_breaks(&text), sh)))
+            Ok(Some((text, sh)))
         } else {
             let (end, c, sh) = closer_at(self.rest())
                 .ok_or_else(|| self.error(format!("a shape is not closed with {}", expected())))?;
-            let text = self.rest()[..end].trim().to_string();
+            let text = line_breaks(self.rest()[..end].trim());
             self.pos += end + c.len();
-            Ok(Some((line_breaks(&text), sh)))
+            Ok(Some((text, sh)))
         }
     }
 
@@ -741,6 +765,8 @@ impl<'s> Cursor<'s> {
         let body = &r[start_len..start_len + body_len];
         let after = &r[start_len + body_len..];
         let end_char = end_marker_at(after);
+        // Borrowed until it is final: one copy, with its line breaks.
+        let mut label: Option<&str> = None;
         let mut link = Link {
             label: None,
             stroke: Stroke::Solid,
@@ -794,7 +820,7 @@ impl<'s> Cursor<'s> {
                 })?;
                 link.stroke = stroke;
                 link.end = end;
-                link.label = Some(rest[..at].trim().to_string());
+                label = Some(rest[..at].trim());
                 self.pos += start_len + body_len + at + len;
             }
         }
@@ -808,13 +834,10 @@ impl<'s> Cursor<'s> {
                 .strip_prefix('"')
                 .and_then(|r| r.strip_suffix('"'))
                 .unwrap_or(raw);
-            link.label = Some(unquoted.to_string());
+            label = Some(unquoted);
             self.pos += end + 2;
         }
-        link.label = link
-            .label
-            .filter(|l| !l.is_empty())
-            .map(|l| line_breaks(&l));
+        link.label = label.filter(|l| !l.is_empty()).map(line_breaks);
         Ok(link)
     }
 }

@@ -301,7 +301,39 @@ pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
     if chart.nodes.len() > MAX_NODES || chart.edges.len() > MAX_EDGES {
         return Err(Failure::TooLarge);
     }
-    guarded(&Plan::new(chart), &draw)
+    let plan = Plan::new(chart);
+    let mut d = guarded(&plan, &draw)?;
+    // The drawing's labels are their sizes only: their lines move in from the plan.
+    let Plan {
+        node_text,
+        cluster_title,
+        edge_label,
+        ..
+    } = plan;
+    for (n, text) in d.nodes.iter_mut().zip(node_text) {
+        if let Some(n) = n {
+            n.text = text;
+        }
+    }
+    for (c, title) in d.clusters.iter_mut().zip(cluster_title) {
+        c.title = title;
+    }
+    for (e, label) in d.edges.iter_mut().zip(edge_label) {
+        if let (Some((_, l)), Some(label)) = (&mut e.label, label) {
+            *l = label;
+        }
+    }
+    Ok(d)
+}
+
+/// A block of `b`'s size without its lines, for a drawing that may be dropped (`layout`
+/// moves the lines in once one is kept).
+fn sized_as(b: &Block) -> Block {
+    Block {
+        lines: Vec::new(),
+        width: b.width,
+        height: b.height,
+    }
 }
 
 /// Runs `attempt` with label boxes, then without, catching panics; the first drawing wins.
@@ -320,6 +352,7 @@ fn guarded(
     Err(Failure::LayoutFailed)
 }
 
+/// One layout attempt. Its labels have their sizes but no lines (see `sized_as`).
 fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let chart = plan.chart;
     let n_scopes = plan.items.len();
@@ -370,7 +403,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                     nodes[i] = Some(NodeBox {
                         bounds: Bounds { center, w, h },
                         shape: chart.nodes[i].shape,
-                        text: plan.node_text[i].clone(),
+                        text: sized_as(&plan.node_text[i]),
                     });
                 }
                 Item::Cluster(s) => {
@@ -379,7 +412,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                     offset[s + 1] = Pt::new(bounds.left(), bounds.top()).plus(inset[s]);
                     clusters[s] = Some(ClusterBox {
                         bounds,
-                        title: plan.cluster_title[s].clone(),
+                        title: sized_as(&plan.cluster_title[s]),
                     });
                 }
             }
@@ -406,7 +439,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     for (e, edge) in chart.edges.iter().enumerate() {
         let a = plan.thing(&edge.from);
         let b = plan.thing(&edge.to);
-        let label = plan.edge_label[e].clone();
+        let label = plan.edge_label[e].as_ref().map(sized_as);
         let (Some(a), Some(b)) = (a, b) else {
             edges.push(EdgePath {
                 points: vec![Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)],

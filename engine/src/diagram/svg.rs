@@ -69,17 +69,15 @@ macro_rules! plain {
     };
 }
 
-/// Text this module wrote from numbers, letters and spaces (path data, point lists, a
-/// viewBox): nothing in it needs escaping. Only this module's builders make one.
-struct Ours(String);
-
 /// An attribute value.
 #[derive(Clone, Copy)]
 enum Val<'a> {
     Plain(Plain),
     /// A coordinate, as [`push_num`] writes it.
     Num(f64),
-    Ours(&'a Ours),
+    /// Text this module writes from numbers, letters and spaces (path data, point lists, a
+    /// viewBox) straight into the output: nothing in it needs escaping.
+    Ours(&'a dyn Fn(&mut String)),
     /// Anything else (ids, labels): escaped.
     Text(&'a str),
     /// Escaped text followed by a plain suffix (`{id}-title`).
@@ -106,7 +104,7 @@ impl Writer {
             match *value {
                 Val::Plain(p) => self.out.push_str(p.0),
                 Val::Num(v) => push_num(&mut self.out, v),
-                Val::Ours(o) => self.out.push_str(&o.0),
+                Val::Ours(write) => write(&mut self.out),
                 Val::Text(t) => escape_into(&mut self.out, t),
                 Val::Suffixed(t, p) => {
                     escape_into(&mut self.out, t);
@@ -285,22 +283,18 @@ fn push_pt(out: &mut String, p: Pt) {
     push_num(out, p.y);
 }
 
-/// A path's `d` from a run of commands: each letter (with the space before it, after the first)
-/// followed by its points, space-separated.
-fn path_of(commands: &[(&'static str, &[Pt])]) -> Ours {
-    // About a dozen bytes a point: room for all of them at once.
-    let points: usize = commands.iter().map(|(_, p)| p.len()).sum();
-    let mut d = String::with_capacity(4 * commands.len() + 14 * points);
+/// Appends a path's `d` from a run of commands: each letter (with the space before it, after
+/// the first) followed by its points, space-separated.
+fn push_path(d: &mut String, commands: &[(&'static str, &[Pt])]) {
     for (c, points) in commands {
         d.push_str(c);
         for (k, p) in points.iter().enumerate() {
             if k > 0 {
                 d.push(' ');
             }
-            push_pt(&mut d, *p);
+            push_pt(d, *p);
         }
     }
-    Ours(d)
 }
 
 /// The whole pixels a `width` or `height` given to [`start`] shows as in the viewBox, as a
@@ -328,12 +322,12 @@ fn start(
     let title_id = Val::Suffixed(f.id, const { Plain::new("-title") });
     let desc_id = Val::Suffixed(f.id, const { Plain::new("-desc") });
     let (wi, hi) = (width.ceil(), height.ceil());
-    let mut view = String::with_capacity(16);
-    view.push_str("0 0 ");
-    push_num(&mut view, wi);
-    view.push(' ');
-    push_num(&mut view, hi);
-    let view = Ours(view);
+    let view = |view: &mut String| {
+        view.push_str("0 0 ");
+        push_num(view, wi);
+        view.push(' ');
+        push_num(view, hi);
+    };
     let attrs = [
         ("xmlns", plain!("http://www.w3.org/2000/svg")),
         ("class", Val::Plain(class)),
@@ -438,20 +432,21 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     ];
     match shapes::outline(shape, b) {
         Outline::Polygon(corners) => {
-            let pts = path_of(&[("", corners.as_slice())]);
+            let pts = |d: &mut String| push_path(d, &[("", corners.as_slice())]);
             w.leaf2("polygon", &[("points", Val::Ours(&pts))], &PAINT);
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {
-                    let mut d = String::with_capacity(24);
-                    d.push('M');
-                    push_pt(&mut d, Pt::new(x, b.top()));
-                    d.push_str(" V");
-                    push_num(&mut d, b.bottom());
+                    let line = |d: &mut String| {
+                        d.push('M');
+                        push_pt(d, Pt::new(x, b.top()));
+                        d.push_str(" V");
+                        push_num(d, b.bottom());
+                    };
                     w.leaf(
                         "path",
                         &[
                             ("class", plain!("pb-d-shape-line")),
-                            ("d", Val::Ours(&Ours(d))),
+                            ("d", Val::Ours(&line)),
                             ("stroke", colour::NODE_LINE),
                             ("stroke-width", plain!("1.5")),
                         ],
@@ -510,17 +505,18 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 d.push_str(" 0 0 0 ");
                 push_pt(d, to);
             };
-            let mut d = String::with_capacity(80);
-            d.push('M');
-            push_pt(&mut d, Pt::new(l, t));
-            d.push_str(" V");
-            push_num(&mut d, bo);
-            arc(&mut d, Pt::new(r, bo));
-            d.push_str(" V");
-            push_num(&mut d, t);
-            arc(&mut d, Pt::new(l, t));
-            d.push_str(" Z");
-            w.leaf2("path", &[("d", Val::Ours(&Ours(d)))], &PAINT);
+            let d = |d: &mut String| {
+                d.push('M');
+                push_pt(d, Pt::new(l, t));
+                d.push_str(" V");
+                push_num(d, bo);
+                arc(d, Pt::new(r, bo));
+                d.push_str(" V");
+                push_num(d, t);
+                arc(d, Pt::new(l, t));
+                d.push_str(" Z");
+            };
+            w.leaf2("path", &[("d", Val::Ours(&d))], &PAINT);
             w.leaf2(
                 "ellipse",
                 &[
@@ -535,25 +531,34 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     }
 }
 
-/// A smooth path through `points`: at each bend the curve runs along `axis` (the way ranks
-/// run), at the ends along the first and last segments; a straight line for two points.
-fn curve(points: &[Pt], axis: Pt) -> Ours {
+/// Appends a smooth path through `points`, its ends moved to `first` and `last`: at each
+/// bend the curve runs along `axis` (the way ranks run), at the ends along the first and last
+/// segments; a straight line for two points.
+fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt) {
     let n = points.len();
-    let mut d = String::with_capacity(8 + 48 * n);
+    let at = |i: usize| {
+        if i == 0 {
+            first
+        } else if i == n - 1 {
+            last
+        } else {
+            points[i]
+        }
+    };
     d.push('M');
-    push_pt(&mut d, points[0]);
+    push_pt(d, at(0));
     if n == 2 {
         d.push_str(" L");
-        push_pt(&mut d, points[1]);
-        return Ours(d);
+        push_pt(d, at(1));
+        return;
     }
     let tangent = |i: usize| -> Pt {
         let chord = if i == 0 {
-            points[1].minus(points[0])
+            at(1).minus(at(0))
         } else if i == n - 1 {
-            points[n - 1].minus(points[n - 2])
+            at(n - 1).minus(at(n - 2))
         } else {
-            points[i + 1].minus(points[i - 1])
+            at(i + 1).minus(at(i - 1))
         };
         let along = chord.x * axis.x + chord.y * axis.y;
         if i > 0 && i < n - 1 && along.abs() > 1e-6 {
@@ -563,18 +568,17 @@ fn curve(points: &[Pt], axis: Pt) -> Ours {
         }
     };
     for i in 0..n - 1 {
-        let (p, q) = (points[i], points[i + 1]);
+        let (p, q) = (at(i), at(i + 1));
         let reach = q.minus(p).len() / 3.0;
         let c1 = p.plus(tangent(i).scale(reach));
         let c2 = q.minus(tangent(i + 1).scale(reach));
         d.push_str(" C");
-        push_pt(&mut d, c1);
+        push_pt(d, c1);
         d.push(' ');
-        push_pt(&mut d, c2);
+        push_pt(d, c2);
         d.push(' ');
-        push_pt(&mut d, q);
+        push_pt(d, q);
     }
-    Ours(d)
 }
 
 const HEAD_LEN: f64 = 9.0;
@@ -592,7 +596,9 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             let base = tip.minus(dir.scale(HEAD_LEN * scale));
             let a = base.plus(normal.scale(HEAD_HALF * scale));
             let b = base.minus(normal.scale(HEAD_HALF * scale));
-            let d = path_of(&[("M", &[tip]), (" L", &[a]), (" L", &[b]), (" Z", &[])]);
+            let d = |d: &mut String| {
+                push_path(d, &[("M", &[tip]), (" L", &[a]), (" L", &[b]), (" Z", &[])]);
+            };
             w.leaf(
                 "path",
                 &[
@@ -624,12 +630,17 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
         Marker::Cross => {
             let c = tip.minus(dir.scale(5.0));
             let (u, v) = (dir.plus(normal).scale(3.5), dir.minus(normal).scale(3.5));
-            let d = path_of(&[
-                ("M", &[c.minus(u)]),
-                (" L", &[c.plus(u)]),
-                (" M", &[c.minus(v)]),
-                (" L", &[c.plus(v)]),
-            ]);
+            let d = |d: &mut String| {
+                push_path(
+                    d,
+                    &[
+                        ("M", &[c.minus(u)]),
+                        (" L", &[c.plus(u)]),
+                        (" M", &[c.minus(v)]),
+                        (" L", &[c.plus(v)]),
+                    ],
+                );
+            };
             w.leaf(
                 "path",
                 &[
@@ -644,18 +655,16 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
     }
 }
 
-/// Moves the end of `points` back by `by` along its last segment, if that segment is long
-/// enough.
-fn shorten_end(points: &mut [Pt], by: f64) {
-    let n = points.len();
-    if by <= 0.0 || n < 2 {
-        return;
+/// The end `end` of a segment from `before`, moved back by `by` along it if the segment is
+/// long enough.
+fn shortened(end: Pt, before: Pt, by: f64) -> Pt {
+    if by <= 0.0 {
+        return end;
     }
-    let seg = points[n - 1].minus(points[n - 2]);
-    if seg.len() > by + 2.0
-        && let Some(u) = seg.unit()
-    {
-        points[n - 1] = points[n - 1].minus(u.scale(by));
+    let seg = end.minus(before);
+    match seg.unit() {
+        Some(u) if seg.len() > by + 2.0 => end.minus(u.scale(by)),
+        _ => end,
     }
 }
 
@@ -669,10 +678,12 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
     };
     w.open("g", &[("class", stroke), ("data-edge", Val::Text(key))]);
     w.newline();
-    let mut points = path.points.clone();
+    let points = &path.points[..];
+    let n = points.len();
+    // The ends, moved back for their markers.
+    let (mut first, mut last) = (points[0], points[n - 1]);
     let thick = e.stroke == Stroke::Thick;
     if e.stroke != Stroke::Invisible {
-        let n = points.len();
         let end_dir = points[n - 1].minus(points[n - 2]).unit();
         let start_dir = points[0].minus(points[1]).unit();
         let mut back_end = 0.0;
@@ -683,12 +694,12 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
         if let Some(d) = start_dir {
             back_start = marker(w, e.start, points[0], d, thick);
         }
-        shorten_end(&mut points, back_end);
-        points.reverse();
-        shorten_end(&mut points, back_start);
-        points.reverse();
+        last = shortened(last, points[n - 2], back_end);
+        // With two points, the start's neighbour is the end as just moved.
+        let next = if n == 2 { last } else { points[1] };
+        first = shortened(first, next, back_start);
     }
-    let d = curve(&points, path.axis);
+    let d = |d: &mut String| push_curve(d, points, first, last, path.axis);
     let (class, colour, width) = match e.stroke {
         Stroke::Invisible => (plain!("pb-d-hidden"), plain!("none"), plain!("1")),
         Stroke::Thick => (plain!("pb-d-line"), colour::LINE, plain!("3")),

@@ -124,14 +124,14 @@ enum Routing {
 /// The scope tree: scope 0 is the whole chart, scope `s + 1` is subgraph `s`.
 struct Plan<'c> {
     chart: &'c Flowchart,
-    /// Per node: the subgraph it names, if any.
+    /// Per node: the subgraph it names, if any; empty when the chart has no subgraphs (see
+    /// `names_cluster`).
     names_cluster: Vec<Option<usize>>,
-    /// Per node: the scope it sits in.
+    /// Per node: the scope it sits in; empty when the chart has no subgraphs (see `node_scope`).
     node_scope: Vec<usize>,
     items: Vec<Vec<Item>>,
     edges: Vec<Vec<ScopeEdge>>,
     routing: Vec<Routing>,
-    direction: Vec<Direction>,
     node_text: Vec<Block>,
     cluster_title: Vec<Block>,
     /// Per edge: its label, measured once for every layout attempt and the drawing.
@@ -143,34 +143,25 @@ struct Plan<'c> {
 impl<'c> Plan<'c> {
     fn new(chart: &'c Flowchart) -> Plan<'c> {
         let n_scopes = chart.subgraphs.len() + 1;
-        let names_cluster: Vec<Option<usize>> = chart
-            .nodes
-            .iter()
-            .map(|n| chart.subgraph_named(&n.id))
-            .collect();
-        let mut node_scope = vec![0; chart.nodes.len()];
-        for (s, sub) in chart.subgraphs.iter().enumerate() {
-            for m in &sub.members {
-                if let Some(i) = chart.nodes.iter().position(|n| &n.id == m) {
-                    node_scope[i] = s + 1;
+        // Without subgraphs no node names one, and every node is in scope 0: nothing to store.
+        let (names_cluster, node_scope) = if chart.subgraphs.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            let names_cluster: Vec<Option<usize>> = chart
+                .nodes
+                .iter()
+                .map(|n| chart.subgraph_named(&n.id))
+                .collect();
+            let mut node_scope = vec![0; chart.nodes.len()];
+            for (s, sub) in chart.subgraphs.iter().enumerate() {
+                for m in &sub.members {
+                    if let Some(i) = chart.nodes.iter().position(|n| &n.id == m) {
+                        node_scope[i] = s + 1;
+                    }
                 }
             }
-        }
-        let mut items = vec![Vec::new(); n_scopes];
-        for (i, c) in names_cluster.iter().enumerate() {
-            if c.is_none() {
-                items[node_scope[i]].push(Item::Node(i));
-            }
-        }
-        for (s, sub) in chart.subgraphs.iter().enumerate() {
-            items[sub.parent.map_or(0, |p| p + 1)].push(Item::Cluster(s));
-        }
-        let mut direction = vec![chart.direction; n_scopes];
-        for (s, sub) in chart.subgraphs.iter().enumerate() {
-            // Parents come first, so theirs is already settled.
-            let inherited = direction[sub.parent.map_or(0, |p| p + 1)];
-            direction[s + 1] = sub.direction.unwrap_or(inherited);
-        }
+            (names_cluster, node_scope)
+        };
         let mut plan = Plan {
             chart,
             node_text: chart.nodes.iter().map(|n| Block::new(&n.label)).collect(),
@@ -186,12 +177,20 @@ impl<'c> Plan<'c> {
                 .collect(),
             names_cluster,
             node_scope,
-            items,
+            items: vec![Vec::new(); n_scopes],
             edges: vec![Vec::new(); n_scopes],
             routing: Vec::with_capacity(chart.edges.len()),
-            direction,
             too_large: std::cell::Cell::new(false),
         };
+        for i in 0..chart.nodes.len() {
+            if plan.names_cluster(i).is_none() {
+                let s = plan.node_scope(i);
+                plan.items[s].push(Item::Node(i));
+            }
+        }
+        for (s, sub) in chart.subgraphs.iter().enumerate() {
+            plan.items[sub.parent.map_or(0, |p| p + 1)].push(Item::Cluster(s));
+        }
         for (e, edge) in chart.edges.iter().enumerate() {
             let (Some(a), Some(b)) = (plan.thing(&edge.from), plan.thing(&edge.to)) else {
                 plan.routing.push(Routing::Direct);
@@ -226,15 +225,38 @@ impl<'c> Plan<'c> {
     /// What a node id stands for in the drawing.
     fn thing(&self, id: &str) -> Option<Item> {
         let i = self.chart.nodes.iter().position(|n| n.id == id)?;
-        Some(match self.names_cluster[i] {
+        Some(match self.names_cluster(i) {
             Some(s) => Item::Cluster(s),
             None => Item::Node(i),
         })
     }
 
+    /// The subgraph node `i` names, if any.
+    fn names_cluster(&self, i: usize) -> Option<usize> {
+        self.names_cluster.get(i).copied().flatten()
+    }
+
+    /// The scope node `i` sits in.
+    fn node_scope(&self, i: usize) -> usize {
+        self.node_scope.get(i).copied().unwrap_or(0)
+    }
+
+    /// The way ranks run in `scope`: its subgraph's own, or else its parent's.
+    fn direction(&self, scope: usize) -> Direction {
+        let mut s = scope;
+        while s > 0 {
+            let sub = &self.chart.subgraphs[s - 1];
+            if let Some(d) = sub.direction {
+                return d;
+            }
+            s = sub.parent.map_or(0, |p| p + 1);
+        }
+        self.chart.direction
+    }
+
     fn scope_of(&self, item: Item) -> usize {
         match item {
-            Item::Node(i) => self.node_scope[i],
+            Item::Node(i) => self.node_scope(i),
             Item::Cluster(s) => self.chart.subgraphs[s].parent.map_or(0, |p| p + 1),
         }
     }
@@ -243,17 +265,20 @@ impl<'c> Plan<'c> {
         (scope > 0).then(|| self.chart.subgraphs[scope - 1].parent.map_or(0, |p| p + 1))
     }
 
+    /// The innermost scope holding both `a` and `b`.
     fn common_scope(&self, a: usize, b: usize) -> usize {
-        let mut chain = vec![a];
-        let mut s = a;
-        while let Some(p) = self.parent_scope(s) {
-            chain.push(p);
-            s = p;
-        }
         let mut s = b;
         loop {
-            if chain.contains(&s) {
-                return s;
+            // Whether `s` is `a` or encloses it: walked up each time (nesting is shallow).
+            let mut t = a;
+            loop {
+                if t == s {
+                    return s;
+                }
+                match self.parent_scope(t) {
+                    Some(p) => t = p,
+                    None => break,
+                }
             }
             match self.parent_scope(s) {
                 Some(p) => s = p,
@@ -456,14 +481,14 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             Routing::SelfLoop(s) => s,
             Routing::Direct => plan.scope_of(a),
         };
-        let axis = if plan.direction[scope].is_horizontal() {
+        let axis = if plan.direction(scope).is_horizontal() {
             Pt::new(1.0, 0.0)
         } else {
             Pt::new(0.0, 1.0)
         };
         let mut points = match plan.routing[e] {
             Routing::SelfLoop(scope) => {
-                let horizontal = plan.direction[scope].is_horizontal();
+                let horizontal = plan.direction(scope).is_horizontal();
                 let (q1, q2, far) = if horizontal {
                     let y = ba.bottom() + LOOP_REACH;
                     (
@@ -633,7 +658,7 @@ fn place(
     if items.is_empty() {
         return Some(Placed::default());
     }
-    let dir = plan.direction[scope];
+    let dir = plan.direction(scope);
     let horizontal = dir.is_horizontal();
     let orientation = if horizontal {
         Orientation::LeftToRight

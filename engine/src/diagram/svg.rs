@@ -11,7 +11,7 @@
 //! email), and every element carries a class the stylesheet themes with CSS custom
 //! properties: a stylesheet rule beats a presentation attribute, and no `style=` is needed.
 
-use super::flowchart::{Flowchart, Marker, Shape, Stroke};
+use super::flowchart::{Edge, Flowchart, Marker, Shape, Stroke};
 use super::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Outline, Pt, RING};
 use super::text::{Block, FONT_FAMILY, FONT_SIZE, LINE_HEIGHT};
@@ -91,8 +91,12 @@ struct Writer {
 
 impl Writer {
     fn new() -> Writer {
+        Writer::with_capacity(4096)
+    }
+
+    fn with_capacity(bytes: usize) -> Writer {
         Writer {
-            out: String::with_capacity(4096),
+            out: String::with_capacity(bytes),
         }
     }
 
@@ -751,16 +755,21 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
         .zip(chart.edge_occurrences())
         .map(|(e, n)| {
             let mut key = String::with_capacity(e.from.len() + e.to.len() + 6);
-            key.push_str(&e.from);
-            key.push('→');
-            key.push_str(&e.to);
-            if n > 0 {
-                key.push('#');
-                crate::html::push_decimal(&mut key, n as u64 + 1);
-            }
+            push_edge_key(&mut key, e, n);
             key
         })
         .collect()
+}
+
+/// Appends the data-edge key of `e`, the `n`th earlier copy of its pair (see [`edge_keys`]).
+fn push_edge_key(key: &mut String, e: &Edge, n: usize) {
+    key.push_str(&e.from);
+    key.push('→');
+    key.push_str(&e.to);
+    if n > 0 {
+        key.push('#');
+        crate::html::push_decimal(key, n as u64 + 1);
+    }
 }
 
 /// Appends `Strings::fill(template, value)`, `value` writing itself: no string is built for it.
@@ -808,7 +817,22 @@ fn describe(chart: &Flowchart, t: &Strings) -> String {
             out.push(')');
         }
     };
-    let mut out = String::with_capacity(256);
+    // Room for the templates around every label and id, most of them twice: written without
+    // growing.
+    let text: usize = chart
+        .nodes
+        .iter()
+        .map(|n| n.id.len() + n.label.len())
+        .chain(
+            chart
+                .edges
+                .iter()
+                .filter_map(|e| e.label.as_ref().map(String::len)),
+        )
+        .chain(chart.subgraphs.iter().map(|s| s.title.len()))
+        .sum();
+    let mut out =
+        String::with_capacity(128 + 2 * text + 48 * (chart.nodes.len() + chart.edges.len()));
     let dir = t.diagram_directions[chart.direction as usize];
     fill_into(&mut out, t.diagram_flowchart, |out| out.push_str(dir));
     let mut boxes = chart
@@ -828,7 +852,11 @@ fn describe(chart: &Flowchart, t: &Strings) -> String {
         });
     }
     // The second value of a two-slot template, written here first.
-    let mut second = String::new();
+    let mut second = if chart.edges.is_empty() && chart.subgraphs.is_empty() {
+        String::new()
+    } else {
+        String::with_capacity(64)
+    };
     if !chart.edges.is_empty() {
         out.push(' ');
         fill_into(&mut out, t.diagram_arrows, |out| {
@@ -920,7 +948,9 @@ fn node_class(shape: Shape) -> Val<'static> {
 
 /// The SVG of a laid-out flowchart, and its width and height, px.
 pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32) {
-    let mut w = Writer::new();
+    // A few hundred bytes a node or edge (the golden diagrams need less): the page is written
+    // without growing.
+    let mut w = Writer::with_capacity(1024 + 384 * d.nodes.len() + 512 * d.edges.len());
     let (width, height) = start(
         &mut w,
         f,
@@ -967,9 +997,12 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         w.close("g");
         w.newline();
     }
-    let keys = edge_keys(chart);
-    for (i, path) in d.edges.iter().enumerate() {
-        edge(&mut w, chart, i, path, &keys[i]);
+    // Each edge's key (as `edge_keys` gives it) in one buffer, reused.
+    let mut key = String::with_capacity(32);
+    for ((i, path), n) in d.edges.iter().enumerate().zip(chart.edge_occurrences()) {
+        key.clear();
+        push_edge_key(&mut key, &chart.edges[i], n);
+        edge(&mut w, chart, i, path, &key);
     }
     for (i, n) in d.nodes.iter().enumerate() {
         let Some(n) = n else { continue };

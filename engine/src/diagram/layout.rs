@@ -768,7 +768,7 @@ fn place(
             ..seg(u, v)
         };
     }
-    vg.dag.recompute_node_ranks();
+    rank_nodes(&mut vg.dag)?;
     RankOptimizer::new(&mut vg.dag).optimize();
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
@@ -1221,6 +1221,53 @@ impl Fit {
     }
 }
 
+/// Ranks the nodes as layout-rs's `DAG::recompute_node_ranks` does (each node on the rank of
+/// the longest path reaching it, each rank in node order), without its traversal's lists and
+/// with each rank allocated once. `None` on a cycle, where layout-rs panics (`place` breaks
+/// every cycle first).
+fn rank_nodes(dag: &mut DAG) -> Option<()> {
+    let n = dag.len();
+    let mut level = vec![0usize; n];
+    // Relaxed in node order until nothing changes: nodes mostly come in edge order, so a few
+    // passes do; a DAG settles within `n`.
+    let mut passes = 0;
+    loop {
+        let mut changed = false;
+        for u in 0..n {
+            let next = level[u] + 1;
+            for &v in dag.successors(NodeHandle::new(u)) {
+                let v = v.get_index();
+                // (A self-edge has no rank of its own.)
+                if v != u && level[v] < next {
+                    level[v] = next;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+        passes += 1;
+        if passes > n {
+            return None;
+        }
+    }
+    let levels = level.iter().max().map_or(0, |m| m + 1);
+    let mut size = vec![0usize; levels];
+    for &l in &level {
+        size[l] += 1;
+    }
+    // Room for a few more than each rank's nodes (what a first push would give): the
+    // connectors of long edges join the ranks later.
+    let mut ranks: Vec<Vec<NodeHandle>> =
+        size.iter().map(|&s| Vec::with_capacity(s.max(4))).collect();
+    for (i, &l) in level.iter().enumerate() {
+        ranks[l].push(NodeHandle::new(i));
+    }
+    *dag.ranks_mut() = ranks;
+    Some(())
+}
+
 /// Reachability in the layout graph, for breaking cycles. layout-rs's own `DAG::is_reachable`
 /// unmarks each node on the way back, so it walks every path: a ladder of diamonds (each rung
 /// two ways down) took exponential time, minutes for 30 rungs. This search marks each node
@@ -1445,6 +1492,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn nodes_are_ranked_as_layout_rs_ranks_them() {
+        // Small pseudo-random DAGs (edges follow a shuffled order, with repeats and
+        // self-edges): the ranks must be layout-rs's.
+        let mut state = 0x1234_5678_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m) as usize
+        };
+        for _ in 0..300 {
+            let n = 1 + next(12);
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                order.swap(i, next(i as u64 + 1));
+            }
+            let edges: Vec<(usize, usize)> = (0..next(3 * n as u64 + 1))
+                .map(|_| {
+                    let (a, b) = (next(n as u64), next(n as u64));
+                    (order[a.min(b)], order[a.max(b)])
+                })
+                .collect();
+            let build = || {
+                let mut dag = DAG::new();
+                dag.set_validate(false);
+                dag.new_nodes(n);
+                for &(a, b) in &edges {
+                    dag.add_edge(NodeHandle::new(a), NodeHandle::new(b));
+                }
+                dag
+            };
+            let (mut ours, mut theirs) = (build(), build());
+            assert_eq!(rank_nodes(&mut ours), Some(()));
+            theirs.recompute_node_ranks();
+            assert_eq!(ours.ranks(), theirs.ranks(), "{edges:?}");
+        }
+        // A cycle is refused.
+        let mut dag = DAG::new();
+        dag.new_nodes(2);
+        dag.add_edge(NodeHandle::new(0), NodeHandle::new(1));
+        dag.add_edge(NodeHandle::new(1), NodeHandle::new(0));
+        assert_eq!(rank_nodes(&mut dag), None);
     }
 
     /// Solves one rank: per box (half width, points as (at, weight)).

@@ -416,12 +416,18 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
         placed[scope] = p;
     }
     // Outer scopes first: place each scope's content where its box landed.
-    let mut offset = vec![Pt::new(MARGIN, MARGIN); n_scopes];
+    // Where each scope's content starts: the chart's at the margin, a subgraph's inside its box
+    // (per subgraph, so a chart without any needs no list).
+    let mut inner_at = vec![Pt::new(MARGIN, MARGIN); chart.subgraphs.len()];
+    let offset = |scope: usize, inner_at: &[Pt]| match scope {
+        0 => Pt::new(MARGIN, MARGIN),
+        s => inner_at[s - 1],
+    };
     let mut nodes: Vec<Option<NodeBox>> = vec![None; chart.nodes.len()];
     let mut clusters: Vec<Option<ClusterBox>> = vec![None; chart.subgraphs.len()];
-    for scope in 0..n_scopes {
+    for (scope, p) in placed.iter().enumerate() {
         for (k, item) in plan.items[scope].iter().enumerate() {
-            let center = placed[scope].centers[k].plus(offset[scope]);
+            let center = p.centers[k].plus(offset(scope, &inner_at));
             match *item {
                 Item::Node(i) => {
                     let (w, h) = shapes::size(chart.nodes[i].shape, &plan.node_text[i]);
@@ -434,7 +440,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 Item::Cluster(s) => {
                     let (w, h) = cluster_size[s];
                     let bounds = Bounds { center, w, h };
-                    offset[s + 1] = Pt::new(bounds.left(), bounds.top()).plus(inset[s]);
+                    inner_at[s] = Pt::new(bounds.left(), bounds.top()).plus(inset[s]);
                     clusters[s] = Some(ClusterBox {
                         bounds,
                         title: sized_as(&plan.cluster_title[s]),
@@ -518,8 +524,9 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 let se = &plan.edges[l][k];
                 let pe = &placed[l].edges[k];
                 let route = &placed[l].points[pe.route.clone()];
-                let moved = |p: &Pt| p.plus(offset[l]);
-                label_at = pe.label_at.map(|p| p.plus(offset[l]));
+                let at = offset(l, &inner_at);
+                let moved = |p: &Pt| p.plus(at);
+                label_at = pe.label_at.map(|p| p.plus(at));
                 let mut pts = Vec::with_capacity(route.len() + 2);
                 pts.push(ba.center);
                 if se.from != a

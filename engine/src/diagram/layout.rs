@@ -1,7 +1,7 @@
-//! Places a flowchart: node boxes sized from their labels, ranks from `layout-rs` (a layered
-//! layout; the order within ranks is ours, see `order_ranks`, and so is where boxes go across
-//! the ranks, see `spread`), subgraphs as boxes of their own, and edge routes clipped to
-//! shapes.
+//! Places a flowchart: node boxes sized from their labels, ranks on `layout-rs`'s layered graph
+//! (longest-path ranks as it assigns them, worked out by `rank_nodes`; the order within ranks is
+//! ours, see `order_ranks`, and so is where boxes go across the ranks, see `spread`), subgraphs
+//! as boxes of their own, and edge routes clipped to shapes.
 //!
 //! Subgraphs are laid out inside out: each subgraph's members are laid out on their own, and
 //! the result becomes one box in the enclosing layout. So a subgraph's box holds exactly its

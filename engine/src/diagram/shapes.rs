@@ -302,6 +302,12 @@ pub fn crossing(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
     {
         return inside.plus(d.scale(t));
     }
+    bisect(outline, inside, outside)
+}
+
+/// Where the segment crosses the outline by bisection on `contains`: the outside end of a step
+/// under a thousandth of a pixel long.
+fn bisect(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
     let (mut a, mut b) = (inside, outside);
     for _ in 0..40 {
         // |a - b| < 0.001, without a square root each round.
@@ -581,24 +587,6 @@ mod tests {
             },
         );
         assert!(o.contains(Pt::new(text.width / 2.0, text.height / 2.0)));
-    }
-
-    /// Bisection alone, as `crossing` falls back to it.
-    fn bisect(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
-        let (mut a, mut b) = (inside, outside);
-        for _ in 0..40 {
-            let d = a.minus(b);
-            if d.x * d.x + d.y * d.y < 1e-6 {
-                break;
-            }
-            let m = a.lerp(b, 0.5);
-            if outline.contains(m) {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        b
     }
 
     #[test]

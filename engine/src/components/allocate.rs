@@ -198,32 +198,31 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let total = format!("{total_number}{}", a.unit);
     if cx.surface.is_email() {
         let shown = round_to_total(&a.weights, a.total);
-        return cx.root(
-            title_id.as_deref(),
-            html! {
-                @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
-                @if let Some(i) = &a.instruction { p style=(email::MUTED) { (Text(i)) } }
-                @if let Some(r) = &a.routing { (r.render_email()) }
-                table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
-                    @for (item, w) in a.items.iter().zip(&shown) {
-                        @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
-                        tr {
-                            td style="padding:4px 8px;width:40%;vertical-align:top;" { (Text(&item.label)) }
-                            td style="padding:4px 0;width:45%;vertical-align:middle;" {
-                                table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
-                                    tr {
-                                        td style={ "background:#0969da;height:10px;font-size:0;line-height:0;width:" (format_number(pct.round())) "%;" } { "\u{a0}" }
-                                        td style="background:#d0d7de;height:10px;font-size:0;line-height:0;" { "\u{a0}" }
-                                    }
+        return html! {
+            (cx.root_start(title_id.as_deref()))
+            @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
+            @if let Some(i) = &a.instruction { p style=(email::MUTED) { (Text(i)) } }
+            @if let Some(r) = &a.routing { (r.render_email()) }
+            table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
+                @for (item, w) in a.items.iter().zip(&shown) {
+                    @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
+                    tr {
+                        td style="padding:4px 8px;width:40%;vertical-align:top;" { (Text(&item.label)) }
+                        td style="padding:4px 0;width:45%;vertical-align:middle;" {
+                            table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
+                                tr {
+                                    td style={ "background:#0969da;height:10px;font-size:0;line-height:0;width:" (format_number(pct.round())) "%;" } { "\u{a0}" }
+                                    td style="background:#d0d7de;height:10px;font-size:0;line-height:0;" { "\u{a0}" }
                                 }
                             }
-                            td style="padding:4px 8px;white-space:nowrap;" { (format_number(*w)) (a.unit) }
                         }
+                        td style="padding:4px 8px;white-space:nowrap;" { (format_number(*w)) (a.unit) }
                     }
                 }
-                p style=(email::MUTED) { (t.total) ": " (total) }
-            },
-        );
+            }
+            p style=(email::MUTED) { (t.total) ": " (total) }
+            (cx.root_end())
+        };
     }
     let unanswered = SplitAnswer::default();
     let split = match cx.answer {
@@ -234,7 +233,14 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
     let shown = round_to_total(&weights, a.total);
     let (item_name, op_name) = (cx.name("item"), cx.name("op"));
-    let body = html! {
+    let model = super::ListModel {
+        total: Some(a.total),
+        unit: Some(&a.unit),
+        weights: Some(&a.weights),
+        ..super::ListModel::new(a.title.as_deref(), a.routing.as_ref(), &a.items)
+    };
+    html! {
+        (cx.root_start_with_model(title_id.as_deref(), &model))
         @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &a.routing { (r.render()) }
@@ -267,14 +273,8 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         @if a.note.enabled {
             (super::note_box(cx, &cx.id("note"), &cx.name("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
         }
-    };
-    let model = super::ListModel {
-        total: Some(a.total),
-        unit: Some(&a.unit),
-        weights: Some(&a.weights),
-        ..super::ListModel::new(a.title.as_deref(), a.routing.as_ref(), &a.items)
-    };
-    cx.root_with_model(title_id.as_deref(), &model, body)
+        (cx.root_end())
+    }
 }
 
 #[cfg(test)]

@@ -136,23 +136,22 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let title_id = p.title.as_ref().map(|_| cx.id("title"));
     if cx.surface.is_email() {
-        return cx.root(
-            title_id.as_deref(),
-            html! {
-                @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
-                @if let Some(i) = &p.instruction { p style=(email::MUTED) { (Text(i)) } }
-                @if let Some(r) = &p.routing { (r.render_email()) }
-                // Mail clients ignore logical properties: the indent is on the reading side.
-                ol style=(if cx.rtl { "margin:0 0 8px;padding:0 24px 0 0;" } else { "margin:0 0 8px;padding:0 0 0 24px;" }) {
-                    @for item in &p.items {
-                        li style=(email::ITEM) {
-                            (item.label)
-                            @if let Some(c) = &item.context { span style=(email::MUTED) { " — " (c) } }
-                        }
+        return html! {
+            (cx.root_start(title_id.as_deref()))
+            @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
+            @if let Some(i) = &p.instruction { p style=(email::MUTED) { (Text(i)) } }
+            @if let Some(r) = &p.routing { (r.render_email()) }
+            // Mail clients ignore logical properties: the indent is on the reading side.
+            ol style=(if cx.rtl { "margin:0 0 8px;padding:0 24px 0 0;" } else { "margin:0 0 8px;padding:0 0 0 24px;" }) {
+                @for item in &p.items {
+                    li style=(email::ITEM) {
+                        (item.label)
+                        @if let Some(c) = &item.context { span style=(email::MUTED) { " — " (c) } }
                     }
                 }
-            },
-        );
+            }
+            (cx.root_end())
+        };
     }
     let unanswered = RankAnswer::default();
     let rank = match cx.answer {
@@ -162,7 +161,9 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
     let order = answers::rank_order(p, rank);
     let n = order.len();
     let (item_name, op_name) = (cx.name("item"), cx.name("op"));
-    let body = html! {
+    let model = super::ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
+    html! {
+        (cx.root_start_with_model(title_id.as_deref(), &model))
         @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
         @if let Some(i) = &p.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &p.routing { (r.render()) }
@@ -211,9 +212,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         @if p.note.enabled {
             (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
         }
-    };
-    let model = super::ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
-    cx.root_with_model(title_id.as_deref(), &model, body)
+        (cx.root_end())
+    }
 }
 
 /// Items the reader removed, each with a Restore button (shared with allocate).

@@ -474,7 +474,14 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
     let email = cx.surface.is_email();
     let title_id = set.title.as_ref().map(|_| cx.id("title"));
     let groups = sections(&set.questions);
-    let body = html! {
+    // Email carries no model: skip building one there.
+    let set_model = (!email).then(|| model(set, cx.t));
+    html! {
+        @if let Some(model) = &set_model {
+            (cx.root_start_with_model(title_id.as_deref(), model))
+        } @else {
+            (cx.root_start(title_id.as_deref()))
+        }
         @if let Some(title) = &set.title {
             h2 class="pb-title" id=[&title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
         }
@@ -495,12 +502,8 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
                 @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
             }
         }
-    };
-    // Email carries no model: skip building one there.
-    if email {
-        return cx.root(title_id.as_deref(), body);
+        (cx.root_end())
     }
-    cx.root_with_model(title_id.as_deref(), &model(set, cx.t), body)
 }
 
 /// The `data-pb-model` of a question set: what the export prints around the reader's picks.

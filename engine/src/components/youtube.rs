@@ -161,45 +161,43 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     let caption = y.title.as_deref().unwrap_or(t.video);
     let watch = format!("https://www.youtube.com/watch?v={}", y.id);
     if cx.surface.is_email() {
-        return cx.root(
-            None,
-            html! {
-                // Without a thumbnail the link shows only ▶: its name says what it plays.
-                a href=(watch) style=(email::LINK) aria-label=[y.thumbnail.is_none().then(|| Fill(t.play, caption))] {
-                    @if let Some(thumb) = &y.thumbnail {
-                        img src=(thumb) alt=(Fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
-                    } @else {
-                        span style="display:block;width:320px;max-width:100%;height:180px;line-height:180px;text-align:center;background:#24292f;color:#ffffff;font-size:40px;" { "▶" }
-                    }
+        return html! {
+            (cx.root_start(None))
+            // Without a thumbnail the link shows only ▶: its name says what it plays.
+            a href=(watch) style=(email::LINK) aria-label=[y.thumbnail.is_none().then(|| Fill(t.play, caption))] {
+                @if let Some(thumb) = &y.thumbnail {
+                    img src=(thumb) alt=(Fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
+                } @else {
+                    span style="display:block;width:320px;max-width:100%;height:180px;line-height:180px;text-align:center;background:#24292f;color:#ffffff;font-size:40px;" { "▶" }
                 }
-                p style=(email::MUTED) { (caption) }
-            },
-        );
+            }
+            p style=(email::MUTED) { (caption) }
+            (cx.root_end())
+        };
     }
     let embed = (cx.surface == Surface::Routed)
         .then(|| format!("https://www.youtube-nocookie.com/embed/{}?autoplay=1", y.id));
     let caption_id = cx.id("caption");
-    cx.root(
-        Some(&caption_id),
-        html! {
-            figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(caption) {
-                div class="pb-yt-facade" {
-                    @if let Some(thumb) = &y.thumbnail {
-                        img src=(thumb) alt="" width="320" height="180";
-                    } @else {
-                        span class="pb-yt-placeholder" aria-hidden="true" { "▶" }
-                    }
-                }
-                figcaption id=(caption_id) { (caption) }
-                a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
-                    @match &y.title {
-                        Some(title) => (Fill(t.watch, title)),
-                        None => (t.watch_untitled),
-                    }
+    html! {
+        (cx.root_start(Some(&caption_id)))
+        figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(caption) {
+            div class="pb-yt-facade" {
+                @if let Some(thumb) = &y.thumbnail {
+                    img src=(thumb) alt="" width="320" height="180";
+                } @else {
+                    span class="pb-yt-placeholder" aria-hidden="true" { "▶" }
                 }
             }
-        },
-    )
+            figcaption id=(caption_id) { (caption) }
+            a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
+                @match &y.title {
+                    Some(title) => (Fill(t.watch, title)),
+                    None => (t.watch_untitled),
+                }
+            }
+        }
+        (cx.root_end())
+    }
 }
 
 #[cfg(test)]

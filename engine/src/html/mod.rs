@@ -275,25 +275,65 @@ impl RenderCx<'_> {
     /// Written by hand rather than with `html!`: the root wraps the whole block, and building
     /// it in one buffer of the right size saves copying the block's markup as the buffer grows.
     fn root_inner(&self, labelled_by: Option<&str>, model: Option<&str>, inner: Markup) -> Markup {
-        let tag = self.kind.tag();
-        let element = if self.surface.is_email() {
-            // Mail clients know `div` better than sectioning elements.
-            "div"
-        } else {
-            "section"
-        };
         let mut out = String::with_capacity(
             inner.0.len()
                 + 160
                 + model.map_or(0, |m| m.len() * 5 / 4)
                 + labelled_by.map_or(0, str::len),
         );
+        self.open_root(labelled_by, model, &mut out);
+        out.push_str(&inner.0);
+        self.root_end().render_to(&mut out);
+        PreEscaped(out)
+    }
+
+    /// The root's opening tag, to write first in the block's own `html!` buffer, with
+    /// [`RenderCx::root_end`] last: the block's markup is then written once, where
+    /// [`RenderCx::root`] copies it into a second buffer.
+    pub fn root_start<'b>(&'b self, labelled_by: Option<&'b str>) -> RootStart<'b, ()> {
+        RootStart {
+            cx: self,
+            labelled_by,
+            model: None,
+        }
+    }
+
+    /// [`RenderCx::root_start`] with the model of [`RenderCx::root_with_model`] (left out on
+    /// the email surface).
+    pub fn root_start_with_model<'b, M: serde::Serialize>(
+        &'b self,
+        labelled_by: Option<&'b str>,
+        model: &'b M,
+    ) -> RootStart<'b, M> {
+        RootStart {
+            cx: self,
+            labelled_by,
+            model: (!self.surface.is_email()).then_some(model),
+        }
+    }
+
+    /// The root's closing tag, after [`RenderCx::root_start`] and the block's markup.
+    pub fn root_end(&self) -> RootEnd {
+        RootEnd(self.root_element())
+    }
+
+    fn root_element(&self) -> &'static str {
+        if self.surface.is_email() {
+            // Mail clients know `div` better than sectioning elements.
+            "div"
+        } else {
+            "section"
+        }
+    }
+
+    fn open_root(&self, labelled_by: Option<&str>, model: Option<&str>, out: &mut String) {
+        let tag = self.kind.tag();
         out.push('<');
-        out.push_str(element);
+        out.push_str(self.root_element());
         out.push_str(" class=\"pb-block pb-");
         out.push_str(tag);
         out.push_str("\" data-pb-block=\"");
-        escape_into(self.block, &mut out);
+        escape_into(self.block, out);
         out.push_str("\" data-pb-kind=\"");
         out.push_str(tag);
         out.push('"');
@@ -304,21 +344,44 @@ impl RenderCx<'_> {
         } else {
             if let Some(id) = labelled_by {
                 out.push_str(" aria-labelledby=\"");
-                escape_into(id, &mut out);
+                escape_into(id, out);
                 out.push('"');
             }
             if let Some(model) = model {
                 out.push_str(" data-pb-model='");
-                escape_single_quoted_into(model, &mut out);
+                escape_single_quoted_into(model, out);
                 out.push('\'');
             }
         }
         out.push('>');
-        out.push_str(&inner.0);
+    }
+}
+
+/// See [`RenderCx::root_start`].
+pub struct RootStart<'a, M> {
+    cx: &'a RenderCx<'a>,
+    labelled_by: Option<&'a str>,
+    model: Option<&'a M>,
+}
+
+impl<M: serde::Serialize> Render for RootStart<'_, M> {
+    fn render_to(&self, out: &mut String) {
+        // Models hold only strings, numbers and lists: serializing them cannot fail.
+        let json = self
+            .model
+            .map(|m| serde_json::to_string(m).unwrap_or_else(|_| "{}".into()));
+        self.cx.open_root(self.labelled_by, json.as_deref(), out);
+    }
+}
+
+/// See [`RenderCx::root_end`].
+pub struct RootEnd(&'static str);
+
+impl Render for RootEnd {
+    fn render_to(&self, out: &mut String) {
         out.push_str("</");
-        out.push_str(element);
+        out.push_str(self.0);
         out.push('>');
-        PreEscaped(out)
     }
 }
 

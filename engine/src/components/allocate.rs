@@ -4,7 +4,7 @@ use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, Focus, SplitAnswer};
 use crate::html::email;
-use crate::html::{Fill, Id, RenderCx, Text};
+use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 9] = [
@@ -247,20 +247,20 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(a.unit) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
                 @let (state, label, context, id) = match entry {
-                    Entry::Item(i) => (["i:", a.items[*i].id.as_str()].concat(), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
-                    Entry::Added(l) => (["a:", l.as_str()].concat(), l.as_str(), None, None),
+                    Entry::Item(i) => (Parts(["i:", a.items[*i].id.as_str()]), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
+                    Entry::Added(l) => (Parts(["a:", l.as_str()]), l.as_str(), None, None),
                 };
-                @let k_str = k.to_string();
-                @let wid = cx.id_of(&["w", &k_str]);
-                @let ctx_id = context.map(|_| Id::join(&[&wid, "-ctx"]));
+                @let k_str = Digits::new(k);
+                @let wid = Parts([cx.id_prefix.as_str(), "-w", k_str.as_str()]);
+                @let ctx_id = context.map(|_| Parts([cx.id_prefix.as_str(), "-w", k_str.as_str(), "-ctx"]));
                 @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (label) @if !a.unit.trim().is_empty() { " (" (a.unit.trim()) ")" } }
-                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.name_of(&["w.", &k_str]))
+                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(Parts([cx.block, ".w.", k_str.as_str()]))
                         value=(weight) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
-                    button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
+                    button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (Num(k)) }
                         aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
                     @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (Text(c)) } }
                     @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }

@@ -4,7 +4,7 @@ use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, Focus, RankAnswer};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Fill, Num, RenderCx, Text};
+use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text};
 use maud::{Markup, html};
 use std::collections::HashSet;
 
@@ -170,12 +170,12 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         ol class="pb-rank" {
             @for (k, entry) in order.iter().enumerate() {
                 @let (state, label, context) = match entry {
-                    Entry::Item(i) => (["i:", p.items[*i].id.as_str()].concat(), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
-                    Entry::Added(l) => (["a:", l.as_str()].concat(), l.as_str(), None),
+                    Entry::Item(i) => (Parts(["i:", p.items[*i].id.as_str()]), p.items[*i].label.as_str(), p.items[*i].context.as_deref()),
+                    Entry::Added(l) => (Parts(["a:", l.as_str()]), l.as_str(), None),
                 };
-                @let k_str = k.to_string();
-                @let pos_id = cx.id_of(&["pos", &k_str]);
-                @let pos_name = cx.name_of(&["pos.", &k_str]);
+                @let k_str = Digits::new(k);
+                @let pos_id = Parts([cx.id_prefix.as_str(), "-pos", k_str.as_str()]);
+                @let pos_name = Parts([cx.block, ".pos.", k_str.as_str()]);
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
                     data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);
@@ -195,13 +195,13 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                             input type="number" id=(pos_id) name=(pos_name) aria-label=(Fill(t.position_of, label))
                                 min="1" max=(Num(n)) step="1" value=(Num(k + 1));
                         }
-                        button type="submit" class="pb-move" name=(op_name) value={ "up:" (k) }
+                        button type="submit" class="pb-move" name=(op_name) value={ "up:" (Num(k)) }
                             aria-label=(Fill(t.move_up, label)) disabled[k == 0]
                             autofocus[cx.focus == Some(Focus::Up(k))] { "▲" }
-                        button type="submit" class="pb-move" name=(op_name) value={ "down:" (k) }
+                        button type="submit" class="pb-move" name=(op_name) value={ "down:" (Num(k)) }
                             aria-label=(Fill(t.move_down, label)) disabled[k + 1 == n]
                             autofocus[cx.focus == Some(Focus::Down(k))] { "▼" }
-                        button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (k) }
+                        button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (Num(k)) }
                             aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
                     }
                 }

@@ -5,7 +5,7 @@
 use super::{Checker, Kind, Obj, Routing};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Id, Num, RenderCx, Text};
+use crate::html::{Digits, Id, Num, Parts, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
 use std::collections::HashSet;
@@ -624,9 +624,9 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                     div class="pb-options" {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
-                            @let i_str = i.to_string();
-                            @let option_id = Id::join(&[&id_base, "o", &i_str]);
-                            @let badge_id = rec.then(|| Id::join(&[&option_id, "-rec"]));
+                            @let i_str = Digits::new(i);
+                            @let option_id = Parts([&*id_base, "o", i_str.as_str()]);
+                            @let badge_id = rec.then(|| Parts([&*id_base, "o", i_str.as_str(), "-rec"]));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
                                 input type=(input_type) id=(option_id) name=(pick)
                                     value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];

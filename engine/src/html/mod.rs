@@ -147,6 +147,46 @@ impl Render for Id {
     }
 }
 
+/// An [`Id`] in parts, never joined: rendered part by part, escaped as the joined id would be
+/// (escaping goes character by character), without the allocation per option or item that
+/// building each id costs.
+#[derive(Clone, Copy)]
+pub struct Parts<'a, const N: usize>(pub [&'a str; N]);
+
+impl<const N: usize> Render for Parts<'_, N> {
+    fn render_to(&self, out: &mut String) {
+        for part in self.0 {
+            escape_into(part, out);
+        }
+    }
+}
+
+/// A whole number's decimal digits, kept on the stack: an index inside an id or a field name,
+/// without `to_string`'s allocation.
+pub struct Digits {
+    buf: [u8; 20],
+    start: usize,
+}
+
+impl Digits {
+    pub fn new(n: usize) -> Digits {
+        let (mut buf, mut start, mut n) = ([0u8; 20], 20, n);
+        loop {
+            start -= 1;
+            buf[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                return Digits { buf, start };
+            }
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only ASCII digits are ever written.
+        std::str::from_utf8(&self.buf[self.start..]).unwrap_or_default()
+    }
+}
+
 /// Text from the document or the engine's strings, escaped by [`escape_into`] (see [`Id`]).
 pub struct Text<'a>(pub &'a str);
 
@@ -525,7 +565,12 @@ mod tests {
             html! { p id=(id) { (Text(hostile)) } }.into_string(),
             html! { p id=(["pb-1-", hostile, "-o2"].concat()) { (hostile) } }.into_string()
         );
+        assert_eq!(
+            html! { p id=(Parts(["pb-1-", hostile, "-o", "2"])) {} }.into_string(),
+            html! { p id=(id) {} }.into_string()
+        );
         for n in [0, 7, 10, 99, 1234, usize::MAX] {
+            assert_eq!(Digits::new(n).as_str(), n.to_string());
             assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
         }
     }

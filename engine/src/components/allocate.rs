@@ -244,7 +244,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &a.routing { (r.render()) }
-        ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(a.unit) {
+        ul class="pb-alloc" data-pb-total=(Text(&total_number)) data-pb-unit=(Text(&a.unit)) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
                 @let (state, label, context, id) = match entry {
                     Entry::Item(i) => (Parts(["i:", a.items[*i].id.as_str()]), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
@@ -256,18 +256,18 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                 @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
-                    label for=(wid) { (label) @if !a.unit.trim().is_empty() { " (" (a.unit.trim()) ")" } }
+                    label for=(wid) { (Text(label)) @if !a.unit.trim().is_empty() { " (" (Text(a.unit.trim())) ")" } }
                     input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(Parts([cx.block, ".w.", k_str.as_str()]))
-                        value=(weight) aria-describedby=[&ctx_id];
-                    meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
+                        value=(Text(&weight)) aria-describedby=[&ctx_id];
+                    meter aria-hidden="true" min="0" max=(Text(&total_number)) value=(Text(&weight)) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (Num(k)) }
                         aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
                     @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (Text(c)) } }
-                    @if id.is_none() { p class="pb-context" { "(" (t.added_by_you) ")" } }
+                    @if id.is_none() { p class="pb-context" { "(" (Text(t.added_by_you)) ")" } }
                 }
             }
         }
-        p class="pb-total" { (t.total) ": " output { (total) } }
+        p class="pb-total" { (Text(t.total)) ": " output { (Text(&total)) } }
         (prioritize::removed_list(cx, &a.items, &split.removed))
         (prioritize::add_box(cx, t.add_category))
         @if a.note.enabled {

@@ -181,7 +181,7 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                     input type="hidden" name=(item_name) value=(state);
                     span class="pb-rank-label" { (Text(label)) }
                     @if let Some(c) = context { " " span class="pb-context" { (Text(c)) } }
-                    @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (t.added_by_you) ")" } }
+                    @if matches!(entry, Entry::Added(_)) { " " span class="pb-context" { "(" (Text(t.added_by_you)) ")" } }
                     span class="pb-rank-controls" {
                         @if n <= MAX_SELECT_POSITIONS {
                             // aria-label rather than a hidden <label>: the name is for assistive
@@ -247,7 +247,7 @@ pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
         div class="pb-add" {
             label for=(add_id) { (Text(label)) }
             input type="text" id=(add_id) name=(cx.name("add")) autofocus[cx.focus == Some(Focus::Add)];
-            button type="submit" name=(cx.name("op")) value="add" { (cx.t.add) }
+            button type="submit" name=(cx.name("op")) value="add" { (Text(cx.t.add)) }
         }
     }
 }

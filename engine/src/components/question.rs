@@ -584,8 +584,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                 label class="pb-question-text" for=(text_id) { (Text(&q.text)) }
                 @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
                 textarea id=(text_id) name=(name("text")) rows="3"
-                    placeholder=[q.placeholder.as_deref()] aria-describedby=[&context_id] {
-                    (prior.and_then(|a| a.text.as_deref()).unwrap_or(""))
+                    placeholder=[q.placeholder.as_deref().map(Text)] aria-describedby=[&context_id] {
+                    (Text(prior.and_then(|a| a.text.as_deref()).unwrap_or("")))
                 }
             }
         },
@@ -596,7 +596,7 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                 fieldset class="pb-question pb-free-text" data-pb-question=(Num(index)) aria-describedby=[&context_id] {
                     legend class="pb-question-text" { (Text(&q.text)) }
                     @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                    label class="pb-other-label" for=(other_id) { (q.other_label(t)) }
+                    label class="pb-other-label" for=(other_id) { (Text(q.other_label(t))) }
                     input type="text" id=(other_id) name=(name("other")) value=[other_text]
                         placeholder=[field.and_then(|f| f.placeholder.as_deref())];
                 }
@@ -620,7 +620,7 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                     data-pb-question=(Num(index)) aria-describedby=[described] {
                     legend class="pb-question-text" { (Text(&q.text)) }
                     @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                    @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (t.select_all) } }
+                    @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (Text(t.select_all)) } }
                     div class="pb-options" {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
@@ -631,15 +631,15 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                                 input type=(input_type) id=(option_id) name=(pick)
                                     value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
                                 label for=(option_id) { (Text(option)) }
-                                @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (t.recommended) } }
+                                @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (Text(t.recommended)) } }
                             }
                         }
                         div class="pb-option pb-other" {
                             input type=(input_type) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
-                            label for=(other_option_id) id=(other_label_id) { (q.other_label(t)) }
+                            label for=(other_option_id) id=(other_label_id) { (Text(q.other_label(t))) }
                             input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text]
                                 aria-labelledby=(other_label_id)
-                                placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref())];
+                                placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
                         }
                     }
                     (super::note_box(cx, &qid("note"), &name("note"), t.note, note))

@@ -804,8 +804,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// JavaScript and stays out of the way until wanted. Email previews have no inputs.
 pub fn note_box(
     cx: &crate::html::RenderCx,
-    id: &str,
-    name: &str,
+    id: impl maud::Render + Copy,
+    name: &impl maud::Render,
     label: &str,
     value: &str,
 ) -> Markup {
@@ -815,8 +815,8 @@ pub fn note_box(
     html! {
         details class="pb-note" open[!value.is_empty()] {
             summary { (Text(label)) }
-            label class="pb-visually-hidden" for=(Text(id)) { (Text(label)) }
-            textarea id=(Text(id)) name=(Text(name)) rows="2" { (Text(value)) }
+            label class="pb-visually-hidden" for=(id) { (Text(label)) }
+            textarea id=(id) name=(name) rows="2" { (Text(value)) }
         }
     }
 }

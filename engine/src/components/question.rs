@@ -5,7 +5,7 @@
 use super::{Checker, Kind, Obj, Routing};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Digits, Id, Num, Parts, RenderCx, Text};
+use crate::html::{Digits, Num, Parts, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
 use std::collections::HashSet;
@@ -492,14 +492,14 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
             @if email { (r.render_email()) } @else { (r.render()) }
         }
         @for (g, group) in groups.iter().enumerate() {
-            @if let Some(section) = &group.0 {
+            @if let Some(section) = group.0 {
                 @let section_id = cx.id_of(&["s", &g.to_string()]);
                 div class="pb-section" role="group" aria-labelledby=(section_id) {
                     h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
-                    @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
+                    @for i in group.1.clone() { (question(&set.questions[i], i, cx)) }
                 }
             } @else {
-                @for &i in &group.1 { (question(&set.questions[i], i, cx)) }
+                @for i in group.1.clone() { (question(&set.questions[i], i, cx)) }
             }
         }
         (cx.root_end())
@@ -551,13 +551,14 @@ fn model<'a>(set: &'a QuestionSet, t: &'a Strings) -> SetModel<'a> {
     }
 }
 
-/// Consecutive questions with the same `section` form one group (spec: strictly consecutive).
-fn sections(questions: &[Question]) -> Vec<(Option<String>, Vec<usize>)> {
-    let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+/// Consecutive questions with the same `section` form one group (spec: strictly consecutive):
+/// its title, borrowed, and the range of its questions.
+fn sections(questions: &[Question]) -> Vec<(Option<&str>, std::ops::Range<usize>)> {
+    let mut groups: Vec<(Option<&str>, std::ops::Range<usize>)> = Vec::new();
     for (i, q) in questions.iter().enumerate() {
         match groups.last_mut() {
-            Some((section, members)) if *section == q.section => members.push(i),
-            _ => groups.push((q.section.clone(), vec![i])),
+            Some((section, members)) if *section == q.section.as_deref() => members.end = i + 1,
+            _ => groups.push((q.section.as_deref(), i..i + 1)),
         }
     }
     groups
@@ -571,8 +572,10 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     let n = index.to_string();
     let id_base = cx.id_of(&["q", &n, "-"]);
     let name_base = cx.name_of(&["q", &n, "."]);
-    let qid = |s: &str| Id::join(&[&id_base, s]);
-    let name = |s: &str| Id::join(&[&name_base, s]);
+    // Ids and names of the question's parts stay in parts: no allocation for each.
+    let (id_base, name_base): (&str, &str) = (&id_base, &name_base);
+    let qid = move |s| Parts([id_base, s]);
+    let name = move |s| Parts([name_base, s]);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
     let prior = cx.question_answer(index);
     let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
@@ -606,10 +609,11 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
             let multi = q.mode == Mode::Multi;
             let input_type = if multi { "checkbox" } else { "radio" };
             let hint_id = multi.then(|| qid("hint"));
-            let described: Option<Id> = match (&context_id, &hint_id) {
-                (Some(c), Some(h)) => Some(Id::join(&[c, " ", h])),
-                (Some(c), None) => Some(c.clone()),
-                (None, Some(h)) => Some(h.clone()),
+            // Four parts whichever ids there are (the unused ones empty), to be one type.
+            let described = match (&context_id, &hint_id) {
+                (Some(c), Some(h)) => Some(Parts([c.0[0], "ctx ", h.0[0], "hint"])),
+                (Some(c), None) => Some(Parts([c.0[0], c.0[1], "", ""])),
+                (None, Some(h)) => Some(Parts([h.0[0], h.0[1], "", ""])),
                 (None, None) => None,
             };
             let other_label_id = qid("other-label");
@@ -625,8 +629,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
                             @let i_str = Digits::new(i);
-                            @let option_id = Parts([&*id_base, "o", i_str.as_str()]);
-                            @let badge_id = rec.then(|| Parts([&*id_base, "o", i_str.as_str(), "-rec"]));
+                            @let option_id = Parts([id_base, "o", i_str.as_str()]);
+                            @let badge_id = rec.then(|| Parts([id_base, "o", i_str.as_str(), "-rec"]));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
                                 input type=(input_type) id=(option_id) name=(pick)
                                     value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
@@ -642,7 +646,7 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                                 placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
                         }
                     }
-                    (super::note_box(cx, &qid("note"), &name("note"), t.note, note))
+                    (super::note_box(cx, qid("note"), &name("note"), t.note, note))
                 }
             }
         }

@@ -271,7 +271,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         (prioritize::removed_list(cx, &a.items, &split.removed))
         (prioritize::add_box(cx, t.add_category))
         @if a.note.enabled {
-            (super::note_box(cx, &cx.id("note"), &cx.name("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
+            (super::note_box(cx, cx.id_parts("note"), &cx.name_parts("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
         }
         (cx.root_end())
     }

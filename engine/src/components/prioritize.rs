@@ -210,7 +210,7 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         (removed_list(cx, &p.items, &rank.removed))
         (add_box(cx, t.add_item))
         @if p.note.enabled {
-            (super::note_box(cx, &cx.id("note"), &cx.name("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
+            (super::note_box(cx, cx.id_parts("note"), &cx.name_parts("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
         }
         (cx.root_end())
     }
@@ -220,7 +220,7 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
 pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup {
     html! {
         @if !removed.is_empty() {
-            @let (removed_name, op_name) = (cx.name("removed"), cx.name("op"));
+            @let (removed_name, op_name) = (cx.name_parts("removed"), cx.name_parts("op"));
             @let restore = Strings::fill(cx.t.restore, "");
             div class="pb-removed" {
                 p { (cx.t.removed) }
@@ -242,12 +242,12 @@ pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup 
 
 /// The "add an item of your own" row shared with allocate.
 pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
-    let add_id = cx.id("add");
+    let add_id = cx.id_parts("add");
     html! {
         div class="pb-add" {
             label for=(add_id) { (Text(label)) }
-            input type="text" id=(add_id) name=(cx.name("add")) autofocus[cx.focus == Some(Focus::Add)];
-            button type="submit" name=(cx.name("op")) value="add" { (Text(cx.t.add)) }
+            input type="text" id=(add_id) name=(cx.name_parts("add")) autofocus[cx.focus == Some(Focus::Add)];
+            button type="submit" name=(cx.name_parts("op")) value="add" { (Text(cx.t.add)) }
         }
     }
 }

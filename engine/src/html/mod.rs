@@ -281,6 +281,16 @@ impl RenderCx<'_> {
         Id::after(&[self.id_prefix.as_str(), "-"], suffix)
     }
 
+    /// [`RenderCx::id`] left in parts: nothing allocated for an id only rendered.
+    pub fn id_parts<'b>(&'b self, suffix: &'b str) -> Parts<'b, 3> {
+        Parts([&self.id_prefix, "-", suffix])
+    }
+
+    /// [`RenderCx::name`] left in parts, as [`RenderCx::id_parts`].
+    pub fn name_parts<'b>(&'b self, suffix: &'b str) -> Parts<'b, 3> {
+        Parts([self.block, ".", suffix])
+    }
+
     /// A form field name: `b1.q0.pick`. Unique within the document's form.
     pub fn name(&self, suffix: &str) -> Id {
         self.name_of(&[suffix])

@@ -125,23 +125,22 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             }
             None => Err(PreEscaped(drawing.svg)),
         };
-        return cx.root(
-            None,
-            html! {
-                p style=(email::TITLE) { (caption) }
-                @match shown {
-                    Ok((src, w, h)) => {
-                        img src=(src) alt=(caption) width=(w) height=(h) style="display:block;max-width:100%;height:auto;border:0;";
-                    }
-                    Err(svg) => {
-                        div { (svg) }
-                    }
+        return html! {
+            (cx.root_start(None))
+            p style=(email::TITLE) { (caption) }
+            @match shown {
+                Ok((src, w, h)) => {
+                    img src=(src) alt=(caption) width=(w) height=(h) style="display:block;max-width:100%;height:auto;border:0;";
                 }
-                @if !drawing.drawn {
-                    pre style=(email::PRE) { (m.source) }
+                Err(svg) => {
+                    div { (svg) }
                 }
-            },
-        );
+            }
+            @if !drawing.drawn {
+                pre style=(email::PRE) { (m.source) }
+            }
+            (cx.root_end())
+        };
     }
     let svg = PreEscaped(drawing.svg);
     let caption_id = cx.id("caption");
@@ -207,48 +206,46 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     let model = Model {
         title: m.title.as_deref(),
     };
-    cx.root_with_model(
-        Some(&caption_id),
-        &model,
-        html! {
-            figure class="pb-diagram" {
-                div class="pb-diagram-canvas" { (svg) }
-                details class="pb-diagram-source" open[!drawing.drawn] {
-                    summary { (t.diagram_source) }
-                    pre { code class="language-mermaid" { (Text(&m.source)) } }
-                }
-                figcaption id=(caption_id) { (Text(caption)) }
+    html! {
+        (cx.root_start_with_model(Some(&caption_id), &model))
+        figure class="pb-diagram" {
+            div class="pb-diagram-canvas" { (svg) }
+            details class="pb-diagram-source" open[!drawing.drawn] {
+                summary { (t.diagram_source) }
+                pre { code class="language-mermaid" { (Text(&m.source)) } }
             }
-            (super::note_box(cx, &cx.id("comment"), &cx.name("comment"), t.comment_diagram, whole))
-            @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
-                details class="pb-diagram-parts" {
-                    summary { (t.comment_parts) }
-                    ul {
-                        @for (i, node) in chart.nodes.iter().enumerate() {
-                            @let id = Numbered(&cx.id_prefix, "-node", i);
-                            li {
-                                label for=(id) { (Fill(t.comment_node, &node.label)) }
-                                textarea id=(id) name=(Numbered(cx.block, ".node.", i)) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
-                            }
+            figcaption id=(caption_id) { (Text(caption)) }
+        }
+        (super::note_box(cx, &cx.id("comment"), &cx.name("comment"), t.comment_diagram, whole))
+        @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
+            details class="pb-diagram-parts" {
+                summary { (t.comment_parts) }
+                ul {
+                    @for (i, node) in chart.nodes.iter().enumerate() {
+                        @let id = Numbered(&cx.id_prefix, "-node", i);
+                        li {
+                            label for=(id) { (Fill(t.comment_node, &node.label)) }
+                            textarea id=(id) name=(Numbered(cx.block, ".node.", i)) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                         }
-                        @for (i, edge) in chart.edges.iter().enumerate() {
-                            @let from = chart.label_of(&edge.from);
-                            @let to = chart.label_of(&edge.to);
-                            @let id = Numbered(&cx.id_prefix, "-edge", i);
-                            li {
-                                label for=(id) {
-                                    (Fill2(t.comment_edge, from, to))
-                                    @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
-                                }
-                                textarea id=(id) name=(Numbered(cx.block, ".edge.", i)) rows="1"
-                                    data-pb-edge={ (Text(&edge.from)) "→" (Text(&edge.to)) } { (Text(on_edge(i, edge))) }
+                    }
+                    @for (i, edge) in chart.edges.iter().enumerate() {
+                        @let from = chart.label_of(&edge.from);
+                        @let to = chart.label_of(&edge.to);
+                        @let id = Numbered(&cx.id_prefix, "-edge", i);
+                        li {
+                            label for=(id) {
+                                (Fill2(t.comment_edge, from, to))
+                                @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
                             }
+                            textarea id=(id) name=(Numbered(cx.block, ".edge.", i)) rows="1"
+                                data-pb-edge={ (Text(&edge.from)) "→" (Text(&edge.to)) } { (Text(on_edge(i, edge))) }
                         }
                     }
                 }
             }
-        },
-    )
+        }
+        (cx.root_end())
+    }
 }
 
 /// An id or field name with a number at the end, as `cx.id_of(&[prefix, "node", &i.to_string()])`

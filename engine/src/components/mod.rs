@@ -169,7 +169,7 @@ impl Routing {
 }
 
 /// The `data-pb-model` of prioritize and allocate (see
-/// [`crate::html::RenderCx::root_with_model`]): title, routing, the authored items, and for
+/// [`crate::html::RenderCx::root_start_with_model`]): title, routing, the authored items, and for
 /// allocate the total, unit and authored shares. Absent fields are left out.
 #[derive(serde::Serialize)]
 pub struct ListModel<'a> {

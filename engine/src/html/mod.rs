@@ -301,45 +301,9 @@ impl RenderCx<'_> {
         Id::after(&[self.block, "."], suffix)
     }
 
-    /// The root element every rendered component has (contract §3).
-    pub fn root(&self, labelled_by: Option<&str>, inner: Markup) -> Markup {
-        self.root_inner(labelled_by, None, inner)
-    }
-
-    /// As [`RenderCx::root`], plus `data-pb-model`: the facts the enhancement script needs to
-    /// build the copy-back export in the browser (question texts, item labels, authored weights,
-    /// routing…), as JSON. The reader's state is read from the form fields, as the server does;
-    /// this is what the server reads from `pb.source`. Not on the email surface.
-    pub fn root_with_model(
-        &self,
-        labelled_by: Option<&str>,
-        model: &impl serde::Serialize,
-        inner: Markup,
-    ) -> Markup {
-        // Models hold only strings, numbers and lists: serializing them cannot fail.
-        let json = (!self.surface.is_email())
-            .then(|| serde_json::to_string(model).unwrap_or_else(|_| "{}".into()));
-        self.root_inner(labelled_by, json.as_deref(), inner)
-    }
-
-    /// Written by hand rather than with `html!`: the root wraps the whole block, and building
-    /// it in one buffer of the right size saves copying the block's markup as the buffer grows.
-    fn root_inner(&self, labelled_by: Option<&str>, model: Option<&str>, inner: Markup) -> Markup {
-        let mut out = String::with_capacity(
-            inner.0.len()
-                + 160
-                + model.map_or(0, |m| m.len() * 5 / 4)
-                + labelled_by.map_or(0, str::len),
-        );
-        self.open_root(labelled_by, model, &mut out);
-        out.push_str(&inner.0);
-        self.root_end().render_to(&mut out);
-        PreEscaped(out)
-    }
-
-    /// The root's opening tag, to write first in the block's own `html!` buffer, with
-    /// [`RenderCx::root_end`] last: the block's markup is then written once, where
-    /// [`RenderCx::root`] copies it into a second buffer.
+    /// The opening tag of the root element every rendered component has (contract §3), to write
+    /// first in the block's own `html!` buffer, with [`RenderCx::root_end`] last: the block's
+    /// markup is written once, in place.
     pub fn root_start<'b>(&'b self, labelled_by: Option<&'b str>) -> RootStart<'b, ()> {
         RootStart {
             cx: self,
@@ -348,8 +312,10 @@ impl RenderCx<'_> {
         }
     }
 
-    /// [`RenderCx::root_start`] with the model of [`RenderCx::root_with_model`] (left out on
-    /// the email surface).
+    /// [`RenderCx::root_start`] plus `data-pb-model`: the facts the enhancement script needs to
+    /// build the copy-back export in the browser (question texts, item labels, authored weights,
+    /// routing…), as JSON. The reader's state is read from the form fields, as the server does;
+    /// this is what the server reads from `pb.source`. Not on the email surface.
     pub fn root_start_with_model<'b, M: serde::Serialize>(
         &'b self,
         labelled_by: Option<&'b str>,

@@ -9,7 +9,7 @@ use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::{self, Frame};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Fill, RenderCx, Text, escape_into, push_decimal};
+use crate::html::{Digits, Fill, Parts, RenderCx, Text, escape_into};
 use maud::{Markup, PreEscaped, Render, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
@@ -222,22 +222,24 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
                 summary { (t.comment_parts) }
                 ul {
                     @for (i, node) in chart.nodes.iter().enumerate() {
-                        @let id = Numbered(&cx.id_prefix, "-node", i);
+                        @let n = Digits::new(i);
+                        @let id = Parts([cx.id_prefix.as_str(), "-node", n.as_str()]);
                         li {
                             label for=(id) { (Fill(t.comment_node, &node.label)) }
-                            textarea id=(id) name=(Numbered(cx.block, ".node.", i)) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
+                            textarea id=(id) name=(Parts([cx.block, ".node.", n.as_str()])) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                         }
                     }
                     @for (i, edge) in chart.edges.iter().enumerate() {
                         @let from = chart.label_of(&edge.from);
                         @let to = chart.label_of(&edge.to);
-                        @let id = Numbered(&cx.id_prefix, "-edge", i);
+                        @let n = Digits::new(i);
+                        @let id = Parts([cx.id_prefix.as_str(), "-edge", n.as_str()]);
                         li {
                             label for=(id) {
                                 (Fill2(t.comment_edge, from, to))
                                 @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
                             }
-                            textarea id=(id) name=(Numbered(cx.block, ".edge.", i)) rows="1"
+                            textarea id=(id) name=(Parts([cx.block, ".edge.", n.as_str()])) rows="1"
                                 data-pb-edge={ (Text(&edge.from)) "→" (Text(&edge.to)) } { (Text(on_edge(i, edge))) }
                         }
                     }
@@ -245,21 +247,6 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             }
         }
         (cx.root_end())
-    }
-}
-
-/// An id or field name with a number at the end, as `cx.id_of(&[prefix, "node", &i.to_string()])`
-/// spells it (`head` the id prefix or block, `part` with its separators): written straight into
-/// the page, escaped as an `Id` is, with no string built for it or for the number.
-#[derive(Clone, Copy)]
-struct Numbered<'a>(&'a str, &'static str, usize);
-
-impl Render for Numbered<'_> {
-    fn render_to(&self, out: &mut String) {
-        // Escaping maps each character on its own: the parts escaped one by one are the whole.
-        escape_into(self.0, out);
-        escape_into(self.1, out);
-        push_decimal(out, self.2 as u64);
     }
 }
 
@@ -315,7 +302,8 @@ mod tests {
                 }
             }
         }
-        let cx_like = Numbered("pb-1a<b", "-node", 12);
+        let n = crate::html::Digits::new(12);
+        let cx_like = crate::html::Parts(["pb-1a<b", "-node", n.as_str()]);
         assert_eq!(cx_like.render().0, "pb-1a&lt;b-node12");
     }
     #[test]

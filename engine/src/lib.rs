@@ -188,8 +188,7 @@ impl Options {
         self
     }
 
-    /// Feeds every option into the content hash, without building a key string (this runs on
-    /// every lookup, cached or not).
+    /// Feeds every option into the content hash, without building a key string.
     fn hash_into(&self, h: &mut blake3::Hasher) {
         let mut field = |value: Option<&str>| {
             match value {
@@ -221,7 +220,8 @@ pub struct Rendered {
     wrapped: Option<String>,
     /// The HTML fragment (also inside the body).
     pub html: String,
-    /// Content hash of (document, options): cache key and ETag.
+    /// Content hash of (document, options): the ETag, and the name `GET /v1/render/{hash}` finds
+    /// the cached rendering by.
     pub hash: String,
     pub blocks: Vec<BlockInfo>,
     pub diagnostics: Vec<Diagnostic>,
@@ -316,15 +316,16 @@ impl Engine {
     /// miss (see [`Engine::render_miss`]). Lets a server answer hits without leaving its event
     /// loop and send only misses to a blocking pool.
     pub fn lookup(&self, src: &str, options: &Options) -> Result<Arc<Rendered>, String> {
-        let hash = content_hash(src, options);
-        self.cache.hit(&hash).ok_or(hash)
+        self.cache
+            .hit(src, options)
+            .ok_or_else(|| content_hash(src, options))
     }
 
     /// Renders after a [`Engine::lookup`] miss and caches the result.
     pub fn render_miss(&self, src: &str, options: &Options, hash: String) -> Arc<Rendered> {
         self.cache.count_miss();
         let rendered = Arc::new(render_with_hash(src, options, hash));
-        self.cache.put(rendered.clone());
+        self.cache.put(src, options, rendered.clone());
         rendered
     }
 
@@ -339,8 +340,8 @@ impl Engine {
 }
 
 /// blake3 of (engine version, options, blake3 of the document), 32 hex digits. The document is
-/// hashed on its own, in one call: blake3's one-shot path is the fastest, and this hash is the
-/// whole cost of a cache hit.
+/// hashed on its own, in one call: blake3's one-shot path is the fastest. A cache hit does not
+/// need it (the cache looks documents up by a faster key, see [`cache::Cache`]).
 pub fn content_hash(src: &str, options: &Options) -> String {
     let document = blake3::hash(src.as_bytes());
     let mut h = blake3::Hasher::new();

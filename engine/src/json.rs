@@ -434,6 +434,17 @@ impl<'t> Parser<'t> {
             self.digits();
         }
         let text = &self.text[start..self.pos];
+        // A short integer (a weight, a total) is exact in an f64: no need for the float parser.
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, text),
+        };
+        if digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            let n = digits
+                .bytes()
+                .fold(0u64, |n, b| n * 10 + u64::from(b - b'0')) as f64;
+            return Ok(Value::Number(if negative { -n } else { n }));
+        }
         match text.parse::<f64>() {
             Ok(n) if n.is_finite() => Ok(Value::Number(n)),
             _ => Err(ParseError {
@@ -452,36 +463,36 @@ impl<'t> Parser<'t> {
 
     /// A string: borrowed from the text when it holds no escape, copied when it does.
     fn string(&mut self) -> Result<Cow<'t, str>, ParseError> {
-        self.pos += 1; // opening quote
-        let start = self.pos;
-        // Made at the first escape; until then the string is a slice of the text.
-        let mut owned: Option<String> = None;
+        let start = self.pos + 1; // past the opening quote
+        let end = start + plain_run(&self.bytes[start..]);
+        // Most strings hold no escape: one scan to the closing quote, and a slice of the text.
+        if self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok(Cow::Borrowed(&self.text[start..end]));
+        }
+        self.pos = end;
+        self.escaped_string(start)
+    }
+
+    /// The rest of a string that stopped at an escape (or at an error) before its closing
+    /// quote: `self.pos` is there, `start` is the string's first byte.
+    #[cold]
+    fn escaped_string(&mut self, start: usize) -> Result<Cow<'t, str>, ParseError> {
+        let mut out = String::new();
+        let mut run_start = start;
         loop {
-            let run_start = self.pos;
-            while let Some(&b) = self.bytes.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
             let run = &self.text[run_start..self.pos];
             match self.bytes.get(self.pos) {
                 None => return Err(self.error("a string is not closed: add the closing \"")),
                 Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(match owned {
-                        Some(mut out) => {
-                            out.push_str(run);
-                            Cow::Owned(out)
-                        }
-                        None => Cow::Borrowed(&self.text[start..self.pos - 1]),
-                    });
-                }
-                Some(b'\\') => {
-                    let out = owned.get_or_insert_with(String::new);
                     out.push_str(run);
                     self.pos += 1;
-                    self.escape(out)?;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => {
+                    out.push_str(run);
+                    self.pos += 1;
+                    self.escape(&mut out)?;
                 }
                 Some(b'\n') => {
                     return Err(self.error(
@@ -492,6 +503,8 @@ impl<'t> Parser<'t> {
                     return Err(self.error("a control character inside a string: escape it"));
                 }
             }
+            run_start = self.pos;
+            self.pos += plain_run(&self.bytes[self.pos..]);
         }
     }
 
@@ -548,6 +561,32 @@ impl<'t> Parser<'t> {
         self.pos += 4;
         Ok(n)
     }
+}
+
+/// How many bytes at the start of `bytes` may stand in a string as they are: up to the first
+/// `"`, `\\` or control character. Eight bytes are tested at a time, as one word.
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut n = 0;
+    for chunk in chunks.by_ref() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // The high bit of each byte that is below 0x20 or is zero after the xor; a borrow can
+        // only mark bytes above the first true one, so the lowest mark is exact.
+        let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x;
+        let marks =
+            (below(w, 0x20) | below(w ^ (ONES * 0x22), 1) | below(w ^ (ONES * 0x5C), 1)) & HIGHS;
+        if marks != 0 {
+            return n + (marks.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .unwrap_or(chunks.remainder().len())
 }
 
 fn is_smart_quote(c: char) -> bool {
@@ -667,6 +706,50 @@ mod tests {
             p.value.get("q").unwrap().as_str(),
             Some("say \u{201C}hi\u{201D} now")
         );
+    }
+
+    #[test]
+    fn plain_runs_stop_where_a_byte_loop_would() {
+        let naive = |b: &[u8]| {
+            b.iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .unwrap_or(b.len())
+        };
+        let alphabet: &[u8] = b"a \"\\\n\x01\x1f\x20\x21\x5b\x5d\x7f\x80\xa2\xdc\xff";
+        // Every length up to two words, each special byte at every place, after any filler.
+        for len in 0..20 {
+            for at in 0..len {
+                for &fill in alphabet {
+                    for &special in alphabet {
+                        let mut bytes = vec![fill; len];
+                        bytes[at] = special;
+                        assert_eq!(plain_run(&bytes), naive(&bytes), "{bytes:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn integers_read_as_the_float_parser_reads_them() {
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "-25",
+            "100",
+            "999999999999999",
+            "9999999999999999",
+            "-123456789012345678",
+            "12.5",
+            "1e3",
+        ] {
+            let Value::Number(n) = parse(text).unwrap().value.value else {
+                panic!("{text} is a number");
+            };
+            let expected: f64 = text.parse().unwrap();
+            assert_eq!(n.to_bits(), expected.to_bits(), "{text}");
+        }
     }
 
     #[test]

@@ -230,6 +230,63 @@ pub struct NoteField {
     pub label: Option<String>,
 }
 
+/// The strings met so far in one list (option labels, item or question ids), borrowed from the
+/// JSON. A list holds a handful, so they sit in an array that is scanned, which costs less than
+/// hashing them into a set that must be allocated; past that a set takes over, so a long list
+/// stays linear.
+pub struct Seen<'a> {
+    few: [&'a str; Seen::FEW],
+    len: usize,
+    many: Option<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> Seen<'a> {
+    const FEW: usize = 16;
+
+    pub fn new() -> Self {
+        Seen {
+            few: [""; Seen::FEW],
+            len: 0,
+            many: None,
+        }
+    }
+
+    pub fn contains(&self, s: &str) -> bool {
+        match &self.many {
+            Some(set) => set.contains(s),
+            None => self.few[..self.len].contains(&s),
+        }
+    }
+
+    /// Adds `s`; false when it was there already.
+    pub fn insert(&mut self, s: &'a str) -> bool {
+        if self.contains(s) {
+            return false;
+        }
+        match &mut self.many {
+            Some(set) => {
+                set.insert(s);
+            }
+            None if self.len < Seen::FEW => {
+                self.few[self.len] = s;
+                self.len += 1;
+            }
+            None => {
+                let mut set: std::collections::HashSet<&str> = self.few.into_iter().collect();
+                set.insert(s);
+                self.many = Some(set);
+            }
+        }
+        true
+    }
+}
+
+impl Default for Seen<'_> {
+    fn default() -> Self {
+        Seen::new()
+    }
+}
+
 /// Collects diagnostics for one block while its JSON is checked.
 pub struct Checker<'a> {
     block: &'a str,
@@ -832,6 +889,23 @@ mod tests {
             Some("question")
         );
         assert_eq!(closest("zzz", &["question", "options"]), None);
+    }
+
+    #[test]
+    fn seen_finds_repeats_below_and_above_the_scan_limit() {
+        let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+        let mut seen = Seen::new();
+        for (i, w) in words.iter().enumerate() {
+            assert!(!seen.contains(w));
+            assert!(seen.insert(w), "{w}");
+            // Every earlier word is still there, on either side of the switch to a set.
+            assert!(
+                words[..=i]
+                    .iter()
+                    .all(|w| seen.contains(w) && !seen.insert(w))
+            );
+        }
+        assert!(!seen.contains("w40") && !seen.contains(""));
     }
 
     #[test]

@@ -1,12 +1,11 @@
 //! `prioritize`: rank a short list; the reader may also remove items and add their own (spec §4).
 
-use super::{Checker, Kind, NoteField, Obj, Routing};
+use super::{Checker, Kind, NoteField, Obj, Routing, Seen};
 use crate::answers::{self, BlockAnswer, Entry, Focus, RankAnswer};
 use crate::html::email;
 use crate::html::i18n::Strings;
 use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text};
 use maud::{Markup, html};
-use std::collections::HashSet;
 
 const FIELDS: [&str; 7] = [
     "version",
@@ -92,7 +91,7 @@ pub fn parse_items<T>(
     };
     let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
     // Borrowed from the JSON: an id is only copied into the item it names.
-    let mut ids: HashSet<&str> = HashSet::with_capacity(values.len());
+    let mut ids = Seen::new();
     let items_path = o.field("items");
     for (i, v) in values.iter().enumerate() {
         let Some(io) = ck.object(v, items_path.index(i), format_args!("item {}", i + 1)) else {

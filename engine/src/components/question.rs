@@ -2,13 +2,12 @@
 //! `questionnaire`: the spec normalizes each standalone question to a one-question form, so the
 //! fields, their rules, the markup and the export are written once, here.
 
-use super::{Checker, Kind, Obj, Routing};
+use super::{Checker, Kind, Obj, Routing, Seen};
 use crate::html::email;
 use crate::html::i18n::Strings;
 use crate::html::{Digits, Num, Parts, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
-use std::collections::HashSet;
 
 /// A group of questions with the envelope fields the spec allows around them.
 #[derive(Debug, Clone)]
@@ -263,7 +262,7 @@ fn parse_options(
     let path = o.field("options");
     let at = o.start_of("options");
     let mut options = Vec::with_capacity(items.len());
-    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+    let mut seen = Seen::new();
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
         match &item.value {

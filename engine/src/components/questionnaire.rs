@@ -1,9 +1,8 @@
 //! `questionnaire`: a group of questions answered as one unit (spec §3).
 
 use super::question::{self, Mode, QuestionSet, Rules};
-use super::{Checker, Kind, Obj};
+use super::{Checker, Kind, Obj, Seen};
 use crate::json::Json;
-use std::collections::HashSet;
 
 const FIELDS: [&str; 6] = [
     "version",
@@ -42,7 +41,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     };
     let mut questions = Vec::with_capacity(items.len());
     // Borrowed from the JSON: `q.id` is a copy of the question's "id" string.
-    let mut ids: HashSet<&str> = HashSet::with_capacity(items.len());
+    let mut ids = Seen::new();
     let questions_path = o.field("questions");
     for (i, item) in items.iter().enumerate() {
         let Some(qo) = ck.object(

@@ -146,7 +146,7 @@ impl<'s> Json<'s> {
             Value::Object(members) => members
                 .iter()
                 .rev()
-                .find(|m| m.key == key)
+                .find(|m| same(&m.key, key))
                 .map(|m| &m.value),
             _ => None,
         }
@@ -172,6 +172,13 @@ impl<'s> Json<'s> {
             _ => None,
         }
     }
+}
+
+/// `a == b`, with the length and the first byte compared in place: keys and field names that
+/// differ mostly differ there, and need no call to `memcmp`.
+#[inline]
+pub fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// Parses `text` as one JSON value surrounded by optional whitespace.
@@ -325,7 +332,7 @@ impl<'t> Parser<'t> {
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(key.clone()),
                 None => {
-                    let duplicate = members.iter().any(|m| m.key == key);
+                    let duplicate = members.iter().any(|m| same(&m.key, &key));
                     if members.len() >= WIDE_OBJECT {
                         let mut set: HashSet<Cow<'t, str>> =
                             members.iter().map(|m| m.key.clone()).collect();

@@ -16,7 +16,7 @@ pub mod youtube;
 
 use crate::diag::{Diagnostic, Severity, push_token};
 use crate::html::Text;
-use crate::json::{Json, Member, Value};
+use crate::json::{Json, Member, Value, same};
 use maud::{Markup, html};
 use serde::Serialize;
 use std::fmt::Display;
@@ -254,7 +254,7 @@ impl<'a> Seen<'a> {
     pub fn contains(&self, s: &str) -> bool {
         match &self.many {
             Some(set) => set.contains(s),
-            None => self.few[..self.len].contains(&s),
+            None => self.few[..self.len].iter().any(|f| same(f, s)),
         }
     }
 
@@ -367,7 +367,7 @@ impl<'j> Obj<'j, '_> {
         self.members
             .iter()
             .rev()
-            .find(|m| m.key == key)
+            .find(|m| same(&m.key, key))
             .map(|m| &m.value)
     }
 
@@ -543,7 +543,7 @@ impl<'a> Checker<'a> {
 
     fn nonempty_str<'j>(&mut self, v: &'j Json<'j>, path: Path, hint: &str) -> Option<&'j str> {
         match &v.value {
-            Value::String(s) if s.trim().is_empty() => {
+            Value::String(s) if blank(s) => {
                 let path = path.pointer();
                 self.error(
                     "empty",
@@ -594,7 +594,7 @@ impl<'a> Checker<'a> {
 
     fn optional_text_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str) -> Option<&'j str> {
         let s = self.optional_str(o, key)?;
-        if !s.trim().is_empty() {
+        if !blank(s) {
             return Some(s);
         }
         self.warn(
@@ -697,7 +697,7 @@ impl<'a> Checker<'a> {
     /// neither the list nor the name is built for them.
     pub fn unknown_fields_among(&mut self, o: &Obj, groups: &[&[&str]], what: impl Display) {
         for m in o.members {
-            if groups.iter().any(|g| g.contains(&m.key.as_ref())) {
+            if groups.iter().any(|g| g.iter().any(|k| same(k, &m.key))) {
                 continue;
             }
             let known = groups.concat();
@@ -791,10 +791,16 @@ impl<'a> Checker<'a> {
             enabled: self.optional_bool(&n, "enabled").unwrap_or(true),
             label: self
                 .optional_str(&n, "label")
-                .filter(|l| !l.trim().is_empty())
+                .filter(|l| !blank(l))
                 .map(str::to_owned),
         }
     }
+}
+
+/// Whether `s` is empty or only whitespace (`s.trim().is_empty()`), decided at its first
+/// letter rather than by trimming both ends.
+pub fn blank(s: &str) -> bool {
+    s.chars().all(char::is_whitespace)
 }
 
 /// The last token of a JSON Pointer, for messages ("`question`", "item 2").

@@ -267,7 +267,7 @@ fn parse_options(
     for (i, item) in items.iter().enumerate() {
         match &item.value {
             Value::String(s) => {
-                if s.trim().is_empty() {
+                if super::blank(s) {
                     ck.warn(
                         "empty",
                         item.start,

@@ -35,7 +35,8 @@ pub struct Block {
 pub struct Parsed<'a> {
     pub root: &'a AstNode<'a>,
     pub blocks: Vec<Block>,
-    /// The AST nodes that hold each block, in the same order as `blocks`.
+    /// The AST nodes that hold each block, in the same order as `blocks`. Their text has
+    /// moved into the blocks' `source`.
     pub nodes: Vec<&'a AstNode<'a>>,
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the prose holds raw HTML (lone comments aside, which are dropped). The URL policy
@@ -161,10 +162,12 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     let mut police = crate::sanitize::Police::default();
     for node in root.descendants() {
         police.visit(node);
-        // Only a component's text is copied out of the tree; other fences are only looked at.
+        // A component's text is moved out of the tree into its block (the node is only a
+        // place holder from here on); other fences are only looked at.
         let (line, kind, literal) = {
-            let data = node.data();
-            let NodeValue::CodeBlock(cb) = &data.value else {
+            let mut data = node.data_mut();
+            let data = &mut *data;
+            let NodeValue::CodeBlock(cb) = &mut data.value else {
                 continue;
             };
             if !cb.fenced {
@@ -182,7 +185,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
                 ));
                 continue;
             };
-            (line, kind, cb.literal.clone())
+            (line, kind, std::mem::take(&mut cb.literal))
         };
         let mut id = String::with_capacity(4);
         id.push('b');

@@ -305,16 +305,17 @@ impl<'t> Parser<'t> {
     fn object(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
         self.enter(depth)?;
         self.pos += 1;
-        let mut members: Vec<Member<'t>> = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(Vec::new()));
+        }
+        // Room for a component object's handful of members, allocated once up front.
+        let mut members: Vec<Member<'t>> = Vec::with_capacity(8);
         // Duplicate keys: a scan of `members` for small objects (component objects have a handful
         // of keys, and hashing costs more), a set once an object is wide enough that scanning
         // would turn quadratic.
         let mut seen: Option<HashSet<Cow<'t, str>>> = None;
-        self.skip_ws();
-        if self.bytes.get(self.pos) == Some(&b'}') {
-            self.pos += 1;
-            return Ok(Value::Object(members));
-        }
         loop {
             self.skip_ws();
             if self.bytes.get(self.pos) != Some(&b'"') {
@@ -374,12 +375,13 @@ impl<'t> Parser<'t> {
     fn array(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
         self.enter(depth)?;
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b']') {
             self.pos += 1;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        // Allocated once for a short list; a longer one grows as usual.
+        let mut items = Vec::with_capacity(4);
         loop {
             self.skip_ws();
             items.push(self.value(depth + 1)?);

@@ -24,29 +24,61 @@ pub fn escape_single_quoted_into(text: &str, out: &mut String) {
 }
 
 fn escape_quoted(text: &str, quote: u8, out: &mut String) {
-    out.reserve(text.len());
     if text.len() >= LONG_TEXT {
         return escape_long(text, quote, out);
     }
-    let bytes = text.as_bytes();
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        if let Some(word) = bytes
-            .get(i..i + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-            && !needs_escaping(u64::from_le_bytes(word), quote)
-        {
+    // Most texts here are short ids, names and labels with nothing to escape: those are found
+    // clean first and copied whole, without setting up the escaping loop.
+    match first_to_escape(text.as_bytes(), quote) {
+        None => out.push_str(text),
+        Some(at) => escape_from(text, at, quote, out),
+    }
+}
+
+/// Where the first byte of `bytes` that has an entity is, if any: eight bytes at a time, the
+/// last (partial) eight by a word that overlaps the one before it.
+fn first_to_escape(bytes: &[u8], quote: u8) -> Option<usize> {
+    let word_at = |i: usize| {
+        let word: [u8; 8] = bytes[i..i + 8].try_into().unwrap_or_default();
+        needs_escaping(u64::from_le_bytes(word), quote)
+    };
+    let mut i = 0;
+    if bytes.len() >= 8 {
+        while i + 8 <= bytes.len() {
+            if word_at(i) {
+                break;
+            }
             i += 8;
-            continue;
         }
-        let Some(entity) = entity(bytes[i], quote) else {
-            i += 1;
-            continue;
-        };
-        out.push_str(&text[start..i]);
-        out.push_str(entity);
-        i += 1;
-        start = i;
+        if i + 8 > bytes.len() && (i == bytes.len() || !word_at(bytes.len() - 8)) {
+            return None;
+        }
+    }
+    let mask = escaped_bytes(quote);
+    (i..bytes.len()).find(|&k| is_escaped(bytes[k], mask))
+}
+
+/// The bytes that have an entity inside an attribute quoted with `quote`, as a bit set: all
+/// are below 64.
+fn escaped_bytes(quote: u8) -> u64 {
+    1 << b'&' | 1 << b'<' | 1 << b'>' | 1 << quote
+}
+
+fn is_escaped(byte: u8, mask: u64) -> bool {
+    byte < 64 && mask >> byte & 1 == 1
+}
+
+/// Appends `text` escaped, the first byte to escape being at `at`.
+fn escape_from(text: &str, at: usize, quote: u8, out: &mut String) {
+    out.reserve(text.len());
+    let (bytes, mask) = (text.as_bytes(), escaped_bytes(quote));
+    let mut start = 0;
+    for i in at..bytes.len() {
+        if is_escaped(bytes[i], mask) {
+            out.push_str(&text[start..i]);
+            out.push_str(entity(bytes[i], quote).unwrap_or_default());
+            start = i + 1;
+        }
     }
     out.push_str(&text[start..]);
 }

@@ -203,6 +203,13 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         #[serde(skip_serializing_if = "Option::is_none")]
         title: Option<&'a str>,
     }
+    impl crate::html::model::WriteModel for Model<'_> {
+        fn write_model(&self, json: &mut crate::html::model::ModelJson) {
+            json.open('{');
+            json.optional_string("title", self.title);
+            json.close('}');
+        }
+    }
     let model = Model {
         title: m.title.as_deref(),
     };

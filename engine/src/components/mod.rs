@@ -170,7 +170,8 @@ impl Routing {
 
 /// The `data-pb-model` of prioritize and allocate (see
 /// [`crate::html::RenderCx::root_start_with_model`]): title, routing, the authored items, and for
-/// allocate the total, unit and authored shares. Absent fields are left out.
+/// allocate the total, unit and authored shares. Absent fields are left out. Written by hand (see
+/// [`crate::html::model`]); the derive is what the tests hold the writing to.
 #[derive(serde::Serialize)]
 pub struct ListModel<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,6 +220,36 @@ impl<'a> ListModel<'a> {
             unit: None,
             weights: None,
         }
+    }
+}
+
+impl crate::html::model::WriteModel for ListModel<'_> {
+    fn write_model(&self, json: &mut crate::html::model::ModelJson) {
+        json.open('{');
+        json.optional_string("title", self.title);
+        json.optional_string("from", self.from);
+        json.optional_string("prompt", self.prompt);
+        json.key("items");
+        json.open('[');
+        for item in &self.items {
+            json.open('{');
+            json.key("id");
+            json.string(item.id);
+            json.key("label");
+            json.string(item.label);
+            json.optional_string("context", item.context);
+            json.close('}');
+        }
+        json.close(']');
+        if let Some(total) = self.total {
+            json.key("total");
+            json.number(total);
+        }
+        json.optional_string("unit", self.unit);
+        if let Some(weights) = self.weights {
+            json.numbers("weights", weights);
+        }
+        json.close('}');
     }
 }
 
@@ -895,6 +926,44 @@ mod tests {
             Some("question")
         );
         assert_eq!(closest("zzz", &["question", "options"]), None);
+    }
+
+    proptest::proptest! {
+        /// The hand-written model is the serde_json text of the derive, escaped for the
+        /// single-quoted attribute.
+        #[test]
+        fn list_models_write_as_serde_json_would(
+            texts in proptest::collection::vec(proptest::option::of(".{0,12}"), 4),
+            items in proptest::collection::vec((".{0,8}", ".{0,12}", proptest::option::of(".{0,12}")), 0..4),
+            total in proptest::option::of(proptest::num::f64::ANY),
+            weights in proptest::option::of(proptest::collection::vec(0.0..1e6f64, 0..4)),
+        ) {
+            let model = ListModel {
+                title: texts[0].as_deref(),
+                from: texts[1].as_deref(),
+                prompt: texts[2].as_deref(),
+                items: items
+                    .iter()
+                    .map(|(id, label, context)| ItemModel { id, label, context: context.as_deref() })
+                    .collect(),
+                total,
+                unit: texts[3].as_deref(),
+                weights: weights.as_deref(),
+            };
+            proptest::prop_assert_eq!(written_model(&model), serde_model(&model));
+        }
+    }
+
+    pub(crate) fn written_model(model: &dyn crate::html::model::WriteModel) -> String {
+        let mut out = String::new();
+        model.write_model(&mut crate::html::model::ModelJson::new(&mut out));
+        out
+    }
+
+    pub(crate) fn serde_model(model: &impl Serialize) -> String {
+        let mut out = String::new();
+        crate::html::escape_single_quoted_into(&serde_json::to_string(model).unwrap(), &mut out);
+        out
     }
 
     #[test]

@@ -506,6 +506,8 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
 }
 
 /// The `data-pb-model` of a question set: what the export prints around the reader's picks.
+/// Written by hand (see [`crate::html::model`]); the derive is what the tests hold the writing
+/// to.
 #[derive(serde::Serialize)]
 struct SetModel<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -525,6 +527,31 @@ struct QuestionModel<'a> {
     options: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     other: Option<&'a str>,
+}
+
+impl crate::html::model::WriteModel for SetModel<'_> {
+    fn write_model(&self, json: &mut crate::html::model::ModelJson) {
+        json.open('{');
+        json.optional_string("title", self.title);
+        json.optional_string("from", self.from);
+        json.optional_string("skill", self.skill);
+        json.key("questions");
+        json.open('[');
+        for q in &self.questions {
+            json.open('{');
+            json.key("text");
+            json.string(q.text);
+            json.key("mode");
+            json.string(q.mode);
+            if let Some(options) = q.options {
+                json.strings("options", options);
+            }
+            json.optional_string("other", q.other);
+            json.close('}');
+        }
+        json.close(']');
+        json.close('}');
+    }
 }
 
 fn model<'a>(set: &'a QuestionSet, t: &'a Strings) -> SetModel<'a> {
@@ -682,7 +709,35 @@ fn email_question(q: &Question, cx: &RenderCx) -> Markup {
 
 #[cfg(test)]
 mod tests {
-    use super::is_other;
+    use super::{QuestionModel, SetModel, is_other};
+    use crate::components::tests::{serde_model, written_model};
+
+    proptest::proptest! {
+        #[test]
+        fn set_models_write_as_serde_json_would(
+            texts in proptest::collection::vec(proptest::option::of(".{0,12}"), 3),
+            questions in proptest::collection::vec(
+                (".{0,12}", 0..4usize, proptest::option::of(proptest::collection::vec(".{0,8}", 0..4)), proptest::option::of(".{0,8}")),
+                0..4,
+            ),
+        ) {
+            let model = SetModel {
+                title: texts[0].as_deref(),
+                from: texts[1].as_deref(),
+                skill: texts[2].as_deref(),
+                questions: questions
+                    .iter()
+                    .map(|(text, mode, options, other)| QuestionModel {
+                        text,
+                        mode: ["single", "multi", "free", "open"][*mode],
+                        options: options.as_deref(),
+                        other: other.as_deref(),
+                    })
+                    .collect(),
+            };
+            proptest::prop_assert_eq!(written_model(&model), serde_model(&model));
+        }
+    }
 
     #[test]
     fn the_other_row_is_recognized_however_it_is_dressed() {

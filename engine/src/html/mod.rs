@@ -2,12 +2,14 @@
 //! the standalone page shell.
 
 pub mod i18n;
+pub mod model;
 
 use crate::Surface;
 use crate::answers::{BlockAnswer, QuestionAnswer};
 use crate::components::Kind;
 use i18n::Strings;
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
+use model::{ModelJson, WriteModel};
 
 /// Appends `text` to `out`, HTML-escaped as maud escapes it (`&`, `<`, `>`, `"`), but copied in
 /// runs between the characters that need escaping, skipped eight bytes at a time, rather than
@@ -336,7 +338,7 @@ impl RenderCx<'_> {
     /// The opening tag of the root element every rendered component has (contract §3), to write
     /// first in the block's own `html!` buffer, with [`RenderCx::root_end`] last: the block's
     /// markup is written once, in place.
-    pub fn root_start<'b>(&'b self, labelled_by: Option<&'b str>) -> RootStart<'b, ()> {
+    pub fn root_start<'b>(&'b self, labelled_by: Option<&'b str>) -> RootStart<'b> {
         RootStart {
             cx: self,
             labelled_by,
@@ -348,11 +350,11 @@ impl RenderCx<'_> {
     /// build the copy-back export in the browser (question texts, item labels, authored weights,
     /// routing…), as JSON. The reader's state is read from the form fields, as the server does;
     /// this is what the server reads from `pb.source`. Not on the email surface.
-    pub fn root_start_with_model<'b, M: serde::Serialize>(
+    pub fn root_start_with_model<'b>(
         &'b self,
         labelled_by: Option<&'b str>,
-        model: &'b M,
-    ) -> RootStart<'b, M> {
+        model: &'b dyn WriteModel,
+    ) -> RootStart<'b> {
         RootStart {
             cx: self,
             labelled_by,
@@ -374,7 +376,12 @@ impl RenderCx<'_> {
         }
     }
 
-    fn open_root(&self, labelled_by: Option<&str>, model: Option<&str>, out: &mut String) {
+    fn open_root(
+        &self,
+        labelled_by: Option<&str>,
+        model: Option<&dyn WriteModel>,
+        out: &mut String,
+    ) {
         let tag = self.kind.tag();
         out.push('<');
         out.push_str(self.root_element());
@@ -397,7 +404,7 @@ impl RenderCx<'_> {
             }
             if let Some(model) = model {
                 out.push_str(" data-pb-model='");
-                escape_single_quoted_into(model, out);
+                model.write_model(&mut ModelJson::new(out));
                 out.push('\'');
             }
         }
@@ -406,19 +413,15 @@ impl RenderCx<'_> {
 }
 
 /// See [`RenderCx::root_start`].
-pub struct RootStart<'a, M> {
+pub struct RootStart<'a> {
     cx: &'a RenderCx<'a>,
     labelled_by: Option<&'a str>,
-    model: Option<&'a M>,
+    model: Option<&'a dyn WriteModel>,
 }
 
-impl<M: serde::Serialize> Render for RootStart<'_, M> {
+impl Render for RootStart<'_> {
     fn render_to(&self, out: &mut String) {
-        // Models hold only strings, numbers and lists: serializing them cannot fail.
-        let json = self
-            .model
-            .map(|m| serde_json::to_string(m).unwrap_or_else(|_| "{}".into()));
-        self.cx.open_root(self.labelled_by, json.as_deref(), out);
+        self.cx.open_root(self.labelled_by, self.model, out);
     }
 }
 

@@ -1,0 +1,270 @@
+//! The block models (`data-pb-model`, see [`super::RenderCx::root_start_with_model`]) written as
+//! JSON straight into the attribute value: the bytes `serde_json::to_string` gives, escaped on
+//! the way as [`super::escape_single_quoted_into`] escapes them, without the JSON string between
+//! the two. Each model's `serde::Serialize` derive stays as the reference the tests compare
+//! with.
+
+/// A block model that writes itself with a [`ModelJson`].
+pub trait WriteModel {
+    fn write_model(&self, json: &mut ModelJson);
+}
+
+/// Compact JSON written into a single-quoted attribute value: `&`, `<`, `>` and `'` as
+/// entities, the rest as serde_json writes it.
+pub struct ModelJson<'o> {
+    out: &'o mut String,
+    /// Whether a value was written in the current object or array (the next one needs a `,`).
+    after_value: bool,
+}
+
+impl<'o> ModelJson<'o> {
+    pub fn new(out: &'o mut String) -> Self {
+        ModelJson {
+            out,
+            after_value: false,
+        }
+    }
+
+    #[inline]
+    fn separate(&mut self) {
+        if self.after_value {
+            self.out.push(',');
+        }
+    }
+
+    /// Opens an object or array (`{` or `[`), as a value.
+    #[inline]
+    pub fn open(&mut self, bracket: char) {
+        self.separate();
+        self.out.push(bracket);
+        self.after_value = false;
+    }
+
+    /// Closes what [`ModelJson::open`] opened (`}` or `]`).
+    #[inline]
+    pub fn close(&mut self, bracket: char) {
+        self.out.push(bracket);
+        self.after_value = true;
+    }
+
+    /// An object's key: one of the engine's names, which hold nothing to escape.
+    #[inline]
+    pub fn key(&mut self, key: &'static str) {
+        self.separate();
+        self.out.push('"');
+        self.out.push_str(key);
+        self.out.push_str("\":");
+        self.after_value = false;
+    }
+
+    /// A string value.
+    pub fn string(&mut self, text: &str) {
+        self.separate();
+        self.out.push('"');
+        push_string_body(text, self.out);
+        self.out.push('"');
+        self.after_value = true;
+    }
+
+    /// A number value, as serde_json writes it (`100.0`, `1e16`, `null` when not finite).
+    pub fn number(&mut self, n: f64) {
+        self.separate();
+        self.after_value = true;
+        // A whole number (a total, most weights) is its digits and `.0` in serde_json's
+        // spelling below 10^16; the rest is left to serde_json itself.
+        if n.fract() == 0.0 && n.abs() < 1e15 && !(n == 0.0 && n.is_sign_negative()) {
+            if n < 0.0 {
+                self.out.push('-');
+            }
+            super::push_decimal(self.out, n.abs() as u64);
+            self.out.push_str(".0");
+            return;
+        }
+        let mut buf = [0u8; 32];
+        let unused = {
+            let mut rest = &mut buf[..];
+            // An `f64` is at most 24 bytes long in JSON: writing it cannot fail.
+            let _ = serde_json::to_writer(&mut rest, &n);
+            rest.len()
+        };
+        // serde_json writes ASCII only.
+        self.out
+            .push_str(std::str::from_utf8(&buf[..buf.len() - unused]).unwrap_or("null"));
+    }
+
+    /// `"key":"text"`, left out when `text` is `None` (`skip_serializing_if = "Option::is_none"`).
+    #[inline]
+    pub fn optional_string(&mut self, key: &'static str, text: Option<&str>) {
+        if let Some(text) = text {
+            self.key(key);
+            self.string(text);
+        }
+    }
+
+    /// `"key":[…]` of strings.
+    pub fn strings<S: AsRef<str>>(&mut self, key: &'static str, texts: &[S]) {
+        self.key(key);
+        self.open('[');
+        for text in texts {
+            self.string(text.as_ref());
+        }
+        self.close(']');
+    }
+
+    /// `"key":[…]` of numbers.
+    pub fn numbers(&mut self, key: &'static str, numbers: &[f64]) {
+        self.key(key);
+        self.open('[');
+        for &n in numbers {
+            self.number(n);
+        }
+        self.close(']');
+    }
+}
+
+/// The bytes a JSON string escapes (`"`, `\` and the C0 controls) and those the single-quoted
+/// attribute escapes (`&`, `<`, `>`, `'`).
+static ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    let others = [b'"', b'\\', b'&', b'<', b'>', b'\''];
+    let mut k = 0;
+    while k < others.len() {
+        table[others[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// `text` as the inside of a JSON string in the attribute value, copied in runs between the
+/// bytes to escape.
+fn push_string_body(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !ESCAPED[usize::from(b)] {
+            continue;
+        }
+        out.push_str(&text[start..i]);
+        start = i + 1;
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0C => "\\f",
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'\'' => "&#39;",
+            _ => {
+                // The other controls, as serde_json spells them: `\u001f`.
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xF)]));
+                continue;
+            }
+        };
+        out.push_str(short);
+    }
+    out.push_str(&text[start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the writer must match: serde_json's compact text, escaped for the attribute.
+    fn reference(value: &impl serde::Serialize) -> String {
+        let mut out = String::new();
+        super::super::escape_single_quoted_into(&serde_json::to_string(value).unwrap(), &mut out);
+        out
+    }
+
+    fn written(write: impl FnOnce(&mut ModelJson)) -> String {
+        let mut out = String::new();
+        write(&mut ModelJson::new(&mut out));
+        out
+    }
+
+    #[test]
+    fn every_ascii_byte_and_some_others_are_written_as_serde_json_writes_them() {
+        let mut all: String = (0u8..0x80).map(char::from).collect();
+        all.push_str("é\u{2028}\u{2029}\u{FEFF}\u{1F600}\u{7F}");
+        for text in [all.as_str(), "", "plain", "a'b\"c&d<e>f\\g"] {
+            assert_eq!(written(|j| j.string(text)), reference(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_as_serde_json_writes_them() {
+        for n in [
+            0.0,
+            -0.0,
+            1.0,
+            -7.0,
+            999_999_999_999_999.0,
+            -1e15,
+            100.0,
+            40.0,
+            33.333333333333336,
+            0.1 + 0.2,
+            1e15,
+            1e16,
+            1e-7,
+            123456789.125,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(written(|j| j.number(n)), reference(&n), "{n:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn strings_match_serde_json(text in any::<String>()) {
+            prop_assert_eq!(written(|j| j.string(&text)), reference(&text));
+        }
+
+        #[test]
+        fn whole_and_other_numbers_match_serde_json(n in -2e16..2e16f64, scale in 0..20u32) {
+            for n in [n, n.trunc(), (n / 10f64.powi(scale as i32)).trunc()] {
+                prop_assert_eq!(written(|j| j.number(n)), reference(&n));
+            }
+        }
+
+        #[test]
+        fn nested_lists_match_serde_json(
+            lists in prop::collection::vec(prop::collection::vec(any::<String>(), 0..4), 0..4),
+            numbers in prop::collection::vec(any::<f64>(), 0..4),
+        ) {
+            let ours = written(|j| {
+                j.open('{');
+                j.key("lists");
+                j.open('[');
+                for list in &lists {
+                    j.open('[');
+                    for s in list {
+                        j.string(s);
+                    }
+                    j.close(']');
+                }
+                j.close(']');
+                j.numbers("numbers", &numbers);
+                j.close('}');
+            });
+            let theirs = reference(&serde_json::json!({ "lists": lists, "numbers": numbers }));
+            prop_assert_eq!(ours, theirs);
+        }
+    }
+}

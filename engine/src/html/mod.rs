@@ -25,16 +25,26 @@ pub fn escape_single_quoted_into(text: &str, out: &mut String) {
     escape_quoted(text, b'\'', out);
 }
 
+/// Most texts escaped here are short ids, names and labels with nothing to escape: those are
+/// found clean first and copied whole, in a function small enough to cost little per call; the
+/// rest go to [`escape_dirty`].
+#[inline]
 fn escape_quoted(text: &str, quote: u8, out: &mut String) {
+    if text.len() < LONG_TEXT && first_to_escape(text.as_bytes(), quote).is_none() {
+        out.push_str(text);
+    } else {
+        escape_dirty(text, quote, out);
+    }
+}
+
+/// [`escape_quoted`] for a long text, or a short one with something to escape.
+#[inline(never)]
+fn escape_dirty(text: &str, quote: u8, out: &mut String) {
     if text.len() >= LONG_TEXT {
         return escape_long(text, quote, out);
     }
-    // Most texts here are short ids, names and labels with nothing to escape: those are found
-    // clean first and copied whole, without setting up the escaping loop.
-    match first_to_escape(text.as_bytes(), quote) {
-        None => out.push_str(text),
-        Some(at) => escape_from(text, at, quote, out),
-    }
+    let at = first_to_escape(text.as_bytes(), quote).unwrap_or(text.len());
+    escape_from(text, at, quote, out);
 }
 
 /// Where the first byte of `bytes` that has an entity is, if any: eight bytes at a time, the

@@ -193,14 +193,14 @@ pub fn format_number(n: f64) -> String {
 
 pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let t = cx.t;
-    let title_id = a.title.as_ref().map(|_| cx.id("title"));
+    let title_id = a.title.as_ref().map(|_| cx.id_parts("title"));
     let total_number = format_number(a.total);
     let total = format!("{total_number}{}", a.unit);
     if cx.surface.is_email() {
         let shown = round_to_total(&a.weights, a.total);
         return html! {
-            (cx.root_start(title_id.as_deref()))
-            @if let Some(title) = &a.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
+            (cx.root_start(title_id))
+            @if let Some(title) = &a.title { h2 id=[title_id] style=(email::TITLE) { (Text(title)) } }
             @if let Some(i) = &a.instruction { p style=(email::MUTED) { (Text(i)) } }
             @if let Some(r) = &a.routing { (r.render_email()) }
             table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
@@ -232,7 +232,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let (entries, _) = answers::resolve_split(a, split);
     let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
     let shown = round_to_total(&weights, a.total);
-    let (item_name, op_name) = (cx.name("item"), cx.name("op"));
+    let (item_name, op_name) = (cx.name_parts("item"), cx.name_parts("op"));
     let model = super::ListModel {
         total: Some(a.total),
         unit: Some(&a.unit),
@@ -240,8 +240,8 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         ..super::ListModel::new(a.title.as_deref(), a.routing.as_ref(), &a.items)
     };
     html! {
-        (cx.root_start_with_model(title_id.as_deref(), &model))
-        @if let Some(title) = &a.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
+        (cx.root_start_with_model(title_id, &model))
+        @if let Some(title) = &a.title { h2 class="pb-title" id=[title_id] { (Text(title)) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &a.routing { (r.render()) }
         ul class="pb-alloc" data-pb-total=(Text(&total_number)) data-pb-unit=(Text(&a.unit)) {
@@ -251,13 +251,13 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                     Entry::Added(l) => (Parts(["a:", l.as_str()]), l.as_str(), None, None),
                 };
                 @let k_str = Digits::new(k);
-                @let wid = Parts([cx.id_prefix.as_str(), "-w", k_str.as_str()]);
-                @let ctx_id = context.map(|_| Parts([cx.id_prefix.as_str(), "-w", k_str.as_str(), "-ctx"]));
+                @let wid = cx.numbered_id("-w", &k_str, "");
+                @let ctx_id = context.map(|_| cx.numbered_id("-w", &k_str, "-ctx"));
                 @let weight = format_number(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (Text(label)) @if !a.unit.trim().is_empty() { " (" (Text(a.unit.trim())) ")" } }
-                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(Parts([cx.block, ".w.", k_str.as_str()]))
+                    input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.numbered_name(".w.", &k_str, ""))
                         value=(Text(&weight)) aria-describedby=[&ctx_id];
                     meter aria-hidden="true" min="0" max=(Text(&total_number)) value=(Text(&weight)) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (Num(k)) }

@@ -9,7 +9,7 @@ use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::{self, Frame};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Digits, Fill, Parts, RenderCx, Text, escape_into};
+use crate::html::{Digits, Fill, RenderCx, Text, escape_into};
 use maud::{Markup, PreEscaped, Render, html};
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
@@ -99,12 +99,12 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
 pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
-    let svg_id = cx.id("svg");
+    let svg_id = cx.id_parts("svg").joined();
     let drawing = diagram::render(
         &m.source,
         m.chart.as_ref(),
         &Frame {
-            id: &svg_id,
+            id: svg_id.as_str(),
             title: caption,
             t,
             inline_style: cx.surface.is_email(),
@@ -143,7 +143,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         };
     }
     let svg = PreEscaped(drawing.svg);
-    let caption_id = cx.id("caption");
+    let caption_id = cx.id_parts("caption");
     let comments: &[Comment] = match cx.answer {
         Some(BlockAnswer::Comments(c)) => c,
         _ => &[],
@@ -214,7 +214,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
         title: m.title.as_deref(),
     };
     html! {
-        (cx.root_start_with_model(Some(&caption_id), &model))
+        (cx.root_start_with_model(Some(caption_id), &model))
         figure class="pb-diagram" {
             div class="pb-diagram-canvas" { (svg) }
             details class="pb-diagram-source" open[!drawing.drawn] {
@@ -223,30 +223,30 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             }
             figcaption id=(caption_id) { (Text(caption)) }
         }
-        (super::note_box(cx, &cx.id("comment"), &cx.name("comment"), t.comment_diagram, whole))
+        (super::note_box(cx, cx.id_parts("comment"), &cx.name_parts("comment"), t.comment_diagram, whole))
         @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
             details class="pb-diagram-parts" {
                 summary { (t.comment_parts) }
                 ul {
                     @for (i, node) in chart.nodes.iter().enumerate() {
                         @let n = Digits::new(i);
-                        @let id = Parts([cx.id_prefix.as_str(), "-node", n.as_str()]);
+                        @let id = cx.numbered_id("-node", &n, "");
                         li {
                             label for=(id) { (Fill(t.comment_node, &node.label)) }
-                            textarea id=(id) name=(Parts([cx.block, ".node.", n.as_str()])) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
+                            textarea id=(id) name=(cx.numbered_name(".node.", &n, "")) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                         }
                     }
                     @for (i, edge) in chart.edges.iter().enumerate() {
                         @let from = chart.label_of(&edge.from);
                         @let to = chart.label_of(&edge.to);
                         @let n = Digits::new(i);
-                        @let id = Parts([cx.id_prefix.as_str(), "-edge", n.as_str()]);
+                        @let id = cx.numbered_id("-edge", &n, "");
                         li {
                             label for=(id) {
                                 (Fill2(t.comment_edge, from, to))
                                 @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
                             }
-                            textarea id=(id) name=(Parts([cx.block, ".edge.", n.as_str()])) rows="1"
+                            textarea id=(id) name=(cx.numbered_name(".edge.", &n, "")) rows="1"
                                 data-pb-edge={ (Text(&edge.from)) "→" (Text(&edge.to)) } { (Text(on_edge(i, edge))) }
                         }
                     }

@@ -133,11 +133,11 @@ pub fn parse_items<T>(
 
 pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
     let t = cx.t;
-    let title_id = p.title.as_ref().map(|_| cx.id("title"));
+    let title_id = p.title.as_ref().map(|_| cx.id_parts("title"));
     if cx.surface.is_email() {
         return html! {
-            (cx.root_start(title_id.as_deref()))
-            @if let Some(title) = &p.title { h2 id=[&title_id] style=(email::TITLE) { (Text(title)) } }
+            (cx.root_start(title_id))
+            @if let Some(title) = &p.title { h2 id=[title_id] style=(email::TITLE) { (Text(title)) } }
             @if let Some(i) = &p.instruction { p style=(email::MUTED) { (Text(i)) } }
             @if let Some(r) = &p.routing { (r.render_email()) }
             // Mail clients ignore logical properties: the indent is on the reading side.
@@ -159,11 +159,11 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
     };
     let order = answers::rank_order(p, rank);
     let n = order.len();
-    let (item_name, op_name) = (cx.name("item"), cx.name("op"));
+    let (item_name, op_name) = (cx.name_parts("item"), cx.name_parts("op"));
     let model = super::ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
     html! {
-        (cx.root_start_with_model(title_id.as_deref(), &model))
-        @if let Some(title) = &p.title { h2 class="pb-title" id=[&title_id] { (Text(title)) } }
+        (cx.root_start_with_model(title_id, &model))
+        @if let Some(title) = &p.title { h2 class="pb-title" id=[title_id] { (Text(title)) } }
         @if let Some(i) = &p.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &p.routing { (r.render()) }
         ol class="pb-rank" {
@@ -173,8 +173,8 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
                     Entry::Added(l) => (Parts(["a:", l.as_str()]), l.as_str(), None),
                 };
                 @let k_str = Digits::new(k);
-                @let pos_id = Parts([cx.id_prefix.as_str(), "-pos", k_str.as_str()]);
-                @let pos_name = Parts([cx.block, ".pos.", k_str.as_str()]);
+                @let pos_id = cx.numbered_id("-pos", &k_str, "");
+                @let pos_name = cx.numbered_name(".pos.", &k_str, "");
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
                     data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);

@@ -5,7 +5,7 @@
 use super::{Checker, Kind, Obj, Routing, Seen};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Digits, Num, Parts, RenderCx, Text};
+use crate::html::{Digits, Num, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
 
@@ -471,18 +471,18 @@ pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<Str
 /// Markup for a whole question set.
 pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
     let email = cx.surface.is_email();
-    let title_id = set.title.as_ref().map(|_| cx.id("title"));
+    let title_id = set.title.as_ref().map(|_| cx.id_parts("title"));
     let groups = sections(&set.questions);
     // Email carries no model: skip building one there.
     let set_model = (!email).then(|| model(set, cx.t));
     html! {
         @if let Some(model) = &set_model {
-            (cx.root_start_with_model(title_id.as_deref(), model))
+            (cx.root_start_with_model(title_id, model))
         } @else {
-            (cx.root_start(title_id.as_deref()))
+            (cx.root_start(title_id))
         }
         @if let Some(title) = &set.title {
-            h2 class="pb-title" id=[&title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
+            h2 class="pb-title" id=[title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
         }
         @if let Some(summary) = &set.source_summary {
             p class="pb-summary" style=[email.then_some(email::MUTED)] { (Text(summary)) }
@@ -492,7 +492,8 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
         }
         @for (g, group) in groups.iter().enumerate() {
             @if let Some(section) = group.0 {
-                @let section_id = cx.id_of(&["s", &g.to_string()]);
+                @let g = Digits::new(g);
+                @let section_id = cx.numbered_id("-s", &g, "");
                 div class="pb-section" role="group" aria-labelledby=(section_id) {
                     h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
                     @for i in group.1.clone() { (question(&set.questions[i], i, cx)) }
@@ -595,13 +596,12 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
         return email_question(q, cx);
     }
     let t = cx.t;
-    let n = index.to_string();
-    let id_base = cx.id_of(&["q", &n, "-"]);
-    let name_base = cx.name_of(&["q", &n, "."]);
+    let n = Digits::new(index);
+    let id_base = cx.numbered_id("-q", &n, "-").joined();
+    let name_base = cx.numbered_name(".q", &n, ".").joined();
     // Ids and names of the question's parts stay in parts: no allocation for each.
-    let (id_base, name_base): (&str, &str) = (&id_base, &name_base);
-    let qid = move |s| Parts([id_base, s]);
-    let name = move |s| Parts([name_base, s]);
+    let qid = |s| id_base.id(s);
+    let name = |s| name_base.id(s);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
     let prior = cx.question_answer(index);
     let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
@@ -635,12 +635,11 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
             let multi = q.mode == Mode::Multi;
             let input_type = if multi { "checkbox" } else { "radio" };
             let hint_id = multi.then(|| qid("hint"));
-            // Four parts whichever ids there are (the unused ones empty), to be one type.
-            let described = match (&context_id, &hint_id) {
-                (Some(c), Some(h)) => Some(Parts([c.0[0], "ctx ", h.0[0], "hint"])),
-                (Some(c), None) => Some(Parts([c.0[0], c.0[1], "", ""])),
-                (None, Some(h)) => Some(Parts([h.0[0], h.0[1], "", ""])),
-                (None, None) => None,
+            let described = match (q.context.is_some(), multi) {
+                (true, true) => Some(id_base.id_list("ctx", Some("hint"))),
+                (true, false) => Some(id_base.id_list("ctx", None)),
+                (false, true) => Some(id_base.id_list("hint", None)),
+                (false, false) => None,
             };
             let other_label_id = qid("other-label");
             let other_option_id = qid("o-other");
@@ -655,8 +654,8 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                         @for (i, option) in q.options.iter().enumerate() {
                             @let rec = q.recommended.contains(&i);
                             @let i_str = Digits::new(i);
-                            @let option_id = Parts([id_base, "o", i_str.as_str()]);
-                            @let badge_id = rec.then(|| Parts([id_base, "o", i_str.as_str(), "-rec"]));
+                            @let option_id = id_base.numbered("o", &i_str, "");
+                            @let badge_id = rec.then(|| id_base.numbered("o", &i_str, "-rec"));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
                                 input type=(input_type) id=(option_id) name=(pick)
                                     value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];

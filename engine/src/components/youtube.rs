@@ -177,9 +177,9 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     }
     let embed = (cx.surface == Surface::Routed)
         .then(|| format!("https://www.youtube-nocookie.com/embed/{}?autoplay=1", y.id));
-    let caption_id = cx.id("caption");
+    let caption_id = cx.id_parts("caption");
     html! {
-        (cx.root_start(Some(&caption_id)))
+        (cx.root_start(Some(caption_id)))
         figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(caption) {
             div class="pb-yt-facade" {
                 @if let Some(thumb) = &y.thumbnail {

@@ -156,44 +156,10 @@ fn needs_escaping(word: u64, quote: u8) -> bool {
     (zero_bytes(b'&') | zero_bytes(b'<') | zero_bytes(b'>') | zero_bytes(quote)) & HIGHS != 0
 }
 
-/// An element id or form field name the engine builds. It is still escaped when rendered (a
-/// part can come from the document), but by [`escape_into`], which copies clean runs whole:
-/// maud's own escaping goes byte by byte, and a form writes each id two or three times.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Id(String);
-
-impl Id {
-    pub fn join(parts: &[&str]) -> Id {
-        Id(parts.concat())
-    }
-
-    /// The parts of `head`, then those of `tail`, in one allocation of the right size.
-    fn after(head: &[&str], tail: &[&str]) -> Id {
-        let len = head.iter().chain(tail).map(|p| p.len()).sum();
-        let mut id = String::with_capacity(len);
-        for part in head.iter().chain(tail) {
-            id.push_str(part);
-        }
-        Id(id)
-    }
-}
-
-impl std::ops::Deref for Id {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Render for Id {
-    fn render_to(&self, out: &mut String) {
-        escape_into(&self.0, out);
-    }
-}
-
-/// An [`Id`] in parts, never joined: rendered part by part, escaped as the joined id would be
-/// (escaping goes character by character), without the allocation per option or item that
-/// building each id costs.
+/// An element id, field name or value in parts that may come from the document (an item's
+/// id in `i:{id}`), never joined: rendered part by part, escaped as the joined text would be
+/// (escaping goes character by character), by [`escape_into`], which copies clean runs whole
+/// (maud's own escaping goes byte by byte).
 #[derive(Clone, Copy)]
 pub struct Parts<'a, const N: usize>(pub [&'a str; N]);
 
@@ -201,6 +167,63 @@ impl<const N: usize> Render for Parts<'_, N> {
     fn render_to(&self, out: &mut String) {
         for part in self.0 {
             escape_into(part, out);
+        }
+    }
+}
+
+/// An element id or form field name made of the engine's own pieces only: the block's id or
+/// name prefix (`pb-1a2b3c4d-b1`, `b1`: a hash's hex digits and the block's number), the
+/// engine's constant suffixes, and [`Digits`]. None of them holds a character to escape, so it
+/// is written as it is, without [`Parts`]' check of every part; the constructors
+/// ([`RenderCx::id_parts`] and its siblings) take nothing else, and no text from the document
+/// is `'static`.
+#[derive(Clone, Copy)]
+pub struct OwnId<'a, const N: usize>([&'a str; N]);
+
+impl<const N: usize> Render for OwnId<'_, N> {
+    fn render_to(&self, out: &mut String) {
+        for part in self.0 {
+            out.push_str(part);
+        }
+    }
+}
+
+impl<const N: usize> OwnId<'_, N> {
+    /// The id joined, as the head of more ids (a question's `pb-1a2b3c4d-b1-q0-`).
+    pub fn joined(&self) -> OwnBase {
+        OwnBase(self.0.concat())
+    }
+}
+
+/// An [`OwnId`] joined into one string, the head of the ids built on it.
+pub struct OwnBase(String);
+
+impl OwnBase {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// `{base}{suffix}`.
+    pub fn id(&self, suffix: &'static str) -> OwnId<'_, 2> {
+        OwnId([&self.0, suffix])
+    }
+
+    /// `{base}{suffix}{n}{tail}` (`…-o2-rec`).
+    pub fn numbered<'a>(
+        &'a self,
+        suffix: &'static str,
+        n: &'a Digits,
+        tail: &'static str,
+    ) -> OwnId<'a, 4> {
+        OwnId([&self.0, suffix, n.as_str(), tail])
+    }
+
+    /// The ids `{base}{first}` and `{base}{second}`, space-separated (an `aria-describedby`
+    /// list), or the first alone.
+    pub fn id_list(&self, first: &'static str, second: Option<&'static str>) -> OwnId<'_, 5> {
+        match second {
+            Some(second) => OwnId([&self.0, first, " ", &self.0, second]),
+            None => OwnId([&self.0, first, "", "", ""]),
         }
     }
 }
@@ -231,7 +254,7 @@ impl Digits {
     }
 }
 
-/// Text from the document or the engine's strings, escaped by [`escape_into`] (see [`Id`]).
+/// Text from the document or the engine's strings, escaped by [`escape_into`] (see [`Parts`]).
 pub struct Text<'a>(pub &'a str);
 
 impl Render for Text<'_> {
@@ -284,10 +307,10 @@ pub fn push_decimal(out: &mut String, mut n: u64) {
 
 /// What a component needs to know while it renders.
 pub struct RenderCx<'a> {
-    /// The block id, `b1`, `b2`, ….
+    /// The block id, `b1`, `b2`, …. The engine's own, with nothing to escape (see [`OwnId`]).
     pub block: &'a str,
     /// Prefix for element ids: unique per document hash and block, so several documents can
-    /// share a page (`pb-1a2b3c4d-b1`).
+    /// share a page (`pb-1a2b3c4d-b1`). The engine's own, as `block` is.
     pub id_prefix: String,
     pub surface: Surface,
     pub kind: Kind,
@@ -313,42 +336,43 @@ impl RenderCx<'_> {
         }
     }
 
-    /// An element id unique on the page. Ids and field names are joined with `concat` (one
-    /// allocation of the right size), not `format!`: every block builds them by the dozen, and
-    /// `format!` costs several times more.
-    pub fn id(&self, suffix: &str) -> Id {
-        self.id_of(&[suffix])
+    /// An element id unique on the page, `{prefix}-{suffix}`: several documents can share a
+    /// page. Left in parts, so nothing is allocated for it, and written unescaped (see
+    /// [`OwnId`]).
+    pub fn id_parts(&self, suffix: &'static str) -> OwnId<'_, 3> {
+        OwnId([&self.id_prefix, "-", suffix])
     }
 
-    /// [`RenderCx::id`] with a suffix in parts (`["o", "2"]`), joined in the same allocation.
-    pub fn id_of(&self, suffix: &[&str]) -> Id {
-        Id::after(&[self.id_prefix.as_str(), "-"], suffix)
+    /// A form field name, `{block}.{suffix}` (`b1.add`), unique within the document's form;
+    /// in parts, as [`RenderCx::id_parts`].
+    pub fn name_parts(&self, suffix: &'static str) -> OwnId<'_, 3> {
+        OwnId([self.block, ".", suffix])
     }
 
-    /// [`RenderCx::id`] left in parts: nothing allocated for an id only rendered.
-    pub fn id_parts<'b>(&'b self, suffix: &'b str) -> Parts<'b, 3> {
-        Parts([&self.id_prefix, "-", suffix])
+    /// An id numbered within the block: `{prefix}{suffix}{n}{tail}` (`pb-1a2b3c4d-b1-pos2`).
+    pub fn numbered_id<'b>(
+        &'b self,
+        suffix: &'static str,
+        n: &'b Digits,
+        tail: &'static str,
+    ) -> OwnId<'b, 4> {
+        OwnId([&self.id_prefix, suffix, n.as_str(), tail])
     }
 
-    /// [`RenderCx::name`] left in parts, as [`RenderCx::id_parts`].
-    pub fn name_parts<'b>(&'b self, suffix: &'b str) -> Parts<'b, 3> {
-        Parts([self.block, ".", suffix])
-    }
-
-    /// A form field name: `b1.q0.pick`. Unique within the document's form.
-    pub fn name(&self, suffix: &str) -> Id {
-        self.name_of(&[suffix])
-    }
-
-    /// [`RenderCx::name`] with a suffix in parts (`["pos.", "2"]`).
-    pub fn name_of(&self, suffix: &[&str]) -> Id {
-        Id::after(&[self.block, "."], suffix)
+    /// A field name numbered within the block: `{block}{suffix}{n}{tail}` (`b1.pos.2`).
+    pub fn numbered_name<'b>(
+        &'b self,
+        suffix: &'static str,
+        n: &'b Digits,
+        tail: &'static str,
+    ) -> OwnId<'b, 4> {
+        OwnId([self.block, suffix, n.as_str(), tail])
     }
 
     /// The opening tag of the root element every rendered component has (contract §3), to write
     /// first in the block's own `html!` buffer, with [`RenderCx::root_end`] last: the block's
     /// markup is written once, in place.
-    pub fn root_start<'b>(&'b self, labelled_by: Option<&'b str>) -> RootStart<'b> {
+    pub fn root_start<'b>(&'b self, labelled_by: Option<OwnId<'b, 3>>) -> RootStart<'b> {
         RootStart {
             cx: self,
             labelled_by,
@@ -362,7 +386,7 @@ impl RenderCx<'_> {
     /// this is what the server reads from `pb.source`. Not on the email surface.
     pub fn root_start_with_model<'b>(
         &'b self,
-        labelled_by: Option<&'b str>,
+        labelled_by: Option<OwnId<'b, 3>>,
         model: &'b dyn WriteModel,
     ) -> RootStart<'b> {
         RootStart {
@@ -388,17 +412,25 @@ impl RenderCx<'_> {
 
     fn open_root(
         &self,
-        labelled_by: Option<&str>,
+        labelled_by: Option<OwnId<'_, 3>>,
         model: Option<&dyn WriteModel>,
         out: &mut String,
     ) {
+        // Ids and names are written unescaped (`OwnId`): the engine's pieces must stay so.
+        debug_assert!(
+            !(self.id_prefix.bytes().chain(self.block.bytes()))
+                .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')),
+            "{:?} {:?}",
+            self.id_prefix,
+            self.block
+        );
         let tag = self.kind.tag();
         out.push('<');
         out.push_str(self.root_element());
         out.push_str(" class=\"pb-block pb-");
         out.push_str(tag);
         out.push_str("\" data-pb-block=\"");
-        escape_into(self.block, out);
+        out.push_str(self.block);
         out.push_str("\" data-pb-kind=\"");
         out.push_str(tag);
         out.push('"');
@@ -409,7 +441,7 @@ impl RenderCx<'_> {
         } else {
             if let Some(id) = labelled_by {
                 out.push_str(" aria-labelledby=\"");
-                escape_into(id, out);
+                id.render_to(out);
                 out.push('"');
             }
             if let Some(model) = model {
@@ -425,7 +457,7 @@ impl RenderCx<'_> {
 /// See [`RenderCx::root_start`].
 pub struct RootStart<'a> {
     cx: &'a RenderCx<'a>,
-    labelled_by: Option<&'a str>,
+    labelled_by: Option<OwnId<'a, 3>>,
     model: Option<&'a dyn WriteModel>,
 }
 
@@ -580,20 +612,34 @@ mod tests {
     #[test]
     fn ids_text_and_numbers_render_as_maud_would() {
         let hostile = "a\"b<c>&'d é";
-        let id = Id::join(&["pb-1-", hostile, "-o", "2"]);
-        assert_eq!(&*id, "pb-1-a\"b<c>&'d é-o2");
         assert_eq!(
-            html! { p id=(id) { (Text(hostile)) } }.into_string(),
+            html! { p id=(Parts(["pb-1-", hostile, "-o", "2"])) { (Text(hostile)) } }.into_string(),
             html! { p id=(["pb-1-", hostile, "-o2"].concat()) { (hostile) } }.into_string()
-        );
-        assert_eq!(
-            html! { p id=(Parts(["pb-1-", hostile, "-o", "2"])) {} }.into_string(),
-            html! { p id=(id) {} }.into_string()
         );
         for n in [0, 7, 10, 99, 1234, usize::MAX] {
             assert_eq!(Digits::new(n).as_str(), n.to_string());
             assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
         }
+    }
+
+    #[test]
+    fn own_ids_join_their_parts() {
+        let n = Digits::new(12);
+        let base = OwnId(["pb-1a2b3c4d-b1", "-q", n.as_str(), "-"]).joined();
+        assert_eq!(base.as_str(), "pb-1a2b3c4d-b1-q12-");
+        assert_eq!(base.id("note").render().0, "pb-1a2b3c4d-b1-q12-note");
+        assert_eq!(
+            base.numbered("o", &Digits::new(3), "-rec").render().0,
+            "pb-1a2b3c4d-b1-q12-o3-rec"
+        );
+        assert_eq!(
+            base.id_list("ctx", Some("hint")).render().0,
+            "pb-1a2b3c4d-b1-q12-ctx pb-1a2b3c4d-b1-q12-hint"
+        );
+        assert_eq!(
+            base.id_list("ctx", None).render().0,
+            "pb-1a2b3c4d-b1-q12-ctx"
+        );
     }
 
     #[test]

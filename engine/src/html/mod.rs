@@ -181,6 +181,8 @@ impl<const N: usize> Render for Parts<'_, N> {
 pub struct OwnId<'a, const N: usize>([&'a str; N]);
 
 impl<const N: usize> Render for OwnId<'_, N> {
+    // Inlined where it is written, the constant parts are copied as constants.
+    #[inline]
     fn render_to(&self, out: &mut String) {
         for part in self.0 {
             out.push_str(part);
@@ -292,6 +294,11 @@ impl Render for Num {
 
 /// Appends `n` in decimal digits.
 pub fn push_decimal(out: &mut String, mut n: u64) {
+    // Most numbers written are an option's or a position's: one digit.
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -4,8 +4,8 @@ use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, Focus, SplitAnswer};
 use crate::html::email;
-use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text};
-use maud::{Markup, html};
+use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text, push_decimal};
+use maud::{Markup, Render, html};
 
 const FIELDS: [&str; 9] = [
     "version",
@@ -191,11 +191,29 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+/// A weight or total written as [`format_number`] spells it, straight into the page: a whole
+/// number digit by digit, without building the `String`. Digits, `-` and `.` need no escaping.
+#[derive(Clone, Copy)]
+struct Amount(f64);
+
+impl Render for Amount {
+    fn render_to(&self, out: &mut String) {
+        let n = self.0;
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            if n < 0.0 {
+                out.push('-');
+            }
+            push_decimal(out, n.abs() as u64);
+        } else {
+            out.push_str(&format_number(n));
+        }
+    }
+}
+
 pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let title_id = a.title.as_ref().map(|_| cx.id_parts("title"));
-    let total_number = format_number(a.total);
-    let total = format!("{total_number}{}", a.unit);
+    let total_number = Amount(a.total);
     if cx.surface.is_email() {
         let shown = round_to_total(&a.weights, a.total);
         return html! {
@@ -220,7 +238,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                     }
                 }
             }
-            p style=(email::MUTED) { (t.total) ": " (total) }
+            p style=(email::MUTED) { (t.total) ": " (total_number) (a.unit) }
             (cx.root_end())
         };
     }
@@ -244,7 +262,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         @if let Some(title) = &a.title { h2 class="pb-title" id=[title_id] { (Text(title)) } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &a.routing { (r.render()) }
-        ul class="pb-alloc" data-pb-total=(Text(&total_number)) data-pb-unit=(Text(&a.unit)) {
+        ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(Text(&a.unit)) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {
                 @let (state, label, context, id) = match entry {
                     Entry::Item(i) => (Parts(["i:", a.items[*i].id.as_str()]), a.items[*i].label.as_str(), a.items[*i].context.as_deref(), Some(a.items[*i].id.as_str())),
@@ -253,13 +271,13 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                 @let k_str = Digits::new(k);
                 @let wid = cx.numbered_id("-w", &k_str, "");
                 @let ctx_id = context.map(|_| cx.numbered_id("-w", &k_str, "-ctx"));
-                @let weight = format_number(*w);
+                @let weight = Amount(*w);
                 li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (Text(label)) @if !a.unit.trim().is_empty() { " (" (Text(a.unit.trim())) ")" } }
                     input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.numbered_name(".w.", &k_str, ""))
-                        value=(Text(&weight)) aria-describedby=[&ctx_id];
-                    meter aria-hidden="true" min="0" max=(Text(&total_number)) value=(Text(&weight)) {}
+                        value=(weight) aria-describedby=[&ctx_id];
+                    meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (Num(k)) }
                         aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
                     @if let Some(c) = context { p class="pb-context" id=[&ctx_id] { (Text(c)) } }
@@ -267,7 +285,7 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
                 }
             }
         }
-        p class="pb-total" { (Text(t.total)) ": " output { (Text(&total)) } }
+        p class="pb-total" { (Text(t.total)) ": " output { (total_number) (Text(&a.unit)) } }
         (prioritize::removed_list(cx, &a.items, &split.removed))
         (prioritize::add_box(cx, t.add_category))
         @if a.note.enabled {
@@ -308,6 +326,26 @@ mod tests {
             (r.iter().sum::<f64>() - 999_999_999_999_999.5).abs() < 1.0,
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn amounts_render_as_format_number_spells_them() {
+        for n in [
+            0.0,
+            -0.0,
+            7.0,
+            -7.0,
+            12.5,
+            0.33,
+            1e15,
+            1e15 - 1.0,
+            -1e15,
+            1e300,
+            0.005,
+            f64::NAN,
+        ] {
+            assert_eq!(Amount(n).render().into_string(), format_number(n), "{n}");
+        }
     }
 
     #[test]

@@ -217,21 +217,23 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
 
 /// Items the reader removed, each with a Restore button (shared with allocate).
 pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup {
+    // Nothing removed (most renders): no buffer is even allocated.
+    if removed.is_empty() {
+        return html! {};
+    }
+    let (removed_name, op_name) = (cx.name_parts("removed"), cx.name_parts("op"));
+    let restore = Strings::fill(cx.t.restore, "");
     html! {
-        @if !removed.is_empty() {
-            @let (removed_name, op_name) = (cx.name_parts("removed"), cx.name_parts("op"));
-            @let restore = Strings::fill(cx.t.restore, "");
-            div class="pb-removed" {
-                p { (cx.t.removed) }
-                ul {
-                    @for &i in removed {
-                        li {
-                            input type="hidden" name=(removed_name) value=(items[i].id);
-                            span { (items[i].label) } " "
-                            button type="submit" name=(op_name) value={ "restore:" (items[i].id) }
-                                aria-label=(Fill(cx.t.restore, &items[i].label))
-                                autofocus[cx.focus == Some(Focus::Restore(i))] { (restore.trim()) }
-                        }
+        div class="pb-removed" {
+            p { (cx.t.removed) }
+            ul {
+                @for &i in removed {
+                    li {
+                        input type="hidden" name=(removed_name) value=(items[i].id);
+                        span { (items[i].label) } " "
+                        button type="submit" name=(op_name) value={ "restore:" (items[i].id) }
+                            aria-label=(Fill(cx.t.restore, &items[i].label))
+                            autofocus[cx.focus == Some(Focus::Restore(i))] { (restore.trim()) }
                     }
                 }
             }

@@ -38,6 +38,9 @@ pub struct Parsed<'a> {
     /// The AST nodes that hold each block, in the same order as `blocks`. Their text has
     /// moved into the blocks' `source`.
     pub nodes: Vec<&'a AstNode<'a>>,
+    /// The footnote definitions and references, found in the same walk, so rendering can give
+    /// their names the page's id prefix without a walk of its own.
+    pub footnotes: Vec<&'a AstNode<'a>>,
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the prose holds raw HTML (lone comments aside, which are dropped). The URL policy
     /// ([`crate::sanitize::Police`]) has been applied to the tree.
@@ -159,16 +162,22 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
 
     let mut blocks = Vec::new();
     let mut nodes = Vec::new();
+    let mut footnotes = Vec::new();
     let mut police = crate::sanitize::Police::default();
-    for node in root.descendants() {
+    for node in preorder(root) {
         police.visit(node);
         // A component's text is moved out of the tree into its block (the node is only a
         // place holder from here on); other fences are only looked at.
         let (line, kind, literal) = {
             let mut data = node.data_mut();
             let data = &mut *data;
-            let NodeValue::CodeBlock(cb) = &mut data.value else {
-                continue;
+            let cb = match &mut data.value {
+                NodeValue::CodeBlock(cb) => cb,
+                NodeValue::FootnoteDefinition(_) | NodeValue::FootnoteReference(_) => {
+                    footnotes.push(node);
+                    continue;
+                }
+                _ => continue,
             };
             if !cb.fenced {
                 continue;
@@ -227,6 +236,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         root,
         blocks,
         nodes,
+        footnotes,
         diagnostics,
         raw_html: police.finish(),
         bare: false,
@@ -246,6 +256,30 @@ pub fn check_block(
     let component =
         parse_lenient(text, &mut ck).and_then(|json| components::parse(kind, &json, &mut ck));
     (component, ck.diags)
+}
+
+/// `root` and its descendants in document order, as `descendants()` gives them, but one step per
+/// node: `descendants()` walks the tree by its start and end edges and skips the ends, two
+/// steps and a branch that mispredicts often per node, and this walk sees every node of the
+/// document.
+pub fn preorder<'a>(root: &'a AstNode<'a>) -> impl Iterator<Item = &'a AstNode<'a>> {
+    let mut next = Some(root);
+    std::iter::from_fn(move || {
+        let node = next?;
+        next = node.first_child().or_else(|| {
+            let mut up = node;
+            loop {
+                if std::ptr::eq(up, root) {
+                    return None;
+                }
+                if let Some(sibling) = up.next_sibling() {
+                    return Some(sibling);
+                }
+                up = up.parent()?;
+            }
+        });
+        Some(node)
+    })
 }
 
 /// Strict JSON first; on failure, the spec's rescues (smart quotes, trailing commas), each
@@ -691,6 +725,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
             component,
         }],
         nodes: vec![node],
+        footnotes: Vec::new(),
         diagnostics,
         raw_html: false,
         bare: true,

@@ -564,7 +564,6 @@ struct Reading {
 /// and footnote names get the page's id prefix.
 fn read_tree(
     parsed: &mut document::Parsed,
-    src: &str,
     options: &Options,
     hash: &str,
     stand_in: impl Fn(usize) -> String,
@@ -596,13 +595,7 @@ fn read_tree(
     // can share a page. Footnote ids (`fn-NAME`, `fnref-NAME`) would collide the same way: their
     // names get the same prefix.
     let id_base = format!("pb-{}-", &hash[..8]);
-    // Footnotes need a `[^`; skip the extra walk over the tree when there can be none.
-    let footnotes = if memchr::memmem::find(src.as_bytes(), b"[^").is_some() {
-        Some(parsed.root.descendants())
-    } else {
-        None
-    };
-    for node in footnotes.into_iter().flatten() {
+    for node in &parsed.footnotes {
         match &mut node.data_mut().value {
             NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &id_base),
             NodeValue::FootnoteReference(r) => r.name.insert_str(0, &id_base),
@@ -651,7 +644,7 @@ fn render_prose(
         placeholder.push(mark);
         placeholder
     };
-    let reading = read_tree(&mut parsed, src, options, hash, placeholder);
+    let reading = read_tree(&mut parsed, options, hash, placeholder);
 
     let mut prose = String::with_capacity(src.len() + src.len() / 2);
     // Writing into a String cannot fail.
@@ -706,7 +699,7 @@ fn render_in_place(
     hash: String,
     answers: Option<&answers::Responses>,
 ) -> Rendered {
-    let reading = read_tree(&mut parsed, src, options, &hash, |_| String::new());
+    let reading = read_tree(&mut parsed, options, &hash, |_| String::new());
     let (markup, found) = render_blocks(&parsed.blocks, &reading, options, answers);
     let body_len = src.len() + src.len() / 2 + markup.iter().map(String::len).sum::<usize>();
     for (node, markup) in parsed.nodes.iter().zip(markup) {

@@ -76,6 +76,10 @@ struct Inner {
 const MAX_LEFTOVERS: usize = 64;
 const LEFTOVER_SHARE: usize = 16;
 
+/// The lookup key of a document and its options (see [`Cache::key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key(u64);
+
 /// A stored rendering with what it was rendered from, to check a hit against.
 struct Entry {
     rendered: Arc<Rendered>,
@@ -108,19 +112,22 @@ impl Cache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The lookup key of a document rendered with `options`.
-    fn key(&self, src: &str, options: &Options) -> u64 {
-        xxh3_64_with_seed(src.as_bytes(), self.seed.hash_one(options))
+    /// The lookup key of a document rendered with `options`, worked out once per request: a
+    /// miss hands it on to [`Cache::put`].
+    pub fn key(&self, src: &str, options: &Options) -> Key {
+        Key(xxh3_64_with_seed(
+            src.as_bytes(),
+            self.seed.hash_one(options),
+        ))
     }
 
-    /// The rendering of `src` with `options`, counting only a hit (the caller counts the miss
-    /// when it renders).
-    pub fn hit(&self, src: &str, options: &Options) -> Option<Arc<Rendered>> {
-        let key = self.key(src, options);
+    /// The rendering of `src` with `options` (whose key is `key`), counting only a hit (the
+    /// caller counts the miss when it renders).
+    pub fn hit(&self, key: Key, src: &str, options: &Options) -> Option<Arc<Rendered>> {
         let mut inner = self.lock();
         let found = inner
             .map
-            .get(&key)
+            .get(&key.0)
             .filter(|e| *e.source == *src && e.options == *options)
             .map(|e| e.rendered.clone());
         if found.is_some() {
@@ -142,13 +149,13 @@ impl Cache {
 
     /// Stores the rendering of `src` with `options`, evicting the least recently used ones past
     /// the bounds. A rendering larger than the whole byte budget is not stored.
-    pub fn put(&self, src: &str, options: &Options, rendered: Arc<Rendered>) {
+    pub fn put(&self, key: Key, src: &str, options: &Options, rendered: Arc<Rendered>) {
         // The source is kept to check hits against; the index holds the hash a second time.
         let size = rendered.weight() + src.len() + rendered.hash.len() + 64;
         if self.config.max_entries == 0 || size > self.config.max_bytes {
             return;
         }
-        let key = self.key(src, options);
+        let key = key.0;
         let hash = rendered.hash.clone();
         let me = thread::current().id();
         let entry = Entry {
@@ -261,8 +268,12 @@ mod tests {
 
     fn store(cache: &Cache, src: &str, options: &Options) -> Arc<Rendered> {
         let rendered = Arc::new(render(src, options));
-        cache.put(src, options, rendered.clone());
+        cache.put(cache.key(src, options), src, options, rendered.clone());
         rendered
+    }
+
+    fn look_up(cache: &Cache, src: &str, options: &Options) -> Option<Arc<Rendered>> {
+        cache.hit(cache.key(src, options), src, options)
     }
 
     #[test]
@@ -270,13 +281,16 @@ mod tests {
         let cache = Cache::new(CacheConfig::default());
         let options = Options::default();
         let stored = store(&cache, "# One", &options);
-        let hit = cache.hit("# One", &options).expect("a hit");
+        let hit = look_up(&cache, "# One", &options).expect("a hit");
         assert!(Arc::ptr_eq(&hit, &stored));
-        assert!(cache.hit("# Two", &options).is_none());
+        assert!(look_up(&cache, "# Two", &options).is_none());
         assert!(
-            cache
-                .hit("# One", &options.clone().with_surface(Surface::Email))
-                .is_none()
+            look_up(
+                &cache,
+                "# One",
+                &options.clone().with_surface(Surface::Email)
+            )
+            .is_none()
         );
         assert_eq!(cache.stats().hits, 1);
     }
@@ -289,7 +303,7 @@ mod tests {
         let rendered = Arc::new(render("# One", &options));
         let key_of_two = cache.key("# Two", &options);
         cache.lock().map.put(
-            key_of_two,
+            key_of_two.0,
             Entry {
                 rendered,
                 source: "# One".into(),
@@ -298,7 +312,7 @@ mod tests {
                 owner: thread::current().id(),
             },
         );
-        assert!(cache.hit("# Two", &options).is_none());
+        assert!(look_up(&cache, "# Two", &options).is_none());
         assert_eq!(cache.stats().hits, 0);
     }
 

@@ -286,6 +286,15 @@ pub struct Validation {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// A cache miss: the content hash to render with, and the lookup key to store the rendering
+/// under (both worked out once, by [`Engine::lookup`]).
+#[derive(Debug)]
+pub struct Miss {
+    /// The content hash (the rendering's ETag).
+    pub hash: String,
+    key: cache::Key,
+}
+
 /// The engine: renders through a bounded cache.
 pub struct Engine {
     cache: cache::Cache,
@@ -308,24 +317,26 @@ impl Engine {
     pub fn render(&self, src: &str, options: &Options) -> Arc<Rendered> {
         match self.lookup(src, options) {
             Ok(hit) => hit,
-            Err(hash) => self.render_miss(src, options, hash),
+            Err(miss) => self.render_miss(src, options, miss),
         }
     }
 
-    /// A cache lookup only: the rendering on a hit, or the content hash to render with on a
-    /// miss (see [`Engine::render_miss`]). Lets a server answer hits without leaving its event
-    /// loop and send only misses to a blocking pool.
-    pub fn lookup(&self, src: &str, options: &Options) -> Result<Arc<Rendered>, String> {
-        self.cache
-            .hit(src, options)
-            .ok_or_else(|| content_hash(src, options))
+    /// A cache lookup only: the rendering on a hit, or what rendering needs on a miss (see
+    /// [`Engine::render_miss`]). Lets a server answer hits without leaving its event loop and
+    /// send only misses to a blocking pool.
+    pub fn lookup(&self, src: &str, options: &Options) -> Result<Arc<Rendered>, Miss> {
+        let key = self.cache.key(src, options);
+        self.cache.hit(key, src, options).ok_or_else(|| Miss {
+            hash: content_hash(src, options),
+            key,
+        })
     }
 
     /// Renders after a [`Engine::lookup`] miss and caches the result.
-    pub fn render_miss(&self, src: &str, options: &Options, hash: String) -> Arc<Rendered> {
+    pub fn render_miss(&self, src: &str, options: &Options, miss: Miss) -> Arc<Rendered> {
         self.cache.count_miss();
-        let rendered = Arc::new(render_with_hash(src, options, hash));
-        self.cache.put(src, options, rendered.clone());
+        let rendered = Arc::new(render_with_hash(src, options, miss.hash));
+        self.cache.put(miss.key, src, options, rendered.clone());
         rendered
     }
 

@@ -466,7 +466,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     // A conditional POST: the condition is on the rendering's ETag, the content hash.
     let hash = match &lookup {
         Ok(hit) => hit.hash.as_str(),
-        Err(hash) => hash.as_str(),
+        Err(miss) => miss.hash.as_str(),
     };
     if conditions.none_match(&etag(hash)) || conditions.fail_if_match(&etag(hash)) {
         return precondition_failed();
@@ -477,10 +477,10 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         // the blocking pool would cost more in thread switches than the render itself.
         // A panic here needs no guard of its own: `handle` runs every request in a task of its
         // own and answers a panicked task with a 500, never a dropped connection.
-        Err(hash) if renders_quickly(&src) => state.engine.render_miss(&src, &options, hash),
-        Err(hash) => {
+        Err(miss) if renders_quickly(&src) => state.engine.render_miss(&src, &options, miss),
+        Err(miss) => {
             let engine_state = state.clone();
-            let job = move || engine_state.engine.render_miss(&src, &options, hash);
+            let job = move || engine_state.engine.render_miss(&src, &options, miss);
             match tokio::task::spawn_blocking(job).await {
                 Ok(r) => r,
                 Err(_) => return render_failed(),

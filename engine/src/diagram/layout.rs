@@ -1476,13 +1476,8 @@ mod tests {
     fn the_search_answers_as_layout_rs_does() {
         // Small pseudo-random graphs (cycles allowed), every pair asked both ways: the answers
         // must be layout-rs's, which are right but slow.
-        let mut state = 0x2545_f491_u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m) as usize
-        };
+        let mut bits = crate::diagram::xorshift(0x2545_f491);
+        let mut next = |m: u64| (bits() % m) as usize;
         let mut search = Search::default();
         for _ in 0..200 {
             let n = 1 + next(9);
@@ -1505,13 +1500,8 @@ mod tests {
     fn nodes_are_ranked_as_layout_rs_ranks_them() {
         // Small pseudo-random DAGs (edges follow a shuffled order, with repeats and
         // self-edges): the ranks must be layout-rs's.
-        let mut state = 0x1234_5678_u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m) as usize
-        };
+        let mut bits = crate::diagram::xorshift(0x1234_5678);
+        let mut next = |m: u64| (bits() % m) as usize;
         for _ in 0..300 {
             let n = 1 + next(12);
             let mut order: Vec<usize> = (0..n).collect();
@@ -1588,13 +1578,8 @@ mod tests {
 
     #[test]
     fn a_rank_fit_never_overlaps_or_reorders() {
-        let mut state = 0x9e37_79b9_u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m) as f64
-        };
+        let mut bits = crate::diagram::xorshift(0x9e37_79b9);
+        let mut next = |m: u64| (bits() % m) as f64;
         for _ in 0..300 {
             let n = 1 + next(12) as usize;
             let boxes: Vec<(f64, Vec<(f64, f64)>)> = (0..n)

@@ -8,6 +8,19 @@ pub mod shapes;
 pub mod svg;
 pub mod text;
 
+/// A xorshift generator for the tests' pseudo-random charts and segments: each call returns
+/// the next state after `seed`.
+#[cfg(test)]
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 use flowchart::Flowchart;
 use layout::Failure;
 pub use svg::Frame;

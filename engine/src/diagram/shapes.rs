@@ -591,13 +591,8 @@ mod tests {
 
     #[test]
     fn exact_crossings_agree_with_bisection() {
-        let mut state = 0x853c_49e6_748f_ea9b_u64;
-        let mut next = |m: f64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * m
-        };
+        let mut bits = crate::diagram::xorshift(0x853c_49e6_748f_ea9b);
+        let mut next = |m: f64| (bits() >> 11) as f64 / (1u64 << 53) as f64 * m;
         let mut solved = 0;
         for round in 0..4000 {
             // Round sizes and places too, where steps land exactly on the outline.

@@ -1194,13 +1194,8 @@ mod tests {
             let t = (v * 10.0).round();
             (t.is_finite() && t.abs() <= 1e15).then_some(t as i64)
         };
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut bits = crate::diagram::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = || bits();
         let mut values = vec![
             0.0,
             -0.0,

@@ -202,21 +202,7 @@ fn escape_into(out: &mut String, s: &str) {
 
 /// The bytes [`escape_into`] looks at: markup characters, C0 controls, and 0xEF (the first byte
 /// of U+FFFE and U+FFFF).
-const NEEDS_WORK: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    table[b'&' as usize] = true;
-    table[b'<' as usize] = true;
-    table[b'>' as usize] = true;
-    table[b'"' as usize] = true;
-    table[b'\'' as usize] = true;
-    table[0xEF] = true;
-    table
-};
+const NEEDS_WORK: [bool; 256] = crate::html::controls_and(&[b'&', b'<', b'>', b'"', b'\'', 0xEF]);
 
 /// A coordinate: one decimal, no trailing `.0`, no `-0`.
 #[cfg(test)]

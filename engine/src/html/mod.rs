@@ -292,6 +292,23 @@ impl Render for Num {
     }
 }
 
+/// A byte table marking the C0 controls and `bytes`, built when compiled: the escapers look each
+/// byte up in one.
+pub(crate) const fn controls_and(bytes: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    let mut k = 0;
+    while k < bytes.len() {
+        table[bytes[k] as usize] = true;
+        k += 1;
+    }
+    table
+}
+
 /// Appends `n` in decimal digits.
 pub fn push_decimal(out: &mut String, mut n: u64) {
     // Most numbers written are an option's or a position's: one digit.

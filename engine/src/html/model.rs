@@ -126,21 +126,7 @@ impl<'o> ModelJson<'o> {
 
 /// The bytes a JSON string escapes (`"`, `\` and the C0 controls) and those the single-quoted
 /// attribute escapes (`&`, `<`, `>`, `'`).
-static ESCAPED: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    let others = [b'"', b'\\', b'&', b'<', b'>', b'\''];
-    let mut k = 0;
-    while k < others.len() {
-        table[others[k] as usize] = true;
-        k += 1;
-    }
-    table
-};
+static ESCAPED: [bool; 256] = super::controls_and(b"\"\\&<>'");
 
 /// `text` as the inside of a JSON string in the attribute value, copied in runs between the
 /// bytes to escape.

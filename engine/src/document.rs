@@ -165,7 +165,6 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     let mut footnotes = Vec::new();
     let mut police = crate::sanitize::Police::default();
     for node in preorder(root) {
-        police.visit(node);
         // A component's text is moved out of the tree into its block (the node is only a
         // place holder from here on); other fences are only looked at.
         let (line, kind, literal) = {
@@ -175,6 +174,13 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
                 NodeValue::CodeBlock(cb) => cb,
                 NodeValue::FootnoteDefinition(_) | NodeValue::FootnoteReference(_) => {
                     footnotes.push(node);
+                    continue;
+                }
+                value @ (NodeValue::HtmlBlock(_)
+                | NodeValue::HtmlInline(_)
+                | NodeValue::Link(_)
+                | NodeValue::Image(_)) => {
+                    police.visit(node, value);
                     continue;
                 }
                 _ => continue,

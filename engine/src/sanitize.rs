@@ -52,9 +52,10 @@ pub struct Police<'a> {
 }
 
 impl<'a> Police<'a> {
-    pub fn visit(&mut self, node: &'a AstNode<'a>) {
-        let mut data = node.data_mut();
-        match &mut data.value {
+    /// Applies the policy to `node`, whose value the caller's walk holds borrowed (`value`):
+    /// one borrow per node for the whole walk.
+    pub fn visit(&mut self, node: &'a AstNode<'a>, value: &mut NodeValue) {
+        match value {
             // A lone HTML comment never shows: drop it here, as ammonia would, rather than send
             // the whole prose through the sanitizer for it.
             NodeValue::HtmlBlock(b) if is_only_a_comment(&b.literal) => self.comments.push(node),
@@ -66,7 +67,7 @@ impl<'a> Police<'a> {
                 if !matches!(scheme(&link.url).as_deref(), Some("http" | "https")) {
                     link.url.clear();
                 }
-                data.value = NodeValue::Link(link);
+                *value = NodeValue::Link(link);
             }
             _ => {}
         }

@@ -544,9 +544,7 @@ fn swallowed_component(
     line: usize,
     column: usize,
 ) -> Option<Diagnostic> {
-    if memchr::memmem::find(literal.as_bytes(), b"```").is_none()
-        && memchr::memmem::find(literal.as_bytes(), b"~~~").is_none()
-    {
+    if !has_fence_run(literal.as_bytes()) {
         return None;
     }
     fn fence(line: &str) -> Option<(&str, &str)> {
@@ -598,9 +596,25 @@ fn swallowed_component(
     None
 }
 
+/// Whether `text` holds three backticks or three tildes in a row, as any fence line must: most
+/// code blocks hold neither character, and `memchr2` finds that without building a substring
+/// searcher (two `memmem::find` calls built one each, per code block).
+fn has_fence_run(text: &[u8]) -> bool {
+    memchr::memchr2_iter(b'`', b'~', text)
+        .any(|i| text.get(i + 1..i + 3) == Some(&[text[i], text[i]][..]))
+}
+
 /// A warning for a fence tag that looks like a failed attempt at a component.
 fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Option<Diagnostic> {
-    let lower = info.to_lowercase();
+    // Most tags (`rust`, `json`) are lowercase already: no copy for them.
+    let lower = if info
+        .bytes()
+        .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
+    {
+        Cow::Owned(info.to_lowercase())
+    } else {
+        Cow::Borrowed(info)
+    };
     let first = lower.split_whitespace().next().unwrap_or("");
     let suggestion: Option<(&str, String)> = if let Some(kind) = Kind::from_tag(first) {
         if first == info.split_whitespace().next().unwrap_or("") {
@@ -982,6 +996,31 @@ mod tests {
             .iter()
             .map(|d| d.code)
             .collect()
+    }
+
+    #[test]
+    fn fence_runs_are_found_as_a_substring_search_would() {
+        let texts = [
+            "",
+            "`",
+            "``",
+            "```",
+            "~~~",
+            "~~`",
+            "`~~",
+            "a``b``c",
+            "x ``` y",
+            "ab~~~",
+            "`` ~~ `",
+            "\u{e9}``\u{e9}~~~",
+            "````",
+            "~`~`~",
+            "let s = `code`;\n``\n",
+        ];
+        for text in texts {
+            let expected = text.contains("```") || text.contains("~~~");
+            assert_eq!(has_fence_run(text.as_bytes()), expected, "{text:?}");
+        }
     }
 
     #[test]

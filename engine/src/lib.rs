@@ -760,12 +760,17 @@ fn render_blocks(
     let diagram_base = options.diagram_base_url.as_deref();
     let mut needs_youtube_frame = false;
     let published = std::cell::RefCell::new(Vec::new());
-    let markup: Vec<String> = blocks
-        .iter()
-        .map(|b| {
+    // Each block's id prefix (`pb-1a2b3c4d-b1`) is written over the last one in this buffer,
+    // instead of being allocated per block.
+    let mut id_prefix = reading.id_base.clone();
+    let mut markup = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        id_prefix.truncate(reading.id_base.len());
+        id_prefix.push_str(&b.info.id);
+        let html = {
             let cx = html::RenderCx {
                 block: &b.info.id,
-                id_prefix: [reading.id_base.as_str(), b.info.id.as_str()].concat(),
+                id_prefix: &id_prefix,
                 surface: options.surface,
                 kind: b.info.kind,
                 t: lang.strings(),
@@ -786,8 +791,9 @@ fn render_blocks(
                 }
                 None => invalid_block(b, options.surface).into_string(),
             }
-        })
-        .collect();
+        };
+        markup.push(html);
+    }
     let found = Found {
         needs_youtube_frame,
         published: published.into_inner(),

@@ -335,7 +335,7 @@ pub struct RenderCx<'a> {
     pub block: &'a str,
     /// Prefix for element ids: unique per document hash and block, so several documents can
     /// share a page (`pb-1a2b3c4d-b1`). The engine's own, as `block` is.
-    pub id_prefix: String,
+    pub id_prefix: &'a str,
     pub surface: Surface,
     pub kind: Kind,
     pub t: &'static Strings,
@@ -364,7 +364,7 @@ impl RenderCx<'_> {
     /// page. Left in parts, so nothing is allocated for it, and written unescaped (see
     /// [`OwnId`]).
     pub fn id_parts(&self, suffix: &'static str) -> OwnId<'_, 3> {
-        OwnId([&self.id_prefix, "-", suffix])
+        OwnId([self.id_prefix, "-", suffix])
     }
 
     /// A form field name, `{block}.{suffix}` (`b1.add`), unique within the document's form;
@@ -380,7 +380,7 @@ impl RenderCx<'_> {
         n: &'b Digits,
         tail: &'static str,
     ) -> OwnId<'b, 4> {
-        OwnId([&self.id_prefix, suffix, n.as_str(), tail])
+        OwnId([self.id_prefix, suffix, n.as_str(), tail])
     }
 
     /// A field name numbered within the block: `{block}{suffix}{n}{tail}` (`b1.pos.2`).

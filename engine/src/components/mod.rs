@@ -15,7 +15,7 @@ pub mod single_choice;
 pub mod youtube;
 
 use crate::diag::{Diagnostic, Severity, push_token};
-use crate::html::Text;
+use crate::html::{Text, escape_into};
 use crate::json::{Json, Member, Value, same};
 use maud::{Markup, html};
 use serde::Serialize;
@@ -896,22 +896,56 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The note box shared by questions, prioritize and allocate: a `<details>` so it works without
 /// JavaScript and stays out of the way until wanted. Email previews have no inputs.
-pub fn note_box(
+pub fn note_box<'a>(
     cx: &crate::html::RenderCx,
-    id: impl maud::Render + Copy,
-    name: &impl maud::Render,
-    label: &str,
-    value: &str,
-) -> Markup {
-    if cx.surface.is_email() {
-        return html! {};
+    id: impl maud::Render + Copy + 'a,
+    name: &'a impl maud::Render,
+    label: &'a str,
+    value: &'a str,
+) -> impl maud::Render + 'a {
+    NoteBox {
+        shown: !cx.surface.is_email(),
+        id,
+        name,
+        label,
+        value,
     }
-    html! {
-        details class="pb-note" open[!value.is_empty()] {
-            summary { (Text(label)) }
-            label class="pb-visually-hidden" for=(id) { (Text(label)) }
-            textarea id=(id) name=(name) rows="2" { (Text(value)) }
+}
+
+/// See [`note_box`]. Written straight into the block's buffer (its own `html!` would allocate
+/// a buffer to be copied over and freed); the markup is the engine's, the label and the value
+/// are escaped, and a test holds it to the `html!` it replaces.
+struct NoteBox<'a, I, N> {
+    shown: bool,
+    id: I,
+    name: &'a N,
+    label: &'a str,
+    value: &'a str,
+}
+
+impl<I: maud::Render, N: maud::Render> maud::Render for NoteBox<'_, I, N> {
+    fn render_to(&self, out: &mut String) {
+        if !self.shown {
+            return;
         }
+        // Open when it holds the reader's note.
+        out.push_str(if self.value.is_empty() {
+            "<details class=\"pb-note\"><summary>"
+        } else {
+            "<details class=\"pb-note\" open><summary>"
+        });
+        escape_into(self.label, out);
+        out.push_str("</summary><label class=\"pb-visually-hidden\" for=\"");
+        self.id.render_to(out);
+        out.push_str("\">");
+        escape_into(self.label, out);
+        out.push_str("</label><textarea id=\"");
+        self.id.render_to(out);
+        out.push_str("\" name=\"");
+        self.name.render_to(out);
+        out.push_str("\" rows=\"2\">");
+        escape_into(self.value, out);
+        out.push_str("</textarea></details>");
     }
 }
 
@@ -981,6 +1015,48 @@ mod tests {
             );
         }
         assert!(!seen.contains("w40") && !seen.contains(""));
+    }
+
+    /// The note box as it was written with `html!`, which [`NoteBox`] must match.
+    fn note_box_html(id: &str, name: &str, label: &str, value: &str) -> String {
+        html! {
+            details class="pb-note" open[!value.is_empty()] {
+                summary { (Text(label)) }
+                label class="pb-visually-hidden" for=(id) { (Text(label)) }
+                textarea id=(id) name=(name) rows="2" { (Text(value)) }
+            }
+        }
+        .into_string()
+    }
+
+    #[test]
+    fn note_boxes_render_as_html_did() {
+        let hostile = "a\"b<c>&'d é";
+        for (label, value) in [("Add a note", ""), (hostile, hostile), ("", "x")] {
+            let id = crate::html::Parts(["pb-1-", hostile]);
+            let name = crate::html::Parts(["b1.", hostile]);
+            let written = NoteBox {
+                shown: true,
+                id,
+                name: &name,
+                label,
+                value,
+            };
+            assert_eq!(
+                maud::Render::render(&written).into_string(),
+                note_box_html(
+                    &["pb-1-", hostile].concat(),
+                    &["b1.", hostile].concat(),
+                    label,
+                    value
+                )
+            );
+            let hidden = NoteBox {
+                shown: false,
+                ..written
+            };
+            assert_eq!(maud::Render::render(&hidden).into_string(), "");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::{Checker, Kind, NoteField, Obj, Routing, Seen};
 use crate::answers::{self, BlockAnswer, Entry, Focus, RankAnswer};
 use crate::html::email;
 use crate::html::i18n::Strings;
-use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text};
+use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text, escape_into};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 7] = [
@@ -242,20 +242,84 @@ pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup 
 }
 
 /// The "add an item of your own" row shared with allocate.
-pub fn add_box(cx: &RenderCx, label: &str) -> Markup {
-    let add_id = cx.id_parts("add");
-    html! {
-        div class="pb-add" {
-            label for=(add_id) { (Text(label)) }
-            input type="text" id=(add_id) name=(cx.name_parts("add")) autofocus[cx.focus == Some(Focus::Add)];
-            button type="submit" name=(cx.name_parts("op")) value="add" { (Text(cx.t.add)) }
+pub fn add_box<'a>(cx: &'a RenderCx, label: &'a str) -> impl maud::Render + 'a {
+    AddBox { cx, label }
+}
+
+/// See [`add_box`]. Written straight into the block's buffer, as [`super::note_box`] is: the
+/// markup is the engine's, the label escaped, and a test holds it to the `html!` it replaces.
+struct AddBox<'a> {
+    cx: &'a RenderCx<'a>,
+    label: &'a str,
+}
+
+impl maud::Render for AddBox<'_> {
+    fn render_to(&self, out: &mut String) {
+        let (cx, add_id) = (self.cx, self.cx.id_parts("add"));
+        out.push_str("<div class=\"pb-add\"><label for=\"");
+        add_id.render_to(out);
+        out.push_str("\">");
+        escape_into(self.label, out);
+        out.push_str("</label><input type=\"text\" id=\"");
+        add_id.render_to(out);
+        out.push_str("\" name=\"");
+        cx.name_parts("add").render_to(out);
+        out.push('"');
+        if cx.focus == Some(Focus::Add) {
+            out.push_str(" autofocus");
         }
+        out.push_str("><button type=\"submit\" name=\"");
+        cx.name_parts("op").render_to(out);
+        out.push_str("\" value=\"add\">");
+        escape_into(cx.t.add, out);
+        out.push_str("</button></div>");
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::{Options, render};
+    use crate::answers::Focus;
+    use crate::html::{RenderCx, Text};
+    use crate::{Options, Surface, render};
+    use maud::html;
+
+    /// The add row as it was written with `html!`, which [`super::AddBox`] must match.
+    fn add_box_html(cx: &RenderCx, label: &str) -> String {
+        let add_id = cx.id_parts("add");
+        html! {
+            div class="pb-add" {
+                label for=(add_id) { (Text(label)) }
+                input type="text" id=(add_id) name=(cx.name_parts("add")) autofocus[cx.focus == Some(Focus::Add)];
+                button type="submit" name=(cx.name_parts("op")) value="add" { (Text(cx.t.add)) }
+            }
+        }
+        .into_string()
+    }
+
+    #[test]
+    fn add_boxes_render_as_html_did() {
+        let diagrams = std::cell::RefCell::new(Vec::new());
+        for focus in [None, Some(Focus::Add), Some(Focus::Up(0))] {
+            for label in ["Add an item of your own", "a\"b<c>&'d é", ""] {
+                let cx = RenderCx {
+                    block: "b3",
+                    id_prefix: "pb-1a2b3c4d-b3",
+                    surface: Surface::Page,
+                    kind: crate::Kind::Prioritize,
+                    t: crate::html::i18n::Lang::He.strings(),
+                    rtl: true,
+                    answer: None,
+                    focus,
+                    diagram_base: None,
+                    diagrams: &diagrams,
+                };
+                assert_eq!(
+                    maud::Render::render(&super::add_box(&cx, label)).into_string(),
+                    add_box_html(&cx, label)
+                );
+            }
+        }
+    }
 
     fn list(n: usize) -> String {
         let items: Vec<String> = (0..n)

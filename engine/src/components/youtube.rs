@@ -3,7 +3,7 @@
 use super::{Checker, Obj};
 use crate::Surface;
 use crate::html::email;
-use crate::html::{Fill, RenderCx};
+use crate::html::{Fill, Parts, RenderCx};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 5] = ["version", "id", "title", "thumbnail", "skill_version"];
@@ -159,7 +159,8 @@ fn decode_base64_prefix(text: &str) -> Vec<u8> {
 pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let caption = y.title.as_deref().unwrap_or(t.video);
-    let watch = format!("https://www.youtube.com/watch?v={}", y.id);
+    // The links are written in parts, escaped as the joined text would be: no string is built.
+    let watch = Parts(["https://www.youtube.com/watch?v=", &y.id]);
     if cx.surface.is_email() {
         return html! {
             (cx.root_start(None))
@@ -175,8 +176,13 @@ pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
             (cx.root_end())
         };
     }
-    let embed = (cx.surface == Surface::Routed)
-        .then(|| format!("https://www.youtube-nocookie.com/embed/{}?autoplay=1", y.id));
+    let embed = (cx.surface == Surface::Routed).then(|| {
+        Parts([
+            "https://www.youtube-nocookie.com/embed/",
+            &y.id,
+            "?autoplay=1",
+        ])
+    });
     let caption_id = cx.id_parts("caption");
     html! {
         (cx.root_start(Some(caption_id)))

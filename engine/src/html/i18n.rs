@@ -40,9 +40,16 @@ impl Lang {
 /// Most documents hold none, and then their language is English without counting anything.
 pub fn may_hold_rtl(src: &str) -> bool {
     let bytes = src.as_bytes();
-    memchr::memmem::find(bytes, b"&#").is_some()
-        || memchr::memmem::find(bytes, b"\\u").is_some()
-        || has_rtl_lead(bytes)
+    has_escape_lead(bytes) || has_rtl_lead(bytes)
+}
+
+/// Whether `bytes` hold `&#` or `\u`: one `memchr2` pass over the document, stopping at each
+/// `&` and `\` (few in most documents), rather than a substring search for each.
+fn has_escape_lead(bytes: &[u8]) -> bool {
+    memchr::memchr2_iter(b'&', b'\\', bytes).any(|i| {
+        let want = if bytes[i] == b'&' { b'#' } else { b'u' };
+        bytes.get(i + 1) == Some(&want)
+    })
 }
 
 /// Whether `bytes` hold the first two bytes of a character [`may_hold_rtl`] looks for. Skips
@@ -380,6 +387,29 @@ pub static AR: Strings = Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escape_leads_are_found_as_substring_searches_would() {
+        for text in [
+            "",
+            "&",
+            "\\",
+            "&#",
+            "\\u",
+            "a&b#",
+            "&amp; &#1488;",
+            "x\\n\\u05d0",
+            "\\\\",
+            "&&#",
+            "#&",
+            "u\\",
+            "\\ u",
+            "é&#",
+        ] {
+            let expected = text.contains("&#") || text.contains("\\u");
+            assert_eq!(has_escape_lead(text.as_bytes()), expected, "{text:?}");
+        }
+    }
 
     fn detect(text: &str) -> Lang {
         let mut letters = Letters::default();

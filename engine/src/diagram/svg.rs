@@ -235,35 +235,46 @@ fn tenths(v: f64) -> Option<i64> {
 }
 
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
-/// float formatting, and diagrams print many numbers), in one append.
+/// float formatting, and diagrams print many numbers) straight into `out`, left to right: no
+/// buffer to copy or check afterwards.
 fn push_num(out: &mut String, v: f64) {
     let Some(t) = tenths(v) else {
         out.push('0');
         return;
     };
-    // Filled from the end: the tenth (when not 0), the whole digits, the sign.
-    let mut buf = [0u8; 24];
-    let mut at = buf.len();
-    let mut u = t.unsigned_abs();
-    if u % 10 != 0 {
-        at -= 2;
-        buf[at] = b'.';
-        buf[at + 1] = b'0' + (u % 10) as u8;
-    }
-    u /= 10;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
+    // (A value that rounds to 0 has no sign.)
     if t < 0 {
-        at -= 1;
-        buf[at] = b'-';
+        out.push('-');
     }
-    out.extend(buf[at..].iter().map(|&b| char::from(b)));
+    let u = t.unsigned_abs();
+    push_whole(out, u / 10);
+    if u % 10 != 0 {
+        out.push('.');
+        out.push(digit(u % 10));
+    }
+}
+
+/// Appends `n` in decimal, two digits at a time: coordinates mostly have two to four.
+fn push_whole(out: &mut String, n: u64) {
+    if n >= 100 {
+        push_whole(out, n / 100);
+        push_pair(out, n % 100);
+    } else if n >= 10 {
+        push_pair(out, n);
+    } else {
+        out.push(digit(n));
+    }
+}
+
+/// Appends `n` (below 100) as two digits.
+fn push_pair(out: &mut String, n: u64) {
+    out.push(digit(n / 10));
+    out.push(digit(n % 10));
+}
+
+/// The digit `d` (below 10).
+fn digit(d: u64) -> char {
+    char::from(b'0' + (d % 10) as u8)
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.
@@ -1248,6 +1259,56 @@ mod tests {
                 panic!("{shape:?}: not plain");
             };
             assert_eq!(class.0, format!("pb-d-node pb-d-{}", shape.name()));
+        }
+    }
+
+    /// `push_num` as it was written before: digits filled from the end of a buffer.
+    fn num_from_buffer(v: f64) -> String {
+        let Some(t) = tenths(v) else {
+            return "0".into();
+        };
+        let mut buf = [0u8; 24];
+        let mut at = buf.len();
+        let mut u = t.unsigned_abs();
+        if u % 10 != 0 {
+            at -= 2;
+            buf[at] = b'.';
+            buf[at + 1] = b'0' + (u % 10) as u8;
+        }
+        u /= 10;
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (u % 10) as u8;
+            u /= 10;
+            if u == 0 {
+                break;
+            }
+        }
+        if t < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        buf[at..].iter().map(|&b| char::from(b)).collect()
+    }
+
+    #[test]
+    fn numbers_are_written_as_the_buffer_wrote_them() {
+        let mut bits = crate::diagram::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut values = vec![
+            0.0, -0.0, 0.04, -0.04, 9.95, 99.95, 999.95, 1e15, -1e15, 1e14,
+        ];
+        for _ in 0..20_000 {
+            let b = bits();
+            values.push(f64::from_bits(b));
+            values.push((b % 20_000_001) as f64 / 10.0 - 1_000_000.0);
+            values.push((b % 100_000) as f64 / 7.0 - 5_000.0);
+        }
+        for p in 0..=16 {
+            let v = 10f64.powi(p);
+            values.extend([v, v - 0.05, -v, v * 0.99]);
+        }
+        for v in values {
+            assert_eq!(num(v), num_from_buffer(v), "{v:e}");
         }
     }
 

@@ -716,7 +716,7 @@ impl<'s> Cursor<'s> {
         let closer_at = |s: &str| {
             closers
                 .iter()
-                .filter_map(|(c, sh)| s.find(c).map(|i| (i, *c, *sh)))
+                .filter_map(|(c, sh)| find_ascii(s, c).map(|i| (i, *c, *sh)))
                 .min_by_key(|(i, _, _)| *i)
         };
         // Only an error names them.
@@ -842,6 +842,23 @@ impl<'s> Cursor<'s> {
     }
 }
 
+/// Where `needle` (ASCII, not empty) first occurs in `hay`, as `str::find` gives it: its
+/// first byte found with `memchr`, then the rest compared. A closer is a byte or two, and
+/// `str::find` sets up a two-way search for every call.
+fn find_ascii(hay: &str, needle: &str) -> Option<usize> {
+    let (&first, rest) = needle.as_bytes().split_first()?;
+    let bytes = hay.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &bytes[from..]) {
+        let at = from + i;
+        if bytes[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// `-.-`, `-..-`, `.-` (optionally followed by an end marker).
 fn is_dotted(body: &str) -> bool {
     let b = body.strip_prefix('-').unwrap_or(body);
@@ -952,6 +969,22 @@ mod tests {
             let c = chart(&format!("graph TD\n{src}"));
             let want: Vec<usize> = (0..copies).flat_map(|k| [k, k, k]).collect();
             assert_eq!(c.edge_occurrences(), want);
+        }
+    }
+
+    #[test]
+    fn closers_are_found_where_str_find_finds_them() {
+        let hays = [
+            "", "]", "a]b]", "x)]y", ")) )", "é]]", "\\]/]", "abc", "]]]", "/", "中)]",
+        ];
+        for hay in hays {
+            for needle in ["]", ")]", "]]", "))", ")))", "\\]", "/]", "])", "}}"] {
+                assert_eq!(
+                    find_ascii(hay, needle),
+                    hay.find(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
         }
     }
 

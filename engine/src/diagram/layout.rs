@@ -136,6 +136,9 @@ struct Plan<'c> {
     cluster_title: Vec<Block>,
     /// Per edge: its label, measured once for every layout attempt and the drawing.
     edge_label: Vec<Option<Block>>,
+    /// Per edge: what its ends stand for (`thing`), looked up once for the plan and every
+    /// layout attempt.
+    ends: Vec<(Option<Item>, Option<Item>)>,
     /// Set when a layout gave up for `MAX_LAYOUT_BOXES`.
     too_large: std::cell::Cell<bool>,
 }
@@ -177,9 +180,10 @@ impl<'c> Plan<'c> {
                 .collect(),
             names_cluster,
             node_scope,
-            items: vec![Vec::new(); n_scopes],
-            edges: vec![Vec::new(); n_scopes],
+            items: scoped(n_scopes, chart.nodes.len()),
+            edges: scoped(n_scopes, chart.edges.len()),
             routing: Vec::with_capacity(chart.edges.len()),
+            ends: Vec::with_capacity(chart.edges.len()),
             too_large: std::cell::Cell::new(false),
         };
         for i in 0..chart.nodes.len() {
@@ -192,7 +196,9 @@ impl<'c> Plan<'c> {
             plan.items[sub.parent.map_or(0, |p| p + 1)].push(Item::Cluster(s));
         }
         for (e, edge) in chart.edges.iter().enumerate() {
-            let (Some(a), Some(b)) = (plan.thing(&edge.from), plan.thing(&edge.to)) else {
+            let ends = (plan.thing(&edge.from), plan.thing(&edge.to));
+            plan.ends.push(ends);
+            let (Some(a), Some(b)) = ends else {
                 plan.routing.push(Routing::Direct);
                 continue;
             };
@@ -297,6 +303,15 @@ impl<'c> Plan<'c> {
             item = Item::Cluster(s - 1);
         }
     }
+}
+
+/// `scopes` empty lists, the first (the whole chart's, where most of `all` go) with room for
+/// `all`: filled without growing in a chart without subgraphs.
+fn scoped<T>(scopes: usize, all: usize) -> Vec<Vec<T>> {
+    let mut lists = Vec::with_capacity(scopes);
+    lists.push(Vec::with_capacity(all));
+    lists.resize_with(scopes, Vec::new);
+    lists
 }
 
 /// One scope laid out, in its own coordinates with the top left of its content at (0, 0).
@@ -467,9 +482,8 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
         }
     };
     let mut edges = Vec::with_capacity(chart.edges.len());
-    for (e, edge) in chart.edges.iter().enumerate() {
-        let a = plan.thing(&edge.from);
-        let b = plan.thing(&edge.to);
+    for e in 0..chart.edges.len() {
+        let (a, b) = plan.ends[e];
         let label = plan.edge_label[e].as_ref().map(sized_as);
         let (Some(a), Some(b)) = (a, b) else {
             edges.push(EdgePath {
@@ -779,7 +793,9 @@ fn place(
     RankOptimizer::new(&mut vg.dag).optimize();
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
-    let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(2 * segs.len());
+    // Room for every segment's path (a repeated one is counted again): filled without growing.
+    let path_len = |s: &Seg| 2 + vg.dag.level(s.to).saturating_sub(vg.dag.level(s.from) + 1);
+    let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(segs.iter().map(path_len).sum());
     for k in 0..segs.len() {
         let (u, v) = (segs[k].from, segs[k].to);
         if let Some(done) = segs[..k].iter().find(|s| (s.from, s.to) == (u, v)) {
@@ -790,7 +806,6 @@ fn place(
         let target = vg.dag.level(v);
         let mut level = vg.dag.level(u);
         // The ends and one connector per rank between them.
-        path_nodes.reserve(2 + target.saturating_sub(level + 1));
         path_nodes.push(u);
         let mut prev = u;
         while level + 1 < target {

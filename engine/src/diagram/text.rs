@@ -113,17 +113,20 @@ fn wrap_measured(label: &str, max: f64) -> (Vec<String>, f64) {
         let mut line = String::with_capacity(part.len());
         let mut line_ems = ems("");
         for word in part.split(' ').filter(|w| !w.is_empty()) {
-            let word_ems = ems(word);
             if line.is_empty() {
                 line.push_str(word);
-                line_ems = word_ems;
-            } else if line_ems * FONT_SIZE + space + word_ems * FONT_SIZE <= max {
+                line_ems = ems(word);
+                continue;
+            }
+            // One pass over the word: its own width (to decide) and the line's continued.
+            let (word_ems, joined_ems) = word
+                .chars()
+                .map(advance)
+                .fold((ems(""), line_ems + space_ems), |(w, l), a| (w + a, l + a));
+            if line_ems * FONT_SIZE + space + word_ems * FONT_SIZE <= max {
                 line.push(' ');
                 line.push_str(word);
-                line_ems = word
-                    .chars()
-                    .map(advance)
-                    .fold(line_ems + space_ems, |a, b| a + b);
+                line_ems = joined_ems;
             } else {
                 lines.push(std::mem::take(&mut line));
                 widest = widest.max(line_ems * FONT_SIZE);
@@ -182,6 +185,66 @@ mod tests {
         // Hebrew and a CJK character are measured, not zero.
         assert!(width("שלום") > 0.0);
         assert_eq!(width("中"), FONT_SIZE);
+    }
+
+    /// Wrapping by measuring every candidate line whole: what `wrap_measured` must match
+    /// bit for bit, widths included.
+    fn wrap_whole(label: &str, max: f64) -> (Vec<String>, f64) {
+        let mut lines = Vec::new();
+        for part in label.split('\n') {
+            let mut line = String::new();
+            for word in part.split(' ').filter(|w| !w.is_empty()) {
+                if line.is_empty() {
+                    line.push_str(word);
+                } else if width(&line) + width(" ") + width(word) <= max {
+                    line.push(' ');
+                    line.push_str(word);
+                } else {
+                    lines.push(std::mem::take(&mut line));
+                    line.push_str(word);
+                }
+            }
+            lines.push(line);
+        }
+        let widest = lines.iter().fold(0.0_f64, |m, l| m.max(width(l)));
+        (lines, widest)
+    }
+
+    #[test]
+    fn wrapping_measures_as_whole_lines_do() {
+        let words = [
+            "a",
+            "Step",
+            "1",
+            "ff",
+            "Serve",
+            "cached?",
+            "שלום",
+            "中文",
+            "W",
+            "—",
+            "x\u{200B}y",
+        ];
+        let mut bits = crate::diagram::xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..3_000 {
+            let n = (bits() % 12) as usize;
+            let mut label = String::new();
+            for k in 0..n {
+                if k > 0 {
+                    label.push_str(match bits() % 8 {
+                        0 => "\n",
+                        1 => "  ",
+                        _ => " ",
+                    });
+                }
+                label.push_str(words[(bits() % words.len() as u64) as usize]);
+            }
+            let max = (bits() % 300) as f64;
+            let (lines, widest) = wrap_measured(&label, max);
+            let (want, want_widest) = wrap_whole(&label, max);
+            assert_eq!(lines, want, "{label:?} {max}");
+            assert_eq!(widest.to_bits(), want_widest.to_bits(), "{label:?} {max}");
+        }
     }
 
     #[test]

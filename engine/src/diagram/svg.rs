@@ -21,6 +21,8 @@ use crate::html::i18n::Strings;
 mod colour {
     use super::{Plain, Val};
     pub const BG: Val = Val::Plain(Plain::new("#ffffff"));
+    /// Written only in `paint::SHAPE`: kept to check it by.
+    #[cfg(test)]
     pub const NODE_FILL: Val = Val::Plain(Plain::new("#eef4ff"));
     pub const NODE_LINE: Val = Val::Plain(Plain::new("#4a6fa5"));
     pub const TEXT: Val = Val::Plain(Plain::new("#1f2328"));
@@ -67,6 +69,86 @@ macro_rules! plain {
     ($s:literal) => {
         Val::Plain(const { Plain::new($s) })
     };
+}
+
+/// Fixed attributes written in one piece, ` name="value"` after ` name="value"`: the paint
+/// most elements end with. Checked when compiled, as `Run::new` runs in a `const` (see `run!`):
+/// names of letters and `-`, values that need no escaping.
+#[derive(Debug, Clone, Copy)]
+struct Run(&'static str);
+
+impl Run {
+    const fn new(s: &'static str) -> Run {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            assert!(b[i] == b' ', "an attribute starts with a space");
+            i += 1;
+            while b[i] != b'=' {
+                assert!(b[i].is_ascii_lowercase() || b[i] == b'-', "a name");
+                i += 1;
+            }
+            assert!(b[i + 1] == b'"', "a quoted value");
+            i += 2;
+            while b[i] != b'"' {
+                assert!(!NEEDS_WORK[b[i] as usize], "a Run value needs escaping");
+                i += 1;
+            }
+            i += 1;
+        }
+        Run(s)
+    }
+}
+
+/// A [`Run`] of `(name, value)` literals, checked when compiled.
+macro_rules! run {
+    ($(($name:literal, $value:literal)),+ $(,)?) => {
+        const { Run::new(concat!($(" ", $name, "=\"", $value, "\""),+)) }
+    };
+}
+
+/// The fixed attributes that end most elements, in one piece each: the colours of [`colour`]
+/// (a test checks each against the attributes it stands for).
+mod paint {
+    use super::Run;
+    use crate::diagram::flowchart::Stroke;
+
+    /// A node's outline.
+    pub const SHAPE: Run = run!(
+        ("class", "pb-d-shape"),
+        ("fill", "#eef4ff"),
+        ("stroke", "#4a6fa5"),
+        ("stroke-width", "1.5"),
+    );
+    /// An arrowhead.
+    pub const HEAD: Run = run!(
+        ("fill", "#57606a"),
+        ("stroke", "#57606a"),
+        ("stroke-width", "1")
+    );
+
+    /// An edge's line: dashed when dotted, not painted when invisible.
+    pub fn line(stroke: Stroke) -> Run {
+        match stroke {
+            Stroke::Invisible => run!(("fill", "none"), ("stroke", "none"), ("stroke-width", "1")),
+            Stroke::Thick => run!(
+                ("fill", "none"),
+                ("stroke", "#57606a"),
+                ("stroke-width", "3")
+            ),
+            Stroke::Solid => run!(
+                ("fill", "none"),
+                ("stroke", "#57606a"),
+                ("stroke-width", "1.5")
+            ),
+            Stroke::Dotted => run!(
+                ("fill", "none"),
+                ("stroke", "#57606a"),
+                ("stroke-width", "1.5"),
+                ("stroke-dasharray", "3 4"),
+            ),
+        }
+    }
 }
 
 /// An attribute value.
@@ -129,15 +211,18 @@ impl Writer {
 
     /// `<tag …/>` and a line break.
     fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
-        self.leaf2(tag, attrs, &[]);
-    }
-
-    /// `<tag …/>` with the attributes of `a` then those of `b`, and a line break.
-    fn leaf2(&mut self, tag: &'static str, a: &[(&'static str, Val)], b: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
-        self.attrs(a);
-        self.attrs(b);
+        self.attrs(attrs);
+        self.out.push_str("/>\n");
+    }
+
+    /// `<tag …/>` with `attrs` then the fixed ones of `paint`, and a line break.
+    fn leaf_painted(&mut self, tag: &'static str, attrs: &[(&'static str, Val)], paint: Run) {
+        self.out.push('<');
+        self.out.push_str(tag);
+        self.attrs(attrs);
+        self.out.push_str(paint.0);
         self.out.push_str("/>\n");
     }
 
@@ -425,16 +510,11 @@ fn lines(w: &mut Writer, class: Plain, fill: Val, block: &Block, center: Pt) {
 
 fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     // After each shape's own attributes.
-    const PAINT: [(&str, Val); 4] = [
-        ("class", plain!("pb-d-shape")),
-        ("fill", colour::NODE_FILL),
-        ("stroke", colour::NODE_LINE),
-        ("stroke-width", plain!("1.5")),
-    ];
+    const PAINT: Run = paint::SHAPE;
     match shapes::outline(shape, b) {
         Outline::Polygon(corners) => {
             let pts = |d: &mut String| push_path(d, &[("", corners.as_slice())]);
-            w.leaf2("polygon", &[("points", Val::Ours(&pts))], &PAINT);
+            w.leaf_painted("polygon", &[("points", Val::Ours(&pts))], PAINT);
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {
                     let line = |d: &mut String| {
@@ -458,7 +538,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
         Outline::Ellipse { center, rx, ry } => {
             let (cx, cy) = (Val::Num(center.x), Val::Num(center.y));
             if shape == Shape::DoubleCircle {
-                w.leaf2(
+                w.leaf_painted(
                     "ellipse",
                     &[
                         ("cx", cx),
@@ -466,7 +546,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                         ("rx", Val::Num(rx)),
                         ("ry", Val::Num(ry)),
                     ],
-                    &PAINT,
+                    PAINT,
                 );
             }
             let inset = if shape == Shape::DoubleCircle {
@@ -474,7 +554,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             } else {
                 0.0
             };
-            w.leaf2(
+            w.leaf_painted(
                 "ellipse",
                 &[
                     ("cx", cx),
@@ -482,10 +562,10 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                     ("rx", Val::Num(rx - inset)),
                     ("ry", Val::Num(ry - inset)),
                 ],
-                &PAINT,
+                PAINT,
             );
         }
-        Outline::RoundedBox { bounds, r } => w.leaf2(
+        Outline::RoundedBox { bounds, r } => w.leaf_painted(
             "rect",
             &[
                 ("x", Val::Num(bounds.left())),
@@ -494,7 +574,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 ("height", Val::Num(bounds.h)),
                 ("rx", Val::Num(r)),
             ],
-            &PAINT,
+            PAINT,
         ),
         Outline::Cylinder { bounds, cap } => {
             let (rx, c) = (bounds.w / 2.0, cap);
@@ -517,8 +597,8 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 arc(d, Pt::new(l, t));
                 d.push_str(" Z");
             };
-            w.leaf2("path", &[("d", Val::Ours(&d))], &PAINT);
-            w.leaf2(
+            w.leaf_painted("path", &[("d", Val::Ours(&d))], PAINT);
+            w.leaf_painted(
                 "ellipse",
                 &[
                     ("cx", Val::Num(bounds.center.x)),
@@ -526,7 +606,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                     ("rx", Val::Num(rx)),
                     ("ry", Val::Num(c)),
                 ],
-                &PAINT,
+                PAINT,
             );
         }
     }
@@ -600,15 +680,10 @@ fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             let d = |d: &mut String| {
                 push_path(d, &[("M", &[tip]), (" L", &[a]), (" L", &[b]), (" Z", &[])]);
             };
-            w.leaf(
+            w.leaf_painted(
                 "path",
-                &[
-                    ("class", plain!("pb-d-head")),
-                    ("d", Val::Ours(&d)),
-                    ("fill", colour::LINE),
-                    ("stroke", colour::LINE),
-                    ("stroke-width", plain!("1")),
-                ],
+                &[("class", plain!("pb-d-head")), ("d", Val::Ours(&d))],
+                paint::HEAD,
             );
             HEAD_LEN * scale - 1.0
         }
@@ -701,22 +776,15 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
         first = shortened(first, next, back_start);
     }
     let d = |d: &mut String| push_curve(d, points, first, last, path.axis);
-    let (class, colour, width) = match e.stroke {
-        Stroke::Invisible => (plain!("pb-d-hidden"), plain!("none"), plain!("1")),
-        Stroke::Thick => (plain!("pb-d-line"), colour::LINE, plain!("3")),
-        _ => (plain!("pb-d-line"), colour::LINE, plain!("1.5")),
+    let class = match e.stroke {
+        Stroke::Invisible => plain!("pb-d-hidden"),
+        _ => plain!("pb-d-line"),
     };
-    let attrs = [
-        ("class", class),
-        ("d", Val::Ours(&d)),
-        ("fill", plain!("none")),
-        ("stroke", colour),
-        ("stroke-width", width),
-        ("stroke-dasharray", plain!("3 4")),
-    ];
-    // The dashes only for a dotted line.
-    let dotted = e.stroke == Stroke::Dotted;
-    w.leaf("path", &attrs[..attrs.len() - usize::from(!dotted)]);
+    w.leaf_painted(
+        "path",
+        &[("class", class), ("d", Val::Ours(&d))],
+        paint::line(e.stroke),
+    );
     if let Some((at, block)) = &path.label {
         let bw = block.width + 2.0 * LABEL_PAD_X;
         let bh = block.height + 2.0 * LABEL_PAD_Y;
@@ -1250,6 +1318,52 @@ mod tests {
             &[("id", Val::Suffixed("x\"y", Plain::new("-title")))],
         );
         assert_eq!(w.finish(), "<title id=\"x&quot;y-title\">");
+    }
+
+    /// The attributes written one by one.
+    fn written(attrs: &[(&'static str, Val)]) -> String {
+        let mut w = Writer::new();
+        w.attrs(attrs);
+        w.finish()
+    }
+
+    #[test]
+    fn paint_runs_are_the_attributes_they_stand_for() {
+        use colour::{LINE, NODE_FILL, NODE_LINE};
+        let shape = [
+            ("class", plain!("pb-d-shape")),
+            ("fill", NODE_FILL),
+            ("stroke", NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ];
+        assert_eq!(paint::SHAPE.0, written(&shape));
+        let head = [
+            ("fill", LINE),
+            ("stroke", LINE),
+            ("stroke-width", plain!("1")),
+        ];
+        assert_eq!(paint::HEAD.0, written(&head));
+        for stroke in [
+            Stroke::Solid,
+            Stroke::Dotted,
+            Stroke::Thick,
+            Stroke::Invisible,
+        ] {
+            let (colour, width) = match stroke {
+                Stroke::Invisible => (plain!("none"), plain!("1")),
+                Stroke::Thick => (LINE, plain!("3")),
+                _ => (LINE, plain!("1.5")),
+            };
+            let attrs = [
+                ("fill", plain!("none")),
+                ("stroke", colour),
+                ("stroke-width", width),
+                ("stroke-dasharray", plain!("3 4")),
+            ];
+            let dotted = stroke == Stroke::Dotted;
+            let want = written(&attrs[..attrs.len() - usize::from(!dotted)]);
+            assert_eq!(paint::line(stroke).0, want, "{stroke:?}");
+        }
     }
 
     #[test]

@@ -411,7 +411,8 @@ fn blank(line: &str) -> String {
 /// Blank lines may separate the component fence from the ```json line.
 /// Returns, per rescue, the 1-based lines of the component fence and of the ```json fence.
 fn rescue_nested_fences(src: &str) -> (Cow<'_, str>, Vec<(usize, usize)>) {
-    if !src.contains("json") {
+    // memmem's vector search: `str::contains` scans the whole document a byte at a time.
+    if memchr::memmem::find(src.as_bytes(), b"json").is_none() {
         return (Cow::Borrowed(src), Vec::new());
     }
     let lines: Vec<(usize, &str)> = {

@@ -332,34 +332,11 @@ fn push_num(out: &mut String, v: f64) {
         out.push('-');
     }
     let u = t.unsigned_abs();
-    push_whole(out, u / 10);
+    crate::html::push_decimal(out, u / 10);
     if u % 10 != 0 {
         out.push('.');
-        out.push(digit(u % 10));
+        out.push(crate::html::digit(u % 10));
     }
-}
-
-/// Appends `n` in decimal, two digits at a time: coordinates mostly have two to four.
-fn push_whole(out: &mut String, n: u64) {
-    if n >= 100 {
-        push_whole(out, n / 100);
-        push_pair(out, n % 100);
-    } else if n >= 10 {
-        push_pair(out, n);
-    } else {
-        out.push(digit(n));
-    }
-}
-
-/// Appends `n` (below 100) as two digits.
-fn push_pair(out: &mut String, n: u64) {
-    out.push(digit(n / 10));
-    out.push(digit(n % 10));
-}
-
-/// The digit `d` (below 10).
-fn digit(d: u64) -> char {
-    char::from(b'0' + (d % 10) as u8)
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.

@@ -309,24 +309,29 @@ pub(crate) const fn controls_and(bytes: &[u8]) -> [bool; 256] {
     table
 }
 
-/// Appends `n` in decimal digits.
-pub fn push_decimal(out: &mut String, mut n: u64) {
-    // Most numbers written are an option's or a position's: one digit.
+/// Appends `n` in decimal digits, left to right and two at a time, straight into `out`: no
+/// buffer to copy over. Most numbers written are an option's or a position's (one digit) or a
+/// diagram's coordinate (two to four).
+pub fn push_decimal(out: &mut String, n: u64) {
     if n < 10 {
-        out.push(char::from(b'0' + n as u8));
-        return;
+        out.push(digit(n));
+    } else if n < 100 {
+        push_pair(out, n);
+    } else {
+        push_decimal(out, n / 100);
+        push_pair(out, n % 100);
     }
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends `n` (below 100) as two digits.
+fn push_pair(out: &mut String, n: u64) {
+    out.push(digit(n / 10));
+    out.push(digit(n % 10));
+}
+
+/// The digit `d` (below 10).
+pub fn digit(d: u64) -> char {
+    char::from(b'0' + (d % 10) as u8)
 }
 
 /// What a component needs to know while it renders.
@@ -643,6 +648,23 @@ mod tests {
         for n in [0, 7, 10, 99, 1234, usize::MAX] {
             assert_eq!(Digits::new(n).as_str(), n.to_string());
             assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
+        }
+    }
+
+    /// Every digit count, each power of ten and its neighbours, and the extremes.
+    #[test]
+    fn decimals_are_written_as_to_string_writes_them() {
+        let mut values = vec![0, 1, 9, u64::MAX, u64::MAX - 1];
+        let mut p = 1u64;
+        while let Some(next) = p.checked_mul(10) {
+            values.extend([p - 1, p, p + 1, next / 2, next - 1]);
+            p = next;
+        }
+        values.extend(0..1000);
+        for n in values {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
         }
     }
 

@@ -501,7 +501,7 @@ fn render_inner(
     // With placeholders, the tree is freed once the prose is HTML, before the components
     // render: its memory serves them instead of fresh pages.
     let prose = {
-        let arena = Arena::new();
+        let arena = document::arena_for(src);
         let (parsed, raw_html) = parse_and_police(&arena, src);
         if !needs_placeholders(raw_html, options) {
             return render_in_place(parsed, src, options, hash, answers);

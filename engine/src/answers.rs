@@ -203,7 +203,7 @@ pub struct Doc {
 impl Doc {
     /// Parses and validates `src` (no HTML is produced).
     pub fn parse(src: &str) -> Doc {
-        let arena = comrak::Arena::new();
+        let arena = crate::document::arena_for(src);
         Doc::from_parsed(crate::document::parse(&arena, src))
     }
 

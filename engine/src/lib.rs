@@ -366,7 +366,7 @@ pub fn content_hash(src: &str, options: &Options) -> String {
 
 /// Validates a document without producing HTML.
 pub fn validate(src: &str) -> Validation {
-    let arena = Arena::new();
+    let arena = document::arena_for(src);
     let (parsed, _) = parse_and_police(&arena, src);
     let ok = !parsed.diagnostics.iter().any(Diagnostic::is_error);
     Validation {
@@ -455,7 +455,7 @@ pub fn answer_form(
     let (src, surface) = answers::form_document(pairs)?;
     let clean = without_nul(src);
     let src = &*clean;
-    let arena = Arena::new();
+    let arena = document::arena_for(src);
     let mut parsed = document::parse(&arena, src);
     let decoded = answers::decode_form(&parsed.blocks, pairs)?;
     if decoded.op == answers::FormOp::Edit {

@@ -62,8 +62,9 @@ pub struct Cache {
 struct Inner {
     /// Renderings by lookup key ([`Cache::key`]), least recently used first out.
     map: LruCache<u64, Entry>,
-    /// The lookup key of each stored rendering, by its content hash.
-    by_hash: HashMap<String, u64>,
+    /// The lookup key of each stored rendering, by its content hash read as a number (no
+    /// string to allocate per entry; see [`hash_number`]).
+    by_hash: HashMap<u128, u64>,
     /// Evicted entries set aside for the thread that rendered them to free (see
     /// [`Inner::set_aside`]), oldest first, and their weight.
     leftovers: VecDeque<Entry>,
@@ -83,7 +84,7 @@ pub struct Key(u64);
 /// A stored rendering with what it was rendered from, to check a hit against.
 struct Entry {
     rendered: Arc<Rendered>,
-    source: Box<str>,
+    source: String,
     options: Options,
     /// Its share of the byte bound, worked out once when it is stored.
     weight: usize,
@@ -142,26 +143,29 @@ impl Cache {
 
     /// Looks up by content hash, without touching the counters or the recency order.
     pub fn peek(&self, hash: &str) -> Option<Arc<Rendered>> {
+        let number = hash_number(hash)?;
         let inner = self.lock();
-        let key = inner.by_hash.get(hash)?;
+        let key = inner.by_hash.get(&number)?;
         inner.map.peek(key).map(|e| e.rendered.clone())
     }
 
     /// Stores the rendering of `src` with `options`, evicting the least recently used ones past
     /// the bounds. A rendering larger than the whole byte budget is not stored.
-    pub fn put(&self, key: Key, src: &str, options: &Options, rendered: Arc<Rendered>) {
+    /// It takes the source and options it keeps, so a caller that owns them (a server, with
+    /// the request's body) hands them over instead of having them copied.
+    pub fn put(&self, key: Key, src: String, options: Options, rendered: Arc<Rendered>) {
         // The source is kept to check hits against; the index holds the hash a second time.
-        let size = rendered.weight() + src.len() + rendered.hash.len() + 64;
+        let size = rendered.weight() + src.capacity() + rendered.hash.len() + 64;
         if self.config.max_entries == 0 || size > self.config.max_bytes {
             return;
         }
         let key = key.0;
-        let hash = rendered.hash.clone();
+        let hash = hash_number(&rendered.hash);
         let me = thread::current().id();
         let entry = Entry {
             rendered,
-            source: src.into(),
-            options: options.clone(),
+            source: src,
+            options,
             weight: size,
             owner: me,
         };
@@ -175,7 +179,9 @@ impl Cache {
             inner.forget(&replaced);
             inner.set_aside(replaced, me, &mut evicted);
         }
-        inner.by_hash.insert(hash, key);
+        if let Some(hash) = hash {
+            inner.by_hash.insert(hash, key);
+        }
         inner.stats.bytes += size;
         let leftover_cap = self.config.max_bytes / LEFTOVER_SHARE;
         while inner.map.len() > self.config.max_entries
@@ -257,8 +263,20 @@ impl Inner {
     /// Takes an entry that left the map out of the index and the byte count.
     fn forget(&mut self, entry: &Entry) {
         self.stats.bytes -= entry.weight;
-        self.by_hash.remove(&entry.rendered.hash);
+        if let Some(hash) = hash_number(&entry.rendered.hash) {
+            self.by_hash.remove(&hash);
+        }
     }
+}
+
+/// A content hash (32 lowercase hex digits, as [`crate::content_hash`] writes it) as a number;
+/// `None` for anything else, which names no stored rendering.
+fn hash_number(hash: &str) -> Option<u128> {
+    let digits = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if hash.len() != 32 || !hash.bytes().all(digits) {
+        return None;
+    }
+    u128::from_str_radix(hash, 16).ok()
 }
 
 #[cfg(test)]
@@ -268,7 +286,8 @@ mod tests {
 
     fn store(cache: &Cache, src: &str, options: &Options) -> Arc<Rendered> {
         let rendered = Arc::new(render(src, options));
-        cache.put(cache.key(src, options), src, options, rendered.clone());
+        let key = cache.key(src, options);
+        cache.put(key, src.to_string(), options.clone(), rendered.clone());
         rendered
     }
 
@@ -314,6 +333,22 @@ mod tests {
         );
         assert!(look_up(&cache, "# Two", &options).is_none());
         assert_eq!(cache.stats().hits, 0);
+    }
+
+    #[test]
+    fn only_a_content_hash_as_written_names_an_entry() {
+        let hash = crate::content_hash("# One", &Options::default());
+        let number = hash_number(&hash).expect("a content hash");
+        assert_eq!(format!("{number:032x}"), hash);
+        for other in [
+            hash.to_uppercase(),
+            hash[..31].to_string(),
+            format!("{hash}0"),
+            format!("+{}", &hash[1..]),
+            format!("{}g", &hash[..31]),
+        ] {
+            assert_eq!(hash_number(&other), None, "{other}");
+        }
     }
 
     #[test]

@@ -317,7 +317,7 @@ impl Engine {
     pub fn render(&self, src: &str, options: &Options) -> Arc<Rendered> {
         match self.lookup(src, options) {
             Ok(hit) => hit,
-            Err(miss) => self.render_miss(src, options, miss),
+            Err(miss) => self.render_miss(src.to_owned(), options.clone(), miss),
         }
     }
 
@@ -332,10 +332,11 @@ impl Engine {
         })
     }
 
-    /// Renders after a [`Engine::lookup`] miss and caches the result.
-    pub fn render_miss(&self, src: &str, options: &Options, miss: Miss) -> Arc<Rendered> {
+    /// Renders after a [`Engine::lookup`] miss and caches the result, with the document and
+    /// options it takes (the cache keeps them to check later hits against).
+    pub fn render_miss(&self, src: String, options: Options, miss: Miss) -> Arc<Rendered> {
         self.cache.count_miss();
-        let rendered = Arc::new(render_with_hash(src, options, miss.hash));
+        let rendered = Arc::new(render_with_hash(&src, &options, miss.hash));
         self.cache.put(miss.key, src, options, rendered.clone());
         rendered
     }

@@ -477,10 +477,10 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         // the blocking pool would cost more in thread switches than the render itself.
         // A panic here needs no guard of its own: `handle` runs every request in a task of its
         // own and answers a panicked task with a 500, never a dropped connection.
-        Err(miss) if renders_quickly(&src) => state.engine.render_miss(&src, &options, miss),
+        Err(miss) if renders_quickly(&src) => state.engine.render_miss(src, options, miss),
         Err(miss) => {
             let engine_state = state.clone();
-            let job = move || engine_state.engine.render_miss(&src, &options, miss);
+            let job = move || engine_state.engine.render_miss(src, options, miss);
             match tokio::task::spawn_blocking(job).await {
                 Ok(r) => r,
                 Err(_) => return render_failed(),
@@ -595,7 +595,14 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// The `ETag` of a rendering: its hash, quoted.
 fn etag(hash: &str) -> String {
-    format!("\"{hash}\"")
+    // Joined, not `format!`ted: the formatting machinery cost more than the copy, per response.
+    ["\"", hash, "\""].concat()
+}
+
+/// A header value made of a string just written: the value takes over its buffer instead of
+/// copying it into one of its own.
+fn owned_value(text: String) -> Option<HeaderValue> {
+    HeaderValue::from_maybe_shared(Bytes::from(text)).ok()
 }
 
 fn rendered_response(
@@ -613,14 +620,18 @@ fn rendered_response(
         html(status, body, rendered.needs_youtube_frame)
     };
     let h = r.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&etag(&rendered.hash)) {
+    if let Some(v) = owned_value(etag(&rendered.hash)) {
         h.insert(header::ETAG, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&format!("/v1/render/{}", rendered.hash)) {
+    if let Some(v) = owned_value(["/v1/render/", rendered.hash.as_str()].concat()) {
         h.insert(header::CONTENT_LOCATION, v);
     }
-    let cache = if immutable { IMMUTABLE } else { "no-cache" };
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    let cache = if immutable {
+        const { HeaderValue::from_static(IMMUTABLE) }
+    } else {
+        const { HeaderValue::from_static("no-cache") }
+    };
+    h.insert(header::CACHE_CONTROL, cache);
     r
 }
 
@@ -1034,5 +1045,44 @@ mod tests {
         assert!(!renders_quickly(
             "{ \"version\": \"1\", \"source\": \"graph TD; A-->B\" }"
         ));
+    }
+}
+
+#[cfg(test)]
+mod response_tests {
+    use super::*;
+    use crate::Config;
+
+    /// Every header a rendering's response carries fits the map it starts with: adding one
+    /// more without raising `HEADER_ROOM` would make it grow (and copy) on every request.
+    #[test]
+    fn a_renderings_headers_fit_the_map_they_start_with() {
+        let state = AppState::new(Config::default());
+        let youtube =
+            "```youtube\n{ \"version\": \"1\", \"url\": \"https://youtu.be/dQw4w9WgXcQ\" }\n```\n";
+        let initial = respond(StatusCode::OK, "text/plain", "")
+            .headers()
+            .capacity();
+        for surface in [Surface::Page, Surface::Routed, Surface::Email] {
+            for format in [Format::Fragment, Format::Page, Format::Json] {
+                let options = Options::default().with_surface(surface).with_format(format);
+                let rendered = match state.engine.lookup(youtube, &options) {
+                    Ok(hit) => hit,
+                    Err(miss) => {
+                        state
+                            .engine
+                            .render_miss(youtube.to_string(), options.clone(), miss)
+                    }
+                };
+                let r = rendered_response(&state, &rendered, true);
+                assert!(r.headers().len() >= 4, "{surface:?} {format:?}");
+                assert_eq!(
+                    r.headers().capacity(),
+                    initial,
+                    "{surface:?} {format:?}: {:?}",
+                    r.headers().keys().collect::<Vec<_>>()
+                );
+            }
+        }
     }
 }

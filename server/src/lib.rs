@@ -114,20 +114,26 @@ pub struct AppState {
     pub email_csp: hyper::header::HeaderValue,
 }
 
+impl AppState {
+    pub fn new(config: Config) -> Self {
+        AppState {
+            engine: Engine::new(config.cache),
+            metrics: Metrics::default(),
+            // A quarter of the render cache's byte bound (at least 1 MiB) for published diagrams.
+            diagrams: std::sync::Mutex::new(diagrams::DiagramStore::new(
+                1024,
+                (config.cache.max_bytes / 4).max(1 << 20),
+            )),
+            email_csp: problem::email_csp(config.public_url.as_deref()),
+            config,
+        }
+    }
+}
+
 /// Serves `listener` until `shutdown` resolves; then finishes in-flight requests (up to the
 /// grace period) and returns.
 pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Output = ()>) {
-    let state = Arc::new(AppState {
-        engine: Engine::new(config.cache),
-        metrics: Metrics::default(),
-        // A quarter of the render cache's byte bound (at least 1 MiB) for published diagrams.
-        diagrams: std::sync::Mutex::new(diagrams::DiagramStore::new(
-            1024,
-            (config.cache.max_bytes / 4).max(1 << 20),
-        )),
-        email_csp: problem::email_csp(config.public_url.as_deref()),
-        config,
-    });
+    let state = Arc::new(AppState::new(config));
     let permits = Arc::new(Semaphore::new(state.config.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = http1::Builder::new();

@@ -17,7 +17,8 @@ fn main() {
         Some("load") => {
             std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
         }
-        // The load document as the uncached load test sends it, with a trailing comment.
+        // The load document as the uncached load test sends it, with a trailing comment (which
+        // there also holds the round's salt, a few bytes more).
         Some("load-unique") => {
             std::fs::read_to_string("benches/load/doc-2k.md").expect("run from the root")
                 + "\n<!-- request 1 -->\n"

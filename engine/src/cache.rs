@@ -153,7 +153,10 @@ impl Cache {
     /// the bounds. A rendering larger than the whole byte budget is not stored.
     /// It takes the source and options it keeps, so a caller that owns them (a server, with
     /// the request's body) hands them over instead of having them copied.
-    pub fn put(&self, key: Key, src: String, options: Options, rendered: Arc<Rendered>) {
+    pub fn put(&self, key: Key, mut src: String, options: Options, rendered: Arc<Rendered>) {
+        // A source taken out of a JSON body can hold spare room; kept for as long as the entry
+        // is, it should not. (A raw body's buffer is already exact, and this does nothing.)
+        src.shrink_to_fit();
         // The source is kept to check hits against; the index holds the hash a second time.
         let size = rendered.weight() + src.capacity() + rendered.hash.len() + 64;
         if self.config.max_entries == 0 || size > self.config.max_bytes {
@@ -333,6 +336,27 @@ mod tests {
         );
         assert!(look_up(&cache, "# Two", &options).is_none());
         assert_eq!(cache.stats().hits, 0);
+    }
+
+    #[test]
+    fn a_stored_source_keeps_no_spare_room() {
+        let (exact, roomy) = (
+            Cache::new(CacheConfig::default()),
+            Cache::new(CacheConfig::default()),
+        );
+        let options = Options::default();
+        let rendered = Arc::new(render("# One", &options));
+        exact.put(
+            exact.key("# One", &options),
+            "# One".to_string(),
+            options.clone(),
+            rendered.clone(),
+        );
+        let mut src = String::with_capacity(4096);
+        src.push_str("# One");
+        roomy.put(roomy.key("# One", &options), src, options.clone(), rendered);
+        assert_eq!(roomy.stats().bytes, exact.stats().bytes);
+        assert!(exact.stats().bytes < 4096);
     }
 
     #[test]

@@ -468,7 +468,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(hit) => hit.hash.as_str(),
         Err(miss) => miss.hash.as_str(),
     };
-    if conditions.none_match(&etag(hash)) || conditions.fail_if_match(&etag(hash)) {
+    if conditions.none_match(hash) || conditions.fail_if_match(hash) {
         return precondition_failed();
     }
     let rendered = match lookup {
@@ -643,19 +643,18 @@ fn cached(state: &AppState, req: &Request<Incoming>, hash: &str) -> Resp {
             "That rendering is not in the cache (it may have been evicted); POST the document to /v1/render again.",
         );
     };
-    let etag = etag(hash);
     let conditions = Conditions::of(req);
-    if conditions.fail_if_match(&etag) {
+    if conditions.fail_if_match(hash) {
         return precondition_failed();
     }
-    if conditions.none_match(&etag) {
+    if conditions.none_match(hash) {
         let mut r = respond(
             StatusCode::NOT_MODIFIED,
             rendered.content_type(),
             Bytes::new(),
         );
         r.headers_mut().remove(header::CONTENT_TYPE);
-        if let Ok(v) = HeaderValue::from_str(&etag) {
+        if let Some(v) = owned_value(etag(hash)) {
             r.headers_mut().insert(header::ETAG, v);
         }
         r.headers_mut()
@@ -685,30 +684,32 @@ impl Conditions {
         }
     }
 
-    /// Whether `If-None-Match` lists `etag` (or is `*`): a GET answers 304, any other
-    /// method 412.
-    fn none_match(&self, etag: &str) -> bool {
+    /// Whether `If-None-Match` lists the ETag of `hash` (or is `*`): a GET answers 304, any
+    /// other method 412.
+    fn none_match(&self, hash: &str) -> bool {
         self.if_none_match
             .as_deref()
-            .is_some_and(|v| lists(v, etag, true))
+            .is_some_and(|v| lists(v, hash, true))
     }
 
-    /// Whether an `If-Match` is given and does not list `etag` (strong comparison): 412.
-    fn fail_if_match(&self, etag: &str) -> bool {
+    /// Whether an `If-Match` is given and does not list the ETag of `hash` (strong
+    /// comparison): 412.
+    fn fail_if_match(&self, hash: &str) -> bool {
         self.if_match
             .as_deref()
-            .is_some_and(|v| !lists(v, etag, false))
+            .is_some_and(|v| !lists(v, hash, false))
     }
 }
 
-/// Whether an entity-tag list (`*`, or tags separated by commas) holds `etag`; `weak` allows
-/// `W/` tags (If-None-Match compares weakly, If-Match strongly).
-fn lists(header: &str, etag: &str, weak: bool) -> bool {
+/// Whether an entity-tag list (`*`, or tags separated by commas) holds [`etag`]`(hash)`,
+/// compared in place so no tag is built for a request without conditions; `weak` allows `W/`
+/// tags (If-None-Match compares weakly, If-Match strongly).
+fn lists(header: &str, hash: &str, weak: bool) -> bool {
     header.trim() == "*"
         || header.split(',').any(|t| {
             let t = t.trim();
             let t = if weak { t.trim_start_matches("W/") } else { t };
-            t == etag
+            t.strip_prefix('"').and_then(|t| t.strip_suffix('"')) == Some(hash)
         })
 }
 
@@ -1052,6 +1053,28 @@ mod tests {
 mod response_tests {
     use super::*;
     use crate::Config;
+
+    /// Entity-tag lists compared against a hash, as they were against its quoted tag.
+    #[test]
+    fn tag_lists_name_a_hash_by_its_quoted_tag() {
+        let hash = "0123456789abcdef0123456789abcdef";
+        let tag = etag(hash);
+        for (header, weak, listed) in [
+            (tag.as_str(), false, true),
+            ("*", false, true),
+            (" * ", true, true),
+            (hash, true, false),
+            ("\"other\"", true, false),
+            (&format!("\"x\", {tag} ,\"y\"") as &str, false, true),
+            (&format!("W/{tag}"), true, true),
+            (&format!("W/{tag}"), false, false),
+            (&format!("\"{tag}\""), true, false),
+            ("\"", true, false),
+            ("", true, false),
+        ] {
+            assert_eq!(lists(header, hash, weak), listed, "{header:?} weak={weak}");
+        }
+    }
 
     /// Every header a rendering's response carries fits the map it starts with: adding one
     /// more without raising `HEADER_ROOM` would make it grow (and copy) on every request.

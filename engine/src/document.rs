@@ -184,14 +184,11 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
                     footnotes.push(node);
                     continue;
                 }
-                value @ (NodeValue::HtmlBlock(_)
-                | NodeValue::HtmlInline(_)
-                | NodeValue::Link(_)
-                | NodeValue::Image(_)) => {
+                // Every other node goes by the URL policy, which knows the kinds it acts on.
+                value => {
                     police.visit(node, value);
                     continue;
                 }
-                _ => continue,
             };
             if !cb.fenced {
                 continue;

@@ -154,12 +154,15 @@ impl Cache {
     /// It takes the source and options it keeps, so a caller that owns them (a server, with
     /// the request's body) hands them over instead of having them copied.
     pub fn put(&self, key: Key, mut src: String, options: Options, rendered: Arc<Rendered>) {
+        if self.config.max_entries == 0 {
+            return;
+        }
         // A source taken out of a JSON body can hold spare room; kept for as long as the entry
         // is, it should not. (A raw body's buffer is already exact, and this does nothing.)
         src.shrink_to_fit();
         // The source is kept to check hits against; the index holds the hash a second time.
         let size = rendered.weight() + src.capacity() + rendered.hash.len() + 64;
-        if self.config.max_entries == 0 || size > self.config.max_bytes {
+        if size > self.config.max_bytes {
             return;
         }
         let key = key.0;

@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "typical20".into());
-    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let rounds: usize = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200)
+        .max(1);
     let doc = match mode.as_str() {
         "typical" => passback_benches::typical(200_000),
         "dense20" => passback_benches::dense(20_000),

@@ -1,5 +1,5 @@
 //! Generates one `#[test]` per conformance fixture (`fixtures/conformance/*.md`), so a failing
-//! case is reported by name. The tests themselves live in `tests/conformance.rs`, which
+//! case is reported by name. The tests themselves live in `src/tests/conformance.rs`, which
 //! `include!`s the generated file.
 
 use std::collections::BTreeSet;

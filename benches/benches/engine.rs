@@ -4,8 +4,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use passback_benches::{comrak_only, dense, typical};
-use passback_engine::answers::{self, Doc};
 use passback_engine::{CacheConfig, Engine, Options};
+use passback_engine::{Doc, answers_from_json, export};
 use std::hint::black_box;
 
 /// Both document families at the three sizes.
@@ -65,29 +65,23 @@ fn validate_and_export(c: &mut Criterion) {
         "b7": { "questions": { "q1": { "selected": ["Opt-in"] }, "q3": { "other": "June" } } }
     });
     let responses =
-        answers::from_json(&parsed, &responses).expect("responses fit the bench document");
+        answers_from_json(&parsed, &responses).expect("responses fit the bench document");
     group.bench_function("export_20KB", |b| {
-        b.iter(|| answers::export(black_box(&parsed), black_box(&responses)))
+        b.iter(|| export(black_box(&parsed), black_box(&responses)))
     });
     group.finish();
 }
 
+/// A document holding one flowchart of 5, 20 and 100 nodes, rendered without the cache: parse,
+/// layout and SVG, with the little around them a block needs.
 fn diagram_layout(c: &mut Criterion) {
-    use passback_engine::diagram::{self, Frame, flowchart};
     let mut group = c.benchmark_group("diagram");
+    let options = Options::default();
     for nodes in [5, 20, 100] {
-        let src = passback_benches::flowchart(nodes);
-        let chart = flowchart::parse(&src)
-            .expect("a flowchart")
-            .expect("readable");
-        let frame = Frame {
-            id: "bench",
-            title: "Bench",
-            t: passback_engine::html::i18n::Lang::En.strings(),
-            inline_style: false,
-        };
-        group.bench_with_input(BenchmarkId::new("layout_and_svg", nodes), &src, |b, s| {
-            b.iter(|| diagram::render(black_box(s), Some(&chart), &frame))
+        let source = serde_json::to_string(&passback_benches::flowchart(nodes)).expect("a string");
+        let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+        group.bench_with_input(BenchmarkId::new("render_document", nodes), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &options))
         });
     }
     group.finish();

@@ -207,7 +207,7 @@ What we know, and what we need from you.
 /// Plain comrak over the same Markdown with the same extensions; component fences stay code
 /// blocks. The baseline every render is compared with.
 pub fn comrak_only(doc: &str) -> String {
-    let options = passback_engine::document::comrak_options(false);
+    let options = passback_engine::markdown::comrak_options(false);
     comrak::markdown_to_html(doc, &options)
 }
 

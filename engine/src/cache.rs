@@ -28,6 +28,7 @@ impl Default for CacheConfig {
 }
 
 impl CacheConfig {
+    /// A cache of at most `max_entries` renderings and about `max_bytes` of them (0 disables it).
     pub fn new(max_entries: usize, max_bytes: usize) -> Self {
         CacheConfig {
             max_entries,
@@ -39,10 +40,15 @@ impl CacheConfig {
 /// Counters for `/metrics`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Lookups answered from the cache.
     pub hits: u64,
+    /// Lookups that had to render.
     pub misses: u64,
+    /// Renderings dropped to stay within the bounds.
     pub evictions: u64,
+    /// Approximate bytes held now.
     pub bytes: usize,
+    /// Renderings held now.
     pub entries: usize,
 }
 

@@ -3,8 +3,9 @@
 //! each fence for a placeholder so the prose renders through comrak while components render
 //! through maud.
 
-use crate::components::{self, Checker, Component, Kind, closest};
-use crate::diag::{Diagnostic, Severity};
+use crate::components::check::{Checker, closest};
+use crate::components::{AnyComponent, Kind};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::json::{self, Json};
 use comrak::nodes::{AstNode, NodeValue};
 use comrak::{Arena, Options as ComrakOptions};
@@ -15,8 +16,11 @@ use std::cell::{Cell, OnceCell};
 /// One component fence, as listed in `blocks` (contract §2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BlockInfo {
+    /// `b1`, `b2`, … in document order.
     pub id: String,
+    /// The fence's component.
     pub kind: Kind,
+    /// Whether it validated (and so renders as a widget).
     pub valid: bool,
     /// The opening fence's 1-based line.
     pub line: usize,
@@ -28,7 +32,7 @@ pub struct Block {
     pub info: BlockInfo,
     /// The fence's content as written (shown escaped when the block is invalid).
     pub source: String,
-    pub component: Option<Component>,
+    pub component: Option<AnyComponent>,
 }
 
 /// What parsing a document yields, before any HTML is produced.
@@ -46,6 +50,7 @@ pub struct Parsed<'a> {
     /// ([`crate::sanitize::Police`]) has been applied to the tree.
     pub raw_html: bool,
     /// True when the whole document was a bare component JSON object.
+    #[cfg_attr(not(test), allow(dead_code))] // what the bare-paste tests check
     pub bare: bool,
     /// False when the source cannot hold a Hebrew or Arabic letter (see
     /// [`crate::html::i18n::may_hold_rtl`]): the language is then English without a walk.
@@ -66,7 +71,7 @@ impl Parsed<'_> {
             }
         }
         for c in self.blocks.iter().filter_map(|b| b.component.as_ref()) {
-            components::visible_text(c, |text| letters.add(text));
+            c.visible_text(&mut |text| letters.add(text));
         }
         letters.lang()
     }
@@ -156,7 +161,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     for (_, line) in &rescued_lines {
         diagnostics.push(Diagnostic {
             severity: Severity::Warning,
-            code: "nested_json_fence_rescued",
+            code: Code::NestedJsonFenceRescued,
             block: None,
             line: *line,
             column: 1,
@@ -261,11 +266,11 @@ pub fn check_block(
     kind: Kind,
     text: &str,
     map: &PosMap,
-) -> (Option<Component>, Vec<Diagnostic>) {
+) -> (Option<AnyComponent>, Vec<Diagnostic>) {
     let locate = |offset: usize| map.locate(offset);
     let mut ck = Checker::new(id, &locate);
     let component =
-        parse_lenient(text, &mut ck).and_then(|json| components::parse(kind, &json, &mut ck));
+        parse_lenient(text, &mut ck).and_then(|json| AnyComponent::parse(kind, &json, &mut ck));
     (component, ck.diags)
 }
 
@@ -309,14 +314,14 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
             _ => {
                 let (code, hint) = if err.too_deep {
                     (
-                        "too_deep",
+                        Code::TooDeep,
                         format!(
                             "a component never needs more than {} levels of nesting",
                             json::MAX_DEPTH
                         ),
                     )
                 } else {
-                    ("invalid_json", "fix the JSON: straight \" quotes, balanced { } and [ ], commas between entries".to_string())
+                    (Code::InvalidJson, "fix the JSON: straight \" quotes, balanced { } and [ ], commas between entries".to_string())
                 };
                 ck.error(
                     code,
@@ -331,7 +336,7 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
     };
     if let Some(at) = rescued_quotes {
         ck.warn(
-            "smart_quotes_rescued",
+            Code::SmartQuotesRescued,
             at,
             "",
             "curly quotes “ ” were read as straight quotes".into(),
@@ -340,7 +345,7 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
     }
     for at in &parsed.trailing_commas {
         ck.warn(
-            "trailing_comma_rescued",
+            Code::TrailingCommaRescued,
             *at,
             "",
             "a trailing comma before } or ] was dropped".into(),
@@ -350,7 +355,7 @@ fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
     for (at, key) in &parsed.duplicate_keys {
         let path = parsed.value.pointer_to_key(*at);
         ck.warn(
-            "duplicate_key",
+            Code::DuplicateKey,
             *at,
             path.as_deref().unwrap_or(""),
             format!("the key `{key}` appears twice in one object; the last one is used"),
@@ -590,7 +595,7 @@ fn swallowed_component(
         };
         return Some(Diagnostic {
             severity: Severity::Warning,
-            code: "component_in_code_block",
+            code: Code::ComponentInCodeBlock,
             block: None,
             line,
             column,
@@ -635,32 +640,14 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
             ))
         }
     } else {
-        let tags = Kind::ALL.map(Kind::tag);
-        let invented = match first.trim_start_matches('{').trim_end_matches('}') {
-            "multiple-choice" | "multiple_choice" | "multiplechoice" | "multichoice"
-            | "checkbox" | "checkboxes" | "multi_choice" | "multi-select" | "multiselect" => {
-                Some("multi-choice")
-            }
-            "choice" | "select" | "radio" | "poll" | "vote" | "single_choice" | "singlechoice"
-            | "single-select" | "match" => Some("single-choice"),
-            "quiz" | "survey" | "form" | "questions" | "question-set" | "questionaire" => {
-                Some("questionnaire")
-            }
-            "question" | "answer" | "open_question" | "openquestion" | "free-text" | "freetext"
-            | "text-input" | "ask" => Some("open-question"),
-            "rank" | "ranking" | "order" | "priority" | "priorities" | "prioritise" | "sort"
-            | "reorder" | "prioritization" | "prioritisation" | "prioritized" => Some("prioritize"),
-            "allocation" | "alloc" | "budget" | "split" | "weights" | "distribute" => {
-                Some("allocate")
-            }
-            "video" | "yt" | "you-tube" => Some("youtube"),
-            _ => None,
-        };
+        let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
+        let invented =
+            Kind::misnamed_as(first.trim_start_matches('{').trim_end_matches('}')).map(Kind::tag);
         // A real tag with something after it (```youtube-video, ```allocate:budget) around a
         // JSON body. Without JSON it is more likely another tool's language (```mermaid-js
         // holding raw Mermaid), left alone.
         let extended = || {
-            tags.into_iter().filter(|_| json_body).find(|tag| {
+            tags.iter().copied().filter(|_| json_body).find(|tag| {
                 first
                     .strip_prefix(tag)
                     .is_some_and(|rest| rest.starts_with(['-', '_', '.', ':', '/']))
@@ -674,7 +661,7 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
     let (tag, hint) = suggestion?;
     Some(Diagnostic {
         severity: Severity::Warning,
-        code: "unknown_tag",
+        code: Code::UnknownTag,
         block: None,
         line,
         column,
@@ -723,7 +710,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         0,
         Diagnostic {
             severity: Severity::Warning,
-            code: "bare_json_wrapped",
+            code: Code::BareJsonWrapped,
             block: Some("b1".into()),
             line,
             column: 1,
@@ -775,7 +762,7 @@ fn broken_bare_json(src: &str, lines: &LineIndex) -> Option<Diagnostic> {
     let (line, column) = lines.locate(start + err.offset);
     Some(Diagnostic {
         severity: Severity::Warning,
-        code: "invalid_json",
+        code: Code::InvalidJson,
         block: None,
         line,
         column,
@@ -790,52 +777,7 @@ fn broken_bare_json(src: &str, lines: &LineIndex) -> Option<Diagnostic> {
 
 /// Recognizes a bare object by its shape (contract §1).
 fn bare_kind(value: &Json) -> Option<Kind> {
-    value.as_object()?;
-    let has = |k: &str| value.get(k).is_some();
-    if has("questions") {
-        return Some(Kind::Questionnaire);
-    }
-    if let Some(items) = value.get("items") {
-        let all_weighted = items.as_array().is_some_and(|a| {
-            !a.is_empty()
-                && a.iter().all(|i| {
-                    matches!(
-                        i.get("weight").map(|w| &w.value),
-                        Some(json::Value::Number(_))
-                    )
-                })
-        });
-        return Some(if all_weighted {
-            Kind::Allocate
-        } else {
-            Kind::Prioritize
-        });
-    }
-    if has("question") || has("q") {
-        if !has("options") {
-            return Some(Kind::OpenQuestion);
-        }
-        let multi = matches!(
-            value.get("multi").map(|m| &m.value),
-            Some(json::Value::Bool(true))
-        ) || value.get("recommended").and_then(Json::as_array).is_some();
-        return Some(if multi {
-            Kind::MultiChoice
-        } else {
-            Kind::SingleChoice
-        });
-    }
-    if has("source") {
-        return Some(Kind::Mermaid);
-    }
-    if value
-        .get("id")
-        .and_then(Json::as_str)
-        .is_some_and(|id| id.chars().count() == 11)
-    {
-        return Some(Kind::Youtube);
-    }
-    None
+    Kind::of_bare_object(value)
 }
 
 /// Byte offsets of line starts in the original document, found the first time a position is
@@ -1000,7 +942,7 @@ mod tests {
         parse(&arena, src)
             .diagnostics
             .iter()
-            .map(|d| d.code)
+            .map(|d| d.code.name())
             .collect()
     }
 
@@ -1048,7 +990,7 @@ mod tests {
         let d = &p.diagnostics[0];
         assert_eq!(
             (d.code, d.line, d.column, d.path.as_str()),
-            ("wrong_version", 4, 15, "/version")
+            (Code::WrongVersion, 4, 15, "/version")
         );
     }
 
@@ -1058,17 +1000,20 @@ mod tests {
         let arena = Arena::new();
         let p = parse(&arena, src);
         let d = &p.diagnostics[0];
-        assert_eq!((d.code, d.line, d.column), ("smart_quotes_rescued", 6, 5));
+        assert_eq!((d.code, d.line, d.column), (Code::SmartQuotesRescued, 6, 5));
         // A repeated key deep in the block: the path names where it sits.
         let src = "```prioritize\n{\"version\": \"1\", \"items\": [{\"id\": \"a\", \"label\": \"A\"}, {\"id\": \"b\", \"id\": \"c\", \"label\": \"C\"}]}\n```\n";
         let p = parse(&arena, src);
         let d = &p.diagnostics[0];
-        assert_eq!((d.code, d.path.as_str()), ("duplicate_key", "/items/1/id"));
+        assert_eq!(
+            (d.code, d.path.as_str()),
+            (Code::DuplicateKey, "/items/1/id")
+        );
         // `q` beside `question`: the hint names the alias, not a field `q` is spelled like.
         let src = "```single-choice\n{\"version\": \"1\", \"q\": \"Q?\", \"question\": \"R?\", \"options\": [\"A\", \"B\"]}\n```\n";
         let p = parse(&arena, src);
         let d = &p.diagnostics[0];
-        assert_eq!((d.code, d.path.as_str()), ("unknown_field", "/q"));
+        assert_eq!((d.code, d.path.as_str()), (Code::UnknownField, "/q"));
         assert!(d.message.contains("alias of `question`"), "{}", d.message);
         // One label of several matches no option: the path names that element.
         let src = "```multi-choice\n{\"version\": \"1\", \"question\": \"Q?\", \"options\": [\"A\", \"B\"], \"recommended\": [\"A\", \"Z\"]}\n```\n";
@@ -1076,7 +1021,7 @@ mod tests {
         let d = &p.diagnostics[0];
         assert_eq!(
             (d.code, d.path.as_str()),
-            ("recommended_mismatch", "/recommended/1")
+            (Code::RecommendedMismatch, "/recommended/1")
         );
     }
 

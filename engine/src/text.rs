@@ -1,9 +1,7 @@
 //! `--format text`: a readable plain-text version of the preview, the `text/plain` half of a
 //! `multipart/alternative` email.
 
-use crate::components::Component;
-use crate::components::allocate::{format_number, round_to_total};
-use crate::components::question::Mode;
+use crate::components::prefix_lines;
 use crate::document::Block;
 use crate::html::i18n::{Lang, Strings};
 use comrak::nodes::{AstNode, ListType, NodeValue};
@@ -122,125 +120,7 @@ impl<'a> Cx<'_, 'a> {
             return prefix_lines(b.source.trim_end(), "    ", "    ");
         };
         let mut lines: Vec<String> = Vec::new();
-        match component {
-            Component::Questions(set) => {
-                if let Some(title) = &set.title {
-                    lines.push(title.to_uppercase());
-                }
-                if let Some(r) = &set.routing {
-                    lines.push(r.return_prompt.clone());
-                }
-                for q in &set.questions {
-                    if !lines.is_empty() {
-                        lines.push(String::new());
-                    }
-                    lines.push(format!("Q: {}", q.text));
-                    if let Some(c) = &q.context {
-                        lines.push(format!("   {c}"));
-                    }
-                    let glyph = if q.mode == Mode::Multi { "[ ]" } else { "( )" };
-                    match q.mode {
-                        Mode::Single | Mode::Multi => {
-                            if q.mode == Mode::Multi {
-                                lines.push(format!("   ({})", t.select_all));
-                            }
-                            for (i, o) in q.options.iter().enumerate() {
-                                let rec = if q.recommended.contains(&i) {
-                                    format!(" ({})", t.recommended)
-                                } else {
-                                    String::new()
-                                };
-                                lines.push(format!("   {glyph} {o}{rec}"));
-                            }
-                            lines.push(format!("   {glyph} {} ____", q.other_label(t)));
-                        }
-                        Mode::FreeText => lines.push(format!("   {} ____", q.other_label(t))),
-                        Mode::Open => lines.push(format!("   {}: ____", t.your_answer)),
-                    }
-                }
-            }
-            Component::Prioritize(p) => {
-                if let Some(title) = &p.title {
-                    lines.push(title.to_uppercase());
-                }
-                if let Some(i) = &p.instruction {
-                    lines.push(i.clone());
-                }
-                for (n, item) in p.items.iter().enumerate() {
-                    let context = item
-                        .context
-                        .as_ref()
-                        .map(|c| format!(" — {c}"))
-                        .unwrap_or_default();
-                    lines.push(format!("{}. {}{context}", n + 1, item.label));
-                }
-                if let Some(r) = &p.routing {
-                    lines.push(r.return_prompt.clone());
-                }
-            }
-            Component::Allocate(a) => {
-                if let Some(title) = &a.title {
-                    lines.push(title.to_uppercase());
-                }
-                if let Some(i) = &a.instruction {
-                    lines.push(i.clone());
-                }
-                let shown = round_to_total(&a.weights, a.total);
-                for (item, w) in a.items.iter().zip(&shown) {
-                    let filled = if a.total > 0.0 {
-                        ((w / a.total) * 20.0).round() as usize
-                    } else {
-                        0
-                    };
-                    let bar = format!(
-                        "{}{}",
-                        "#".repeat(filled.min(20)),
-                        ".".repeat(20 - filled.min(20))
-                    );
-                    lines.push(format!(
-                        "{bar} {}{} {}",
-                        format_number(*w),
-                        a.unit,
-                        item.label
-                    ));
-                }
-                lines.push(format!("{}: {}{}", t.total, format_number(a.total), a.unit));
-                if let Some(r) = &a.routing {
-                    lines.push(r.return_prompt.clone());
-                }
-            }
-            Component::Youtube(y) => {
-                let title = y.title.as_deref().unwrap_or(t.video);
-                lines.push(format!(
-                    "▶ {title}: https://www.youtube.com/watch?v={}",
-                    y.id
-                ));
-            }
-            Component::Mermaid(m) => {
-                lines.push(
-                    format!("{}: {}", t.diagram, m.title.as_deref().unwrap_or(""))
-                        .trim_end_matches(": ")
-                        .to_string(),
-                );
-                match &m.chart {
-                    Some(chart) => {
-                        for e in &chart.edges {
-                            let label = e
-                                .label
-                                .as_ref()
-                                .map(|l| format!(" ({l})"))
-                                .unwrap_or_default();
-                            lines.push(format!(
-                                "  {} → {}{label}",
-                                chart.label_of(&e.from),
-                                chart.label_of(&e.to)
-                            ));
-                        }
-                    }
-                    None => lines.push(prefix_lines(m.source.trim_end(), "    ", "    ")),
-                }
-            }
-        }
+        component.plain_text(t, &mut lines);
         lines.join("\n")
     }
 }
@@ -273,19 +153,4 @@ fn inline<'a>(node: &'a AstNode<'a>) -> String {
         }
     }
     out
-}
-
-fn prefix_lines(text: &str, first: &str, rest: &str) -> String {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| {
-            let p = if i == 0 { first } else { rest };
-            if l.is_empty() {
-                p.trim_end().to_string()
-            } else {
-                format!("{p}{l}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

@@ -5,7 +5,7 @@
 use passback_engine::{Options, Surface, render, validate};
 
 fn codes(out: &passback_engine::Rendered) -> Vec<&'static str> {
-    out.diagnostics.iter().map(|d| d.code).collect()
+    out.diagnostics.iter().map(|d| d.code.name()).collect()
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn deep_lists_brackets_and_emphasis_runs() {
 fn json_nested_a_hundred_thousand_deep_is_refused_with_a_diagnostic() {
     let doc = format!("```questionnaire\n{}\n```\n", "[".repeat(100_000));
     let v = validate(&doc);
-    assert_eq!(v.outcome, "violating");
+    assert_eq!(v.outcome.name(), "violating");
     assert_eq!(v.diagnostics[0].code, "too_deep");
     let doc = format!(
         "```questionnaire\n{{\"version\":\"1\",\"questions\":{}{}}}\n```\n",

@@ -2,7 +2,7 @@
 //! deterministic; validate and render agree on which blocks are valid; and answers generated
 //! from a document always export, with every answer the reader gave present in the export.
 
-use passback_engine::answers::{self, Doc};
+use passback_engine::{Doc, answers_from_json, export};
 use passback_engine::{Options, Surface, render, validate};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -105,7 +105,7 @@ proptest! {
     fn arbitrary_json_in_every_fence_never_panics(tag in prop::sample::select(TAGS.to_vec()), v in json_value()) {
         let doc = format!("```{tag}\n{v}\n```\n");
         let out = render(&doc, &Options::default());
-        let _ = answers::from_json(&Doc::parse(&doc), &json!({ "b1": v }));
+        let _ = answers_from_json(&Doc::parse(&doc), &json!({ "b1": v }));
         prop_assert!(out.html.starts_with("<div class=\"pb-doc\""));
     }
 }
@@ -188,8 +188,8 @@ proptest! {
     #[test]
     fn generated_answers_export_without_losing_anything(r in responses()) {
         let doc = Doc::parse(DOC);
-        let parsed = answers::from_json(&doc, &r).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let export = answers::export(&doc, &parsed).markdown;
+        let parsed = answers_from_json(&doc, &r).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let export = export(&doc, &parsed).markdown;
         let mut expected: Vec<String> = Vec::new();
         let texts = |v: &Value| -> Vec<String> {
             match v {

@@ -11,8 +11,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = passback_engine::render(doc, &Options::default().with_surface(surface).with_format(Format::Page));
     }
     let v = passback_engine::validate(doc);
-    let parsed = passback_engine::answers::Doc::parse(doc);
-    let empty = passback_engine::answers::from_json(&parsed, &serde_json::json!({})).expect("empty responses fit any document");
-    let _ = passback_engine::answers::export(&parsed, &empty);
+    let parsed = passback_engine::Doc::parse(doc);
+    let empty = passback_engine::answers_from_json(&parsed, &serde_json::json!({})).expect("empty responses fit any document");
+    let _ = passback_engine::export(&parsed, &empty);
     assert_eq!(v.blocks.len(), parsed.blocks.len());
 });

@@ -127,10 +127,10 @@ fn fences(content: &str, markdown: &MarkdownOptions) -> Found {
                             + (range.start - line_starts[start - 1]);
                         let last = source.trim_end().lines().last().unwrap_or("");
                         let closed =
-                            end > start && passback_engine::document::is_closing_fence(last);
+                            end > start && passback_engine::markdown::is_closing_fence(last);
                         found
                             .warnings
-                            .extend(passback_engine::document::code_block_warnings(
+                            .extend(passback_engine::markdown::code_block_warnings(
                                 info.trim(),
                                 &literal,
                                 closed,
@@ -298,7 +298,7 @@ mod tests {
         assert!(out.contains("\n   <div class=\"pb-doc\""), "{out}");
         assert!(out.contains("\n> <div class=\"pb-doc\""), "{out}");
         assert!(out.contains("\n>\n> still quoted"), "{out}");
-        let html = comrak::markdown_to_html(&out, &passback_engine::document::comrak_options(true));
+        let html = comrak::markdown_to_html(&out, &passback_engine::markdown::comrak_options(true));
         assert!(html.contains("<li>") && html.contains("<blockquote>"));
         assert!(html.matches("pb-single-choice").count() == 2, "{html}");
     }

@@ -42,7 +42,7 @@ pub fn run(args: &[String]) -> Result<i32, String> {
         "validate" => validate(rest),
         "schema" => {
             no_more(rest, "schema")?;
-            write_out(passback_engine::schema::SCHEMA)?;
+            write_out(passback_engine::SCHEMA)?;
             Ok(0)
         }
         other => Err(format!(
@@ -256,10 +256,10 @@ fn answers(args: &[String]) -> Result<i32, String> {
     let text = read_input((responses_path != "-").then_some(responses_path))?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{responses_path} is not valid JSON: {e}"))?;
-    let doc = passback_engine::answers::Doc::parse(&src);
-    let responses = passback_engine::answers::from_json(&doc, &json)
+    let doc = passback_engine::Doc::parse(&src);
+    let responses = passback_engine::answers_from_json(&doc, &json)
         .map_err(|e| format!("{responses_path} does not fit {doc_path}: {e}"))?;
-    let export = passback_engine::answers::export(&doc, &responses);
+    let export = passback_engine::export(&doc, &responses);
     for notice in &export.notices {
         eprintln!("passback: note: {notice}");
     }

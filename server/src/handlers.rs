@@ -13,7 +13,7 @@ use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, StatusCode};
-use passback_engine::answers::{self, Doc};
+use passback_engine::{AnswersErrorKind, Doc, answers_from_json, export, parse_urlencoded};
 use passback_engine::{FormOutcome, Format, Options, Surface, assets};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -151,7 +151,7 @@ async fn dispatch(
             let mut r = respond(
                 StatusCode::OK,
                 "application/schema+json",
-                passback_engine::schema::SCHEMA,
+                passback_engine::SCHEMA,
             );
             r.headers_mut().insert(
                 header::CACHE_CONTROL,
@@ -160,7 +160,7 @@ async fn dispatch(
             r
         }
         ("/v1/openapi.yaml", _) => respond(StatusCode::OK, "application/yaml", OPENAPI),
-        ("/", false) => html(StatusCode::OK, pages::playground("", None), false),
+        ("/", false) => html(StatusCode::OK, pages::playground("", None), None),
         ("/", true) => playground_post(state, req).await,
         ("/v1/render", _) => render(state, req).await,
         ("/v1/validate", _) => validate(state, req).await,
@@ -319,7 +319,7 @@ fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, R
             markdown.ok_or_else(neither)
         }
         "application/x-www-form-urlencoded" => {
-            let pairs = answers::parse_urlencoded(&utf8(body)?)
+            let pairs = parse_urlencoded(&utf8(body)?)
                 .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
             pairs
                 .into_iter()
@@ -361,7 +361,7 @@ pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
                 .and_then(Value::as_str)
                 .ok_or_else(|| format!("blocks[{i}] (markdown) needs a \"text\" string."))?;
             if i + 1 < list.len()
-                && let Some(open) = passback_engine::document::left_open(text)
+                && let Some(open) = passback_engine::markdown::left_open(text)
             {
                 return Err(format!(
                     "blocks[{i}] (markdown) ends inside {open}, which would swallow the blocks after it; close it within the block."
@@ -371,7 +371,7 @@ pub fn blocks_to_markdown(blocks: &Value) -> Result<String, String> {
             continue;
         }
         if passback_engine::Kind::from_tag(kind).is_none() {
-            let tags = passback_engine::Kind::ALL.map(passback_engine::Kind::tag);
+            let tags: Vec<&str> = passback_engine::Kind::ALL.iter().map(|k| k.tag()).collect();
             return Err(format!(
                 "blocks[{i}] has type \"{kind}\", which is not markdown or a component tag ({}).",
                 tags.join(", ")
@@ -410,8 +410,8 @@ fn whole_numbers_as_integers(v: &mut Value) {
 fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
     let mut options = Options::default();
     let query = req.uri().query().unwrap_or("");
-    let pairs = answers::parse_urlencoded(query)
-        .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
+    let pairs =
+        parse_urlencoded(query).map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
     for (k, v) in pairs {
         match k.as_str() {
             "surface" => {
@@ -617,7 +617,7 @@ fn rendered_response(
     } else if rendered.surface.is_email() {
         email_html(status, body, state.email_csp.clone())
     } else {
-        html(status, body, rendered.needs_youtube_frame)
+        html(status, body, rendered.frame_src)
     };
     let h = r.headers_mut();
     if let Some(v) = owned_value(etag(&rendered.hash)) {
@@ -860,12 +860,12 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     })
 }
 
-fn export_response(export: answers::Export, html_wanted: bool) -> Resp {
+fn export_response(export: passback_engine::Export, html_wanted: bool) -> Resp {
     if html_wanted {
         return html(
             StatusCode::OK,
             pages::answers(&export.markdown, &export.notices),
-            false,
+            None,
         );
     }
     let mut r = respond(
@@ -886,18 +886,20 @@ fn export_response(export: answers::Export, html_wanted: bool) -> Resp {
 }
 
 fn form_answers(text: &str, html_wanted: bool) -> Resp {
-    let pairs = match answers::parse_urlencoded(text) {
+    let pairs = match parse_urlencoded(text) {
         Ok(p) => p,
         Err(e) => return problem(StatusCode::BAD_REQUEST, format!("{e}.")),
     };
     let options = Options::default().with_format(Format::Page);
     match passback_engine::answer_form(&pairs, &options) {
         Ok(FormOutcome::Edited(page)) => {
-            let needs_frame = page.needs_youtube_frame;
-            html(StatusCode::OK, page.into_body(), needs_frame)
+            let frame_src = page.frame_src;
+            html(StatusCode::OK, page.into_body(), frame_src)
         }
         Ok(FormOutcome::Export(export)) => export_response(export, html_wanted),
-        Err(e) if e.field == "pb.source" => problem(StatusCode::BAD_REQUEST, format!("{e}.")),
+        Err(e) if e.kind() == AnswersErrorKind::Malformed => {
+            problem(StatusCode::BAD_REQUEST, format!("{e}."))
+        }
         Err(e) => problem(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!("The answers do not fit the document: {e}."),
@@ -925,7 +927,7 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
         );
     };
     let doc = Doc::parse(markdown);
-    let responses = match answers::from_json(&doc, responses) {
+    let responses = match answers_from_json(&doc, responses) {
         Ok(r) => r,
         Err(e) => {
             return problem(
@@ -934,7 +936,7 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
             );
         }
     };
-    export_response(answers::export(&doc, &responses), html_wanted)
+    export_response(export(&doc, &responses), html_wanted)
 }
 
 async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
@@ -947,7 +949,7 @@ async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         let rendered = engine_state.engine.render(&src, &Options::default());
         (
             pages::playground(&src, Some((&rendered.html, &rendered.diagnostics))),
-            rendered.needs_youtube_frame,
+            rendered.frame_src,
         )
     })
     .await;

@@ -3,12 +3,11 @@
 
 use maud::{Markup, PreEscaped, html};
 use passback_engine::Diagnostic;
-use passback_engine::html::i18n::Lang;
 
 /// A page of the service: the engine's page shell, so the stylesheet and the script are linked
 /// the same way as on rendered documents.
 fn shell(title: &str, body: Markup) -> String {
-    passback_engine::html::page(&body.into_string(), title, Lang::En, "/assets")
+    passback_engine::page(&body.into_string(), title, "/assets")
 }
 
 /// `GET /` and `POST /`: paste a document, see it rendered below, fill it in.

@@ -15,7 +15,6 @@ macro_rules! base_csp {
     };
 }
 pub const CSP: &str = base_csp!();
-pub const CSP_YOUTUBE: &str = concat!(base_csp!(), "; frame-src https://www.youtube-nocookie.com");
 
 /// The policy for email previews: inline styles are how mail is styled; nothing else runs or
 /// loads, but for images from `data:` and the sources written in at `$img`.
@@ -68,7 +67,7 @@ pub fn plain_host(host: &str) -> bool {
 /// An email-surface HTML response: no script can run, but its inline styles apply. `csp` is
 /// [`email_csp`] for this server.
 pub fn email_html(status: StatusCode, body: impl Into<Bytes>, csp: HeaderValue) -> Resp {
-    let mut r = html(status, body, false);
+    let mut r = html(status, body, None);
     r.headers_mut().insert(header::CONTENT_SECURITY_POLICY, csp);
     r
 }
@@ -99,20 +98,19 @@ fn typed(status: StatusCode, content_type: HeaderValue, body: impl Into<Bytes>) 
 }
 
 /// An HTML response with the security headers.
-pub fn html(status: StatusCode, body: impl Into<Bytes>, youtube: bool) -> Resp {
+/// `frame_src`: a source the page's frames need (a routed YouTube player), added to the CSP.
+pub fn html(status: StatusCode, body: impl Into<Bytes>, frame_src: Option<&str>) -> Resp {
     let content_type = const { HeaderValue::from_static("text/html; charset=utf-8") };
     let mut r = typed(status, content_type, body);
-    secure(&mut r, youtube);
+    secure(&mut r, frame_src);
     r
 }
 
-pub fn secure(r: &mut Resp, youtube: bool) {
+pub fn secure(r: &mut Resp, frame_src: Option<&str>) {
     let h = r.headers_mut();
-    let policy = if youtube {
-        const { HeaderValue::from_static(CSP_YOUTUBE) }
-    } else {
-        const { HeaderValue::from_static(CSP) }
-    };
+    let policy = frame_src
+        .and_then(|src| HeaderValue::try_from(format!("{CSP}; frame-src {src}")).ok())
+        .unwrap_or(const { HeaderValue::from_static(CSP) });
     h.insert(header::CONTENT_SECURITY_POLICY, policy);
     h.insert(
         header::REFERRER_POLICY,

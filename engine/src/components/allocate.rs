@@ -1,11 +1,21 @@
 //! `allocate`: split a fixed whole across categories by weight (spec §4.5).
 
-use super::prioritize::{self, Item};
-use super::{Checker, Kind, NoteField, Obj, Routing};
-use crate::answers::{self, BlockAnswer, Entry, Focus, SplitAnswer};
-use crate::html::email;
-use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text, push_decimal};
+use super::answer::{
+    AnswersError, FormFields, Part, err, join, object, only_keys, text, type_name,
+};
+use super::check::{Checker, NoteField, Obj, Routing};
+use super::list::{
+    Entry, Item, ListModel, add_box, apply_list_op, focus_after, footer, header, item_index,
+    list_state, note_json, parse_items, removed_json, removed_line, removed_list,
+};
+use super::{Component, Kind};
+use crate::diag::Code;
+use crate::html::i18n::{Lang, Strings};
+use crate::html::{Digits, Fill, Focus, Num, Parts, RenderCx, Text, email, push_decimal};
+use crate::json::Json;
 use maud::{Markup, Render, html};
+use serde_json::Value as JsonValue;
+use std::collections::BTreeMap;
 
 const FIELDS: [&str; 9] = [
     "version",
@@ -32,7 +42,7 @@ pub struct Allocate {
     pub routing: Option<Routing>,
 }
 
-pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
+fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     ck.unknown_fields(o, &FIELDS, "an allocate block");
     ck.version(o);
     let title = ck.optional_text(o, "title");
@@ -48,7 +58,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
         Some(t) if t > MAX_AMOUNT => {
             let at = o.start_of("total");
             ck.error(
-                "out_of_range",
+                Code::OutOfRange,
                 at,
                 &o.path("total"),
                 format!("`total` must be at most 10^15, found {}", quoted_amount(t)),
@@ -59,7 +69,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
         Some(t) => {
             let at = o.start_of("total");
             ck.error(
-                "out_of_range",
+                Code::OutOfRange,
                 at,
                 &o.path("total"),
                 format!("`total` must be greater than 0, found {t}"),
@@ -69,7 +79,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
         }
         None => 100.0,
     };
-    let items = prioritize::parse_items(o, ck, Kind::Allocate, |ck, io, _| {
+    let items = parse_items(o, ck, Kind::Allocate, |ck, io, _| {
         let Some(v) = io.get("weight") else {
             ck.missing(
                 io,
@@ -81,7 +91,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
         let w = ck.number(v, io.field("weight"))?;
         if !(0.0..=MAX_AMOUNT).contains(&w) {
             ck.error(
-                "out_of_range",
+                Code::OutOfRange,
                 v.start,
                 &io.path("weight"),
                 format!(
@@ -98,7 +108,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     if raw.iter().all(|w| *w == 0.0) {
         let at = o.start_of("items");
         ck.warn(
-            "all_zero_weights",
+            Code::AllZeroWeights,
             at,
             &o.path("items"),
             "every weight is 0, so the split starts even".into(),
@@ -116,6 +126,106 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
         note,
         routing,
     })
+}
+
+impl Component for Allocate {
+    const TAG: &'static str = "allocate";
+    const MISNAMED: &'static [&'static str] = &[
+        "allocation",
+        "alloc",
+        "budget",
+        "split",
+        "weights",
+        "distribute",
+    ];
+    const BARE_RANK: u8 = 1;
+    type Answer = SplitAnswer;
+
+    fn parse(o: &Obj, ck: &mut Checker) -> Option<Self> {
+        parse(o, ck)
+    }
+
+    /// A non-empty `items` list whose every item has a numeric `weight`.
+    fn bare_shape(value: &Json) -> bool {
+        value
+            .get("items")
+            .and_then(Json::as_array)
+            .is_some_and(|a| {
+                !a.is_empty()
+                    && a.iter().all(|i| {
+                        matches!(
+                            i.get("weight").map(|w| &w.value),
+                            Some(crate::json::Value::Number(_))
+                        )
+                    })
+            })
+    }
+
+    fn render(&self, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
+        render(self, cx, answer)
+    }
+
+    fn answer_from_json(
+        &self,
+        block: &str,
+        value: &JsonValue,
+    ) -> Result<SplitAnswer, AnswersError> {
+        split_json(block, self, value)
+    }
+
+    fn answer_from_form(&self, fields: &mut FormFields) -> Result<SplitAnswer, AnswersError> {
+        split_form(self, fields)
+    }
+
+    fn export(&self, answer: Option<&SplitAnswer>, _lang: Lang) -> Part {
+        let (text, notice) = export_split(self, answer.unwrap_or(&SplitAnswer::default()));
+        Part { text, notice }
+    }
+
+    fn plain_text(&self, t: &Strings, lines: &mut Vec<String>) {
+        if let Some(title) = &self.title {
+            lines.push(title.to_uppercase());
+        }
+        if let Some(i) = &self.instruction {
+            lines.push(i.clone());
+        }
+        let shown = round_to_total(&self.weights, self.total);
+        for (item, w) in self.items.iter().zip(&shown) {
+            let filled = if self.total > 0.0 {
+                ((w / self.total) * 20.0).round() as usize
+            } else {
+                0
+            };
+            let bar = format!(
+                "{}{}",
+                "#".repeat(filled.min(20)),
+                ".".repeat(20 - filled.min(20))
+            );
+            lines.push(format!(
+                "{bar} {}{} {}",
+                format_number(*w),
+                self.unit,
+                item.label
+            ));
+        }
+        lines.push(format!(
+            "{}: {}{}",
+            t.total,
+            format_number(self.total),
+            self.unit
+        ));
+        if let Some(r) = &self.routing {
+            lines.push(r.return_prompt.clone());
+        }
+    }
+
+    fn visible_text(&self, push: &mut dyn FnMut(&str)) {
+        self.items.iter().for_each(|i| push(&i.label));
+    }
+
+    fn page_title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
 }
 
 /// The largest `total` or weight, in a document or an answer: 10^15. Sums of these stay exact
@@ -212,7 +322,7 @@ impl Render for Amount {
     }
 }
 
-pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
+fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
     let t = cx.t;
     let title_id = a.title.as_ref().map(|_| cx.id_parts("title"));
     let total_number = Amount(a.total);
@@ -245,19 +355,16 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
         };
     }
     let unanswered = SplitAnswer::default();
-    let split = match cx.answer {
-        Some(BlockAnswer::Split(s)) => s,
-        _ => &unanswered,
-    };
-    let (entries, _) = answers::resolve_split(a, split);
+    let split = answer.unwrap_or(&unanswered);
+    let (entries, _) = resolve_split(a, split);
     let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
     let shown = round_to_total(&weights, a.total);
     let (item_name, op_name) = (cx.name_parts("item"), cx.name_parts("op"));
-    let model = super::ListModel {
+    let model = ListModel {
         total: Some(a.total),
         unit: Some(&a.unit),
         weights: Some(&a.weights),
-        ..super::ListModel::new(a.title.as_deref(), a.routing.as_ref(), &a.items)
+        ..ListModel::new(a.title.as_deref(), a.routing.as_ref(), &a.items)
     };
     html! {
         (cx.root_start_with_model(title_id, &model))
@@ -288,13 +395,333 @@ pub fn render(a: &Allocate, cx: &RenderCx) -> Markup {
             }
         }
         p class="pb-total" { (Text(t.total)) ": " output { (total_number) (Text(&a.unit)) } }
-        (prioritize::removed_list(cx, &a.items, &split.removed))
-        (prioritize::add_box(cx, t.add_category))
+        (removed_list(cx, &a.items, &split.removed))
+        (add_box(cx, t.add_category))
         @if a.note.enabled {
-            (super::note_box(cx, cx.id_parts("note"), &cx.name_parts("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
+            (super::check::note_box(cx, cx.id_parts("note"), &cx.name_parts("note"), a.note.label.as_deref().unwrap_or(t.note), split.note.as_deref().unwrap_or("")))
         }
         (cx.root_end())
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers and export
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SplitAnswer {
+    /// Reader weights by authored index; items absent keep their authored share.
+    pub weights: BTreeMap<usize, f64>,
+    pub added: Vec<(String, f64)>,
+    pub removed: Vec<usize>,
+    pub note: Option<String>,
+}
+
+fn weight(block: &str, field: &str, v: &JsonValue) -> Result<f64, AnswersError> {
+    let w = v.as_f64().ok_or_else(|| {
+        err(
+            block,
+            field,
+            format!("must be a number, not {}", type_name(v)),
+        )
+    })?;
+    if !w.is_finite() || w < 0.0 {
+        return Err(err(block, field, format!("must be 0 or more, not {w}")));
+    }
+    if w > MAX_AMOUNT {
+        return Err(err(
+            block,
+            field,
+            format!("must be at most 10^15, not {}", quoted_amount(w)),
+        ));
+    }
+    Ok(w)
+}
+
+fn split_json(block: &str, a: &Allocate, v: &JsonValue) -> Result<SplitAnswer, AnswersError> {
+    let o = object(block, "", v)?;
+    only_keys(block, "", o, &["weights", "added", "removed", "note"])?;
+    let ids: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
+    let removed = removed_json(block, &ids, o)?;
+    let mut weights = BTreeMap::new();
+    if let Some(w) = o.get("weights").filter(|w| !w.is_null()) {
+        for (id, value) in object(block, "weights", w)? {
+            let field = format!("weights.{id}");
+            let i = item_index(block, &field, &ids, id)?;
+            if removed.contains(&i) {
+                return Err(err(
+                    block,
+                    &field,
+                    "this item is also in \"removed\"; give it a weight or remove it, not both",
+                ));
+            }
+            weights.insert(i, weight(block, &field, value)?);
+        }
+    }
+    let mut added = Vec::new();
+    match o.get("added") {
+        None | Some(JsonValue::Null) => {}
+        Some(JsonValue::Array(entries)) => {
+            for (k, e) in entries.iter().enumerate() {
+                let field = format!("added[{k}]");
+                let e = object(block, &field, e)?;
+                only_keys(block, &field, e, &["label", "weight"])?;
+                let label =
+                    text(block, &join(&field, "label"), e.get("label"))?.ok_or_else(|| {
+                        err(
+                            block,
+                            &field,
+                            "an added category needs a non-empty \"label\"",
+                        )
+                    })?;
+                let w = match e.get("weight") {
+                    None => 0.0,
+                    Some(v) => weight(block, &join(&field, "weight"), v)?,
+                };
+                added.push((label, w));
+            }
+        }
+        Some(other) => {
+            return Err(err(
+                block,
+                "added",
+                format!("must be an array, not {}", type_name(other)),
+            ));
+        }
+    }
+    if removed.len() == a.items.len() && added.is_empty() {
+        return Err(err(
+            block,
+            "removed",
+            "every category was removed; keep or add at least one",
+        ));
+    }
+    Ok(SplitAnswer {
+        weights,
+        added,
+        removed,
+        note: note_json(block, a.note.enabled, o)?,
+    })
+}
+
+fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, AnswersError> {
+    let block = fields.block();
+    let op = fields.op();
+    let ids: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
+    let (entries, mut removed) = list_state(fields, &ids)?;
+    let mut weighted: Vec<(Entry, f64)> = Vec::with_capacity(entries.len());
+    for (k, e) in entries.into_iter().enumerate() {
+        let posted = fields.one(&format!("w.{k}"));
+        let raw = posted.unwrap_or("").trim().replace(',', ".");
+        let w = if posted.is_none() {
+            // No field at all (a hand-made post): the authored share.
+            match &e {
+                Entry::Item(i) => a.weights[*i],
+                Entry::Added(_) => 0.0,
+            }
+        } else if raw.is_empty() {
+            0.0
+        } else {
+            match raw.parse::<f64>() {
+                Ok(w) if w.is_finite() && (0.0..=MAX_AMOUNT).contains(&w) => w,
+                _ => {
+                    let label = match &e {
+                        Entry::Item(i) => a.items[*i].label.clone(),
+                        Entry::Added(l) => l.clone(),
+                    };
+                    return Err(err(
+                        block,
+                        &format!("w.{k}"),
+                        format!(
+                            "the weight of \"{label}\" must be a number from 0 to 10^15, not \"{raw}\""
+                        ),
+                    ));
+                }
+            }
+        };
+        weighted.push((e, w));
+    }
+    let mut list: Vec<Entry> = weighted.iter().map(|(e, _)| e.clone()).collect();
+    let before = list.clone();
+    let add = fields.text("add");
+    let adding = add.is_some();
+    apply_list_op(
+        block,
+        &ids,
+        &mut list,
+        &mut removed,
+        op.filter(|o| !o.starts_with("up") && !o.starts_with("down")),
+        add,
+    )?;
+    let mut weights = BTreeMap::new();
+    let mut added = Vec::new();
+    let removed_weight: f64 = weighted
+        .iter()
+        .filter(|(e, _)| !list.contains(e))
+        .map(|(_, w)| w)
+        .sum();
+    for e in &list {
+        let w = weighted.iter().find(|(x, _)| x == e).map(|(_, w)| *w);
+        match e {
+            Entry::Item(i) => {
+                weights.insert(*i, w.unwrap_or(0.0));
+            }
+            Entry::Added(l) => added.push((l.clone(), w.unwrap_or(0.0))),
+        }
+    }
+    // A category removed in this post changes the sum on purpose: hand its weight to the rest
+    // in proportion.
+    if removed_weight > 0.0 {
+        let rest: f64 = weights.values().chain(added.iter().map(|(_, w)| w)).sum();
+        let factor = if rest > 0.0 {
+            (rest + removed_weight) / rest
+        } else {
+            1.0
+        };
+        weights.values_mut().for_each(|w| *w *= factor);
+        added.iter_mut().for_each(|(_, w)| *w *= factor);
+    }
+    // A restored category comes back at its authored share, and the others make room for it
+    // in proportion: the sum the reader held stays, and a removal undone is undone exactly.
+    let mut restored = 0.0;
+    for e in &list {
+        if let Entry::Item(i) = e
+            && !weighted.iter().any(|(x, _)| x == e)
+        {
+            weights.insert(*i, a.weights[*i]);
+            restored += a.weights[*i];
+        }
+    }
+    if restored > 0.0 {
+        let is_restored = |i: &usize| !weighted.iter().any(|(x, _)| *x == Entry::Item(*i));
+        let others: f64 = weights
+            .iter()
+            .filter(|(i, _)| !is_restored(i))
+            .map(|(_, w)| *w)
+            .chain(added.iter().map(|(_, w)| *w))
+            .sum();
+        if others > 0.0 {
+            let factor = ((others - restored) / others).max(0.0);
+            weights
+                .iter_mut()
+                .filter(|(i, _)| !is_restored(i))
+                .for_each(|(_, w)| *w *= factor);
+            added.iter_mut().for_each(|(_, w)| *w *= factor);
+        }
+    }
+    if weights.is_empty() && added.is_empty() {
+        fields.notice("every category was removed; restore or add one");
+    }
+    fields.set_focus(focus_after(op, &before, &list, adding));
+    let note = fields.text("note");
+    Ok(SplitAnswer {
+        weights,
+        added,
+        removed,
+        note,
+    })
+}
+
+/// The resolved split: (entry, unrounded weight) summing to `total`, plus a notice when the
+/// reader's weights had to be rescaled.
+fn resolve_split(a: &Allocate, ans: &SplitAnswer) -> (Vec<(Entry, f64)>, Option<String>) {
+    let kept: Vec<usize> = (0..a.items.len())
+        .filter(|i| !ans.removed.contains(i))
+        .collect();
+    // Removing a category hands its weight to the rest in proportion (evenly if all are 0):
+    // that is rescaling the kept authored weights to the total.
+    let kept_authored: Vec<f64> = kept.iter().map(|i| a.weights[*i]).collect();
+    let base = rescale(&kept_authored, a.total);
+    let mut entries: Vec<(Entry, f64)> = kept
+        .iter()
+        .zip(&base)
+        .map(|(i, b)| (Entry::Item(*i), ans.weights.get(i).copied().unwrap_or(*b)))
+        .collect();
+    entries.extend(ans.added.iter().map(|(l, w)| (Entry::Added(l.clone()), *w)));
+    let sum: f64 = entries.iter().map(|(_, w)| w).sum();
+    let mut notice = None;
+    if (sum - a.total).abs() > 1e-6 {
+        let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
+        let scaled = rescale(&weights, a.total);
+        for (e, w) in entries.iter_mut().zip(scaled) {
+            e.1 = w;
+        }
+        let (s, t) = (
+            format_number((sum * 100.0).round() / 100.0),
+            format_number(a.total),
+        );
+        notice = Some(if sum <= 0.0 {
+            format!("every weight was 0, so the {t}{} was split evenly", a.unit)
+        } else {
+            format!(
+                "the weights summed to {s}{u}, so they were rescaled to {t}{u}",
+                u = a.unit
+            )
+        });
+    }
+    (entries, notice)
+}
+
+/// Spec §4.5.3.
+fn export_split(a: &Allocate, ans: &SplitAnswer) -> (String, Option<String>) {
+    let (entries, notice) = resolve_split(a, ans);
+    let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
+    let shown = round_to_total(&weights, a.total);
+    let authored = round_to_total(&a.weights, a.total);
+    let edited = !ans.removed.is_empty() || !ans.added.is_empty();
+    let moved = entries
+        .iter()
+        .zip(&shown)
+        .any(|((e, _), w)| matches!(e, Entry::Item(i) if authored[*i] != *w));
+    let tag = if edited {
+        "reader edited the list"
+    } else if moved {
+        "reader reweighted"
+    } else {
+        "reader kept the allocation unchanged"
+    };
+    let u = &a.unit;
+    let mut out = header(
+        "Allocation",
+        tag,
+        a.routing.as_ref().map(|r| r.from.as_str()),
+        a.title.as_deref(),
+    );
+    let lines: Vec<String> = entries
+        .iter()
+        .zip(&shown)
+        .map(|((e, _), w)| match e {
+            Entry::Item(i) => {
+                let item = &a.items[*i];
+                let delta = if authored[*i] == *w {
+                    "(unchanged)".to_string()
+                } else {
+                    format!("(was {}{u})", format_number(authored[*i]))
+                };
+                let context = item
+                    .context
+                    .as_ref()
+                    .map(|c| format!(" — {c}"))
+                    .unwrap_or_default();
+                format!(
+                    "- {}: {}{u} {delta}{context}",
+                    item.label,
+                    format_number(*w)
+                )
+            }
+            Entry::Added(label) => {
+                format!("- {label}: {}{u} — (added by reader)", format_number(*w))
+            }
+        })
+        .collect();
+    out.push_str(&lines.join("\n"));
+    removed_line(&mut out, &a.items, &ans.removed);
+    out.push_str(&format!("\n\nTotal: {}{u}", format_number(a.total)));
+    footer(
+        &mut out,
+        ans.note.as_deref(),
+        a.routing.as_ref().map(|r| r.return_prompt.as_str()),
+    );
+    (out, notice)
 }
 
 #[cfg(test)]

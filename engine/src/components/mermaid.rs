@@ -3,14 +3,21 @@
 //! source is always beside the picture, and so is a list of the nodes and edges with a comment
 //! field each, so commenting works without JavaScript.
 
-use super::{Checker, Obj};
-use crate::answers::{BlockAnswer, Comment};
+use super::answer::{
+    AnswersError, FormFields, Part, err, join, list_or_none, object, only_keys, text, type_name,
+};
+use super::check::{Checker, Obj};
+use super::{Component, prefix_lines};
+use crate::diag::Code;
 use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::{self, Frame};
 use crate::html::email;
+use crate::html::i18n::Lang;
 use crate::html::i18n::Strings;
 use crate::html::{Digits, Fill, RenderCx, Text, escape_into};
+use crate::json::Json;
 use maud::{Markup, PreEscaped, Render, html};
+use serde_json::Value as JsonValue;
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
 /// Largest accepted `source`, in bytes ("under ~8 KB").
@@ -25,7 +32,7 @@ pub struct Mermaid {
     pub chart: Option<Flowchart>,
 }
 
-pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
+fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     ck.unknown_fields(o, &FIELDS, "a mermaid block");
     ck.version(o);
     ck.optional_str(o, "skill_version");
@@ -38,7 +45,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     if source.len() > MAX_SOURCE {
         let at = o.start_of("source");
         ck.error(
-            "too_long",
+            Code::TooLong,
             at,
             &o.path("source"),
             format!(
@@ -54,7 +61,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
             if !chart.ignored.is_empty() {
                 let at = o.start_of("source");
                 ck.warn(
-                    "ignored_directive",
+                    Code::IgnoredDirective,
                     at,
                     &o.path("source"),
                     format!(
@@ -79,7 +86,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         Some(Err(e)) => {
             let at = o.start_of("source");
             ck.warn(
-                "unsupported_diagram",
+                Code::UnsupportedDiagram,
                 at,
                 &o.path("source"),
                 format!("the flowchart could not be read at byte {} of `source`: {}", e.offset, e.message),
@@ -96,7 +103,73 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     })
 }
 
-pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
+impl Component for Mermaid {
+    const TAG: &'static str = "mermaid";
+    const BARE_RANK: u8 = 6;
+    type Answer = Vec<Comment>;
+
+    fn parse(o: &Obj, ck: &mut Checker) -> Option<Self> {
+        parse(o, ck)
+    }
+
+    /// A `source` field.
+    fn bare_shape(value: &Json) -> bool {
+        value.get("source").is_some()
+    }
+
+    fn render(&self, cx: &RenderCx, answer: Option<&Vec<Comment>>) -> Markup {
+        render(self, cx, answer.map_or(&[], Vec::as_slice))
+    }
+
+    fn answer_from_json(
+        &self,
+        block: &str,
+        value: &JsonValue,
+    ) -> Result<Vec<Comment>, AnswersError> {
+        comments_json(block, self, value)
+    }
+
+    fn answer_from_form(&self, fields: &mut FormFields) -> Result<Vec<Comment>, AnswersError> {
+        Ok(comments_form(self, fields))
+    }
+
+    fn export(&self, answer: Option<&Vec<Comment>>, _lang: Lang) -> Part {
+        answer
+            .map_or_else(String::new, |c| export_comments(self, c))
+            .into()
+    }
+
+    fn plain_text(&self, t: &Strings, lines: &mut Vec<String>) {
+        lines.push(
+            format!("{}: {}", t.diagram, self.title.as_deref().unwrap_or(""))
+                .trim_end_matches(": ")
+                .to_string(),
+        );
+        match &self.chart {
+            Some(chart) => {
+                for e in &chart.edges {
+                    let label = e
+                        .label
+                        .as_ref()
+                        .map(|l| format!(" ({l})"))
+                        .unwrap_or_default();
+                    lines.push(format!(
+                        "  {} → {}{label}",
+                        chart.label_of(&e.from),
+                        chart.label_of(&e.to)
+                    ));
+                }
+            }
+            None => lines.push(prefix_lines(self.source.trim_end(), "    ", "    ")),
+        }
+    }
+
+    fn visible_text(&self, push: &mut dyn FnMut(&str)) {
+        push(self.title.as_deref().unwrap_or(""));
+    }
+}
+
+fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
     let svg_id = cx.id_parts("svg").joined();
@@ -144,10 +217,6 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
     }
     let svg = PreEscaped(drawing.svg);
     let caption_id = cx.id_parts("caption");
-    let comments: &[Comment] = match cx.answer {
-        Some(BlockAnswer::Comments(c)) => c,
-        _ => &[],
-    };
     let whole = comments
         .iter()
         .find_map(|c| {
@@ -223,7 +292,7 @@ pub fn render(m: &Mermaid, cx: &RenderCx) -> Markup {
             }
             figcaption id=(caption_id) { (Text(caption)) }
         }
-        (super::note_box(cx, cx.id_parts("comment"), &cx.name_parts("comment"), t.comment_diagram, whole))
+        (super::check::note_box(cx, cx.id_parts("comment"), &cx.name_parts("comment"), t.comment_diagram, whole))
         @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
             details class="pb-diagram-parts" {
                 summary { (t.comment_parts) }
@@ -285,6 +354,211 @@ impl Render for Fill2<'_> {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Answers and export
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Comment {
+    Diagram(String),
+    Node {
+        id: String,
+        text: String,
+    },
+    Edge {
+        from: String,
+        to: String,
+        text: String,
+        /// Which drawing of the pair (0-based) the comment was written on, when the form says
+        /// (its field per arrow); `None` from JSON, whose comments fill a pair's arrows in order.
+        nth: Option<usize>,
+    },
+}
+
+fn comments_json(block: &str, m: &Mermaid, v: &JsonValue) -> Result<Vec<Comment>, AnswersError> {
+    let o = object(block, "", v)?;
+    only_keys(block, "", o, &["comments"])?;
+    let Some(list) = o.get("comments") else {
+        return Ok(Vec::new());
+    };
+    let list = list.as_array().ok_or_else(|| {
+        err(
+            block,
+            "comments",
+            format!("must be an array, not {}", type_name(list)),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (k, c) in list.iter().enumerate() {
+        let field = format!("comments[{k}]");
+        let c = object(block, &field, c)?;
+        let on = c.get("on").and_then(JsonValue::as_str).unwrap_or("");
+        let body = || text(block, &join(&field, "text"), c.get("text"));
+        let comment = match on {
+            "diagram" => {
+                only_keys(block, &field, c, &["on", "text"])?;
+                body()?.map(Comment::Diagram)
+            }
+            "node" => {
+                only_keys(block, &field, c, &["on", "id", "text"])?;
+                let id = c.get("id").and_then(JsonValue::as_str).ok_or_else(|| {
+                    err(
+                        block,
+                        &join(&field, "id"),
+                        "a node comment needs the node's \"id\"",
+                    )
+                })?;
+                check_node(block, &field, m, id)?;
+                body()?.map(|text| Comment::Node {
+                    id: id.to_string(),
+                    text,
+                })
+            }
+            "edge" => {
+                only_keys(block, &field, c, &["on", "from", "to", "text"])?;
+                let get = |k: &str| {
+                    c.get(k).and_then(JsonValue::as_str).ok_or_else(|| {
+                        err(
+                            block,
+                            &join(&field, k),
+                            format!("an edge comment needs \"{k}\""),
+                        )
+                    })
+                };
+                let (from, to) = (get("from")?, get("to")?);
+                check_edge(block, &field, m, from, to)?;
+                body()?.map(|text| Comment::Edge {
+                    from: from.to_string(),
+                    to: to.to_string(),
+                    text,
+                    nth: None,
+                })
+            }
+            _ => {
+                return Err(err(
+                    block,
+                    &join(&field, "on"),
+                    "must be \"diagram\", \"node\" or \"edge\"",
+                ));
+            }
+        };
+        out.extend(comment);
+    }
+    Ok(out)
+}
+
+fn check_node(block: &str, field: &str, m: &Mermaid, id: &str) -> Result<(), AnswersError> {
+    let chart = m.chart.as_ref().ok_or_else(|| err(block, field, "this diagram has no nodes to comment on (not a flowchart this renderer reads); comment on the whole diagram"))?;
+    if chart.nodes.iter().any(|n| n.id == id) {
+        Ok(())
+    } else {
+        let ids: Vec<&str> = chart.nodes.iter().map(|n| n.id.as_str()).collect();
+        Err(err(
+            block,
+            &join(field, "id"),
+            format!(
+                "\"{id}\" is not a node of the diagram; the nodes are {}",
+                list_or_none(&ids)
+            ),
+        ))
+    }
+}
+
+fn check_edge(
+    block: &str,
+    field: &str,
+    m: &Mermaid,
+    from: &str,
+    to: &str,
+) -> Result<(), AnswersError> {
+    let chart = m.chart.as_ref().ok_or_else(|| {
+        err(
+            block,
+            field,
+            "this diagram has no edges to comment on; comment on the whole diagram",
+        )
+    })?;
+    if chart.edges.iter().any(|e| e.from == from && e.to == to) {
+        Ok(())
+    } else {
+        Err(err(
+            block,
+            field,
+            format!("there is no arrow {from}→{to} in the diagram"),
+        ))
+    }
+}
+
+fn comments_form(m: &Mermaid, fields: &FormFields) -> Vec<Comment> {
+    let get = |s: &str| fields.text(s);
+    let mut out: Vec<Comment> = get("comment").map(Comment::Diagram).into_iter().collect();
+    if let Some(chart) = &m.chart {
+        for (i, node) in chart.nodes.iter().enumerate() {
+            if let Some(text) = get(&format!("node.{i}")) {
+                out.push(Comment::Node {
+                    id: node.id.clone(),
+                    text,
+                });
+            }
+        }
+        let occurrences = chart.edge_occurrences();
+        for (i, edge) in chart.edges.iter().enumerate() {
+            if let Some(text) = get(&format!("edge.{i}")) {
+                out.push(Comment::Edge {
+                    from: edge.from.clone(),
+                    to: edge.to.clone(),
+                    text,
+                    nth: Some(occurrences[i]),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Spec §4.7.3: whole-diagram comments first, then nodes and edges in diagram order.
+fn export_comments(m: &Mermaid, comments: &[Comment]) -> String {
+    if comments.is_empty() {
+        return String::new();
+    }
+    let mut lines = Vec::new();
+    for c in comments {
+        if let Comment::Diagram(text) = c {
+            lines.push(format!("- Whole diagram — {text}"));
+        }
+    }
+    if let Some(chart) = &m.chart {
+        for node in &chart.nodes {
+            for c in comments {
+                if let Comment::Node { id, text } = c
+                    && *id == node.id
+                {
+                    lines.push(format!("- Node `{id}` — {text}"));
+                }
+            }
+        }
+        let mut done: Vec<(&str, &str)> = Vec::new();
+        for edge in &chart.edges {
+            if done.contains(&(edge.from.as_str(), edge.to.as_str())) {
+                continue;
+            }
+            done.push((&edge.from, &edge.to));
+            for c in comments {
+                if let Comment::Edge { from, to, text, .. } = c
+                    && *from == edge.from
+                    && *to == edge.to
+                {
+                    lines.push(format!("- Edge `{from}→{to}` — {text}"));
+                }
+            }
+        }
+    }
+    let title = m
+        .title
+        .as_deref()
+        .map_or_else(|| "(diagram)".to_string(), |t| format!("## {t} (diagram)"));
+    format!("{title}\n\n{}", lines.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,7 +598,7 @@ mod tests {
         let warning = v
             .diagnostics
             .iter()
-            .find(|d| d.code == "ignored_directive")
+            .find(|d| d.code == Code::IgnoredDirective)
             .expect("a warning for the ignored directives");
         assert!(
             warning.message.contains("`style`, `click` are ignored"),

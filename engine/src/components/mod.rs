@@ -1,1073 +1,297 @@
-//! The component registry and the validation helpers every component shares.
+//! The component family: the [`Component`] trait every component implements, and the registry
+//! that turns the list of components into [`Kind`] and the dispatch the rest of the engine calls.
 //!
-//! Each component lives in its own module and owns its fields: parse + validate (from the block's
-//! JSON into a typed value, reporting every problem), render (maud markup), and export. Adding a
-//! component is one new module plus one arm in [`Kind`] and in the dispatch functions below.
+//! Each component lives in its own module and owns everything about it: parse and validate its
+//! JSON into a typed value (reporting every problem with its place), render it (with the reader's
+//! answer, when the form is shown again), read its answer from JSON or from the form post, export
+//! that answer as Markdown, and describe itself in plain text. Nothing outside the module matches
+//! on its fields. `question` holds what the four question components share, `list` what
+//! prioritize and allocate share, `check` the validation helpers, `answer` the answer helpers.
+//!
+//! Adding a component is one new module implementing [`Component`] plus one line in
+//! `registry!` below; `engine/tests/registry.rs` fails until its schema, fixtures, script entry
+//! and styles exist too.
 
-pub mod allocate;
-pub mod mermaid;
-pub mod multi_choice;
-pub mod open_question;
-pub mod prioritize;
-pub mod question;
-pub mod questionnaire;
-pub mod single_choice;
-pub mod youtube;
+pub(crate) mod answer;
+pub(crate) mod check;
+mod list;
+pub(crate) mod question;
 
-use crate::diag::{Diagnostic, Severity, push_token};
-use crate::html::{Text, escape_into};
-use crate::json::{Json, Member, Value, same};
-use maud::{Markup, html};
-use serde::Serialize;
-use std::fmt::Display;
+mod allocate;
+mod mermaid;
+mod multi_choice;
+mod open_question;
+mod prioritize;
+mod questionnaire;
+mod single_choice;
+mod youtube;
 
-/// The eight component fence tags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    SingleChoice,
-    MultiChoice,
-    OpenQuestion,
-    Questionnaire,
-    Prioritize,
-    Allocate,
-    Youtube,
-    Mermaid,
-}
+use crate::html::RenderCx;
+use crate::html::i18n::{Lang, Strings};
+use crate::json::Json;
+use crate::options::Surface;
+use answer::{AnswersError, FormFields, Part};
+use check::{Checker, Obj, Path};
+use maud::Markup;
+use std::fmt::Debug;
 
-impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::SingleChoice,
-        Kind::MultiChoice,
-        Kind::OpenQuestion,
-        Kind::Questionnaire,
-        Kind::Prioritize,
-        Kind::Allocate,
-        Kind::Youtube,
-        Kind::Mermaid,
-    ];
+/// Everything about one component kind.
+pub(crate) trait Component: Sized + Debug + Clone {
+    /// The fence info string, e.g. `single-choice`.
+    const TAG: &'static str;
+    /// Fence tags authors invent for this component (`rank` for `prioritize`): an unknown tag
+    /// among them gets a hint naming the real one.
+    const MISNAMED: &'static [&'static str] = &[];
+    /// Whether the reader answers it (and so it needs a form and has an export).
+    const TAKES_ANSWERS: bool = true;
+    /// Where this component stands when a bare pasted JSON object is recognized by its shape
+    /// (contract §1): lower ranks are asked first, and the first whose [`Component::bare_shape`]
+    /// claims the object wins.
+    const BARE_RANK: u8;
 
-    /// The fence info string.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Kind::SingleChoice => "single-choice",
-            Kind::MultiChoice => "multi-choice",
-            Kind::OpenQuestion => "open-question",
-            Kind::Questionnaire => "questionnaire",
-            Kind::Prioritize => "prioritize",
-            Kind::Allocate => "allocate",
-            Kind::Youtube => "youtube",
-            Kind::Mermaid => "mermaid",
-        }
-    }
+    /// The reader's answer.
+    type Answer: Debug + Clone + PartialEq;
 
-    pub fn from_tag(tag: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.tag() == tag)
-    }
+    /// Parses and validates the block's JSON object, reporting every problem to `ck`.
+    fn parse(o: &Obj, ck: &mut Checker) -> Option<Self>;
 
-    /// Whether the reader answers this component (and so it needs a form).
-    pub fn takes_answers(self) -> bool {
-        !matches!(self, Kind::Youtube)
-    }
-}
+    /// Whether a bare JSON object (not yet validated) has this component's shape, given that no
+    /// component of a lower [`Component::BARE_RANK`] claimed it.
+    fn bare_shape(value: &Json) -> bool;
 
-/// A validated component, ready to render and export.
-#[derive(Debug, Clone)]
-pub enum Component {
-    /// `single-choice`, `multi-choice`, `open-question` and `questionnaire` share one model.
-    Questions(question::QuestionSet),
-    Prioritize(prioritize::Prioritize),
-    Allocate(allocate::Allocate),
-    Youtube(youtube::Youtube),
-    Mermaid(mermaid::Mermaid),
-}
+    /// The component's markup, with the reader's answer filled in when there is one.
+    fn render(&self, cx: &RenderCx, answer: Option<&Self::Answer>) -> Markup;
 
-/// Parses and validates one block's JSON. Returns `None` when any error was reported.
-pub fn parse(kind: Kind, root: &Json, ck: &mut Checker) -> Option<Component> {
-    let obj = ck.object(root, Path::ROOT, "the block")?;
-    let component = match kind {
-        Kind::SingleChoice => single_choice::parse(&obj, ck).map(Component::Questions),
-        Kind::MultiChoice => multi_choice::parse(&obj, ck).map(Component::Questions),
-        Kind::OpenQuestion => open_question::parse(&obj, ck).map(Component::Questions),
-        Kind::Questionnaire => questionnaire::parse(&obj, ck).map(Component::Questions),
-        Kind::Prioritize => prioritize::parse(&obj, ck).map(Component::Prioritize),
-        Kind::Allocate => allocate::parse(&obj, ck).map(Component::Allocate),
-        Kind::Youtube => youtube::parse(&obj, ck).map(Component::Youtube),
-        Kind::Mermaid => mermaid::parse(&obj, ck).map(Component::Mermaid),
-    };
-    if ck.errors > 0 { None } else { component }
-}
+    /// The answer from the JSON responses (contract §4); anything that does not fit is an
+    /// error naming the block and field.
+    fn answer_from_json(
+        &self,
+        block: &str,
+        value: &serde_json::Value,
+    ) -> Result<Self::Answer, AnswersError>;
 
-/// Renders a validated component for a page, routed or email surface.
-pub fn render(component: &Component, cx: &crate::html::RenderCx) -> Markup {
-    match component {
-        Component::Questions(set) => question::render(set, cx),
-        Component::Prioritize(p) => prioritize::render(p, cx),
-        Component::Allocate(a) => allocate::render(a, cx),
-        Component::Youtube(y) => youtube::render(y, cx),
-        Component::Mermaid(m) => mermaid::render(m, cx),
-    }
-}
+    /// The answer from the rendered form's own post, with any list edit the reader pressed
+    /// applied.
+    fn answer_from_form(&self, fields: &mut FormFields) -> Result<Self::Answer, AnswersError>;
 
-/// Every string of a component that the reader sees, for direction and language detection.
-pub fn visible_text(component: &Component, mut push: impl FnMut(&str)) {
-    match component {
-        Component::Questions(set) => {
-            for q in &set.questions {
-                push(&q.text);
-                q.options.iter().for_each(|o| push(o));
-                if let Some(c) = &q.context {
-                    push(c);
-                }
-            }
-            if let Some(t) = &set.title {
-                push(t);
-            }
-        }
-        Component::Prioritize(p) => p.items.iter().for_each(|i| push(&i.label)),
-        Component::Allocate(a) => a.items.iter().for_each(|i| push(&i.label)),
-        Component::Youtube(y) => push(y.title.as_deref().unwrap_or("")),
-        Component::Mermaid(m) => push(m.title.as_deref().unwrap_or("")),
-    }
-}
+    /// The copy-back Markdown of an answer (`None`: the reader did nothing), empty when there is
+    /// nothing to send back.
+    fn export(&self, answer: Option<&Self::Answer>, lang: Lang) -> Part;
 
-/// `routing`: who sent the document and what to do with the answers (spec §5).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Routing {
-    pub from: String,
-    pub return_prompt: String,
-}
+    /// The plain-text form of the component (the text part of a mail), as lines.
+    fn plain_text(&self, t: &Strings, lines: &mut Vec<String>);
 
-impl Routing {
-    /// The return prompt with every occurrence of `from` in bold.
-    pub fn render(&self) -> Markup {
-        self.markup(None)
-    }
+    /// Every string the reader sees, for direction and language detection.
+    fn visible_text(&self, push: &mut dyn FnMut(&str));
 
-    /// As [`Routing::render`], styled inline for mail.
-    pub fn render_email(&self) -> Markup {
-        self.markup(Some(crate::html::email::MUTED))
-    }
-
-    fn markup(&self, style: Option<&str>) -> Markup {
-        let mut pieces: Vec<(bool, &str)> = Vec::new();
-        let mut rest = self.return_prompt.as_str();
-        while let Some(i) = rest.find(self.from.as_str()) {
-            pieces.push((false, &rest[..i]));
-            pieces.push((true, &rest[i..i + self.from.len()]));
-            rest = &rest[i + self.from.len()..];
-        }
-        pieces.push((false, rest));
-        html! {
-            p class="pb-routing" style=[style] {
-                @for (bold, text) in pieces {
-                    @if bold { strong { (Text(text)) } } @else { (Text(text)) }
-                }
-            }
-        }
-    }
-}
-
-/// The `data-pb-model` of prioritize and allocate (see
-/// [`crate::html::RenderCx::root_start_with_model`]): title, routing, the authored items, and for
-/// allocate the total, unit and authored shares. Absent fields are left out. Written by hand (see
-/// [`crate::html::model`]); the derive is what the tests hold the writing to.
-#[derive(serde::Serialize)]
-pub struct ListModel<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<&'a str>,
-    pub items: Vec<ItemModel<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unit: Option<&'a str>,
-    /// The authored shares, rescaled to `total` and unrounded, as the export compares them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub weights: Option<&'a [f64]>,
-}
-
-#[derive(serde::Serialize)]
-pub struct ItemModel<'a> {
-    pub id: &'a str,
-    pub label: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<&'a str>,
-}
-
-impl<'a> ListModel<'a> {
-    pub fn new(
-        title: Option<&'a str>,
-        routing: Option<&'a Routing>,
-        items: &'a [prioritize::Item],
-    ) -> ListModel<'a> {
-        ListModel {
-            title,
-            from: routing.map(|r| r.from.as_str()),
-            prompt: routing.map(|r| r.return_prompt.as_str()),
-            items: items
-                .iter()
-                .map(|i| ItemModel {
-                    id: &i.id,
-                    label: &i.label,
-                    context: i.context.as_deref(),
-                })
-                .collect(),
-            total: None,
-            unit: None,
-            weights: None,
-        }
-    }
-}
-
-impl crate::html::model::WriteModel for ListModel<'_> {
-    fn write_model(&self, json: &mut crate::html::model::ModelJson) {
-        json.open('{');
-        json.optional_string("title", self.title);
-        json.optional_string("from", self.from);
-        json.optional_string("prompt", self.prompt);
-        json.key("items");
-        json.open('[');
-        for item in &self.items {
-            json.open('{');
-            json.key("id");
-            json.string(item.id);
-            json.key("label");
-            json.string(item.label);
-            json.optional_string("context", item.context);
-            json.close('}');
-        }
-        json.close(']');
-        if let Some(total) = self.total {
-            json.key("total");
-            json.number(total);
-        }
-        json.optional_string("unit", self.unit);
-        if let Some(weights) = self.weights {
-            json.numbers("weights", weights);
-        }
-        json.close('}');
-    }
-}
-
-/// `note_field`: the optional block-level note of prioritize and allocate.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NoteField {
-    pub enabled: bool,
-    /// The author's label; `None` means the localized default.
-    pub label: Option<String>,
-}
-
-/// The strings met so far in one list (option labels, item or question ids), borrowed from the
-/// JSON. A list holds a handful, so they sit in an array that is scanned, which costs less than
-/// hashing them into a set that must be allocated; past that a set takes over, so a long list
-/// stays linear.
-pub struct Seen<'a> {
-    few: [&'a str; Seen::FEW],
-    len: usize,
-    many: Option<std::collections::HashSet<&'a str>>,
-}
-
-impl<'a> Seen<'a> {
-    const FEW: usize = 16;
-
-    pub fn new() -> Self {
-        Seen {
-            few: [""; Seen::FEW],
-            len: 0,
-            many: None,
-        }
-    }
-
-    pub fn contains(&self, s: &str) -> bool {
-        match &self.many {
-            Some(set) => set.contains(s),
-            None => self.few[..self.len].iter().any(|f| same(f, s)),
-        }
-    }
-
-    /// Adds `s`; false when it was there already.
-    pub fn insert(&mut self, s: &'a str) -> bool {
-        if self.contains(s) {
-            return false;
-        }
-        match &mut self.many {
-            Some(set) => {
-                set.insert(s);
-            }
-            None if self.len < Seen::FEW => {
-                self.few[self.len] = s;
-                self.len += 1;
-            }
-            None => {
-                let mut set: std::collections::HashSet<&str> = self.few.into_iter().collect();
-                set.insert(s);
-                self.many = Some(set);
-            }
-        }
-        true
-    }
-}
-
-impl Default for Seen<'_> {
-    fn default() -> Self {
-        Seen::new()
-    }
-}
-
-/// Collects diagnostics for one block while its JSON is checked.
-pub struct Checker<'a> {
-    block: &'a str,
-    locate: &'a dyn Fn(usize) -> (usize, usize),
-    pub diags: Vec<Diagnostic>,
-    pub errors: usize,
-}
-
-/// Where a value sits in the block, as a chain of borrowed JSON Pointer tokens: the pointer
-/// string is only written when a diagnostic needs it, and most blocks have none.
-#[derive(Clone, Copy)]
-pub struct Path<'p> {
-    parent: Option<&'p Path<'p>>,
-    token: Token<'p>,
-}
-
-#[derive(Clone, Copy)]
-enum Token<'p> {
-    Root,
-    Key(&'p str),
-    Index(usize),
-}
-
-impl Path<'_> {
-    /// The block itself: the empty pointer.
-    pub const ROOT: Path<'static> = Path {
-        parent: None,
-        token: Token::Root,
-    };
-
-    /// The member `key` of the object here.
-    pub fn key<'a>(&'a self, key: &'a str) -> Path<'a> {
-        Path {
-            parent: Some(self),
-            token: Token::Key(key),
-        }
-    }
-
-    /// Entry `i` of the array here.
-    pub fn index(&self, i: usize) -> Path<'_> {
-        Path {
-            parent: Some(self),
-            token: Token::Index(i),
-        }
-    }
-
-    /// The JSON Pointer, e.g. `/questions/2/options`.
-    pub fn pointer(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-
-    fn write(&self, out: &mut String) {
-        if let Some(parent) = self.parent {
-            parent.write(out);
-        }
-        match self.token {
-            Token::Root => {}
-            Token::Key(key) => push_token(out, key),
-            Token::Index(i) => {
-                out.push('/');
-                crate::html::push_decimal(out, i as u64);
-            }
-        }
-    }
-}
-
-/// An object being validated, with the path that leads to it.
-pub struct Obj<'j, 'p> {
-    pub members: &'j [Member<'j>],
-    path: Path<'p>,
-    pub at: usize,
-}
-
-impl<'j> Obj<'j, '_> {
-    pub fn get(&self, key: &str) -> Option<&'j Json<'j>> {
-        self.members
-            .iter()
-            .rev()
-            .find(|m| same(&m.key, key))
-            .map(|m| &m.value)
-    }
-
-    /// The JSON Pointer to `key`, for a diagnostic.
-    pub fn path(&self, key: &str) -> String {
-        self.field(key).pointer()
-    }
-
-    /// Where `key` sits, for a check that writes the pointer only if it reports.
-    pub fn field<'a>(&'a self, key: &'a str) -> Path<'a> {
-        self.path.key(key)
-    }
-
-    /// Where `key`'s value starts, or the object itself when the key is absent: the place a
-    /// diagnostic about that field points at.
-    pub fn start_of(&self, key: &str) -> usize {
-        self.get(key).map_or(self.at, |v| v.start)
-    }
-}
-
-impl<'a> Checker<'a> {
-    /// `locate` maps a byte offset in the block's JSON text to a 1-based (line, column) in the
-    /// original Markdown.
-    pub fn new(block: &'a str, locate: &'a dyn Fn(usize) -> (usize, usize)) -> Self {
-        Checker {
-            block,
-            locate,
-            diags: Vec::new(),
-            errors: 0,
-        }
-    }
-
-    pub fn report(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        at: usize,
-        path: &str,
-        message: String,
-        hint: String,
-    ) {
-        if severity == Severity::Error {
-            self.errors += 1;
-        }
-        let (line, column) = (self.locate)(at);
-        self.diags.push(Diagnostic {
-            severity,
-            code,
-            block: Some(self.block.to_string()),
-            line,
-            column,
-            path: path.to_string(),
-            message,
-            hint,
-        });
-    }
-
-    pub fn error(
-        &mut self,
-        code: &'static str,
-        at: usize,
-        path: &str,
-        message: String,
-        hint: String,
-    ) {
-        self.report(Severity::Error, code, at, path, message, hint);
-    }
-
-    pub fn warn(
-        &mut self,
-        code: &'static str,
-        at: usize,
-        path: &str,
-        message: String,
-        hint: String,
-    ) {
-        self.report(Severity::Warning, code, at, path, message, hint);
-    }
-
-    fn wrong_type(&mut self, json: &Json, path: Path, expected: &str, hint: String) {
-        let path = path.pointer();
-        self.error(
-            "invalid_type",
-            json.start,
-            &path,
-            format!(
-                "{} must be {expected}, not {}",
-                name(&path),
-                json.value.type_name()
-            ),
-            hint,
-        );
-    }
-
-    /// The value as an object, or an `invalid_type` error.
-    pub fn object<'j, 'p>(
-        &mut self,
-        json: &'j Json<'j>,
-        path: Path<'p>,
-        what: impl Display,
-    ) -> Option<Obj<'j, 'p>> {
-        match &json.value {
-            Value::Object(members) => Some(Obj {
-                members,
-                path,
-                at: json.start,
-            }),
-            other => {
-                self.error(
-                    "invalid_type",
-                    json.start,
-                    &path.pointer(),
-                    format!(
-                        "{what} must be a JSON object {{ … }}, not {}",
-                        other.type_name()
-                    ),
-                    "wrap the fields in { } as the spec's examples show".to_string(),
-                );
-                None
-            }
-        }
-    }
-
-    /// `version` must be the string "1".
-    pub fn version(&mut self, o: &Obj) {
-        match o.get("version") {
-            None => self.missing(o, "version", "add \"version\": \"1\""),
-            Some(Json {
-                value: Value::String(s),
-                ..
-            }) if s == "1" => {}
-            Some(v) => self.error(
-                "wrong_version",
-                v.start,
-                &o.path("version"),
-                format!("`version` must be the string \"1\", found {}", describe(v)),
-                "write \"version\": \"1\" (a string, in quotes; the number 1 is rejected)".into(),
-            ),
-        }
-    }
-
-    pub fn missing(&mut self, o: &Obj, key: &str, hint: &str) {
-        let at = o.at;
-        self.error(
-            "missing_field",
-            at,
-            &o.path(key),
-            format!("required field `{key}` is missing"),
-            hint.to_string(),
-        );
-    }
-
-    /// A required, non-empty string.
-    pub fn required_string(&mut self, o: &Obj, key: &str, hint: &str) -> Option<String> {
-        self.required_str(o, key, hint).map(str::to_owned)
-    }
-
-    /// [`Checker::required_string`], borrowed from the JSON.
-    pub fn required_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str, hint: &str) -> Option<&'j str> {
-        match o.get(key) {
-            None => {
-                self.missing(o, key, hint);
-                None
-            }
-            Some(v) => self.nonempty_str(v, o.field(key), hint),
-        }
-    }
-
-    /// A string that must not be empty (or only whitespace).
-    pub fn nonempty_string(&mut self, v: &Json, path: Path, hint: &str) -> Option<String> {
-        self.nonempty_str(v, path, hint).map(str::to_owned)
-    }
-
-    fn nonempty_str<'j>(&mut self, v: &'j Json<'j>, path: Path, hint: &str) -> Option<&'j str> {
-        match &v.value {
-            Value::String(s) if blank(s) => {
-                let path = path.pointer();
-                self.error(
-                    "empty",
-                    v.start,
-                    &path,
-                    format!("{} must not be empty", name(&path)),
-                    hint.to_string(),
-                );
-                None
-            }
-            Value::String(s) => Some(s),
-            _ => {
-                self.wrong_type(v, path, "a string", hint.to_string());
-                None
-            }
-        }
-    }
-
-    /// An optional string field (any string, empty allowed).
-    pub fn optional_string(&mut self, o: &Obj, key: &str) -> Option<String> {
-        self.optional_str(o, key).map(str::to_owned)
-    }
-
-    /// [`Checker::optional_string`], borrowed from the JSON: for a field that is only checked,
-    /// or not always kept.
-    pub fn optional_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str) -> Option<&'j str> {
-        let v = o.get(key)?;
-        match &v.value {
-            Value::String(s) => Some(s),
-            _ => {
-                self.wrong_type(
-                    v,
-                    o.field(key),
-                    "a string",
-                    format!("write \"{key}\": \"…\" or remove it"),
-                );
-                None
-            }
-        }
-    }
-
-    /// An optional text shown to the reader (a title, a context line, a section name): a
-    /// blank one is left out, with a warning, so that no empty heading, dangling "— " or
-    /// empty `##` line is drawn or exported.
-    pub fn optional_text(&mut self, o: &Obj, key: &str) -> Option<String> {
-        self.optional_text_str(o, key).map(str::to_owned)
-    }
-
-    fn optional_text_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str) -> Option<&'j str> {
-        let s = self.optional_str(o, key)?;
-        if !blank(s) {
-            return Some(s);
-        }
-        self.warn(
-            "empty",
-            o.start_of(key),
-            &o.path(key),
-            format!("`{key}` is blank, so it is left out"),
-            format!("give `{key}` some text, or remove it"),
-        );
+    /// The title a page takes from this component when the document has no heading.
+    fn page_title(&self) -> Option<&str> {
         None
     }
 
-    /// An optional string clamped to `max` characters (with a warning when it was longer);
-    /// blank counts as absent, as in [`Checker::optional_text`].
-    pub fn clamped_string(&mut self, o: &Obj, key: &str, max: usize) -> Option<String> {
-        let s = self.optional_text_str(o, key)?;
-        let count = s.chars().count();
-        if count <= max {
-            return Some(s.to_owned());
-        }
-        let at = o.start_of(key);
-        self.warn(
-            "too_long",
-            at,
-            &o.path(key),
-            format!("`{key}` is {count} characters; it is shown clamped to {max}"),
-            format!("shorten `{key}` to at most {max} characters"),
-        );
-        Some(s.chars().take(max).collect())
+    /// A `frame-src` source the page's CSP must allow for this component on `surface`.
+    fn frame_source(&self, _surface: Surface) -> Option<&'static str> {
+        None
     }
+}
 
-    pub fn optional_bool(&mut self, o: &Obj, key: &str) -> Option<bool> {
-        let v = o.get(key)?;
-        match v.value {
-            Value::Bool(b) => Some(b),
-            _ => {
-                self.wrong_type(
-                    v,
-                    o.field(key),
-                    "a boolean (true or false)",
-                    format!("write \"{key}\": true or false, without quotes"),
-                );
-                None
+/// `text` with `first` before its first line and `rest` before the others (a blank line gets
+/// the prefix without its trailing spaces): how plain text indents a block.
+pub(crate) fn prefix_lines(text: &str, first: &str, rest: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let p = if i == 0 { first } else { rest };
+            if l.is_empty() {
+                p.trim_end().to_string()
+            } else {
+                format!("{p}{l}")
             }
-        }
-    }
-
-    pub fn optional_number(&mut self, o: &Obj, key: &str) -> Option<f64> {
-        let v = o.get(key)?;
-        self.number(v, o.field(key))
-    }
-
-    pub fn number(&mut self, v: &Json, path: Path) -> Option<f64> {
-        match v.value {
-            Value::Number(n) => Some(n),
-            _ => {
-                self.wrong_type(
-                    v,
-                    path,
-                    "a number",
-                    "write a plain number without quotes, e.g. 25".into(),
-                );
-                None
-            }
-        }
-    }
-
-    /// An array field; `required` reports `missing_field` when absent.
-    pub fn array<'j>(
-        &mut self,
-        o: &Obj<'j, '_>,
-        key: &str,
-        required: bool,
-        hint: &str,
-    ) -> Option<&'j [Json<'j>]> {
-        match o.get(key) {
-            None => {
-                if required {
-                    self.missing(o, key, hint);
-                }
-                None
-            }
-            Some(v) => match &v.value {
-                Value::Array(items) => Some(items),
-                _ => {
-                    self.wrong_type(v, o.field(key), "an array [ … ]", hint.to_string());
-                    None
-                }
-            },
-        }
-    }
-
-    /// Warns about every member not in `known`.
-    pub fn unknown_fields(&mut self, o: &Obj, known: &[&str], what: &str) {
-        self.unknown_fields_among(o, &[known], what);
-    }
-
-    /// [`Checker::unknown_fields`] for a field list put together from `groups` (in order), and
-    /// a `what` that is only formatted for a warning: most blocks have no unknown field, so
-    /// neither the list nor the name is built for them.
-    pub fn unknown_fields_among(&mut self, o: &Obj, groups: &[&[&str]], what: impl Display) {
-        for m in o.members {
-            if groups.iter().any(|g| g.iter().any(|k| same(k, &m.key))) {
-                continue;
-            }
-            let known = groups.concat();
-            // `q` is only unknown when `question` is given too (it is then the alias's twin).
-            if m.key == "q" && known.contains(&"question") {
-                self.warn(
-                    "unknown_field",
-                    m.key_start,
-                    &o.path(&m.key),
-                    format!("`q` is ignored: it is an alias of `question`, which {what} also has"),
-                    "remove `q` and keep `question`".to_string(),
-                );
-                continue;
-            }
-            let suggestion = closest(&m.key, &known)
-                .map(|k| format!("did you mean `{k}`? Otherwise remove it"))
-                .unwrap_or_else(|| format!("remove it; {what} takes {}", known.join(", ")));
-            self.warn(
-                "unknown_field",
-                m.key_start,
-                &o.path(&m.key),
-                format!("unknown field `{}` in {what} is ignored", m.key),
-                suggestion,
-            );
-        }
-    }
-
-    /// The shared `routing` object.
-    pub fn routing(&mut self, o: &Obj) -> Option<Routing> {
-        let v = o.get("routing")?;
-        let r = self.object(v, o.field("routing"), "`routing`")?;
-        self.unknown_fields(&r, &["from", "return_prompt"], "`routing`");
-        let from = self.required_string(
-            &r,
-            "from",
-            "give the sender's name, e.g. \"from\": \"Elad\"",
-        );
-        let return_prompt = match r.get("return_prompt") {
-            None => {
-                self.missing(
-                    &r,
-                    "return_prompt",
-                    "add \"return_prompt\": \"When done, send your answers back to …\"",
-                );
-                None
-            }
-            Some(p) => match &p.value {
-                Value::String(s) => Some(s.to_string()),
-                _ => {
-                    self.wrong_type(
-                        p,
-                        r.field("return_prompt"),
-                        "a string",
-                        "write the instruction as a string".into(),
-                    );
-                    None
-                }
-            },
-        };
-        let (from, return_prompt) = (from?, return_prompt?);
-        if !return_prompt.contains(&from) {
-            let at = r.start_of("return_prompt");
-            self.warn(
-                "routing_from_missing",
-                at,
-                &r.path("return_prompt"),
-                format!("`return_prompt` does not mention the sender \"{from}\""),
-                format!("include \"{from}\" in the prompt so the reader sees who to send it to (it is shown in bold)"),
-            );
-        }
-        Some(Routing {
-            from,
-            return_prompt,
         })
-    }
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
-    /// The shared `note_field` object of prioritize and allocate.
-    pub fn note_field(&mut self, o: &Obj) -> NoteField {
-        let default = NoteField {
-            enabled: true,
-            label: None,
-        };
-        let Some(v) = o.get("note_field") else {
-            return default;
-        };
-        let Some(n) = self.object(v, o.field("note_field"), "`note_field`") else {
-            return default;
-        };
-        self.unknown_fields(&n, &["enabled", "label"], "`note_field`");
-        NoteField {
-            enabled: self.optional_bool(&n, "enabled").unwrap_or(true),
-            label: self
-                .optional_str(&n, "label")
-                .filter(|l| !blank(l))
-                .map(str::to_owned),
+/// The answer type of a component that takes none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoAnswer {}
+
+/// Generates [`Kind`], [`AnyComponent`], [`AnyAnswer`] and their dispatch from one list.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $kind:ident => $module:ident :: $ty:ident,)*) => {
+        /// The component fence tags.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Kind {
+            $($(#[$doc])* $kind,)*
         }
-    }
-}
 
-/// Whether `s` is empty or only whitespace (`s.trim().is_empty()`), decided at its first
-/// letter rather than by trimming both ends.
-pub fn blank(s: &str) -> bool {
-    s.chars().all(char::is_whitespace)
-}
+        impl Kind {
+            /// Every kind, in the registry's order.
+            pub const ALL: &'static [Kind] = &[$(Kind::$kind),*];
 
-/// The last token of a JSON Pointer, for messages ("`question`", "item 2").
-fn name(path: &str) -> String {
-    match path.rsplit('/').next() {
-        Some("") | None => "the block".to_string(),
-        Some(t) if t.bytes().all(|b| b.is_ascii_digit()) => {
-            let parent = path[..path.len() - t.len() - 1]
-                .rsplit('/')
-                .next()
-                .unwrap_or("");
-            format!("`{parent}[{t}]`")
-        }
-        Some(t) => format!("`{}`", t.replace("~1", "/").replace("~0", "~")),
-    }
-}
+            /// The fence info string, e.g. `single-choice`.
+            pub fn tag(self) -> &'static str {
+                match self {
+                    $(Kind::$kind => <$module::$ty as Component>::TAG,)*
+                }
+            }
 
-fn describe(v: &Json) -> String {
-    match &v.value {
-        Value::String(s) => format!("\"{s}\""),
-        Value::Number(n) => format!("the number {n}"),
-        other => other.type_name().to_string(),
-    }
-}
+            /// Whether the reader answers this component (and so it needs a form).
+            pub fn takes_answers(self) -> bool {
+                match self {
+                    $(Kind::$kind => <$module::$ty as Component>::TAKES_ANSWERS,)*
+                }
+            }
 
-/// The known name closest in spelling to `key` (edit distance at most 2), if any.
-pub fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
-    // Names whose lengths differ by more than 2 are further apart than that: skip the work.
-    let len = key.chars().count();
-    known
-        .iter()
-        .filter(|k| k.len().abs_diff(len) <= 2)
-        .map(|k| (edit_distance(key, k), *k))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
+            pub(crate) fn misnamed(self) -> &'static [&'static str] {
+                match self {
+                    $(Kind::$kind => <$module::$ty as Component>::MISNAMED,)*
+                }
+            }
 
-/// Levenshtein distance over chars; inputs here are short names.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let (a_len, b_len) = (a.chars().count(), b.chars().count());
-    if a_len.abs_diff(b_len) > 3 || a_len > 64 || b_len > 64 {
-        return a_len.max(b_len);
-    }
-    // Two rows on the stack, as no name gets here longer than 64 chars: every fence tag that is
-    // not a component's is measured against the tags, so this runs without a diagnostic too.
-    let mut prev = [0; 65];
-    let mut cur = [0; 65];
-    for (j, p) in prev.iter_mut().enumerate().take(b_len + 1) {
-        *p = j;
-    }
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.chars().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b_len]
-}
+            fn bare_rank(self) -> u8 {
+                match self {
+                    $(Kind::$kind => <$module::$ty as Component>::BARE_RANK,)*
+                }
+            }
 
-/// The note box shared by questions, prioritize and allocate: a `<details>` so it works without
-/// JavaScript and stays out of the way until wanted. Email previews have no inputs.
-pub fn note_box<'a>(
-    cx: &crate::html::RenderCx,
-    id: impl maud::Render + Copy + 'a,
-    name: &'a impl maud::Render,
-    label: &'a str,
-    value: &'a str,
-) -> impl maud::Render + 'a {
-    NoteBox {
-        shown: !cx.surface.is_email(),
-        id,
-        name,
-        label,
-        value,
-    }
-}
-
-/// See [`note_box`]. Written straight into the block's buffer (its own `html!` would allocate
-/// a buffer to be copied over and freed); the markup is the engine's, the label and the value
-/// are escaped, and a test holds it to the `html!` it replaces.
-struct NoteBox<'a, I, N> {
-    shown: bool,
-    id: I,
-    name: &'a N,
-    label: &'a str,
-    value: &'a str,
-}
-
-impl<I: maud::Render, N: maud::Render> maud::Render for NoteBox<'_, I, N> {
-    fn render_to(&self, out: &mut String) {
-        if !self.shown {
-            return;
-        }
-        // Open when it holds the reader's note.
-        out.push_str(if self.value.is_empty() {
-            "<details class=\"pb-note\"><summary>"
-        } else {
-            "<details class=\"pb-note\" open><summary>"
-        });
-        escape_into(self.label, out);
-        out.push_str("</summary><label class=\"pb-visually-hidden\" for=\"");
-        self.id.render_to(out);
-        out.push_str("\">");
-        escape_into(self.label, out);
-        out.push_str("</label><textarea id=\"");
-        self.id.render_to(out);
-        out.push_str("\" name=\"");
-        self.name.render_to(out);
-        out.push_str("\" rows=\"2\">");
-        escape_into(self.value, out);
-        out.push_str("</textarea></details>");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn closest_finds_near_misses_only() {
-        assert_eq!(
-            closest("questoin", &["question", "options"]),
-            Some("question")
-        );
-        assert_eq!(closest("zzz", &["question", "options"]), None);
-    }
-
-    proptest::proptest! {
-        /// The hand-written model is the serde_json text of the derive, escaped for the
-        /// single-quoted attribute.
-        #[test]
-        fn list_models_write_as_serde_json_would(
-            texts in proptest::collection::vec(proptest::option::of(".{0,12}"), 4),
-            items in proptest::collection::vec((".{0,8}", ".{0,12}", proptest::option::of(".{0,12}")), 0..4),
-            total in proptest::option::of(proptest::num::f64::ANY),
-            weights in proptest::option::of(proptest::collection::vec(0.0..1e6f64, 0..4)),
-        ) {
-            let model = ListModel {
-                title: texts[0].as_deref(),
-                from: texts[1].as_deref(),
-                prompt: texts[2].as_deref(),
-                items: items
-                    .iter()
-                    .map(|(id, label, context)| ItemModel { id, label, context: context.as_deref() })
-                    .collect(),
-                total,
-                unit: texts[3].as_deref(),
-                weights: weights.as_deref(),
-            };
-            proptest::prop_assert_eq!(written_model(&model), serde_model(&model));
-        }
-    }
-
-    pub(crate) fn written_model(model: &dyn crate::html::model::WriteModel) -> String {
-        let mut out = String::new();
-        model.write_model(&mut crate::html::model::ModelJson::new(&mut out));
-        out
-    }
-
-    pub(crate) fn serde_model(model: &impl Serialize) -> String {
-        let mut out = String::new();
-        crate::html::escape_single_quoted_into(&serde_json::to_string(model).unwrap(), &mut out);
-        out
-    }
-
-    #[test]
-    fn seen_finds_repeats_below_and_above_the_scan_limit() {
-        let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
-        let mut seen = Seen::new();
-        for (i, w) in words.iter().enumerate() {
-            assert!(!seen.contains(w));
-            assert!(seen.insert(w), "{w}");
-            // Every earlier word is still there, on either side of the switch to a set.
-            assert!(
-                words[..=i]
-                    .iter()
-                    .all(|w| seen.contains(w) && !seen.insert(w))
-            );
-        }
-        assert!(!seen.contains("w40") && !seen.contains(""));
-    }
-
-    /// The note box as it was written with `html!`, which [`NoteBox`] must match.
-    fn note_box_html(id: &str, name: &str, label: &str, value: &str) -> String {
-        html! {
-            details class="pb-note" open[!value.is_empty()] {
-                summary { (Text(label)) }
-                label class="pb-visually-hidden" for=(id) { (Text(label)) }
-                textarea id=(id) name=(name) rows="2" { (Text(value)) }
+            fn bare_shape(self, value: &Json) -> bool {
+                match self {
+                    $(Kind::$kind => <$module::$ty as Component>::bare_shape(value),)*
+                }
             }
         }
-        .into_string()
-    }
 
-    #[test]
-    fn note_boxes_render_as_html_did() {
-        let hostile = "a\"b<c>&'d é";
-        for (label, value) in [("Add a note", ""), (hostile, hostile), ("", "x")] {
-            let id = crate::html::Parts(["pb-1-", hostile]);
-            let name = crate::html::Parts(["b1.", hostile]);
-            let written = NoteBox {
-                shown: true,
-                id,
-                name: &name,
-                label,
-                value,
-            };
-            assert_eq!(
-                maud::Render::render(&written).into_string(),
-                note_box_html(
-                    &["pb-1-", hostile].concat(),
-                    &["b1.", hostile].concat(),
-                    label,
-                    value
-                )
-            );
-            let hidden = NoteBox {
-                shown: false,
-                ..written
-            };
-            assert_eq!(maud::Render::render(&hidden).into_string(), "");
+        /// A validated component of any kind.
+        #[derive(Debug, Clone)]
+        pub(crate) enum AnyComponent {
+            $($kind($module::$ty),)*
         }
+
+        /// A checked answer to a component of any kind.
+        #[derive(Debug, Clone, PartialEq)]
+        pub(crate) enum AnyAnswer {
+            $($kind(<$module::$ty as Component>::Answer),)*
+        }
+
+        impl AnyComponent {
+            /// Parses and validates one block's JSON. `None` when any error was reported.
+            pub fn parse(kind: Kind, root: &Json, ck: &mut Checker) -> Option<AnyComponent> {
+                let obj = ck.object(root, Path::ROOT, "the block")?;
+                let component = match kind {
+                    $(Kind::$kind => <$module::$ty as Component>::parse(&obj, ck).map(AnyComponent::$kind),)*
+                };
+                if ck.errors > 0 { None } else { component }
+            }
+
+            /// Renders for a page, routed or email surface; an answer of another kind is ignored.
+            pub fn render(&self, cx: &RenderCx, answer: Option<&AnyAnswer>) -> Markup {
+                match self {
+                    $(AnyComponent::$kind(c) => c.render(cx, match answer {
+                        Some(AnyAnswer::$kind(a)) => Some(a),
+                        _ => None,
+                    }),)*
+                }
+            }
+
+            pub fn answer_from_json(
+                &self,
+                block: &str,
+                value: &serde_json::Value,
+            ) -> Result<AnyAnswer, AnswersError> {
+                match self {
+                    $(AnyComponent::$kind(c) => c.answer_from_json(block, value).map(AnyAnswer::$kind),)*
+                }
+            }
+
+            pub fn answer_from_form(&self, fields: &mut FormFields) -> Result<AnyAnswer, AnswersError> {
+                match self {
+                    $(AnyComponent::$kind(c) => c.answer_from_form(fields).map(AnyAnswer::$kind),)*
+                }
+            }
+
+            /// The export of `answer`; an answer of another kind counts as none.
+            pub fn export(&self, answer: Option<&AnyAnswer>, lang: Lang) -> Part {
+                match self {
+                    $(AnyComponent::$kind(c) => c.export(match answer {
+                        Some(AnyAnswer::$kind(a)) => Some(a),
+                        _ => None,
+                    }, lang),)*
+                }
+            }
+
+            pub fn plain_text(&self, t: &Strings, lines: &mut Vec<String>) {
+                match self {
+                    $(AnyComponent::$kind(c) => c.plain_text(t, lines),)*
+                }
+            }
+
+            pub fn visible_text(&self, push: &mut dyn FnMut(&str)) {
+                match self {
+                    $(AnyComponent::$kind(c) => c.visible_text(push),)*
+                }
+            }
+
+            pub fn page_title(&self) -> Option<&str> {
+                match self {
+                    $(AnyComponent::$kind(c) => c.page_title(),)*
+                }
+            }
+
+            pub fn frame_source(&self, surface: Surface) -> Option<&'static str> {
+                match self {
+                    $(AnyComponent::$kind(c) => c.frame_source(surface),)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// `single-choice`: one of 2–4 options.
+    SingleChoice => single_choice::SingleChoice,
+    /// `multi-choice`: any of 2–6 options.
+    MultiChoice => multi_choice::MultiChoice,
+    /// `open-question`: free text.
+    OpenQuestion => open_question::OpenQuestion,
+    /// `questionnaire`: several questions, optionally in sections.
+    Questionnaire => questionnaire::Questionnaire,
+    /// `prioritize`: rank a list; remove and add items.
+    Prioritize => prioritize::Prioritize,
+    /// `allocate`: split a total across categories.
+    Allocate => allocate::Allocate,
+    /// `youtube`: a video facade (takes no answer).
+    Youtube => youtube::Youtube,
+    /// `mermaid`: a diagram, with comments on its boxes and arrows.
+    Mermaid => mermaid::Mermaid,
+}
+
+impl Kind {
+    /// The kind a fence info string names exactly.
+    pub fn from_tag(tag: &str) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| k.tag() == tag)
     }
 
-    #[test]
-    fn routing_bolds_every_occurrence() {
-        let r = Routing {
-            from: "Elad".into(),
-            return_prompt: "Send to Elad, or Elad's team.".into(),
-        };
-        assert_eq!(
-            r.render().into_string(),
-            "<p class=\"pb-routing\">Send to <strong>Elad</strong>, or <strong>Elad</strong>'s team.</p>"
-        );
+    /// The component whose invented tags include `tag` (see [`Component::MISNAMED`]).
+    pub(crate) fn misnamed_as(tag: &str) -> Option<Kind> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.misnamed().contains(&tag))
+    }
+
+    /// The kind a bare pasted JSON object is, by its shape (contract §1).
+    pub(crate) fn of_bare_object(value: &Json) -> Option<Kind> {
+        value.as_object()?;
+        let mut kinds = Kind::ALL.to_vec();
+        kinds.sort_by_key(|k| k.bare_rank());
+        kinds.into_iter().find(|k| k.bare_shape(value))
+    }
+}
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.tag())
     }
 }

@@ -1,11 +1,19 @@
 //! `prioritize`: rank a short list; the reader may also remove items and add their own (spec §4).
 
-use super::{Checker, Kind, NoteField, Obj, Routing, Seen};
-use crate::answers::{self, BlockAnswer, Entry, Focus, RankAnswer};
-use crate::html::email;
-use crate::html::i18n::Strings;
-use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text, escape_into};
+use super::answer::{
+    AnswersError, FormFields, Part, err, join, object, only_keys, text, type_name,
+};
+use super::check::{Checker, NoteField, Obj, Routing};
+use super::list::{
+    Entry, Item, ListModel, add_box, apply_list_op, check_permutation, focus_after, footer, header,
+    item_index, list_state, note_json, parse_items, removed_json, removed_line, removed_list,
+};
+use super::{Component, Kind};
+use crate::html::i18n::{Lang, Strings};
+use crate::html::{Digits, Fill, Focus, Num, Parts, RenderCx, Text, email};
+use crate::json::Json;
 use maud::{Markup, html};
+use serde_json::Value as JsonValue;
 
 const FIELDS: [&str; 7] = [
     "version",
@@ -31,14 +39,7 @@ pub struct Prioritize {
     pub routing: Option<Routing>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Item {
-    pub id: String,
-    pub label: String,
-    pub context: Option<String>,
-}
-
-pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Prioritize> {
+fn parse(o: &Obj, ck: &mut Checker) -> Option<Prioritize> {
     ck.unknown_fields(o, &FIELDS, "a prioritize block");
     ck.version(o);
     let title = ck.optional_text(o, "title");
@@ -57,81 +58,79 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Prioritize> {
     })
 }
 
-/// Parses `items` for prioritize and allocate: non-empty, each with a non-empty unique `id` and
-/// `label`, an optional `context`, plus whatever `extra` reads (allocate's `weight`).
-pub fn parse_items<T>(
-    o: &Obj,
-    ck: &mut Checker,
-    kind: Kind,
-    mut extra: impl FnMut(&mut Checker, &Obj, usize) -> Option<T>,
-) -> Option<Vec<(Item, T)>> {
-    // Written out whole rather than formatted: the hint is rarely shown.
-    let hint = if kind == Kind::Allocate {
-        "add \"items\": [ { \"id\": \"product\", \"label\": \"Product\", \"weight\": 40 }, … ]"
-    } else {
-        "add \"items\": [ { \"id\": \"eu\", \"label\": \"EU\" }, … ]"
-    };
-    let values = ck.array(o, "items", true, hint)?;
-    if values.is_empty() {
-        let at = o.start_of("items");
-        ck.error(
-            "empty",
-            at,
-            &o.path("items"),
-            "`items` is an empty array".into(),
-            hint.into(),
-        );
-        return None;
+impl Component for Prioritize {
+    const TAG: &'static str = "prioritize";
+    const MISNAMED: &'static [&'static str] = &[
+        "rank",
+        "ranking",
+        "order",
+        "priority",
+        "priorities",
+        "prioritise",
+        "sort",
+        "reorder",
+        "prioritization",
+        "prioritisation",
+        "prioritized",
+    ];
+    const BARE_RANK: u8 = 2;
+    type Answer = RankAnswer;
+
+    fn parse(o: &Obj, ck: &mut Checker) -> Option<Self> {
+        parse(o, ck)
     }
-    const ITEM_FIELDS: [&str; 4] = ["id", "label", "context", "weight"];
-    let known = if kind == Kind::Allocate {
-        &ITEM_FIELDS[..]
-    } else {
-        &ITEM_FIELDS[..3]
-    };
-    let mut items: Vec<(Item, T)> = Vec::with_capacity(values.len());
-    // Borrowed from the JSON: an id is only copied into the item it names.
-    let mut ids = Seen::new();
-    let items_path = o.field("items");
-    for (i, v) in values.iter().enumerate() {
-        let Some(io) = ck.object(v, items_path.index(i), format_args!("item {}", i + 1)) else {
-            continue;
-        };
-        ck.unknown_fields(&io, known, "an item");
-        let id = ck.required_str(
-            &io,
-            "id",
-            "give every item a short unique id, e.g. \"id\": \"eu\"",
-        );
-        let label = ck.required_string(
-            &io,
-            "label",
-            "give the item the text the reader sees, e.g. \"label\": \"EU\"",
-        );
-        let context = ck.optional_text(&io, "context");
-        let more = extra(ck, &io, i);
-        if let Some(id) = id
-            && ids.contains(id)
-        {
-            let at = io.start_of("id");
-            ck.error(
-                "duplicate_id",
-                at,
-                &io.path("id"),
-                format!("item id \"{id}\" is used twice"),
-                "item ids key the answer and must be unique; rename one of them".into(),
-            );
+
+    /// Any `items` list (allocate, asked first, claims lists whose items all have weights).
+    fn bare_shape(value: &Json) -> bool {
+        value.get("items").is_some()
+    }
+
+    fn render(&self, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup {
+        render(self, cx, answer)
+    }
+
+    fn answer_from_json(&self, block: &str, value: &JsonValue) -> Result<RankAnswer, AnswersError> {
+        rank_json(block, self, value)
+    }
+
+    fn answer_from_form(&self, fields: &mut FormFields) -> Result<RankAnswer, AnswersError> {
+        rank_form(self, fields)
+    }
+
+    fn export(&self, answer: Option<&RankAnswer>, _lang: Lang) -> Part {
+        export_rank(self, answer.unwrap_or(&RankAnswer::default())).into()
+    }
+
+    fn plain_text(&self, _t: &Strings, lines: &mut Vec<String>) {
+        if let Some(title) = &self.title {
+            lines.push(title.to_uppercase());
         }
-        if let (Some(id), Some(label), Some(more)) = (id, label, more) {
-            ids.insert(id);
-            let id = id.to_owned();
-            items.push((Item { id, label, context }, more));
+        if let Some(i) = &self.instruction {
+            lines.push(i.clone());
+        }
+        for (n, item) in self.items.iter().enumerate() {
+            let context = item
+                .context
+                .as_ref()
+                .map(|c| format!(" — {c}"))
+                .unwrap_or_default();
+            lines.push(format!("{}. {}{context}", n + 1, item.label));
+        }
+        if let Some(r) = &self.routing {
+            lines.push(r.return_prompt.clone());
         }
     }
-    (ck.errors == 0).then_some(items)
+
+    fn visible_text(&self, push: &mut dyn FnMut(&str)) {
+        self.items.iter().for_each(|i| push(&i.label));
+    }
+
+    fn page_title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
 }
 
-pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
+fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup {
     let t = cx.t;
     let title_id = p.title.as_ref().map(|_| cx.id_parts("title"));
     if cx.surface.is_email() {
@@ -153,14 +152,11 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         };
     }
     let unanswered = RankAnswer::default();
-    let rank = match cx.answer {
-        Some(BlockAnswer::Rank(a)) => a,
-        _ => &unanswered,
-    };
-    let order = answers::rank_order(p, rank);
+    let rank = answer.unwrap_or(&unanswered);
+    let order = rank_order(p, rank);
     let n = order.len();
     let (item_name, op_name) = (cx.name_parts("item"), cx.name_parts("op"));
-    let model = super::ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
+    let model = ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
     html! {
         (cx.root_start_with_model(title_id, &model))
         @if let Some(title) = &p.title { h2 class="pb-title" id=[title_id] { (Text(title)) } }
@@ -209,117 +205,258 @@ pub fn render(p: &Prioritize, cx: &RenderCx) -> Markup {
         (removed_list(cx, &p.items, &rank.removed))
         (add_box(cx, t.add_item))
         @if p.note.enabled {
-            (super::note_box(cx, cx.id_parts("note"), &cx.name_parts("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
+            (super::check::note_box(cx, cx.id_parts("note"), &cx.name_parts("note"), p.note.label.as_deref().unwrap_or(t.note), rank.note.as_deref().unwrap_or("")))
         }
         (cx.root_end())
     }
 }
 
-/// Items the reader removed, each with a Restore button (shared with allocate).
-pub fn removed_list(cx: &RenderCx, items: &[Item], removed: &[usize]) -> Markup {
-    // Nothing removed (most renders): no buffer is even allocated.
-    if removed.is_empty() {
-        return html! {};
-    }
-    let (removed_name, op_name) = (cx.name_parts("removed"), cx.name_parts("op"));
-    let restore = Strings::fill(cx.t.restore, "");
-    html! {
-        div class="pb-removed" {
-            p { (cx.t.removed) }
-            ul {
-                @for &i in removed {
-                    li {
-                        input type="hidden" name=(removed_name) value=(items[i].id);
-                        span { (items[i].label) } " "
-                        button type="submit" name=(op_name) value={ "restore:" (items[i].id) }
-                            aria-label=(Fill(cx.t.restore, &items[i].label))
-                            autofocus[cx.focus == Some(Focus::Restore(i))] { (restore.trim()) }
+// ---------------------------------------------------------------------------------------------
+// Answers and export
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankAnswer {
+    /// The final list, top first. `None` means the kept items in authored order.
+    pub order: Option<Vec<Entry>>,
+    /// Authored items the reader removed (indexes, in authored order).
+    pub removed: Vec<usize>,
+    pub note: Option<String>,
+}
+
+fn rank_json(block: &str, p: &Prioritize, v: &JsonValue) -> Result<RankAnswer, AnswersError> {
+    let o = object(block, "", v)?;
+    only_keys(block, "", o, &["order", "removed", "note"])?;
+    let ids: Vec<&str> = p.items.iter().map(|i| i.id.as_str()).collect();
+    let removed = removed_json(block, &ids, o)?;
+    let order = match o.get("order") {
+        None | Some(JsonValue::Null) => None,
+        Some(JsonValue::Array(entries)) => {
+            let mut order = Vec::new();
+            for (k, e) in entries.iter().enumerate() {
+                let field = format!("order[{k}]");
+                match e {
+                    JsonValue::String(id) => {
+                        order.push(Entry::Item(item_index(block, &field, &ids, id)?))
+                    }
+                    JsonValue::Object(a) => {
+                        only_keys(block, &field, a, &["added"])?;
+                        let label = text(block, &join(&field, "added"), a.get("added"))?
+                            .ok_or_else(|| {
+                                err(
+                                    block,
+                                    &field,
+                                    "an added item needs a non-empty \"added\" label",
+                                )
+                            })?;
+                        order.push(Entry::Added(label));
+                    }
+                    other => {
+                        return Err(err(
+                            block,
+                            &field,
+                            format!(
+                                "must be an item id or {{ \"added\": \"…\" }}, not {}",
+                                type_name(other)
+                            ),
+                        ));
                     }
                 }
             }
+            check_permutation(block, &ids, &order, &removed)?;
+            Some(order)
+        }
+        Some(other) => {
+            return Err(err(
+                block,
+                "order",
+                format!("must be an array, not {}", type_name(other)),
+            ));
+        }
+    };
+    // As allocate: a ranking of nothing is no answer.
+    let kept_any = order
+        .as_ref()
+        .map_or(removed.len() < ids.len(), |o| !o.is_empty());
+    if !kept_any {
+        return Err(err(
+            block,
+            "removed",
+            "every item was removed; keep or add at least one",
+        ));
+    }
+    Ok(RankAnswer {
+        order,
+        removed,
+        note: note_json(block, p.note.enabled, o)?,
+    })
+}
+
+/// The order a prioritize form's position selects ask for, as indices into the rendered list
+/// (`requested[k]` is the 1-based position chosen for entry `k`). A reader without JavaScript
+/// changes one select, or a few, and leaves the rest as rendered: the changed selects say where
+/// their entries go, and the others keep their order around them. (Sorting by the numbers
+/// would leave a moved entry beside the one it was meant to displace, or where it was.)
+/// Entries sent to the same place keep the rendered order.
+fn order_by_positions(requested: &[usize]) -> Vec<usize> {
+    let n = requested.len();
+    let moved = |k: usize| requested[k] != k + 1;
+    let mut movers: Vec<usize> = (0..n).filter(|&k| moved(k)).collect();
+    movers.sort_by_key(|&k| (requested[k], k));
+    let mut slots: Vec<Option<usize>> = vec![None; n];
+    for k in movers {
+        let want = requested[k].clamp(1, n) - 1;
+        // The wanted place, or the nearest free one after it, or before it.
+        if let Some(slot) = (want..n)
+            .chain((0..want).rev())
+            .find(|&s| slots[s].is_none())
+        {
+            slots[slot] = Some(k);
         }
     }
+    let mut kept = (0..n).filter(|&k| !moved(k));
+    slots
+        .into_iter()
+        .filter_map(|slot| slot.or_else(|| kept.next()))
+        .collect()
 }
 
-/// The "add an item of your own" row shared with allocate.
-pub fn add_box<'a>(cx: &'a RenderCx, label: &'a str) -> impl maud::Render + 'a {
-    AddBox { cx, label }
-}
-
-/// See [`add_box`]. Written straight into the block's buffer, as [`super::note_box`] is: the
-/// markup is the engine's, the label escaped, and a test holds it to the `html!` it replaces.
-struct AddBox<'a> {
-    cx: &'a RenderCx<'a>,
-    label: &'a str,
-}
-
-impl maud::Render for AddBox<'_> {
-    fn render_to(&self, out: &mut String) {
-        let (cx, add_id) = (self.cx, self.cx.id_parts("add"));
-        out.push_str("<div class=\"pb-add\"><label for=\"");
-        add_id.render_to(out);
-        out.push_str("\">");
-        escape_into(self.label, out);
-        out.push_str("</label><input type=\"text\" id=\"");
-        add_id.render_to(out);
-        out.push_str("\" name=\"");
-        cx.name_parts("add").render_to(out);
-        out.push('"');
-        if cx.focus == Some(Focus::Add) {
-            out.push_str(" autofocus");
-        }
-        out.push_str("><button type=\"submit\" name=\"");
-        cx.name_parts("op").render_to(out);
-        out.push_str("\" value=\"add\">");
-        escape_into(cx.t.add, out);
-        out.push_str("</button></div>");
+fn rank_form(p: &Prioritize, fields: &mut FormFields) -> Result<RankAnswer, AnswersError> {
+    let block = fields.block();
+    let op = fields.op();
+    let ids: Vec<&str> = p.items.iter().map(|i| i.id.as_str()).collect();
+    let (mut entries, mut removed) = list_state(fields, &ids)?;
+    // Position selects (see `order_by_positions`).
+    let n = entries.len();
+    let mut keyed: Vec<(usize, usize, Entry)> = Vec::with_capacity(n);
+    for (k, e) in entries.drain(..).enumerate() {
+        let field = format!("pos.{k}");
+        let pos = match fields.one(&field) {
+            None => k + 1,
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|p| (1..=n).contains(p))
+                .ok_or_else(|| {
+                    err(
+                        block,
+                        &field,
+                        format!("\"{v}\" is not a position in this list of {n}; reload the form"),
+                    )
+                })?,
+        };
+        keyed.push((pos, k, e));
     }
+    // Resolve a move against the list as rendered, before the selects reorder it.
+    let add = fields.text("add");
+    let adding = add.is_some();
+    let before: Vec<Entry> = keyed.iter().map(|(_, _, e)| e.clone()).collect();
+    let mut as_rendered = before.clone();
+    let moved = apply_list_op(block, &ids, &mut as_rendered, &mut removed, op, add)?;
+    let moved_entry = moved.map(|(k, d)| (keyed[k].2.clone(), d));
+    let requested: Vec<usize> = keyed.iter().map(|(pos, _, _)| *pos).collect();
+    let mut order: Vec<Entry> = order_by_positions(&requested)
+        .into_iter()
+        .map(|k| keyed[k].2.clone())
+        .filter(|e| as_rendered.contains(e))
+        .collect();
+    // Restored and newly added entries take their place in the edited list: a restored item
+    // where it was authored (see `apply_list_op`), an added one at the end.
+    for (k, e) in as_rendered.into_iter().enumerate() {
+        if !order.contains(&e) {
+            order.insert(k.min(order.len()), e);
+        }
+    }
+    if let Some((entry, d)) = moved_entry
+        && let Some(at) = order.iter().position(|e| *e == entry)
+    {
+        let to = (at as i64 + i64::from(d)).clamp(0, order.len() as i64 - 1) as usize;
+        let e = order.remove(at);
+        order.insert(to, e);
+    }
+    if order.is_empty() {
+        fields.notice("every item was removed; restore or add one");
+    }
+    fields.set_focus(focus_after(op, &before, &order, adding));
+    let note = fields.text("note");
+    check_permutation(block, &ids, &order, &removed)?;
+    Ok(RankAnswer {
+        order: Some(order),
+        removed,
+        note,
+    })
+}
+
+/// The final prioritize list for an answer (authored order minus removed when no order given).
+fn rank_order(p: &Prioritize, a: &RankAnswer) -> Vec<Entry> {
+    a.order.clone().unwrap_or_else(|| {
+        (0..p.items.len())
+            .filter(|i| !a.removed.contains(i))
+            .map(Entry::Item)
+            .collect()
+    })
+}
+
+/// Spec §4.3.
+fn export_rank(p: &Prioritize, a: &RankAnswer) -> String {
+    let order = rank_order(p, a);
+    let edited = !a.removed.is_empty() || order.iter().any(|e| matches!(e, Entry::Added(_)));
+    let kept: Vec<usize> = order
+        .iter()
+        .filter_map(|e| {
+            if let Entry::Item(i) = e {
+                Some(*i)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let reordered = kept.windows(2).any(|w| w[0] > w[1]);
+    let tag = if edited {
+        "reader edited the list"
+    } else if reordered {
+        "reader reordered"
+    } else {
+        "reader kept the order unchanged"
+    };
+    let mut out = header(
+        "Priority order",
+        tag,
+        p.routing.as_ref().map(|r| r.from.as_str()),
+        p.title.as_deref(),
+    );
+    let lines: Vec<String> = order
+        .iter()
+        .enumerate()
+        .map(|(n, e)| match e {
+            Entry::Item(i) => {
+                let item = &p.items[*i];
+                match &item.context {
+                    Some(c) => format!("{}. {} — {c}", n + 1, item.label),
+                    None => format!("{}. {}", n + 1, item.label),
+                }
+            }
+            Entry::Added(label) => format!("{}. {label} — (added by reader)", n + 1),
+        })
+        .collect();
+    out.push_str(&lines.join("\n"));
+    if lines.is_empty() {
+        // Every item removed (a form can post that): no empty list between header and the rest.
+        out.truncate(out.trim_end().len());
+    }
+    removed_line(&mut out, &p.items, &a.removed);
+    footer(
+        &mut out,
+        a.note.as_deref(),
+        p.routing.as_ref().map(|r| r.return_prompt.as_str()),
+    );
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::answers::Focus;
-    use crate::html::{RenderCx, Text};
-    use crate::{Options, Surface, render};
-    use maud::html;
-
-    /// The add row as it was written with `html!`, which [`super::AddBox`] must match.
-    fn add_box_html(cx: &RenderCx, label: &str) -> String {
-        let add_id = cx.id_parts("add");
-        html! {
-            div class="pb-add" {
-                label for=(add_id) { (Text(label)) }
-                input type="text" id=(add_id) name=(cx.name_parts("add")) autofocus[cx.focus == Some(Focus::Add)];
-                button type="submit" name=(cx.name_parts("op")) value="add" { (Text(cx.t.add)) }
-            }
-        }
-        .into_string()
-    }
-
-    #[test]
-    fn add_boxes_render_as_html_did() {
-        let diagrams = std::cell::RefCell::new(Vec::new());
-        for focus in [None, Some(Focus::Add), Some(Focus::Up(0))] {
-            for label in ["Add an item of your own", "a\"b<c>&'d é", ""] {
-                let cx = RenderCx {
-                    block: "b3",
-                    id_prefix: "pb-1a2b3c4d-b3",
-                    surface: Surface::Page,
-                    kind: crate::Kind::Prioritize,
-                    t: crate::html::i18n::Lang::He.strings(),
-                    rtl: true,
-                    answer: None,
-                    focus,
-                    diagram_base: None,
-                    diagrams: &diagrams,
-                };
-                assert_eq!(
-                    maud::Render::render(&super::add_box(&cx, label)).into_string(),
-                    add_box_html(&cx, label)
-                );
-            }
-        }
-    }
+    use super::order_by_positions;
+    use crate::options::Options;
+    use crate::render;
 
     fn list(n: usize) -> String {
         let items: Vec<String> = (0..n)
@@ -342,5 +479,23 @@ mod tests {
             super::MAX_SELECT_POSITIONS + 1
         );
         assert!(long.contains("max=\"51\""));
+    }
+
+    #[test]
+    fn position_selects_move_the_entries_the_reader_changed() {
+        // Nothing changed.
+        assert_eq!(order_by_positions(&[1, 2, 3, 4]), [0, 1, 2, 3]);
+        // The third entry to the top: the others shift down.
+        assert_eq!(order_by_positions(&[1, 2, 1, 4]), [2, 0, 1, 3]);
+        // The last entry to second place.
+        assert_eq!(order_by_positions(&[1, 2, 3, 2]), [0, 3, 1, 2]);
+        // The first entry to the bottom.
+        assert_eq!(order_by_positions(&[4, 2, 3, 4]), [1, 2, 3, 0]);
+        // A swap made with two selects.
+        assert_eq!(order_by_positions(&[3, 2, 1, 4]), [2, 1, 0, 3]);
+        // Two entries sent to the same place: rendered order, the second just after.
+        assert_eq!(order_by_positions(&[1, 1, 1, 4]), [1, 2, 0, 3]);
+        // Every select changed, a full permutation: exactly that order.
+        assert_eq!(order_by_positions(&[2, 3, 4, 1]), [3, 0, 1, 2]);
     }
 }

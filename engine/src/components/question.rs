@@ -2,12 +2,16 @@
 //! `questionnaire`: the spec normalizes each standalone question to a one-question form, so the
 //! fields, their rules, the markup and the export are written once, here.
 
-use super::{Checker, Kind, Obj, Routing, Seen};
+use super::Kind;
+use super::answer::{AnswersError, FormFields, err, join, object, only_keys, strings, text};
+use super::check::{Checker, Obj, Routing, Seen};
+use crate::diag::Code;
 use crate::html::email;
-use crate::html::i18n::Strings;
+use crate::html::i18n::{Lang, Strings};
 use crate::html::{Digits, Num, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, html};
+use serde_json::Value as JsonValue;
 
 /// A group of questions with the envelope fields the spec allows around them.
 #[derive(Debug, Clone)]
@@ -220,7 +224,7 @@ fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
             .find(|m| m.key == "q")
             .map_or(o.at, |m| m.key_start);
         ck.warn(
-            "question_alias_rescued",
+            Code::QuestionAliasRescued,
             at,
             &o.path("q"),
             "`q` was read as `question`".into(),
@@ -267,9 +271,9 @@ fn parse_options(
     for (i, item) in items.iter().enumerate() {
         match &item.value {
             Value::String(s) => {
-                if super::blank(s) {
+                if super::check::blank(s) {
                     ck.warn(
-                        "empty",
+                        Code::Empty,
                         item.start,
                         &path.index(i).pointer(),
                         format!("option {} is an empty string", i + 1),
@@ -277,7 +281,7 @@ fn parse_options(
                     );
                 } else if !seen.insert(s.as_ref()) {
                     ck.warn(
-                        "duplicate_option",
+                        Code::DuplicateOption,
                         item.start,
                         &path.index(i).pointer(),
                         format!("option \"{s}\" appears twice"),
@@ -286,7 +290,7 @@ fn parse_options(
                 }
                 if is_other(s) {
                     ck.warn(
-                        "other_in_options",
+                        Code::OtherInOptions,
                         item.start,
                         &path.index(i).pointer(),
                         format!("\"{s}\" duplicates the Other row the renderer always adds"),
@@ -298,7 +302,7 @@ fn parse_options(
             other => {
                 ok = false;
                 ck.error(
-                    "invalid_type",
+                    Code::InvalidType,
                     item.start,
                     &path.index(i).pointer(),
                     format!(
@@ -318,7 +322,7 @@ fn parse_options(
     if items.is_empty() && min == 0 {
         if !has_open_field && o.get("open_field").is_none() {
             ck.error(
-                "empty",
+                Code::Empty,
                 at,
                 &path.pointer(),
                 "`options` is empty and there is no `open_field`".into(),
@@ -331,7 +335,11 @@ fn parse_options(
     let min = min.max(1);
     if items.len() < min {
         ck.error(
-            if items.is_empty() { "empty" } else { "too_few" },
+            if items.is_empty() {
+                Code::Empty
+            } else {
+                Code::TooFew
+            },
             at,
             &path.pointer(),
             format!(
@@ -346,7 +354,7 @@ fn parse_options(
         && items.len() > max
     {
         ck.error(
-            "too_many",
+            Code::TooMany,
             at,
             &path.pointer(),
             format!(
@@ -419,7 +427,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
     let array_len = v.as_array().map(<[_]>::len);
     if count == 0 || array_len.is_some_and(|n| n != count) {
         ck.warn(
-            "recommended_mismatch",
+            Code::RecommendedMismatch,
             v.start,
             &path.pointer(),
             format!(
@@ -439,7 +447,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
             Some(i) if !picked.contains(&i) => picked.push(i),
             Some(_) => {}
             None => ck.warn(
-                "recommended_mismatch",
+                Code::RecommendedMismatch,
                 at,
                 &k.map_or_else(|| path.pointer(), |k| path.index(k).pointer()),
                 format!("`recommended` \"{label}\" matches no option, so no badge is shown"),
@@ -449,7 +457,7 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
     }
     if mode != Mode::Multi && picked.len() > 1 {
         ck.warn(
-            "recommended_mismatch",
+            Code::RecommendedMismatch,
             v.start,
             &path.pointer(),
             "a single-select question can recommend one option; only the first is shown".into(),
@@ -460,6 +468,74 @@ fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) 
     picked
 }
 
+/// Implements [`super::Component`] for one of the four question components: a newtype over
+/// [`QuestionSet`] whose module gives its tag, its parser and its bare-paste shape.
+macro_rules! question_component {
+    ($ty:ident, tag: $tag:literal, misnamed: $misnamed:expr, bare_rank: $rank:literal) => {
+        #[derive(Debug, Clone)]
+        pub struct $ty(pub QuestionSet);
+
+        impl super::Component for $ty {
+            const TAG: &'static str = $tag;
+            const MISNAMED: &'static [&'static str] = $misnamed;
+            const BARE_RANK: u8 = $rank;
+            type Answer = Vec<question::QuestionAnswer>;
+
+            fn parse(o: &super::check::Obj, ck: &mut super::check::Checker) -> Option<Self> {
+                parse(o, ck).map($ty)
+            }
+
+            fn bare_shape(value: &crate::json::Json) -> bool {
+                bare_shape(value)
+            }
+
+            fn render(
+                &self,
+                cx: &crate::html::RenderCx,
+                answer: Option<&Self::Answer>,
+            ) -> maud::Markup {
+                question::render(&self.0, cx, answer.map(Vec::as_slice))
+            }
+
+            fn answer_from_json(
+                &self,
+                block: &str,
+                value: &serde_json::Value,
+            ) -> Result<Self::Answer, super::answer::AnswersError> {
+                question::questions_json(block, &self.0, value)
+            }
+
+            fn answer_from_form(
+                &self,
+                fields: &mut super::answer::FormFields,
+            ) -> Result<Self::Answer, super::answer::AnswersError> {
+                question::questions_form(&self.0, fields)
+            }
+
+            fn export(
+                &self,
+                answer: Option<&Self::Answer>,
+                lang: crate::html::i18n::Lang,
+            ) -> super::answer::Part {
+                question::export_questions(&self.0, answer.map(Vec::as_slice), lang).into()
+            }
+
+            fn plain_text(&self, t: &crate::html::i18n::Strings, lines: &mut Vec<String>) {
+                question::plain_text(&self.0, t, lines)
+            }
+
+            fn visible_text(&self, push: &mut dyn FnMut(&str)) {
+                question::visible_text(&self.0, push)
+            }
+
+            fn page_title(&self) -> Option<&str> {
+                self.0.title.as_deref()
+            }
+        }
+    };
+}
+pub(crate) use question_component;
+
 /// Reads the envelope fields shared by the standalone components.
 pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<String>) {
     ck.version(o);
@@ -469,7 +545,7 @@ pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<Str
 }
 
 /// Markup for a whole question set.
-pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
+pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer]>) -> Markup {
     let email = cx.surface.is_email();
     let title_id = set.title.as_ref().map(|_| cx.id_parts("title"));
     let groups = sections(&set.questions);
@@ -496,10 +572,10 @@ pub fn render(set: &QuestionSet, cx: &RenderCx) -> Markup {
                 @let section_id = cx.numbered_id("-s", &g, "");
                 div class="pb-section" role="group" aria-labelledby=(section_id) {
                     h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
-                    @for i in group.1.clone() { (question(&set.questions[i], i, cx)) }
+                    @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
                 }
             } @else {
-                @for i in group.1.clone() { (question(&set.questions[i], i, cx)) }
+                @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
             }
         }
         (cx.root_end())
@@ -591,7 +667,7 @@ fn sections(questions: &[Question]) -> Vec<(Option<&str>, std::ops::Range<usize>
     groups
 }
 
-fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
+fn question(q: &Question, index: usize, cx: &RenderCx, prior: Option<&QuestionAnswer>) -> Markup {
     if cx.surface.is_email() {
         return email_question(q, cx);
     }
@@ -603,7 +679,6 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
     let qid = |s| id_base.id(s);
     let name = |s| name_base.id(s);
     let context_id = q.context.as_ref().map(|_| qid("ctx"));
-    let prior = cx.question_answer(index);
     let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
     let other_text = prior.and_then(|a| a.other.as_deref());
     match q.mode {
@@ -671,7 +746,7 @@ fn question(q: &Question, index: usize, cx: &RenderCx) -> Markup {
                                 placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
                         }
                     }
-                    (super::note_box(cx, qid("note"), &name("note"), t.note, note))
+                    (super::check::note_box(cx, qid("note"), &name("note"), t.note, note))
                 }
             }
         }
@@ -706,10 +781,313 @@ fn email_question(q: &Question, cx: &RenderCx) -> Markup {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Answers and export
+
+/// The reader's answer to one question.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QuestionAnswer {
+    /// Chosen option indexes, in option order.
+    pub picks: Vec<usize>,
+    /// Text typed in the Other row (or the free-text field), when chosen.
+    pub other: Option<String>,
+    pub note: Option<String>,
+    /// The open-question answer.
+    pub text: Option<String>,
+}
+
+impl QuestionAnswer {
+    fn is_empty(&self) -> bool {
+        self.picks.is_empty() && self.other.is_none() && self.note.is_none() && self.text.is_none()
+    }
+}
+
+pub fn questions_json(
+    block: &str,
+    set: &QuestionSet,
+    v: &JsonValue,
+) -> Result<Vec<QuestionAnswer>, AnswersError> {
+    let o = object(block, "", v)?;
+    let mut answers = vec![QuestionAnswer::default(); set.questions.len()];
+    if set.kind == Kind::Questionnaire {
+        only_keys(block, "", o, &["questions"])?;
+        let Some(qs) = o.get("questions") else {
+            return Ok(answers);
+        };
+        let qs = object(block, "questions", qs)?;
+        for (qid, qv) in qs {
+            let field = format!("questions.{qid}");
+            let indexes: Vec<usize> = set
+                .questions
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| &q.id == qid)
+                .map(|(i, _)| i)
+                .collect();
+            if indexes.is_empty() {
+                let ids: Vec<&str> = set.questions.iter().map(|q| q.id.as_str()).collect();
+                return Err(err(
+                    block,
+                    &field,
+                    format!("no question has this id; the ids are {}", ids.join(", ")),
+                ));
+            }
+            for i in indexes {
+                answers[i] = question_json(block, &field, &set.questions[i], qv)?;
+            }
+        }
+    } else {
+        answers[0] = question_json(block, "", &set.questions[0], v)?;
+    }
+    Ok(answers)
+}
+
+fn question_json(
+    block: &str,
+    field: &str,
+    q: &Question,
+    v: &JsonValue,
+) -> Result<QuestionAnswer, AnswersError> {
+    let o = object(block, field, v)?;
+    match q.mode {
+        Mode::Open => {
+            only_keys(block, field, o, &["text"])?;
+            Ok(QuestionAnswer {
+                text: text(block, &join(field, "text"), o.get("text"))?,
+                ..Default::default()
+            })
+        }
+        // A free-text question has no note field (spec §3.2: notes are on option-bearing
+        // questions), so a note could never come from the form.
+        Mode::FreeText => {
+            only_keys(block, field, o, &["other"])?;
+            Ok(QuestionAnswer {
+                other: text(block, &join(field, "other"), o.get("other"))?,
+                ..Default::default()
+            })
+        }
+        Mode::Single | Mode::Multi => {
+            only_keys(block, field, o, &["selected", "other", "note"])?;
+            let f = join(field, "selected");
+            let mut picks = Vec::new();
+            for label in strings(block, &f, o.get("selected"))? {
+                let i = q
+                    .options
+                    .iter()
+                    .position(|opt| opt == label)
+                    .ok_or_else(|| {
+                        err(
+                            block,
+                            &f,
+                            format!(
+                                "\"{label}\" is not an option; the options are {}",
+                                q.options
+                                    .iter()
+                                    .map(|o| format!("\"{o}\""))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                    })?;
+                if !picks.contains(&i) {
+                    picks.push(i);
+                }
+            }
+            picks.sort_unstable();
+            let other = text(block, &join(field, "other"), o.get("other"))?;
+            if q.mode == Mode::Single && picks.len() + usize::from(other.is_some()) > 1 {
+                return Err(err(
+                    block,
+                    field,
+                    "a single-choice question takes one answer: give one `selected` label or `other`, not both",
+                ));
+            }
+            Ok(QuestionAnswer {
+                picks,
+                other,
+                note: text(block, &join(field, "note"), o.get("note"))?,
+                text: None,
+            })
+        }
+    }
+}
+
+pub fn questions_form(
+    set: &QuestionSet,
+    fields: &FormFields,
+) -> Result<Vec<QuestionAnswer>, AnswersError> {
+    let block = fields.block();
+    let mut out = Vec::with_capacity(set.questions.len());
+    for (qi, q) in set.questions.iter().enumerate() {
+        let get = |s: &str| fields.text(&format!("q{qi}.{s}"));
+        let mut a = QuestionAnswer {
+            note: matches!(q.mode, Mode::Single | Mode::Multi)
+                .then(|| get("note"))
+                .flatten(),
+            ..Default::default()
+        };
+        match q.mode {
+            Mode::Open => a.text = get("text"),
+            Mode::FreeText => a.other = get("other"),
+            Mode::Single | Mode::Multi => {
+                let mut other_chosen = false;
+                for v in fields.values(&format!("q{qi}.pick")) {
+                    if v == "other" {
+                        other_chosen = true;
+                        continue;
+                    }
+                    let i = v
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|i| *i < q.options.len())
+                        .ok_or_else(|| {
+                            err(
+                                block,
+                                &format!("q{qi}.pick"),
+                                format!(
+                                    "\"{v}\" is not an option of this question; reload the form"
+                                ),
+                            )
+                        })?;
+                    if !a.picks.contains(&i) {
+                        a.picks.push(i);
+                    }
+                }
+                a.picks.sort_unstable();
+                if q.mode == Mode::Single && a.picks.len() > 1 {
+                    return Err(err(
+                        block,
+                        &format!("q{qi}.pick"),
+                        "a single-choice question takes one answer",
+                    ));
+                }
+                // Text typed in the Other row counts as choosing it, unless another option of
+                // a single-choice question was explicitly chosen.
+                let other = get("other");
+                if other_chosen
+                    || (other.is_some() && (q.mode == Mode::Multi || a.picks.is_empty()))
+                {
+                    a.other = other;
+                }
+            }
+        }
+        out.push(a);
+    }
+    Ok(out)
+}
+
+/// Spec §3.5, shared by the questionnaire and the three standalone questions.
+pub fn export_questions(
+    set: &QuestionSet,
+    answers: Option<&[QuestionAnswer]>,
+    lang: Lang,
+) -> String {
+    let t = lang.strings();
+    let answers = answers.unwrap_or_default();
+    let entries: Vec<String> = set
+        .questions
+        .iter()
+        .zip(answers)
+        .filter(|(_, a)| !a.is_empty())
+        .map(|(q, a)| {
+            let mut lines = vec![format!("**Q: {}**", q.text)];
+            let mut picks: Vec<String> = a
+                .picks
+                .iter()
+                .filter_map(|i| q.options.get(*i).cloned())
+                .collect();
+            if let Some(other) = &a.other {
+                picks.push(format!("{} {other}", q.other_label(t)));
+            }
+            if let Some(text) = &a.text {
+                picks.push(text.clone());
+            }
+            match picks.len() {
+                0 => {}
+                1 => lines.push(format!("Answer: {}", picks[0])),
+                _ => {
+                    lines.push("Answers:".to_string());
+                    lines.extend(picks.iter().map(|p| format!("- {p}")));
+                }
+            }
+            if let Some(note) = &a.note {
+                lines.push(format!("Note: {note}"));
+            }
+            lines.join("\n")
+        })
+        .collect();
+    if entries.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    if let Some(r) = &set.routing {
+        out.push_str(&format!("Answers → {}\n\n", r.from));
+    } else if let Some(title) = &set.title {
+        out.push_str(&format!("## {title}\n\n"));
+    }
+    out.push_str(&entries.join("\n\n---\n\n"));
+    if let Some(v) = &set.skill_version {
+        out.push_str(&format!("\n\n<!-- question-extractor:v{v} -->"));
+    }
+    out
+}
+
+/// The plain-text form of a question set (see [`super::Component::plain_text`]).
+pub fn plain_text(set: &QuestionSet, t: &Strings, lines: &mut Vec<String>) {
+    if let Some(title) = &set.title {
+        lines.push(title.to_uppercase());
+    }
+    if let Some(r) = &set.routing {
+        lines.push(r.return_prompt.clone());
+    }
+    for q in &set.questions {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(format!("Q: {}", q.text));
+        if let Some(c) = &q.context {
+            lines.push(format!("   {c}"));
+        }
+        let glyph = if q.mode == Mode::Multi { "[ ]" } else { "( )" };
+        match q.mode {
+            Mode::Single | Mode::Multi => {
+                if q.mode == Mode::Multi {
+                    lines.push(format!("   ({})", t.select_all));
+                }
+                for (i, o) in q.options.iter().enumerate() {
+                    let rec = if q.recommended.contains(&i) {
+                        format!(" ({})", t.recommended)
+                    } else {
+                        String::new()
+                    };
+                    lines.push(format!("   {glyph} {o}{rec}"));
+                }
+                lines.push(format!("   {glyph} {} ____", q.other_label(t)));
+            }
+            Mode::FreeText => lines.push(format!("   {} ____", q.other_label(t))),
+            Mode::Open => lines.push(format!("   {}: ____", t.your_answer)),
+        }
+    }
+}
+
+/// Every string of a question set the reader sees.
+pub fn visible_text(set: &QuestionSet, push: &mut dyn FnMut(&str)) {
+    for q in &set.questions {
+        push(&q.text);
+        q.options.iter().for_each(|o| push(o));
+        if let Some(c) = &q.context {
+            push(c);
+        }
+    }
+    if let Some(t) = &set.title {
+        push(t);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{QuestionModel, SetModel, is_other};
-    use crate::components::tests::{serde_model, written_model};
+    use crate::components::check::tests::{serde_model, written_model};
 
     proptest::proptest! {
         #[test]

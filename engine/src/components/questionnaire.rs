@@ -1,8 +1,22 @@
 //! `questionnaire`: a group of questions answered as one unit (spec §3).
 
+use super::Kind;
+use super::check::{Checker, Obj, Seen};
 use super::question::{self, Mode, QuestionSet, Rules};
-use super::{Checker, Kind, Obj, Seen};
+use crate::diag::Code;
 use crate::json::Json;
+
+question::question_component!(
+    Questionnaire,
+    tag: "questionnaire",
+    misnamed: &["quiz", "survey", "form", "questions", "question-set", "questionaire"],
+    bare_rank: 0
+);
+
+/// A bare object claims to be this component when it holds `questions`.
+fn bare_shape(value: &Json) -> bool {
+    value.get("questions").is_some()
+}
 
 const FIELDS: [&str; 6] = [
     "version",
@@ -13,7 +27,7 @@ const FIELDS: [&str; 6] = [
     "routing",
 ];
 
-pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
+fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     ck.unknown_fields(o, &FIELDS, "a questionnaire");
     ck.version(o);
     let title = ck.optional_text(o, "title");
@@ -25,7 +39,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     if items.is_empty() {
         let at = o.start_of("questions");
         ck.error(
-            "empty",
+            Code::Empty,
             at,
             &o.path("questions"),
             "`questions` is an empty array".into(),
@@ -56,7 +70,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
             if !id.is_empty() && !ids.insert(id) {
                 let at = qo.start_of("id");
                 ck.warn(
-                    "duplicate_id",
+                    Code::DuplicateId,
                     at,
                     &qo.path("id"),
                     format!(

@@ -1,9 +1,23 @@
 //! `single-choice`: choose exactly one of 2–4 options (spec §2.5).
 
+use super::Kind;
+use super::check::{Checker, Obj};
 use super::question::{self, Mode, QuestionSet, Rules};
-use super::{Checker, Kind, Obj};
+use crate::json::Json;
 
-pub fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
+question::question_component!(
+    SingleChoice,
+    tag: "single-choice",
+    misnamed: &["choice", "select", "radio", "poll", "vote", "single_choice", "singlechoice", "single-select", "match"],
+    bare_rank: 5
+);
+
+/// A bare object claims to be this component when it asks a question (with options: a bare question without them is an open question).
+fn bare_shape(value: &Json) -> bool {
+    value.get("question").is_some() || value.get("q").is_some()
+}
+
+fn parse(o: &Obj, ck: &mut Checker) -> Option<QuestionSet> {
     let (routing, skill_version) = question::parse_envelope(ck, o);
     let rules = Rules {
         kind: Kind::SingleChoice,

@@ -1,9 +1,13 @@
 //! `youtube`: a video to watch; display-only, exports nothing (spec §4.6).
 
-use super::{Checker, Obj};
-use crate::Surface;
-use crate::html::email;
-use crate::html::{Fill, Parts, RenderCx};
+use super::answer::{AnswersError, FormFields, Part, err};
+use super::check::{Checker, Obj};
+use super::{Component, NoAnswer};
+use crate::diag::Code;
+use crate::html::i18n::{Lang, Strings};
+use crate::html::{Fill, Parts, RenderCx, email};
+use crate::json::Json;
+use crate::options::Surface;
 use maud::{Markup, html};
 
 const FIELDS: [&str; 5] = ["version", "id", "title", "thumbnail", "skill_version"];
@@ -19,7 +23,7 @@ pub struct Youtube {
     pub thumbnail: Option<String>,
 }
 
-pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
+fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
     ck.unknown_fields(o, &FIELDS, "a youtube block");
     ck.version(o);
     ck.optional_str(o, "skill_version");
@@ -38,7 +42,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
             }
         };
         ck.error(
-            "invalid_pattern",
+            Code::InvalidPattern,
             at,
             &o.path("id"),
             format!("\"{id}\" is not a YouTube video id"),
@@ -58,7 +62,7 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
         Err(why) => {
             let at = o.start_of("thumbnail");
             ck.warn(
-                "thumbnail_dropped",
+                Code::ThumbnailDropped,
                 at,
                 &o.path("thumbnail"),
                 format!("`thumbnail` was dropped: {why}; a neutral preview is shown"),
@@ -73,6 +77,66 @@ pub fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
         title,
         thumbnail,
     })
+}
+
+/// Where the routed surface loads the player from, for the page's `frame-src`.
+pub const PLAYER_ORIGIN: &str = "https://www.youtube-nocookie.com";
+
+impl Component for Youtube {
+    const TAG: &'static str = "youtube";
+    const MISNAMED: &'static [&'static str] = &["video", "yt", "you-tube"];
+    const TAKES_ANSWERS: bool = false;
+    const BARE_RANK: u8 = 7;
+    type Answer = NoAnswer;
+
+    fn parse(o: &Obj, ck: &mut Checker) -> Option<Self> {
+        parse(o, ck)
+    }
+
+    /// An `id` of 11 characters, a video id's length.
+    fn bare_shape(value: &Json) -> bool {
+        value
+            .get("id")
+            .and_then(Json::as_str)
+            .is_some_and(|id| id.chars().count() == 11)
+    }
+
+    fn render(&self, cx: &RenderCx, _answer: Option<&NoAnswer>) -> Markup {
+        render(self, cx)
+    }
+
+    fn answer_from_json(
+        &self,
+        block: &str,
+        _value: &serde_json::Value,
+    ) -> Result<NoAnswer, AnswersError> {
+        Err(err(block, "", "a youtube block takes no answers"))
+    }
+
+    fn answer_from_form(&self, fields: &mut FormFields) -> Result<NoAnswer, AnswersError> {
+        Err(err(fields.block(), "", "a youtube block takes no answers"))
+    }
+
+    fn export(&self, _answer: Option<&NoAnswer>, _lang: Lang) -> Part {
+        Part::default()
+    }
+
+    fn plain_text(&self, t: &Strings, lines: &mut Vec<String>) {
+        let title = self.title.as_deref().unwrap_or(t.video);
+        lines.push(format!(
+            "▶ {title}: https://www.youtube.com/watch?v={}",
+            self.id
+        ));
+    }
+
+    fn visible_text(&self, push: &mut dyn FnMut(&str)) {
+        push(self.title.as_deref().unwrap_or(""));
+    }
+
+    /// The routed surface loads the player on a click.
+    fn frame_source(&self, surface: Surface) -> Option<&'static str> {
+        (surface == Surface::Routed).then_some(PLAYER_ORIGIN)
+    }
 }
 
 /// `^[A-Za-z0-9_-]{11}$`
@@ -156,7 +220,7 @@ fn decode_base64_prefix(text: &str) -> Vec<u8> {
     out
 }
 
-pub fn render(y: &Youtube, cx: &RenderCx) -> Markup {
+fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let caption = y.title.as_deref().unwrap_or(t.video);
     // The links are written in parts, escaped as the joined text would be: no string is built.

@@ -142,6 +142,7 @@ pub enum Shape {
     TrapezoidAlt,
 }
 
+#[cfg(test)]
 impl Shape {
     /// Every shape, for tests and the golden diagrams.
     pub const ALL: [Shape; 14] = [

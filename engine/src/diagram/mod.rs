@@ -101,3 +101,9 @@ fn kind_name(keyword: &str) -> &'static str {
         _ => "Mermaid diagram",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    mod golden;
+    mod props;
+}

@@ -70,6 +70,7 @@ impl Bounds {
         (p.x - self.center.x).abs() <= self.w / 2.0 && (p.y - self.center.y).abs() <= self.h / 2.0
     }
     /// Whether the two boxes share any area (touching edges do not count).
+    #[cfg(test)]
     pub fn overlaps(&self, o: &Bounds) -> bool {
         self.left() < o.right() - 1e-6
             && o.left() < self.right() - 1e-6

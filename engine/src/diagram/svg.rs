@@ -790,6 +790,7 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
 }
 
 /// The data-edge keys: `FROM→TO`, then `FROM→TO#2`, `#3`, … for repeated pairs.
+#[cfg(test)]
 pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
     chart
         .edges

@@ -4,9 +4,7 @@
 pub mod i18n;
 pub mod model;
 
-use crate::Surface;
-use crate::answers::{BlockAnswer, QuestionAnswer};
-use crate::components::Kind;
+use crate::options::Surface;
 use i18n::Strings;
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 use model::{ModelJson, WriteModel};
@@ -342,29 +340,34 @@ pub struct RenderCx<'a> {
     /// share a page (`pb-1a2b3c4d-b1`). The engine's own, as `block` is.
     pub id_prefix: &'a str,
     pub surface: Surface,
-    pub kind: Kind,
+    /// The component's fence tag, for `data-pb-kind`.
+    pub tag: &'static str,
     pub t: &'static Strings,
     /// Whether the document reads right to left (email styles name physical sides).
     pub rtl: bool,
-    /// The reader's answers so far, when the form is shown again after a list edit.
-    pub answer: Option<&'a BlockAnswer>,
     /// After a list edit in this block: the control that gets `autofocus`.
-    pub focus: Option<crate::answers::Focus>,
+    pub focus: Option<Focus>,
     /// Email surface: where diagram images are published (`{base}/v1/diagrams/{key}.png`).
     pub diagram_base: Option<&'a str>,
     /// Diagrams published as images during this render: (key, SVG).
     pub diagrams: &'a std::cell::RefCell<Vec<(String, std::sync::Arc<str>)>>,
 }
 
-impl RenderCx<'_> {
-    /// The prefilled answer to question `index`, if any.
-    pub fn question_answer(&self, index: usize) -> Option<&QuestionAnswer> {
-        match self.answer {
-            Some(BlockAnswer::Questions(qs)) => qs.get(index),
-            _ => None,
-        }
-    }
+/// A list control of a prioritize or allocate block, as a list edit leaves focus on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The ▲ or ▼ of the entry now at this position.
+    Up(usize),
+    Down(usize),
+    /// The ✕ of the entry now at this position.
+    Remove(usize),
+    /// The Restore button of this authored item.
+    Restore(usize),
+    /// The add box.
+    Add,
+}
 
+impl RenderCx<'_> {
     /// An element id unique on the page, `{prefix}-{suffix}`: several documents can share a
     /// page. Left in parts, so nothing is allocated for it, and written unescaped (see
     /// [`OwnId`]).
@@ -453,7 +456,7 @@ impl RenderCx<'_> {
             self.id_prefix,
             self.block
         );
-        let tag = self.kind.tag();
+        let tag = self.tag;
         out.push('<');
         out.push_str(self.root_element());
         out.push_str(" class=\"pb-block pb-");

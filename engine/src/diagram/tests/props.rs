@@ -4,11 +4,11 @@
 //! with its data attribute; no two node boxes overlap; a subgraph's box overlaps no node that
 //! is not inside it, and no subgraph box that is neither inside it nor around it.
 
-use passback_engine::diagram::flowchart::{self, Flowchart};
-use passback_engine::diagram::layout::{self, Drawing};
-use passback_engine::diagram::svg::edge_keys;
-use passback_engine::diagram::{self, Frame};
-use passback_engine::html::i18n::EN;
+use crate::diagram::flowchart::{self, Flowchart};
+use crate::diagram::layout::{self, Drawing};
+use crate::diagram::svg::edge_keys;
+use crate::diagram::{self, Frame};
+use crate::html::i18n::EN;
 use proptest::prelude::*;
 
 const SHAPES: [(&str, &str); 14] = [

@@ -7,8 +7,8 @@
 //! no script, `foreignObject`, `style` element or reference outside itself, and has one
 //! `data-node` / `data-edge` group per node and edge of the source.
 
-use passback_engine::diagram::{self, Frame, flowchart, svg::edge_keys};
-use passback_engine::html::i18n::EN;
+use crate::diagram::{self, Frame, flowchart, svg::edge_keys};
+use crate::html::i18n::EN;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {

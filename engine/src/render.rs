@@ -1,0 +1,949 @@
+//! The render pipeline: parse, police, render the prose and the components, finish the page.
+
+use crate::components::answer::AnswersError;
+use crate::diag::{Code, Diagnostic, Severity};
+use crate::document::{self, BlockInfo};
+use crate::html::i18n::Lang;
+use crate::options::{Format, Options, Surface};
+use crate::{answers, assets, email, html, sanitize, text};
+use comrak::Arena;
+use comrak::nodes::NodeValue;
+use maud::{PreEscaped, html};
+use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A finished rendering. Serialized, it is the JSON format's body: `html`, `hash`, `blocks` and
+/// `diagnostics`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rendered {
+    /// The body when the format is not the fragment itself (a page, text, or the JSON object);
+    /// `None` for `Format::Fragment`, whose body is `html`. See [`Rendered::body`].
+    #[serde(skip)]
+    wrapped: Option<String>,
+    /// The HTML fragment (also inside the body).
+    pub html: String,
+    /// Content hash of (document, options): the ETag, and the name `GET /v1/render/{hash}` finds
+    /// the cached rendering by.
+    pub hash: String,
+    /// Every component fence, in document order.
+    pub blocks: Vec<BlockInfo>,
+    /// Every problem found, located in the Markdown.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The format the body is in.
+    #[serde(skip)]
+    pub format: Format,
+    /// A source the page's CSP must allow in `frame-src` (a routed YouTube block's player).
+    #[serde(skip)]
+    pub frame_src: Option<&'static str>,
+    /// The surface it was rendered for (email HTML carries inline styles, so its CSP differs).
+    #[serde(skip)]
+    pub surface: Surface,
+    /// Diagrams this rendering links as images: (key, SVG), for the server to publish at
+    /// `/v1/diagrams/{key}.svg|png`.
+    #[serde(skip)]
+    pub diagrams: Vec<(String, Arc<str>)>,
+}
+
+impl Rendered {
+    /// Approximate heap size, for the cache's byte bound.
+    pub fn weight(&self) -> usize {
+        let diags: usize = self
+            .diagnostics
+            .iter()
+            .map(|d| d.message.len() + d.hint.len() + d.path.len() + 96)
+            .sum();
+        let diagrams: usize = self
+            .diagrams
+            .iter()
+            .map(|(key, svg)| key.capacity() + svg.len() + 48)
+            .sum();
+        // Capacities, not lengths: the cache's byte bound is about memory.
+        self.wrapped.as_ref().map_or(0, String::capacity)
+            + self.html.capacity()
+            + self.hash.capacity()
+            + diags
+            + diagrams
+            + self.blocks.len() * 64
+            + 256
+    }
+
+    /// The HTTP `Content-Type` of [`Rendered::body`].
+    pub fn content_type(&self) -> &'static str {
+        self.format.content_type()
+    }
+
+    /// The body in the requested format: the fragment, a page, text, or the JSON object.
+    pub fn body(&self) -> &str {
+        self.wrapped.as_deref().unwrap_or(&self.html)
+    }
+
+    /// [`Rendered::body`], taken without a copy.
+    pub fn into_body(self) -> String {
+        self.wrapped.unwrap_or(self.html)
+    }
+}
+
+/// A document's verdict (contract §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// No errors (warnings allowed).
+    Valid,
+    /// At least one error.
+    Violating,
+}
+
+impl Outcome {
+    /// `valid` or `violating`, as the JSON output spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Valid => "valid",
+            Outcome::Violating => "violating",
+        }
+    }
+}
+
+/// The result of `validate` (contract §2).
+#[derive(Debug, Clone, Serialize)]
+pub struct Validation {
+    /// Whether there are no errors.
+    pub ok: bool,
+    /// `valid` (no errors) or `violating`.
+    pub outcome: Outcome,
+    /// Every component fence, in document order.
+    pub blocks: Vec<BlockInfo>,
+    /// Every problem found, located in the Markdown.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// blake3 of (engine version, options, blake3 of the document), 32 hex digits. The document is
+/// hashed on its own, in one call: blake3's one-shot path is the fastest. A cache hit does not
+/// need it (the cache looks documents up by a faster key, see [`cache::Cache`]).
+pub fn content_hash(src: &str, options: &Options) -> String {
+    let document = blake3::hash(src.as_bytes());
+    let mut h = blake3::Hasher::new();
+    h.update(concat!("passback-render ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
+    h.update(assets::css_name().as_bytes());
+    h.update(assets::js_name().as_bytes());
+    options.hash_into(&mut h);
+    h.update(document.as_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// Validates a document without producing HTML.
+pub fn validate(src: &str) -> Validation {
+    let arena = document::arena_for(src);
+    let (parsed, _) = parse_and_police(&arena, src);
+    let ok = !parsed.diagnostics.iter().any(Diagnostic::is_error);
+    Validation {
+        ok,
+        outcome: if ok {
+            Outcome::Valid
+        } else {
+            Outcome::Violating
+        },
+        blocks: parsed.blocks.into_iter().map(|b| b.info).collect(),
+        diagnostics: parsed.diagnostics,
+    }
+}
+
+/// Parses `src` and applies the URL and raw-HTML policy, as both validation and rendering see
+/// the document (so both report the same diagnostics). Returns whether the prose holds raw HTML
+/// that ammonia must sanitize: nesting too deep for it gets its HTML escaped instead, with a
+/// warning.
+fn parse_and_police<'a>(arena: &'a Arena<'a>, src: &str) -> (document::Parsed<'a>, bool) {
+    let mut parsed = document::parse(arena, src);
+    let raw_html = police(&mut parsed, src);
+    (parsed, raw_html)
+}
+
+/// The raw-HTML policy of [`parse_and_police`], for a document already parsed (the parse has
+/// applied the URL policy, [`sanitize::Police`], and found whether there is raw HTML).
+fn police(parsed: &mut document::Parsed, src: &str) -> bool {
+    let raw_html = parsed.raw_html;
+    match too_deep_to_sanitize(parsed.root, src, raw_html) {
+        Some(warning) => {
+            // Sanitizing this much nesting would take quadratic time: show the HTML as text.
+            sanitize::escape_raw_html(parsed.root);
+            parsed.diagnostics.push(warning);
+            false
+        }
+        None => raw_html,
+    }
+}
+
+/// The block size `raise_heap_trim_threshold` frees: glibc then keeps up to twice this much
+/// free memory at the top of each heap instead of returning it.
+pub const HEAP_SETTLE_BYTES: usize = 512 << 10;
+
+/// Call once at the start of a process that renders many documents on its main thread (the
+/// mdBook preprocessor, the benches). With glibc, every such render of a document of a few tens
+/// of KB freed the top of the main heap back to the system and the next render faulted it back
+/// in: about 8 page faults and a tenth of the render's time. mallopt(3) documents that freeing
+/// a memory-mapped block raises the mmap threshold to the block's size and the trim threshold
+/// to twice that, so allocating and freeing one block of `HEAP_SETTLE_BYTES` does it without a
+/// call into libc. Other allocators see one allocation and ignore it. The server does not call
+/// it: it renders on worker threads, whose heaps glibc did not trim this way, and every heap
+/// would keep up to twice `HEAP_SETTLE_BYTES` more.
+pub fn raise_heap_trim_threshold() {
+    let block = vec![0u8; HEAP_SETTLE_BYTES];
+    drop(std::hint::black_box(block));
+}
+
+/// Renders without the cache.
+pub fn render(src: &str, options: &Options) -> Rendered {
+    render_with_hash(src, options, content_hash(src, options))
+}
+
+/// Renders the form again with the reader's answers filled in (after a no-JavaScript list edit).
+/// Not cached: the answers are the reader's own.
+pub fn render_with_answers(src: &str, options: &Options, answers: &answers::Responses) -> Rendered {
+    render_inner(src, options, content_hash(src, options), Some(answers))
+}
+
+pub(crate) fn render_with_hash(src: &str, options: &Options, hash: String) -> Rendered {
+    render_inner(src, options, hash, None)
+}
+
+/// What the rendered form's own post leads to.
+#[derive(Debug)]
+pub enum FormOutcome {
+    /// "Get answers": the export.
+    Export(answers::Export),
+    /// A list edit: the page again, with the reader's answers and the edit applied (not cached:
+    /// the answers are the reader's own).
+    Edited(Rendered),
+}
+
+/// Answers the rendered form's post (`pb.source`, `pb.surface` and the fields): the export, or
+/// after a list edit the page rendered again with `options` on the surface the form was
+/// rendered for. The document is parsed once for both the decode and the new page.
+pub fn answer_form(
+    pairs: &[(String, String)],
+    options: &Options,
+) -> Result<FormOutcome, AnswersError> {
+    let (src, surface) = answers::form_document(pairs)?;
+    let clean = without_nul(src);
+    let src = &*clean;
+    let arena = document::arena_for(src);
+    let mut parsed = document::parse(&arena, src);
+    let decoded = answers::decode_form(&parsed.blocks, pairs)?;
+    if decoded.op == answers::FormOp::Edit {
+        // Only the page needs the prose policed; the export reads the blocks alone.
+        let raw_html = police(&mut parsed, src);
+        let options = options.clone().with_surface(surface);
+        let hash = content_hash(src, &options);
+        let page = render_parsed(
+            parsed,
+            raw_html,
+            src,
+            &options,
+            hash,
+            Some(&decoded.responses),
+        );
+        return Ok(FormOutcome::Edited(page));
+    }
+    let doc = answers::Doc::from_parsed(parsed);
+    let mut export = answers::export(&doc, &decoded.responses);
+    export.notices.extend(decoded.notices);
+    Ok(FormOutcome::Export(export))
+}
+
+/// The document as every render path reads it. NUL has no place in HTML or mail: CommonMark
+/// replaces it in the prose, and the form's copy of the source and the text part get the same
+/// replacement character.
+fn without_nul(src: &str) -> Cow<'_, str> {
+    if memchr::memchr(0, src.as_bytes()).is_some() {
+        Cow::Owned(src.replace('\0', "\u{FFFD}"))
+    } else {
+        Cow::Borrowed(src)
+    }
+}
+
+fn render_inner(
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
+    let clean = without_nul(src);
+    let src = &*clean;
+    // With placeholders, the tree is freed once the prose is HTML, before the components
+    // render: its memory serves them instead of fresh pages.
+    let prose = {
+        let arena = document::arena_for(src);
+        let (parsed, raw_html) = parse_and_police(&arena, src);
+        if !needs_placeholders(raw_html, options) {
+            return render_in_place(parsed, src, options, hash, answers);
+        }
+        render_prose(parsed, raw_html, src, options, &hash)
+    };
+    render_components(prose, src, options, hash, answers)
+}
+
+/// Renders a document already parsed and policed (see [`parse_and_police`]).
+fn render_parsed(
+    parsed: document::Parsed,
+    raw_html: bool,
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
+    if !needs_placeholders(raw_html, options) {
+        return render_in_place(parsed, src, options, hash, answers);
+    }
+    let prose = render_prose(parsed, raw_html, src, options, &hash);
+    render_components(prose, src, options, hash, answers)
+}
+
+/// Whether the prose must be HTML of its own before the components join it: ammonia cleans
+/// prose with raw HTML (and would strip the components' forms), and the email surface restyles
+/// the prose. The components then stand in it as placeholders (see [`Spliced`]). Otherwise
+/// comrak writes the prose straight into the page with each component's markup in its place
+/// ([`render_in_place`]), and the page is not copied again.
+fn needs_placeholders(raw_html: bool, options: &Options) -> bool {
+    raw_html || options.surface.is_email()
+}
+
+/// Whether `url` can be an email's "Respond" link: an absolute http(s) address with a host and
+/// nothing a mail client would break it at (whitespace, controls, quotes, angle brackets). A
+/// relative link means nothing in a mail. The CLI and the server refuse anything else, and
+/// the engine leaves such a link out.
+pub fn is_respond_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    let Some(rest) = rest else { return false };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    !host.is_empty()
+        && !host.starts_with(':')
+        && !url
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>' | '\\'))
+}
+
+/// The email preview's "Respond" link, when it is a usable one.
+fn safe_respond_url(options: &Options) -> Option<&str> {
+    options.respond_url.as_deref().filter(|u| is_respond_url(u))
+}
+
+/// What the page takes from the tree besides its HTML (see [`read_tree`]).
+struct Reading {
+    lang: html::i18n::Lang,
+    diagnostics: Vec<Diagnostic>,
+    /// The plain-text body, for [`Format::Text`].
+    text_body: Option<String>,
+    /// The page's `<title>`, for [`Format::Page`].
+    title: Option<String>,
+    /// The prefix of every element id on the page.
+    id_base: String,
+}
+
+/// Reads the tree before its HTML is written: the language, the plain-text body and the title.
+/// Each component's node becomes a `Raw` node holding `stand_in(i)` (its children dropped),
+/// and footnote names get the page's id prefix.
+fn read_tree(
+    parsed: &mut document::Parsed,
+    options: &Options,
+    hash: &str,
+    stand_in: impl Fn(usize) -> String,
+) -> Reading {
+    let diagnostics = std::mem::take(&mut parsed.diagnostics);
+
+    // Language and direction come from everything the reader sees.
+    let lang = parsed.lang();
+
+    for (i, node) in parsed.nodes.iter().enumerate() {
+        node.data_mut().value = NodeValue::Raw(stand_in(i));
+        while let Some(child) = node.first_child() {
+            child.detach();
+        }
+    }
+
+    // The plain-text body reads the tree before the footnote names get the page's prefix.
+    let text_body = (options.format == Format::Text).then(|| {
+        text::render(
+            parsed.root,
+            &parsed.blocks,
+            &parsed.nodes,
+            lang,
+            safe_respond_url(options),
+        )
+    });
+
+    // Element ids are unique per document and block (`pb-1a2b3c4d-b1`), so several documents
+    // can share a page. Footnote ids (`fn-NAME`, `fnref-NAME`) would collide the same way: their
+    // names get the same prefix.
+    let id_base = format!("pb-{}-", &hash[..8]);
+    for node in &parsed.footnotes {
+        match &mut node.data_mut().value {
+            NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &id_base),
+            NodeValue::FootnoteReference(r) => r.name.insert_str(0, &id_base),
+            _ => {}
+        }
+    }
+    let title = (options.format == Format::Page).then(|| page_title(parsed));
+    Reading {
+        lang,
+        diagnostics,
+        text_body,
+        title,
+        id_base,
+    }
+}
+
+/// What rendering keeps of a parsed document once its prose is HTML; the tree is no longer
+/// needed.
+struct Prose {
+    /// The prose, each component fence replaced by a placeholder (see [`Spliced`]).
+    html: String,
+    mark: char,
+    blocks: Vec<document::Block>,
+    reading: Reading,
+}
+
+/// The first half of rendering with placeholders: everything that reads the tree.
+fn render_prose(
+    mut parsed: document::Parsed,
+    raw_html: bool,
+    src: &str,
+    options: &Options,
+    hash: &str,
+) -> Prose {
+    // Each component fence becomes a placeholder the prose renderer passes through untouched.
+    let mark = marker_char(src);
+    let nonce = placeholder_nonce(hash);
+    let placeholder = |i: usize| {
+        // Pushed piece by piece: `format!` with a `char` argument costs several times more.
+        let mut placeholder = String::with_capacity(2 * mark.len_utf8() + nonce.len() + 8);
+        placeholder.push(mark);
+        placeholder.push_str("pb");
+        html::push_decimal(&mut placeholder, i as u64);
+        placeholder.push('.');
+        placeholder.push_str(nonce);
+        placeholder.push(mark);
+        placeholder
+    };
+    let reading = read_tree(&mut parsed, options, hash, placeholder);
+
+    let mut prose = String::with_capacity(src.len() + src.len() / 2);
+    // Writing into a String cannot fail.
+    let _ = comrak::format_html(parsed.root, &document::comrak_options(raw_html), &mut prose);
+    if raw_html {
+        prose = sanitize::clean(&prose);
+    }
+    if options.surface.is_email() {
+        prose = email::style_prose(&prose, reading.lang.dir() == "rtl");
+    }
+    Prose {
+        html: prose,
+        mark,
+        blocks: parsed.blocks,
+        reading,
+    }
+}
+
+/// The second half of rendering with placeholders: the components, spliced into the prose.
+fn render_components(
+    prose: Prose,
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
+    let Prose {
+        html: prose,
+        mark,
+        blocks,
+        reading,
+    } = prose;
+    let (markup, found) = render_blocks(&blocks, &reading, options, answers);
+    let nonce = placeholder_nonce(&hash).to_string();
+    let body = Spliced {
+        prose: &prose,
+        mark,
+        nonce: &nonce,
+        blocks: &markup,
+    };
+    let body_len = prose.len() + markup.iter().map(String::len).sum::<usize>();
+    finish(body, body_len, blocks, reading, found, src, options, hash)
+}
+
+/// Rendering without placeholders (see [`needs_placeholders`]): the components render first,
+/// each one's markup takes its fence's place in the tree, and comrak writes the whole body
+/// straight into the page.
+fn render_in_place(
+    mut parsed: document::Parsed,
+    src: &str,
+    options: &Options,
+    hash: String,
+    answers: Option<&answers::Responses>,
+) -> Rendered {
+    let reading = read_tree(&mut parsed, options, &hash, |_| String::new());
+    let (markup, found) = render_blocks(&parsed.blocks, &reading, options, answers);
+    let body_len = src.len() + src.len() / 2 + markup.iter().map(String::len).sum::<usize>();
+    for (node, markup) in parsed.nodes.iter().zip(markup) {
+        node.data_mut().value = NodeValue::Raw(markup);
+    }
+    let body = InPlace { root: parsed.root };
+    finish(
+        body,
+        body_len,
+        parsed.blocks,
+        reading,
+        found,
+        src,
+        options,
+        hash,
+    )
+}
+
+/// The body of a page rendered in place: comrak's HTML of the tree, written into the page.
+struct InPlace<'a> {
+    root: &'a comrak::nodes::AstNode<'a>,
+}
+
+impl maud::Render for InPlace<'_> {
+    fn render_to(&self, out: &mut String) {
+        // Writing into a String cannot fail.
+        let _ = comrak::format_html(self.root, &document::comrak_options(false), out);
+    }
+}
+
+/// What rendering the components found besides their markup.
+struct Found {
+    frame_src: Option<&'static str>,
+    /// Diagrams published for the email surface (key, SVG).
+    published: Vec<(String, std::sync::Arc<str>)>,
+}
+
+/// Renders every block, its component or its source shown as invalid: the markup in block
+/// order.
+fn render_blocks(
+    blocks: &[document::Block],
+    reading: &Reading,
+    options: &Options,
+    answers: Option<&answers::Responses>,
+) -> (Vec<String>, Found) {
+    let lang = reading.lang;
+    let diagram_base = options.diagram_base_url.as_deref();
+    let mut frame_src = None;
+    let published = std::cell::RefCell::new(Vec::new());
+    // Each block's id prefix (`pb-1a2b3c4d-b1`) is written over the last one in this buffer,
+    // instead of being allocated per block.
+    let mut id_prefix = reading.id_base.clone();
+    let mut markup = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        id_prefix.truncate(reading.id_base.len());
+        id_prefix.push_str(&b.info.id);
+        let html = {
+            let cx = html::RenderCx {
+                block: &b.info.id,
+                id_prefix: &id_prefix,
+                surface: options.surface,
+                tag: b.info.kind.tag(),
+                t: lang.strings(),
+                rtl: lang.dir() == "rtl",
+                focus: answers.and_then(|a| a.focus_in(&b.info.id)),
+                diagram_base,
+                diagrams: &published,
+            };
+            match &b.component {
+                Some(c) => {
+                    frame_src = frame_src.or(c.frame_source(options.surface));
+                    c.render(&cx, answers.and_then(|a| a.get(&b.info.id)))
+                        .into_string()
+                }
+                None => invalid_block(b, options.surface).into_string(),
+            }
+        };
+        markup.push(html);
+    }
+    let found = Found {
+        frame_src,
+        published: published.into_inner(),
+    };
+    (markup, found)
+}
+
+/// The document root around `body` (about `body_len` bytes), the page or other wrapping the
+/// format asks for, and the rendering's hash, blocks and diagnostics.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    body: impl maud::Render,
+    body_len: usize,
+    blocks: Vec<document::Block>,
+    reading: Reading,
+    found: Found,
+    src: &str,
+    options: &Options,
+    hash: String,
+) -> Rendered {
+    let Reading {
+        lang,
+        diagnostics,
+        text_body,
+        title,
+        id_base: _,
+    } = reading;
+    let answerable = blocks
+        .iter()
+        .any(|b| b.component.is_some() && b.info.kind.takes_answers());
+    // The form always holds the controls (the script builds the export from its fields); it gets
+    // an action and a "Get answers" button only when something can take the post.
+    let form = (answerable && !options.surface.is_email()).then_some(html::FormChrome {
+        action: options.answers_action.as_deref(),
+        source: src,
+    });
+    // The "Respond" link belongs to the email preview only.
+    let email_respond = safe_respond_url(options).filter(|_| options.surface.is_email());
+    let fragment = html::document_root(
+        body,
+        body_len,
+        lang,
+        &hash,
+        options.surface,
+        form,
+        email_respond,
+    )
+    .into_string();
+
+    let blocks: Vec<BlockInfo> = blocks.into_iter().map(|b| b.info).collect();
+
+    let wrapped = match options.format {
+        Format::Fragment => None,
+        Format::Page if options.surface.is_email() => Some(email_page(
+            &fragment,
+            title.as_deref().unwrap_or_default(),
+            lang,
+        )),
+        Format::Page => Some(html::page(
+            &fragment,
+            title.as_deref().unwrap_or_default(),
+            lang,
+            &options.asset_base,
+        )),
+        Format::Text => text_body,
+        // The JSON body is the rendering itself (see `Rendered`'s serde attributes).
+        Format::Json => None,
+    };
+    let mut rendered = Rendered {
+        wrapped,
+        html: fragment,
+        hash,
+        blocks,
+        diagnostics,
+        format: options.format,
+        frame_src: found.frame_src,
+        surface: options.surface,
+        diagrams: found.published,
+    };
+    if options.format == Format::Json {
+        // Strings, numbers and lists only: serializing cannot fail.
+        rendered.wrapped = serde_json::to_string(&rendered).ok();
+    }
+    rendered
+}
+
+/// The warning for raw HTML that will be shown as text because sanitizing it would take
+/// quadratic time (nesting past [`sanitize::MAX_SANITIZE_DEPTH`], or a document past
+/// [`sanitize::MAX_SANITIZE_BYTES`]); `None` when the sanitizer can take it.
+fn too_deep_to_sanitize<'a>(
+    root: &'a comrak::nodes::AstNode<'a>,
+    src: &str,
+    raw_html: bool,
+) -> Option<Diagnostic> {
+    let too_much = raw_html
+        && (src.len() > sanitize::MAX_SANITIZE_BYTES
+            || sanitize::nesting(root) > sanitize::MAX_SANITIZE_DEPTH);
+    too_much.then(|| Diagnostic {
+        severity: Severity::Warning,
+        code: Code::RawHtmlEscaped,
+        block: None,
+        line: 1,
+        column: 1,
+        path: String::new(),
+        message: "the document nests too deeply (or is too large) for its raw HTML to be \
+                  sanitized, so the HTML is shown as text"
+            .into(),
+        hint: format!(
+            "keep nesting under {} levels, or remove the raw HTML",
+            sanitize::MAX_SANITIZE_DEPTH
+        ),
+    })
+}
+
+/// The part of a placeholder that comes from the content hash: a document cannot spell its
+/// own placeholders without knowing the hash of the text that spells them. (The marker alone
+/// is not enough: a long document can hold every private-use character.)
+fn placeholder_nonce(hash: &str) -> &str {
+    hash.get(..16).unwrap_or(hash)
+}
+
+/// A private-use character absent from the document, so placeholders cannot be forged.
+/// Only the characters whose UTF-8 starts with 0xEE or 0xEF can be private-use ones: those are
+/// found with `memchr` and marked (a `contains` per candidate would scan the document up to
+/// 6,400 times, and decoding all of it costs more than the rest of the prose work).
+fn marker_char(src: &str) -> char {
+    const FIRST: u32 = 0xE000;
+    const LAST: u32 = 0xF8FF;
+    let mut used: Option<Vec<bool>> = None;
+    for at in memchr::memchr2_iter(0xEE, 0xEF, src.as_bytes()) {
+        // Lead bytes: `at` starts a character.
+        let Some(c) = src[at..].chars().next() else {
+            continue;
+        };
+        if let Some(slot) = (c as u32).checked_sub(FIRST).filter(|&i| i <= LAST - FIRST) {
+            used.get_or_insert_with(|| vec![false; (LAST - FIRST + 1) as usize])[slot as usize] =
+                true;
+        }
+    }
+    let Some(used) = used else {
+        return '\u{E000}';
+    };
+    used.iter()
+        .position(|u| !u)
+        .and_then(|i| char::from_u32(FIRST + i as u32))
+        .unwrap_or('\u{FFFF}')
+}
+
+/// The prose with each placeholder replaced by its block's markup, written straight into the
+/// document root's buffer (the body is the bulk of the output: it is copied once).
+struct Spliced<'a> {
+    prose: &'a str,
+    mark: char,
+    nonce: &'a str,
+    blocks: &'a [String],
+}
+
+impl maud::Render for Spliced<'_> {
+    fn render_to(&self, out: &mut String) {
+        splice_into(self.prose, self.mark, self.nonce, self.blocks, out);
+    }
+}
+
+/// Appends `prose` to `out` with each `{mark}pb{i}.{nonce}{mark}` placeholder replaced by block
+/// `i`'s HTML; anything else that looks like one stays as it is.
+fn splice_into(prose: &str, mark: char, nonce: &str, blocks: &[String], out: &mut String) {
+    // The mark's UTF-8 searched as bytes: `str::find(char)` looks for its last byte, a
+    // continuation byte that curly quotes and dashes in the prose are full of.
+    let mut utf8 = [0; 4];
+    let finder = memchr::memmem::Finder::new(mark.encode_utf8(&mut utf8).as_bytes());
+    let find = |text: &str| finder.find(text.as_bytes());
+    let mut rest = prose;
+    while let Some(start) = find(rest) {
+        let after = &rest[start + mark.len_utf8()..];
+        let index = after
+            .strip_prefix("pb")
+            .and_then(|a| find(a).map(|end| (&a[..end], end)))
+            .and_then(|(inner, end)| {
+                let (digits, n) = inner.split_once('.')?;
+                (n == nonce).then_some((digits.parse::<usize>().ok()?, end))
+            });
+        match index.and_then(|(i, end)| blocks.get(i).map(|b| (b, end))) {
+            Some((block, end)) => {
+                out.push_str(&rest[..start]);
+                out.push_str(block);
+                rest = &after[2 + end + mark.len_utf8()..];
+            }
+            None => {
+                out.push_str(&rest[..start + mark.len_utf8()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+}
+
+/// An invalid component: its source, escaped, as a visible code block.
+fn invalid_block(b: &document::Block, surface: Surface) -> maud::Markup {
+    let style = surface.is_email().then_some(html::email::PRE);
+    html! {
+        pre class="pb-invalid" data-pb-block=(b.info.id) data-pb-kind=(b.info.kind.tag()) style=[style] {
+            code { (b.source) }
+        }
+    }
+}
+
+/// The page `<title>`: the first heading, else the first component title.
+fn page_title(parsed: &document::Parsed) -> String {
+    for node in parsed.root.descendants() {
+        if matches!(node.data().value, NodeValue::Heading(_)) {
+            let mut s = String::new();
+            for d in node.descendants() {
+                if let NodeValue::Text(t) = &d.data().value {
+                    s.push_str(t);
+                }
+            }
+            if !s.trim().is_empty() {
+                return s.trim().chars().take(120).collect();
+            }
+        }
+    }
+    for b in &parsed.blocks {
+        if let Some(t) = b.component.as_ref().and_then(|c| c.page_title()) {
+            return t.to_string();
+        }
+    }
+    "PassbackAI document".to_string()
+}
+
+/// A whole email body: no stylesheet, no script, inline styles only.
+fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
+    html! {
+        (maud::DOCTYPE)
+        html lang=(lang.code()) dir=(lang.dir()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light only";
+                title { (title) }
+            }
+            body style="margin:0;padding:16px;background:#ffffff;" { (PreEscaped(fragment)) }
+        }
+    }
+    .into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Engine;
+
+    #[test]
+    fn splice_replaces_only_known_placeholders() {
+        let m = '\u{E000}';
+        let prose = format!(
+            "<p>a</p>{m}pb0.n1{m}<p>{m}pbx.n1{m}{m}pb1{m}{m}pb1.n2{m}</p>{m}pb1.n1{m}{m}pb2.n1{m}"
+        );
+        let mut out = String::new();
+        splice_into(&prose, m, "n1", &["<X>".into(), "<Y>".into()], &mut out);
+        assert_eq!(
+            out,
+            format!("<p>a</p><X><p>{m}pbx.n1{m}{m}pb1{m}{m}pb1.n2{m}</p><Y>{m}pb2.n1{m}")
+        );
+    }
+
+    #[test]
+    fn a_document_cannot_forge_a_placeholder_even_with_every_private_use_char() {
+        // Every BMP private-use character is taken, so the marker falls back to U+FFFF; the
+        // prose then spells a placeholder with it, which must stay text.
+        let pua: String = ('\u{E000}'..='\u{F8FF}').collect();
+        let src = format!(
+            "{pua}\n\nforged: \u{FFFF}pb0\u{FFFF} and \u{FFFF}pb0.0123456789abcdef\u{FFFF}\n\n\
+             ```single-choice\n{{\"version\":\"1\",\"question\":\"Q?\",\"options\":[\"A\",\"B\"]}}\n```\n"
+        );
+        assert_eq!(marker_char(&src), '\u{FFFF}');
+        let html = render(&src, &Options::default()).html;
+        assert_eq!(html.matches("data-pb-block=\"b1\"").count(), 1, "{html}");
+        assert!(html.contains("forged: \u{FFFF}pb0\u{FFFF}"));
+    }
+
+    /// Rendering in place and rendering with placeholders give the same bytes, for every
+    /// conformance, golden and XSS fixture, on the surfaces and formats the in-place path
+    /// takes (email and raw HTML always use placeholders).
+    #[test]
+    fn in_place_and_placeholder_renders_agree() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+        let mut compared = 0;
+        for dir in ["conformance", "golden", "xss"] {
+            let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .expect("the fixtures directory")
+                .map(|e| e.expect("an entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "md"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let src = std::fs::read_to_string(&path).expect("a fixture");
+                for options in [
+                    Options::default(),
+                    Options {
+                        surface: Surface::Routed,
+                        format: Format::Page,
+                        ..Options::default()
+                    },
+                    Options {
+                        format: Format::Text,
+                        ..Options::default()
+                    },
+                ] {
+                    let hash = content_hash(&src, &options);
+                    let arena = Arena::new();
+                    let (parsed, raw_html) = parse_and_police(&arena, &src);
+                    if raw_html {
+                        continue;
+                    }
+                    let placeholders = {
+                        let prose = render_prose(parsed, raw_html, &src, &options, &hash);
+                        render_components(prose, &src, &options, hash.clone(), None)
+                    };
+                    let in_place = render(&src, &options);
+                    assert_eq!(in_place.body(), placeholders.body(), "{}", path.display());
+                    assert_eq!(in_place.html, placeholders.html, "{}", path.display());
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 300, "only {compared} renders compared");
+    }
+
+    #[test]
+    fn marker_is_the_first_private_use_char_the_document_lacks() {
+        assert_eq!(marker_char("plain"), '\u{E000}');
+        assert_eq!(marker_char("a\u{E000}b\u{E001}"), '\u{E002}');
+        // Characters whose UTF-8 starts like a private-use one's but are not (U+D7FF, U+F900,
+        // U+FE0F after an emoji, U+FFFD) leave the first one free.
+        assert_eq!(
+            marker_char("“quoted” — \u{D7FF}\u{F900}❤\u{FE0F}\u{FFFD}"),
+            '\u{E000}'
+        );
+        assert_eq!(marker_char("❤\u{FE0F} \u{E000}\u{F8FF}"), '\u{E001}');
+        let all: String = ('\u{E000}'..='\u{F8FF}').collect();
+        assert_eq!(marker_char(&all), '\u{FFFF}');
+    }
+
+    #[test]
+    fn footnote_ids_are_unique_per_document_and_still_link() {
+        let a = render("Text[^1].\n\n[^1]: One.\n", &Options::default()).html;
+        let b = render("Other[^1].\n\n[^1]: Two.\n", &Options::default()).html;
+        let id = |h: &str| {
+            h.split("<li id=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .map(str::to_string)
+        };
+        let (ia, ib) = (id(&a).expect("a footnote"), id(&b).expect("a footnote"));
+        assert_ne!(ia, ib);
+        assert!(a.contains(&format!("href=\"#{ia}\"")), "{a}");
+        // Raw HTML sends the prose through ammonia, which must keep the ids.
+        let c = render("<b>x</b>[^n]\n\n[^n]: Three.\n", &Options::default()).html;
+        let ic = id(&c).expect("a footnote");
+        assert!(c.contains(&format!("href=\"#{ic}\"")), "{c}");
+    }
+
+    /// The prefix is for HTML ids only: plain text keeps the author's footnote names.
+    #[test]
+    fn plain_text_keeps_the_footnote_names() {
+        let text = render(
+            "Claim[^1].\n\n[^1]: Source.\n",
+            &Options::default().with_format(Format::Text),
+        );
+        let body = text.body();
+        assert!(body.contains("[^1]"), "{body}");
+        assert!(!body.contains("pb-"), "{body}");
+    }
+
+    #[test]
+    fn cache_hits_return_the_same_rendering() {
+        let engine = Engine::default();
+        let a = engine.render("# Hi", &Options::default());
+        let b = engine.render("# Hi", &Options::default());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(engine.cache_stats().hits, 1);
+        let c = engine.render("# Hi", &Options::default().with_surface(Surface::Email));
+        assert_ne!(a.hash, c.hash);
+    }
+}

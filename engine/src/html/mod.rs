@@ -283,7 +283,7 @@ impl Render for Fill<'_> {
     }
 }
 
-/// A whole number, written digit by digit rather than through `fmt` (as maud renders numbers).
+/// A whole number, written by `itoa` rather than through `fmt` (as maud renders numbers).
 pub struct Num(pub usize);
 
 impl Render for Num {
@@ -309,24 +309,11 @@ pub(crate) const fn controls_and(bytes: &[u8]) -> [bool; 256] {
     table
 }
 
-/// Appends `n` in decimal digits, left to right and two at a time, straight into `out`: no
-/// buffer to copy over. Most numbers written are an option's or a position's (one digit) or a
-/// diagram's coordinate (two to four).
+/// Appends `n` in decimal digits straight into `out`, by `itoa`: a hand-written writer came
+/// within 0.3% of it in instructions per render (benches/render-instructions.sh), not worth
+/// its own code.
 pub fn push_decimal(out: &mut String, n: u64) {
-    if n < 10 {
-        out.push(digit(n));
-    } else if n < 100 {
-        push_pair(out, n);
-    } else {
-        push_decimal(out, n / 100);
-        push_pair(out, n % 100);
-    }
-}
-
-/// Appends `n` (below 100) as two digits.
-fn push_pair(out: &mut String, n: u64) {
-    out.push(digit(n / 10));
-    out.push(digit(n % 10));
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// The digit `d` (below 10).

@@ -234,25 +234,24 @@ impl OwnBase {
 /// without `to_string`'s allocation.
 pub struct Digits {
     buf: [u8; 20],
-    start: usize,
+    len: usize,
 }
 
 impl Digits {
     pub fn new(n: usize) -> Digits {
-        let (mut buf, mut start, mut n) = ([0u8; 20], 20, n);
-        loop {
-            start -= 1;
-            buf[start] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                return Digits { buf, start };
-            }
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(n).as_bytes();
+        let mut buf = [0u8; 20];
+        buf[..digits.len()].copy_from_slice(digits);
+        Digits {
+            buf,
+            len: digits.len(),
         }
     }
 
     pub fn as_str(&self) -> &str {
         // Only ASCII digits are ever written.
-        std::str::from_utf8(&self.buf[self.start..]).unwrap_or_default()
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
     }
 }
 

@@ -4,7 +4,7 @@ use super::prioritize::{self, Item};
 use super::{Checker, Kind, NoteField, Obj, Routing};
 use crate::answers::{self, BlockAnswer, Entry, Focus, SplitAnswer};
 use crate::html::email;
-use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text, push_decimal};
+use crate::html::{Digits, Fill, Num, Parts, RenderCx, Text};
 use maud::{Markup, Render, html};
 
 const FIELDS: [&str; 9] = [
@@ -184,7 +184,7 @@ pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
 /// A weight as people write it: `35`, `12.5`, `0.33`.
 pub fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
+        itoa::Buffer::new().format(n as i64).to_owned()
     } else {
         let s = format!("{n:.2}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -192,7 +192,7 @@ pub fn format_number(n: f64) -> String {
 }
 
 /// A weight or total written as [`format_number`] spells it, straight into the page: a whole
-/// number digit by digit, without building the `String`. Digits, `-` and `.` need no escaping.
+/// number by `itoa`, without building the `String`. Digits, `-` and `.` need no escaping.
 #[derive(Clone, Copy)]
 struct Amount(f64);
 
@@ -202,10 +202,7 @@ impl Render for Amount {
         // Whole, tested by a round trip through `i64`: `fract` calls libm's `trunc` on baseline
         // x86-64.
         if n.abs() < 1e15 && n == n as i64 as f64 {
-            if n < 0.0 {
-                out.push('-');
-            }
-            push_decimal(out, n.abs() as u64);
+            out.push_str(itoa::Buffer::new().format(n as i64));
         } else {
             out.push_str(&format_number(n));
         }

@@ -1,5 +1,5 @@
 //! Renders a ~200 KB document in a loop, for profilers (`perf record`, `valgrind --tool=callgrind`).
-//! `profile [runs] [typical|typical20|dense|prose|load|load-unique|single|diagrams] [comrak]
+//! `profile [runs] [typical|typical20|dense|dense20|prose|load|load-unique|single|diagrams] [comrak]
 //! [untuned]`; with `comrak`, the baseline (plain comrak) renders the same document instead;
 //! with `untuned`, glibc trims the heap after every render as it does by default.
 fn main() {
@@ -29,6 +29,7 @@ fn main() {
         }
         Some("typical20") => passback_benches::typical(20_000),
         Some("dense") => passback_benches::dense(200_000),
+        Some("dense20") => passback_benches::dense(20_000),
         // Only diagrams: the 5-node bench chart, 100 times over.
         Some("diagrams") => {
             let block = format!(

@@ -11,7 +11,7 @@ use super::list::{
 use super::{Component, Kind};
 use crate::diag::Code;
 use crate::html::i18n::{Lang, Strings};
-use crate::html::{Digits, Fill, Focus, Num, Parts, RenderCx, Text, email, push_decimal};
+use crate::html::{Digits, Fill, Focus, Num, Parts, RenderCx, Text, email};
 use crate::json::Json;
 use maud::{Markup, Render, html};
 use serde_json::Value as JsonValue;
@@ -294,7 +294,7 @@ pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
 /// A weight as people write it: `35`, `12.5`, `0.33`.
 pub fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
+        itoa::Buffer::new().format(n as i64).to_owned()
     } else {
         let s = format!("{n:.2}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -302,7 +302,7 @@ pub fn format_number(n: f64) -> String {
 }
 
 /// A weight or total written as [`format_number`] spells it, straight into the page: a whole
-/// number digit by digit, without building the `String`. Digits, `-` and `.` need no escaping.
+/// number by `itoa`, without building the `String`. Digits, `-` and `.` need no escaping.
 #[derive(Clone, Copy)]
 struct Amount(f64);
 
@@ -312,10 +312,7 @@ impl Render for Amount {
         // Whole, tested by a round trip through `i64`: `fract` calls libm's `trunc` on baseline
         // x86-64.
         if n.abs() < 1e15 && n == n as i64 as f64 {
-            if n < 0.0 {
-                out.push('-');
-            }
-            push_decimal(out, n.abs() as u64);
+            out.push_str(itoa::Buffer::new().format(n as i64));
         } else {
             out.push_str(&format_number(n));
         }

@@ -75,10 +75,7 @@ impl<'o> ModelJson<'o> {
         // Whole, tested by a round trip through `i64`: `fract` calls libm's `trunc` on baseline
         // x86-64.
         if n.abs() < 1e15 && n == n as i64 as f64 && !(n == 0.0 && n.is_sign_negative()) {
-            if n < 0.0 {
-                self.out.push('-');
-            }
-            super::push_decimal(self.out, n.abs() as u64);
+            self.out.push_str(itoa::Buffer::new().format(n as i64));
             self.out.push_str(".0");
             return;
         }

@@ -1,6 +1,7 @@
 //! Rendered output cached by content hash, bounded by entry count and by bytes.
 
-use crate::{Options, Rendered};
+use crate::options::Options;
+use crate::render::Rendered;
 use lru::LruCache;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, RandomState};

@@ -103,7 +103,7 @@ pub struct Options {
     /// text twice on one page with distinct ids, e.g. mdBook's print.html.
     pub id_salt: Option<String>,
     /// Email surface: a public base URL for diagram images. When set, a drawn diagram is an
-    /// `<img src="{base}/v1/diagrams/{key}.png">` (the SVG is in [`Rendered::diagrams`] for the
+    /// `<img src="{base}/v1/diagrams/{key}.png">` (the SVG is in [`Rendered::diagrams`](crate::Rendered::diagrams) for the
     /// server to publish) instead of inline SVG, which many mail clients drop.
     pub diagram_base_url: Option<String>,
 }

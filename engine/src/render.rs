@@ -120,7 +120,7 @@ pub struct Validation {
 
 /// blake3 of (engine version, options, blake3 of the document), 32 hex digits. The document is
 /// hashed on its own, in one call: blake3's one-shot path is the fastest. A cache hit does not
-/// need it (the cache looks documents up by a faster key, see [`cache::Cache`]).
+/// need it (the cache looks documents up by a faster key, see the `cache` module).
 pub fn content_hash(src: &str, options: &Options) -> String {
     let document = blake3::hash(src.as_bytes());
     let mut h = blake3::Hasher::new();

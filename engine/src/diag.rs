@@ -143,6 +143,7 @@ impl std::fmt::Display for Code {
 
 /// One problem, as contract §2 describes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Whether it rejects its block.
     pub severity: Severity,

@@ -15,6 +15,7 @@ use std::cell::{Cell, OnceCell};
 
 /// One component fence, as listed in `blocks` (contract §2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct BlockInfo {
     /// `b1`, `b2`, … in document order.
     pub id: String,

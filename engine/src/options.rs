@@ -2,6 +2,7 @@
 
 /// Where the HTML will be shown (contract §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Surface {
     /// Forms and enhancement; YouTube is an inert facade.
     #[default]
@@ -40,6 +41,7 @@ impl Surface {
 
 /// What the render returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Format {
     /// The document's HTML fragment (`<div class="pb-doc">…`).
     #[default]

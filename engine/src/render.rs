@@ -16,6 +16,7 @@ use std::sync::Arc;
 /// A finished rendering. Serialized, it is the JSON format's body: `html`, `hash`, `blocks` and
 /// `diagnostics`.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct Rendered {
     /// The body when the format is not the fragment itself (a page, text, or the JSON object);
     /// `None` for `Format::Fragment`, whose body is `html`. See [`Rendered::body`].
@@ -107,6 +108,7 @@ impl Outcome {
 
 /// The result of `validate` (contract §2).
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct Validation {
     /// Whether there are no errors.
     pub ok: bool,

@@ -476,7 +476,9 @@ fn render_components(
 
 /// Rendering without placeholders (see [`needs_placeholders`]): the components render first,
 /// each one's markup takes its fence's place in the tree, and comrak writes the whole body
-/// straight into the page.
+/// straight into the page. It saves a copy of the body and about 25 k of the typical 20 KB
+/// document's 3.87 M instructions (`benches/render-instructions.sh`); a test holds it to the
+/// bytes the placeholder path writes.
 fn render_in_place(
     mut parsed: document::Parsed,
     src: &str,

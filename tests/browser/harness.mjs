@@ -87,8 +87,9 @@ export function watchConsole(page) {
 
 /**
  * The elements of `scope` (a CSS selector) whose visible box crosses the left or right edge of
- * the viewport, described as `tag.class [label] right=…`. Overflow inside a scroll container
- * (a wide table, a diagram canvas) is clipped by it, so only the clipped box counts.
+ * the viewport, described as `tag.class "label" spans left..right`. Overflow inside a scroll
+ * container of the scope (a wide table, a diagram canvas) is clipped by it, so only the clipped
+ * box counts; one around the scope (mdBook's content pane) would only hide the overflow.
  */
 export function sticksOut(page, scope = 'body') {
   return page.evaluate((scope) => {
@@ -104,7 +105,7 @@ export function sticksOut(page, scope = 'body') {
         if (box.width === 0 || box.height === 0) continue;
         let left = box.left;
         let right = box.right;
-        for (let up = el.parentElement; up; up = up.parentElement) {
+        for (let up = el.parentElement; up && root.contains(up); up = up.parentElement) {
           if (getComputedStyle(up).overflowX === 'visible') continue;
           const clip = up.getBoundingClientRect();
           left = Math.max(left, clip.left);

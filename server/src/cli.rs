@@ -1,7 +1,10 @@
 //! Subcommands and their arguments. Every mistake is one line on stderr and a non-zero exit.
 
+use lexopt::Arg;
 use passback_engine::{Format, Options, Surface};
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
+use std::path::Path;
 
 pub const USAGE: &str = "\
 passback — render PassbackAI decision documents
@@ -18,121 +21,303 @@ USAGE:
                                     print the copy-back Markdown export of the responses
   passback schema                   print the JSON Schema of every component
   passback --help | --version
+  passback help [COMMAND]  or  passback COMMAND --help
+                                    this text, or one command's
 
 FILE defaults to standard input.
 ";
 
-/// Runs a command line; `Ok` carries the exit code, `Err` a one-line message (exit 2).
-pub fn run(args: &[String]) -> Result<i32, String> {
-    let Some((command, rest)) = args.split_first() else {
-        return Err("no command given; try `passback --help`".into());
+/// A command: its usage text, the flags it takes, each with a value (name, value's name), and
+/// what runs it.
+struct Command {
+    name: &'static str,
+    usage: &'static str,
+    flags: &'static [(&'static str, &'static str)],
+    run: fn(&Args) -> Result<i32, String>,
+}
+
+const SERVE: Command = Command {
+    name: "serve",
+    run: serve,
+    usage: "\
+passback serve — run the HTTP service
+
+USAGE:
+  passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
+                 [--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]
+
+OPTIONS:
+  --listen ADDR             address and port to listen on (default 127.0.0.1:8080; port 0 picks one)
+  --max-body BYTES          largest request body (default 1048576, 1 MiB)
+  --header-timeout SECS     time a client has to send its request headers (default 10)
+  --request-timeout SECS    time one request may take, body and render included (default 30)
+  --max-connections N       connections served at once; more get 503 (default 1024)
+  --cache-entries N         rendered documents the cache keeps (default 4096)
+  --cache-bytes BYTES       bytes the cache keeps (default 67108864, 64 MiB)
+  --public-url URL          the server's address as mail clients reach it: email previews then
+                            link diagrams as PNG images from it instead of inline SVG
+",
+    flags: &[
+        ("listen", "ADDR"),
+        ("max-body", "BYTES"),
+        ("header-timeout", "SECS"),
+        ("request-timeout", "SECS"),
+        ("max-connections", "N"),
+        ("cache-entries", "N"),
+        ("cache-bytes", "BYTES"),
+        ("public-url", "URL"),
+    ],
+};
+
+const RENDER: Command = Command {
+    name: "render",
+    run: render,
+    usage: "\
+passback render — render a document; its diagnostics go to standard error
+
+USAGE:
+  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]
+                  [--answers-action URL] [--respond-url URL] [--asset-base URL]
+
+OPTIONS:
+  --surface page|routed|email          page: forms, an inert video facade (default);
+                                       routed: as page, videos load on click;
+                                       email: a static preview, no scripts or forms
+  --format fragment|page|json|text     the HTML fragment (default), a whole HTML page,
+                                       { html, hash, blocks, diagnostics }, or plain text
+  --answers-action URL                 where the form posts (default /v1/answers; empty: no
+                                       form action, the script's \"Copy answers\" exports)
+  --respond-url URL                    the email surface's \"Respond\" link (absolute http(s))
+  --asset-base URL                     URL prefix of the stylesheet and script (default /assets)
+
+FILE defaults to standard input.
+",
+    flags: &[
+        ("surface", "page|routed|email"),
+        ("format", "fragment|page|json|text"),
+        ("answers-action", "URL"),
+        ("respond-url", "URL"),
+        ("asset-base", "URL"),
+    ],
+};
+
+const VALIDATE: Command = Command {
+    name: "validate",
+    run: validate,
+    usage: "\
+passback validate — check a document's components
+
+USAGE:
+  passback validate [FILE|-]
+
+Prints { ok, outcome, blocks, diagnostics } as JSON; exits 0 when the document is valid, 1 when
+it violates the spec. FILE defaults to standard input.
+",
+    flags: &[],
+};
+
+const ANSWERS: Command = Command {
+    name: "answers",
+    run: answers,
+    usage: "\
+passback answers — the copy-back Markdown export of a reader's responses
+
+USAGE:
+  passback answers --doc FILE --responses FILE
+
+OPTIONS:
+  --doc FILE          the document (- for standard input)
+  --responses FILE    the responses as JSON keyed by block id (b1, b2, …)
+",
+    flags: &[("doc", "FILE"), ("responses", "FILE")],
+};
+
+const SCHEMA: Command = Command {
+    name: "schema",
+    run: schema,
+    usage: "\
+passback schema — print the JSON Schema (2020-12) of every component
+
+USAGE:
+  passback schema
+",
+    flags: &[],
+};
+
+const COMMANDS: [&Command; 5] = [&SERVE, &RENDER, &VALIDATE, &ANSWERS, &SCHEMA];
+
+fn command(name: &OsStr) -> Result<&'static Command, String> {
+    COMMANDS
+        .into_iter()
+        .find(|c| name == c.name)
+        .ok_or_else(|| unknown_command(&name.to_string_lossy()))
+}
+
+fn unknown_command(name: &str) -> String {
+    format!(
+        "unknown command `{name}`; the commands are serve, render, validate, answers and schema (see --help)"
+    )
+}
+
+/// Runs a command line (without the program's name); `Ok` carries the exit code, `Err` a
+/// one-line message (exit 2).
+pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<i32, String> {
+    let mut parser = lexopt::Parser::from_args(args);
+    let name = match parser.next() {
+        Ok(None) => return Err("no command given; try `passback --help`".into()),
+        Ok(Some(Arg::Short('h') | Arg::Long("help"))) => return usage(USAGE),
+        Ok(Some(Arg::Short('V') | Arg::Long("version"))) => {
+            write_out(concat!("passback ", env!("CARGO_PKG_VERSION")))?;
+            return Ok(0);
+        }
+        Ok(Some(Arg::Value(name))) => name,
+        Ok(Some(Arg::Long(flag))) => return Err(unknown_command(&format!("--{flag}"))),
+        Ok(Some(Arg::Short(flag))) => return Err(unknown_command(&format!("-{flag}"))),
+        Err(e) => return Err(e.to_string()),
     };
-    match command.as_str() {
-        "-h" | "--help" | "help" => {
-            print!("{USAGE}");
-            Ok(0)
-        }
-        "-V" | "--version" => {
-            println!("passback {}", env!("CARGO_PKG_VERSION"));
-            Ok(0)
-        }
-        "serve" => serve(rest),
-        "render" => render(rest),
-        "answers" => answers(rest),
-        "validate" => validate(rest),
-        "schema" => {
-            no_more(rest, "schema")?;
-            write_out(passback_engine::SCHEMA)?;
-            Ok(0)
-        }
-        other => Err(format!(
-            "unknown command `{other}`; the commands are serve, render, validate, answers and schema (see --help)"
-        )),
+    if name == "help" {
+        return help(&mut parser);
     }
+    let command = command(&name)?;
+    let Some(args) = Args::parse(command, &mut parser)? else {
+        return usage(command.usage);
+    };
+    (command.run)(&args)
 }
 
-/// Parsed `--flag value` pairs and positional arguments.
-struct Args<'a> {
-    command: &'static str,
-    flags: Vec<(&'a str, &'a str)>,
-    positional: Vec<&'a str>,
-}
-
-impl<'a> Args<'a> {
-    fn parse(command: &'static str, args: &'a [String], known: &[&str]) -> Result<Self, String> {
-        let mut flags = Vec::new();
-        let mut positional = Vec::new();
-        let mut iter = args.iter();
-        while let Some(arg) = iter.next() {
-            if let Some(flag) = arg.strip_prefix("--") {
-                let (name, inline) = match flag.split_once('=') {
-                    Some((n, v)) => (n, Some(v)),
-                    None => (flag, None),
-                };
-                if !known.contains(&name) {
-                    if known.is_empty() {
-                        return Err(format!(
-                            "unknown option --{name}: `{command}` takes no options"
-                        ));
-                    }
-                    let list: Vec<String> = known.iter().map(|k| format!("--{k}")).collect();
-                    return Err(format!(
-                        "unknown option --{name} for `{command}`; it takes {}",
-                        list.join(", ")
-                    ));
-                }
-                let value = match inline {
-                    Some(v) => v,
-                    None => iter
-                        .next()
-                        .map(String::as_str)
-                        .ok_or_else(|| format!("--{name} needs a value"))?,
-                };
-                flags.push((name, value));
-            } else if arg.len() > 1 && arg.starts_with('-') {
-                return Err(format!("unknown option {arg} for `{command}`"));
-            } else {
-                positional.push(arg.as_str());
+/// `passback help [COMMAND]`.
+fn help(parser: &mut lexopt::Parser) -> Result<i32, String> {
+    let mut topic = None;
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            Arg::Value(name) if topic.is_none() => topic = Some(command(&name)?),
+            _ => {
+                return Err(
+                    "`help` takes at most one command, such as `passback help render`".into(),
+                );
             }
         }
-        Ok(Args {
+    }
+    usage(topic.map_or(USAGE, |c| c.usage))
+}
+
+fn usage(text: &str) -> Result<i32, String> {
+    write_out(text)?;
+    Ok(0)
+}
+
+/// A command's parsed flags (the last of a repeated flag wins) and positional arguments.
+struct Args {
+    command: &'static Command,
+    flags: Vec<(&'static str, OsString)>,
+    positional: Vec<OsString>,
+}
+
+impl Args {
+    /// `None` when the arguments ask for the command's help.
+    fn parse(
+        command: &'static Command,
+        parser: &mut lexopt::Parser,
+    ) -> Result<Option<Self>, String> {
+        let mut args = Args {
             command,
-            flags,
-            positional,
-        })
+            flags: Vec::new(),
+            positional: Vec::new(),
+        };
+        let name = command.name;
+        while let Some(arg) = parser
+            .next()
+            .map_err(|e| format!("{e}; see `passback {name} --help`"))?
+        {
+            let unknown = match arg {
+                Arg::Short('h') | Arg::Long("help") => return Ok(None),
+                Arg::Value(value) => {
+                    args.positional.push(value);
+                    continue;
+                }
+                Arg::Short(flag) => format!("-{flag}"),
+                Arg::Long(flag) => match command.flags.iter().find(|(f, _)| *f == flag) {
+                    Some(&(flag, value)) => {
+                        let given = parser.value().map_err(|_| {
+                            format!("--{flag} needs a value: --{flag} {value} (see `passback {name} --help`)")
+                        })?;
+                        args.flags.push((flag, given));
+                        continue;
+                    }
+                    None => format!("--{flag}"),
+                },
+            };
+            if command.flags.is_empty() {
+                return Err(format!(
+                    "unknown option {unknown}: `{name}` takes no options"
+                ));
+            }
+            let list: Vec<String> = command
+                .flags
+                .iter()
+                .map(|(f, _)| format!("--{f}"))
+                .collect();
+            return Err(format!(
+                "unknown option {unknown} for `{name}`; it takes {}",
+                list.join(", ")
+            ));
+        }
+        Ok(Some(args))
     }
 
-    fn flag(&self, name: &str) -> Option<&'a str> {
+    fn flag_os(&self, name: &str) -> Option<&OsStr> {
         self.flags
             .iter()
             .rev()
             .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
+            .map(|(_, v)| v.as_os_str())
+    }
+
+    fn flag(&self, name: &str) -> Result<Option<&str>, String> {
+        self.flag_os(name)
+            .map(|v| {
+                v.to_str().ok_or_else(|| {
+                    format!(
+                        "--{name} must be valid UTF-8, not `{}`",
+                        v.to_string_lossy()
+                    )
+                })
+            })
+            .transpose()
+    }
+
+    /// An error naming the first positional argument, if any: "`cmd` takes {takes}, got `x`{then}".
+    fn no_positional(&self, takes: &str, then: &str) -> Result<(), String> {
+        match self.positional.first() {
+            None => Ok(()),
+            Some(extra) => Err(format!(
+                "`{}` takes {takes}, got `{}`{then}",
+                self.command.name,
+                extra.to_string_lossy()
+            )),
+        }
     }
 
     fn input(&self) -> Result<(String, String), String> {
         match self.positional.as_slice() {
-            [] | ["-"] => Ok(("<stdin>".into(), read_input(None)?)),
-            [path] => Ok((path.to_string(), read_input(Some(path))?)),
+            [] => Ok(("<stdin>".into(), read_input(None)?)),
+            [path] if path == "-" => Ok(("<stdin>".into(), read_input(None)?)),
+            [path] => Ok((
+                path.to_string_lossy().into_owned(),
+                read_input(Some(Path::new(path)))?,
+            )),
             _ => Err(format!(
                 "`{}` takes one FILE (or - for standard input)",
-                self.command
+                self.command.name
             )),
         }
     }
 }
 
-fn no_more(args: &[String], command: &str) -> Result<(), String> {
-    match args.first() {
-        None => Ok(()),
-        Some(a) => Err(format!("`{command}` takes no arguments, got `{a}`")),
-    }
-}
-
 /// Reads a file or stdin as UTF-8, with a message that names the problem.
-pub fn read_input(path: Option<&str>) -> Result<String, String> {
+fn read_input(path: Option<&Path>) -> Result<String, String> {
     let mut bytes = Vec::new();
-    let name = path.unwrap_or("standard input");
+    let name = path.map_or("standard input".into(), |p| p.display().to_string());
     match path {
         None => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
         Some(p) => std::fs::File::open(p)
@@ -177,36 +362,25 @@ fn write_out(text: &str) -> Result<(), String> {
         })
 }
 
-fn render(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(
-        "render",
-        args,
-        &[
-            "surface",
-            "format",
-            "answers-action",
-            "respond-url",
-            "asset-base",
-        ],
-    )?;
+fn render(a: &Args) -> Result<i32, String> {
     let mut options = Options::default();
-    if let Some(s) = a.flag("surface") {
+    if let Some(s) = a.flag("surface")? {
         options =
             options
                 .with_surface(Surface::parse(s).ok_or_else(|| {
                     format!("--surface must be page, routed or email, not `{s}`")
                 })?);
     }
-    if let Some(f) = a.flag("format") {
+    if let Some(f) = a.flag("format")? {
         options =
             options.with_format(Format::parse(f).ok_or_else(|| {
                 format!("--format must be fragment, page, json or text, not `{f}`")
             })?);
     }
-    if let Some(url) = a.flag("answers-action") {
+    if let Some(url) = a.flag("answers-action")? {
         options = options.with_answers_action((!url.is_empty()).then(|| url.to_string()));
     }
-    if let Some(url) = a.flag("respond-url") {
+    if let Some(url) = a.flag("respond-url")? {
         if !passback_engine::is_respond_url(url) {
             return Err(format!(
                 "--respond-url must be an absolute http:// or https:// address with a host and no spaces, not \"{url}\""
@@ -214,7 +388,7 @@ fn render(args: &[String]) -> Result<i32, String> {
         }
         options = options.with_respond_url(Some(url.to_string()));
     }
-    if let Some(base) = a.flag("asset-base") {
+    if let Some(base) = a.flag("asset-base")? {
         options = options.with_asset_base(base);
     }
     let (name, src) = a.input()?;
@@ -229,8 +403,13 @@ fn render(args: &[String]) -> Result<i32, String> {
     Ok(0)
 }
 
-fn validate(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse("validate", args, &[])?;
+fn schema(a: &Args) -> Result<i32, String> {
+    a.no_positional("no arguments", "")?;
+    write_out(passback_engine::SCHEMA)?;
+    Ok(0)
+}
+
+fn validate(a: &Args) -> Result<i32, String> {
     let (_, src) = a.input()?;
     let v = passback_engine::validate(&src);
     let json =
@@ -239,21 +418,20 @@ fn validate(args: &[String]) -> Result<i32, String> {
     Ok(if v.ok { 0 } else { 1 })
 }
 
-fn answers(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse("answers", args, &["doc", "responses"])?;
-    if let Some(extra) = a.positional.first() {
-        return Err(format!(
-            "`answers` takes no positional argument, got `{extra}`; use --doc and --responses"
-        ));
-    }
-    let doc_path = a
-        .flag("doc")
-        .ok_or("`answers` needs --doc FILE (the document)")?;
-    let responses_path = a
-        .flag("responses")
-        .ok_or("`answers` needs --responses FILE (JSON keyed by block id)")?;
-    let src = read_input((doc_path != "-").then_some(doc_path))?;
-    let text = read_input((responses_path != "-").then_some(responses_path))?;
+fn answers(a: &Args) -> Result<i32, String> {
+    a.no_positional("no positional argument", "; use --doc and --responses")?;
+    let doc_path = Path::new(
+        a.flag_os("doc")
+            .ok_or("`answers` needs --doc FILE (the document)")?,
+    );
+    let responses_path = Path::new(
+        a.flag_os("responses")
+            .ok_or("`answers` needs --responses FILE (JSON keyed by block id)")?,
+    );
+    let stdin = Path::new("-");
+    let src = read_input((doc_path != stdin).then_some(doc_path))?;
+    let text = read_input((responses_path != stdin).then_some(responses_path))?;
+    let (doc_path, responses_path) = (doc_path.display(), responses_path.display());
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{responses_path} is not valid JSON: {e}"))?;
     let doc = passback_engine::Doc::parse(&src);
@@ -301,7 +479,7 @@ fn public_url(url: &str) -> Result<String, String> {
 }
 
 fn number<T: std::str::FromStr>(a: &Args, name: &str, what: &str) -> Result<Option<T>, String> {
-    a.flag(name)
+    a.flag(name)?
         .map(|v| {
             v.parse::<T>()
                 .map_err(|_| format!("--{name} must be {what}, not `{v}`"))
@@ -309,54 +487,36 @@ fn number<T: std::str::FromStr>(a: &Args, name: &str, what: &str) -> Result<Opti
         .transpose()
 }
 
-fn serve(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(
-        "serve",
-        args,
-        &[
-            "listen",
-            "max-body",
-            "header-timeout",
-            "request-timeout",
-            "max-connections",
-            "cache-entries",
-            "cache-bytes",
-            "public-url",
-        ],
-    )?;
-    if let Some(extra) = a.positional.first() {
-        return Err(format!(
-            "`serve` takes no positional argument, got `{extra}`"
-        ));
-    }
+fn serve(a: &Args) -> Result<i32, String> {
+    a.no_positional("no positional argument", "")?;
     let mut config = passback_server::Config::default();
-    if let Some(addr) = a.flag("listen") {
+    if let Some(addr) = a.flag("listen")? {
         let addr = addr.parse().map_err(|_| {
             format!("--listen must be an address such as 127.0.0.1:8080, not `{addr}`")
         })?;
         config = config.with_listen(addr);
     }
-    if let Some(n) = number::<usize>(&a, "max-body", "a number of bytes")? {
+    if let Some(n) = number::<usize>(a, "max-body", "a number of bytes")? {
         config = config.with_max_body(n);
     }
-    if let Some(n) = number::<f64>(&a, "header-timeout", "a number of seconds")? {
+    if let Some(n) = number::<f64>(a, "header-timeout", "a number of seconds")? {
         config = config.with_header_timeout(seconds(n, "header-timeout")?);
     }
-    if let Some(n) = number::<f64>(&a, "request-timeout", "a number of seconds")? {
+    if let Some(n) = number::<f64>(a, "request-timeout", "a number of seconds")? {
         config = config.with_request_timeout(seconds(n, "request-timeout")?);
     }
-    if let Some(n) = number::<usize>(&a, "max-connections", "a whole number")? {
+    if let Some(n) = number::<usize>(a, "max-connections", "a whole number")? {
         if n == 0 {
             return Err("--max-connections must be at least 1".into());
         }
         config = config.with_max_connections(n);
     }
     let entries =
-        number::<usize>(&a, "cache-entries", "a whole number")?.unwrap_or(config.cache.max_entries);
+        number::<usize>(a, "cache-entries", "a whole number")?.unwrap_or(config.cache.max_entries);
     let bytes =
-        number::<usize>(&a, "cache-bytes", "a number of bytes")?.unwrap_or(config.cache.max_bytes);
+        number::<usize>(a, "cache-bytes", "a number of bytes")?.unwrap_or(config.cache.max_bytes);
     config = config.with_cache(passback_engine::CacheConfig::new(entries, bytes));
-    if let Some(url) = a.flag("public-url") {
+    if let Some(url) = a.flag("public-url")? {
         config = config.with_public_url(Some(public_url(url)?));
     }
 

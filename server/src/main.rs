@@ -14,8 +14,7 @@ fn main() {
             "passback: internal error{location}; please report it with the input that caused it"
         );
     }));
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match cli::run(&args) {
+    let code = match cli::run(std::env::args_os().skip(1)) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("passback: {message}");

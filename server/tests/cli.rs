@@ -268,10 +268,109 @@ fn help_and_version() {
 }
 
 #[test]
+fn help_in_every_spelling() {
+    let top = passback(&["--help"], None);
+    for args in [&["-h"][..], &["help"][..]] {
+        let out = passback(args, None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), stdout(&top), "{args:?}");
+    }
+    let commands: [(&str, &[&str]); 5] = [
+        (
+            "serve",
+            &[
+                "--listen",
+                "--max-body",
+                "--header-timeout",
+                "--request-timeout",
+                "--max-connections",
+                "--cache-entries",
+                "--cache-bytes",
+                "--public-url",
+            ],
+        ),
+        (
+            "render",
+            &[
+                "--surface",
+                "--format",
+                "--answers-action",
+                "--respond-url",
+                "--asset-base",
+            ],
+        ),
+        ("validate", &[]),
+        ("answers", &["--doc", "--responses"]),
+        ("schema", &[]),
+    ];
+    for (command, flags) in commands {
+        assert!(
+            stdout(&top).contains(&format!("passback {command}")),
+            "{command}"
+        );
+        let help = passback(&["help", command], None);
+        let text = stdout(&help);
+        assert!(
+            text.starts_with(&format!("passback {command} — ")),
+            "{text}"
+        );
+        for flag in flags {
+            assert!(text.contains(flag), "`{command} --help` leaves out {flag}");
+        }
+        for args in [[command, "--help"], [command, "-h"]] {
+            let out = passback(&args, None);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+            assert_eq!(stdout(&out), text, "{args:?}");
+        }
+    }
+    // Asking for help wins over the rest of a well-formed command line, which is not run.
+    let out = passback(&["render", "-", "--surface", "email", "--help"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).starts_with("passback render — "));
+    assert_one_line_error(&passback(&["help", "rendr"], None), "unknown command");
+    assert_one_line_error(
+        &passback(&["help", "render", "serve"], None),
+        "at most one command",
+    );
+    let out = passback(&["-V"], None);
+    assert_eq!(
+        stdout(&out),
+        format!("passback {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn a_missing_value_names_the_flag_and_its_form() {
+    assert_one_line_error(
+        &passback(&["answers", "--doc"], None),
+        "--doc needs a value: --doc FILE",
+    );
+    assert_one_line_error(
+        &passback(&["serve", "--listen"], None),
+        "--listen needs a value: --listen ADDR",
+    );
+}
+
+#[test]
 fn missing_file() {
     let out = passback(&["render", "/nonexistent/passback/doc.md"], None);
     assert_one_line_error(&out, "no such file");
     let out = passback(&["validate", "/nonexistent/passback/doc.md"], None);
+    assert_one_line_error(&out, "no such file");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"/nonexistent/passback/\xff.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_passback"))
+        .arg("render")
+        .arg(name)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the passback binary runs");
     assert_one_line_error(&out, "no such file");
 }
 

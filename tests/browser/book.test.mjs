@@ -5,11 +5,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, extname, dirname } from 'node:path';
-import { ROOT, BIN, browser } from './harness.mjs';
+import { ROOT, BIN, SHOTS, browser, sticksOut } from './harness.mjs';
 
 const PLUGIN = join(dirname(BIN), 'mdbook-passback');
 let dir;
@@ -148,3 +148,30 @@ test('JavaScript off, a book page with no answers action never posts', async () 
     await noJs.close();
   }
 });
+
+for (const js of [true, false]) {
+  test(`JavaScript ${js ? 'on' : 'off'}: the widgets fit a phone-wide book page`, async () => {
+    const phone = await browser({ javaScriptEnabled: js, viewport: { width: 320, height: 800 } });
+    try {
+      for (const chapter of ['decisions.html', 'nested.html', 'media.html']) {
+        for (const width of [320, 360, 375]) {
+          const page = await phone.newPage();
+          await page.setViewportSize({ width, height: 800 });
+          await page.goto(`${url}/${chapter}`);
+          if (js) await page.waitForFunction(() => window.passback);
+          if (width === 320) {
+            mkdirSync(join(SHOTS, 'phone'), { recursive: true });
+            await page.screenshot({ path: join(SHOTS, 'phone', `book-${chapter.replace('.html', '')}-320-${js ? 'js' : 'nojs'}.png`), fullPage: true });
+          }
+          // mdBook's own menu bar and sidebar are its business; the widgets are ours.
+          assert.deepEqual(await sticksOut(page, '.pb-doc'), [], `${chapter} at ${width}px: widgets outside the viewport`);
+          const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: innerWidth }));
+          assert.ok(scroll <= inner, `${chapter} at ${width}px: the page is ${scroll}px wide`);
+          await page.close();
+        }
+      }
+    } finally {
+      await phone.close();
+    }
+  });
+}

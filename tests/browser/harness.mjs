@@ -84,3 +84,36 @@ export function watchConsole(page) {
   page.on('pageerror', (e) => problems.push(String(e)));
   return problems;
 }
+
+/**
+ * The elements of `scope` (a CSS selector) whose visible box crosses the left or right edge of
+ * the viewport, described as `tag.class "label" spans left..right`. Overflow inside a scroll
+ * container of the scope (a wide table, a diagram canvas) is clipped by it, so only the clipped
+ * box counts; one around the scope (mdBook's content pane) would only hide the overflow.
+ */
+export function sticksOut(page, scope = 'body') {
+  return page.evaluate((scope) => {
+    const vw = innerWidth;
+    const name = (el) => {
+      const label = el.getAttribute('aria-label') || el.textContent.replace(/\s+/g, ' ').trim().slice(0, 40);
+      return `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${[...el.classList].map((c) => `.${c}`).join('')}${label ? ` "${label}"` : ''}`;
+    };
+    const out = [];
+    for (const root of document.querySelectorAll(scope)) {
+      for (const el of [root, ...root.querySelectorAll('*')]) {
+        const box = el.getBoundingClientRect();
+        if (box.width === 0 || box.height === 0) continue;
+        let left = box.left;
+        let right = box.right;
+        for (let up = el.parentElement; up && root.contains(up); up = up.parentElement) {
+          if (getComputedStyle(up).overflowX === 'visible') continue;
+          const clip = up.getBoundingClientRect();
+          left = Math.max(left, clip.left);
+          right = Math.min(right, clip.right);
+        }
+        if (right > vw + 0.5 || left < -0.5) out.push(`${name(el)} spans ${Math.round(left)}..${Math.round(right)}px`);
+      }
+    }
+    return out;
+  }, scope);
+}

@@ -63,7 +63,7 @@ fn well_formed(svg: &str) -> Result<(), String> {
             let name = tag.split_whitespace().next().ok_or("empty tag")?;
             stack.push(name);
         }
-        if tag.matches('"').count() % 2 != 0 {
+        if !tag.matches('"').count().is_multiple_of(2) {
             return Err(format!("unbalanced quotes in <{tag}>"));
         }
         rest = &after[end + 1..];

@@ -17,15 +17,6 @@ pub(crate) mod check;
 mod list;
 pub(crate) mod question;
 
-mod allocate;
-mod mermaid;
-mod multi_choice;
-mod open_question;
-mod prioritize;
-mod questionnaire;
-mod single_choice;
-mod youtube;
-
 use crate::html::RenderCx;
 use crate::html::i18n::{Lang, Strings};
 use crate::json::Json;
@@ -116,9 +107,12 @@ pub(crate) fn prefix_lines(text: &str, first: &str, rest: &str) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NoAnswer {}
 
-/// Generates [`Kind`], [`AnyComponent`], [`AnyAnswer`] and their dispatch from one list.
+/// Generates the component modules' declarations, [`Kind`], [`AnyComponent`], [`AnyAnswer`]
+/// and their dispatch from one list.
 macro_rules! registry {
     ($($(#[$doc:meta])* $kind:ident => $module:ident :: $ty:ident,)*) => {
+        $(mod $module;)*
+
         /// The component fence tags.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]

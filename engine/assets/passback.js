@@ -262,27 +262,56 @@
     });
   }
 
+  /**
+   * `order_by_positions`: the rendered entries in the order the position selects ask for. The
+   * selects the reader changed say where their entries go; the rest keep their order around them.
+   */
+  function orderByPositions(requested) {
+    var n = requested.length;
+    var ks = requested.map(function (_, k) { return k; });
+    var moved = function (k) { return requested[k] !== k + 1; };
+    var movers = ks.filter(moved).sort(function (a, b) { return requested[a] - requested[b] || a - b; });
+    var slots = ks.map(function () { return -1; });
+    movers.forEach(function (k) {
+      var want = Math.min(Math.max(requested[k], 1), n) - 1;
+      // The wanted place, or the nearest free one after it, or before it.
+      var s = want;
+      while (s < n && slots[s] >= 0) s++;
+      if (s === n) {
+        s = want - 1;
+        while (slots[s] >= 0) s--;
+      }
+      slots[s] = k;
+    });
+    var kept = ks.filter(function (k) { return !moved(k); });
+    return slots.map(function (k) { return k >= 0 ? k : kept.shift(); });
+  }
+
   /** `rank_form`. */
   function decodeRank(block, model, values, op) {
     var state = listState(block, model, values);
     var removed = state.removed;
-    var n = state.entries.length;
-    var keyed = state.entries.map(function (e, k) {
-      var pos = parseIndex(values('pos.' + k)[0] || '');
-      return { pos: pos >= 1 && pos <= n ? pos : k + 1, k: k, e: e };
+    var before = state.entries;
+    var n = before.length;
+    var requested = before.map(function (_, k) {
+      var v = values('pos.' + k)[0];
+      if (v === undefined) return k + 1;
+      var p = parseIndex(v);
+      if (!(p >= 1 && p <= n)) {
+        throw new AnswersError(block, 'pos.' + k, '"' + v + '" is not a position in this list of ' + n + '; reload the form');
+      }
+      return p;
     });
-    var add = cleanText(values('add')[0]);
-    var asRendered = keyed.map(function (x) { return x.e; });
-    var moved = applyListOp(block, model, asRendered, removed, op, add);
-    var movedEntry = moved && [keyed[moved[0]].e, moved[1]];
-    keyed.sort(function (a, b) { return a.pos - b.pos || a.k - b.k; });
-    var order = keyed.map(function (x) { return x.e; })
+    // A move is resolved against the list as rendered, before the selects reorder it.
+    var asRendered = before.slice();
+    var moved = applyListOp(block, model, asRendered, removed, op, cleanText(values('add')[0]));
+    var order = orderByPositions(requested).map(function (k) { return before[k]; })
       .filter(function (e) { return indexOfEntry(asRendered, e) >= 0; });
     asRendered.forEach(function (e) { if (indexOfEntry(order, e) < 0) order.push(e); });
-    if (movedEntry) {
-      var at = indexOfEntry(order, movedEntry[0]);
+    if (moved) {
+      var at = indexOfEntry(order, before[moved[0]]);
       if (at >= 0) {
-        var to = Math.max(0, Math.min(order.length - 1, at + movedEntry[1]));
+        var to = Math.max(0, Math.min(order.length - 1, at + moved[1]));
         order.splice(to, 0, order.splice(at, 1)[0]);
       }
     }

@@ -207,7 +207,10 @@
         var r = removed.indexOf(i);
         if (r >= 0) {
           removed.splice(r, 1);
-          entries.push(i);
+          // Back before the first authored item that came after it: its authored place.
+          var to = 0;
+          while (to < entries.length && !(typeof entries[to] === 'number' && entries[to] > i)) to++;
+          entries.splice(to, 0, i);
         }
       } else if (name !== 'add') throw new AnswersError(block, 'op', '"' + name + '" is not a list action');
     }
@@ -307,7 +310,10 @@
     var moved = applyListOp(block, model, asRendered, removed, op, cleanText(values('add')[0]));
     var order = orderByPositions(requested).map(function (k) { return before[k]; })
       .filter(function (e) { return indexOfEntry(asRendered, e) >= 0; });
-    asRendered.forEach(function (e) { if (indexOfEntry(order, e) < 0) order.push(e); });
+    // Restored and added entries take their place in the edited list.
+    asRendered.forEach(function (e, k) {
+      if (indexOfEntry(order, e) < 0) order.splice(Math.min(k, order.length), 0, e);
+    });
     if (moved) {
       var at = indexOfEntry(order, before[moved[0]]);
       if (at >= 0) {
@@ -319,7 +325,7 @@
     return { order: order, removed: removed, note: cleanText(values('note')[0]) };
   }
 
-  /** `split_form`. */
+  /** `split_form`. Weights are kept by authored index in a sparse array, summed in index order. */
   function decodeSplit(block, model, values, op, notices) {
     var state = listState(block, model, values);
     var removed = state.removed;
@@ -345,8 +351,19 @@
       for (var i = 0; i < weighted.length; i++) if (same(weighted[i].e, e)) return weighted[i];
       return null;
     };
-    var weights = {};
+    var weights = [];
     var added = [];
+    var back = [];
+    var total = function () {
+      var s = 0;
+      weights.forEach(function (w, i) { if (!back[i]) s += w; });
+      added.forEach(function (a) { s += a.w; });
+      return s;
+    };
+    var scale = function (factor) {
+      weights.forEach(function (w, i) { if (!back[i]) weights[i] = w * factor; });
+      added.forEach(function (a) { a.w *= factor; });
+    };
     var removedWeight = 0;
     weighted.forEach(function (x) { if (indexOfEntry(list, x.e) < 0) removedWeight += x.w; });
     list.forEach(function (e) {
@@ -354,21 +371,25 @@
       if (typeof e === 'number') weights[e] = x ? x.w : 0;
       else added.push({ label: e.added, w: x ? x.w : 0 });
     });
-    var keys = Object.keys(weights).map(Number).sort(function (a, b) { return a - b; });
+    // A category removed in this post hands its weight to the rest in proportion.
     if (removedWeight > 0) {
-      var rest = 0;
-      keys.forEach(function (i) { rest += weights[i]; });
-      added.forEach(function (a) { rest += a.w; });
-      var factor = rest > 0 ? (rest + removedWeight) / rest : 1;
-      keys.forEach(function (i) { weights[i] *= factor; });
-      added.forEach(function (a) { a.w *= factor; });
+      var rest = total();
+      scale(rest > 0 ? (rest + removedWeight) / rest : 1);
     }
+    // A restored one comes back at its authored share; the others make room in proportion.
+    var restored = 0;
     list.forEach(function (e) {
-      if (typeof e === 'number' && !find(e)) weights[e] = model.weights[e];
+      if (typeof e === 'number' && !find(e)) {
+        weights[e] = model.weights[e];
+        back[e] = true;
+        restored += model.weights[e];
+      }
     });
-    if (!Object.keys(weights).length && !added.length) {
-      notices.push(block + ': every category was removed; restore or add one');
+    if (restored > 0) {
+      var others = total();
+      if (others > 0) scale(Math.max((others - restored) / others, 0));
     }
+    if (!list.length) notices.push(block + ': every category was removed; restore or add one');
     return { weights: weights, added: added, removed: removed, note: cleanText(values('note')[0]) };
   }
 
@@ -473,9 +494,7 @@
     var kept = [];
     model.items.forEach(function (_, i) { if (ans.removed.indexOf(i) < 0) kept.push(i); });
     var base = rescale(kept.map(function (i) { return model.weights[i]; }), model.total);
-    var entries = kept.map(function (i, j) {
-      return { e: i, w: Object.prototype.hasOwnProperty.call(ans.weights, i) ? ans.weights[i] : base[j] };
-    });
+    var entries = kept.map(function (i, j) { return { e: i, w: i in ans.weights ? ans.weights[i] : base[j] }; });
     ans.added.forEach(function (a) { entries.push({ e: { added: a.label }, w: a.w }); });
     var s = sum(entries.map(function (x) { return x.w; }));
     var notice = null;

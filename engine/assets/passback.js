@@ -84,6 +84,9 @@
     this.message = block + (field ? ' ' + field : '') + ': ' + message;
   }
 
+  /** `MAX_AMOUNT`: the largest total or weight. */
+  var MAX = 1e15;
+
   /** `format_number`: `35`, `12.5`, `0.33` (two decimals at most, rounded half to even). */
   function formatNumber(n) {
     if (n % 1 === 0 && Math.abs(n) < 1e15) return String(n === 0 ? 0 : n);
@@ -138,10 +141,9 @@
     return /^\+?[0-9]+$/.test(v) ? parseInt(v, 10) : NaN;
   }
 
-  /** Rust's `f64::from_str` (only what it accepts; `inf`/`nan` are caught by the caller). */
+  /** Rust's `f64::from_str` for finite numbers; NaN for anything else (`inf` included). */
   function parseWeight(v) {
-    return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(inf|infinity|nan)$/i.test(v)
-      ? Number(v.replace(/inf(inity)?/i, 'Infinity').replace(/nan/i, 'NaN')) : NaN;
+    return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/i.test(v) ? Number(v) : NaN;
   }
 
   // A list entry is an authored item index (a number) or an added label ({ added: label }).
@@ -332,15 +334,10 @@
     var weighted = state.entries.map(function (e, k) {
       var posted = values('w.' + k)[0];
       var raw = rtrim(posted || '').split(',').join('.');
-      var w;
-      if (posted === undefined) w = typeof e === 'number' ? model.weights[e] : 0;
-      else if (!raw) w = 0;
-      else {
-        w = parseWeight(raw);
-        if (!(isFinite(w) && w >= 0)) {
-          var label = typeof e === 'number' ? model.items[e].label : e.added;
-          throw new AnswersError(block, 'w.' + k, 'the weight of "' + label + '" must be a number, 0 or more, not "' + raw + '"');
-        }
+      // No field at all (a hand-made post): the authored share.
+      var w = posted === undefined ? (typeof e === 'number' ? model.weights[e] : 0) : raw ? parseWeight(raw) : 0;
+      if (!(w >= 0 && w <= MAX)) {
+        throw new AnswersError(block, 'w.' + k, 'the weight of "' + labelOf(model, e) + '" must be a number from 0 to 10^15, not "' + raw + '"');
       }
       return { e: e, w: w };
     });

@@ -67,6 +67,8 @@
 
   // ---------------------------------------------------------------------------------------------
   // The export: engine/src/answers.rs, decoding the form's fields and exporting, line for line.
+  // The engine is the reference: the same Markdown, the same notices, and an AnswersError with
+  // the engine's words wherever its server answers 422.
 
   /** Rust's `str::trim` (Unicode White_Space), which is not JavaScript's `trim`. */
   var WS = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+';
@@ -155,10 +157,12 @@
     return -1;
   }
 
+  /** `item_index`. */
   function itemIndex(block, field, model, id) {
     var i = itemIndexOr(model, id);
     if (typeof i === 'number') return i;
-    throw new AnswersError(block, field, '"' + id + '" is not an item of this list; reload the form');
+    throw new AnswersError(block, field, '"' + id + '" is not an item id; the ids are ' +
+      model.items.map(function (it) { return it.id; }).join(', '));
   }
 
   /** `list_state`: the posted list (`i:<id>` / `a:<label>`) and the removed items. */
@@ -232,7 +236,7 @@
     var missing = model.items.filter(function (_, i) { return !seen[i] && removed.indexOf(i) < 0; });
     if (missing.length) {
       throw new AnswersError(block, 'order', 'the order must list every kept item; missing ' +
-        missing.map(function (it) { return it.id; }).join(', '));
+        missing.map(function (it) { return it.id; }).join(', ') + ' (list it, or put it in "removed")');
     }
   }
 
@@ -240,10 +244,12 @@
   function decodeQuestions(block, model, values) {
     return model.questions.map(function (q, qi) {
       var get = function (s) { return cleanText(values('q' + qi + '.' + s)[0]); };
-      var a = { picks: [], other: null, note: get('note'), text: null };
+      var a = { picks: [], other: null, note: null, text: null };
       if (q.mode === 'open') a.text = get('text');
       else if (q.mode === 'free') a.other = get('other');
       else {
+        // Notes are on option-bearing questions only.
+        a.note = get('note');
         var otherChosen = false;
         values('q' + qi + '.pick').forEach(function (v) {
           if (v === 'other') {
@@ -260,6 +266,7 @@
         if (q.mode === 'single' && a.picks.length > 1) {
           throw new AnswersError(block, 'q' + qi + '.pick', 'a single-choice question takes one answer');
         }
+        // Typed Other text counts as choosing it, unless a single choice picked another option.
         var other = get('other');
         if (otherChosen || (other != null && (q.mode === 'multi' || !a.picks.length))) a.other = other;
       }
@@ -293,7 +300,7 @@
   }
 
   /** `rank_form`. */
-  function decodeRank(block, model, values, op) {
+  function decodeRank(block, model, values, op, notices) {
     var state = listState(block, model, values);
     var removed = state.removed;
     var before = state.entries;
@@ -323,6 +330,7 @@
         order.splice(to, 0, order.splice(at, 1)[0]);
       }
     }
+    if (!order.length) notices.push(block + ': every item was removed; restore or add one');
     checkPermutation(block, model, order, removed);
     return { order: order, removed: removed, note: cleanText(values('note')[0]) };
   }
@@ -434,6 +442,10 @@
     return '(' + tag + ')\n\n';
   }
 
+  function removedLine(model, removed) {
+    return removed.length ? '\n\nRemoved by reader: ' + removed.map(function (i) { return model.items[i].label; }).join('; ') : '';
+  }
+
   function footer(note, prompt) {
     var out = '';
     if (note != null) out += '\n\nNote: ' + note;
@@ -475,15 +487,13 @@
     var reordered = kept.some(function (e, i) { return i > 0 && kept[i - 1] > e; });
     var tag = edited ? 'reader edited the list' : reordered ? 'reader reordered' : 'reader kept the order unchanged';
     var out = header('Priority order', tag, model.from, model.title);
-    out += a.order.map(function (e, n) {
+    // Every item removed: no empty list between the header and the rest.
+    out = a.order.length ? out + a.order.map(function (e, n) {
       if (typeof e !== 'number') return (n + 1) + '. ' + e.added + ' \u2014 (added by reader)';
       var item = model.items[e];
       return (n + 1) + '. ' + item.label + (item.context != null ? ' \u2014 ' + item.context : '');
-    }).join('\n');
-    if (a.removed.length) {
-      out += '\n\nRemoved by reader: ' + a.removed.map(function (i) { return model.items[i].label; }).join('; ');
-    }
-    return out + footer(a.note, model.prompt);
+    }).join('\n') : rtrim(out);
+    return out + removedLine(model, a.removed) + footer(a.note, model.prompt);
   }
 
   /** `resolve_split`: the final split summing to `total`, and a notice when it was rescaled. */
@@ -523,10 +533,7 @@
       var delta = authored[x.e] === shown[i] ? '(unchanged)' : '(was ' + formatNumber(authored[x.e]) + u + ')';
       return '- ' + item.label + ': ' + w + u + ' ' + delta + (item.context != null ? ' \u2014 ' + item.context : '');
     }).join('\n');
-    if (ans.removed.length) {
-      out += '\n\nRemoved by reader: ' + ans.removed.map(function (i) { return model.items[i].label; }).join('; ');
-    }
-    out += '\n\nTotal: ' + formatNumber(model.total) + u;
+    out += removedLine(model, ans.removed) + '\n\nTotal: ' + formatNumber(model.total) + u;
     return { text: out + footer(ans.note, model.prompt), notice: r.notice };
   }
 
@@ -559,8 +566,16 @@
    * `pairs` is [[name, value], …] in form order; returns { markdown, notices }.
    */
   function exportFromPairs(doc, pairs) {
+    // A field for a block the document lacks was not rendered here: refused, as the engine does.
+    var ids = $$(doc, '[data-pb-block]').map(function (b) { return b.getAttribute('data-pb-block'); });
+    pairs.forEach(function (p) {
+      var m = /^(b[0-9]+)\.([\s\S]*)$/.exec(p[0]);
+      if (m && ids.indexOf(m[1]) < 0) throw new AnswersError(m[1], m[2], 'the document has no block ' + m[1] + '; reload the form');
+    });
     var out = [];
     var notices = [];
+    // The decode's notices, which the engine puts after the export's.
+    var later = [];
     var sections = doc.querySelectorAll('[data-pb-model]');
     for (var s = 0; s < sections.length; s++) {
       var section = sections[s];
@@ -571,10 +586,10 @@
       var part = '';
       switch (section.getAttribute('data-pb-kind')) {
         case 'prioritize':
-          part = exportRank(model, decodeRank(id, model, values, op));
+          part = exportRank(model, decodeRank(id, model, values, op, later));
           break;
         case 'allocate':
-          var split = exportSplit(model, decodeSplit(id, model, values, op, notices));
+          var split = exportSplit(model, decodeSplit(id, model, values, op, later));
           if (split.notice) notices.push(id + ': ' + split.notice);
           part = split.text;
           break;
@@ -588,7 +603,7 @@
       if (part) out.push(part);
     }
     var markdown = out.join('\n\n');
-    return { markdown: markdown ? markdown + '\n' : '', notices: notices };
+    return { markdown: markdown ? markdown + '\n' : '', notices: notices.concat(later) };
   }
 
   function valuesOf(pairs, id) {

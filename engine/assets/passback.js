@@ -92,13 +92,11 @@
   /** `format_number`: `35`, `12.5`, `0.33` (two decimals at most, rounded half to even). */
   function formatNumber(n) {
     if (n % 1 === 0 && Math.abs(n) < 1e15) return String(n === 0 ? 0 : n);
-    var s = n.toFixed(2);
-    var t = n * 200;
-    // toFixed rounds an exact tie up; Rust rounds it to even.
-    if (t % 1 === 0 && t % 2 !== 0 && t / 200 === n) {
-      var down = Math.floor(n * 100) / 100;
-      if (Math.floor(n * 100) % 2 === 0) s = down.toFixed(2);
-    }
+    // toFixed rounds a tie up, Rust to even; a double is a tie at hundredths only at k/8.
+    var eighths = Math.abs(n % 1) * 8;
+    var s = eighths % 2 === 1
+      ? (n < 0 ? '-' : '') + Math.floor(Math.abs(n)) + ['.12', '.38', '.62', '.88'][(eighths - 1) / 2]
+      : n.toFixed(2);
     return s.replace(/0+$/, '').replace(/\.$/, '');
   }
 
@@ -118,19 +116,37 @@
 
   /** `round_to_total`: largest remainder, whole numbers (or hundredths for a fractional total). */
   function roundToTotal(weights, total) {
+    var inRange = function (v) { return Math.abs(v) <= MAX; };
+    if (!inRange(total) || !weights.every(inRange)) return weights.slice();
     var step = total % 1 === 0 ? 1 : 0.01;
-    var unitsTotal = Math.round(total / step);
     var scaled = weights.map(function (w) { return w / step; });
     var units = scaled.map(Math.floor);
-    var left = unitsTotal - sum(units);
+    // At most one step per weight; what is left beyond that is noise, not handed out.
+    var left = Math.min(unitsLeft(Math.round(total / step), units), units.length);
     var order = scaled.map(function (_, i) { return i; });
     order.sort(function (a, b) {
       var fa = scaled[a] - Math.floor(scaled[a]);
       var fb = scaled[b] - Math.floor(scaled[b]);
       return fb !== fa ? (fb > fa ? 1 : -1) : a - b;
     });
-    for (var i = 0; left > 0 && order.length; i++, left--) units[order[i % order.length]] += 1;
+    for (var i = 0; i < left; i++) units[order[i]] += 1;
     return units.map(function (u) { return u * step; });
+  }
+
+  /**
+   * `unitsTotal` minus the sum of `units`, exact as the engine's integers are: hundredths of a
+   * large total pass 2^53, where adding doubles drops units, so the sums go in 2^32 halves.
+   */
+  function unitsLeft(unitsTotal, units) {
+    var B = 4294967296;
+    var hi = Math.floor(unitsTotal / B);
+    var lo = unitsTotal - hi * B;
+    units.forEach(function (u) {
+      var h = Math.floor(u / B);
+      hi -= h;
+      lo -= u - h * B;
+    });
+    return hi * B + lo;
   }
 
   /** `weights` rescaled to `total`, then rounded so they still add up to it. */

@@ -577,6 +577,33 @@
     return title + '\n\n' + lines.join('\n');
   }
 
+  function questions(b) { return exportQuestions(b.model, decodeQuestions(b.id, b.model, b.values)); }
+
+  /**
+   * Each kind with form fields (every block with a `data-pb-model`; YouTube has neither): its
+   * fields decoded as `decode_form` does, then exported as `export` does. `b` holds the block's
+   * id, model, field lookup, list edit and section; `notices` the export's notices, `later` the
+   * decode's, which the engine puts after them.
+   */
+  var EXPORTS = {
+    'single-choice': questions,
+    'multi-choice': questions,
+    'open-question': questions,
+    questionnaire: questions,
+    prioritize: function (b, notices, later) {
+      return exportRank(b.model, decodeRank(b.id, b.model, b.values, b.op, later));
+    },
+    allocate: function (b, notices, later) {
+      var split = exportSplit(b.model, decodeSplit(b.id, b.model, b.values, b.op, later));
+      if (split.notice) notices.push(b.id + ': ' + split.notice);
+      return split.text;
+    },
+    mermaid: function (b) {
+      var ps = diagramParts(b.section);
+      return exportComments(b.model, ps, decodeComments(ps, b.values));
+    }
+  };
+
   /**
    * The document's export from its form fields, as `from_form` then `export` make it.
    * `pairs` is [[name, value], …] in form order; returns { markdown, notices }.
@@ -590,34 +617,20 @@
     });
     var out = [];
     var notices = [];
-    // The decode's notices, which the engine puts after the export's.
     var later = [];
-    var sections = doc.querySelectorAll('[data-pb-model]');
-    for (var s = 0; s < sections.length; s++) {
-      var section = sections[s];
-      var id = section.getAttribute('data-pb-block');
-      var model = JSON.parse(section.getAttribute('data-pb-model'));
-      var values = valuesOf(pairs, id);
-      var op = values('op')[0] || null;
-      var part = '';
-      switch (section.getAttribute('data-pb-kind')) {
-        case 'prioritize':
-          part = exportRank(model, decodeRank(id, model, values, op, later));
-          break;
-        case 'allocate':
-          var split = exportSplit(model, decodeSplit(id, model, values, op, later));
-          if (split.notice) notices.push(id + ': ' + split.notice);
-          part = split.text;
-          break;
-        case 'mermaid':
-          var ps = diagramParts(section);
-          part = exportComments(model, ps, decodeComments(ps, values));
-          break;
-        default:
-          part = exportQuestions(model, decodeQuestions(id, model, values));
+    $$(doc, '[data-pb-model]').forEach(function (section) {
+      var kind = section.getAttribute('data-pb-kind');
+      if (!Object.prototype.hasOwnProperty.call(EXPORTS, kind)) {
+        throw new Error('passback: a block of kind "' + kind + '" has a model but no export');
       }
+      var id = section.getAttribute('data-pb-block');
+      var values = valuesOf(pairs, id);
+      var part = EXPORTS[kind]({
+        id: id, model: JSON.parse(section.getAttribute('data-pb-model')), values: values,
+        op: values('op')[0] || null, section: section
+      }, notices, later);
       if (part) out.push(part);
-    }
+    });
     var markdown = out.join('\n\n');
     return { markdown: markdown ? markdown + '\n' : '', notices: notices.concat(later) };
   }

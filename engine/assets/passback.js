@@ -67,6 +67,8 @@
 
   // ---------------------------------------------------------------------------------------------
   // The export: engine/src/answers.rs, decoding the form's fields and exporting, line for line.
+  // The engine is the reference: the same Markdown, the same notices, and an AnswersError with
+  // the engine's words wherever its server answers 422.
 
   /** Rust's `str::trim` (Unicode White_Space), which is not JavaScript's `trim`. */
   var WS = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+';
@@ -84,16 +86,17 @@
     this.message = block + (field ? ' ' + field : '') + ': ' + message;
   }
 
+  /** `MAX_AMOUNT`: the largest total or weight. */
+  var MAX = 1e15;
+
   /** `format_number`: `35`, `12.5`, `0.33` (two decimals at most, rounded half to even). */
   function formatNumber(n) {
     if (n % 1 === 0 && Math.abs(n) < 1e15) return String(n === 0 ? 0 : n);
-    var s = n.toFixed(2);
-    var t = n * 200;
-    // toFixed rounds an exact tie up; Rust rounds it to even.
-    if (t % 1 === 0 && t % 2 !== 0 && t / 200 === n) {
-      var down = Math.floor(n * 100) / 100;
-      if (Math.floor(n * 100) % 2 === 0) s = down.toFixed(2);
-    }
+    // toFixed rounds a tie up, Rust to even; a double is a tie at hundredths only at k/8.
+    var eighths = Math.abs(n % 1) * 8;
+    var s = eighths % 2 === 1
+      ? (n < 0 ? '-' : '') + Math.floor(Math.abs(n)) + ['.12', '.38', '.62', '.88'][(eighths - 1) / 2]
+      : n.toFixed(2);
     return s.replace(/0+$/, '').replace(/\.$/, '');
   }
 
@@ -113,19 +116,37 @@
 
   /** `round_to_total`: largest remainder, whole numbers (or hundredths for a fractional total). */
   function roundToTotal(weights, total) {
+    var inRange = function (v) { return Math.abs(v) <= MAX; };
+    if (!inRange(total) || !weights.every(inRange)) return weights.slice();
     var step = total % 1 === 0 ? 1 : 0.01;
-    var unitsTotal = Math.round(total / step);
     var scaled = weights.map(function (w) { return w / step; });
     var units = scaled.map(Math.floor);
-    var left = unitsTotal - sum(units);
+    // At most one step per weight; what is left beyond that is noise, not handed out.
+    var left = Math.min(unitsLeft(Math.round(total / step), units), units.length);
     var order = scaled.map(function (_, i) { return i; });
     order.sort(function (a, b) {
       var fa = scaled[a] - Math.floor(scaled[a]);
       var fb = scaled[b] - Math.floor(scaled[b]);
       return fb !== fa ? (fb > fa ? 1 : -1) : a - b;
     });
-    for (var i = 0; left > 0 && order.length; i++, left--) units[order[i % order.length]] += 1;
+    for (var i = 0; i < left; i++) units[order[i]] += 1;
     return units.map(function (u) { return u * step; });
+  }
+
+  /**
+   * `unitsTotal` minus the sum of `units`, exact as the engine's integers are: hundredths of a
+   * large total pass 2^53, where adding doubles drops units, so the sums go in 2^32 halves.
+   */
+  function unitsLeft(unitsTotal, units) {
+    var B = 4294967296;
+    var hi = Math.floor(unitsTotal / B);
+    var lo = unitsTotal - hi * B;
+    units.forEach(function (u) {
+      var h = Math.floor(u / B);
+      hi -= h;
+      lo -= u - h * B;
+    });
+    return hi * B + lo;
   }
 
   /** `weights` rescaled to `total`, then rounded so they still add up to it. */
@@ -138,10 +159,9 @@
     return /^\+?[0-9]+$/.test(v) ? parseInt(v, 10) : NaN;
   }
 
-  /** Rust's `f64::from_str` (only what it accepts; `inf`/`nan` are caught by the caller). */
+  /** Rust's `f64::from_str` for finite numbers; NaN for anything else (`inf` included). */
   function parseWeight(v) {
-    return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(inf|infinity|nan)$/i.test(v)
-      ? Number(v.replace(/inf(inity)?/i, 'Infinity').replace(/nan/i, 'NaN')) : NaN;
+    return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/i.test(v) ? Number(v) : NaN;
   }
 
   // A list entry is an authored item index (a number) or an added label ({ added: label }).
@@ -153,10 +173,12 @@
     return -1;
   }
 
+  /** `item_index`. */
   function itemIndex(block, field, model, id) {
     var i = itemIndexOr(model, id);
     if (typeof i === 'number') return i;
-    throw new AnswersError(block, field, '"' + id + '" is not an item of this list; reload the form');
+    throw new AnswersError(block, field, '"' + id + '" is not an item id; the ids are ' +
+      model.items.map(function (it) { return it.id; }).join(', '));
   }
 
   /** `list_state`: the posted list (`i:<id>` / `a:<label>`) and the removed items. */
@@ -207,7 +229,10 @@
         var r = removed.indexOf(i);
         if (r >= 0) {
           removed.splice(r, 1);
-          entries.push(i);
+          // Back before the first authored item that came after it: its authored place.
+          var to = 0;
+          while (to < entries.length && !(typeof entries[to] === 'number' && entries[to] > i)) to++;
+          entries.splice(to, 0, i);
         }
       } else if (name !== 'add') throw new AnswersError(block, 'op', '"' + name + '" is not a list action');
     }
@@ -227,7 +252,7 @@
     var missing = model.items.filter(function (_, i) { return !seen[i] && removed.indexOf(i) < 0; });
     if (missing.length) {
       throw new AnswersError(block, 'order', 'the order must list every kept item; missing ' +
-        missing.map(function (it) { return it.id; }).join(', '));
+        missing.map(function (it) { return it.id; }).join(', ') + ' (list it, or put it in "removed")');
     }
   }
 
@@ -235,10 +260,12 @@
   function decodeQuestions(block, model, values) {
     return model.questions.map(function (q, qi) {
       var get = function (s) { return cleanText(values('q' + qi + '.' + s)[0]); };
-      var a = { picks: [], other: null, note: get('note'), text: null };
+      var a = { picks: [], other: null, note: null, text: null };
       if (q.mode === 'open') a.text = get('text');
       else if (q.mode === 'free') a.other = get('other');
       else {
+        // Notes are on option-bearing questions only.
+        a.note = get('note');
         var otherChosen = false;
         values('q' + qi + '.pick').forEach(function (v) {
           if (v === 'other') {
@@ -255,6 +282,7 @@
         if (q.mode === 'single' && a.picks.length > 1) {
           throw new AnswersError(block, 'q' + qi + '.pick', 'a single-choice question takes one answer');
         }
+        // Typed Other text counts as choosing it, unless a single choice picked another option.
         var other = get('other');
         if (otherChosen || (other != null && (q.mode === 'multi' || !a.picks.length))) a.other = other;
       }
@@ -262,50 +290,78 @@
     });
   }
 
+  /**
+   * `order_by_positions`: the rendered entries in the order the position selects ask for. The
+   * selects the reader changed say where their entries go; the rest keep their order around them.
+   */
+  function orderByPositions(requested) {
+    var n = requested.length;
+    var ks = requested.map(function (_, k) { return k; });
+    var moved = function (k) { return requested[k] !== k + 1; };
+    var movers = ks.filter(moved).sort(function (a, b) { return requested[a] - requested[b] || a - b; });
+    var slots = ks.map(function () { return -1; });
+    movers.forEach(function (k) {
+      var want = Math.min(Math.max(requested[k], 1), n) - 1;
+      // The wanted place, or the nearest free one after it, or before it.
+      var s = want;
+      while (s < n && slots[s] >= 0) s++;
+      if (s === n) {
+        s = want - 1;
+        while (slots[s] >= 0) s--;
+      }
+      slots[s] = k;
+    });
+    var kept = ks.filter(function (k) { return !moved(k); });
+    return slots.map(function (k) { return k >= 0 ? k : kept.shift(); });
+  }
+
   /** `rank_form`. */
-  function decodeRank(block, model, values, op) {
+  function decodeRank(block, model, values, op, notices) {
     var state = listState(block, model, values);
     var removed = state.removed;
-    var n = state.entries.length;
-    var keyed = state.entries.map(function (e, k) {
-      var pos = parseIndex(values('pos.' + k)[0] || '');
-      return { pos: pos >= 1 && pos <= n ? pos : k + 1, k: k, e: e };
+    var before = state.entries;
+    var n = before.length;
+    var requested = before.map(function (_, k) {
+      var v = values('pos.' + k)[0];
+      if (v === undefined) return k + 1;
+      var p = parseIndex(v);
+      if (!(p >= 1 && p <= n)) {
+        throw new AnswersError(block, 'pos.' + k, '"' + v + '" is not a position in this list of ' + n + '; reload the form');
+      }
+      return p;
     });
-    var add = cleanText(values('add')[0]);
-    var asRendered = keyed.map(function (x) { return x.e; });
-    var moved = applyListOp(block, model, asRendered, removed, op, add);
-    var movedEntry = moved && [keyed[moved[0]].e, moved[1]];
-    keyed.sort(function (a, b) { return a.pos - b.pos || a.k - b.k; });
-    var order = keyed.map(function (x) { return x.e; })
+    // A move is resolved against the list as rendered, before the selects reorder it.
+    var asRendered = before.slice();
+    var moved = applyListOp(block, model, asRendered, removed, op, cleanText(values('add')[0]));
+    var order = orderByPositions(requested).map(function (k) { return before[k]; })
       .filter(function (e) { return indexOfEntry(asRendered, e) >= 0; });
-    asRendered.forEach(function (e) { if (indexOfEntry(order, e) < 0) order.push(e); });
-    if (movedEntry) {
-      var at = indexOfEntry(order, movedEntry[0]);
+    // Restored and added entries take their place in the edited list.
+    asRendered.forEach(function (e, k) {
+      if (indexOfEntry(order, e) < 0) order.splice(Math.min(k, order.length), 0, e);
+    });
+    if (moved) {
+      var at = indexOfEntry(order, before[moved[0]]);
       if (at >= 0) {
-        var to = Math.max(0, Math.min(order.length - 1, at + movedEntry[1]));
+        var to = Math.max(0, Math.min(order.length - 1, at + moved[1]));
         order.splice(to, 0, order.splice(at, 1)[0]);
       }
     }
+    if (!order.length) notices.push(block + ': every item was removed; restore or add one');
     checkPermutation(block, model, order, removed);
     return { order: order, removed: removed, note: cleanText(values('note')[0]) };
   }
 
-  /** `split_form`. */
+  /** `split_form`. Weights are kept by authored index in a sparse array, summed in index order. */
   function decodeSplit(block, model, values, op, notices) {
     var state = listState(block, model, values);
     var removed = state.removed;
     var weighted = state.entries.map(function (e, k) {
       var posted = values('w.' + k)[0];
       var raw = rtrim(posted || '').split(',').join('.');
-      var w;
-      if (posted === undefined) w = typeof e === 'number' ? model.weights[e] : 0;
-      else if (!raw) w = 0;
-      else {
-        w = parseWeight(raw);
-        if (!(isFinite(w) && w >= 0)) {
-          var label = typeof e === 'number' ? model.items[e].label : e.added;
-          throw new AnswersError(block, 'w.' + k, 'the weight of "' + label + '" must be a number, 0 or more, not "' + raw + '"');
-        }
+      // No field at all (a hand-made post): the authored share.
+      var w = posted === undefined ? (typeof e === 'number' ? model.weights[e] : 0) : raw ? parseWeight(raw) : 0;
+      if (!(w >= 0 && w <= MAX)) {
+        throw new AnswersError(block, 'w.' + k, 'the weight of "' + labelOf(model, e) + '" must be a number from 0 to 10^15, not "' + raw + '"');
       }
       return { e: e, w: w };
     });
@@ -316,8 +372,19 @@
       for (var i = 0; i < weighted.length; i++) if (same(weighted[i].e, e)) return weighted[i];
       return null;
     };
-    var weights = {};
+    var weights = [];
     var added = [];
+    var back = [];
+    var total = function () {
+      var s = 0;
+      weights.forEach(function (w, i) { if (!back[i]) s += w; });
+      added.forEach(function (a) { s += a.w; });
+      return s;
+    };
+    var scale = function (factor) {
+      weights.forEach(function (w, i) { if (!back[i]) weights[i] = w * factor; });
+      added.forEach(function (a) { a.w *= factor; });
+    };
     var removedWeight = 0;
     weighted.forEach(function (x) { if (indexOfEntry(list, x.e) < 0) removedWeight += x.w; });
     list.forEach(function (e) {
@@ -325,21 +392,25 @@
       if (typeof e === 'number') weights[e] = x ? x.w : 0;
       else added.push({ label: e.added, w: x ? x.w : 0 });
     });
-    var keys = Object.keys(weights).map(Number).sort(function (a, b) { return a - b; });
+    // A category removed in this post hands its weight to the rest in proportion.
     if (removedWeight > 0) {
-      var rest = 0;
-      keys.forEach(function (i) { rest += weights[i]; });
-      added.forEach(function (a) { rest += a.w; });
-      var factor = rest > 0 ? (rest + removedWeight) / rest : 1;
-      keys.forEach(function (i) { weights[i] *= factor; });
-      added.forEach(function (a) { a.w *= factor; });
+      var rest = total();
+      scale(rest > 0 ? (rest + removedWeight) / rest : 1);
     }
+    // A restored one comes back at its authored share; the others make room in proportion.
+    var restored = 0;
     list.forEach(function (e) {
-      if (typeof e === 'number' && !find(e)) weights[e] = model.weights[e];
+      if (typeof e === 'number' && !find(e)) {
+        weights[e] = model.weights[e];
+        back[e] = true;
+        restored += model.weights[e];
+      }
     });
-    if (!Object.keys(weights).length && !added.length) {
-      notices.push(block + ': every category was removed; restore or add one');
+    if (restored > 0) {
+      var others = total();
+      if (others > 0) scale(Math.max((others - restored) / others, 0));
     }
+    if (!list.length) notices.push(block + ': every category was removed; restore or add one');
     return { weights: weights, added: added, removed: removed, note: cleanText(values('note')[0]) };
   }
 
@@ -387,6 +458,10 @@
     return '(' + tag + ')\n\n';
   }
 
+  function removedLine(model, removed) {
+    return removed.length ? '\n\nRemoved by reader: ' + removed.map(function (i) { return model.items[i].label; }).join('; ') : '';
+  }
+
   function footer(note, prompt) {
     var out = '';
     if (note != null) out += '\n\nNote: ' + note;
@@ -428,15 +503,13 @@
     var reordered = kept.some(function (e, i) { return i > 0 && kept[i - 1] > e; });
     var tag = edited ? 'reader edited the list' : reordered ? 'reader reordered' : 'reader kept the order unchanged';
     var out = header('Priority order', tag, model.from, model.title);
-    out += a.order.map(function (e, n) {
+    // Every item removed: no empty list between the header and the rest.
+    out = a.order.length ? out + a.order.map(function (e, n) {
       if (typeof e !== 'number') return (n + 1) + '. ' + e.added + ' \u2014 (added by reader)';
       var item = model.items[e];
       return (n + 1) + '. ' + item.label + (item.context != null ? ' \u2014 ' + item.context : '');
-    }).join('\n');
-    if (a.removed.length) {
-      out += '\n\nRemoved by reader: ' + a.removed.map(function (i) { return model.items[i].label; }).join('; ');
-    }
-    return out + footer(a.note, model.prompt);
+    }).join('\n') : rtrim(out);
+    return out + removedLine(model, a.removed) + footer(a.note, model.prompt);
   }
 
   /** `resolve_split`: the final split summing to `total`, and a notice when it was rescaled. */
@@ -444,9 +517,7 @@
     var kept = [];
     model.items.forEach(function (_, i) { if (ans.removed.indexOf(i) < 0) kept.push(i); });
     var base = rescale(kept.map(function (i) { return model.weights[i]; }), model.total);
-    var entries = kept.map(function (i, j) {
-      return { e: i, w: Object.prototype.hasOwnProperty.call(ans.weights, i) ? ans.weights[i] : base[j] };
-    });
+    var entries = kept.map(function (i, j) { return { e: i, w: i in ans.weights ? ans.weights[i] : base[j] }; });
     ans.added.forEach(function (a) { entries.push({ e: { added: a.label }, w: a.w }); });
     var s = sum(entries.map(function (x) { return x.w; }));
     var notice = null;
@@ -478,10 +549,7 @@
       var delta = authored[x.e] === shown[i] ? '(unchanged)' : '(was ' + formatNumber(authored[x.e]) + u + ')';
       return '- ' + item.label + ': ' + w + u + ' ' + delta + (item.context != null ? ' \u2014 ' + item.context : '');
     }).join('\n');
-    if (ans.removed.length) {
-      out += '\n\nRemoved by reader: ' + ans.removed.map(function (i) { return model.items[i].label; }).join('; ');
-    }
-    out += '\n\nTotal: ' + formatNumber(model.total) + u;
+    out += removedLine(model, ans.removed) + '\n\nTotal: ' + formatNumber(model.total) + u;
     return { text: out + footer(ans.note, model.prompt), notice: r.notice };
   }
 
@@ -509,41 +577,62 @@
     return title + '\n\n' + lines.join('\n');
   }
 
+  function questions(b) { return exportQuestions(b.model, decodeQuestions(b.id, b.model, b.values)); }
+
+  /**
+   * Each kind with form fields (every block with a `data-pb-model`; YouTube has neither): its
+   * fields decoded as `decode_form` does, then exported as `export` does. `b` holds the block's
+   * id, model, field lookup, list edit and section; `notices` the export's notices, `later` the
+   * decode's, which the engine puts after them.
+   */
+  var EXPORTS = {
+    'single-choice': questions,
+    'multi-choice': questions,
+    'open-question': questions,
+    questionnaire: questions,
+    prioritize: function (b, notices, later) {
+      return exportRank(b.model, decodeRank(b.id, b.model, b.values, b.op, later));
+    },
+    allocate: function (b, notices, later) {
+      var split = exportSplit(b.model, decodeSplit(b.id, b.model, b.values, b.op, later));
+      if (split.notice) notices.push(b.id + ': ' + split.notice);
+      return split.text;
+    },
+    mermaid: function (b) {
+      var ps = diagramParts(b.section);
+      return exportComments(b.model, ps, decodeComments(ps, b.values));
+    }
+  };
+
   /**
    * The document's export from its form fields, as `from_form` then `export` make it.
    * `pairs` is [[name, value], …] in form order; returns { markdown, notices }.
    */
   function exportFromPairs(doc, pairs) {
+    // A field for a block the document lacks was not rendered here: refused, as the engine does.
+    var ids = $$(doc, '[data-pb-block]').map(function (b) { return b.getAttribute('data-pb-block'); });
+    pairs.forEach(function (p) {
+      var m = /^(b[0-9]+)\.([\s\S]*)$/.exec(p[0]);
+      if (m && ids.indexOf(m[1]) < 0) throw new AnswersError(m[1], m[2], 'the document has no block ' + m[1] + '; reload the form');
+    });
     var out = [];
     var notices = [];
-    var sections = doc.querySelectorAll('[data-pb-model]');
-    for (var s = 0; s < sections.length; s++) {
-      var section = sections[s];
-      var id = section.getAttribute('data-pb-block');
-      var model = JSON.parse(section.getAttribute('data-pb-model'));
-      var values = valuesOf(pairs, id);
-      var op = values('op')[0] || null;
-      var part = '';
-      switch (section.getAttribute('data-pb-kind')) {
-        case 'prioritize':
-          part = exportRank(model, decodeRank(id, model, values, op));
-          break;
-        case 'allocate':
-          var split = exportSplit(model, decodeSplit(id, model, values, op, notices));
-          if (split.notice) notices.push(id + ': ' + split.notice);
-          part = split.text;
-          break;
-        case 'mermaid':
-          var ps = diagramParts(section);
-          part = exportComments(model, ps, decodeComments(ps, values));
-          break;
-        default:
-          part = exportQuestions(model, decodeQuestions(id, model, values));
+    var later = [];
+    $$(doc, '[data-pb-model]').forEach(function (section) {
+      var kind = section.getAttribute('data-pb-kind');
+      if (!Object.prototype.hasOwnProperty.call(EXPORTS, kind)) {
+        throw new Error('passback: a block of kind "' + kind + '" has a model but no export');
       }
+      var id = section.getAttribute('data-pb-block');
+      var values = valuesOf(pairs, id);
+      var part = EXPORTS[kind]({
+        id: id, model: JSON.parse(section.getAttribute('data-pb-model')), values: values,
+        op: values('op')[0] || null, section: section
+      }, notices, later);
       if (part) out.push(part);
-    }
+    });
     var markdown = out.join('\n\n');
-    return { markdown: markdown ? markdown + '\n' : '', notices: notices };
+    return { markdown: markdown ? markdown + '\n' : '', notices: notices.concat(later) };
   }
 
   function valuesOf(pairs, id) {

@@ -1,7 +1,8 @@
 // Unit tests of the enhancement script's export (node's test runner + jsdom): for every answers
 // fixture with a form post (`NAME.form.txt`), the script's export of those exact form fields, on
 // the engine's rendering of `NAME.md`, must equal `NAME.expected.md` character for character —
-// the same check engine/tests/answers.rs makes of the server's decoder.
+// the same check engine/tests/answers.rs makes of the server's decoder — or, where the fixture is
+// a refusal (`NAME.error.txt`), the script must refuse with a message containing that text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -20,14 +21,17 @@ for (const name of names) {
     const pairs = readFileSync(join(DIR, `${name}.form.txt`), 'utf8').split('\n').filter((l) => l.trim())
       .map((l) => { const i = l.indexOf('='); return i < 0 ? [l, ''] : [l.slice(0, i), l.slice(i + 1)]; });
     const form = window.document.querySelector('form.pb-form');
-    const { expected } = fixture(name);
-    assert.equal(window.passback.exportFromPairs(form, pairs).markdown, expected);
+    const error = join(DIR, `${name}.error.txt`);
+    if (existsSync(error)) {
+      const words = readFileSync(error, 'utf8').trim();
+      assert.throws(() => window.passback.exportFromPairs(form, pairs), (e) => e.message.includes(words));
+    } else assert.equal(window.passback.exportFromPairs(form, pairs).markdown, fixture(name).expected);
     window.close();
   });
 }
 
 test('an untouched document exports what the engine exports for no responses', async () => {
-  for (const name of names) {
+  for (const name of names.filter((n) => !existsSync(join(DIR, `${n}.error.txt`)))) {
     const { responses, expected } = fixture(name);
     if (Object.keys(responses).length) continue;
     const { window } = await loadScript(renderFragment(join(DIR, `${name}.md`)));

@@ -265,8 +265,9 @@ pub(crate) fn decode_form(
         by_name.entry(k.as_str()).or_default().push(v.as_str());
     }
     // A field for a block the document does not have was not rendered by us: refuse it, as the
-    // JSON path refuses an unknown block, rather than drop the answer it meant to carry.
-    for name in by_name.keys() {
+    // JSON path refuses an unknown block, rather than drop the answer it meant to carry. The
+    // first such field in posted order is named, so the answer is the same every time.
+    for (name, _) in pairs {
         if let Some((block, field)) = name.split_once('.')
             && block.len() > 1
             && block.starts_with('b')

@@ -391,3 +391,72 @@ fn a_form_that_removed_every_item_says_so_beside_its_export() {
         other => panic!("expected the export, got {other:?}"),
     }
 }
+
+/// Hand-made posts the rendered form never makes get the answer the JSON path gives, or are
+/// ignored where the page has no such field, and never export what the reader could not have
+/// chosen.
+#[test]
+fn hand_made_posts_do_not_export_what_the_form_cannot_hold() {
+    let single = "```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
+    let pairs = |fields: &[(&str, &str)]| -> Vec<(String, String)> {
+        let mut pairs = vec![("pb.source".to_string(), single.to_string())];
+        pairs.extend(fields.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        pairs
+    };
+    // An option and Other in one radio group.
+    let both = answers_from_form(&pairs(&[
+        ("b1.q0.pick", "0"),
+        ("b1.q0.pick", "other"),
+        ("b1.q0.other", "C"),
+    ]))
+    .unwrap_err();
+    assert!(both.to_string().contains("takes one answer"), "{both}");
+
+    // A note for a list whose note field is off: the page has no such box.
+    let no_note = "```prioritize\n{\"version\":\"1\",\"note_field\":{\"enabled\":false},\"items\":[{\"id\":\"a\",\"label\":\"A\"},{\"id\":\"b\",\"label\":\"B\"}]}\n```\n";
+    let p = post(no_note, &[("b1.note", "sneaked in")]);
+    assert!(!export(&p.doc, &p.responses).markdown.contains("sneaked"));
+
+    // Two added categories with the same label keep their own weights.
+    let split = "```allocate\n{\"version\":\"1\",\"items\":[{\"id\":\"a\",\"label\":\"A\",\"weight\":50},{\"id\":\"b\",\"label\":\"B\",\"weight\":50}]}\n```\n";
+    let p = post(
+        split,
+        &[
+            ("b1.item", "i:a"),
+            ("b1.w.0", "40"),
+            ("b1.item", "i:b"),
+            ("b1.w.1", "40"),
+            ("b1.item", "a:Ops"),
+            ("b1.w.2", "15"),
+            ("b1.item", "a:Ops"),
+            ("b1.w.3", "5"),
+        ],
+    );
+    let md = export(&p.doc, &p.responses).markdown;
+    assert!(
+        md.contains("- Ops: 15% — (added by reader)\n- Ops: 5% — (added by reader)"),
+        "{md}"
+    );
+
+    // An item removed twice is listed once.
+    let p = post(
+        split,
+        &[
+            ("b1.item", "i:a"),
+            ("b1.item", "i:b"),
+            ("b1.removed", "a"),
+            ("b1.op", "remove:0"),
+        ],
+    );
+    let md = export(&p.doc, &p.responses).markdown;
+    assert!(
+        md.contains("Removed by reader: A\n") && !md.contains("A; A"),
+        "{md}"
+    );
+
+    // Fields for two blocks the document lacks: the first posted is named, every time.
+    for _ in 0..8 {
+        let e = answers_from_form(&pairs(&[("b7.q0.pick", "0"), ("b9.q0.pick", "1")])).unwrap_err();
+        assert_eq!(e.block, "b7", "{e}");
+    }
+}

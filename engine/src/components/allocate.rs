@@ -551,13 +551,24 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
     )?;
     let mut weights = BTreeMap::new();
     let mut added = Vec::new();
+    // Each listed entry takes the weight of the first posted entry equal to it that no other
+    // entry took: two added categories with the same label keep their own weights.
+    let mut taken = vec![false; weighted.len()];
+    let posted: Vec<Option<f64>> = list
+        .iter()
+        .map(|e| {
+            let k = (0..weighted.len()).find(|&k| !taken[k] && weighted[k].0 == *e)?;
+            taken[k] = true;
+            Some(weighted[k].1)
+        })
+        .collect();
     let removed_weight: f64 = weighted
         .iter()
-        .filter(|(e, _)| !list.contains(e))
-        .map(|(_, w)| w)
+        .zip(&taken)
+        .filter(|(_, taken)| !**taken)
+        .map(|((_, w), _)| w)
         .sum();
-    for e in &list {
-        let w = weighted.iter().find(|(x, _)| x == e).map(|(_, w)| *w);
+    for (e, w) in list.iter().zip(&posted) {
         match e {
             Entry::Item(i) => {
                 weights.insert(*i, w.unwrap_or(0.0));
@@ -579,17 +590,21 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
     }
     // A restored category comes back at its authored share, and the others make room for it
     // in proportion: the sum the reader held stays, and a removal undone is undone exactly.
+    let restored_items: Vec<usize> = list
+        .iter()
+        .zip(&posted)
+        .filter_map(|(e, w)| match e {
+            Entry::Item(i) if w.is_none() => Some(*i),
+            _ => None,
+        })
+        .collect();
     let mut restored = 0.0;
-    for e in &list {
-        if let Entry::Item(i) = e
-            && !weighted.iter().any(|(x, _)| x == e)
-        {
-            weights.insert(*i, a.weights[*i]);
-            restored += a.weights[*i];
-        }
+    for &i in &restored_items {
+        weights.insert(i, a.weights[i]);
+        restored += a.weights[i];
     }
     if restored > 0.0 {
-        let is_restored = |i: &usize| !weighted.iter().any(|(x, _)| *x == Entry::Item(*i));
+        let is_restored = |i: &usize| restored_items.contains(i);
         let others: f64 = weights
             .iter()
             .filter(|(i, _)| !is_restored(i))
@@ -609,7 +624,8 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
         fields.notice("every category was removed; restore or add one");
     }
     fields.set_focus(focus_after(op, &before, &list, adding));
-    let note = fields.text("note");
+    // The page has no note box when the note field is off: a posted note is not the reader's.
+    let note = fields.text("note").filter(|_| a.note.enabled);
     Ok(SplitAnswer {
         weights,
         added,

@@ -287,7 +287,9 @@ pub fn apply_list_op(
         Some(("down", k)) => moved = Some((index(k, entries.len())?, 1)),
         Some(("remove", k)) => {
             let k = index(k, entries.len())?;
-            if let Entry::Item(i) = entries.remove(k) {
+            if let Entry::Item(i) = entries.remove(k)
+                && !removed.contains(&i)
+            {
                 removed.push(i);
             }
         }

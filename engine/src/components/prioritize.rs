@@ -377,7 +377,8 @@ fn rank_form(p: &Prioritize, fields: &mut FormFields) -> Result<RankAnswer, Answ
         fields.notice("every item was removed; restore or add one");
     }
     fields.set_focus(focus_after(op, &before, &order, adding));
-    let note = fields.text("note");
+    // The page has no note box when the note field is off: a posted note is not the reader's.
+    let note = fields.text("note").filter(|_| p.note.enabled);
     check_permutation(block, &ids, &order, &removed)?;
     Ok(RankAnswer {
         order: Some(order),

@@ -954,7 +954,9 @@ pub fn questions_form(
                     }
                 }
                 a.picks.sort_unstable();
-                if q.mode == Mode::Single && a.picks.len() > 1 {
+                // A radio group posts one value; two (an option and Other) is a hand-made post,
+                // refused as the JSON path refuses an option and `other` together.
+                if q.mode == Mode::Single && a.picks.len() + usize::from(other_chosen) > 1 {
                     return Err(err(
                         block,
                         &format!("q{qi}.pick"),

@@ -223,7 +223,8 @@
       else if (name === 'down') moved = [at(), 1];
       else if (name === 'remove') {
         var e = entries.splice(at(), 1)[0];
-        if (typeof e === 'number') removed.push(e);
+        // An item already removed (a hand-made post lists it too) is not removed twice.
+        if (typeof e === 'number' && removed.indexOf(e) < 0) removed.push(e);
       } else if (name === 'restore') {
         var i = itemIndex(block, 'op', model, arg);
         var r = removed.indexOf(i);
@@ -279,7 +280,8 @@
           if (a.picks.indexOf(i) < 0) a.picks.push(i);
         });
         a.picks.sort(function (x, y) { return x - y; });
-        if (q.mode === 'single' && a.picks.length > 1) {
+        // A radio group posts one value: an option and Other together is a hand-made post.
+        if (q.mode === 'single' && a.picks.length + (otherChosen ? 1 : 0) > 1) {
           throw new AnswersError(block, 'q' + qi + '.pick', 'a single-choice question takes one answer');
         }
         // Typed Other text counts as choosing it, unless a single choice picked another option.
@@ -315,8 +317,16 @@
     return slots.map(function (k) { return k >= 0 ? k : kept.shift(); });
   }
 
+  /** The block note, where the page has a note box for it (none when its note field is off). */
+  function listNote(b) {
+    return $(b.section, '[name="' + b.id + '.note"]') ? cleanText(b.values('note')[0]) : null;
+  }
+
   /** `rank_form`. */
-  function decodeRank(block, model, values, op, notices) {
+  function decodeRank(b, notices) {
+    var block = b.id;
+    var model = b.model;
+    var values = b.values;
     var state = listState(block, model, values);
     var removed = state.removed;
     var before = state.entries;
@@ -332,7 +342,7 @@
     });
     // A move is resolved against the list as rendered, before the selects reorder it.
     var asRendered = before.slice();
-    var moved = applyListOp(block, model, asRendered, removed, op, cleanText(values('add')[0]));
+    var moved = applyListOp(block, model, asRendered, removed, b.op, cleanText(values('add')[0]));
     var order = orderByPositions(requested).map(function (k) { return before[k]; })
       .filter(function (e) { return indexOfEntry(asRendered, e) >= 0; });
     // Restored and added entries take their place in the edited list.
@@ -348,11 +358,15 @@
     }
     if (!order.length) notices.push(block + ': every item was removed; restore or add one');
     checkPermutation(block, model, order, removed);
-    return { order: order, removed: removed, note: cleanText(values('note')[0]) };
+    return { order: order, removed: removed, note: listNote(b) };
   }
 
   /** `split_form`. Weights are kept by authored index in a sparse array, summed in index order. */
-  function decodeSplit(block, model, values, op, notices) {
+  function decodeSplit(b, notices) {
+    var block = b.id;
+    var model = b.model;
+    var values = b.values;
+    var op = b.op;
     var state = listState(block, model, values);
     var removed = state.removed;
     var weighted = state.entries.map(function (e, k) {
@@ -368,10 +382,18 @@
     var list = weighted.map(function (x) { return x.e; });
     applyListOp(block, model, list, removed, op && !/^(up|down)/.test(op) ? op : null,
       cleanText(values('add')[0]));
-    var find = function (e) {
-      for (var i = 0; i < weighted.length; i++) if (same(weighted[i].e, e)) return weighted[i];
+    // Each listed entry takes the weight of the first posted entry equal to it that no other
+    // entry took (two added categories with one label keep their own); null when none is left.
+    var taken = [];
+    var posted = list.map(function (e) {
+      for (var k = 0; k < weighted.length; k++) {
+        if (!taken[k] && same(weighted[k].e, e)) {
+          taken[k] = true;
+          return weighted[k].w;
+        }
+      }
       return null;
-    };
+    });
     var weights = [];
     var added = [];
     var back = [];
@@ -386,11 +408,11 @@
       added.forEach(function (a) { a.w *= factor; });
     };
     var removedWeight = 0;
-    weighted.forEach(function (x) { if (indexOfEntry(list, x.e) < 0) removedWeight += x.w; });
-    list.forEach(function (e) {
-      var x = find(e);
-      if (typeof e === 'number') weights[e] = x ? x.w : 0;
-      else added.push({ label: e.added, w: x ? x.w : 0 });
+    weighted.forEach(function (x, k) { if (!taken[k]) removedWeight += x.w; });
+    list.forEach(function (e, k) {
+      var w = posted[k] == null ? 0 : posted[k];
+      if (typeof e === 'number') weights[e] = w;
+      else added.push({ label: e.added, w: w });
     });
     // A category removed in this post hands its weight to the rest in proportion.
     if (removedWeight > 0) {
@@ -399,8 +421,8 @@
     }
     // A restored one comes back at its authored share; the others make room in proportion.
     var restored = 0;
-    list.forEach(function (e) {
-      if (typeof e === 'number' && !find(e)) {
+    list.forEach(function (e, k) {
+      if (typeof e === 'number' && posted[k] == null) {
         weights[e] = model.weights[e];
         back[e] = true;
         restored += model.weights[e];
@@ -411,7 +433,7 @@
       if (others > 0) scale(Math.max((others - restored) / others, 0));
     }
     if (!list.length) notices.push(block + ': every category was removed; restore or add one');
-    return { weights: weights, added: added, removed: removed, note: cleanText(values('note')[0]) };
+    return { weights: weights, added: added, removed: removed, note: listNote(b) };
   }
 
   /** `comments_form`; the diagram's nodes and edges (`diagramParts`) are read off their comment fields. */
@@ -591,10 +613,10 @@
     'open-question': questions,
     questionnaire: questions,
     prioritize: function (b, notices, later) {
-      return exportRank(b.model, decodeRank(b.id, b.model, b.values, b.op, later));
+      return exportRank(b.model, decodeRank(b, later));
     },
     allocate: function (b, notices, later) {
-      var split = exportSplit(b.model, decodeSplit(b.id, b.model, b.values, b.op, later));
+      var split = exportSplit(b.model, decodeSplit(b, later));
       if (split.notice) notices.push(b.id + ': ' + split.notice);
       return split.text;
     },

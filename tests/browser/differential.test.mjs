@@ -8,12 +8,13 @@
 //
 // A post with a list edit (`bN.op`) is answered with the form again, not an export: for those the
 // engine's export is what the reader gets next with "Get answers", that page's fields posted back.
-// That page shows the edited state, not the post: weights rounded, text as HTML reads it (a lone CR
-// becomes LF, a one-line field drops line breaks), no note where the block has no note field (a
-// post may still carry one, and the engine takes it), and an added allocate label given twice
-// shares the first one's weight, so it can come back as another split. Edit states keep clear of
-// those, and compare Markdown only, since the weights the page shows sum to the total and need no
-// rescale notice; the page's own fields are then compared in full as one more state.
+// That page shows the edited state, not the post: weights rounded and text as HTML reads it (a lone
+// CR becomes LF, a one-line field drops line breaks). Edit states keep clear of those, and compare
+// Markdown only, since the weights the page shows sum to the total and need no rescale notice; the
+// page's own fields are then compared in full as one more state. What the page cannot hold is
+// still posted, edit or not: a note for a list with no note box, an option and Other in one radio
+// group, an entry listed twice (two added categories of one label keep their own weights), an item
+// both listed and removed (and removed again), fields for blocks the document lacks.
 //
 // PB_DIFF_SEED=n replays a run (the seed is printed); PB_DIFF_STATES sets the states per kind.
 import { test, before, after } from 'node:test';
@@ -218,11 +219,12 @@ function questionsState(c, b, put) {
     if ((q.mode === 'open' || stray) && t.chance(0.8)) f('text', typed());
     if (choice || stray) {
       const n = (q.options || []).length;
-      // An option and Other both picked in a radio group: the engine exports both, but its page
-      // can check only one of them.
-      const count = q.mode === 'multi' ? t.int(n + 2) : t.chance(0.3) ? 0 : bad(0.2) && !c.editing ? 2 : 1;
+      // Two values in a radio group (an option and Other, two options, one twice): refused unless
+      // they are one answer.
+      const count = q.mode === 'multi' ? t.int(n + 2) : t.chance(0.3) ? 0 : bad(0.2) ? 2 : 1;
       for (let k = 0; k < count; k++) {
-        f('pick', bad(0.15) ? (t.chance(0.5) ? String(n + t.int(3)) : t.pick(PICKS)) : t.chance(0.15) ? 'other' : String(t.int(n)));
+        const other = t.chance(count === 2 && q.mode !== 'multi' ? 0.4 : 0.15);
+        f('pick', bad(0.15) ? (t.chance(0.5) ? String(n + t.int(3)) : t.pick(PICKS)) : other ? 'other' : String(t.int(n)));
       }
     }
     if ((q.mode !== 'open' || stray) && t.chance(0.4)) f('other', typed(true));
@@ -238,20 +240,20 @@ function listState(c, b, put) {
   const removed = ids.filter(() => t.chance(0.2));
   let list = ids.filter((id) => !removed.includes(id)).map((id) => `i:${id}`);
   if (!allocate && t.chance(0.4)) list = t.shuffle(list); // moved with JavaScript: the list itself is in order
-  // Labels an edited allocate page must not see twice (they would share one weight).
-  const fresh = t.shuffle(['Security review', 'Docs', '  Ops ', 'New\nline', 'Legal']);
-  const label = () => (editing && allocate ? fresh.pop() : t.chance(0.7) ? t.pick(['Security review', 'Docs', ' Docs ']) : typed());
+  // Added labels, often the same one twice (each keeps its own weight).
+  const label = () => (t.chance(0.7) ? t.pick(['Security review', 'Docs', ' Docs ']) : typed());
   for (let k = t.chance(0.3) ? 1 + t.int(2) : 0; k > 0; k--) list.splice(t.int(list.length + 1), 0, `a:${label()}`);
   if (bad(0.4)) {
-    // Out of step with the document. An edited page lists each entry once, and no removed one.
-    const how = t.int(8);
-    if (how === 0 && list.length && !(editing && allocate)) list.push(t.pick(list));
+    // Out of step with the document, edit or not; an edit often lists a removed item (how 3), for
+    // the edit to remove it again.
+    const how = editing && removed.length && t.chance(0.3) ? 3 : t.int(8);
+    if (how === 0 && list.length) list.push(t.pick(list));
     if (how === 1) list.splice(t.int(list.length + 1), 0, t.pick(['i:nope', 'i:', 'a:', 'a:  ', 'x', '', 'I:a']));
-    if (how === 2 && list.length && !(editing && allocate)) list.splice(t.int(list.length), 1);
-    if (how === 3 && removed.length && !editing) list.push(`i:${t.pick(removed)}`);
+    if (how === 2 && list.length) list.splice(t.int(list.length), 1);
+    if (how === 3 && removed.length) list.push(`i:${t.pick(removed)}`); // listed and removed
     if (how === 4) removed.push(t.pick(['nope', '', ' a']));
     if (how === 5 && removed.length) removed.push(t.pick(removed));
-    if (how === 6 && ids.length && !editing) removed.push(t.pick(ids));
+    if (how === 6 && ids.length) removed.push(t.pick(ids));
     if (how === 7) list = [];
   }
   const posted = !bad(0.2);
@@ -274,15 +276,17 @@ function listState(c, b, put) {
   }
   if (editing && t.chance(0.7)) {
     const at = () => t.int(n + (bad(0.3) ? 1 : 0));
-    const op = bad(0.15) ? t.pick(NONSENSE) : t.pick([
+    // An item listed and removed too, now and then removed again.
+    const relisted = posted ? list.findIndex((e) => e.startsWith('i:') && removed.includes(e.slice(2))) : -1;
+    const op = relisted >= 0 && t.chance(0.5) ? `remove:${relisted}` : bad(0.15) ? t.pick(NONSENSE) : t.pick([
       () => `up:${at()}`, () => `down:${at()}`, () => `remove:${at()}`, () => 'add',
       () => `restore:${removed.length && !bad(0.3) ? t.pick(removed) : t.pick([...ids, 'nope'])}`,
     ])();
     put('op', op);
     if (t.chance(0.05)) put('op', 'remove:0'); // only the first counts
   }
-  if (t.chance(0.15)) put('add', editing && allocate ? fresh.pop() : t.chance(0.5) ? 'Docs' : typed(true));
-  if ((b.note || !editing) && t.chance(0.3)) put('note', typed());
+  if (t.chance(0.15)) put('add', t.chance(0.5) ? 'Docs' : typed(true));
+  if (t.chance(0.3)) put('note', typed()); // with a note box or not
 }
 
 function mermaidState(c, b, put) {
@@ -311,8 +315,8 @@ function formState(t, blocks, exact) {
     else questionsState(c, b, put);
     if (c.editing && b.kind !== 'prioritize' && b.kind !== 'allocate' && t.chance(0.1)) put('op', t.pick(NONSENSE));
   }
-  if (c.bad(0.1)) {
-    // One field for a block the document lacks (the engine names whichever it meets first).
+  // Fields for blocks the document lacks, one or more: the first posted is named.
+  for (let k = c.bad(0.1) ? 1 + t.int(3) : 0; k > 0; k--) {
     pairs.splice(t.int(pairs.length + 1), 0, [t.pick([`b${blocks.length + 1 + t.int(3)}.q0.pick`, 'b0.note', 'b01.item', `b${blocks.length + 7}.`]), '1']);
   }
   if (t.chance(0.1)) pairs.push([t.pick(['pb.op', 'x', 'b', 'bx.y', 'b1', '.b1']), 'export']);
@@ -426,7 +430,6 @@ async function rendered(md, exact = true) {
     model: el.hasAttribute('data-pb-model') ? JSON.parse(el.getAttribute('data-pb-model')) : null,
     nodes: el.querySelectorAll('textarea[data-pb-node]').length,
     edges: el.querySelectorAll('textarea[data-pb-edge]').length,
-    note: !!el.querySelector(`[name="${el.getAttribute('data-pb-block')}.note"]`),
   }));
   return { md, form, blocks, exact };
 }

@@ -39,3 +39,55 @@ test('an untouched document exports what the engine exports for no responses', a
     window.close();
   }
 });
+
+/** The script's export of `fields` posted with the form of Markdown `md`: the Markdown, or the refusal. */
+async function exportOf(md, fields) {
+  const { window } = await loadScript(renderFragment(null, { text: md }));
+  try {
+    return window.passback.exportFromPairs(window.document.querySelector('form.pb-form'), fields).markdown;
+  } catch (e) {
+    return { refused: e.message };
+  } finally {
+    window.close();
+  }
+}
+
+// The same hand-made posts engine/tests/answers.rs holds the engine's form decode to.
+test('hand-made posts get the answer the engine gives them', async () => {
+  const fence = (kind, spec) => `\`\`\`${kind}\n${JSON.stringify({ version: '1', ...spec })}\n\`\`\`\n`;
+  const single = fence('single-choice', { question: 'Which?', options: ['A', 'B'] });
+  // An option and Other in one radio group, with Other text typed or not; Other twice is one answer.
+  for (const typed of [[['b1.q0.other', 'C']], []]) {
+    assert.deepEqual(await exportOf(single, [['b1.q0.pick', '0'], ['b1.q0.pick', 'other'], ...typed]),
+      { refused: 'b1 q0.pick: a single-choice question takes one answer' });
+  }
+  assert.match(await exportOf(single, [['b1.q0.pick', 'other'], ['b1.q0.pick', 'other'], ['b1.q0.other', 'C']]), /Answer: Other: C/);
+
+  // A note for a list whose note field is off: the page has no such box.
+  const items = [{ id: 'a', label: 'A', weight: 50 }, { id: 'b', label: 'B', weight: 50 }];
+  for (const kind of ['prioritize', 'allocate']) {
+    const md = fence(kind, { note_field: { enabled: false }, items });
+    assert.doesNotMatch(await exportOf(md, [['b1.note', 'sneaked in']]), /sneaked/, kind);
+    assert.match(await exportOf(fence(kind, { items }), [['b1.note', 'kept']]), /\n\nNote: kept\n$/, kind);
+  }
+
+  // Two added categories with the same label keep their own weights.
+  const split = fence('allocate', { items });
+  const ops = (w1, w2) => [['b1.item', 'i:a'], ['b1.w.0', '40'], ['b1.item', 'i:b'], ['b1.w.1', '40'],
+    ['b1.item', 'a:Ops'], ['b1.w.2', w1], ['b1.item', 'a:Ops'], ['b1.w.3', w2]];
+  assert.match(await exportOf(split, ops('15', '5')), /- Ops: 15% — \(added by reader\)\n- Ops: 5% — \(added by reader\)/);
+  // Added again with Add: the new one has no weight of its own.
+  assert.match(await exportOf(split, [...ops('15', '5'), ['b1.add', 'Ops']]),
+    /- Ops: 15% — \(added by reader\)\n- Ops: 5% — \(added by reader\)\n- Ops: 0% — \(added by reader\)/);
+
+  // An item removed twice is listed once.
+  const twice = await exportOf(split, [['b1.item', 'i:a'], ['b1.item', 'i:b'], ['b1.removed', 'a'], ['b1.op', 'remove:0']]);
+  assert.match(twice, /Removed by reader: A\n/);
+  assert.doesNotMatch(twice, /A; A/);
+
+  // Fields for two blocks the document lacks: the first posted is named.
+  for (const [first, second] of [['b7', 'b9'], ['b9', 'b7']]) {
+    assert.deepEqual(await exportOf(single, [[`${first}.q0.pick`, '0'], [`${second}.q0.pick`, '1']]),
+      { refused: `${first} q0.pick: the document has no block ${first}; reload the form` });
+  }
+});

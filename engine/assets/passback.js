@@ -384,7 +384,9 @@
       cleanText(values('add')[0]));
     // Each listed entry takes the weight of the first posted entry equal to it that no other
     // entry took (two added categories with one label keep their own); null when none is left.
+    // The row a `remove:K` took out is the one removed, whatever other row shares its label.
     var taken = [];
+    if (op && op.indexOf('remove:') === 0) taken[parseIndex(op.slice(7))] = true;
     var posted = list.map(function (e) {
       for (var k = 0; k < weighted.length; k++) {
         if (!taken[k] && same(weighted[k].e, e)) {

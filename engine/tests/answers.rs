@@ -438,6 +438,27 @@ fn hand_made_posts_do_not_export_what_the_form_cannot_hold() {
         "{md}"
     );
 
+    // Removing one of them keeps the other's weight: the 15% row goes, the 5% one stays.
+    let p = post(
+        split,
+        &[
+            ("b1.item", "i:a"),
+            ("b1.w.0", "40"),
+            ("b1.item", "i:b"),
+            ("b1.w.1", "40"),
+            ("b1.item", "a:Ops"),
+            ("b1.w.2", "15"),
+            ("b1.item", "a:Ops"),
+            ("b1.w.3", "5"),
+            ("b1.op", "remove:2"),
+        ],
+    );
+    let md = export(&p.doc, &p.responses).markdown;
+    assert!(
+        md.contains("- A: 47% (was 50%)") && md.contains("- Ops: 6% — (added by reader)"),
+        "{md}"
+    );
+
     // An item removed twice is listed once.
     let p = post(
         split,

@@ -552,8 +552,16 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
     let mut weights = BTreeMap::new();
     let mut added = Vec::new();
     // Each listed entry takes the weight of the first posted entry equal to it that no other
-    // entry took: two added categories with the same label keep their own weights.
+    // entry took: two added categories with the same label keep their own weights. The row a
+    // `remove:K` took out is the one removed, even when another row has the same label.
     let mut taken = vec![false; weighted.len()];
+    if let Some(k) = op
+        .and_then(|o| o.strip_prefix("remove:"))
+        .and_then(|k| k.parse::<usize>().ok())
+        .filter(|&k| k < taken.len())
+    {
+        taken[k] = true;
+    }
     let posted: Vec<Option<f64>> = list
         .iter()
         .map(|e| {

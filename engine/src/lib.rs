@@ -24,6 +24,7 @@
 //! | `html` | markup helpers: escaping, ids, the render context, the page shell, chrome strings (en/he/ar), email styles |
 //! | `diagram` | Mermaid flowcharts: parser, layout, SVG |
 //! | `sanitize` | prose HTML cleaning and the URL policy |
+//! | `prose` | the prose leaves readers comment on: their numbers in the HTML, their visible text |
 //! | `components` | the `Component` trait, the registry that generates [`Kind`], and one module per component |
 //! | `document` | comrak parse, fence dispatch, bare-paste detection, block numbering |
 //! | `answers` | the responses envelope (JSON, urlencoded), dispatch to the components, joining exports |
@@ -45,6 +46,7 @@ mod engine;
 mod html;
 mod json;
 mod options;
+mod prose;
 mod render;
 mod sanitize;
 mod schema;

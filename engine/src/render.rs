@@ -5,7 +5,7 @@ use crate::diag::{Code, Diagnostic, Severity};
 use crate::document::{self, BlockInfo};
 use crate::html::i18n::Lang;
 use crate::options::{Format, Options, Surface};
-use crate::{answers, assets, email, html, sanitize, text};
+use crate::{answers, assets, email, html, prose, sanitize, text};
 use comrak::Arena;
 use comrak::nodes::NodeValue;
 use maud::{PreEscaped, html};
@@ -432,8 +432,19 @@ fn render_prose(
     let reading = read_tree(&mut parsed, options, hash, placeholder);
 
     let mut prose = String::with_capacity(src.len() + src.len() / 2);
-    // Writing into a String cannot fail.
-    let _ = comrak::format_html(parsed.root, &document::comrak_options(raw_html), &mut prose);
+    let comrak_options = document::comrak_options(raw_html);
+    if options.surface.is_email() {
+        // No leaf numbers in mail: nothing there takes comments.
+        // Writing into a String cannot fail.
+        let _ = comrak::format_html(parsed.root, &comrak_options, &mut prose);
+    } else {
+        let marks = if raw_html {
+            prose::Marks::Sealed
+        } else {
+            prose::Marks::Plain
+        };
+        prose::write_html(parsed.root, &comrak_options, marks, &mut prose);
+    }
     if raw_html {
         prose = sanitize::clean(&prose);
     }
@@ -512,8 +523,12 @@ struct InPlace<'a> {
 
 impl maud::Render for InPlace<'_> {
     fn render_to(&self, out: &mut String) {
-        // Writing into a String cannot fail.
-        let _ = comrak::format_html(self.root, &document::comrak_options(false), out);
+        prose::write_html(
+            self.root,
+            &document::comrak_options(false),
+            prose::Marks::Plain,
+            out,
+        );
     }
 }
 
@@ -660,10 +675,7 @@ fn too_deep_to_sanitize<'a>(
     src: &str,
     raw_html: bool,
 ) -> Option<Diagnostic> {
-    let too_much = raw_html
-        && (src.len() > sanitize::MAX_SANITIZE_BYTES
-            || sanitize::nesting(root) > sanitize::MAX_SANITIZE_DEPTH);
-    too_much.then(|| Diagnostic {
+    sanitize::must_escape(root, src.len(), raw_html).then(|| Diagnostic {
         severity: Severity::Warning,
         code: Code::RawHtmlEscaped,
         block: None,

@@ -5,6 +5,7 @@ use ammonia::Builder;
 use comrak::nodes::{AstNode, NodeValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::LazyLock;
 
 /// Whether a link target may appear in the output: http(s), mailto, or a relative reference.
@@ -171,6 +172,12 @@ fn open_tags(html: &str, depth: &mut usize, max: &mut usize) {
     }
 }
 
+/// Whether a document's raw HTML must be shown as text ([`escape_raw_html`]) rather than
+/// sanitized, which would take time quadratic in its nesting. `src_len` is the document's size.
+pub fn must_escape<'a>(root: &'a AstNode<'a>, src_len: usize, raw_html: bool) -> bool {
+    raw_html && (src_len > MAX_SANITIZE_BYTES || nesting(root) > MAX_SANITIZE_DEPTH)
+}
+
 /// Turns raw HTML into literal text (inline) or a code block (block), so it shows escaped and
 /// needs no sanitizer.
 pub fn escape_raw_html<'a>(root: &'a AstNode<'a>) {
@@ -210,6 +217,17 @@ static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
             ],
         )
         .add_tag_attributes("li", ["id"])
+        // The prose's leaf numbers (see `crate::prose`), only as the engine sealed them.
+        .add_tag_attributes("p", ["data-pb-leaf"])
+        .add_tag_attributes("h1", ["data-pb-leaf"])
+        .add_tag_attributes("h2", ["data-pb-leaf"])
+        .add_tag_attributes("h3", ["data-pb-leaf"])
+        .add_tag_attributes("h4", ["data-pb-leaf"])
+        .add_tag_attributes("h5", ["data-pb-leaf"])
+        .add_tag_attributes("h6", ["data-pb-leaf"])
+        .add_tag_attributes("tr", ["data-pb-leaf"])
+        .add_tag_attributes("pre", ["data-pb-leaf"])
+        .add_tag_attributes("span", ["data-pb-leaf"])
         .add_tag_attributes("ol", ["start"])
         .add_tag_attributes("th", ["align"])
         .add_tag_attributes("td", ["align"])
@@ -218,10 +236,28 @@ static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
         .attribute_filter(|element, attribute, value| match (element, attribute) {
             ("img", "src") if !is_safe_image(value) => None,
             ("input", "type") if value != "checkbox" => None,
+            (_, "data-pb-leaf") => unseal_leaf(value).map(Cow::Borrowed),
             _ => Some(Cow::Borrowed(value)),
         });
     b
 });
+
+/// The secret the engine seals its leaf numbers with in prose that ammonia cleans: random per
+/// process, and never in the output, so a document's raw HTML cannot spell a leaf number that
+/// survives the sanitizer and shadows a real one.
+pub fn leaf_seal() -> &'static str {
+    static SEAL: LazyLock<String> = LazyLock::new(|| {
+        let state = RandomState::new();
+        format!("{:016x}{:016x}", state.hash_one(1u8), state.hash_one(2u8))
+    });
+    &SEAL
+}
+
+/// A sealed leaf number (`N:SEAL`) as the page shows it (`N`); `None` for anything else.
+fn unseal_leaf(value: &str) -> Option<&str> {
+    let (n, seal) = value.split_once(':')?;
+    (seal == leaf_seal() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(n)
+}
 
 /// Cleans comrak's HTML output when the document contained raw HTML.
 pub fn clean(html: &str) -> String {
@@ -259,7 +295,7 @@ mod tests {
             "{with}"
         );
         assert!(
-            with.contains("<p>Before.</p>") && with.contains("After  text."),
+            with.contains("<p data-pb-leaf=\"1\">Before.</p>") && with.contains("After  text."),
             "{with}"
         );
     }

@@ -285,7 +285,10 @@ fn json_nested_ten_thousand_deep_is_too_deep() {
             ("too_deep", Severity::Error, Some("b1"), 4),
             "{tag}"
         );
-        assert!(out.html.contains("<p>After.</p>"), "{tag}");
+        assert!(
+            out.html.contains("<p data-pb-leaf=\"2\">After.</p>"),
+            "{tag}"
+        );
     }
     // The bare-paste shortcut meets the same JSON without a fence: it is not a component.
     let bare = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
@@ -297,14 +300,14 @@ fn json_nested_ten_thousand_deep_is_too_deep() {
 fn five_megabyte_single_line() {
     let words = "lorem ipsum dolor sit amet ".repeat(5 * MB / 27 + 1);
     let out = render_checked(&words);
-    assert_eq!(count(&out.html, "<p>"), 1);
+    assert_eq!(count(&out.html, "<p data-pb-leaf=\"1\">"), 1);
     assert!(out.html.len() > words.len() - 2);
 
     // A denser mix of inline syntax on one line (1 MB keeps the debug build quick).
     let inline = "*em* **strong** [link](/x) `code` <https://a.example> _u_ ~~s~~ \\* &amp; "
         .repeat(MB / 72);
     let out = render_checked(&inline);
-    assert_eq!(count(&out.html, "<p>"), 1);
+    assert_eq!(count(&out.html, "<p data-pb-leaf=\"1\">"), 1);
     assert_eq!(count(&out.html, "<em>em</em>"), MB / 72);
     assert_eq!(count(&out.html, "<del>s</del>"), MB / 72);
 

@@ -17,12 +17,16 @@
 //! | `bN.add`, `bN.note` | the label of an item to add, the block note |
 //! | `bN.comment`, `bN.node.I`, `bN.edge.I` | Mermaid: whole-diagram, node I, edge I comments |
 
-use crate::components::answer::{AnswersError, FormFields, err, list_or_none};
+use crate::components::answer::{
+    AnswersError, FormFields, clean_text, err, list_or_none, only_keys, type_name,
+};
 use crate::components::{AnyAnswer, AnyComponent};
 use crate::document::{self, Block};
 use crate::html::Focus;
 use crate::html::i18n::Lang;
 use crate::options::Surface;
+use crate::{prose, sanitize};
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -30,6 +34,8 @@ use std::collections::{BTreeMap, HashMap};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Responses {
     pub(crate) blocks: BTreeMap<String, AnyAnswer>,
+    /// The reader's comments on the prose, as given (the export sorts them).
+    pub(crate) annotations: Vec<Annotation>,
     /// After a no-JavaScript list edit: the block and the control the page shown again puts
     /// focus on, so a keyboard reader carries on where they were instead of at the top.
     pub(crate) focus: Option<(String, Focus)>,
@@ -39,6 +45,12 @@ impl Responses {
     /// The ids of the blocks that have an answer, in order.
     pub fn answered(&self) -> impl Iterator<Item = &str> {
         self.blocks.keys().map(String::as_str)
+    }
+
+    /// The reader's comments on the prose (contract §7), as given: the form's whole-document
+    /// comment first, then the others in the order they were posted.
+    pub fn annotations(&self) -> &[Annotation] {
+        &self.annotations
     }
 
     /// The answer to block `id` (`b1`, `b2`, …).
@@ -65,24 +77,47 @@ pub struct Export {
     pub notices: Vec<String>,
 }
 
+/// A reader's comment on the prose (contract §7): on one leaf (`data-pb-leaf`), maybe on an
+/// excerpt of it, or on the whole document. Serialized, it is the responses' shape:
+/// `{ "leaf": 3, "quote": "…", "text": "…" }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Annotation {
+    /// The leaf commented on, from 1; `None` for the whole document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<usize>,
+    /// The reader's excerpt of the leaf's visible text, whitespace collapsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+    /// The comment, trimmed, on one line.
+    pub text: String,
+    /// Whether it came from the form's whole-document box (`pb.comment`), which the page shown
+    /// again after a list edit fills in.
+    #[serde(skip)]
+    pub(crate) boxed: bool,
+}
+
 /// A parsed and validated document, as the answers need it.
 #[derive(Debug)]
 pub struct Doc {
     pub(crate) blocks: Vec<Block>,
     pub(crate) lang: Lang,
+    /// Each prose leaf's visible text, leaf N at index N − 1.
+    pub(crate) leaves: Vec<String>,
 }
 
 impl Doc {
     /// Parses and validates `src` (no HTML is produced).
     pub fn parse(src: &str) -> Doc {
         let arena = document::arena_for(src);
-        Doc::from_parsed(document::parse(&arena, src))
+        Doc::from_parsed(document::parse(&arena, src), src)
     }
 
-    /// The blocks and language of a document already parsed.
-    pub(crate) fn from_parsed(parsed: document::Parsed) -> Doc {
+    /// The blocks, language and leaves of `src`, already parsed.
+    pub(crate) fn from_parsed(parsed: document::Parsed, src: &str) -> Doc {
         Doc {
             lang: parsed.lang(),
+            leaves: leaf_texts(&parsed, src),
             blocks: parsed.blocks,
         }
     }
@@ -129,14 +164,209 @@ pub fn from_json(doc: &Doc, json: &Value) -> Result<Responses, AnswersError> {
     let map = json.as_object().ok_or_else(|| err("", "", "responses must be a JSON object keyed by block id, e.g. { \"b1\": { \"selected\": [\"…\"] } }"))?;
     let mut out = Responses::default();
     for (id, value) in map {
+        if id == "annotations" {
+            out.annotations = annotations_from_json(&doc.leaves, value)?;
+            continue;
+        }
         let answer = doc.component(id)?.answer_from_json(id, value)?;
         out.blocks.insert(id.clone(), answer);
     }
     Ok(out)
 }
 
-/// The whole document's export: the non-empty block exports in document order, joined by one
-/// blank line. Prioritize and allocate always export; YouTube never does.
+/// The visible text of each of the document's prose leaves (see [`prose::texts`]), with raw
+/// HTML read as the page shows it: sanitized, or as text when it nests too deeply for that.
+/// Only the answers need them, so the render never pays for them.
+fn leaf_texts(parsed: &document::Parsed, src: &str) -> Vec<String> {
+    // The page's document has each NUL as U+FFFD, two bytes longer, and the page's size decides.
+    let len = src.len() + 2 * memchr::memchr_iter(0, src.as_bytes()).count();
+    let raw_as_text = sanitize::must_escape(parsed.root, len, parsed.raw_html);
+    prose::texts(parsed.root, &parsed.nodes, raw_as_text)
+}
+
+/// The `"annotations"` of JSON responses: an array of `{ "leaf", "quote", "text" }`.
+fn annotations_from_json(leaves: &[String], v: &Value) -> Result<Vec<Annotation>, AnswersError> {
+    let items = v.as_array().ok_or_else(|| {
+        err(
+            "",
+            "annotations",
+            format!(
+                "must be an array of comments such as {{ \"leaf\": 3, \"text\": \"…\" }}, not {}",
+                type_name(v)
+            ),
+        )
+    })?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let field = |key: &str| format!("annotations[{i}]{key}");
+        let o = item.as_object().ok_or_else(|| {
+            err(
+                "",
+                &field(""),
+                format!("must be a JSON object, not {}", type_name(item)),
+            )
+        })?;
+        only_keys("", &field(""), o, &["leaf", "quote", "text"])?;
+        let leaf = match o.get("leaf") {
+            None | Some(Value::Null) => None,
+            Some(n) => {
+                let number = n.as_u64().ok_or_else(|| {
+                    err(
+                        "",
+                        &field(".leaf"),
+                        format!(
+                            "must be a leaf number (a whole number from 1), not {}",
+                            type_name(n)
+                        ),
+                    )
+                })?;
+                Some(existing_leaf(
+                    leaves,
+                    number,
+                    &n.to_string(),
+                    &field(".leaf"),
+                )?)
+            }
+        };
+        let quote = match o.get("quote") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(q)) => Some(q.as_str()),
+            Some(other) => {
+                return Err(err(
+                    "",
+                    &field(".quote"),
+                    format!("must be a string, not {}", type_name(other)),
+                ));
+            }
+        };
+        let quote = checked_quote(leaves, leaf, quote, &field(".quote"))?;
+        let text = match o.get("text") {
+            Some(Value::String(t)) => t,
+            None | Some(Value::Null) => {
+                return Err(err("", &field(".text"), "a comment needs its text"));
+            }
+            Some(other) => {
+                return Err(err(
+                    "",
+                    &field(".text"),
+                    format!("must be a string, not {}", type_name(other)),
+                ));
+            }
+        };
+        if let Some(text) = one_line(text) {
+            out.push(Annotation {
+                leaf,
+                quote,
+                text,
+                boxed: false,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Leaf `number` (written `shown`), when the document has it.
+fn existing_leaf(
+    leaves: &[String],
+    number: u64,
+    shown: &str,
+    field: &str,
+) -> Result<usize, AnswersError> {
+    match usize::try_from(number) {
+        Ok(n) if n >= 1 && n <= leaves.len() => Ok(n),
+        _ if leaves.is_empty() => Err(err(
+            "",
+            field,
+            format!(
+                "the document has no leaf {shown}: it has no prose to comment on; leave the leaf out to comment on the whole document"
+            ),
+        )),
+        _ => Err(err(
+            "",
+            field,
+            format!(
+                "the document has no leaf {shown}; its leaves are numbered 1 to {}",
+                leaves.len()
+            ),
+        )),
+    }
+}
+
+/// The reader's excerpt, whitespace collapsed, when it is in the leaf's text; `None` when it is
+/// blank.
+fn checked_quote(
+    leaves: &[String],
+    leaf: Option<usize>,
+    quote: Option<&str>,
+    field: &str,
+) -> Result<Option<String>, AnswersError> {
+    let Some(quote) = quote.map(prose::collapse).filter(|q| !q.is_empty()) else {
+        return Ok(None);
+    };
+    let Some(leaf) = leaf else {
+        return Err(err(
+            "",
+            field,
+            "a quote needs the leaf it is from; give its number as the leaf",
+        ));
+    };
+    if !leaves
+        .get(leaf - 1)
+        .is_some_and(|text| text.contains(&quote))
+    {
+        return Err(err(
+            "",
+            field,
+            format!(
+                "the quote is not in the text of leaf {leaf}; copy it exactly as the page shows it"
+            ),
+        ));
+    }
+    Ok(Some(quote))
+}
+
+/// A comment as the export keeps it: trimmed, each line break a space; blank is nothing.
+fn one_line(text: &str) -> Option<String> {
+    clean_text(text).map(|t| t.replace(['\n', '\r'], " "))
+}
+
+/// The export's section of comments on the prose (contract §7): one bullet per comment, in
+/// leaf order, whole-document comments last, each leaf quoted by the reader's excerpt or its
+/// own text cut short; empty when there are none.
+fn export_annotations(doc: &Doc, annotations: &[Annotation]) -> String {
+    if annotations.is_empty() {
+        return String::new();
+    }
+    let t = doc.lang.strings();
+    let mut sorted: Vec<&Annotation> = annotations.iter().collect();
+    // Stable: comments on one leaf, and on the whole document, keep the order they came in.
+    sorted.sort_by_key(|a| a.leaf.unwrap_or(usize::MAX));
+    let mut out = format!("## {}\n", t.comments_heading);
+    for a in sorted {
+        out.push_str("\n- ");
+        match a.leaf {
+            Some(leaf) => {
+                let quote = match &a.quote {
+                    Some(q) => q.clone(),
+                    // Checked against this document's leaves when decoded.
+                    None => prose::excerpt(doc.leaves.get(leaf - 1).map_or("", String::as_str)),
+                };
+                out.push_str(t.comment_on);
+                out.push_str(" \"");
+                out.push_str(&quote);
+                out.push('"');
+            }
+            None => out.push_str(t.comment_on_document),
+        }
+        out.push_str(" — ");
+        out.push_str(&a.text);
+    }
+    out
+}
+
+/// The whole document's export: the non-empty block exports in document order, then the
+/// comments on the prose, joined by one blank line. Prioritize and allocate always export;
+/// YouTube never does.
 pub fn export(doc: &Doc, responses: &Responses) -> Export {
     let mut parts = Vec::new();
     let mut notices = Vec::new();
@@ -151,6 +381,10 @@ pub fn export(doc: &Doc, responses: &Responses) -> Export {
         if !part.text.is_empty() {
             parts.push(part.text);
         }
+    }
+    let comments = export_annotations(doc, &responses.annotations);
+    if !comments.is_empty() {
+        parts.push(comments);
     }
     let mut markdown = parts.join("\n\n");
     if !markdown.is_empty() {
@@ -309,6 +543,143 @@ pub(crate) fn decode_form(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    const PROSE: &str = "# Moving the wiki\n\n\
+        We have outgrown the old wiki: search is slow, editing on a phone is painful, and nobody trusts it.\n\n\
+        ```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n\n\
+        Short one.\n";
+
+    fn exported(src: &str, responses: Value) -> Result<String, String> {
+        let doc = Doc::parse(src);
+        let r = from_json(&doc, &responses).map_err(|e| e.to_string())?;
+        Ok(export(&doc, &r).markdown)
+    }
+
+    #[test]
+    fn comments_follow_the_blocks_in_leaf_order_whole_document_last() {
+        let out = exported(
+            PROSE,
+            json!({
+                "annotations": [
+                    { "text": "please decide before Friday" },
+                    { "leaf": 3, "text": "agreed" },
+                    { "leaf": 2, "text": "the phone part\r\nis the real reason" },
+                    { "leaf": 2, "quote": " search  is\nslow ", "text": "  very  " },
+                    { "leaf": 1, "quote": "", "text": "good title" },
+                    { "leaf": 3, "text": " \n " },
+                    { "text": "and thanks" }
+                ],
+                "b1": { "selected": ["B"] }
+            }),
+        );
+        assert_eq!(
+            out.unwrap(),
+            "**Q: Which?**\nAnswer: B\n\n## Comments on the text\n\n\
+             - On \"Moving the wiki\" — good title\n\
+             - On \"We have outgrown the old wiki: search is slow, editing on a phone is…\" — the phone part is the real reason\n\
+             - On \"search is slow\" — very\n\
+             - On \"Short one.\" — agreed\n\
+             - On the whole document — please decide before Friday\n\
+             - On the whole document — and thanks\n"
+        );
+        // Comments alone are the whole export; an empty list adds nothing.
+        assert_eq!(
+            exported(PROSE, json!({ "annotations": [{ "text": "x" }] })).unwrap(),
+            "## Comments on the text\n\n- On the whole document — x\n"
+        );
+        assert_eq!(exported(PROSE, json!({ "annotations": [] })).unwrap(), "");
+        assert_eq!(
+            exported(
+                "שלום עולם, זה מסמך בעברית.\n",
+                json!({ "annotations": [{ "leaf": 1, "text": "כן" }, { "text": "לא" }] })
+            )
+            .unwrap(),
+            "## הערות על הטקסט\n\n- על \"שלום עולם, זה מסמך בעברית.\" — כן\n- על המסמך כולו — לא\n"
+        );
+    }
+
+    #[test]
+    fn comments_that_do_not_fit_name_their_place() {
+        let cases = [
+            (
+                json!({ "annotations": {} }),
+                "annotations: must be an array of comments",
+            ),
+            (
+                json!({ "annotations": ["x"] }),
+                "annotations[0]: must be a JSON object, not a string",
+            ),
+            (
+                json!({ "annotations": [{ "text": "a", "on": 1 }] }),
+                "annotations[0].on: unknown field",
+            ),
+            (
+                json!({ "annotations": [{ "text": "a" }, { "leaf": 0, "text": "b" }] }),
+                "annotations[1].leaf: the document has no leaf 0; its leaves are numbered 1 to 3",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": 4, "text": "b" }] }),
+                "annotations[0].leaf: the document has no leaf 4",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": -1, "text": "b" }] }),
+                "annotations[0].leaf: must be a leaf number (a whole number from 1), not a number",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": "2", "text": "b" }] }),
+                "must be a leaf number (a whole number from 1), not a string",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": 2, "quote": "search is fast", "text": "b" }] }),
+                "annotations[0].quote: the quote is not in the text of leaf 2",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": 1, "quote": "Short", "text": "b" }] }),
+                "the quote is not in the text of leaf 1",
+            ),
+            (
+                json!({ "annotations": [{ "quote": "Short", "text": "b" }] }),
+                "annotations[0].quote: a quote needs the leaf it is from",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": 2, "quote": 3, "text": "b" }] }),
+                "annotations[0].quote: must be a string, not a number",
+            ),
+            (
+                json!({ "annotations": [{ "leaf": 2 }] }),
+                "annotations[0].text: a comment needs its text",
+            ),
+            (
+                json!({ "annotations": [{ "text": ["b"] }] }),
+                "annotations[0].text: must be a string, not an array",
+            ),
+        ];
+        for (responses, expected) in cases {
+            let got = exported(PROSE, responses.clone()).unwrap_err();
+            assert!(got.contains(expected), "{responses}: {got}");
+        }
+        let got = exported(
+            "```open-question\n{\"version\":\"1\",\"question\":\"Q?\"}\n```\n",
+            json!({ "annotations": [{ "leaf": 1, "text": "x" }] }),
+        )
+        .unwrap_err();
+        assert!(
+            got.contains("no leaf 1: it has no prose to comment on"),
+            "{got}"
+        );
+    }
+
+    /// The responses' annotations serialize in the shape they were given in.
+    #[test]
+    fn annotations_serialize_as_the_responses_spell_them() {
+        let doc = Doc::parse(PROSE);
+        let r = from_json(&doc, &json!({ "annotations": [{ "leaf": 2, "quote": "search", "text": "a" }, { "text": "b" }] })).unwrap();
+        assert_eq!(
+            serde_json::to_value(r.annotations()).unwrap(),
+            json!([{ "leaf": 2, "quote": "search", "text": "a" }, { "text": "b" }])
+        );
+    }
 
     #[test]
     fn urlencoded_decoding() {

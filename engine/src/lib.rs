@@ -53,7 +53,7 @@ mod schema;
 mod text;
 
 pub use answers::{
-    Doc, Export, FormOp, FormPost, Responses, export, from_form as answers_from_form,
+    Annotation, Doc, Export, FormOp, FormPost, Responses, export, from_form as answers_from_form,
     from_json as answers_from_json, parse_urlencoded,
 };
 pub use cache::{CacheConfig, CacheStats};

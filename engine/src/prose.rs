@@ -1,6 +1,7 @@
 //! Prose leaves (contract §7): the paragraphs, headings, table rows and code blocks outside the
 //! components, numbered in document order from 1, which a reader may comment on. The page marks
-//! each one with `data-pb-leaf="N"` as comrak writes it ([`write_html`]).
+//! each one with `data-pb-leaf="N"` as comrak writes it ([`write_html`]); the answers read each
+//! one's visible text ([`texts`]) to check a quoted excerpt and to quote the leaf in the export.
 //!
 //! A paragraph of a tight list item has no element of its own, so its text is wrapped in a
 //! `<span data-pb-leaf>`. Components are raw nodes by the time the page is written, so they
@@ -202,6 +203,120 @@ fn leaf_tag<'a>(
     }
 }
 
+/// The visible text of every leaf of the tree, in order (leaf N is at index N − 1), as a
+/// browser shows it: text and code, a space for each line break and between table cells, a
+/// footnote reference's number, no image (its alt text is not shown as text), whitespace
+/// collapsed ([`collapse`]). `components` are the components' nodes, in document order, which
+/// are not leaves. With `raw_as_text` the raw HTML is shown as text (see
+/// `sanitize::escape_raw_html`), so an HTML block is a code block and a leaf too.
+pub fn texts<'a>(
+    root: &'a AstNode<'a>,
+    components: &[&'a AstNode<'a>],
+    raw_as_text: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut components = components.iter().peekable();
+    let mut raw = String::new();
+    let mut next = root.first_child();
+    while let Some(node) = next {
+        // Down into containers, past leaves and components, then on to what follows.
+        let mut descend = false;
+        if components.peek().is_some_and(|c| std::ptr::eq(**c, node)) {
+            components.next();
+        } else {
+            let value = &node.data().value;
+            let is_raw_block = raw_as_text && matches!(value, NodeValue::HtmlBlock(_));
+            if is_leaf(value) || is_raw_block {
+                raw.clear();
+                match value {
+                    NodeValue::CodeBlock(cb) => raw.push_str(&cb.literal),
+                    NodeValue::HtmlBlock(hb) => raw.push_str(&hb.literal),
+                    _ => inline_text(node, raw_as_text, &mut raw),
+                }
+                out.push(collapse(&raw));
+            } else {
+                descend = true;
+            }
+        }
+        next = if descend { node.first_child() } else { None }.or_else(|| {
+            let mut up = node;
+            loop {
+                if let Some(s) = up.next_sibling() {
+                    return Some(s);
+                }
+                up = up.parent()?;
+                if std::ptr::eq(up, root) {
+                    return None;
+                }
+            }
+        });
+    }
+    out
+}
+
+/// The text a leaf's inline content shows, uncollapsed.
+fn inline_text<'a>(leaf: &'a AstNode<'a>, raw_as_text: bool, out: &mut String) {
+    for node in leaf.children() {
+        match &node.data().value {
+            NodeValue::Text(t) => out.push_str(t),
+            NodeValue::Code(c) => out.push_str(&c.literal),
+            NodeValue::HtmlInline(h) if raw_as_text => out.push_str(h),
+            NodeValue::HtmlInline(_) | NodeValue::Image(_) => {}
+            NodeValue::SoftBreak | NodeValue::LineBreak => out.push(' '),
+            NodeValue::FootnoteReference(r) => {
+                out.push_str(itoa::Buffer::new().format(r.ix));
+            }
+            NodeValue::TableCell => {
+                out.push(' ');
+                inline_text(node, raw_as_text, out);
+            }
+            _ => inline_text(node, raw_as_text, out),
+        }
+    }
+}
+
+/// Whitespace as a browser shows it: each run of ASCII whitespace (space, tab, line feed, form
+/// feed, carriage return) is one space, none at either end. The script does the same.
+pub fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split([' ', '\t', '\n', '\x0c', '\r']) {
+        if word.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The longest quote of a leaf the export shows in full, in characters.
+pub const QUOTE_CHARS: usize = 72;
+
+/// A leaf's text as the export quotes it: whole when it has at most [`QUOTE_CHARS`] characters,
+/// otherwise cut at the last space that leaves room for `…` within them (or in the middle of a
+/// word that is longer), with `…` after it.
+pub fn excerpt(text: &str) -> String {
+    // The byte offset of the 72nd character, where a cut must end at the latest.
+    let mut chars = text.char_indices().skip(QUOTE_CHARS - 1);
+    let (Some((limit, _)), Some(_)) = (chars.next(), chars.next()) else {
+        return text.to_string();
+    };
+    let cut = if text[limit..].starts_with(' ') {
+        limit
+    } else {
+        text[..limit]
+            .rfind(' ')
+            .filter(|&space| space > 0)
+            .unwrap_or(limit)
+    };
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&text[..cut]);
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,7 +370,8 @@ mod tests {
         out.replace("</span>", "")
     }
 
-    /// The leaf formatter writes comrak's own HTML, plus the marks, and counts them.
+    /// The leaf formatter writes comrak's own HTML, plus the marks; it marks as many leaves as
+    /// the answers find texts for.
     #[test]
     fn marks_are_all_the_formatter_adds() {
         let mut compared = 0;
@@ -263,6 +379,7 @@ mod tests {
             for raw in [false, true] {
                 let arena = document::arena_for(&src);
                 let parsed = document::parse(&arena, &src);
+                let texts = texts(parsed.root, &parsed.nodes, false);
                 let mut plain = String::new();
                 comrak::format_html(parsed.root, &document::comrak_options(raw), &mut plain)
                     .expect("HTML");
@@ -278,18 +395,18 @@ mod tests {
                     &mut marked,
                 );
                 assert_eq!(unmarked(&marked), plain, "{name}");
-                assert_eq!(
-                    n as usize,
-                    marked.matches(" data-pb-leaf=").count(),
-                    "{name}"
-                );
+                // Components are still code blocks in this tree: they would be counted here.
+                if parsed.blocks.is_empty() {
+                    assert_eq!(n as usize, texts.len(), "{name}");
+                }
                 compared += 1;
             }
         }
         assert!(compared > 400, "only {compared} documents compared");
     }
 
-    /// On the page, the leaves are numbered 1…N in order on both render paths.
+    /// On the page, the leaves are numbered 1…N in order on both render paths, and the answers
+    /// find a text for each one.
     #[test]
     fn rendered_leaves_match_the_parse() {
         for (name, src) in corpus() {
@@ -304,6 +421,11 @@ mod tests {
                     .find(n.as_str())
                     .unwrap_or_else(|| panic!("{name}: {n} in order\n{html}"));
             }
+            let arena = document::arena_for(&src);
+            let parsed = document::parse(&arena, &src);
+            let escape = crate::sanitize::must_escape(parsed.root, src.len(), parsed.raw_html);
+            let texts = texts(parsed.root, &parsed.nodes, escape);
+            assert_eq!(texts.len(), marked, "{name}");
         }
     }
 
@@ -386,5 +508,79 @@ mod tests {
             let page = crate::render::render(src, &Options::default()).html;
             assert!(page.contains("data-pb-leaf=\"1\""), "{page}");
         }
+    }
+
+    #[test]
+    fn leaf_texts_are_what_the_page_shows() {
+        let src = "# Title *em* `code`\n\n\
+                   A paragraph with a [link](https://x.example), an ![image](a.png) and a note[^n].\n\
+                   Soft break and hard  \nbreak.\n\n\
+                   - tight **one**\n- [ ] task two\n\n\
+                   | a | b |\n|---|:-:|\n| 1 |   |\n\n\
+                   > quoted <b>raw</b> text &amp; &nbsp;more\n\n\
+                   ```rust\nfn  main() {}\n```\n\n\
+                   ```open-question\n{\"version\":\"1\",\"question\":\"Why?\"}\n```\n\n\
+                   [^n]: The note.\n";
+        let arena = document::arena_for(src);
+        let parsed = document::parse(&arena, src);
+        assert_eq!(
+            texts(parsed.root, &parsed.nodes, false),
+            [
+                "Title em code",
+                "A paragraph with a link, an and a note1. Soft break and hard break.",
+                "tight one",
+                "task two",
+                "a b",
+                "1",
+                "quoted raw text & \u{a0}more",
+                "fn main() {}",
+                "The note.",
+            ]
+        );
+        // Raw HTML shown as text is text, and an HTML block is a leaf of its own.
+        let src = "<div>\nblock\n</div>\n\nA <b>b</b>\n";
+        let arena = document::arena_for(src);
+        let parsed = document::parse(&arena, src);
+        assert_eq!(texts(parsed.root, &parsed.nodes, false), ["A b"]);
+        assert_eq!(
+            texts(parsed.root, &parsed.nodes, true),
+            ["<div> block </div>", "A <b>b</b>"]
+        );
+        // A bare paste is one component and no prose.
+        let src = "{\"version\":\"1\",\"question\":\"Q?\",\"options\":[\"A\",\"B\"]}";
+        let arena = document::arena_for(src);
+        let parsed = document::parse(&arena, src);
+        assert!(texts(parsed.root, &parsed.nodes, false).is_empty());
+    }
+
+    #[test]
+    fn whitespace_collapses_as_a_browser_shows_it() {
+        assert_eq!(collapse("  a \t\n b\r\n\x0cc  "), "a b c");
+        assert_eq!(collapse("\u{a0}x\u{2003}y"), "\u{a0}x\u{2003}y");
+        assert_eq!(collapse(" \n "), "");
+    }
+
+    #[test]
+    fn excerpts_cut_at_a_word_within_72_characters() {
+        let short = "x".repeat(72);
+        assert_eq!(excerpt(&short), short);
+        // The contract's example.
+        let long = "We have outgrown the old wiki: search is slow, editing on a phone is painful, and nobody trusts it.";
+        assert_eq!(
+            excerpt(long),
+            "We have outgrown the old wiki: search is slow, editing on a phone is…"
+        );
+        // A space right after the 71st character still leaves room for the ellipsis.
+        let at_71 = format!("{} {}", "a".repeat(71), "b".repeat(5));
+        assert_eq!(excerpt(&at_71), format!("{}…", "a".repeat(71)));
+        // A space after the 72nd character does not.
+        let at_72 = format!("{} {} {}", "a".repeat(10), "a".repeat(61), "c");
+        assert_eq!(excerpt(&at_72), format!("{}…", "a".repeat(10)));
+        let past = format!("{} {}", "a".repeat(10), "b".repeat(70));
+        assert_eq!(excerpt(&past), format!("{}…", "a".repeat(10)));
+        // One long word is cut inside it; characters, not bytes, are counted.
+        let word = "é".repeat(100);
+        assert_eq!(excerpt(&word), format!("{}…", "é".repeat(71)));
+        assert_eq!(excerpt(&format!("{}…", "é".repeat(71))).chars().count(), 72);
     }
 }

@@ -247,7 +247,7 @@ pub fn answer_form(
         );
         return Ok(FormOutcome::Edited(page));
     }
-    let doc = answers::Doc::from_parsed(parsed);
+    let doc = answers::Doc::from_parsed(parsed, src);
     let mut export = answers::export(&doc, &decoded.responses);
     export.notices.extend(decoded.notices);
     Ok(FormOutcome::Export(export))

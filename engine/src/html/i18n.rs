@@ -207,6 +207,12 @@ pub struct Strings {
     pub diagram_failed: [&'static str; 4],
     pub respond: &'static str,
     pub added_by_you: &'static str,
+    /// The export's heading over the comments on the prose (after `## `).
+    pub comments_heading: &'static str,
+    /// Before a quoted excerpt in the export: `On "…" — comment`.
+    pub comment_on: &'static str,
+    /// A comment on the whole document in the export: `On the whole document — comment`.
+    pub comment_on_document: &'static str,
 }
 
 impl Strings {
@@ -284,6 +290,9 @@ pub static EN: Strings = Strings {
     ],
     respond: "Respond",
     added_by_you: "added by you",
+    comments_heading: "Comments on the text",
+    comment_on: "On",
+    comment_on_document: "On the whole document",
 };
 
 pub static HE: Strings = Strings {
@@ -332,6 +341,9 @@ pub static HE: Strings = Strings {
     ],
     respond: "למענה",
     added_by_you: "נוסף על ידך",
+    comments_heading: "הערות על הטקסט",
+    comment_on: "על",
+    comment_on_document: "על המסמך כולו",
 };
 
 pub static AR: Strings = Strings {
@@ -385,6 +397,9 @@ pub static AR: Strings = Strings {
     ],
     respond: "الرد",
     added_by_you: "أضفته أنت",
+    comments_heading: "تعليقات على النص",
+    comment_on: "على",
+    comment_on_document: "على المستند كله",
 };
 
 #[cfg(test)]

@@ -25,7 +25,8 @@
       addedShare: '{} added at {}', weight: '{}: {}', unallocated: '{} unallocated',
       undo: 'Undo', undoLabel: 'Undo removing {}', removedHead: 'Removed:',
       position: 'Position of {}', up: 'Move {} up', down: 'Move {} down', remove: 'Remove {}',
-      addedBy: 'added by you', play: 'Play: {} (YouTube)', answers: 'Your answers'
+      addedBy: 'added by you', play: 'Play: {} (YouTube)', answers: 'Your answers',
+      commentsHead: 'Comments on the text', on: 'On', onWhole: 'On the whole document'
     },
     he: {
       spread: 'מה שלא הוקצה חולק באופן יחסי.',
@@ -39,7 +40,8 @@
       addedShare: '{} נוסף עם {}', weight: '{}: {}', unallocated: '{} לא הוקצו',
       undo: 'ביטול', undoLabel: 'ביטול ההסרה של {}', removedHead: 'הוסרו:',
       position: 'המיקום של {}', up: 'הזזת {} למעלה', down: 'הזזת {} למטה', remove: 'הסרת {}',
-      addedBy: 'נוסף על ידך', play: 'הפעלה: {} (YouTube)', answers: 'התשובות שלך'
+      addedBy: 'נוסף על ידך', play: 'הפעלה: {} (YouTube)', answers: 'התשובות שלך',
+      commentsHead: 'הערות על הטקסט', on: 'על', onWhole: 'על המסמך כולו'
     },
     ar: {
       spread: 'وُزّع غير المخصص بالتناسب.',
@@ -53,7 +55,8 @@
       addedShare: 'تمت إضافة {} بقيمة {}', weight: '{}: {}', unallocated: '{} غير مخصص',
       undo: 'تراجع', undoLabel: 'تراجع عن إزالة {}', removedHead: 'المحذوفة:',
       position: 'موضع {}', up: 'نقل {} لأعلى', down: 'نقل {} لأسفل', remove: 'إزالة {}',
-      addedBy: 'أضفته أنت', play: 'تشغيل: {} (YouTube)', answers: 'إجاباتك'
+      addedBy: 'أضفته أنت', play: 'تشغيل: {} (YouTube)', answers: 'إجاباتك',
+      commentsHead: 'تعليقات على النص', on: 'على', onWhole: 'على المستند كله'
     }
   };
 
@@ -82,8 +85,10 @@
     return t ? t.split('\r\n').join('\n') : null;
   }
 
+  /** `AnswersError`'s Display: `b1 q0.pick: …`, `pb.note.2.quote: …`, or the message alone. */
   function AnswersError(block, field, message) {
-    this.message = block + (field ? ' ' + field : '') + ': ' + message;
+    var where = block ? block + (field ? ' ' + field : '') : field;
+    this.message = (where ? where + ': ' : '') + message;
   }
 
   /** `MAX_AMOUNT`: the largest total or weight. */
@@ -601,6 +606,150 @@
     return title + '\n\n' + lines.join('\n');
   }
 
+  // Comments on the prose (engine/src/prose.rs and the annotations of answers.rs).
+
+  /** `prose::collapse`: runs of ASCII whitespace are one space, none at either end. */
+  function collapse(s) {
+    return s.replace(/[ \t\n\f\r]+/g, ' ').replace(/^ | $/g, '');
+  }
+
+  /**
+   * A leaf's visible text as `prose::texts` reads it from the parse: its text, a space for each
+   * line break and before each table cell, without a footnote's back-link or the script's own
+   * controls, collapsed.
+   */
+  function leafText(leaf) {
+    var out = '';
+    (function walk(node) {
+      for (var c = node.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) out += c.data;
+        else if (c.nodeType === 1 && !c.classList.contains('footnote-backref') && !c.classList.contains('pb-leaf-ui')) {
+          if (/^(TD|TH|BR)$/.test(c.tagName)) out += ' ';
+          walk(c);
+        }
+      }
+    })(leaf);
+    return collapse(out);
+  }
+
+  /** The document's leaves by number (leaf N at N − 1): { elements, texts }; texts as asked for. */
+  function leavesOf(doc) {
+    var elements = [];
+    $$(doc, '[data-pb-leaf]').forEach(function (e) {
+      var n = parseIndex(e.getAttribute('data-pb-leaf'));
+      if (n >= 1) elements[n - 1] = e;
+    });
+    var texts = [];
+    return {
+      count: elements.length,
+      element: function (n) { return elements[n - 1] || null; },
+      text: function (n) {
+        if (texts[n - 1] === undefined) texts[n - 1] = elements[n - 1] ? leafText(elements[n - 1]) : '';
+        return texts[n - 1];
+      }
+    };
+  }
+
+  /** `prose::excerpt`: whole up to 72 characters, else cut at a space within 71 and `…`. */
+  function excerpt(text) {
+    var cps = Array.from(text);
+    if (cps.length <= 72) return text;
+    var cut = 71;
+    if (cps[71] !== ' ') {
+      for (var i = 70; i > 0; i--) {
+        if (cps[i] === ' ') {
+          cut = i;
+          break;
+        }
+      }
+    }
+    return cps.slice(0, cut).join('') + '\u2026';
+  }
+
+  /** `one_line`: `clean_text`, each line break a space. */
+  function oneLine(s) {
+    var t = cleanText(s);
+    return t == null ? null : t.replace(/[\r\n]/g, ' ');
+  }
+
+  /** `existing_leaf`. */
+  function existingLeaf(leaves, n, shown, field) {
+    if (n >= 1 && n <= leaves.count && leaves.element(n)) return n;
+    if (!leaves.count) {
+      throw new AnswersError('', field, 'the document has no leaf ' + shown +
+        ': it has no prose to comment on; leave the leaf out to comment on the whole document');
+    }
+    throw new AnswersError('', field, 'the document has no leaf ' + shown + '; its leaves are numbered 1 to ' + leaves.count);
+  }
+
+  /** `checked_quote`. */
+  function checkedQuote(leaves, leaf, quote, field) {
+    var q = quote == null ? '' : collapse(quote);
+    if (!q) return null;
+    if (leaf == null) throw new AnswersError('', field, 'a quote needs the leaf it is from; give its number as the leaf');
+    if (leaves.text(leaf).indexOf(q) < 0) {
+      throw new AnswersError('', field, 'the quote is not in the text of leaf ' + leaf + '; copy it exactly as the page shows it');
+    }
+    return q;
+  }
+
+  /** `annotations_from_form`: the whole-document box, then each `pb.note.K` in the order of K. */
+  function annotationsFromPairs(leaves, pairs) {
+    var notes = {};
+    var ks = [];
+    var comment = null;
+    pairs.forEach(function (p) {
+      var name = p[0];
+      if (name === 'pb.comment') {
+        if (comment === null) comment = p[1];
+        return;
+      }
+      if (name.indexOf('pb.note.') !== 0) return;
+      var rest = name.slice(8);
+      var dot = rest.indexOf('.');
+      var k = dot < 0 ? rest : rest.slice(0, dot);
+      var field = dot < 0 ? '' : rest.slice(dot + 1);
+      if (!/^[0-9]{1,9}$/.test(k) || !/^(leaf|quote|text)$/.test(field)) {
+        throw new AnswersError('', name, 'is not a comment field; a comment posts pb.note.K.leaf, pb.note.K.quote and pb.note.K.text');
+      }
+      var n = parseInt(k, 10);
+      if (!notes[n]) {
+        notes[n] = {};
+        ks.push(n);
+      }
+      if (!notes[n][field]) notes[n][field] = [name, p[1]];
+    });
+    var out = [];
+    var whole = comment == null ? null : oneLine(comment);
+    if (whole != null) out.push({ leaf: null, quote: null, text: whole });
+    ks.sort(function (a, b) { return a - b; }).forEach(function (k) {
+      var note = notes[k];
+      var leaf = null;
+      if (note.leaf && note.leaf[1] !== '') {
+        var v = note.leaf[1];
+        if (!/^\+?[0-9]+$/.test(v)) throw new AnswersError('', note.leaf[0], '"' + v + '" is not a leaf number; reload the form');
+        leaf = existingLeaf(leaves, parseInt(v, 10), v, note.leaf[0]);
+      }
+      var quote = note.quote ? checkedQuote(leaves, leaf, note.quote[1], note.quote[0]) : null;
+      var text = note.text ? oneLine(note.text[1]) : null;
+      if (text != null) out.push({ leaf: leaf, quote: quote, text: text });
+    });
+    return out;
+  }
+
+  /** `export_annotations`: leaf order, whole-document comments last, each leaf quoted. */
+  function exportAnnotations(t, leaves, notes) {
+    if (!notes.length) return '';
+    var order = notes.map(function (a, i) { return { a: a, i: i }; });
+    var key = function (x) { return x.a.leaf == null ? Infinity : x.a.leaf; };
+    order.sort(function (x, y) { return key(x) - key(y) || x.i - y.i; });
+    return '## ' + t.commentsHead + '\n' + order.map(function (x) {
+      var a = x.a;
+      var on = a.leaf == null ? t.onWhole : t.on + ' "' + (a.quote != null ? a.quote : excerpt(leaves.text(a.leaf))) + '"';
+      return '\n- ' + on + ' \u2014 ' + a.text;
+    }).join('');
+  }
+
   function questions(b) { return exportQuestions(b.model, decodeQuestions(b.id, b.model, b.values)); }
 
   /**
@@ -655,6 +804,11 @@
       }, notices, later);
       if (part) out.push(part);
     });
+    var leaves = leavesOf(doc);
+    var root = closest(doc, '.pb-doc');
+    var t = STRINGS[root && root.getAttribute('lang')] || STRINGS.en;
+    var comments = exportAnnotations(t, leaves, annotationsFromPairs(leaves, pairs));
+    if (comments) out.push(comments);
     var markdown = out.join('\n\n');
     return { markdown: markdown ? markdown + '\n' : '', notices: notices.concat(later) };
   }

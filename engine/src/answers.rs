@@ -16,6 +16,18 @@
 //! | `bN.op` | a list edit: `up:K`, `down:K`, `remove:K`, `restore:<id>`, `add` |
 //! | `bN.add`, `bN.note` | the label of an item to add, the block note |
 //! | `bN.comment`, `bN.node.I`, `bN.edge.I` | Mermaid: whole-diagram, node I, edge I comments |
+//!
+//! and for the comments on the prose (contract §7), which the export lists after the blocks:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `pb.comment` | the whole-document comment box (present when the document has prose) |
+//! | `pb.note.K.leaf` | the script's comment K: the leaf it is on (`data-pb-leaf`); blank or absent for the whole document |
+//! | `pb.note.K.quote` | the reader's excerpt of that leaf (optional) |
+//! | `pb.note.K.text` | the comment itself |
+//!
+//! K is any number of up to nine digits; comments are read in the order of K, and any other
+//! `pb.note.` name is refused.
 
 use crate::components::answer::{
     AnswersError, FormFields, clean_text, err, list_or_none, only_keys, type_name,
@@ -115,9 +127,15 @@ impl Doc {
 
     /// The blocks, language and leaves of `src`, already parsed.
     pub(crate) fn from_parsed(parsed: document::Parsed, src: &str) -> Doc {
+        let leaves = leaf_texts(&parsed, src);
+        Doc::from_leaves(parsed, leaves)
+    }
+
+    /// A document already parsed, its leaves' texts already read ([`leaf_texts`]).
+    pub(crate) fn from_leaves(parsed: document::Parsed, leaves: Vec<String>) -> Doc {
         Doc {
             lang: parsed.lang(),
-            leaves: leaf_texts(&parsed, src),
+            leaves,
             blocks: parsed.blocks,
         }
     }
@@ -177,7 +195,7 @@ pub fn from_json(doc: &Doc, json: &Value) -> Result<Responses, AnswersError> {
 /// The visible text of each of the document's prose leaves (see [`prose::texts`]), with raw
 /// HTML read as the page shows it: sanitized, or as text when it nests too deeply for that.
 /// Only the answers need them, so the render never pays for them.
-fn leaf_texts(parsed: &document::Parsed, src: &str) -> Vec<String> {
+pub(crate) fn leaf_texts(parsed: &document::Parsed, src: &str) -> Vec<String> {
     // The page's document has each NUL as U+FFFD, two bytes longer, and the page's size decides.
     let len = src.len() + 2 * memchr::memchr_iter(0, src.as_bytes()).count();
     let raw_as_text = sanitize::must_escape(parsed.root, len, parsed.raw_html);
@@ -446,7 +464,7 @@ pub fn parse_urlencoded(body: &str) -> Result<Vec<(String, String)>, AnswersErro
 pub fn from_form(pairs: &[(String, String)]) -> Result<FormPost, AnswersError> {
     let (source, surface) = form_document(pairs)?;
     let doc = Doc::parse(source);
-    let decoded = decode_form(&doc.blocks, pairs)?;
+    let decoded = decode_form(&doc.blocks, &doc.leaves, pairs)?;
     Ok(FormPost {
         surface,
         op: decoded.op,
@@ -487,6 +505,7 @@ pub(crate) struct DecodedForm {
 
 pub(crate) fn decode_form(
     blocks: &[Block],
+    leaves: &[String],
     pairs: &[(String, String)],
 ) -> Result<DecodedForm, AnswersError> {
     let mut responses = Responses::default();
@@ -533,11 +552,99 @@ pub(crate) fn decode_form(
         }
         responses.blocks.insert(id.to_string(), answer);
     }
+    responses.annotations = annotations_from_form(leaves, pairs)?;
     Ok(DecodedForm {
         op,
         responses,
         notices,
     })
+}
+
+/// The fields of one comment on the prose (`pb.note.K.leaf`, `.quote`, `.text`): the first value
+/// posted for each, with the name it was posted under.
+#[derive(Default)]
+struct NoteFields<'p> {
+    leaf: Option<(&'p str, &'p str)>,
+    quote: Option<(&'p str, &'p str)>,
+    text: Option<(&'p str, &'p str)>,
+}
+
+/// The comments on the prose a form post holds: the whole-document box (`pb.comment`), then
+/// each `pb.note.K` in the order of K. A field name the page never makes is refused first
+/// (the first in posted order), then each comment's leaf and quote, as the JSON path does.
+fn annotations_from_form(
+    leaves: &[String],
+    pairs: &[(String, String)],
+) -> Result<Vec<Annotation>, AnswersError> {
+    let mut notes: BTreeMap<u32, NoteFields> = BTreeMap::new();
+    let mut comment = None;
+    for (name, value) in pairs {
+        if name == "pb.comment" {
+            comment = comment.or(Some(value.as_str()));
+            continue;
+        }
+        let Some(rest) = name.strip_prefix("pb.note.") else {
+            continue;
+        };
+        let (k, field) = rest.split_once('.').unwrap_or((rest, ""));
+        let number = (!k.is_empty() && k.len() <= 9 && k.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| k.parse::<u32>().ok())
+            .flatten();
+        let note = number.map(|n| notes.entry(n).or_default());
+        let slot = match (note, field) {
+            (Some(note), "leaf") => &mut note.leaf,
+            (Some(note), "quote") => &mut note.quote,
+            (Some(note), "text") => &mut note.text,
+            _ => {
+                return Err(err(
+                    "",
+                    name,
+                    "is not a comment field; a comment posts pb.note.K.leaf, pb.note.K.quote and pb.note.K.text",
+                ));
+            }
+        };
+        slot.get_or_insert((name.as_str(), value.as_str()));
+    }
+    let mut out = Vec::new();
+    if let Some(text) = comment.and_then(one_line) {
+        out.push(Annotation {
+            leaf: None,
+            quote: None,
+            text,
+            boxed: true,
+        });
+    }
+    for note in notes.values() {
+        let leaf = match note.leaf {
+            None | Some((_, "")) => None,
+            Some((field, v)) => {
+                let digits = v.strip_prefix('+').unwrap_or(v);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(err(
+                        "",
+                        field,
+                        format!("\"{v}\" is not a leaf number; reload the form"),
+                    ));
+                }
+                // Too many digits for a number is no leaf either.
+                let number = digits.parse::<u64>().unwrap_or(u64::MAX);
+                Some(existing_leaf(leaves, number, v, field)?)
+            }
+        };
+        let quote = match note.quote {
+            Some((field, quote)) => checked_quote(leaves, leaf, Some(quote), field)?,
+            None => None,
+        };
+        if let Some(text) = note.text.and_then(|(_, t)| one_line(t)) {
+            out.push(Annotation {
+                leaf,
+                quote,
+                text,
+                boxed: false,
+            });
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -667,6 +774,179 @@ mod tests {
         assert!(
             got.contains("no leaf 1: it has no prose to comment on"),
             "{got}"
+        );
+    }
+
+    fn posted(src: &str, fields: &[(&str, &str)]) -> Result<FormPost, String> {
+        let mut pairs = vec![("pb.source".to_string(), src.to_string())];
+        pairs.extend(fields.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        from_form(&pairs).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_form_posts_comments_as_the_json_gives_them() {
+        let post = posted(
+            PROSE,
+            &[
+                ("pb.note.10.text", "agreed"),
+                ("pb.note.10.leaf", "3"),
+                ("pb.comment", "please decide\r\nbefore Friday"),
+                ("pb.note.2.leaf", "+2"),
+                ("pb.note.2.quote", " search  is\nslow "),
+                ("pb.note.2.text", "very"),
+                ("pb.note.02.text", "a second text for note 2 is ignored"),
+                ("pb.note.3.leaf", "1"),
+                ("pb.note.3.text", "  "),
+                ("pb.note.4.text", "and thanks"),
+                ("pb.comment", "a second box is ignored"),
+            ],
+        )
+        .unwrap();
+        let json = from_json(
+            &post.doc,
+            &json!({ "annotations": [
+                { "text": "please decide before Friday" },
+                { "leaf": 2, "quote": "search is slow", "text": "very" },
+                { "text": "and thanks" },
+                { "leaf": 3, "text": "agreed" }
+            ] }),
+        )
+        .unwrap();
+        assert_eq!(export(&post.doc, &post.responses), export(&post.doc, &json));
+        assert!(post.responses.annotations[0].boxed);
+    }
+
+    #[test]
+    fn form_comments_that_do_not_fit_name_their_field() {
+        let cases: [(&[(&str, &str)], &str); 8] = [
+            (
+                &[("pb.note.1.leaf", "x")],
+                "pb.note.1.leaf: \"x\" is not a leaf number; reload the form",
+            ),
+            (&[("pb.note.1.leaf", "-1")], "\"-1\" is not a leaf number"),
+            (
+                &[("pb.note.1.leaf", "04"), ("pb.note.1.text", "a")],
+                "pb.note.1.leaf: the document has no leaf 04; its leaves are numbered 1 to 3",
+            ),
+            (
+                &[("pb.note.1.leaf", "99999999999999999999999")],
+                "the document has no leaf 99999999999999999999999",
+            ),
+            (
+                &[("pb.note.1.quote", "Short")],
+                "pb.note.1.quote: a quote needs the leaf it is from",
+            ),
+            (
+                &[("pb.note.1.leaf", "2"), ("pb.note.1.quote", "Short")],
+                "pb.note.1.quote: the quote is not in the text of leaf 2",
+            ),
+            (
+                &[
+                    ("pb.note.1.leaf", "1"),
+                    ("pb.note.x.text", "a"),
+                    ("pb.note.1.lead", ""),
+                ],
+                "pb.note.x.text: is not a comment field",
+            ),
+            (
+                &[("pb.note.1234567890.text", "a")],
+                "pb.note.1234567890.text: is not a comment field",
+            ),
+        ];
+        for (fields, expected) in cases {
+            let got = posted(PROSE, fields).unwrap_err();
+            assert!(got.contains(expected), "{fields:?}: {got}");
+        }
+        // Block fields are checked first, as the script checks them.
+        let got = posted(PROSE, &[("pb.note.x", ""), ("b1.q0.pick", "7")]).unwrap_err();
+        assert!(got.starts_with("b1 q0.pick"), "{got}");
+    }
+
+    /// After a list edit without JavaScript, the page shown again holds every comment, and its
+    /// own fields post the same export.
+    #[test]
+    fn a_list_edit_keeps_the_comments() {
+        let src = "Pick an order.\n\n```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"a\",\"label\":\"A\"},{\"id\":\"b\",\"label\":\"B\"}]}\n```\n";
+        let fields = [
+            ("b1.item", "i:a"),
+            ("b1.item", "i:b"),
+            ("b1.op", "down:0"),
+            ("pb.comment", "whole <doc> & \"more\""),
+            ("pb.note.5.leaf", "1"),
+            ("pb.note.5.quote", "an order"),
+            ("pb.note.5.text", "why this order?"),
+            ("pb.note.6.text", "a hand-made whole-document comment"),
+        ];
+        let post = posted(src, &fields).unwrap();
+        assert_eq!(post.op, FormOp::Edit);
+        let page = crate::render::render_with_answers(
+            src,
+            &crate::options::Options::default(),
+            &post.responses,
+        )
+        .html;
+        assert!(
+            page.contains(
+                "name=\"pb.comment\" rows=\"3\">whole &lt;doc&gt; &amp; &quot;more&quot;</textarea>"
+            ),
+            "{page}"
+        );
+        assert!(
+            page.contains("<input type=\"hidden\" name=\"pb.note.0.leaf\" value=\"1\">"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<input type=\"hidden\" name=\"pb.note.0.quote\" value=\"an order\">"),
+            "{page}"
+        );
+        assert!(page.contains("<input type=\"hidden\" name=\"pb.note.1.text\" value=\"a hand-made whole-document comment\">"), "{page}");
+        let again = posted(
+            src,
+            &[
+                ("b1.item", "i:b"),
+                ("b1.item", "i:a"),
+                ("pb.comment", "whole <doc> & \"more\""),
+                ("pb.note.0.leaf", "1"),
+                ("pb.note.0.quote", "an order"),
+                ("pb.note.0.text", "why this order?"),
+                ("pb.note.1.text", "a hand-made whole-document comment"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(again.responses.annotations, post.responses.annotations);
+        assert_eq!(
+            export(&again.doc, &again.responses).markdown,
+            "(reader reordered)\n\n1. B\n2. A\n\n## Comments on the text\n\n\
+             - On \"an order\" — why this order?\n\
+             - On the whole document — whole <doc> & \"more\"\n\
+             - On the whole document — a hand-made whole-document comment\n"
+        );
+    }
+
+    /// A document without prose has no comment box; one with prose always has a form.
+    #[test]
+    fn prose_brings_the_form_and_its_comment_box() {
+        let options = crate::options::Options::default();
+        let html = crate::render::render("Just prose.\n", &options).html;
+        assert!(html.contains("<form class=\"pb-form\""), "{html}");
+        assert!(html.contains("name=\"pb.comment\""), "{html}");
+        let bare = crate::render::render(
+            "{\"version\":\"1\",\"question\":\"Q?\",\"options\":[\"A\",\"B\"]}",
+            &options,
+        )
+        .html;
+        assert!(!bare.contains("pb.comment"), "{bare}");
+        let video = crate::render::render(
+            "```youtube\n{\"version\":\"1\",\"id\":\"dQw4w9WgXcQ\"}\n```\n",
+            &options,
+        )
+        .html;
+        assert!(!video.contains("<form"), "{video}");
+        let email =
+            crate::render::render("Just prose.\n", &options.with_surface(Surface::Email)).html;
+        assert!(
+            !email.contains("pb.comment") && !email.contains("<form"),
+            "{email}"
         );
     }
 

@@ -231,7 +231,8 @@ pub fn answer_form(
     let src = &*clean;
     let arena = document::arena_for(src);
     let mut parsed = document::parse(&arena, src);
-    let decoded = answers::decode_form(&parsed.blocks, pairs)?;
+    let leaves = answers::leaf_texts(&parsed, src);
+    let decoded = answers::decode_form(&parsed.blocks, &leaves, pairs)?;
     if decoded.op == answers::FormOp::Edit {
         // Only the page needs the prose policed; the export reads the blocks alone.
         let raw_html = police(&mut parsed, src);
@@ -247,7 +248,7 @@ pub fn answer_form(
         );
         return Ok(FormOutcome::Edited(page));
     }
-    let doc = answers::Doc::from_parsed(parsed, src);
+    let doc = answers::Doc::from_leaves(parsed, leaves);
     let mut export = answers::export(&doc, &decoded.responses);
     export.notices.extend(decoded.notices);
     Ok(FormOutcome::Export(export))
@@ -342,6 +343,8 @@ struct Reading {
     title: Option<String>,
     /// The prefix of every element id on the page.
     id_base: String,
+    /// Whether the document has prose leaves a reader can comment on (see [`prose`]).
+    has_leaves: bool,
 }
 
 /// Reads the tree before its HTML is written: the language, the plain-text body and the title.
@@ -364,6 +367,10 @@ fn read_tree(
             child.detach();
         }
     }
+    // The components are raw nodes now: any leaf left is prose, and most documents start with
+    // one, so the walk stops at once.
+    let has_leaves = !options.surface.is_email()
+        && document::preorder(parsed.root).any(|n| prose::is_leaf(&n.data().value));
 
     // The plain-text body reads the tree before the footnote names get the page's prefix.
     let text_body = (options.format == Format::Text).then(|| {
@@ -394,6 +401,7 @@ fn read_tree(
         text_body,
         title,
         id_base,
+        has_leaves,
     }
 }
 
@@ -482,7 +490,9 @@ fn render_components(
         blocks: &markup,
     };
     let body_len = prose.len() + markup.iter().map(String::len).sum::<usize>();
-    finish(body, body_len, blocks, reading, found, src, options, hash)
+    finish(
+        body, body_len, blocks, reading, found, src, options, hash, answers,
+    )
 }
 
 /// Rendering without placeholders (see [`needs_placeholders`]): the components render first,
@@ -513,6 +523,7 @@ fn render_in_place(
         src,
         options,
         hash,
+        answers,
     )
 }
 
@@ -600,23 +611,45 @@ fn finish(
     src: &str,
     options: &Options,
     hash: String,
+    answers: Option<&answers::Responses>,
 ) -> Rendered {
     let Reading {
         lang,
         diagnostics,
         text_body,
         title,
-        id_base: _,
+        id_base,
+        has_leaves,
     } = reading;
     let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
+    // Prose takes comments: its whole-document box, and what a post carried.
+    let comments = has_leaves.then(|| {
+        let annotations = answers.map_or(&[][..], answers::Responses::annotations);
+        let boxed = annotations.iter().find(|a| a.boxed);
+        html::Comments {
+            id: id_base + "comment",
+            value: boxed.map_or("", |a| a.text.as_str()),
+            carried: annotations
+                .iter()
+                .filter(|a| !a.boxed)
+                .map(|a| html::CarriedNote {
+                    leaf: a.leaf,
+                    quote: a.quote.as_deref(),
+                    text: &a.text,
+                })
+                .collect(),
+        }
+    });
     // The form always holds the controls (the script builds the export from its fields); it gets
     // an action and a "Get answers" button only when something can take the post.
-    let form = (answerable && !options.surface.is_email()).then_some(html::FormChrome {
-        action: options.answers_action.as_deref(),
-        source: src,
-    });
+    let form =
+        ((answerable || has_leaves) && !options.surface.is_email()).then_some(html::FormChrome {
+            action: options.answers_action.as_deref(),
+            source: src,
+            comments,
+        });
     // The "Respond" link belongs to the email preview only.
     let email_respond = safe_respond_url(options).filter(|_| options.surface.is_email());
     let fragment = html::document_root(

@@ -284,16 +284,15 @@ mod tests {
         ] {
             assert!(!is_only_a_comment(not_only), "{not_only}");
         }
-        // A comment vanishes; the prose around it stays, and nothing else changes.
-        let with = crate::render(
+        // A comment vanishes; the prose around it stays, and nothing else changes. (The form's
+        // copy of the source holds the comments: only what follows it counts.)
+        let html = crate::render(
             "Before.\n\n<!-- hidden -->\n\nAfter <!-- inline --> text.\n",
             &crate::Options::default(),
         )
         .html;
-        assert!(
-            !with.contains("hidden") && !with.contains("inline"),
-            "{with}"
-        );
+        let with = html.split("name=\"pb.surface\"").nth(1).unwrap_or(&html);
+        assert!(!with.contains("<!--") && !with.contains("inline"), "{with}");
         assert!(
             with.contains("<p data-pb-leaf=\"1\">Before.</p>") && with.contains("After  text."),
             "{with}"

@@ -9,9 +9,9 @@ import { ROOT } from './harness.mjs';
 export const ANSWERS = join(ROOT, 'fixtures', 'answers');
 
 export const CHROME = {
-  en: { other: 'Other:', note: 'Add a note (optional)', copy: 'Copy answers', copied: 'Answers copied to the clipboard.', get: 'Get answers', addItem: 'Add an item of your own', addCategory: 'Add a category of your own', add: 'Add', remove: 'Remove {}', up: 'Move {} up', position: 'Position of {}', wholeDiagram: 'Comment on the whole diagram', parts: 'Comment on a box or an arrow' },
-  he: { other: 'אחר:', note: 'הוספת הערה (לא חובה)', copy: 'העתקת התשובות', copied: 'התשובות הועתקו ללוח.', get: 'קבלת התשובות', addItem: 'הוספת פריט משלך', addCategory: 'הוספת קטגוריה משלך', add: 'הוספה', remove: 'הסרת {}', up: 'הזזת {} למעלה', position: 'המיקום של {}', wholeDiagram: 'הערה על התרשים כולו', parts: 'הערה על תיבה או חץ' },
-  ar: { other: 'أخر:', note: 'أضف ملاحظة (اختياري)', copy: 'نسخ الإجابات', copied: 'تم نسخ الإجابات إلى الحافظة.', get: 'احصل على الإجابات', addItem: 'أضف عنصرًا خاصًا بك', addCategory: 'أضف فئة خاصة بك', add: 'إضافة', remove: 'إزالة {}', up: 'نقل {} لأعلى', position: 'موضع {}', wholeDiagram: 'تعليق على المخطط بالكامل', parts: 'تعليق على مربع أو سهم' },
+  en: { other: 'Other:', note: 'Add a note (optional)', copy: 'Copy answers', copied: 'Answers copied to the clipboard.', get: 'Get answers', addItem: 'Add an item of your own', addCategory: 'Add a category of your own', add: 'Add', remove: 'Remove {}', up: 'Move {} up', position: 'Position of {}', wholeDiagram: 'Comment on the whole diagram', parts: 'Comment on a box or an arrow', commentDocument: 'Comment on the whole document (optional)' },
+  he: { other: 'אחר:', note: 'הוספת הערה (לא חובה)', copy: 'העתקת התשובות', copied: 'התשובות הועתקו ללוח.', get: 'קבלת התשובות', addItem: 'הוספת פריט משלך', addCategory: 'הוספת קטגוריה משלך', add: 'הוספה', remove: 'הסרת {}', up: 'הזזת {} למעלה', position: 'המיקום של {}', wholeDiagram: 'הערה על התרשים כולו', parts: 'הערה על תיבה או חץ', commentDocument: 'הערה על המסמך כולו (לא חובה)' },
+  ar: { other: 'أخر:', note: 'أضف ملاحظة (اختياري)', copy: 'نسخ الإجابات', copied: 'تم نسخ الإجابات إلى الحافظة.', get: 'احصل على الإجابات', addItem: 'أضف عنصرًا خاصًا بك', addCategory: 'أضف فئة خاصة بك', add: 'إضافة', remove: 'إزالة {}', up: 'نقل {} لأعلى', position: 'موضع {}', wholeDiagram: 'تعليق على المخطط بالكامل', parts: 'تعليق على مربع أو سهم', commentDocument: 'تعليق على المستند كله (اختياري)' },
 };
 const fill = (t, v) => t.replace('{}', v);
 
@@ -98,6 +98,10 @@ export async function fillIn(page, fx, { js, style = 'buttons' }) {
         await scope.getByRole('textbox', { name, exact: true }).fill(c.text);
       }
     }
+  }
+  // Comments on the prose: the whole document's box.
+  for (const a of fx.responses.annotations || []) {
+    if (a.leaf == null) await note(page.locator('form.pb-form'), t.commentDocument, a.text);
   }
 }
 

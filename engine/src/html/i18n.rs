@@ -213,6 +213,8 @@ pub struct Strings {
     pub comment_on: &'static str,
     /// A comment on the whole document in the export: `On the whole document — comment`.
     pub comment_on_document: &'static str,
+    /// The form's box for a comment on the whole document.
+    pub comment_document: &'static str,
 }
 
 impl Strings {
@@ -293,6 +295,7 @@ pub static EN: Strings = Strings {
     comments_heading: "Comments on the text",
     comment_on: "On",
     comment_on_document: "On the whole document",
+    comment_document: "Comment on the whole document (optional)",
 };
 
 pub static HE: Strings = Strings {
@@ -344,6 +347,7 @@ pub static HE: Strings = Strings {
     comments_heading: "הערות על הטקסט",
     comment_on: "על",
     comment_on_document: "על המסמך כולו",
+    comment_document: "הערה על המסמך כולו (לא חובה)",
 };
 
 pub static AR: Strings = Strings {
@@ -400,6 +404,7 @@ pub static AR: Strings = Strings {
     comments_heading: "تعليقات على النص",
     comment_on: "على",
     comment_on_document: "على المستند كله",
+    comment_document: "تعليق على المستند كله (اختياري)",
 };
 
 #[cfg(test)]

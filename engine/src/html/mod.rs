@@ -554,6 +554,9 @@ pub fn document_root(
                     (SourceField(form.source))
                     input type="hidden" name="pb.surface" value=(surface.name());
                     (body)
+                    @if let Some(comments) = &form.comments {
+                        (comments.render(lang.strings().comment_document))
+                    }
                     div class="pb-actions" {
                         @if form.action.is_some() {
                             button type="submit" class="pb-submit" name="pb.op" value="export" { (lang.strings().get_answers) }
@@ -597,6 +600,47 @@ impl Render for SourceField<'_> {
 pub struct FormChrome<'a> {
     pub action: Option<&'a str>,
     pub source: &'a str,
+    /// The box for a comment on the whole document, when the document has prose to comment on.
+    pub comments: Option<Comments<'a>>,
+}
+
+/// The form's comments on the prose: the whole-document box (`pb.comment`), and the comments on
+/// leaves a post carried (the script's `pb.note.K.*` fields), kept as hidden fields so a list
+/// edit without JavaScript loses none of them.
+pub struct Comments<'a> {
+    /// The box's element id.
+    pub id: String,
+    /// What the box holds.
+    pub value: &'a str,
+    pub carried: Vec<CarriedNote<'a>>,
+}
+
+/// A comment on the prose posted with the form: its leaf, quote and text.
+pub struct CarriedNote<'a> {
+    pub leaf: Option<usize>,
+    pub quote: Option<&'a str>,
+    pub text: &'a str,
+}
+
+impl Comments<'_> {
+    fn render(&self, label: &str) -> Markup {
+        html! {
+            details class="pb-note pb-doc-note" open[!self.value.is_empty()] {
+                summary { (label) }
+                label class="pb-visually-hidden" for=(self.id) { (label) }
+                textarea id=(self.id) name="pb.comment" rows="3" { (self.value) }
+            }
+            @for (k, note) in self.carried.iter().enumerate() {
+                @if let Some(leaf) = note.leaf {
+                    input type="hidden" name={ "pb.note." (k) ".leaf" } value=(leaf);
+                }
+                @if let Some(quote) = note.quote {
+                    input type="hidden" name={ "pb.note." (k) ".quote" } value=(quote);
+                }
+                input type="hidden" name={ "pb.note." (k) ".text" } value=(note.text);
+            }
+        }
+    }
 }
 
 /// A complete HTML page around a rendered fragment; the stylesheet and the enhancement script

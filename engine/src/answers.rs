@@ -923,6 +923,36 @@ mod tests {
         );
     }
 
+    /// Comments posted to a document with no prose (so no box) survive a list edit too.
+    #[test]
+    fn a_list_edit_keeps_comments_where_there_is_no_box() {
+        let src = "```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"a\",\"label\":\"A\"},{\"id\":\"b\",\"label\":\"B\"}]}\n```\n";
+        let post = posted(
+            src,
+            &[
+                ("b1.op", "down:0"),
+                ("pb.comment", "boxed"),
+                ("pb.note.3.text", "noted"),
+            ],
+        )
+        .unwrap();
+        let page = crate::render::render_with_answers(
+            src,
+            &crate::options::Options::default(),
+            &post.responses,
+        )
+        .html;
+        assert!(!page.contains("name=\"pb.comment\" rows"), "{page}");
+        assert!(
+            page.contains("<input type=\"hidden\" name=\"pb.comment\" value=\"boxed\">"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<input type=\"hidden\" name=\"pb.note.0.text\" value=\"noted\">"),
+            "{page}"
+        );
+    }
+
     /// A document without prose has no comment box; one with prose always has a form.
     #[test]
     fn prose_brings_the_form_and_its_comment_box() {

@@ -624,12 +624,13 @@ fn finish(
     let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
-    // Prose takes comments: its whole-document box, and what a post carried.
-    let comments = has_leaves.then(|| {
-        let annotations = answers.map_or(&[][..], answers::Responses::annotations);
+    // Prose takes comments: its whole-document box, and what a post carried (kept even where
+    // the document has no prose to show a box for, so a list edit loses nothing posted).
+    let annotations = answers.map_or(&[][..], answers::Responses::annotations);
+    let comments = (has_leaves || !annotations.is_empty()).then(|| {
         let boxed = annotations.iter().find(|a| a.boxed);
         html::Comments {
-            id: id_base + "comment",
+            id: has_leaves.then(|| id_base + "comment"),
             value: boxed.map_or("", |a| a.text.as_str()),
             carried: annotations
                 .iter()

@@ -16,6 +16,12 @@
 // group, an entry listed twice (two added categories of one label keep their own weights), an item
 // both listed and removed (and removed again), fields for blocks the document lacks.
 //
+// Comments on the prose ride along: the whole-document box and the script's `pb.note.K` fields,
+// on leaves that exist or not, quoting an excerpt of the page's text (with its spaces turned into
+// line breaks and runs), the whole leaf, or text that is not there. Documents of prose of every
+// kind hold the engine's reading of each leaf's text (from its parse) to the script's (from the
+// page) through the quotes each accepts and the leaves the export cuts short.
+//
 // PB_DIFF_SEED=n replays a run (the seed is printed); PB_DIFF_STATES sets the states per kind.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -163,6 +169,41 @@ function component(kind, t, i) {
 
 const KINDS = ['single-choice', 'multi-choice', 'open-question', 'questionnaire', 'prioritize', 'allocate', 'mermaid'];
 
+// Prose: every kind of leaf, and the inline text a page shows differently from its Markdown.
+const INLINE = ['plain words', '*emphasis*', '**strong**', '`code  with   spaces`', '[a link](https://example.com/x)',
+  '<https://example.com/auto>', '![an image](pic.png)', '&amp; &lt;b&gt; &nbsp;here', '&#x5D0;&#x5D1;', 'emoji 🎉 and 🧑‍🤝‍🧑',
+  'עברית כאן', 'a "quoted" word', 'x → y', '~~struck~~', '<b>raw</b> <i>inline</i>', 'soft\nbreak', 'hard  \nbreak',
+  'back\\slash', 'tab\there', 'footnote[^n]', 'A'.repeat(80), 'short', 'Mixed-case, punctuation; and: more.'];
+
+/** A sentence of 1 to 14 pieces; long enough, often, to be cut in the export. */
+function sentence(t) {
+  return Array.from({ length: 1 + t.int(14) }, () => t.pick(INLINE)).join(' ');
+}
+
+/** A document of prose of every kind with components among it. */
+function prose(t, i) {
+  const parts = [];
+  const blocks = [
+    () => `${'#'.repeat(1 + t.int(6))} ${sentence(t).replace(/\n/g, ' ')}`,
+    () => sentence(t),
+    () => Array.from({ length: 1 + t.int(4) }, () => `- ${t.chance(0.3) ? '[ ] ' : ''}${sentence(t).replace(/\n/g, ' ')}`).join('\n'),
+    () => Array.from({ length: 1 + t.int(3) }, (_, k) => `${k + 1}. ${sentence(t).replace(/\n/g, ' ')}`).join('\n\n'),
+    () => `- outer ${t.pick(INLINE)}\n  - inner ${t.pick(INLINE)}\n\n    more of the inner item`,
+    () => `> ${sentence(t).replace(/\n/g, '\n> ')}\n>\n> > nested ${t.pick(INLINE)}`,
+    () => `| ${t.pick(INLINE)} | b |\n|---|:-:|\n| ${t.pick(['', ' ', 'x'])} | ${t.pick(INLINE).replace(/\n/g, ' ')} |\n| | |`,
+    () => `\`\`\`${t.pick(['', 'rust', 'text x'])}\n${t.pick(['fn  main() {\n\tok\n}', '  lead and trail  ', 'a\r\nb'])}\n\`\`\``,
+    () => `    indented  code\n    two`,
+    () => `Setext ${t.pick(INLINE).replace(/\n/g, ' ')}\n---`,
+  ];
+  for (let k = 0; k < 3 + t.int(8); k++) {
+    parts.push(t.pick(blocks)());
+    if (t.chance(0.25)) parts.push(component(t.pick(KINDS), t, i + k).md);
+  }
+  parts.push(component('single-choice', t, i).md);
+  if (parts.some((p) => p.includes('[^n]'))) parts.push(`[^n]: The note ${t.pick(INLINE).replace(/\n/g, ' ')}.`);
+  return { md: parts.join('\n\n') + '\n' };
+}
+
 /** A document mixing three to all seven kinds, with prose, maybe a video and an invalid component. */
 function mixed(t, i) {
   const parts = ['# Decisions', 'Some prose with a [link](https://example.com).'];
@@ -298,8 +339,38 @@ function mermaidState(c, b, put) {
   }
 }
 
+const LEAF_NUMBERS = ['0', '-1', '', ' 1', '+1', '01', 'x', '1.5', '99999999999999999999'];
+const NOTE_NAMES = ['pb.note.x.text', 'pb.note.1', 'pb.note.1.other', 'pb.note..text', 'pb.note.1234567890.text', 'pb.note.1.text.x'];
+
+/** Comments on the prose: the whole-document box, and the script's `pb.note.K` fields. */
+function commentState(c, leaves, put) {
+  const { t, typed, bad } = c;
+  if (t.chance(0.5)) put('pb.comment', typed());
+  for (let n = t.int(leaves.length ? 5 : 2); n > 0; n--) {
+    const k = bad(0.1) ? t.pick(['01', '007', '999999999']) : String(t.int(12));
+    const field = (name, value) => put(`pb.note.${k}.${name}`, value);
+    const leaf = leaves.length && !bad(0.2) ? t.pick(leaves) : null;
+    if (leaf) field('leaf', String(leaf.n));
+    else if (t.chance(0.7)) field('leaf', bad(0.7) ? t.pick(LEAF_NUMBERS.concat([String(leaves.length + 1)])) : '');
+    const text = leaf ? leaf.text : '';
+    const cps = Array.from(text);
+    const start = t.int(cps.length + 1);
+    const excerpt = cps.slice(start, start + 1 + t.int(30)).join('');
+    const quote = t.pick([
+      () => null, () => null, () => excerpt, () => excerpt,
+      () => text, () => `  ${excerpt.replace(/ /g, () => t.pick([' ', '\n', ' \t ', '  ']))}\n`,
+      () => (bad(0.8) ? `${excerpt}§` : excerpt), () => (bad(0.8) ? t.pick(['nothing like it', '↩', 'A'.repeat(90)]) : ''),
+      () => ' ',
+    ])();
+    if (quote != null) field('quote', quote);
+    if (!t.chance(0.1)) field('text', typed());
+    if (t.chance(0.1)) field('text', 'a second text is ignored');
+  }
+  if (bad(0.05)) put(t.pick(NOTE_NAMES), 'x');
+}
+
 /** A whole form state for the blocks of one document (`exact`: its edited pages are exact). */
-function formState(t, blocks, exact) {
+function formState(t, blocks, exact, leaves = []) {
   const c = stateTools(t, exact && t.chance(0.3));
   const pairs = [];
   for (const b of blocks) {
@@ -320,6 +391,7 @@ function formState(t, blocks, exact) {
     pairs.splice(t.int(pairs.length + 1), 0, [t.pick([`b${blocks.length + 1 + t.int(3)}.q0.pick`, 'b0.note', 'b01.item', `b${blocks.length + 7}.`]), '1']);
   }
   if (t.chance(0.1)) pairs.push([t.pick(['pb.op', 'x', 'b', 'bx.y', 'b1', '.b1']), 'export']);
+  if (leaves.length ? t.chance(0.6) : t.chance(0.1)) commentState(c, leaves, (name, value) => pairs.push([name, value]));
   return t.chance(0.2) ? t.shuffle(pairs) : pairs;
 }
 
@@ -431,7 +503,22 @@ async function rendered(md, exact = true) {
     nodes: el.querySelectorAll('textarea[data-pb-node]').length,
     edges: el.querySelectorAll('textarea[data-pb-edge]').length,
   }));
-  return { md, form, blocks, exact };
+  return { md, form, blocks, exact, leaves: leavesOf(form) };
+}
+
+/**
+ * The leaves of a rendered form and their text, read here as a person would select it (the
+ * cells apart, the footnote's back-link left out), to draw quotes from: the script and the
+ * engine each read their own.
+ */
+function leavesOf(form) {
+  return [...form.querySelectorAll('[data-pb-leaf]')].map((el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('.footnote-backref').forEach((b) => b.remove());
+    copy.querySelectorAll('td, th, br').forEach((c) => c.before(' '));
+    const text = copy.textContent.replace(/[ \t\n\f\r]+/g, ' ').trim();
+    return { n: Number(el.getAttribute('data-pb-leaf')), text };
+  });
 }
 
 async function differential(kind, make) {
@@ -446,7 +533,7 @@ async function differential(kind, make) {
   // Every state is drawn before any is posted, so a replay draws the same ones.
   const states = Array.from({ length: STATES }, (_, k) => {
     const doc = docs[k % DOCS];
-    return { doc, pairs: formState(t, doc.blocks, doc.exact) };
+    return { doc, pairs: formState(t, doc.blocks, doc.exact, doc.leaves) };
   });
   const tally = { exported: 0, refused: 0, edited: 0 };
   const failures = [];
@@ -471,6 +558,7 @@ for (const kind of KINDS) {
   test(`differential: ${kind}`, () => differential(kind, (t, i) => component(kind, t, i)));
 }
 test('differential: documents mixing the kinds', () => differential('mixed', mixed));
+test('differential: prose of every kind, commented on', () => differential('prose', prose));
 
 test('differential: the answers fixtures posted as forms', async () => {
   const names = readdirSync(ANSWERS).filter((f) => f.endsWith('.form.txt')).map((f) => f.slice(0, -'.form.txt'.length));

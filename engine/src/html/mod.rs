@@ -608,8 +608,8 @@ pub struct FormChrome<'a> {
 /// leaves a post carried (the script's `pb.note.K.*` fields), kept as hidden fields so a list
 /// edit without JavaScript loses none of them.
 pub struct Comments<'a> {
-    /// The box's element id.
-    pub id: String,
+    /// The box's element id; `None` when the document has no prose, and so no box.
+    pub id: Option<String>,
     /// What the box holds.
     pub value: &'a str,
     pub carried: Vec<CarriedNote<'a>>,
@@ -625,10 +625,14 @@ pub struct CarriedNote<'a> {
 impl Comments<'_> {
     fn render(&self, label: &str) -> Markup {
         html! {
-            details class="pb-note pb-doc-note" open[!self.value.is_empty()] {
-                summary { (label) }
-                label class="pb-visually-hidden" for=(self.id) { (label) }
-                textarea id=(self.id) name="pb.comment" rows="3" { (self.value) }
+            @if let Some(id) = &self.id {
+                details class="pb-note pb-doc-note" open[!self.value.is_empty()] {
+                    summary { (label) }
+                    label class="pb-visually-hidden" for=(id) { (label) }
+                    textarea id=(id) name="pb.comment" rows="3" { (self.value) }
+                }
+            } @else if !self.value.is_empty() {
+                input type="hidden" name="pb.comment" value=(self.value);
             }
             @for (k, note) in self.carried.iter().enumerate() {
                 @if let Some(leaf) = note.leaf {

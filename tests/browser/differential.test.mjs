@@ -195,13 +195,18 @@ function prose(t, i) {
     () => `    indented  code\n    two`,
     () => `Setext ${t.pick(INLINE).replace(/\n/g, ' ')}\n---`,
   ];
+  let exact = true;
   for (let k = 0; k < 3 + t.int(8); k++) {
     parts.push(t.pick(blocks)());
-    if (t.chance(0.25)) parts.push(component(t.pick(KINDS), t, i + k).md);
+    if (t.chance(0.25)) {
+      const c = component(t.pick(KINDS), t, i + k);
+      exact &&= c.exact !== false;
+      parts.push(c.md);
+    }
   }
   parts.push(component('single-choice', t, i).md);
   if (parts.some((p) => p.includes('[^n]'))) parts.push(`[^n]: The note ${t.pick(INLINE).replace(/\n/g, ' ')}.`);
-  return { md: parts.join('\n\n') + '\n' };
+  return { md: parts.join('\n\n') + '\n', exact };
 }
 
 /** A document mixing three to all seven kinds, with prose, maybe a video and an invalid component. */

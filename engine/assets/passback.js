@@ -26,7 +26,9 @@
       undo: 'Undo', undoLabel: 'Undo removing {}', removedHead: 'Removed:',
       position: 'Position of {}', up: 'Move {} up', down: 'Move {} down', remove: 'Remove {}',
       addedBy: 'added by you', play: 'Play: {} (YouTube)', answers: 'Your answers',
-      commentsHead: 'Comments on the text', on: 'On', onWhole: 'On the whole document'
+      commentsHead: 'Comments on the text', on: 'On', onWhole: 'On the whole document',
+      commentOn: 'Comment on \u201c{}\u201d', commentSel: 'Comment on the selection',
+      removeComment: 'Remove the comment on \u201c{}\u201d', commentRemoved: 'Comment removed.'
     },
     he: {
       spread: 'מה שלא הוקצה חולק באופן יחסי.',
@@ -41,7 +43,9 @@
       undo: 'ביטול', undoLabel: 'ביטול ההסרה של {}', removedHead: 'הוסרו:',
       position: 'המיקום של {}', up: 'הזזת {} למעלה', down: 'הזזת {} למטה', remove: 'הסרת {}',
       addedBy: 'נוסף על ידך', play: 'הפעלה: {} (YouTube)', answers: 'התשובות שלך',
-      commentsHead: 'הערות על הטקסט', on: 'על', onWhole: 'על המסמך כולו'
+      commentsHead: 'הערות על הטקסט', on: 'על', onWhole: 'על המסמך כולו',
+      commentOn: 'הערה על \u201e{}\u201d', commentSel: 'הערה על הטקסט המסומן',
+      removeComment: 'הסרת ההערה על \u201e{}\u201d', commentRemoved: 'ההערה הוסרה.'
     },
     ar: {
       spread: 'وُزّع غير المخصص بالتناسب.',
@@ -56,7 +60,9 @@
       undo: 'تراجع', undoLabel: 'تراجع عن إزالة {}', removedHead: 'المحذوفة:',
       position: 'موضع {}', up: 'نقل {} لأعلى', down: 'نقل {} لأسفل', remove: 'إزالة {}',
       addedBy: 'أضفته أنت', play: 'تشغيل: {} (YouTube)', answers: 'إجاباتك',
-      commentsHead: 'تعليقات على النص', on: 'على', onWhole: 'على المستند كله'
+      commentsHead: 'تعليقات على النص', on: 'على', onWhole: 'على المستند كله',
+      commentOn: 'تعليق على \u00ab{}\u00bb', commentSel: 'تعليق على النص المحدد',
+      removeComment: 'إزالة التعليق على \u00ab{}\u00bb', commentRemoved: 'تمت إزالة التعليق.'
     }
   };
 
@@ -1524,6 +1530,143 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Comments on the prose. Each leaf (`data-pb-leaf`) gets a small Comment button after it, shown
+  // on hover and on focus, so mouse, touch and keyboard reach it alike; a text selection inside
+  // one leaf offers "Comment on the selection", which keeps the selected text as the quote. A
+  // comment is a box after its leaf (after the table, for a row) holding the `pb.note.K.*`
+  // fields the server decodes and `exportFromPairs` reads.
+
+  function enhanceLeaves(form, ui) {
+    var leaves = $$(form, '[data-pb-leaf]');
+    if (!leaves.length) return;
+    form.classList.add('pb-commentable');
+    // Numbers go on after any comments the page carried from a post.
+    var next = 0;
+    $$(form, 'input[name^="pb.note."]').forEach(function (f) {
+      var k = parseInt(f.name.slice(8), 10);
+      if (k >= next) next = k + 1;
+    });
+    var label = function (leaf, quote) {
+      return quote != null ? quote : excerpt(leafText(leaf));
+    };
+    /** Where a leaf's controls go: after it, or in the last cell of a table row. */
+    var place = function (leaf, node) {
+      if (leaf.tagName === 'TR') leaf.lastElementChild.appendChild(node);
+      else leaf.parentNode.insertBefore(node, leaf.nextSibling);
+    };
+    var buttonOf = function (leaf) { return leaf.pbComment; };
+
+    leaves.forEach(function (leaf) {
+      var button = el('button', {
+        type: 'button', 'class': 'pb-leaf-ui pb-leaf-comment', 'aria-label': fill(ui.t.commentOn, label(leaf))
+      }, '\u270e');
+      button.pbLeaf = leaf;
+      leaf.pbComment = button;
+      place(leaf, button);
+    });
+
+    var selection = el('button', { type: 'button', 'class': 'pb-leaf-ui pb-sel-comment', hidden: '' }, ui.t.commentSel);
+
+    function notesOf(leaf) {
+      return $$(form, '.pb-leaf-note').filter(function (box) { return box.pbLeaf === leaf; });
+    }
+
+    function mark(leaf) {
+      var said = notesOf(leaf).some(function (box) { return rtrim($(box, 'textarea').value); });
+      leaf.classList.toggle('pb-commented', said);
+      buttonOf(leaf).classList.toggle('pb-has-note', said);
+    }
+
+    function addNote(leaf, quote) {
+      var k = next++;
+      var n = leaf.getAttribute('data-pb-leaf');
+      var about = label(leaf, quote);
+      var box = el('div', { 'class': 'pb-leaf-ui pb-leaf-note' });
+      box.pbLeaf = leaf;
+      box.appendChild(el('input', { type: 'hidden', name: 'pb.note.' + k + '.leaf', value: n }));
+      if (quote != null) box.appendChild(el('input', { type: 'hidden', name: 'pb.note.' + k + '.quote', value: quote }));
+      var id = newId(form);
+      box.appendChild(el('label', { 'for': id }, fill(ui.t.commentOn, about)));
+      var area = el('textarea', { id: id, name: 'pb.note.' + k + '.text', rows: '2' });
+      box.appendChild(area);
+      box.appendChild(el('button', { type: 'button', 'class': 'pb-note-remove', 'aria-label': fill(ui.t.removeComment, about) }, '\u2715'));
+      // After the leaf's other comments; after the table, for a row.
+      var anchor = leaf.tagName === 'TR' ? closest(leaf, 'table') : buttonOf(leaf);
+      while (anchor.nextElementSibling && anchor.nextElementSibling.classList.contains('pb-leaf-note')) anchor = anchor.nextElementSibling;
+      anchor.parentNode.insertBefore(box, anchor.nextSibling);
+      area.focus();
+      return box;
+    }
+
+    function removeNote(box) {
+      var leaf = box.pbLeaf;
+      box.parentNode.removeChild(box);
+      mark(leaf);
+      focus(buttonOf(leaf));
+      ui.announce(ui.t.commentRemoved);
+    }
+
+    form.addEventListener('click', function (event) {
+      var button = closest(event.target, 'button');
+      if (!button || !form.contains(button)) return;
+      if (button.classList.contains('pb-leaf-comment')) {
+        // One comment on the whole leaf: the button goes back to it.
+        var open = notesOf(button.pbLeaf).filter(function (box) { return !$(box, 'input[name$=".quote"]'); })[0];
+        if (open) focus($(open, 'textarea'));
+        else addNote(button.pbLeaf, null);
+      } else if (button === selection && selection.pbTarget) {
+        var target = selection.pbTarget;
+        selection.hidden = true;
+        selection.pbTarget = null;
+        addNote(target.leaf, target.quote);
+      } else if (button.classList.contains('pb-note-remove')) removeNote(closest(button, '.pb-leaf-note'));
+    });
+    // A click on "Comment on the selection" must not end the selection it is about.
+    selection.addEventListener('mousedown', function (event) { event.preventDefault(); });
+    form.addEventListener('input', function (event) {
+      var box = closest(event.target, '.pb-leaf-note');
+      if (box) mark(box.pbLeaf);
+    });
+    form.addEventListener('keydown', function (event) {
+      var box = event.key === 'Escape' && closest(event.target, '.pb-leaf-note');
+      if (!box) return;
+      event.preventDefault();
+      if (!rtrim(event.target.value)) removeNote(box);
+      else focus(buttonOf(box.pbLeaf));
+    });
+
+    /** The selection, when it lies in one leaf and its text is that leaf's: { leaf, quote }. */
+    function selected() {
+      var sel = window.getSelection && window.getSelection();
+      if (!sel || !sel.rangeCount || sel.isCollapsed) return null;
+      var range = sel.getRangeAt(0);
+      var at = function (node) { return node.nodeType === 1 ? node : node.parentNode; };
+      var leaf = closest(at(range.startContainer), '[data-pb-leaf]');
+      if (!leaf || leaf !== closest(at(range.endContainer), '[data-pb-leaf]') || !form.contains(leaf)) return null;
+      if (closest(at(range.startContainer), '.pb-leaf-ui')) return null;
+      var quote = collapse(sel.toString());
+      return quote && leafText(leaf).indexOf(quote) >= 0 ? { leaf: leaf, quote: quote } : null;
+    }
+
+    document.addEventListener('selectionchange', function () {
+      if (document.activeElement === selection) return;
+      var target = selected();
+      if (!target) {
+        selection.hidden = true;
+        selection.pbTarget = null;
+        return;
+      }
+      selection.pbTarget = target;
+      if (selection.pbLeaf !== target.leaf) {
+        selection.pbLeaf = target.leaf;
+        if (target.leaf.tagName === 'TR') target.leaf.lastElementChild.appendChild(selection);
+        else target.leaf.parentNode.insertBefore(selection, target.leaf.nextSibling);
+      }
+      selection.hidden = false;
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // The document: live region, Copy answers (button and Ctrl/Cmd-Enter), print.
 
   function enhanceDoc(doc) {
@@ -1549,6 +1692,7 @@
       else if (kind === 'mermaid') enhanceMermaid(section);
       else $$(section, 'fieldset.pb-single, fieldset.pb-multi').forEach(function (f) { enhanceQuestion(f, ui); });
     });
+    enhanceLeaves(form, ui);
     $$(form, '.pb-note textarea').forEach(noteMark);
     form.addEventListener('input', function (event) {
       if (closest(event.target, '.pb-note')) noteMark(event.target);

@@ -9,16 +9,16 @@ import { ROOT } from './harness.mjs';
 export const ANSWERS = join(ROOT, 'fixtures', 'answers');
 
 export const CHROME = {
-  en: { other: 'Other:', note: 'Add a note (optional)', copy: 'Copy answers', copied: 'Answers copied to the clipboard.', get: 'Get answers', addItem: 'Add an item of your own', addCategory: 'Add a category of your own', add: 'Add', remove: 'Remove {}', up: 'Move {} up', position: 'Position of {}', wholeDiagram: 'Comment on the whole diagram', parts: 'Comment on a box or an arrow', commentDocument: 'Comment on the whole document (optional)' },
-  he: { other: 'אחר:', note: 'הוספת הערה (לא חובה)', copy: 'העתקת התשובות', copied: 'התשובות הועתקו ללוח.', get: 'קבלת התשובות', addItem: 'הוספת פריט משלך', addCategory: 'הוספת קטגוריה משלך', add: 'הוספה', remove: 'הסרת {}', up: 'הזזת {} למעלה', position: 'המיקום של {}', wholeDiagram: 'הערה על התרשים כולו', parts: 'הערה על תיבה או חץ', commentDocument: 'הערה על המסמך כולו (לא חובה)' },
-  ar: { other: 'أخر:', note: 'أضف ملاحظة (اختياري)', copy: 'نسخ الإجابات', copied: 'تم نسخ الإجابات إلى الحافظة.', get: 'احصل على الإجابات', addItem: 'أضف عنصرًا خاصًا بك', addCategory: 'أضف فئة خاصة بك', add: 'إضافة', remove: 'إزالة {}', up: 'نقل {} لأعلى', position: 'موضع {}', wholeDiagram: 'تعليق على المخطط بالكامل', parts: 'تعليق على مربع أو سهم', commentDocument: 'تعليق على المستند كله (اختياري)' },
+  en: { other: 'Other:', note: 'Add a note (optional)', copy: 'Copy answers', copied: 'Answers copied to the clipboard.', get: 'Get answers', addItem: 'Add an item of your own', addCategory: 'Add a category of your own', add: 'Add', remove: 'Remove {}', up: 'Move {} up', position: 'Position of {}', wholeDiagram: 'Comment on the whole diagram', parts: 'Comment on a box or an arrow', commentDocument: 'Comment on the whole document (optional)', commentSel: 'Comment on the selection', commentOn: 'Comment on “{}”' },
+  he: { other: 'אחר:', note: 'הוספת הערה (לא חובה)', copy: 'העתקת התשובות', copied: 'התשובות הועתקו ללוח.', get: 'קבלת התשובות', addItem: 'הוספת פריט משלך', addCategory: 'הוספת קטגוריה משלך', add: 'הוספה', remove: 'הסרת {}', up: 'הזזת {} למעלה', position: 'המיקום של {}', wholeDiagram: 'הערה על התרשים כולו', parts: 'הערה על תיבה או חץ', commentDocument: 'הערה על המסמך כולו (לא חובה)', commentSel: 'הערה על הטקסט המסומן', commentOn: 'הערה על „{}”' },
+  ar: { other: 'أخر:', note: 'أضف ملاحظة (اختياري)', copy: 'نسخ الإجابات', copied: 'تم نسخ الإجابات إلى الحافظة.', get: 'احصل على الإجابات', addItem: 'أضف عنصرًا خاصًا بك', addCategory: 'أضف فئة خاصة بك', add: 'إضافة', remove: 'إزالة {}', up: 'نقل {} لأعلى', position: 'موضع {}', wholeDiagram: 'تعليق على المخطط بالكامل', parts: 'تعليق على مربع أو سهم', commentDocument: 'تعليق على المستند كله (اختياري)', commentSel: 'تعليق على النص المحدد', commentOn: 'تعليق على «{}»' },
 };
 const fill = (t, v) => t.replace('{}', v);
 
-/** The component fences of a fixture, as b1, b2, … with their JSON. */
+/** The component fences of a fixture, as b1, b2, … with their JSON (other code is prose). */
 export function blocksOf(markdown) {
   const out = [];
-  const re = /```([a-z-]+)\n([\s\S]*?)\n```/g;
+  const re = /```(single-choice|multi-choice|open-question|questionnaire|prioritize|allocate|youtube|mermaid)\n([\s\S]*?)\n```/g;
   let m;
   while ((m = re.exec(markdown))) out.push({ id: `b${out.length + 1}`, kind: m[1], spec: JSON.parse(m[2]) });
   return out;
@@ -99,10 +99,61 @@ export async function fillIn(page, fx, { js, style = 'buttons' }) {
       }
     }
   }
-  // Comments on the prose: the whole document's box.
+  // Comments on the prose: the whole document's box, and with the script, comments on leaves.
   for (const a of fx.responses.annotations || []) {
     if (a.leaf == null) await note(page.locator('form.pb-form'), t.commentDocument, a.text);
+    else if (!js) throw new Error('only the script comments on a leaf');
+    else if (a.text.trim()) await commentOnLeaf(page, a, t, style);
   }
+}
+
+/** Whether a fixture comments on a leaf, which only the script can do. */
+export const leafComments = (fx) => (fx.responses.annotations || []).some((a) => a.leaf != null);
+
+/** Whitespace as the page's text has it (engine/src/prose.rs `collapse`). */
+export const collapse = (s) => s.replace(/[ \t\n\f\r]+/g, ' ').replace(/^ | $/g, '');
+
+/**
+ * Selects `quote` in `leaf` as a person dragging over it would, across the elements inside it
+ * (for `locator.evaluate`): the page's text with its whitespace collapsed, mapped back to the
+ * text nodes.
+ */
+export function selectQuote(leaf, quote) {
+  const walker = document.createTreeWalker(leaf, NodeFilter.SHOW_TEXT);
+  const at = [];
+  let text = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest('.pb-leaf-ui, .footnote-backref')) continue;
+    for (let i = 0; i < node.data.length; i++) {
+      const space = /[ \t\n\f\r]/.test(node.data[i]);
+      if (space && (text === '' || text.endsWith(' '))) continue;
+      text += space ? ' ' : node.data[i];
+      at.push([node, i]);
+    }
+  }
+  const start = text.indexOf(quote);
+  if (start < 0) throw new Error(`"${quote}" is not in "${text}"`);
+  const [a, i] = at[start];
+  const [b, j] = at[start + quote.length - 1];
+  getSelection().setBaseAndExtent(a, i, b, j + 1);
+}
+
+/** Comments on a leaf: on a selected excerpt, or on the whole leaf by its Comment button. */
+async function commentOnLeaf(page, a, t, style) {
+  const leaf = page.locator(`[data-pb-leaf="${a.leaf}"]`);
+  const quote = a.quote == null ? '' : collapse(a.quote);
+  const button = quote
+    ? page.getByRole('button', { name: t.commentSel, exact: true })
+    : page.locator(`tr[data-pb-leaf="${a.leaf}"] .pb-leaf-comment, [data-pb-leaf="${a.leaf}"]:not(tr) + .pb-leaf-comment`);
+  if (quote) await leaf.evaluate(selectQuote, quote);
+  if (style === 'keyboard') {
+    await button.focus();
+    await page.keyboard.press('Enter');
+  } else {
+    if (!quote) await leaf.hover();
+    await button.click();
+  }
+  await page.keyboard.type(a.text);
 }
 
 async function note(scope, label, text) {

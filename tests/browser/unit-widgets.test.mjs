@@ -392,3 +392,38 @@ test('Enter in a text field does not leave the page through the hidden default b
   assert.equal(submitted, 1);
   window.close();
 });
+
+test('comments: a Comment button per leaf; a comment is fields after its leaf, numbered past those the page carried', async () => {
+  const md = '# Title\n\nA paragraph.\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+  const { window } = await loadScript(text(md), {
+    // A page shown again after a list edit carries a comment as hidden fields.
+    before: (w) => {
+      const form = w.document.querySelector('form.pb-form');
+      const carried = w.document.createElement('input');
+      Object.assign(carried, { type: 'hidden', name: 'pb.note.4.text', value: 'carried' });
+      form.appendChild(carried);
+    },
+  });
+  const { d, byLabel, type, key, live, exported } = helpers(window);
+  assert.equal(d.querySelectorAll('.pb-leaf-comment').length, d.querySelectorAll('[data-pb-leaf]').length);
+  assert.equal(d.querySelector('tr[data-pb-leaf="6"] td:last-child .pb-leaf-comment') !== null, true, 'a row’s button is in its last cell');
+  byLabel('Comment on “A paragraph.”').click();
+  const area = d.activeElement;
+  assert.equal(area.name, 'pb.note.5.text', 'numbered after the carried pb.note.4');
+  assert.equal(d.querySelector('[name="pb.note.5.leaf"]').value, '2');
+  assert.equal(area.closest('.pb-leaf-note').previousElementSibling.classList.contains('pb-leaf-comment'), true);
+  type(area, 'first\nthought');
+  assert.equal(exported(), '## Comments on the text\n\n- On "A paragraph." — first thought\n- On the whole document — carried\n');
+  assert.equal(d.querySelector('[data-pb-leaf="2"]').classList.contains('pb-commented'), true);
+  // Escape leaves a comment with text in place; the ✕ takes it back and says so.
+  key(area, 'Escape');
+  assert.equal(d.activeElement.classList.contains('pb-leaf-comment'), true);
+  byLabel('Remove the comment on “A paragraph.”').click();
+  assert.equal(d.querySelector('.pb-leaf-note'), null);
+  assert.equal(live(), 'Comment removed.');
+  assert.equal(d.querySelector('[data-pb-leaf="2"]').classList.contains('pb-commented'), false);
+  // The leaf's text leaves the buttons out: a row comments as its cells read.
+  byLabel('Comment on “1 2”').click();
+  assert.equal(d.activeElement.closest('.pb-leaf-note').previousElementSibling.tagName, 'TABLE');
+  window.close();
+});

@@ -230,8 +230,13 @@
       var example = list.filter(function (e) { return e.id === id; })[0];
       if (!example) throw new Error(id);
       var had = editor.value.trim() && !list.some(function (e) { return e.markdown === editor.value; });
-      replaceText(example.markdown);
-      link.focus();
+      if (had) {
+        replaceText(example.markdown);
+        link.focus();
+      } else {
+        editor.value = example.markdown;
+        editor.scrollTop = 0;
+      }
       exampleLinks.forEach(function (a) {
         if (a === link) a.setAttribute('aria-current', 'page');
         else a.removeAttribute('aria-current');
@@ -246,7 +251,9 @@
     });
   }
 
-  /** Replaces the editor's text as one edit, so the editor's undo brings the old text back. */
+  /** Replaces the editor's text as one edit, so the editor's undo brings the old text back.
+   * It needs the editor focused (on a phone that opens the keyboard), so it is kept for text
+   * the reader wrote. */
   function replaceText(text) {
     editor.focus({ preventScroll: true });
     editor.select();
@@ -262,7 +269,8 @@
   // fragment to a server, so the link stores nothing anywhere and leaves nothing in a log.
 
   function share() {
-    pack(editor.value).then(function (payload) {
+    // Started inside the promise: a browser without deflate-raw throws when asked for it.
+    Promise.resolve(editor.value).then(pack).then(function (payload) {
       if (payload.length > MAX_LINK) {
         shareBox.hidden = true;
         say('This document is too large for a link: compressed, it still needs ' + kb(payload.length) +
@@ -309,6 +317,7 @@
       if (text === editor.value) return refresh();
       if (editor.value === editor.defaultValue) editor.value = text;
       else replaceText(text);
+      shareBox.hidden = true;
       exampleLinks.forEach(function (a) { a.removeAttribute('aria-current'); });
       say('Opened the document from the link.');
       refresh();

@@ -177,6 +177,21 @@ test('an example in one click: filled in the preview, Copy answers gives the eng
   await page.close();
 });
 
+test('an example loaded over your own text: the editor’s Undo brings your text back', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  await editorOf(page).fill(CHOICE);
+  await statusSays(page, 'Valid · 1 component');
+  await page.getByRole('link', { name: 'Mermaid' }).click();
+  await page.locator('#pbp-share-status').filter({ hasText: 'Undo in the editor' }).waitFor();
+  await previewOf(page).locator('[data-pb-kind="mermaid"]').waitFor();
+  await editorOf(page).focus();
+  await page.keyboard.press('ControlOrMeta+z');
+  assert.equal(await editorOf(page).inputValue(), CHOICE);
+  await previewOf(page).getByRole('group', { name: 'Which auth method?' }).waitFor();
+  await page.close();
+});
+
 test('choosing a problem, by click or by Enter, puts the caret at its line and column', async () => {
   const page = await js.newPage();
   await page.goto(`${url}/`);

@@ -78,7 +78,7 @@
     inFlight = window.AbortController ? new AbortController() : null;
     if (!text.trim()) {
       previewText = text;
-      preview.replaceChildren(el('p', { 'class': 'pbp-empty' }, 'The rendered document appears here. Load an example above to start.'));
+      preview.replaceChildren(el('p', { 'class': 'pbp-empty' }, 'Nothing to show yet. Write in the editor, or pick an example above: “Every component” shows the whole palette.'));
       showStatus(null);
       showProblems([]);
       return;
@@ -269,6 +269,10 @@
   // fragment to a server, so the link stores nothing anywhere and leaves nothing in a log.
 
   function share() {
+    if (!editor.value.trim()) {
+      say('There is nothing to share yet: write a document or load an example first.');
+      return;
+    }
     // Started inside the promise: a browser without deflate-raw throws when asked for it.
     Promise.resolve(editor.value).then(pack).then(function (payload) {
       if (payload.length > MAX_LINK) {

@@ -57,7 +57,7 @@ pub fn playground(markdown: &str, shown: Option<Shown>, example: Option<&str>) -
                 // HTML drops one newline right after `<textarea>`: this one, so a document's own
                 // leading newline survives.
                 textarea id="pbp-doc" name="markdown" rows="20" spellcheck="false"
-                    autocapitalize="off" { "\n" (markdown) }
+                    autocapitalize="off" placeholder=(PLACEHOLDER) { "\n" (markdown) }
                 div class="pbp-tools" {
                     button type="submit" id="pbp-render" class="pbp-button pbp-primary" { "Render" }
                     button type="button" id="pbp-share" class="pbp-button" hidden { "Share" }
@@ -87,7 +87,7 @@ pub fn playground(markdown: &str, shown: Option<Shown>, example: Option<&str>) -
                 div id="pbp-preview" role="region" aria-labelledby="pbp-preview-title" tabindex="0" {
                     @match &shown {
                         Some(s) if !markdown.trim().is_empty() => (PreEscaped(s.fragment)),
-                        _ => p class="pbp-empty" { "The rendered document appears here. Load an example above to start." },
+                        _ => p class="pbp-empty" { (EMPTY) },
                     }
                 }
             }
@@ -118,6 +118,12 @@ pub fn playground(markdown: &str, shown: Option<Shown>, example: Option<&str>) -
     }
     .into_string()
 }
+
+/// What the empty editor shows: the shape of a document.
+const PLACEHOLDER: &str = "# A decision\n\nProse in Markdown, and each question in a fence:\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which one?\", \"options\": [\"A\", \"B\"] }\n```";
+
+/// What the empty preview says (the script writes the same).
+const EMPTY: &str = "Nothing to show yet. Write in the editor, or pick an example above: \u{201c}Every component\u{201d} shows the whole palette.";
 
 /// The status line: valid or violating, the component count, the problem counts. The script
 /// writes the same words.

@@ -745,7 +745,9 @@ async fn the_playground_post_keeps_the_text_and_lists_the_problems() {
     assert_eq!(r.status, 200);
     let html = r.text();
     let escaped = doc.replace('"', "&quot;");
-    assert!(html.contains(&format!("name=\"markdown\" rows=\"20\" spellcheck=\"false\" autocapitalize=\"off\">\n{escaped}</textarea>")), "{html}");
+    let editor = &html[html.find("<textarea id=\"pbp-doc\"").expect("the editor")..];
+    let text = &editor[editor.find('>').unwrap() + 1..editor.find("</textarea>").unwrap()];
+    assert_eq!(text, format!("\n{escaped}"));
     assert!(
         html.contains("<strong>Violating</strong> · 1 component · 1 error"),
         "{html}"

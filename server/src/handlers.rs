@@ -160,8 +160,8 @@ async fn dispatch(
             r
         }
         ("/v1/openapi.yaml", _) => respond(StatusCode::OK, "application/yaml", OPENAPI),
-        ("/", false) => html(StatusCode::OK, pages::playground("", None), None),
-        ("/", true) => playground_post(state, req).await,
+        ("/", false) => crate::playground::get(state, &req).await,
+        ("/", true) => crate::playground::post(state, req).await,
         ("/v1/render", _) => render(state, req).await,
         ("/v1/validate", _) => validate(state, req).await,
         ("/v1/answers", _) => answers_post(state, req).await,
@@ -272,7 +272,10 @@ fn media(content_type: &Option<String>) -> &str {
 }
 
 /// Reads the body and takes the document out of it, as render, validate and the playground do.
-async fn read_document(state: &AppState, req: Request<Incoming>) -> Result<String, Resp> {
+pub(crate) async fn read_document(
+    state: &AppState,
+    req: Request<Incoming>,
+) -> Result<String, Resp> {
     let content_type = content_type_of(&req)?;
     let body = read_body(req, state.config.max_body).await?;
     document_from(&content_type, body)
@@ -721,7 +724,7 @@ fn precondition_failed() -> Resp {
 }
 
 fn asset(name: &str) -> Resp {
-    match assets::by_name(name) {
+    match assets::by_name(name).or_else(|| crate::assets::by_name(name)) {
         Some((content_type, text)) => {
             let mut r = respond(StatusCode::OK, content_type, text);
             r.headers_mut()
@@ -937,26 +940,6 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
         }
     };
     export_response(export(&doc, &responses), html_wanted)
-}
-
-async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
-    let src = match read_document(&state, req).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let engine_state = state.clone();
-    let page = tokio::task::spawn_blocking(move || {
-        let rendered = engine_state.engine.render(&src, &Options::default());
-        (
-            pages::playground(&src, Some((&rendered.html, &rendered.diagnostics))),
-            rendered.frame_src,
-        )
-    })
-    .await;
-    match page {
-        Ok((page, youtube)) => html(StatusCode::OK, page, youtube),
-        Err(_) => render_failed(),
-    }
 }
 
 #[cfg(test)]

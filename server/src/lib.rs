@@ -4,10 +4,13 @@
 //! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.
 #![forbid(unsafe_code)]
 
+mod assets;
 pub mod diagrams;
+mod examples;
 pub mod handlers;
 mod metrics;
 mod pages;
+mod playground;
 mod problem;
 pub use problem::{plain_host, web_host};
 #[cfg(feature = "png")]

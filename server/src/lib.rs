@@ -12,6 +12,7 @@ mod metrics;
 mod pages;
 mod playground;
 mod problem;
+pub mod store;
 pub use problem::{plain_host, web_host};
 #[cfg(feature = "png")]
 mod raster;

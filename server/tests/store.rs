@@ -912,3 +912,40 @@ fn bad_requests_get_problems_naming_what_to_fix() {
     assert!(full.problem().contains("limit of 2"));
     assert_eq!(response_ids(&list(addr, &doc, "")), [1, 2]);
 }
+
+/// Store flags that cannot work stop `passback serve` at start, with one line naming the flag.
+#[test]
+fn serve_refuses_a_store_it_cannot_use() {
+    for (args, says) in [
+        (&["--store", "mysql://db/passback"][..], "--store must be"),
+        (&["--store", "sqlite:"], "needs a file path"),
+        (&["--retention", "0"], "--retention must be"),
+        (&["--retention", "3w"], "--retention must be"),
+        (&["--max-responses", "0"], "at least 1"),
+        (
+            &["--store", "sqlite:/nonexistent-passback-folder/routed.db"],
+            "does not exist",
+        ),
+        // Nothing listens on port 1: the start fails instead of serving a broken store.
+        (
+            &[
+                "--store",
+                "postgres://postgres@127.0.0.1:1/test?connect_timeout=5",
+            ],
+            "--store postgres",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .expect("run passback serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let last = stderr.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("passback: ") && last.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+}

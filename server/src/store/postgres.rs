@@ -40,6 +40,8 @@ const POOL_SIZE: usize = 4;
 /// Waits read again at least this often, whatever the listening connection says.
 const RECHECK_EVERY: Duration = Duration::from_secs(3);
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+/// How long opening a connection may take, unless the URL says (`connect_timeout=`).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct PostgresStore {
     url: String,
@@ -54,9 +56,14 @@ struct Pool {
 }
 
 fn db_error(context: &str, e: tokio_postgres::Error) -> StoreError {
-    match e.as_db_error() {
-        Some(db) => StoreError::new(context, format!("{}: {}", db.code().code(), db.message())),
-        None => StoreError::new(context, e),
+    use std::error::Error;
+    match (e.as_db_error(), e.source()) {
+        (Some(db), _) => {
+            StoreError::new(context, format!("{}: {}", db.code().code(), db.message()))
+        }
+        // "error connecting to server" says little without its cause.
+        (None, Some(cause)) => StoreError::new(context, format!("{e}: {cause}")),
+        (None, None) => StoreError::new(context, e),
     }
 }
 
@@ -102,10 +109,14 @@ impl PostgresStore {
     async fn pool(&self) -> Result<&Arc<Pool>, StoreError> {
         self.ready
             .get_or_try_init(|| async {
-                let config: Config = self
+                let mut config: Config = self
                     .url
                     .parse()
                     .map_err(|e| StoreError::new("the PostgreSQL URL does not parse", e))?;
+                // An address that never answers fails in seconds, not at the TCP timeout.
+                if config.get_connect_timeout().is_none() {
+                    config.connect_timeout(CONNECT_TIMEOUT);
+                }
                 let mut client = connect(&config).await?;
                 migrate(&mut client).await?;
                 let pool = Arc::new(Pool {

@@ -268,8 +268,24 @@ fn read_responses(
 }
 
 impl Store for SqliteStore {
+    /// Creates nothing; only checks that the file's folder exists, so a mistyped path stops
+    /// the start instead of the first routed document.
     fn prepare(&self) -> StoreFuture<'_, ()> {
-        Box::pin(async { Ok(()) })
+        Box::pin(async {
+            let path = &self.inner.path;
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if path.exists() || folder.is_dir() {
+                Ok(())
+            } else {
+                Err(StoreError(format!(
+                    "the folder {} does not exist; create it, or give a path in a folder that does",
+                    folder.display()
+                )))
+            }
+        })
     }
 
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {

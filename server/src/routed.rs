@@ -128,7 +128,7 @@ fn routed_options(id: &str, format: Format) -> Options {
 /// The origin review links start with: `--public-url`, else the address the server listens on.
 fn origin(state: &AppState) -> String {
     match &state.config.public_url {
-        Some(url) => url.clone(),
+        Some(url) => url.trim_end_matches('/').to_string(),
         None => format!(
             "http://{}",
             state.bound.get().copied().unwrap_or(state.config.listen)

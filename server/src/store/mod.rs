@@ -24,6 +24,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+/// [`Store::responses`] answers at most this many responses, or about this many bytes of them
+/// (at least one); the client asks again with `since` for the rest.
+pub const PAGE_RESPONSES: usize = 100;
+pub const PAGE_BYTES: usize = 8 << 20;
+
 /// Unix time in milliseconds (UTC), as the schema keeps it.
 pub type Millis = i64;
 
@@ -57,7 +62,8 @@ pub trait Store: Send + Sync {
         max_responses: u64,
     ) -> StoreFuture<'_, Added>;
 
-    /// The responses to `id` numbered after `since`, oldest first.
+    /// The responses to `id` numbered after `since`, oldest first: one page of them (see
+    /// [`PAGE_RESPONSES`]).
     fn responses(&self, id: &str, since: u64) -> StoreFuture<'_, Vec<StoredResponse>>;
 
     /// As [`Store::responses`], but when there are none yet, waits up to `timeout` for one to

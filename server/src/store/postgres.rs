@@ -17,8 +17,8 @@
 //! local socket.
 
 use super::{
-    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, Store, StoreError,
-    StoreFuture, StoredResponse, Waiters,
+    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
+    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -446,7 +446,7 @@ impl Store for PostgresStore {
                             export
                      FROM responses WHERE document_id = $1 AND seq > $2
                      ORDER BY seq LIMIT $3",
-                    &[&id, &since, &(super::sqlite::PAGE_RESPONSES as i64)],
+                    &[&id, &since, &(PAGE_RESPONSES as i64)],
                 )
                 .await?;
             let mut out = Vec::with_capacity(rows.len());
@@ -455,7 +455,7 @@ impl Store for PostgresStore {
                 let found = response(r)?;
                 bytes += found.export.len() + r.get::<_, &str>(3).len();
                 out.push(found);
-                if bytes >= super::sqlite::PAGE_BYTES {
+                if bytes >= PAGE_BYTES {
                     break;
                 }
             }

@@ -12,8 +12,8 @@
 //! waits to read again.
 
 use super::{
-    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, Store, StoreError,
-    StoreFuture, StoredResponse, Waiters,
+    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
+    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -27,11 +27,6 @@ const MIGRATIONS: &[Migration] = &[Migration {
     name: "routed_documents",
     sql: include_str!("../../migrations/sqlite/0001_routed_documents.sql"),
 }];
-
-/// A list answers at most this many responses, or about this many bytes of them (at least
-/// one); the client asks again with `since` for the rest.
-pub(crate) const PAGE_RESPONSES: usize = 100;
-pub(crate) const PAGE_BYTES: usize = 8 << 20;
 
 /// How often the watcher looks for commits by another process while someone waits.
 const WATCH_EVERY: Duration = Duration::from_millis(500);

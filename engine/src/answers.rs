@@ -135,6 +135,39 @@ pub fn from_json(doc: &Doc, json: &Value) -> Result<Responses, AnswersError> {
     Ok(out)
 }
 
+/// The responses as JSON keyed by block id (contract §4), the form [`from_json`] reads back to
+/// the same export: how a host keeps or forwards answers that came in as the form's post.
+/// Blocks with nothing to say are left out.
+///
+/// ```
+/// use passback_engine::{Doc, answers_from_form, answers_to_json};
+/// let src = "```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
+/// let pairs = [("pb.source", src), ("b1.q0.pick", "1")]
+///     .map(|(k, v)| (k.to_string(), v.to_string()));
+/// let post = answers_from_form(&pairs).unwrap();
+/// assert_eq!(
+///     answers_to_json(&post.doc, &post.responses),
+///     serde_json::json!({ "b1": { "selected": ["B"] } })
+/// );
+/// ```
+pub fn to_json(doc: &Doc, responses: &Responses) -> Value {
+    let mut out = serde_json::Map::new();
+    for block in &doc.blocks {
+        let (Some(component), Some(answer)) = (&block.component, responses.get(&block.info.id))
+        else {
+            continue;
+        };
+        match component.answer_to_json(answer) {
+            Some(Value::Object(o)) if o.is_empty() => {}
+            Some(json) => {
+                out.insert(block.info.id.clone(), json);
+            }
+            None => {}
+        }
+    }
+    Value::Object(out)
+}
+
 /// The whole document's export: the non-empty block exports in document order, joined by one
 /// blank line. Prioritize and allocate always export; YouTube never does.
 pub fn export(doc: &Doc, responses: &Responses) -> Export {

@@ -600,7 +600,7 @@ fn finish(
     // an action and a "Get answers" button only when something can take the post.
     let form = (answerable && !options.surface.is_email()).then_some(html::FormChrome {
         action: options.answers_action.as_deref(),
-        source: src,
+        source: options.form_source.then_some(src),
     });
     // The "Respond" link belongs to the email preview only.
     let email_respond = safe_respond_url(options).filter(|_| options.surface.is_email());

@@ -839,7 +839,11 @@ fn urlencode(s: &str) -> String {
 /// `server/openapi.yaml` describes exactly the routes the server answers, with their methods.
 #[tokio::test]
 async fn the_openapi_description_matches_the_real_routes() {
-    let server = Server::start(Config::default()).await;
+    // Routed documents need a store: a file in a folder of its own, removed after.
+    let folder = std::env::temp_dir().join(format!("passback-openapi-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temporary folder");
+    let store = passback_server::store::StoreConfig::Sqlite(folder.join("routed.db"));
+    let server = Server::start(Config::default().with_store(store)).await;
     let served = get(server.addr, "/v1/openapi.yaml").await;
     assert_eq!(served.status, 200);
     let yaml = served.text();
@@ -880,7 +884,8 @@ async fn the_openapi_description_matches_the_real_routes() {
     for (path, method) in &documented {
         let concrete = path
             .replace("{hash}", "0123456789abcdef0123456789abcdef")
-            .replace("{name}", "x.css");
+            .replace("{name}", "x.css")
+            .replace("{id}", "AAAAAAAAAAAAAAAAAAAAAA");
         let r = send(
             server.addr,
             req(
@@ -897,6 +902,7 @@ async fn the_openapi_description_matches_the_real_routes() {
         }
     }
     server.stop().await;
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 #[tokio::test]

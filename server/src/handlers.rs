@@ -225,9 +225,18 @@ pub(crate) fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>,
 
 /// The body, up to `max` bytes; the caller has read the Content-Type (`content_type_of`).
 pub(crate) async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
+    let (parts, body) = req.into_parts();
+    read_body_of(&parts.headers, body, max).await
+}
+
+/// [`read_body`] for a request already taken apart: its headers and its body.
+pub(crate) async fn read_body_of(
+    headers: &hyper::HeaderMap,
+    body: Incoming,
+    max: usize,
+) -> Result<Bytes, Resp> {
     // Bodies are read as sent: a compressed one would be rendered as its compressed bytes.
-    if let Some(coding) = req
-        .headers()
+    if let Some(coding) = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .filter(|c| !c.trim().eq_ignore_ascii_case("identity"))
@@ -250,10 +259,10 @@ pub(crate) async fn read_body(req: Request<Incoming>, max: usize) -> Result<Byte
     };
     // A Content-Length over the limit is refused before any of the body is read (and before
     // hyper answers an `Expect: 100-continue`).
-    if hyper::body::Body::size_hint(req.body()).lower() > max as u64 {
+    if hyper::body::Body::size_hint(&body).lower() > max as u64 {
         return Err(too_large());
     }
-    match Limited::new(req.into_body(), max).collect().await {
+    match Limited::new(body, max).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()

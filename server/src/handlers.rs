@@ -29,8 +29,9 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
     // A fixed label per route, so metrics and logs never carry user-chosen paths.
     let route = found.map_or("other", |&(route, _)| route);
     let timeout = state.config.request_timeout;
-    // A long-poll may wait up to a minute before it has anything to answer.
-    let timeout = if route == "/v1/documents/{id}/responses" {
+    // A long-poll (or the MCP tool list_responses) may wait up to a minute before it has
+    // anything to answer.
+    let timeout = if route == "/v1/documents/{id}/responses" || route == "/mcp" {
         timeout + crate::routed::MAX_WAIT
     } else {
         timeout
@@ -87,6 +88,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/v1/documents/{id}/responses", "GET"),
     ("/r/{id}", "GET"),
     ("/r/{id}/responses", "POST"),
+    ("/mcp", "POST"),
 ];
 
 /// The route `path` falls under, with its methods; looked up once per request.
@@ -194,6 +196,7 @@ async fn dispatch(
         ("/v1/documents/{id}/responses", _) => crate::routed::responses(state, req).await,
         ("/r/{id}", _) => crate::routed::review(state, req).await,
         ("/r/{id}/responses", _) => crate::routed::respond_to(state, req).await,
+        ("/mcp", _) => crate::mcp::http(state, req).await,
         // `/assets/{name}`, the one route left.
         _ => asset(param()),
     }

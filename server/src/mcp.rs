@@ -462,10 +462,11 @@ impl ServerHandler for PassbackMcp {
 // ---------------------------------------------------------------------------------------------
 // Streamable HTTP: POST /mcp
 
-/// `POST /mcp`: one JSON-RPC message in, its answer out as JSON. The body is read within
-/// `--max-body` like every other; the SDK's transport checks the rest (Accept, Content-Type,
-/// Host and Origin against DNS rebinding, the protocol version). Its plain-text refusals are
-/// answered as problem+json, as everywhere on this server.
+/// `POST /mcp`: one JSON-RPC message in, its answer out as JSON. The Content-Type, the body
+/// (within `--max-body`, like every other) and its JSON are checked here, so each fault gets a
+/// sentence; the SDK's transport checks the rest (Accept, Host and Origin against DNS
+/// rebinding, the protocol version). Its plain-text refusals are answered as problem+json, as
+/// everywhere on this server.
 pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let host = req
         .headers()
@@ -594,7 +595,7 @@ fn refused(status: StatusCode, body: &Bytes, host: Option<&str>) -> Resp {
         status
     };
     let detail = if status == StatusCode::NOT_ACCEPTABLE {
-        "An MCP client must accept both JSON and event streams: send Accept: application/json, text/event-stream.".to_string()
+        "POST /mcp answers with JSON: send Accept: application/json, text/event-stream (as MCP clients do), or no Accept at all.".to_string()
     } else if status == StatusCode::FORBIDDEN && said.contains("Host") {
         format!(
             "This server answers MCP only at the addresses it knows (a guard against DNS rebinding), and the Host header {} is not one of them; connect through 127.0.0.1 or localhost, or start the server with --public-url set to the address clients use.",

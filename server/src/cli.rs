@@ -16,6 +16,9 @@ USAGE:
                                     run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
                                     1024 connections, 4096 entries, 64 MiB, sqlite:passback.db, 30d,
                                     1000)
+  passback mcp [--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]
+                                    serve the MCP tools for agents on stdin/stdout (defaults:
+                                    sqlite:passback.db, http://127.0.0.1:8080, 30d)
   passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]
                   [--answers-action URL] [--respond-url URL] [--asset-base URL]
   passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
@@ -79,6 +82,37 @@ OPTIONS:
         ("store", "SPEC"),
         ("retention", "TIME"),
         ("max-responses", "N"),
+    ],
+};
+
+const MCP: Command = Command {
+    name: "mcp",
+    run: mcp,
+    usage: "\
+passback mcp — serve the MCP tools for agents on standard input and output
+
+USAGE:
+  passback mcp [--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]
+
+An agent (an MCP client) starts this command and speaks MCP over its standard input and output;
+log lines go to standard error. The tools: route_document, list_responses, validate_document and
+get_components_spec. Routed documents go to the store `passback serve` uses, which serves their
+review links to readers: give both the same --store. (`passback serve` also answers the same
+tools over streamable HTTP at /mcp.)
+
+OPTIONS:
+  --store SPEC          where routed documents are kept: sqlite:PATH (default sqlite:passback.db;
+                        a file shared with `passback serve`), postgres://USER@HOST:PORT/DATABASE,
+                        or off (route_document and list_responses then say how to turn it on)
+  --public-url URL      the address of the `passback serve` readers open review links on
+                        (default http://127.0.0.1:8080, where it listens by default)
+  --retention TIME      how long a routed document may live: seconds, or a number with s, m, h or
+                        d (default 30d); give the server's --retention
+",
+    flags: &[
+        ("store", "SPEC"),
+        ("public-url", "URL"),
+        ("retention", "TIME"),
     ],
 };
 
@@ -157,7 +191,7 @@ USAGE:
     flags: &[],
 };
 
-const COMMANDS: [&Command; 5] = [&SERVE, &RENDER, &VALIDATE, &ANSWERS, &SCHEMA];
+const COMMANDS: [&Command; 6] = [&SERVE, &MCP, &RENDER, &VALIDATE, &ANSWERS, &SCHEMA];
 
 fn command(name: &OsStr) -> Result<&'static Command, String> {
     COMMANDS
@@ -168,7 +202,7 @@ fn command(name: &OsStr) -> Result<&'static Command, String> {
 
 fn unknown_command(name: &str) -> String {
     format!(
-        "unknown command `{name}`; the commands are serve, render, validate, answers and schema (see --help)"
+        "unknown command `{name}`; the commands are serve, mcp, render, validate, answers and schema (see --help)"
     )
 }
 
@@ -581,6 +615,46 @@ fn serve(a: &Args) -> Result<i32, String> {
     });
     // `run` has waited out the grace period; a render still running on the blocking pool
     // cannot be interrupted, and dropping the runtime would wait for it: exit without it.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served?;
+    Ok(0)
+}
+
+fn mcp(a: &Args) -> Result<i32, String> {
+    a.no_positional("no positional argument", "")?;
+    let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
+    let mut config = passback_server::Config::default()
+        .with_store(passback_server::store::StoreConfig::parse(store)?);
+    if let Some(url) = a.flag("public-url")? {
+        config = config.with_public_url(Some(public_url(url)?));
+    }
+    if let Some(time) = a.flag("retention")? {
+        config = config.with_retention(retention(time)?);
+    }
+    // Standard output is the protocol's: the log goes to standard error, warnings only.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_max_level(tracing::Level::WARN)
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let served = runtime.block_on(async move {
+        let described = config.store.describe();
+        let state = std::sync::Arc::new(passback_server::AppState::new(config));
+        if let Some(routing) = &state.routing {
+            routing
+                .store
+                .prepare()
+                .await
+                .map_err(|e| format!("--store {described}: {e}"))?;
+        }
+        passback_server::mcp::stdio(state, passback_server::shutdown_signal()).await
+    });
+    // Standard input's reader cannot be interrupted: exit without waiting for it.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     served?;
     Ok(0)

@@ -29,8 +29,9 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
     // A fixed label per route, so metrics and logs never carry user-chosen paths.
     let route = found.map_or("other", |&(route, _)| route);
     let timeout = state.config.request_timeout;
-    // A long-poll may wait up to a minute before it has anything to answer.
-    let timeout = if route == "/v1/documents/{id}/responses" {
+    // A long-poll (or the MCP tool list_responses) may wait up to a minute before it has
+    // anything to answer.
+    let timeout = if route == "/v1/documents/{id}/responses" || route == "/mcp" {
         timeout + crate::routed::MAX_WAIT
     } else {
         timeout
@@ -87,6 +88,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/v1/documents/{id}/responses", "GET"),
     ("/r/{id}", "GET"),
     ("/r/{id}/responses", "POST"),
+    ("/mcp", "POST"),
 ];
 
 /// The route `path` falls under, with its methods; looked up once per request.
@@ -194,6 +196,7 @@ async fn dispatch(
         ("/v1/documents/{id}/responses", _) => crate::routed::responses(state, req).await,
         ("/r/{id}", _) => crate::routed::review(state, req).await,
         ("/r/{id}/responses", _) => crate::routed::respond_to(state, req).await,
+        ("/mcp", _) => crate::mcp::http(state, req).await,
         // `/assets/{name}`, the one route left.
         _ => asset(param()),
     }
@@ -225,9 +228,18 @@ pub(crate) fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>,
 
 /// The body, up to `max` bytes; the caller has read the Content-Type (`content_type_of`).
 pub(crate) async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
+    let (parts, body) = req.into_parts();
+    read_body_of(&parts.headers, body, max).await
+}
+
+/// [`read_body`] for a request already taken apart: its headers and its body.
+pub(crate) async fn read_body_of(
+    headers: &hyper::HeaderMap,
+    body: Incoming,
+    max: usize,
+) -> Result<Bytes, Resp> {
     // Bodies are read as sent: a compressed one would be rendered as its compressed bytes.
-    if let Some(coding) = req
-        .headers()
+    if let Some(coding) = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .filter(|c| !c.trim().eq_ignore_ascii_case("identity"))
@@ -250,10 +262,10 @@ pub(crate) async fn read_body(req: Request<Incoming>, max: usize) -> Result<Byte
     };
     // A Content-Length over the limit is refused before any of the body is read (and before
     // hyper answers an `Expect: 100-continue`).
-    if hyper::body::Body::size_hint(req.body()).lower() > max as u64 {
+    if hyper::body::Body::size_hint(&body).lower() > max as u64 {
         return Err(too_large());
     }
-    match Limited::new(req.into_body(), max).collect().await {
+    match Limited::new(body, max).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()

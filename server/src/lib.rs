@@ -8,6 +8,7 @@ mod assets;
 pub mod diagrams;
 mod examples;
 pub mod handlers;
+pub mod mcp;
 mod metrics;
 mod pages;
 mod playground;

@@ -42,23 +42,28 @@ fn id_of(path: &str) -> &str {
     rest.split('/').next().unwrap_or("")
 }
 
+/// What the routes (and the MCP tools) say when the server keeps no documents.
+pub(crate) const STORE_OFF: &str = "This server keeps no routed documents (it was started with --store off); start it with --store sqlite:PATH or --store postgres://USER@HOST/DATABASE to route documents.";
+
+/// What is said when the store fails; the failure itself goes to the log.
+pub(crate) const STORE_UNAVAILABLE: &str =
+    "The document store is unavailable just now; try again in a moment.";
+
 /// The routes answer this when the server keeps no documents.
 fn store_off() -> Resp {
-    problem(
-        StatusCode::NOT_FOUND,
-        "This server keeps no routed documents (it was started with --store off); start it with --store sqlite:PATH or --store postgres://USER@HOST/DATABASE to route documents.",
-    )
+    problem(StatusCode::NOT_FOUND, STORE_OFF)
 }
 
 fn store_failed(e: &store::StoreError) -> Resp {
-    tracing::error!(error = %e, "the document store failed");
-    let mut r = problem(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "The document store is unavailable just now; try again in a moment.",
-    );
+    log_store_failure(e);
+    let mut r = problem(StatusCode::SERVICE_UNAVAILABLE, STORE_UNAVAILABLE);
     r.headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     r
+}
+
+pub(crate) fn log_store_failure(e: &store::StoreError) {
+    tracing::error!(error = %e, "the document store failed");
 }
 
 /// A problem with extra members beside the standard ones (RFC 9457 §3.2).
@@ -126,7 +131,7 @@ fn routed_options(id: &str, format: Format) -> Options {
 }
 
 /// The origin review links start with: `--public-url`, else the address the server listens on.
-fn origin(state: &AppState) -> String {
+pub(crate) fn origin(state: &AppState) -> String {
     match &state.config.public_url {
         Some(url) => url.trim_end_matches('/').to_string(),
         None => format!(
@@ -184,6 +189,62 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(s) => s,
         Err(r) => return r,
     };
+    let (id, body) = match route_checked(&state, &routing, src, expires_in).await {
+        Ok(routed) => routed,
+        Err(NotRouted::Violating {
+            errors,
+            diagnostics,
+        }) => {
+            return problem_with(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                violation(errors),
+                json!({ "diagnostics": diagnostics }),
+            );
+        }
+        Err(NotRouted::Store(e)) => return store_failed(&e),
+        Err(NotRouted::Internal) => {
+            return problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Validation failed on an internal error; please report it.",
+            );
+        }
+    };
+    let mut r = private_json(StatusCode::CREATED, &body);
+    if let Ok(v) = HeaderValue::from_str(&format!("/v1/documents/{id}")) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
+/// Why a document was not routed.
+pub(crate) enum NotRouted {
+    /// It violates the PassbackAI spec: how many errors, and every diagnostic.
+    Violating {
+        errors: usize,
+        diagnostics: Value,
+    },
+    Store(store::StoreError),
+    /// Validation panicked.
+    Internal,
+}
+
+/// What a violating document is refused with, beside its diagnostics.
+pub(crate) fn violation(errors: usize) -> String {
+    format!(
+        "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",
+        if errors == 1 { "" } else { "s" }
+    )
+}
+
+/// Validates `src` and, when it is valid, keeps it: every front end routes a document through
+/// here. Answers the new id and the sender's record of it, `{ id, review_url, token, hash,
+/// expires_at, diagnostics }` (the diagnostics are warnings only).
+pub(crate) async fn route_checked(
+    state: &AppState,
+    routing: &Routing,
+    src: String,
+    expires_in: Option<Duration>,
+) -> Result<(String, Value), NotRouted> {
     let checked = tokio::task::spawn_blocking(move || {
         let validation = passback_engine::validate(&src);
         let hash = passback_engine::content_hash(&src, &Options::default());
@@ -191,10 +252,7 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     })
     .await;
     let Ok((src, validation, hash)) = checked else {
-        return problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Validation failed on an internal error; please report it.",
-        );
+        return Err(NotRouted::Internal);
     };
     let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
     if !validation.ok {
@@ -203,34 +261,24 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             .iter()
             .filter(|d| d.severity == passback_engine::Severity::Error)
             .count();
-        return problem_with(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!(
-                "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",
-                if errors == 1 { "" } else { "s" }
-            ),
-            json!({ "diagnostics": diagnostics }),
-        );
+        return Err(NotRouted::Violating {
+            errors,
+            diagnostics,
+        });
     }
-    let routed = match routing.route(src, hash, expires_in).await {
-        Ok(r) => r,
-        Err(e) => return store_failed(&e),
-    };
-    let mut r = private_json(
-        StatusCode::CREATED,
-        &json!({
-            "id": routed.id,
-            "review_url": format!("{}/r/{}", origin(&state), routed.id),
-            "token": routed.token,
-            "hash": routed.hash,
-            "expires_at": store::rfc3339(routed.expires_at),
-            "diagnostics": diagnostics,
-        }),
-    );
-    if let Ok(v) = HeaderValue::from_str(&format!("/v1/documents/{}", routed.id)) {
-        r.headers_mut().insert(header::LOCATION, v);
-    }
-    r
+    let routed = routing
+        .route(src, hash, expires_in)
+        .await
+        .map_err(NotRouted::Store)?;
+    let body = json!({
+        "id": routed.id,
+        "review_url": format!("{}/r/{}", origin(state), routed.id),
+        "token": routed.token,
+        "hash": routed.hash,
+        "expires_at": store::rfc3339(routed.expires_at),
+        "diagnostics": diagnostics,
+    });
+    Ok((routed.id, body))
 }
 
 /// `expires_in` from a JSON body: whole seconds, at least 1, at most the retention period.
@@ -239,23 +287,27 @@ fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, Resp>
     let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
         return Ok(None);
     };
+    lifetime(fields.get("expires_in"), routing)
+        .map_err(|m| problem(StatusCode::UNPROCESSABLE_ENTITY, m))
+}
+
+/// A document's `expires_in`, when given: whole seconds, at least 1, at most the retention
+/// period. The error says what to give instead.
+pub(crate) fn lifetime(
+    expires_in: Option<&Value>,
+    routing: &Routing,
+) -> Result<Option<Duration>, String> {
     let retention = routing.retention.as_secs();
-    match fields.get("expires_in") {
+    match expires_in {
         None | Some(Value::Null) => Ok(None),
         Some(v) => match v.as_u64().filter(|&s| s >= 1) {
             Some(s) if s <= retention => Ok(Some(Duration::from_secs(s))),
-            Some(s) => Err(problem(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                format!(
-                    "\"expires_in\" is {s} s, over this server's retention period of {retention} s (--retention); give at most {retention}, or leave it out to keep the document that long."
-                ),
+            Some(s) => Err(format!(
+                "\"expires_in\" is {s} s, over this server's retention period of {retention} s (--retention); give at most {retention}, or leave it out to keep the document that long."
             )),
-            None => Err(problem(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                format!(
-                    "\"expires_in\" must be a whole number of seconds, at least 1 and at most {retention}, not {}.",
-                    truncate(&v.to_string())
-                ),
+            None => Err(format!(
+                "\"expires_in\" must be a whole number of seconds, at least 1 and at most {retention}, not {}.",
+                truncate(&v.to_string())
             )),
         },
     }
@@ -669,21 +721,30 @@ pub async fn responses(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(d) => d,
         Err(r) => return r,
     };
+    match responses_after(&routing, &doc, since, wait).await {
+        Ok(body) => private_json(StatusCode::OK, &body),
+        Err(e) => store_failed(&e),
+    }
+}
+
+/// `{ document, responses }`: the responses to `doc` after `since`, oldest first, waiting up to
+/// `wait` for the first when there are none yet. Every front end lists responses through here,
+/// once the token was checked ([`Routing::authorized`]).
+pub(crate) async fn responses_after(
+    routing: &Routing,
+    doc: &Document,
+    since: u64,
+    wait: Duration,
+) -> Result<Value, store::StoreError> {
     let found = if wait.is_zero() {
         routing.store.responses(&doc.id, since).await
     } else {
         routing.store.wait_for_responses(&doc.id, since, wait).await
-    };
-    match found {
-        Ok(found) => private_json(
-            StatusCode::OK,
-            &json!({
-                "document": document_summary(&doc),
-                "responses": found.iter().map(response_json).collect::<Vec<_>>(),
-            }),
-        ),
-        Err(e) => store_failed(&e),
-    }
+    }?;
+    Ok(json!({
+        "document": document_summary(doc),
+        "responses": found.iter().map(response_json).collect::<Vec<_>>(),
+    }))
 }
 
 /// `since` (a response id, default 0) and `wait` (seconds, at most 60, default 0).

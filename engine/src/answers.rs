@@ -79,6 +79,11 @@ impl Doc {
         Doc::from_parsed(document::parse(&arena, src))
     }
 
+    /// Every component fence of the document, in order (as [`crate::validate`] lists them).
+    pub fn blocks(&self) -> impl ExactSizeIterator<Item = &document::BlockInfo> {
+        self.blocks.iter().map(|b| &b.info)
+    }
+
     /// The blocks and language of a document already parsed.
     pub(crate) fn from_parsed(parsed: document::Parsed) -> Doc {
         Doc {

@@ -1757,7 +1757,9 @@
     doc.pbCopy = run;
     doc.pbExport = build;
 
-    window.addEventListener('beforeprint', function () {
+    // Called by the one page-wide listener below: a listener per document would keep every
+    // replaced document alive on a page that renders new ones (a live preview).
+    doc.pbPrint = function () {
       var old = $(doc, '.pb-print');
       if (old) old.parentNode.removeChild(old);
       var markdown;
@@ -1767,7 +1769,7 @@
       box.appendChild(el('h2', null, t.answers));
       box.appendChild(el('pre', null, markdown));
       doc.appendChild(box);
-    });
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1811,6 +1813,9 @@
     if (!document.pbKeys) {
       document.pbKeys = true;
       document.addEventListener('keydown', onKey);
+      window.addEventListener('beforeprint', function () {
+        $$(document, '.pb-doc').forEach(function (d) { if (d.pbPrint) d.pbPrint(); });
+      });
     }
   }
 
@@ -1822,6 +1827,7 @@
     },
     /** The export of given form fields ([[name, value], …]) for a rendered document. */
     exportFromPairs: exportFromPairs,
+    /** Enhances every `.pb-doc` not enhanced yet: call it after inserting a rendering. */
     enhance: init
   };
 

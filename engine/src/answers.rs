@@ -125,6 +125,11 @@ impl Doc {
         Doc::from_parsed(document::parse(&arena, src), src)
     }
 
+    /// Every component fence of the document, in order (as [`crate::validate`] lists them).
+    pub fn blocks(&self) -> impl ExactSizeIterator<Item = &document::BlockInfo> {
+        self.blocks.iter().map(|b| &b.info)
+    }
+
     /// The blocks, language and leaves of `src`, already parsed.
     pub(crate) fn from_parsed(parsed: document::Parsed, src: &str) -> Doc {
         let leaves = leaf_texts(&parsed, src);
@@ -380,6 +385,40 @@ fn export_annotations(doc: &Doc, annotations: &[Annotation]) -> String {
         out.push_str(&a.text);
     }
     out
+}
+
+/// The responses as JSON keyed by block id (contract §4), the form [`from_json`] reads back to
+/// the same export: how a host keeps or forwards answers that came in as the form's post.
+/// Blocks with nothing to say are left out. The comments on the prose are not in it: they are
+/// [`Responses::annotations`], which serialize as the `"annotations"` array `from_json` reads.
+///
+/// ```
+/// use passback_engine::{Doc, answers_from_form, answers_to_json};
+/// let src = "```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
+/// let pairs = [("pb.source", src), ("b1.q0.pick", "1")]
+///     .map(|(k, v)| (k.to_string(), v.to_string()));
+/// let post = answers_from_form(&pairs).unwrap();
+/// assert_eq!(
+///     answers_to_json(&post.doc, &post.responses),
+///     serde_json::json!({ "b1": { "selected": ["B"] } })
+/// );
+/// ```
+pub fn to_json(doc: &Doc, responses: &Responses) -> Value {
+    let mut out = serde_json::Map::new();
+    for block in &doc.blocks {
+        let (Some(component), Some(answer)) = (&block.component, responses.get(&block.info.id))
+        else {
+            continue;
+        };
+        match component.answer_to_json(answer) {
+            Some(Value::Object(o)) if o.is_empty() => {}
+            Some(json) => {
+                out.insert(block.info.id.clone(), json);
+            }
+            None => {}
+        }
+    }
+    Value::Object(out)
 }
 
 /// The whole document's export: the non-empty block exports in document order, then the

@@ -54,7 +54,7 @@ mod text;
 
 pub use answers::{
     Annotation, Doc, Export, FormOp, FormPost, Responses, export, from_form as answers_from_form,
-    from_json as answers_from_json, parse_urlencoded,
+    from_json as answers_from_json, parse_urlencoded, to_json as answers_to_json,
 };
 pub use cache::{CacheConfig, CacheStats};
 pub use components::Kind;

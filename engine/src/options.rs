@@ -108,6 +108,11 @@ pub struct Options {
     /// `<img src="{base}/v1/diagrams/{key}.png">` (the SVG is in [`Rendered::diagrams`](crate::Rendered::diagrams) for the
     /// server to publish) instead of inline SVG, which many mail clients drop.
     pub diagram_base_url: Option<String>,
+    /// Whether the form carries the whole document in its hidden `pb.source` field (the
+    /// default), so a stateless server can export a post. A host that keeps the document
+    /// itself (a routed document, looked up by its id) turns it off: the page then holds no
+    /// copy of the source, and the host puts the document back before decoding the post.
+    pub form_source: bool,
 }
 
 impl Default for Options {
@@ -120,6 +125,7 @@ impl Default for Options {
             respond_url: None,
             id_salt: None,
             diagram_base_url: None,
+            form_source: true,
         }
     }
 }
@@ -155,6 +161,13 @@ impl Options {
         self
     }
 
+    /// These options with or without the document's copy in the form (see
+    /// [`Options::form_source`]).
+    pub fn with_form_source(mut self, carried: bool) -> Self {
+        self.form_source = carried;
+        self
+    }
+
     /// These options with a salt mixed into the content hash and ids.
     pub fn with_id_salt(mut self, salt: Option<String>) -> Self {
         self.id_salt = salt;
@@ -186,5 +199,10 @@ impl Options {
         field(self.respond_url.as_deref());
         field(self.id_salt.as_deref());
         field(self.diagram_base_url.as_deref());
+        // Fed only when off, so the hashes (and element ids) of every other rendering stay as
+        // they were.
+        if !self.form_source {
+            h.update(b"\x02no-form-source");
+        }
     }
 }

@@ -648,7 +648,7 @@ fn finish(
     let form =
         ((answerable || has_leaves) && !options.surface.is_email()).then_some(html::FormChrome {
             action: options.answers_action.as_deref(),
-            source: src,
+            source: options.form_source.then_some(src),
             comments,
         });
     // The "Respond" link belongs to the email preview only.

@@ -5,7 +5,7 @@
 //! export, the responses must be rejected with an error containing its text.
 
 use passback_engine::{
-    Doc, FormOp, FormPost, Responses, answers_from_form, answers_from_json, export,
+    Doc, FormOp, FormPost, Responses, answers_from_form, answers_from_json, answers_to_json, export,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -81,6 +81,7 @@ fn check(doc_path: &Path) -> Result<(), String> {
             export.markdown
         ));
     }
+    same_through_json(&name, "JSON", &doc, &responses, &expected)?;
     if let Ok(form) = fs::read_to_string(sibling(doc_path, ".form.txt")) {
         let pairs = form_pairs(&form, &src);
         let post = answers_from_form(&pairs).map_err(|e| format!("{name}: form rejected: {e}"))?;
@@ -90,6 +91,9 @@ fn check(doc_path: &Path) -> Result<(), String> {
                 "{name}: form export differs from the JSON export\n--- expected\n{expected}--- got\n{}---",
                 from_form.markdown
             ));
+        }
+        if post.op == FormOp::Export {
+            same_through_json(&name, "form", &post.doc, &post.responses, &expected)?;
         }
         // The server's one-parse path answers the same post as the decode above: the same
         // export, or after a list edit the page `render_with_answers` gives.
@@ -108,6 +112,32 @@ fn check(doc_path: &Path) -> Result<(), String> {
                         .html => {}
             other => return Err(format!("{name}: answer_form gave {other:?}")),
         }
+    }
+    Ok(())
+}
+
+/// `responses` written as JSON (`answers_to_json`, and the comments on the prose beside them as
+/// the `"annotations"` array) and read back export `expected` too: what a host keeps of a form
+/// post means what the reader sent.
+fn same_through_json(
+    name: &str,
+    path: &str,
+    doc: &Doc,
+    responses: &Responses,
+    expected: &str,
+) -> Result<(), String> {
+    let mut json = answers_to_json(doc, responses);
+    if !responses.annotations().is_empty() {
+        let annotations = serde_json::to_value(responses.annotations()).expect("plain data");
+        json["annotations"] = annotations;
+    }
+    let back = answers_from_json(doc, &json)
+        .map_err(|e| format!("{name}: the {path} answers as JSON ({json}) are refused: {e}"))?;
+    let again = export(doc, &back).markdown;
+    if again != expected {
+        return Err(format!(
+            "{name}: the {path} answers through JSON ({json}) export differently\n--- expected\n{expected}--- got\n{again}---"
+        ));
     }
     Ok(())
 }
@@ -481,4 +511,25 @@ fn hand_made_posts_do_not_export_what_the_form_cannot_hold() {
         let e = answers_from_form(&pairs(&[("b7.q0.pick", "0"), ("b9.q0.pick", "1")])).unwrap_err();
         assert_eq!(e.block, "b7", "{e}");
     }
+}
+
+/// A host that keeps the document itself renders the form without its copy of the source, and
+/// puts the document back into the post: the same export.
+#[test]
+fn a_form_without_its_source_exports_once_the_host_puts_it_back() {
+    let src = "```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
+    let carried = passback_engine::Options::default();
+    let kept = carried.clone().with_form_source(false);
+    assert!(
+        passback_engine::render(src, &carried)
+            .html
+            .contains("name=\"pb.source\"")
+    );
+    let page = passback_engine::render(src, &kept).html;
+    assert!(!page.contains("pb.source") && page.contains("name=\"b1.q0.pick\""));
+    let p = post(src, &[("b1.q0.pick", "0")]);
+    assert_eq!(
+        export(&p.doc, &p.responses).markdown,
+        "**Q: Which?**\nAnswer: A\n"
+    );
 }

@@ -14,5 +14,5 @@ fuzz_target!(|data: &[u8]| {
     let parsed = passback_engine::Doc::parse(doc);
     let empty = passback_engine::answers_from_json(&parsed, &serde_json::json!({})).expect("empty responses fit any document");
     let _ = passback_engine::export(&parsed, &empty);
-    assert_eq!(v.blocks.len(), parsed.blocks.len());
+    assert_eq!(v.blocks.len(), parsed.blocks().len());
 });

@@ -12,8 +12,13 @@ passback — render PassbackAI decision documents
 USAGE:
   passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
                  [--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]
+                 [--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]
                                     run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
-                                    1024 connections, 4096 entries, 64 MiB)
+                                    1024 connections, 4096 entries, 64 MiB, sqlite:passback.db, 30d,
+                                    1000)
+  passback mcp [--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]
+                                    serve the MCP tools for agents on stdin/stdout (defaults:
+                                    sqlite:passback.db, http://127.0.0.1:8080, 30d)
   passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]
                   [--answers-action URL] [--respond-url URL] [--asset-base URL]
   passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
@@ -45,6 +50,7 @@ passback serve — run the HTTP service
 USAGE:
   passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
                  [--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]
+                 [--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]
 
 OPTIONS:
   --listen ADDR             address and port to listen on (default 127.0.0.1:8080; port 0 picks one)
@@ -54,8 +60,15 @@ OPTIONS:
   --max-connections N       connections served at once; more get 503 (default 1024)
   --cache-entries N         rendered documents the cache keeps (default 4096)
   --cache-bytes BYTES       bytes the cache keeps (default 67108864, 64 MiB)
-  --public-url URL          the server's address as mail clients reach it: email previews then
-                            link diagrams as PNG images from it instead of inline SVG
+  --public-url URL          the server's address as mail clients and readers reach it: email
+                            previews link diagrams as PNG images from it instead of inline SVG,
+                            and review links of routed documents start with it
+  --store SPEC              where routed documents are kept: sqlite:PATH (default
+                            sqlite:passback.db, created with the first routed document),
+                            postgres://USER@HOST:PORT/DATABASE (replicas may share it), or off
+  --retention TIME          how long a routed document may live, and its tombstone after it is
+                            deleted: seconds, or a number with s, m, h or d (default 30d)
+  --max-responses N         responses one routed document takes at most (default 1000)
 ",
     flags: &[
         ("listen", "ADDR"),
@@ -66,6 +79,40 @@ OPTIONS:
         ("cache-entries", "N"),
         ("cache-bytes", "BYTES"),
         ("public-url", "URL"),
+        ("store", "SPEC"),
+        ("retention", "TIME"),
+        ("max-responses", "N"),
+    ],
+};
+
+const MCP: Command = Command {
+    name: "mcp",
+    run: mcp,
+    usage: "\
+passback mcp — serve the MCP tools for agents on standard input and output
+
+USAGE:
+  passback mcp [--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]
+
+An agent (an MCP client) starts this command and speaks MCP over its standard input and output;
+log lines go to standard error. The tools: route_document, list_responses, validate_document and
+get_components_spec. Routed documents go to the store `passback serve` uses, which serves their
+review links to readers: give both the same --store. (`passback serve` also answers the same
+tools over streamable HTTP at /mcp.)
+
+OPTIONS:
+  --store SPEC          where routed documents are kept: sqlite:PATH (default sqlite:passback.db;
+                        a file shared with `passback serve`), postgres://USER@HOST:PORT/DATABASE,
+                        or off (route_document and list_responses then say how to turn it on)
+  --public-url URL      the address of the `passback serve` readers open review links on
+                        (default http://127.0.0.1:8080, where it listens by default)
+  --retention TIME      how long a routed document may live: seconds, or a number with s, m, h or
+                        d (default 30d); give the server's --retention
+",
+    flags: &[
+        ("store", "SPEC"),
+        ("public-url", "URL"),
+        ("retention", "TIME"),
     ],
 };
 
@@ -144,7 +191,7 @@ USAGE:
     flags: &[],
 };
 
-const COMMANDS: [&Command; 5] = [&SERVE, &RENDER, &VALIDATE, &ANSWERS, &SCHEMA];
+const COMMANDS: [&Command; 6] = [&SERVE, &MCP, &RENDER, &VALIDATE, &ANSWERS, &SCHEMA];
 
 fn command(name: &OsStr) -> Result<&'static Command, String> {
     COMMANDS
@@ -155,7 +202,7 @@ fn command(name: &OsStr) -> Result<&'static Command, String> {
 
 fn unknown_command(name: &str) -> String {
     format!(
-        "unknown command `{name}`; the commands are serve, render, validate, answers and schema (see --help)"
+        "unknown command `{name}`; the commands are serve, mcp, render, validate, answers and schema (see --help)"
     )
 }
 
@@ -519,6 +566,17 @@ fn serve(a: &Args) -> Result<i32, String> {
     if let Some(url) = a.flag("public-url")? {
         config = config.with_public_url(Some(public_url(url)?));
     }
+    let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
+    config = config.with_store(passback_server::store::StoreConfig::parse(store)?);
+    if let Some(time) = a.flag("retention")? {
+        config = config.with_retention(retention(time)?);
+    }
+    if let Some(n) = number::<u64>(a, "max-responses", "a whole number")? {
+        if n == 0 {
+            return Err("--max-responses must be at least 1".into());
+        }
+        config = config.with_max_responses(n);
+    }
 
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -539,9 +597,20 @@ fn serve(a: &Args) -> Result<i32, String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let described = config.store.describe();
+        let state = std::sync::Arc::new(passback_server::AppState::new(config));
+        // A database that cannot be reached, or whose schema is newer, stops the start here.
+        if let Some(routing) = &state.routing {
+            routing
+                .store
+                .prepare()
+                .await
+                .map_err(|e| format!("--store {described}: {e}"))?;
+        }
+        tracing::info!(store = %described, "routed documents");
         println!("passback: listening on http://{addr}");
         let _ = std::io::stdout().flush();
-        passback_server::run(listener, config, passback_server::shutdown_signal()).await;
+        passback_server::serve(listener, state, passback_server::shutdown_signal()).await;
         Ok::<(), String>(())
     });
     // `run` has waited out the grace period; a render still running on the blocking pool
@@ -549,6 +618,73 @@ fn serve(a: &Args) -> Result<i32, String> {
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     served?;
     Ok(0)
+}
+
+fn mcp(a: &Args) -> Result<i32, String> {
+    a.no_positional("no positional argument", "")?;
+    let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
+    let mut config = passback_server::Config::default()
+        .with_store(passback_server::store::StoreConfig::parse(store)?);
+    if let Some(url) = a.flag("public-url")? {
+        config = config.with_public_url(Some(public_url(url)?));
+    }
+    if let Some(time) = a.flag("retention")? {
+        config = config.with_retention(retention(time)?);
+    }
+    // Standard output is the protocol's: the log goes to standard error, warnings only.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_max_level(tracing::Level::WARN)
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let served = runtime.block_on(async move {
+        let described = config.store.describe();
+        let state = std::sync::Arc::new(passback_server::AppState::new(config));
+        if let Some(routing) = &state.routing {
+            routing
+                .store
+                .prepare()
+                .await
+                .map_err(|e| format!("--store {described}: {e}"))?;
+        }
+        passback_server::mcp::stdio(state, passback_server::shutdown_signal()).await
+    });
+    // Standard input's reader cannot be interrupted: exit without waiting for it.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served?;
+    Ok(0)
+}
+
+/// `--retention`: seconds, or a whole number with `s`, `m`, `h` or `d`.
+fn retention(text: &str) -> Result<std::time::Duration, String> {
+    let (digits, unit) = match text.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c),
+        _ => (text, 's'),
+    };
+    let scale = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => 0,
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0 && scale > 0)
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&s| s < 1 << 40)
+        .map(std::time::Duration::from_secs)
+        .ok_or_else(|| {
+            format!(
+                "--retention must be a time such as 30d, 12h, 90m or 3600 (seconds), not `{text}`"
+            )
+        })
 }
 
 fn seconds(n: f64, name: &str) -> Result<std::time::Duration, String> {

@@ -29,6 +29,13 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
     // A fixed label per route, so metrics and logs never carry user-chosen paths.
     let route = found.map_or("other", |&(route, _)| route);
     let timeout = state.config.request_timeout;
+    // A long-poll (or the MCP tool list_responses) may wait up to a minute before it has
+    // anything to answer.
+    let timeout = if route == "/v1/documents/{id}/responses" || route == "/mcp" {
+        timeout + crate::routed::MAX_WAIT
+    } else {
+        timeout
+    };
     let task = tokio::spawn(dispatch(state.clone(), req, found));
     let abort = task.abort_handle();
     let response = match tokio::time::timeout(timeout, task).await {
@@ -76,6 +83,12 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/v1/render/{hash}", "GET"),
     ("/v1/diagrams/{name}", "GET"),
     ("/assets/{name}", "GET"),
+    ("/v1/documents", "POST"),
+    ("/v1/documents/{id}", "GET, DELETE"),
+    ("/v1/documents/{id}/responses", "GET"),
+    ("/r/{id}", "GET"),
+    ("/r/{id}/responses", "POST"),
+    ("/mcp", "POST"),
 ];
 
 /// The route `path` falls under, with its methods; looked up once per request.
@@ -83,13 +96,24 @@ fn route_of(path: &str) -> Option<&'static (&'static str, &'static str)> {
     ROUTES.iter().find(|(route, _)| route_matches(route, path))
 }
 
-/// `/v1/render/{hash}` matches `/v1/render/abc` (one non-empty segment).
+/// `/v1/render/{hash}` matches `/v1/render/abc`, and `/r/{id}/responses` matches
+/// `/r/abc/responses`: each `{…}` stands for one non-empty segment.
 fn route_matches(route: &str, path: &str) -> bool {
-    match route.split_once('{') {
-        None => route == path,
-        Some((prefix, _)) => path
-            .strip_prefix(prefix)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/')),
+    if !route.contains('{') {
+        return route == path;
+    }
+    let (mut wanted, mut given) = (route.split('/'), path.split('/'));
+    loop {
+        match (wanted.next(), given.next()) {
+            (None, None) => return true,
+            (Some(w), Some(g)) if w.starts_with('{') => {
+                if g.is_empty() {
+                    return false;
+                }
+            }
+            (Some(w), Some(g)) if w == g => {}
+            _ => return false,
+        }
     }
 }
 
@@ -160,26 +184,32 @@ async fn dispatch(
             r
         }
         ("/v1/openapi.yaml", _) => respond(StatusCode::OK, "application/yaml", OPENAPI),
-        ("/", false) => html(StatusCode::OK, pages::playground("", None), None),
-        ("/", true) => playground_post(state, req).await,
+        ("/", false) => crate::playground::get(state, &req).await,
+        ("/", true) => crate::playground::post(state, req).await,
         ("/v1/render", _) => render(state, req).await,
         ("/v1/validate", _) => validate(state, req).await,
         ("/v1/answers", _) => answers_post(state, req).await,
         ("/v1/render/{hash}", _) => cached(&state, &req, param()),
         ("/v1/diagrams/{name}", _) => diagram(state, param()).await,
+        ("/v1/documents", _) => crate::routed::create(state, req).await,
+        ("/v1/documents/{id}", _) => crate::routed::document(state, req).await,
+        ("/v1/documents/{id}/responses", _) => crate::routed::responses(state, req).await,
+        ("/r/{id}", _) => crate::routed::review(state, req).await,
+        ("/r/{id}/responses", _) => crate::routed::respond_to(state, req).await,
+        ("/mcp", _) => crate::mcp::http(state, req).await,
         // `/assets/{name}`, the one route left.
         _ => asset(param()),
     }
 }
 
-fn truncate(s: &str) -> String {
+pub(crate) fn truncate(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
 /// Reads the whole body within `--max-body`, chunked or not.
 /// The request's Content-Type, lowercased; refused (415) when it names a charset other than
 /// UTF-8, since the body would be misread.
-fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>, Resp> {
+pub(crate) fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>, Resp> {
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -197,10 +227,19 @@ fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>, Resp> {
 }
 
 /// The body, up to `max` bytes; the caller has read the Content-Type (`content_type_of`).
-async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
+pub(crate) async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
+    let (parts, body) = req.into_parts();
+    read_body_of(&parts.headers, body, max).await
+}
+
+/// [`read_body`] for a request already taken apart: its headers and its body.
+pub(crate) async fn read_body_of(
+    headers: &hyper::HeaderMap,
+    body: Incoming,
+    max: usize,
+) -> Result<Bytes, Resp> {
     // Bodies are read as sent: a compressed one would be rendered as its compressed bytes.
-    if let Some(coding) = req
-        .headers()
+    if let Some(coding) = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .filter(|c| !c.trim().eq_ignore_ascii_case("identity"))
@@ -223,10 +262,10 @@ async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
     };
     // A Content-Length over the limit is refused before any of the body is read (and before
     // hyper answers an `Expect: 100-continue`).
-    if hyper::body::Body::size_hint(req.body()).lower() > max as u64 {
+    if hyper::body::Body::size_hint(&body).lower() > max as u64 {
         return Err(too_large());
     }
-    match Limited::new(req.into_body(), max).collect().await {
+    match Limited::new(body, max).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()
@@ -241,7 +280,7 @@ async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
     }
 }
 
-fn utf8(bytes: Bytes) -> Result<String, Resp> {
+pub(crate) fn utf8(bytes: Bytes) -> Result<String, Resp> {
     String::from_utf8(Vec::from(bytes)).map_err(|e| {
         problem(
             StatusCode::BAD_REQUEST,
@@ -264,7 +303,7 @@ fn foreign_charset(content_type: &Option<String>) -> Option<String> {
     (!matches!(charset, "utf-8" | "utf8" | "us-ascii")).then(|| charset.to_string())
 }
 
-fn media(content_type: &Option<String>) -> &str {
+pub(crate) fn media(content_type: &Option<String>) -> &str {
     content_type
         .as_deref()
         .and_then(|c| c.split(';').next())
@@ -272,7 +311,10 @@ fn media(content_type: &Option<String>) -> &str {
 }
 
 /// Reads the body and takes the document out of it, as render, validate and the playground do.
-async fn read_document(state: &AppState, req: Request<Incoming>) -> Result<String, Resp> {
+pub(crate) async fn read_document(
+    state: &AppState,
+    req: Request<Incoming>,
+) -> Result<String, Resp> {
     let content_type = content_type_of(&req)?;
     let body = read_body(req, state.config.max_body).await?;
     document_from(&content_type, body)
@@ -280,7 +322,7 @@ async fn read_document(state: &AppState, req: Request<Incoming>) -> Result<Strin
 
 /// The document from a render/validate body: raw Markdown, `{ "markdown" }`, `{ "blocks" }`, or
 /// a form with a `markdown` field.
-fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, Resp> {
+pub(crate) fn document_from(content_type: &Option<String>, body: Bytes) -> Result<String, Resp> {
     match media(content_type) {
         "" | "text/markdown" | "text/x-markdown" | "text/plain" => utf8(body),
         "application/json" => {
@@ -721,7 +763,7 @@ fn precondition_failed() -> Resp {
 }
 
 fn asset(name: &str) -> Resp {
-    match assets::by_name(name) {
+    match assets::by_name(name).or_else(|| crate::assets::by_name(name)) {
         Some((content_type, text)) => {
             let mut r = respond(StatusCode::OK, content_type, text);
             r.headers_mut()
@@ -759,7 +801,7 @@ async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
 /// Whether the client asked for HTML over Markdown: `text/html` must be acceptable and
 /// preferred to `text/markdown` by the Accept header's quality values (a browser's
 /// `text/html,…,*/*;q=0.8` is; `*/*`, `text/html;q=0` and no header are not).
-fn wants_html(req: &Request<Incoming>) -> bool {
+pub(crate) fn wants_html(req: &Request<Incoming>) -> bool {
     req.headers()
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -937,26 +979,6 @@ fn json_answers(text: &str, html_wanted: bool) -> Resp {
         }
     };
     export_response(export(&doc, &responses), html_wanted)
-}
-
-async fn playground_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
-    let src = match read_document(&state, req).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let engine_state = state.clone();
-    let page = tokio::task::spawn_blocking(move || {
-        let rendered = engine_state.engine.render(&src, &Options::default());
-        (
-            pages::playground(&src, Some((&rendered.html, &rendered.diagnostics))),
-            rendered.frame_src,
-        )
-    })
-    .await;
-    match page {
-        Ok((page, youtube)) => html(StatusCode::OK, page, youtube),
-        Err(_) => render_failed(),
-    }
 }
 
 #[cfg(test)]

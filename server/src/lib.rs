@@ -4,11 +4,17 @@
 //! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.
 #![forbid(unsafe_code)]
 
+mod assets;
 pub mod diagrams;
+mod examples;
 pub mod handlers;
+pub mod mcp;
 mod metrics;
 mod pages;
+mod playground;
 mod problem;
+mod routed;
+pub mod store;
 pub use problem::{plain_host, web_host};
 #[cfg(feature = "png")]
 mod raster;
@@ -46,6 +52,15 @@ pub struct Config {
     /// The service's public base URL. When set, email previews link drawn diagrams as
     /// `{public_url}/v1/diagrams/{key}.png` images instead of inline SVG.
     pub public_url: Option<String>,
+    /// Where routed documents are kept (`--store`); off by default in the library, so
+    /// embedding the server writes no file unless asked to (`passback serve` defaults to
+    /// `sqlite:passback.db`).
+    pub store: store::StoreConfig,
+    /// How long a routed document may live (its `expires_in` at most), and how long its
+    /// tombstone is kept after it went.
+    pub retention: Duration,
+    /// Responses one routed document takes at most.
+    pub max_responses: u64,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -63,6 +78,9 @@ impl Default for Config {
             cache: CacheConfig::new(4096, 64 * 1024 * 1024),
             panic_route: false,
             public_url: None,
+            store: store::StoreConfig::Off,
+            retention: Duration::from_secs(30 * 24 * 3600),
+            max_responses: 1000,
         }
     }
 }
@@ -101,6 +119,18 @@ impl Config {
         self.listen = addr;
         self
     }
+    pub fn with_store(mut self, store: store::StoreConfig) -> Self {
+        self.store = store;
+        self
+    }
+    pub fn with_retention(mut self, retention: Duration) -> Self {
+        self.retention = retention;
+        self
+    }
+    pub fn with_max_responses(mut self, n: u64) -> Self {
+        self.max_responses = n;
+        self
+    }
 }
 
 /// What every request handler shares.
@@ -112,6 +142,11 @@ pub struct AppState {
     pub diagrams: std::sync::Mutex<diagrams::DiagramStore>,
     /// The email previews' CSP, worked out once from `config.public_url`.
     pub email_csp: hyper::header::HeaderValue,
+    /// The store of routed documents and its rules; `None` with `--store off`.
+    pub routing: Option<store::Routing>,
+    /// The address the server really listens on (`--listen` may say port 0): review links
+    /// start with it when there is no `--public-url`.
+    pub bound: std::sync::OnceLock<SocketAddr>,
 }
 
 impl AppState {
@@ -125,6 +160,12 @@ impl AppState {
                 (config.cache.max_bytes / 4).max(1 << 20),
             )),
             email_csp: problem::email_csp(config.public_url.as_deref()),
+            routing: config.store.open().map(|store| store::Routing {
+                store,
+                retention: config.retention,
+                max_responses: config.max_responses,
+            }),
+            bound: std::sync::OnceLock::new(),
             config,
         }
     }
@@ -133,7 +174,23 @@ impl AppState {
 /// Serves `listener` until `shutdown` resolves; then finishes in-flight requests (up to the
 /// grace period) and returns.
 pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Output = ()>) {
-    let state = Arc::new(AppState::new(config));
+    serve(listener, Arc::new(AppState::new(config)), shutdown).await
+}
+
+/// [`run`] with the state made beforehand, e.g. to [`store::Store::prepare`] its store first.
+pub async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    if let Ok(addr) = listener.local_addr() {
+        let _ = state.bound.set(addr);
+    }
+    // Expiry runs beside the server; it touches no SQLite file before one exists.
+    let sweeper = state
+        .routing
+        .clone()
+        .map(|routing| tokio::spawn(routed::sweep(routing)));
     let permits = Arc::new(Semaphore::new(state.config.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = http1::Builder::new();
@@ -178,6 +235,13 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
         });
     }
     drop(listener);
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
+    // Long-polls answer now (with what they have) instead of holding up the shutdown.
+    if let Some(routing) = &state.routing {
+        routing.store.wake_all();
+    }
     let grace = state.config.shutdown_grace;
     if tokio::time::timeout(grace, graceful.shutdown())
         .await

@@ -15,6 +15,9 @@ macro_rules! base_csp {
     };
 }
 pub const CSP: &str = base_csp!();
+/// The playground's policy: the strict one, and its script may fetch renderings from this
+/// server.
+pub const PLAYGROUND_CSP: &str = concat!(base_csp!(), "; connect-src 'self'");
 
 /// The policy for email previews: inline styles are how mail is styled; nothing else runs or
 /// loads, but for images from `data:` and the sources written in at `$img`.

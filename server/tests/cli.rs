@@ -275,7 +275,7 @@ fn help_in_every_spelling() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
         assert_eq!(stdout(&out), stdout(&top), "{args:?}");
     }
-    let commands: [(&str, &[&str]); 5] = [
+    let commands: [(&str, &[&str]); 6] = [
         (
             "serve",
             &[
@@ -299,6 +299,7 @@ fn help_in_every_spelling() {
                 "--asset-base",
             ],
         ),
+        ("mcp", &["--store", "--public-url", "--retention"]),
         ("validate", &[]),
         ("answers", &["--doc", "--responses"]),
         ("schema", &[]),

@@ -729,6 +729,102 @@ async fn the_playground_renders_pasted_documents() {
     server.stop().await;
 }
 
+/// Without JavaScript a post shows the text as typed (a leading newline too), the status line,
+/// and each problem with its place, message and hint.
+#[tokio::test]
+async fn the_playground_post_keeps_the_text_and_lists_the_problems() {
+    let server = Server::start(Config::default()).await;
+    let doc = "\n# Plan\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\"] }\n```\n";
+    let r = post_form(
+        server.addr,
+        "/",
+        &format!("markdown={}", urlencode(doc)),
+        false,
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let html = r.text();
+    let escaped = doc.replace('"', "&quot;");
+    let editor = &html[html.find("<textarea id=\"pbp-doc\"").expect("the editor")..];
+    let text = &editor[editor.find('>').unwrap() + 1..editor.find("</textarea>").unwrap()];
+    assert_eq!(text, format!("\n{escaped}"));
+    assert!(
+        html.contains("<strong>Violating</strong> · 1 component · 1 error"),
+        "{html}"
+    );
+    assert!(html.contains("line 5, column 52"), "{html}");
+    assert!(html.contains("Hint: "), "{html}");
+    assert!(html.contains("too_few"), "{html}");
+    server.stop().await;
+}
+
+/// The page links its own script, stylesheet and examples by content-hashed names, all served
+/// immutable; its policy lets the script fetch from this server and nothing else.
+#[tokio::test]
+async fn the_playground_serves_its_assets_and_examples() {
+    let server = Server::start(Config::default()).await;
+    let page = get(server.addr, "/").await;
+    let csp = page.header("content-security-policy").unwrap_or("");
+    assert!(
+        csp.starts_with("default-src 'none'; script-src 'self'; style-src 'self';")
+            && csp.ends_with("; connect-src 'self'"),
+        "{csp}"
+    );
+    let html = page.text();
+    let linked = |prefix: &str| -> String {
+        let at = html
+            .find(prefix)
+            .unwrap_or_else(|| panic!("{prefix} in {html}"));
+        html[at..].split('"').next().unwrap().to_string()
+    };
+    for (prefix, content_type) in [
+        ("/assets/playground-examples-", "application/json"),
+        ("/assets/playground-", "text/css; charset=utf-8"),
+    ] {
+        let path = linked(prefix);
+        let r = get(server.addr, &path).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.header("content-type"), Some(content_type), "{path}");
+        assert!(
+            r.header("cache-control")
+                .unwrap_or("")
+                .contains("immutable")
+        );
+    }
+    let js = get(server.addr, &linked("/assets/playground-")).await;
+    assert_eq!(js.status, 200);
+    let scripts: Vec<&str> = html
+        .match_indices("<script src=\"")
+        .map(|(i, _)| &html[i + 13..])
+        .collect();
+    assert!(
+        scripts[0].starts_with("/assets/playground-")
+            && scripts[1].starts_with("/assets/passback-")
+    );
+    let examples = get(server.addr, &linked("/assets/playground-examples-")).await;
+    let list: serde_json::Value = serde_json::from_slice(&examples.body).expect("examples JSON");
+    let list = list.as_array().expect("a list");
+    assert_eq!(list.len(), 10);
+    assert_eq!(
+        list[0]["markdown"],
+        include_str!("../../examples/decision.md")
+    );
+    // An example by link, without JavaScript: loaded, rendered, marked current.
+    let hebrew = get(server.addr, "/?example=hebrew").await;
+    assert_eq!(hebrew.status, 200);
+    let html = hebrew.text();
+    assert!(html.contains("class=\"pb-doc\" dir=\"rtl\" lang=\"he\""));
+    assert!(
+        html.contains(
+            "href=\"/?example=hebrew\" data-pbp-example=\"hebrew\" aria-current=\"page\""
+        )
+    );
+    let unknown = get(server.addr, "/?example=nothing").await;
+    assert_eq!(unknown.status, 200);
+    assert!(!unknown.text().contains("class=\"pb-doc\""));
+    server.stop().await;
+}
+
 fn urlencode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
@@ -743,7 +839,11 @@ fn urlencode(s: &str) -> String {
 /// `server/openapi.yaml` describes exactly the routes the server answers, with their methods.
 #[tokio::test]
 async fn the_openapi_description_matches_the_real_routes() {
-    let server = Server::start(Config::default()).await;
+    // Routed documents need a store: a file in a folder of its own, removed after.
+    let folder = std::env::temp_dir().join(format!("passback-openapi-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temporary folder");
+    let store = passback_server::store::StoreConfig::Sqlite(folder.join("routed.db"));
+    let server = Server::start(Config::default().with_store(store)).await;
     let served = get(server.addr, "/v1/openapi.yaml").await;
     assert_eq!(served.status, 200);
     let yaml = served.text();
@@ -784,7 +884,8 @@ async fn the_openapi_description_matches_the_real_routes() {
     for (path, method) in &documented {
         let concrete = path
             .replace("{hash}", "0123456789abcdef0123456789abcdef")
-            .replace("{name}", "x.css");
+            .replace("{name}", "x.css")
+            .replace("{id}", "AAAAAAAAAAAAAAAAAAAAAA");
         let r = send(
             server.addr,
             req(
@@ -801,6 +902,7 @@ async fn the_openapi_description_matches_the_real_routes() {
         }
     }
     server.stop().await;
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 #[tokio::test]

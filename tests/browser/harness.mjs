@@ -15,14 +15,14 @@ export const BIN = process.env.PASSBACK_BIN || join(TARGET, 'debug', 'passback')
 const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
 export const SHOTS = process.env.PASSBACK_SCREENSHOTS || join(TARGET, 'screenshots');
 
-/** Starts `passback serve` on 127.0.0.1:0 and resolves to { url, stop }. */
-export function startServer() {
+/** Starts `passback serve` on 127.0.0.1:0 (with more `args`, such as a `--store`) and resolves to { url, stop }. */
+export function startServer(args = []) {
   return new Promise((resolve, reject) => {
     if (!existsSync(BIN)) {
       reject(new Error(`${BIN} is missing: run cargo build -p passback-server first`));
       return;
     }
-    const child = spawn(BIN, ['serve', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', process.env.PB_SERVER_LOG ? 'inherit' : 'ignore'] });
+    const child = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', process.env.PB_SERVER_LOG ? 'inherit' : 'ignore'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;

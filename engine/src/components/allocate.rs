@@ -6,7 +6,7 @@ use super::answer::{
 use super::check::{Checker, NoteField, Obj, Routing};
 use super::list::{
     Entry, Item, ListModel, add_box, apply_list_op, focus_after, footer, header, item_index,
-    list_state, note_json, parse_items, removed_json, removed_line, removed_list,
+    list_state, list_to_json, note_json, parse_items, removed_json, removed_line, removed_list,
 };
 use super::{Component, Kind};
 use crate::diag::Code;
@@ -175,6 +175,28 @@ impl Component for Allocate {
 
     fn answer_from_form(&self, fields: &mut FormFields) -> Result<SplitAnswer, AnswersError> {
         split_form(self, fields)
+    }
+
+    fn answer_to_json(&self, answer: &SplitAnswer) -> JsonValue {
+        let mut o = serde_json::Map::new();
+        let weights: serde_json::Map<String, JsonValue> = answer
+            .weights
+            .iter()
+            .filter_map(|(&i, &w)| Some((self.items.get(i)?.id.clone(), amount_json(w))))
+            .collect();
+        if !weights.is_empty() {
+            o.insert("weights".into(), weights.into());
+        }
+        if !answer.added.is_empty() {
+            let added: Vec<JsonValue> = answer
+                .added
+                .iter()
+                .map(|(label, w)| serde_json::json!({ "label": label, "weight": amount_json(*w) }))
+                .collect();
+            o.insert("added".into(), added.into());
+        }
+        list_to_json(&self.items, &answer.removed, answer.note.as_deref(), &mut o);
+        JsonValue::Object(o)
     }
 
     fn export(&self, answer: Option<&SplitAnswer>, _lang: Lang) -> Part {
@@ -411,6 +433,15 @@ pub struct SplitAnswer {
     pub added: Vec<(String, f64)>,
     pub removed: Vec<usize>,
     pub note: Option<String>,
+}
+
+/// A weight as JSON: a whole number as an integer (`30`, not `30.0`), as a person writes it.
+fn amount_json(w: f64) -> JsonValue {
+    if w.fract() == 0.0 && w.abs() < 9_007_199_254_740_992.0 {
+        JsonValue::from(w as i64)
+    } else {
+        serde_json::Number::from_f64(w).map_or(JsonValue::Null, JsonValue::Number)
+    }
 }
 
 fn weight(block: &str, field: &str, v: &JsonValue) -> Result<f64, AnswersError> {

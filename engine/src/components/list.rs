@@ -147,6 +147,26 @@ pub fn item_index(block: &str, field: &str, ids: &[&str], id: &str) -> Result<us
     })
 }
 
+/// The `removed` ids and the `note` of a list answer, as JSON responses write them.
+pub fn list_to_json(
+    items: &[Item],
+    removed: &[usize],
+    note: Option<&str>,
+    o: &mut serde_json::Map<String, Value>,
+) {
+    if !removed.is_empty() {
+        let ids: Vec<Value> = removed
+            .iter()
+            .filter_map(|&i| items.get(i))
+            .map(|item| item.id.as_str().into())
+            .collect();
+        o.insert("removed".into(), ids.into());
+    }
+    if let Some(note) = note {
+        o.insert("note".into(), note.into());
+    }
+}
+
 pub fn removed_json(
     block: &str,
     ids: &[&str],

@@ -133,6 +133,27 @@ impl Component for Mermaid {
         Ok(comments_form(self, fields))
     }
 
+    /// Comments on one pair's arrows keep their order; which drawn arrow each was on is not
+    /// written (JSON comments fill a pair's arrows in order).
+    fn answer_to_json(&self, answer: &Vec<Comment>) -> JsonValue {
+        if answer.is_empty() {
+            return JsonValue::Object(serde_json::Map::new());
+        }
+        let comments: Vec<JsonValue> = answer
+            .iter()
+            .map(|c| match c {
+                Comment::Diagram(text) => serde_json::json!({ "on": "diagram", "text": text }),
+                Comment::Node { id, text } => {
+                    serde_json::json!({ "on": "node", "id": id, "text": text })
+                }
+                Comment::Edge { from, to, text, .. } => {
+                    serde_json::json!({ "on": "edge", "from": from, "to": to, "text": text })
+                }
+            })
+            .collect();
+        serde_json::json!({ "comments": comments })
+    }
+
     fn export(&self, answer: Option<&Vec<Comment>>, _lang: Lang) -> Part {
         answer
             .map_or_else(String::new, |c| export_comments(self, c))

@@ -65,6 +65,12 @@ pub(crate) trait Component: Sized + Debug + Clone {
     /// applied.
     fn answer_from_form(&self, fields: &mut FormFields) -> Result<Self::Answer, AnswersError>;
 
+    /// The answer as the JSON responses write it (contract §4), which
+    /// [`Component::answer_from_json`] reads back to the same export: how a host keeps or
+    /// forwards an answer that came in as a form post. An empty object when there is nothing to
+    /// say.
+    fn answer_to_json(&self, answer: &Self::Answer) -> serde_json::Value;
+
     /// The copy-back Markdown of an answer (`None`: the reader did nothing), empty when there is
     /// nothing to send back.
     fn export(&self, answer: Option<&Self::Answer>, lang: Lang) -> Part;
@@ -202,6 +208,15 @@ macro_rules! registry {
             pub fn answer_from_form(&self, fields: &mut FormFields) -> Result<AnyAnswer, AnswersError> {
                 match self {
                     $(AnyComponent::$kind(c) => c.answer_from_form(fields).map(AnyAnswer::$kind),)*
+                }
+            }
+
+            /// `answer` as JSON responses write it; `None` for an answer of another kind.
+            pub fn answer_to_json(&self, answer: &AnyAnswer) -> Option<serde_json::Value> {
+                match (self, answer) {
+                    $((AnyComponent::$kind(c), AnyAnswer::$kind(a)) => Some(c.answer_to_json(a)),)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
                 }
             }
 

@@ -6,7 +6,7 @@ use super::answer::{
 use super::check::{Checker, NoteField, Obj, Routing};
 use super::list::{
     Entry, Item, ListModel, add_box, apply_list_op, check_permutation, focus_after, footer, header,
-    item_index, list_state, note_json, parse_items, removed_json, removed_line, removed_list,
+    item_index, list_state, list_to_json, note_json, parse_items, removed_json, removed_line, removed_list,
 };
 use super::{Component, Kind};
 use crate::html::i18n::{Lang, Strings};
@@ -95,6 +95,22 @@ impl Component for Prioritize {
 
     fn answer_from_form(&self, fields: &mut FormFields) -> Result<RankAnswer, AnswersError> {
         rank_form(self, fields)
+    }
+
+    fn answer_to_json(&self, answer: &RankAnswer) -> JsonValue {
+        let mut o = serde_json::Map::new();
+        if let Some(order) = &answer.order {
+            let entries: Vec<JsonValue> = order
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Item(i) => self.items.get(*i).map(|item| item.id.as_str().into()),
+                    Entry::Added(label) => Some(serde_json::json!({ "added": label })),
+                })
+                .collect();
+            o.insert("order".into(), entries.into());
+        }
+        list_to_json(&self.items, &answer.removed, answer.note.as_deref(), &mut o);
+        JsonValue::Object(o)
     }
 
     fn export(&self, answer: Option<&RankAnswer>, _lang: Lang) -> Part {

@@ -512,6 +512,10 @@ macro_rules! question_component {
                 question::questions_form(&self.0, fields)
             }
 
+            fn answer_to_json(&self, answer: &Self::Answer) -> serde_json::Value {
+                question::questions_to_json(&self.0, answer)
+            }
+
             fn export(
                 &self,
                 answer: Option<&Self::Answer>,
@@ -840,6 +844,64 @@ pub fn questions_json(
         answers[0] = question_json(block, "", &set.questions[0], v)?;
     }
     Ok(answers)
+}
+
+/// A question set's answers as JSON responses write them: the one question's object for a
+/// standalone question, `{ "questions": { id: … } }` for a questionnaire (unanswered questions
+/// left out; of two questions that share an id, the first answered one).
+pub fn questions_to_json(set: &QuestionSet, answers: &[QuestionAnswer]) -> JsonValue {
+    let answered = set
+        .questions
+        .iter()
+        .zip(answers)
+        .filter(|(_, a)| !a.is_empty());
+    if set.kind != Kind::Questionnaire {
+        return answered
+            .map(|(q, a)| question_to_json(q, a))
+            .next()
+            .unwrap_or_else(|| JsonValue::Object(serde_json::Map::new()));
+    }
+    let mut questions = serde_json::Map::new();
+    for (q, a) in answered {
+        if !questions.contains_key(&q.id) {
+            questions.insert(q.id.clone(), question_to_json(q, a));
+        }
+    }
+    serde_json::json!({ "questions": questions })
+}
+
+fn question_to_json(q: &Question, a: &QuestionAnswer) -> JsonValue {
+    let mut o = serde_json::Map::new();
+    match q.mode {
+        Mode::Open => {
+            if let Some(t) = &a.text {
+                o.insert("text".into(), t.as_str().into());
+            }
+        }
+        Mode::FreeText => {
+            if let Some(t) = &a.other {
+                o.insert("other".into(), t.as_str().into());
+            }
+        }
+        Mode::Single | Mode::Multi => {
+            let selected: Vec<JsonValue> = a
+                .picks
+                .iter()
+                .filter_map(|&i| q.options.get(i))
+                .map(|label| label.as_str().into())
+                .collect();
+            if !selected.is_empty() {
+                o.insert("selected".into(), selected.into());
+            }
+            if let Some(t) = &a.other {
+                o.insert("other".into(), t.as_str().into());
+            }
+            if let Some(t) = &a.note {
+                o.insert("note".into(), t.as_str().into());
+            }
+        }
+    }
+    JsonValue::Object(o)
 }
 
 fn question_json(

@@ -117,6 +117,10 @@ impl Component for Youtube {
         Err(err(fields.block(), "", "a youtube block takes no answers"))
     }
 
+    fn answer_to_json(&self, answer: &NoAnswer) -> serde_json::Value {
+        match *answer {}
+    }
+
     fn export(&self, _answer: Option<&NoAnswer>, _lang: Lang) -> Part {
         Part::default()
     }

@@ -533,7 +533,12 @@ pub fn document_root(
 ) -> Markup {
     let style = surface.is_email().then_some(email::DOC);
     // The body, the form's copy of the source (a little longer once escaped), the chrome.
-    let room = body_len + form.as_ref().map_or(0, |f| f.source.len() * 9 / 8) + 1024;
+    let room = body_len
+        + form
+            .as_ref()
+            .and_then(|f| f.source)
+            .map_or(0, |s| s.len() * 9 / 8)
+        + 1024;
     html! {
         (Reserve(room))
         div class="pb-doc" dir=(lang.dir()) lang=(lang.code()) data-pb-hash=(hash)
@@ -551,7 +556,9 @@ pub fn document_root(
                     @if form.action.is_some() {
                         button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }
                     }
-                    (SourceField(form.source))
+                    @if let Some(source) = form.source {
+                        (SourceField(source))
+                    }
                     input type="hidden" name="pb.surface" value=(surface.name());
                     (body)
                     @if let Some(comments) = &form.comments {
@@ -599,7 +606,8 @@ impl Render for SourceField<'_> {
 /// module): the whole Markdown source in a hidden field, and where to post.
 pub struct FormChrome<'a> {
     pub action: Option<&'a str>,
-    pub source: &'a str,
+    /// `None` when the host keeps the document itself ([`crate::Options::form_source`]).
+    pub source: Option<&'a str>,
     /// The box for a comment on the whole document, when the document has prose to comment on.
     pub comments: Option<Comments<'a>>,
 }

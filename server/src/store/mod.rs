@@ -1,0 +1,630 @@
+//! The store of routed documents (contract §6): one [`Store`] trait with two backends, an
+//! embedded SQLite file ([`sqlite`], the default) and PostgreSQL ([`postgres`], for several
+//! replicas sharing one database). Nothing is stored unless a client routes a document.
+//!
+//! The HTTP routes (and any other front end, such as tools for agents) go through
+//! [`Routing`], which adds what every front end needs on top of the trait: the secrets, the
+//! clock, the expiry rule and the limits.
+//!
+//! The schema lives in `server/migrations/{sqlite,postgres}/NNNN_*.sql`; each backend applies
+//! the ones it has not applied yet when it opens the database (see `docs/store.md`).
+
+pub mod postgres;
+pub mod sqlite;
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// [`Store::responses`] answers at most this many responses, or about this many bytes of them
+/// (at least one); the client asks again with `since` for the rest.
+pub const PAGE_RESPONSES: usize = 100;
+pub const PAGE_BYTES: usize = 8 << 20;
+
+/// Unix time in milliseconds (UTC), as the schema keeps it.
+pub type Millis = i64;
+
+/// What a store operation returns; boxed so `Store` can be used as `dyn Store`.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// The store's operations. Every method takes the time it acts at (`now`) from the caller, so
+/// replicas and tests agree on what has expired.
+pub trait Store: Send + Sync {
+    /// Connects and applies pending migrations where the backend has a server to reach
+    /// (PostgreSQL), so a bad address stops `passback serve` at start. SQLite does nothing: its
+    /// file is created with the first routed document.
+    fn prepare(&self) -> StoreFuture<'_, ()>;
+
+    /// Keeps a new document. Its id is fresh (128 random bits); a clash is an error.
+    fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()>;
+
+    /// The document `id`: live, gone (deleted, or expired at `now`), or never seen (or
+    /// forgotten after the retention period).
+    fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>>;
+
+    /// Deletes a live document and all its responses, leaving a tombstone.
+    fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
+
+    /// Keeps one more response to a live document, numbered after the last one, unless the
+    /// document already holds `max_responses`. Durable when this returns `Ok`.
+    fn add_response(
+        &self,
+        id: &str,
+        response: NewResponse,
+        max_responses: u64,
+    ) -> StoreFuture<'_, Added>;
+
+    /// The responses to `id` numbered after `since`, oldest first: one page of them (see
+    /// [`PAGE_RESPONSES`]).
+    fn responses(&self, id: &str, since: u64) -> StoreFuture<'_, Vec<StoredResponse>>;
+
+    /// As [`Store::responses`], but when there are none yet, waits up to `timeout` for one to
+    /// be stored (by this process or, on PostgreSQL, any replica) and answers as soon as it is.
+    /// Answers early, possibly empty, once [`Store::wake_all`] was called.
+    fn wait_for_responses(
+        &self,
+        id: &str,
+        since: u64,
+        timeout: Duration,
+    ) -> StoreFuture<'_, Vec<StoredResponse>>;
+
+    /// Turns documents whose time ran out at `now` into tombstones (their text and responses
+    /// deleted), and forgets tombstones older than `forget_before`. Returns how many documents
+    /// expired.
+    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64>;
+
+    /// Ends every wait in progress now (the server is shutting down).
+    fn wake_all(&self);
+}
+
+/// A document to keep.
+#[derive(Debug, Clone)]
+pub struct NewDocument {
+    pub id: String,
+    /// blake3 of the bearer token: the token itself is never stored.
+    pub token_hash: [u8; 32],
+    pub markdown: String,
+    pub hash: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+}
+
+/// A live document.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub id: String,
+    pub token_hash: [u8; 32],
+    pub markdown: String,
+    pub hash: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    /// How many responses it has taken (the last response id).
+    pub responses: u64,
+}
+
+impl Document {
+    /// Whether `token` is this document's bearer token, compared in constant time.
+    pub fn token_matches(&self, token: &str) -> bool {
+        blake3::Hash::from_bytes(self.token_hash) == blake3::hash(token.as_bytes())
+    }
+}
+
+/// What a lookup found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup<T> {
+    Live(T),
+    /// Deleted or expired: its links answer 410.
+    Gone,
+    /// Never routed here, or forgotten after the retention period: 404.
+    Unknown,
+}
+
+/// A response to keep.
+#[derive(Debug, Clone)]
+pub struct NewResponse {
+    pub received_at: Millis,
+    pub reviewer: Option<String>,
+    /// The answers keyed by block id (contract §4), without `annotations`.
+    pub component_inputs: Value,
+    /// Prose comments (contract §7); an empty array when none.
+    pub annotations: Value,
+    /// The Markdown export.
+    pub export: String,
+}
+
+/// A kept response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResponse {
+    /// 1, 2, … within its document, in the order they were stored.
+    pub response_id: u64,
+    pub received_at: Millis,
+    pub reviewer: Option<String>,
+    pub component_inputs: Value,
+    pub annotations: Value,
+    pub export: String,
+}
+
+/// What [`Store::add_response`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Added {
+    Stored(Box<StoredResponse>),
+    Gone,
+    Unknown,
+    /// The document holds its limit of responses already.
+    Full,
+}
+
+/// A store that could not do what was asked (the database is unreachable, the file cannot be
+/// written, …). The message is for the operator's log, not for clients.
+#[derive(Debug, Clone)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl StoreError {
+    pub(crate) fn new(context: &str, e: impl fmt::Display) -> StoreError {
+        StoreError(format!("{context}: {e}"))
+    }
+}
+
+/// Where routed documents are kept (`passback serve --store`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum StoreConfig {
+    /// Nowhere: the routed routes answer 404 saying how to turn them on. The library's default;
+    /// `passback serve` defaults to `sqlite:passback.db`.
+    #[default]
+    Off,
+    /// An SQLite file, created with the first routed document.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database, by its `postgres://` URL.
+    Postgres(String),
+}
+
+impl StoreConfig {
+    /// Reads `sqlite:PATH`, `postgres://…` (or `postgresql://…`) or `off`.
+    pub fn parse(spec: &str) -> Result<StoreConfig, String> {
+        if spec == "off" {
+            return Ok(StoreConfig::Off);
+        }
+        if let Some(path) = spec.strip_prefix("sqlite:") {
+            let path = path.strip_prefix("//").unwrap_or(path);
+            if path.is_empty() {
+                return Err("--store sqlite: needs a file path, such as sqlite:passback.db".into());
+            }
+            return Ok(StoreConfig::Sqlite(PathBuf::from(path)));
+        }
+        if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+            spec.parse::<tokio_postgres::Config>().map_err(|e| {
+                format!("--store: the PostgreSQL URL does not parse ({e}); write it as postgres://USER@HOST:PORT/DATABASE")
+            })?;
+            return Ok(StoreConfig::Postgres(spec.to_string()));
+        }
+        Err(format!(
+            "--store must be sqlite:PATH, postgres://USER@HOST/DATABASE or off, not `{spec}`"
+        ))
+    }
+
+    /// The store this names, not yet opened (`None` when off). Nothing is touched until the
+    /// first operation, or [`Store::prepare`].
+    pub fn open(&self) -> Option<Arc<dyn Store>> {
+        match self {
+            StoreConfig::Off => None,
+            StoreConfig::Sqlite(path) => Some(Arc::new(sqlite::SqliteStore::new(path.clone()))),
+            StoreConfig::Postgres(url) => Some(Arc::new(postgres::PostgresStore::new(url.clone()))),
+        }
+    }
+
+    /// How the store is described in the log: never a password.
+    pub fn describe(&self) -> String {
+        match self {
+            StoreConfig::Off => "off".into(),
+            StoreConfig::Sqlite(path) => format!("sqlite:{}", path.display()),
+            StoreConfig::Postgres(url) => match url.parse::<tokio_postgres::Config>() {
+                Ok(c) => format!(
+                    "postgres (database {})",
+                    c.get_dbname().unwrap_or("of the user's name")
+                ),
+                Err(_) => "postgres".into(),
+            },
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Migrations
+
+/// One versioned schema change, from `server/migrations/<backend>/NNNN_name.sql`.
+pub(crate) struct Migration {
+    pub version: i64,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets and time
+
+/// `n` bytes from the operating system's random source, base64url without padding.
+pub fn random_secret(bytes: usize) -> Result<String, StoreError> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf)
+        .map_err(|e| StoreError::new("the system's random source failed", e))?;
+    Ok(base64url(&buf))
+}
+
+/// Base64url (RFC 4648 §5) without padding.
+pub fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// Bytes of randomness in a document id (128 bits) and in a token (256 bits).
+pub const ID_BYTES: usize = 16;
+pub const TOKEN_BYTES: usize = 32;
+
+/// Whether `id` has the shape of a document id (22 base64url characters), so a request for
+/// anything else is answered without asking the database.
+pub fn is_document_id(id: &str) -> bool {
+    id.len() == (ID_BYTES * 8).div_ceil(6)
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The time now, in Unix milliseconds.
+pub fn now() -> Millis {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as Millis)
+}
+
+/// `2026-05-01T12:00:00.123Z`: RFC 3339 in UTC, to the millisecond.
+pub fn rfc3339(ms: Millis) -> String {
+    let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting for responses
+
+/// The long-polls waiting in this process, by document id. Storing a response (here, or on
+/// PostgreSQL anywhere: see [`postgres`]) wakes the ones waiting on its document, which then
+/// read the store again.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    by_document: Mutex<HashMap<String, Weak<Notify>>>,
+    closed: AtomicBool,
+}
+
+/// One wait's registration; dropping it forgets the document when no one else waits on it.
+pub(crate) struct Subscription<'a> {
+    waiters: &'a Waiters,
+    id: String,
+    notify: Arc<Notify>,
+}
+
+impl Drop for Subscription<'_> {
+    fn drop(&mut self) {
+        let mut map = self.waiters.lock();
+        // Only this subscription holds it: no one else waits on the document.
+        if Arc::strong_count(&self.notify) == 1 {
+            map.remove(&self.id);
+        }
+    }
+}
+
+impl Waiters {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Notify>>> {
+        self.by_document.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn subscribe(&self, id: &str) -> Subscription<'_> {
+        let mut map = self.lock();
+        let notify = match map.get(id).and_then(Weak::upgrade) {
+            Some(n) => n,
+            None => {
+                let n = Arc::new(Notify::new());
+                map.insert(id.to_string(), Arc::downgrade(&n));
+                n
+            }
+        };
+        Subscription {
+            waiters: self,
+            id: id.to_string(),
+            notify,
+        }
+    }
+
+    /// Whether no one waits.
+    pub fn is_empty(&self) -> bool {
+        self.lock().values().all(|w| w.strong_count() == 0)
+    }
+
+    /// A response to `id` was stored: wake its waits.
+    pub fn notify(&self, id: &str) {
+        let notify = self.lock().get(id).and_then(Weak::upgrade);
+        if let Some(n) = notify {
+            n.notify_waiters();
+        }
+    }
+
+    /// Wakes every wait (they read the store again): after a lost connection, notifications
+    /// may have been missed.
+    pub fn notify_all(&self) {
+        let all: Vec<Arc<Notify>> = self.lock().values().filter_map(Weak::upgrade).collect();
+        for n in all {
+            n.notify_waiters();
+        }
+    }
+
+    /// Ends every wait now, and every later one at once.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.notify_all();
+    }
+
+    /// Waits for responses to `id` after `since`, reading them with `read`: at once, again
+    /// whenever a response to `id` is announced, and every `recheck` in any case (a store shared
+    /// with another process may announce nothing here), until there are some or `timeout`
+    /// passes.
+    pub async fn wait<F>(
+        &self,
+        id: &str,
+        timeout: Duration,
+        recheck: Duration,
+        mut read: impl FnMut() -> F,
+    ) -> Result<Vec<StoredResponse>, StoreError>
+    where
+        F: Future<Output = Result<Vec<StoredResponse>, StoreError>>,
+    {
+        let deadline = Instant::now() + timeout;
+        let subscription = self.subscribe(id);
+        loop {
+            // Registered before the read, so an announcement made during it is not lost.
+            let announced = subscription.notify.notified();
+            tokio::pin!(announced);
+            announced.as_mut().enable();
+            let found = read().await?;
+            if !found.is_empty() || Instant::now() >= deadline || self.closed.load(Ordering::SeqCst)
+            {
+                return Ok(found);
+            }
+            let next = (Instant::now() + recheck).min(deadline);
+            tokio::select! {
+                () = &mut announced => {}
+                () = tokio::time::sleep_until(next) => {}
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every front end does with the store
+
+/// A routed document as created: what the sender keeps.
+#[derive(Debug, Clone)]
+pub struct Routed {
+    pub id: String,
+    /// The bearer token, shown once: the store keeps only its hash.
+    pub token: String,
+    pub hash: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+}
+
+/// The store with the rules every front end shares: fresh secrets, expiry within the
+/// retention period, the limit of responses per document.
+#[derive(Clone)]
+pub struct Routing {
+    pub store: Arc<dyn Store>,
+    /// How long a document may live, and how long a tombstone is kept.
+    pub retention: Duration,
+    /// Responses one document takes at most.
+    pub max_responses: u64,
+}
+
+/// How a bearer token fails to open a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Denied {
+    /// The id names no document (404).
+    Unknown,
+    /// Deleted or expired (410).
+    Gone,
+    /// The token is not the document's (403).
+    WrongToken,
+}
+
+impl Routing {
+    /// Keeps `markdown` (already validated) for `expires_in` (at most the retention period; the
+    /// retention period when `None`).
+    pub async fn route(
+        &self,
+        markdown: String,
+        hash: String,
+        expires_in: Option<Duration>,
+    ) -> Result<Routed, StoreError> {
+        let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
+        let created_at = now();
+        let routed = Routed {
+            id: random_secret(ID_BYTES)?,
+            token: random_secret(TOKEN_BYTES)?,
+            hash,
+            created_at,
+            expires_at: created_at.saturating_add(lifetime.as_millis() as Millis),
+        };
+        self.store
+            .create(NewDocument {
+                id: routed.id.clone(),
+                token_hash: *blake3::hash(routed.token.as_bytes()).as_bytes(),
+                markdown,
+                hash: routed.hash.clone(),
+                created_at: routed.created_at,
+                expires_at: routed.expires_at,
+            })
+            .await?;
+        Ok(routed)
+    }
+
+    /// The live document `id` (for a reader: no token needed, the id is the secret).
+    pub async fn document(&self, id: &str) -> Result<Lookup<Document>, StoreError> {
+        if !is_document_id(id) {
+            return Ok(Lookup::Unknown);
+        }
+        self.store.document(id, now()).await
+    }
+
+    /// The live document `id`, if `token` is its bearer token.
+    pub async fn authorized(
+        &self,
+        id: &str,
+        token: &str,
+    ) -> Result<Result<Document, Denied>, StoreError> {
+        Ok(match self.document(id).await? {
+            Lookup::Live(doc) if doc.token_matches(token) => Ok(doc),
+            Lookup::Live(_) => Err(Denied::WrongToken),
+            Lookup::Gone => Err(Denied::Gone),
+            Lookup::Unknown => Err(Denied::Unknown),
+        })
+    }
+
+    /// Keeps a reader's response to `id`.
+    pub async fn respond(
+        &self,
+        id: &str,
+        reviewer: Option<String>,
+        component_inputs: Value,
+        export: String,
+    ) -> Result<Added, StoreError> {
+        let response = NewResponse {
+            received_at: now(),
+            reviewer,
+            component_inputs,
+            annotations: Value::Array(Vec::new()),
+            export,
+        };
+        self.store
+            .add_response(id, response, self.max_responses)
+            .await
+    }
+
+    /// Expires what is due and forgets tombstones older than the retention period.
+    pub async fn sweep(&self) -> Result<u64, StoreError> {
+        let now = now();
+        let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
+        self.store.expire(now, forget_before).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_matches_rfc_4648() {
+        for (bytes, text) in [
+            (&b""[..], ""),
+            (b"f", "Zg"),
+            (b"fo", "Zm8"),
+            (b"foo", "Zm9v"),
+            (b"foob", "Zm9vYg"),
+            (b"fooba", "Zm9vYmE"),
+            (b"foobar", "Zm9vYmFy"),
+            (&[0xfb, 0xff, 0xbf], "-_-_"),
+        ] {
+            assert_eq!(base64url(bytes), text);
+        }
+        let id = random_secret(ID_BYTES).unwrap();
+        assert_eq!(id.len(), 22);
+        assert!(is_document_id(&id), "{id}");
+        assert!(!is_document_id("short") && !is_document_id(&format!("{id}x")));
+        assert!(!is_document_id("aaaaaaaaaaaaaaaaaaaaa/"));
+        assert_eq!(random_secret(TOKEN_BYTES).unwrap().len(), 43);
+        assert_ne!(random_secret(ID_BYTES).unwrap(), id);
+    }
+
+    #[test]
+    fn times_are_written_as_rfc_3339_utc() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(rfc3339(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn store_flags_read_the_three_forms() {
+        assert_eq!(StoreConfig::parse("off"), Ok(StoreConfig::Off));
+        assert_eq!(
+            StoreConfig::parse("sqlite:data/passback.db"),
+            Ok(StoreConfig::Sqlite("data/passback.db".into()))
+        );
+        assert_eq!(
+            StoreConfig::parse("sqlite:///var/lib/passback.db"),
+            Ok(StoreConfig::Sqlite("/var/lib/passback.db".into()))
+        );
+        let pg = "postgres://app:secret@db.internal:5432/passback";
+        assert_eq!(StoreConfig::parse(pg), Ok(StoreConfig::Postgres(pg.into())));
+        assert!(
+            !StoreConfig::parse(pg)
+                .unwrap()
+                .describe()
+                .contains("secret")
+        );
+        for bad in ["sqlite:", "mysql://x", "passback.db", ""] {
+            assert!(StoreConfig::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_token_opens_only_its_own_document() {
+        let doc = Document {
+            id: "x".into(),
+            token_hash: *blake3::hash(b"right").as_bytes(),
+            markdown: String::new(),
+            hash: String::new(),
+            created_at: 0,
+            expires_at: 0,
+            responses: 0,
+        };
+        assert!(doc.token_matches("right"));
+        assert!(!doc.token_matches("wrong") && !doc.token_matches(""));
+    }
+}

@@ -1,0 +1,514 @@
+//! The PostgreSQL backend, for several `passback serve` replicas sharing one database.
+//!
+//! - Connections: a small pool, opened as needed and opened again after the database went
+//!   away. Every change is one statement (so one implicit transaction); queries from many
+//!   requests share a connection, pipelined.
+//! - Response numbers: storing a response increments its document's `response_count` in the
+//!   same statement that inserts it. The row lock that takes serializes the responses to one
+//!   document, so their numbers commit in order, and a reader that saw response N never
+//!   later finds a new response numbered below N.
+//! - Long-polls: a trigger sends `NOTIFY passback_responses, '<document id>'` when a response
+//!   is inserted. Every replica keeps one connection that `LISTEN`s and wakes its waits on that
+//!   document; waits also read again every few seconds, in case that connection was down.
+//! - Migrations run at start, under an advisory lock, so replicas starting together apply each
+//!   one once.
+//!
+//! Connections are not encrypted (no TLS): reach the database over a private network or a
+//! local socket.
+
+use super::{
+    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
+    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use tokio::sync::{Mutex, OnceCell};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row};
+
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "routed_documents",
+    sql: include_str!("../../migrations/postgres/0001_routed_documents.sql"),
+}];
+
+/// The channel the insert trigger notifies (see the migration).
+const CHANNEL: &str = "passback_responses";
+/// The advisory lock migrations take: "pbck" in ASCII.
+const MIGRATION_LOCK: i64 = 0x7062_636b;
+const POOL_SIZE: usize = 4;
+/// Waits read again at least this often, whatever the listening connection says.
+const RECHECK_EVERY: Duration = Duration::from_secs(3);
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+/// How long opening a connection may take, unless the URL says (`connect_timeout=`).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct PostgresStore {
+    url: String,
+    ready: OnceCell<Arc<Pool>>,
+    waiters: Arc<Waiters>,
+}
+
+struct Pool {
+    config: Config,
+    slots: Vec<Mutex<Option<Arc<Client>>>>,
+    next: AtomicUsize,
+}
+
+fn db_error(context: &str, e: tokio_postgres::Error) -> StoreError {
+    use std::error::Error;
+    match (e.as_db_error(), e.source()) {
+        (Some(db), _) => {
+            StoreError::new(context, format!("{}: {}", db.code().code(), db.message()))
+        }
+        // "error connecting to server" says little without its cause.
+        (None, Some(cause)) => StoreError::new(context, format!("{e}: {cause}")),
+        (None, None) => StoreError::new(context, e),
+    }
+}
+
+/// Opens one connection and drives it on its own task.
+async fn connect(config: &Config) -> Result<Client, StoreError> {
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|e| db_error("cannot connect to PostgreSQL", e))?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(error = %e, "a PostgreSQL connection ended");
+        }
+    });
+    Ok(client)
+}
+
+impl Pool {
+    /// A connection: the next slot's, opened (again) when it has none or it was closed.
+    async fn client(&self) -> Result<Arc<Client>, StoreError> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len();
+        let mut slot = self.slots[i].lock().await;
+        if let Some(client) = slot.as_ref().filter(|c| !c.is_closed()) {
+            return Ok(client.clone());
+        }
+        let client = Arc::new(connect(&self.config).await?);
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+}
+
+impl PostgresStore {
+    /// The store at `url`; nothing is connected until the first operation or `prepare`.
+    pub fn new(url: String) -> PostgresStore {
+        PostgresStore {
+            url,
+            ready: OnceCell::new(),
+            waiters: Arc::default(),
+        }
+    }
+
+    /// The pool, once connected and migrated; the listener starts with it.
+    async fn pool(&self) -> Result<&Arc<Pool>, StoreError> {
+        self.ready
+            .get_or_try_init(|| async {
+                let mut config: Config = self
+                    .url
+                    .parse()
+                    .map_err(|e| StoreError::new("the PostgreSQL URL does not parse", e))?;
+                // An address that never answers fails in seconds, not at the TCP timeout.
+                if config.get_connect_timeout().is_none() {
+                    config.connect_timeout(CONNECT_TIMEOUT);
+                }
+                let mut client = connect(&config).await?;
+                migrate(&mut client).await?;
+                let pool = Arc::new(Pool {
+                    slots: (0..POOL_SIZE).map(|_| Mutex::new(None)).collect(),
+                    next: AtomicUsize::new(1),
+                    config: config.clone(),
+                });
+                *pool.slots[0].lock().await = Some(Arc::new(client));
+                tokio::spawn(listen(config, Arc::downgrade(&self.waiters)));
+                Ok(pool)
+            })
+            .await
+    }
+
+    async fn query(
+        &self,
+        context: &str,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<Row>, StoreError> {
+        let client = self.pool().await?.client().await?;
+        client
+            .query(sql, params)
+            .await
+            .map_err(|e| db_error(context, e))
+    }
+
+    /// Why a response could not be added to `id` at `now`.
+    async fn refusal(&self, id: &str, now: Millis, max: i64) -> Result<Added, StoreError> {
+        let rows = self
+            .query(
+                "cannot read a document",
+                "SELECT gone_at, expires_at, response_count FROM documents WHERE id = $1",
+                &[&id],
+            )
+            .await?;
+        Ok(match rows.first() {
+            None => Added::Unknown,
+            Some(r) if gone(r.get(0), r.get(1), now) => Added::Gone,
+            Some(r) if r.get::<_, i64>(2) >= max => Added::Full,
+            // It took a response in between; the caller's limit was reached meanwhile or the
+            // document changed: say it is full rather than guess.
+            Some(_) => Added::Full,
+        })
+    }
+}
+
+fn gone(gone_at: Option<Millis>, expires_at: Millis, now: Millis) -> bool {
+    gone_at.is_some() || expires_at <= now
+}
+
+async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let fail = |e| db_error("cannot apply the schema", e);
+    let tx = client.transaction().await.map_err(fail)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(fail)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS passback_migrations (
+            version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)",
+    )
+    .await
+    .map_err(fail)?;
+    let newest: i64 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0)::bigint FROM passback_migrations",
+            &[],
+        )
+        .await
+        .map_err(fail)?
+        .get(0);
+    let known = MIGRATIONS.last().map_or(0, |m| m.version);
+    if newest > known {
+        return Err(StoreError(format!(
+            "the database's schema is version {newest}, newer than this passback knows ({known}); run a newer passback"
+        )));
+    }
+    for m in MIGRATIONS.iter().filter(|m| m.version > newest) {
+        tx.batch_execute(m.sql).await.map_err(fail)?;
+        tx.execute(
+            "INSERT INTO passback_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+            &[&m.version, &m.name, &super::now()],
+        )
+        .await
+        .map_err(fail)?;
+    }
+    tx.commit().await.map_err(fail)
+}
+
+/// Keeps a connection that LISTENs for stored responses and wakes the waits on their
+/// documents, opening it again whenever it is lost; ends when the store is gone.
+async fn listen(config: Config, waiters: Weak<Waiters>) {
+    loop {
+        if waiters.strong_count() == 0 {
+            return;
+        }
+        match config.connect(NoTls).await {
+            Ok((client, mut connection)) => {
+                let forward = waiters.clone();
+                let mut driver = tokio::spawn(async move {
+                    while let Some(message) =
+                        std::future::poll_fn(|cx| connection.poll_message(cx)).await
+                    {
+                        match (message, forward.upgrade()) {
+                            (Ok(AsyncMessage::Notification(n)), Some(w)) => w.notify(n.payload()),
+                            (Ok(_), Some(_)) => {}
+                            (Err(e), _) => {
+                                tracing::warn!(error = %e, "the PostgreSQL listening connection failed");
+                                return;
+                            }
+                            (_, None) => return,
+                        }
+                    }
+                });
+                match client.batch_execute(&format!("LISTEN {CHANNEL}")).await {
+                    Ok(()) => {
+                        // Responses stored while no one listened were announced to no one.
+                        if let Some(w) = waiters.upgrade() {
+                            w.notify_all();
+                        }
+                        loop {
+                            tokio::select! {
+                                _ = &mut driver => break,
+                                () = tokio::time::sleep(Duration::from_secs(5)) => {
+                                    if waiters.strong_count() == 0 {
+                                        driver.abort();
+                                        return;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot LISTEN for stored responses");
+                        driver.abort();
+                    }
+                }
+                drop(client);
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot connect to PostgreSQL to listen"),
+        }
+        tokio::time::sleep(RECONNECT_AFTER).await;
+    }
+}
+
+fn response(r: &Row) -> Result<StoredResponse, StoreError> {
+    let json = |i: usize| {
+        serde_json::from_str(r.get::<_, &str>(i))
+            .map_err(|e| StoreError::new("a stored response is not JSON", e))
+    };
+    Ok(StoredResponse {
+        response_id: r.get::<_, i64>(0) as u64,
+        received_at: r.get(1),
+        reviewer: r.get(2),
+        component_inputs: json(3)?,
+        annotations: json(4)?,
+        export: r.get(5),
+    })
+}
+
+impl Store for PostgresStore {
+    fn prepare(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.pool().await?;
+            Ok(())
+        })
+    }
+
+    fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.query(
+                "cannot keep the document",
+                "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[
+                    &doc.id,
+                    &&doc.token_hash[..],
+                    &doc.markdown,
+                    &doc.hash,
+                    &doc.created_at,
+                    &doc.expires_at,
+                ],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot read a document",
+                    "SELECT token_hash, markdown, hash, created_at, expires_at, gone_at,
+                            response_count
+                     FROM documents WHERE id = $1",
+                    &[&id],
+                )
+                .await?;
+            let Some(r) = rows.first() else {
+                return Ok(Lookup::Unknown);
+            };
+            let markdown: Option<String> = r.get(1);
+            let expires_at: Millis = r.get(4);
+            Ok(match markdown {
+                Some(markdown) if !gone(r.get(5), expires_at, now) => {
+                    let token_hash: &[u8] = r.get(0);
+                    let token_hash = token_hash
+                        .try_into()
+                        .map_err(|_| StoreError("a stored token hash is not 32 bytes".into()))?;
+                    Lookup::Live(Document {
+                        id,
+                        token_hash,
+                        markdown,
+                        hash: r.get(2),
+                        created_at: r.get(3),
+                        expires_at,
+                        responses: r.get::<_, i64>(6) as u64,
+                    })
+                }
+                _ => Lookup::Gone,
+            })
+        })
+    }
+
+    fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            // First the tombstone: from then on no response can be added (adding one checks
+            // `gone_at` under the same row lock). Then, in a statement that sees every response
+            // committed before, the responses. The sweep removes any left by a crash between.
+            let buried = self
+                .query(
+                    "cannot delete the document",
+                    "UPDATE documents SET markdown = NULL, gone_at = $2
+                     WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
+                     RETURNING id",
+                    &[&id, &now],
+                )
+                .await?;
+            if buried.is_empty() {
+                let rows = self
+                    .query(
+                        "cannot read a document",
+                        "SELECT 1 FROM documents WHERE id = $1",
+                        &[&id],
+                    )
+                    .await?;
+                return Ok(if rows.is_empty() {
+                    Lookup::Unknown
+                } else {
+                    Lookup::Gone
+                });
+            }
+            self.query(
+                "cannot delete the responses",
+                "DELETE FROM responses WHERE document_id = $1",
+                &[&id],
+            )
+            .await?;
+            Ok(Lookup::Live(()))
+        })
+    }
+
+    fn add_response(
+        &self,
+        id: &str,
+        response: NewResponse,
+        max_responses: u64,
+    ) -> StoreFuture<'_, Added> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let max = max_responses.min(i64::MAX as u64) as i64;
+            let inputs = serde_json::to_string(&response.component_inputs)
+                .map_err(|e| StoreError::new("cannot write the answers", e))?;
+            let annotations = serde_json::to_string(&response.annotations)
+                .map_err(|e| StoreError::new("cannot write the annotations", e))?;
+            let rows = self
+                .query(
+                    "cannot keep the response",
+                    "WITH doc AS (
+                        UPDATE documents SET response_count = response_count + 1
+                        WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
+                          AND response_count < $3
+                        RETURNING id, response_count
+                     )
+                     INSERT INTO responses (document_id, seq, received_at, reviewer,
+                                            component_inputs, annotations, export)
+                     SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7
+                     FROM doc
+                     RETURNING seq",
+                    &[
+                        &id,
+                        &response.received_at,
+                        &max,
+                        &response.reviewer,
+                        &inputs,
+                        &annotations,
+                        &response.export,
+                    ],
+                )
+                .await?;
+            let Some(row) = rows.first() else {
+                return self.refusal(&id, response.received_at, max).await;
+            };
+            self.waiters.notify(&id);
+            Ok(Added::Stored(Box::new(StoredResponse {
+                response_id: row.get::<_, i64>(0) as u64,
+                received_at: response.received_at,
+                reviewer: response.reviewer,
+                component_inputs: response.component_inputs,
+                annotations: response.annotations,
+                export: response.export,
+            })))
+        })
+    }
+
+    fn responses(&self, id: &str, since: u64) -> StoreFuture<'_, Vec<StoredResponse>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let since = since.min(i64::MAX as u64) as i64;
+            let rows = self
+                .query(
+                    "cannot read the responses",
+                    "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
+                            export
+                     FROM responses WHERE document_id = $1 AND seq > $2
+                     ORDER BY seq LIMIT $3",
+                    &[&id, &since, &(PAGE_RESPONSES as i64)],
+                )
+                .await?;
+            let mut out = Vec::with_capacity(rows.len());
+            let mut bytes = 0;
+            for r in &rows {
+                let found = response(r)?;
+                bytes += found.export.len() + r.get::<_, &str>(3).len();
+                out.push(found);
+                if bytes >= PAGE_BYTES {
+                    break;
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn wait_for_responses(
+        &self,
+        id: &str,
+        since: u64,
+        timeout: Duration,
+    ) -> StoreFuture<'_, Vec<StoredResponse>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.waiters
+                .wait(&id, timeout, RECHECK_EVERY, || self.responses(&id, since))
+                .await
+        })
+    }
+
+    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let expired = self
+                .query(
+                    "cannot expire documents",
+                    "UPDATE documents SET markdown = NULL, gone_at = expires_at
+                     WHERE gone_at IS NULL AND expires_at <= $1
+                     RETURNING id",
+                    &[&now],
+                )
+                .await?
+                .len();
+            // Responses of every gone document: those just expired, and any a crash left
+            // behind a deletion.
+            self.query(
+                "cannot delete the responses of gone documents",
+                "DELETE FROM responses r USING documents d
+                 WHERE r.document_id = d.id AND d.gone_at IS NOT NULL",
+                &[],
+            )
+            .await?;
+            self.query(
+                "cannot forget old tombstones",
+                "DELETE FROM documents WHERE gone_at IS NOT NULL AND gone_at < $1",
+                &[&forget_before],
+            )
+            .await?;
+            Ok(expired as u64)
+        })
+    }
+
+    fn wake_all(&self) {
+        self.waiters.close();
+    }
+}

@@ -1,0 +1,498 @@
+//! The embedded backend: one SQLite file, compiled in (rusqlite's bundled SQLite). The file is
+//! created with the first routed document, never before; until then every read answers
+//! "unknown" without touching the disk.
+//!
+//! One connection, behind a mutex, used from the blocking pool: SQLite takes one writer at a
+//! time anyway, and every statement here is a short indexed one. The journal is WAL with
+//! `synchronous=FULL`, so a response is on disk before its 201 is sent.
+//!
+//! Long-polls wake at once for responses stored by this process. Another process may share the
+//! file (`passback mcp` beside `passback serve`): while anyone waits, a watcher reads SQLite's
+//! `data_version` twice a second, which changes when another connection commits, and wakes the
+//! waits to read again.
+
+use super::{
+    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
+    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The schema, in order; applied when the file is opened.
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "routed_documents",
+    sql: include_str!("../../migrations/sqlite/0001_routed_documents.sql"),
+}];
+
+/// How often the watcher looks for commits by another process while someone waits.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
+/// Waits read again at least this often whatever the watcher says.
+const RECHECK_EVERY: Duration = Duration::from_secs(10);
+
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+    waiters: Arc<Waiters>,
+    watching: Arc<AtomicBool>,
+}
+
+struct Inner {
+    path: PathBuf,
+    conn: Mutex<Option<Connection>>,
+}
+
+impl SqliteStore {
+    /// The store in the file at `path`; nothing is opened or created yet.
+    pub fn new(path: PathBuf) -> SqliteStore {
+        SqliteStore {
+            inner: Arc::new(Inner {
+                path,
+                conn: Mutex::new(None),
+            }),
+            waiters: Arc::default(),
+            watching: Arc::default(),
+        }
+    }
+
+    /// Runs `f` on the connection on the blocking pool. `Ok(None)` when the file does not
+    /// exist yet and `create` is false.
+    async fn run<T: Send + 'static>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<Option<T>, StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.run(create, f))
+            .await
+            .map_err(|e| StoreError::new("the SQLite task failed", e))?
+    }
+
+    /// Starts the watcher for other processes' commits, unless it runs already. It stops when
+    /// no one waits.
+    fn watch(&self) {
+        if self.watching.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (inner, waiters, watching) = (
+            self.inner.clone(),
+            self.waiters.clone(),
+            self.watching.clone(),
+        );
+        tokio::spawn(async move {
+            let mut seen = None;
+            loop {
+                let first = seen.is_none();
+                if !first {
+                    tokio::time::sleep(WATCH_EVERY).await;
+                }
+                if waiters.is_empty() {
+                    watching.store(false, Ordering::SeqCst);
+                    // A wait that began just now may have found the flag still set.
+                    if waiters.is_empty() || watching.swap(true, Ordering::SeqCst) {
+                        return;
+                    }
+                }
+                let inner = inner.clone();
+                let version = tokio::task::spawn_blocking(move || {
+                    inner.run(false, |c| {
+                        c.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))
+                    })
+                })
+                .await;
+                match version {
+                    Ok(Ok(Some(v))) => {
+                        // The first reading is the baseline: the waits read again after it,
+                        // so a commit between their first read and it is not missed.
+                        if first || seen.is_some_and(|s| s != v) {
+                            waiters.notify_all();
+                        }
+                        seen = Some(v);
+                    }
+                    _ => tokio::time::sleep(WATCH_EVERY).await,
+                }
+            }
+        });
+    }
+}
+
+impl Inner {
+    fn run<T>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>, StoreError> {
+        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            *guard = open(&self.path, create).map_err(|e| self.error(e))?;
+        }
+        match guard.as_mut() {
+            None => Ok(None),
+            Some(conn) => f(conn).map(Some).map_err(|e| self.error(e)),
+        }
+    }
+
+    fn error(&self, e: impl std::fmt::Display) -> StoreError {
+        StoreError::new(&format!("SQLite store {}", self.path.display()), e)
+    }
+}
+
+/// Opens (and with `create`, creates) the file, sets it up and applies pending migrations;
+/// `None` when it does not exist and `create` is false.
+fn open(path: &Path, create: bool) -> Result<Option<Connection>, String> {
+    if !create && !path.exists() {
+        return Ok(None);
+    }
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        format!("cannot open it ({e}); check that its folder exists and is writable")
+    })?;
+    let setup = |conn: &mut Connection| -> rusqlite::Result<()> {
+        // Another process (a second server, `passback mcp`) may hold the write lock briefly.
+        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
+        // A response is acknowledged only once it is on disk.
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+        Ok(())
+    };
+    setup(&mut conn).map_err(|e| e.to_string())?;
+    migrate(&mut conn)?;
+    Ok(Some(conn))
+}
+
+fn migrate(conn: &mut Connection) -> Result<(), String> {
+    let step = |conn: &mut Connection| -> rusqlite::Result<Result<(), String>> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute_batch(
+            "CREATE TABLE IF NOT EXISTS passback_migrations (
+                version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+        )?;
+        let newest: Option<i64> =
+            tx.query_row("SELECT max(version) FROM passback_migrations", [], |r| {
+                r.get(0)
+            })?;
+        let newest = newest.unwrap_or(0);
+        let known = MIGRATIONS.last().map_or(0, |m| m.version);
+        if newest > known {
+            return Ok(Err(format!(
+                "its schema is version {newest}, newer than this passback knows ({known}); run a newer passback"
+            )));
+        }
+        for m in MIGRATIONS.iter().filter(|m| m.version > newest) {
+            tx.execute_batch(m.sql)?;
+            tx.execute(
+                "INSERT INTO passback_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+                params![m.version, m.name, super::now()],
+            )?;
+        }
+        tx.commit()?;
+        Ok(Ok(()))
+    };
+    step(conn).map_err(|e| format!("cannot apply the schema: {e}"))?
+}
+
+fn json_text(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+fn json_value(text: &str) -> rusqlite::Result<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
+    bytes.try_into().map_err(|_| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Blob,
+            "a token hash is 32 bytes".into(),
+        )
+    })
+}
+
+/// Whether the document row (`gone_at`, `expires_at`) is gone at `now`.
+fn gone(gone_at: Option<Millis>, expires_at: Millis, now: Millis) -> bool {
+    gone_at.is_some() || expires_at <= now
+}
+
+/// Deletes a document's text and responses, leaving its tombstone gone since `at`.
+fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM responses WHERE document_id = ?1", [id])?;
+    conn.execute(
+        "UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE id = ?1",
+        params![id, at],
+    )?;
+    Ok(())
+}
+
+fn read_responses(
+    conn: &Connection,
+    id: &str,
+    since: u64,
+) -> rusqlite::Result<Vec<StoredResponse>> {
+    let mut stmt = conn.prepare(
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export
+         FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    while let Some(row) = rows.next()? {
+        let inputs: String = row.get(3)?;
+        let export: String = row.get(5)?;
+        bytes += inputs.len() + export.len();
+        out.push(StoredResponse {
+            response_id: row.get::<_, i64>(0)? as u64,
+            received_at: row.get(1)?,
+            reviewer: row.get(2)?,
+            component_inputs: json_value(&inputs)?,
+            annotations: json_value(&row.get::<_, String>(4)?)?,
+            export,
+        });
+        if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+impl Store for SqliteStore {
+    /// Creates nothing; only checks that the file's folder exists, so a mistyped path stops
+    /// the start instead of the first routed document.
+    fn prepare(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async {
+            let path = &self.inner.path;
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if path.exists() || folder.is_dir() {
+                Ok(())
+            } else {
+                Err(StoreError(format!(
+                    "the folder {} does not exist; create it, or give a path in a folder that does",
+                    folder.display()
+                )))
+            }
+        })
+    }
+
+    fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.run(true, move |c| {
+                c.execute(
+                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![
+                        doc.id,
+                        &doc.token_hash[..],
+                        doc.markdown,
+                        doc.hash,
+                        doc.created_at,
+                        doc.expires_at
+                    ],
+                )
+            })
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT token_hash, markdown, hash, created_at, expires_at, gone_at,
+                                response_count
+                         FROM documents WHERE id = ?1",
+                        [&id],
+                        |r| {
+                            let markdown: Option<String> = r.get(1)?;
+                            let (expires_at, gone_at) = (r.get(4)?, r.get(5)?);
+                            Ok(match markdown {
+                                Some(markdown) if !gone(gone_at, expires_at, now) => {
+                                    Lookup::Live(Document {
+                                        id: id.clone(),
+                                        token_hash: token_hash(r.get(0)?)?,
+                                        markdown,
+                                        hash: r.get(2)?,
+                                        created_at: r.get(3)?,
+                                        expires_at,
+                                        responses: r.get::<_, i64>(6)? as u64,
+                                    })
+                                }
+                                _ => Lookup::Gone,
+                            })
+                        },
+                    )
+                    .optional()
+                })
+                .await?;
+            Ok(found.flatten().unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let row: Option<(Option<Millis>, Millis)> = tx
+                        .query_row(
+                            "SELECT gone_at, expires_at FROM documents WHERE id = ?1",
+                            [&id],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .optional()?;
+                    let outcome = match row {
+                        None => Lookup::Unknown,
+                        Some((gone_at, expires_at)) if gone(gone_at, expires_at, now) => {
+                            Lookup::Gone
+                        }
+                        Some(_) => {
+                            bury(&tx, &id, now)?;
+                            Lookup::Live(())
+                        }
+                    };
+                    tx.commit()?;
+                    Ok(outcome)
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn add_response(
+        &self,
+        id: &str,
+        response: NewResponse,
+        max_responses: u64,
+    ) -> StoreFuture<'_, Added> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let key = id.clone();
+            let added = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let row: Option<(Option<Millis>, Millis, i64)> = tx
+                        .query_row(
+                            "SELECT gone_at, expires_at, response_count FROM documents WHERE id = ?1",
+                            [&id],
+                            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                        )
+                        .optional()?;
+                    let count = match row {
+                        None => return Ok(Added::Unknown),
+                        Some((gone_at, expires_at, _))
+                            if gone(gone_at, expires_at, response.received_at) =>
+                        {
+                            return Ok(Added::Gone);
+                        }
+                        Some((_, _, count)) if count as u64 >= max_responses => {
+                            return Ok(Added::Full);
+                        }
+                        Some((_, _, count)) => count,
+                    };
+                    let seq = count + 1;
+                    tx.execute(
+                        "UPDATE documents SET response_count = ?2 WHERE id = ?1",
+                        params![id, seq],
+                    )?;
+                    tx.execute(
+                        "INSERT INTO responses (document_id, seq, received_at, reviewer,
+                                                component_inputs, annotations, export)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        params![
+                            id,
+                            seq,
+                            response.received_at,
+                            response.reviewer,
+                            json_text(&response.component_inputs),
+                            json_text(&response.annotations),
+                            response.export
+                        ],
+                    )?;
+                    tx.commit()?;
+                    Ok(Added::Stored(Box::new(StoredResponse {
+                        response_id: seq as u64,
+                        received_at: response.received_at,
+                        reviewer: response.reviewer,
+                        component_inputs: response.component_inputs,
+                        annotations: response.annotations,
+                        export: response.export,
+                    })))
+                })
+                .await?
+                .unwrap_or(Added::Unknown);
+            if matches!(added, Added::Stored(_)) {
+                self.waiters.notify(&key);
+            }
+            Ok(added)
+        })
+    }
+
+    fn responses(&self, id: &str, since: u64) -> StoreFuture<'_, Vec<StoredResponse>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            Ok(self
+                .run(false, move |c| read_responses(c, &id, since))
+                .await?
+                .unwrap_or_default())
+        })
+    }
+
+    fn wait_for_responses(
+        &self,
+        id: &str,
+        since: u64,
+        timeout: Duration,
+    ) -> StoreFuture<'_, Vec<StoredResponse>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.watch();
+            self.waiters
+                .wait(&id, timeout, RECHECK_EVERY, || self.responses(&id, since))
+                .await
+        })
+    }
+
+    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let expired = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    tx.execute(
+                        "DELETE FROM responses WHERE document_id IN
+                           (SELECT id FROM documents WHERE gone_at IS NULL AND expires_at <= ?1)",
+                        [now],
+                    )?;
+                    let expired = tx.execute(
+                        "UPDATE documents SET markdown = NULL, gone_at = expires_at
+                         WHERE gone_at IS NULL AND expires_at <= ?1",
+                        [now],
+                    )?;
+                    tx.execute(
+                        "DELETE FROM documents WHERE gone_at IS NOT NULL AND gone_at < ?1",
+                        [forget_before],
+                    )?;
+                    tx.commit()?;
+                    Ok(expired as u64)
+                })
+                .await?;
+            Ok(expired.unwrap_or(0))
+        })
+    }
+
+    fn wake_all(&self) {
+        self.waiters.close();
+    }
+}

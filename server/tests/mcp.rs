@@ -1,0 +1,657 @@
+//! The MCP tools (contract §6) driven by the official SDK's own client: over stdio against the
+//! real `passback mcp`, and over streamable HTTP against the real `passback serve` at `/mcp`.
+//! Readers answer over real HTTP, as a browser without JavaScript and as JSON; the tools then
+//! pull what they sent. The stores are SQLite files in temporary folders, and PostgreSQL (found
+//! through `PASSBACK_TEST_POSTGRES`, as in `store.rs`; `off` skips it).
+
+mod common;
+
+use common::{Served, serve};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::{Peer, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+type Client = RunningService<RoleClient, ()>;
+
+const DOC: &str = "# Launch\n\nWhich region first?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\",\"options\":[\"EU\",\"US\"]}\n```\n\n```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"docs\",\"label\":\"Docs\"},{\"id\":\"sdk\",\"label\":\"SDK\"},{\"id\":\"ui\",\"label\":\"UI\"}]}\n```\n";
+
+/// `DOC` as typed blocks.
+fn doc_blocks() -> Value {
+    json!([
+        { "type": "markdown", "text": "# Launch\n\nWhich region first?" },
+        { "type": "single-choice", "version": "1", "question": "Which region first?", "options": ["EU", "US"] },
+        { "type": "prioritize", "version": "1", "items": [
+            { "id": "docs", "label": "Docs" }, { "id": "sdk", "label": "SDK" }, { "id": "ui", "label": "UI" }
+        ] }
+    ])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients and stores
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh temporary folder, removed when dropped.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new() -> Folder {
+        let dir = std::env::temp_dir().join(format!(
+            "passback-mcp-test_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        Folder(dir)
+    }
+
+    /// `sqlite:` a file in the folder (not created yet).
+    fn sqlite(&self) -> String {
+        format!("sqlite:{}", self.0.join("routed.db").display())
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `passback mcp {args}` as a child process, connected over its standard input and output.
+async fn stdio_client(args: &[&str]) -> Client {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_passback"));
+    command.arg("mcp").args(args);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start passback mcp");
+    ().serve(transport)
+        .await
+        .expect("passback mcp takes the client's initialize")
+}
+
+/// The server's `/mcp`, over streamable HTTP.
+async fn http_client(server: &Served) -> Client {
+    let transport =
+        StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr).as_str());
+    ().serve(transport)
+        .await
+        .expect("/mcp takes the client's initialize")
+}
+
+async fn call(peer: &Peer<RoleClient>, tool: &'static str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    peer.call_tool(CallToolRequestParams::new(tool).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: the call failed: {e}"))
+}
+
+/// A tool's answer, which must not be an error: its structured content, which its text repeats.
+async fn ok(peer: &Peer<RoleClient>, tool: &'static str, args: Value) -> Value {
+    let result = call(peer, tool, args).await;
+    let value = result.structured_content.clone().unwrap_or(Value::Null);
+    assert_ne!(result.is_error, Some(true), "{tool}: {value}");
+    value
+}
+
+/// A tool's refusal: its sentence, and the whole structured error.
+async fn refused(peer: &Peer<RoleClient>, tool: &'static str, args: Value) -> (String, Value) {
+    let result = call(peer, tool, args).await;
+    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
+    let value = result.structured_content.expect("a structured error");
+    let error = value["error"]
+        .as_str()
+        .expect("an error sentence")
+        .to_string();
+    (error, value)
+}
+
+fn ids(listed: &Value) -> Vec<u64> {
+    listed["responses"]
+        .as_array()
+        .expect("a responses list")
+        .iter()
+        .map(|r| r["response_id"].as_u64().expect("a response_id"))
+        .collect()
+}
+
+fn web() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("an HTTP client")
+}
+
+/// A reader's post to `/r/{id}/responses`: (status, body).
+async fn answer(addr: &str, id: &str, content_type: &str, body: String) -> (u16, String) {
+    let reply = web()
+        .post(format!("http://{addr}/r/{id}/responses"))
+        .header("content-type", content_type)
+        .header("accept", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("post the answers");
+    let status = reply.status().as_u16();
+    (status, reply.text().await.expect("a body"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenario, over either transport
+
+/// Lists the tools; routes a document as Markdown and as typed blocks; answers it over HTTP with
+/// the form's own post and with JSON; pulls the answers, with `since` and with a long-poll; and
+/// checks refusals, validation and the component reference. `addr` is the `passback serve`
+/// that serves the review links.
+async fn the_routed_loop(client: &Client, addr: &str) {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t: &Tool| {
+            assert!(
+                t.description.as_deref().is_some_and(|d| d.len() > 80),
+                "{} needs a description",
+                t.name
+            );
+            assert_eq!(
+                t.input_schema.get("type"),
+                Some(&json!("object")),
+                "{}",
+                t.name
+            );
+            t.name.to_string()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "get_components_spec",
+            "list_responses",
+            "route_document",
+            "validate_document"
+        ]
+    );
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let schema_of = |name: &str| {
+        Value::Object(
+            (*tools
+                .iter()
+                .find(|t| t.name == name)
+                .expect("the tool")
+                .input_schema)
+                .clone(),
+        )
+    };
+    assert_eq!(
+        schema_of("list_responses")["required"],
+        json!(["id", "token"])
+    );
+    assert!(schema_of("route_document")["properties"]["blocks"].is_object());
+
+    // Routed as Markdown: the id, the review link on the server, the token.
+    let routed = ok(client, "route_document", json!({ "markdown": DOC })).await;
+    let id = routed["id"].as_str().expect("an id").to_string();
+    let token = routed["token"].as_str().expect("a token").to_string();
+    assert_eq!(routed["review_url"], format!("http://{addr}/r/{id}"));
+    assert_eq!(id.len(), 22);
+    assert!(token.len() >= 43, "{token}");
+    assert!(routed["expires_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(routed["diagnostics"], json!([]));
+
+    // Routed as typed blocks, which win over "markdown": the same document, the same hash.
+    let typed = ok(
+        client,
+        "route_document",
+        json!({ "blocks": doc_blocks(), "markdown": "not this one", "expires_in": 3600 }),
+    )
+    .await;
+    assert_ne!(typed["id"], routed["id"]);
+    let kept = web()
+        .get(format!(
+            "http://{addr}/v1/documents/{}",
+            typed["id"].as_str().unwrap()
+        ))
+        .bearer_auth(typed["token"].as_str().unwrap())
+        .send()
+        .await
+        .expect("the document");
+    assert_eq!(kept.status().as_u16(), 200);
+    let kept: Value = serde_json::from_str(&kept.text().await.unwrap()).unwrap();
+    assert!(
+        kept["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\""),
+        "{kept}"
+    );
+
+    // The reader's page, and the answers: the form's own post (no JavaScript), then JSON.
+    let page = web()
+        .get(format!("http://{addr}/r/{id}"))
+        .send()
+        .await
+        .expect("the review page");
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains(&format!("action=\"/r/{id}/responses\""))
+    );
+    let (status, body) = answer(
+        addr,
+        &id,
+        "application/x-www-form-urlencoded",
+        "b1.q0.pick=1&b2.item=i%3Asdk&b2.item=i%3Adocs&b2.item=i%3Aui&pb.op=export".into(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = answer(
+        addr,
+        &id,
+        "application/json",
+        json!({ "responses": { "b1": { "selected": ["EU"], "note": "docs first" } }, "reviewer": "Dana" })
+            .to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+
+    // Pulled: both, oldest first, with the answers as JSON and as the Markdown export.
+    let listed = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    assert_eq!(ids(&listed), [1, 2]);
+    assert_eq!(listed["document"]["id"], id.as_str());
+    assert_eq!(listed["document"]["hash"], routed["hash"]);
+    let first = &listed["responses"][0];
+    assert_eq!(
+        first["componentInputs"],
+        json!({ "b1": { "selected": ["US"] }, "b2": { "order": ["sdk", "docs", "ui"] } })
+    );
+    assert_eq!(first["annotations"], json!([]));
+    assert_eq!(first["reviewer"], Value::Null);
+    let export = first["export"].as_str().unwrap();
+    assert!(
+        export.contains("**Q: Which region first?**\nAnswer: US"),
+        "{export}"
+    );
+    assert!(export.contains("1. SDK\n2. Docs\n3. UI"), "{export}");
+    let second = &listed["responses"][1];
+    assert_eq!(second["reviewer"], "Dana");
+    assert_eq!(
+        second["componentInputs"],
+        json!({ "b1": { "selected": ["EU"], "note": "docs first" } })
+    );
+    assert!(
+        second["export"]
+            .as_str()
+            .unwrap()
+            .contains("Answer: EU\nNote: docs first")
+    );
+    let newer = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token, "since": 1 }),
+    )
+    .await;
+    assert_eq!(ids(&newer), [2]);
+
+    // A wait with nothing arriving answers an empty list when its time is up.
+    let none = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token, "since": 2, "wait": 1 }),
+    )
+    .await;
+    assert_eq!(ids(&none), Vec::<u64>::new());
+
+    // A wait answers with a response posted while it waits (else it would wait a minute and
+    // answer an empty list).
+    let waiting = {
+        let (peer, id, token) = (client.peer().clone(), id.clone(), token.clone());
+        tokio::spawn(async move {
+            ok(
+                &peer,
+                "list_responses",
+                json!({ "id": id, "token": token, "since": 2, "wait": 60 }),
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, body) = answer(
+        addr,
+        &id,
+        "application/json",
+        json!({ "responses": { "b1": { "selected": ["US"] } } }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let woken = waiting.await.expect("the waiting call");
+    assert_eq!(ids(&woken), [3]);
+    assert_eq!(
+        woken["responses"][0]["componentInputs"],
+        json!({ "b1": { "selected": ["US"] } })
+    );
+
+    // Refusals name what to fix.
+    let (error, _) = refused(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": typed["token"] }),
+    )
+    .await;
+    assert!(error.contains("token is not this document's"), "{error}");
+    let (error, _) = refused(
+        client,
+        "list_responses",
+        json!({ "id": "AAAAAAAAAAAAAAAAAAAAAA", "token": token }),
+    )
+    .await;
+    assert!(error.contains("no document"), "{error}");
+    let (error, _) = refused(client, "list_responses", json!({ "id": id })).await;
+    assert!(error.contains("\"token\""), "{error}");
+    let (error, _) = refused(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token, "wait": 61 }),
+    )
+    .await;
+    assert!(error.contains("from 0 to 60"), "{error}");
+    let (error, _) = refused(client, "route_document", json!({ "doc": DOC })).await;
+    assert!(error.contains("\"markdown\""), "{error}");
+    let (error, _) = refused(client, "route_document", json!({})).await;
+    assert!(error.contains("\"blocks\""), "{error}");
+    let (error, _) = refused(
+        client,
+        "route_document",
+        json!({ "blocks": [{ "type": "poll" }] }),
+    )
+    .await;
+    assert!(error.contains("blocks[0]"), "{error}");
+
+    // A violating document is refused with its diagnostics, and validate_document says why.
+    let violating = "# Pick\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"Only one\"]}\n```\n";
+    let (error, refusal) =
+        refused(client, "route_document", json!({ "markdown": violating })).await;
+    assert!(
+        error.contains("violates the PassbackAI spec (1 error)"),
+        "{error}"
+    );
+    assert_eq!(refusal["diagnostics"][0]["code"], "too_few");
+    let checked = ok(
+        client,
+        "validate_document",
+        json!({ "markdown": violating }),
+    )
+    .await;
+    assert_eq!(checked["ok"], false);
+    assert_eq!(checked["outcome"], "violating");
+    assert_eq!(
+        checked["blocks"],
+        json!([{ "id": "b1", "kind": "single-choice", "valid": false, "line": 3 }])
+    );
+    let diagnostic = &checked["diagnostics"][0];
+    assert_eq!(diagnostic["severity"], "error");
+    assert_eq!(diagnostic["path"], "/options");
+    assert_eq!(diagnostic["line"], 4);
+    let fine = ok(
+        client,
+        "validate_document",
+        json!({ "blocks": doc_blocks() }),
+    )
+    .await;
+    assert_eq!(fine["outcome"], "valid");
+
+    // The component reference and the schema.
+    let spec = call(client, "get_components_spec", json!({})).await;
+    assert_ne!(spec.is_error, Some(true));
+    let spec = spec.structured_content.expect("structured content");
+    let reference = spec["reference"].as_str().expect("the reference");
+    for tag in [
+        "single-choice",
+        "multi-choice",
+        "open-question",
+        "questionnaire",
+        "prioritize",
+        "allocate",
+        "youtube",
+        "mermaid",
+    ] {
+        assert!(reference.contains(&format!("## {tag}")), "{tag}");
+        assert!(spec["schema"]["$defs"][tag].is_object(), "{tag}");
+    }
+    assert_eq!(
+        spec["schema"]["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let (error, _) = refused(client, "get_components_spec", json!({ "tag": "allocate" })).await;
+    assert!(error.contains("takes no arguments"), "{error}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests
+
+/// An agent on the desktop: `passback mcp` on stdio, on the SQLite file `passback serve` uses.
+/// The long-poll in `passback mcp` wakes when the server, another process, stores an answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_the_routed_loop_on_a_shared_sqlite_file() {
+    let folder = Folder::new();
+    let store = folder.sqlite();
+    let server = serve(&["--store", &store]);
+    let public = format!("http://{}", server.addr);
+    let client = stdio_client(&["--store", &store, "--public-url", &public]).await;
+    the_routed_loop(&client, &server.addr).await;
+    client.cancel().await.expect("the session ends");
+}
+
+/// An agent over the network: streamable HTTP at `/mcp` on the server itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_the_routed_loop() {
+    let folder = Folder::new();
+    let server = serve(&["--store", &folder.sqlite()]);
+    let client = http_client(&server).await;
+    the_routed_loop(&client, &server.addr).await;
+    client.cancel().await.expect("the session ends");
+}
+
+/// `passback mcp` on PostgreSQL beside a server on the same database: the wait wakes on the
+/// database's notification.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_the_routed_loop_on_postgres() {
+    let base = std::env::var("PASSBACK_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    if base == "off" {
+        eprintln!("PASSBACK_TEST_POSTGRES=off: skipping a PostgreSQL test");
+        return;
+    }
+    let schema = format!(
+        "passback_mcp_test_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    );
+    let (db, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot reach PostgreSQL at {base} ({e}): start it (scripts/test does), point \
+                 PASSBACK_TEST_POSTGRES at one, or set PASSBACK_TEST_POSTGRES=off to skip"
+            )
+        });
+    tokio::spawn(connection);
+    db.batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .await
+        .expect("a schema for the test");
+    let join = if base.contains('?') { '&' } else { '?' };
+    let store = format!("{base}{join}options=-csearch_path%3D{schema}");
+    {
+        let server = serve(&["--store", &store]);
+        let public = format!("http://{}", server.addr);
+        let client = stdio_client(&["--store", &store, "--public-url", &public]).await;
+        the_routed_loop(&client, &server.addr).await;
+        client.cancel().await.expect("the session ends");
+    }
+    db.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .expect("drop the test's schema");
+}
+
+/// With `--store off`, the store's tools say how to turn it on; the others still work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_store_the_routing_tools_say_how_to_enable_it() {
+    let server = serve(&["--store", "off"]);
+    let over_http = http_client(&server).await;
+    let over_stdio = stdio_client(&["--store", "off"]).await;
+    for client in [&over_http, &over_stdio] {
+        let (error, _) = refused(client, "route_document", json!({ "markdown": DOC })).await;
+        assert!(error.contains("--store sqlite:PATH"), "{error}");
+        let (error, _) = refused(
+            client,
+            "list_responses",
+            json!({ "id": "AAAAAAAAAAAAAAAAAAAAAA", "token": "x" }),
+        )
+        .await;
+        assert!(error.contains("--store off"), "{error}");
+        let valid = ok(client, "validate_document", json!({ "markdown": DOC })).await;
+        assert_eq!(valid["outcome"], "valid");
+        let spec = ok(client, "get_components_spec", json!({})).await;
+        assert!(spec["reference"].as_str().unwrap().contains("## allocate"));
+    }
+    over_http.cancel().await.expect("the session ends");
+    over_stdio.cancel().await.expect("the session ends");
+}
+
+/// `/mcp` refuses what is not an MCP client's request as problem+json, saying what to send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refusals_are_problems_that_name_the_fix() {
+    let server = serve(&["--store", "off"]);
+    let url = format!("http://{}/mcp", server.addr);
+    let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }).to_string();
+    let send = |request: reqwest::RequestBuilder| async move {
+        let reply = request.send().await.expect("a reply");
+        let status = reply.status().as_u16();
+        let allow = reply
+            .headers()
+            .get("allow")
+            .map(|v| v.to_str().unwrap().to_string());
+        let content_type = reply
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_string());
+        let body: Value = serde_json::from_str(&reply.text().await.unwrap()).expect("JSON");
+        assert_eq!(
+            content_type.as_deref(),
+            Some("application/problem+json"),
+            "{body}"
+        );
+        assert_eq!(body["status"], status);
+        (status, body["detail"].as_str().unwrap().to_string(), allow)
+    };
+    let mcp = |request: reqwest::RequestBuilder| {
+        request
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+    };
+
+    let (status, detail, allow) = send(web().get(&url)).await;
+    assert_eq!((status, allow.as_deref()), (405, Some("POST")), "{detail}");
+    let (status, detail, _) = send(web().post(&url).body(list.clone())).await;
+    assert_eq!(status, 415, "{detail}");
+    assert!(detail.contains("application/json"), "{detail}");
+    let (status, detail, _) = send(
+        web()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "text/html")
+            .body(list.clone()),
+    )
+    .await;
+    assert_eq!(status, 406, "{detail}");
+    assert!(
+        detail.contains("Accept: application/json, text/event-stream"),
+        "{detail}"
+    );
+    let (status, detail, _) = send(mcp(web().post(&url)).body("{\"jsonrpc\":")).await;
+    assert_eq!(status, 400, "{detail}");
+    assert!(detail.contains("not valid JSON"), "{detail}");
+    let (status, detail, _) = send(mcp(web().post(&url)).body(format!("[{list}]"))).await;
+    assert_eq!(status, 400, "{detail}");
+    assert!(detail.contains("one JSON-RPC message"), "{detail}");
+    // A Host the server does not know (DNS rebinding), and a page from another origin.
+    let (status, detail, _) = send(
+        mcp(web().post(&url))
+            .header("host", "attacker.example")
+            .body(list.clone()),
+    )
+    .await;
+    assert_eq!(status, 403, "{detail}");
+    assert!(detail.contains("--public-url"), "{detail}");
+    let (status, detail, _) = send(
+        mcp(web().post(&url))
+            .header("origin", "https://attacker.example")
+            .body(list.clone()),
+    )
+    .await;
+    assert_eq!(status, 403, "{detail}");
+    assert!(detail.contains("another origin"), "{detail}");
+    // A client that takes JSON, without naming event streams (curl's */*, or none), is answered.
+    for accept in [None, Some("*/*"), Some("application/json")] {
+        let mut request = web()
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(list.clone());
+        if let Some(accept) = accept {
+            request = request.header("accept", accept);
+        }
+        let reply = request.send().await.expect("a reply");
+        assert_eq!(reply.status().as_u16(), 200, "{accept:?}");
+        let body: Value = serde_json::from_str(&reply.text().await.unwrap()).expect("JSON");
+        assert_eq!(
+            body["result"]["tools"].as_array().map(Vec::len),
+            Some(4),
+            "{body}"
+        );
+    }
+    // Over the body limit, as on every route.
+    let big = "x".repeat(2 * 1024 * 1024);
+    let (status, detail, _) = send(mcp(web().post(&url)).body(big)).await;
+    assert_eq!(status, 413, "{detail}");
+}
+
+/// `passback mcp` refuses a bad command line at once, in one line, before reading any input.
+#[test]
+fn mcp_refuses_a_bad_command_line_in_one_line() {
+    for (args, says) in [
+        (&["--store", "mysql://db"][..], "--store must be"),
+        (&["--public-url", "ftp://x"], "--public-url"),
+        (&["--retention", "forever"], "--retention"),
+        (&["--listen", "127.0.0.1:0"], "unknown option --listen"),
+        (&["extra"], "takes no positional argument"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run passback mcp");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,951 @@
+//! Routed documents end to end (contract §6), over real HTTP against the real `passback serve`
+//! binary, on both backends: an SQLite file in a temporary folder, and PostgreSQL in a schema
+//! made for the test and dropped after it.
+//!
+//! PostgreSQL is found through `PASSBACK_TEST_POSTGRES` (default
+//! `postgres://postgres@127.0.0.1:5432/test`); `scripts/test` starts one when none runs. Set it
+//! to `off` to skip the PostgreSQL tests on a machine without one.
+
+mod common;
+
+use common::{Served, serve};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+const DOC: &str = "# Launch\n\nWhich region first?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\",\"options\":[\"EU\",\"US\"]}\n```\n\n```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"docs\",\"label\":\"Docs\"},{\"id\":\"sdk\",\"label\":\"SDK\"},{\"id\":\"ui\",\"label\":\"UI\"}]}\n```\n";
+
+// ---------------------------------------------------------------------------------------------
+// A small HTTP/1.1 client: one request per connection, the whole reply read.
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("status {}: not JSON ({e}): {}", self.status, self.text()))
+    }
+    /// The problem's detail, checking it is problem+json with this reply's status.
+    fn problem(&self) -> String {
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "status {}: {}",
+            self.status,
+            self.text()
+        );
+        let v = self.json();
+        assert_eq!(v["status"].as_u64(), Some(u64::from(self.status)));
+        v["detail"].as_str().expect("a detail").to_string()
+    }
+}
+
+fn call(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).expect("send head");
+    s.write_all(body).expect("send body");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("read reply");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a whole reply");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())
+        .expect("a status line");
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// A routed document as the sender keeps it.
+struct RoutedDoc {
+    id: String,
+    token: String,
+    review_url: String,
+}
+
+fn route(addr: &str, body: &Value) -> RoutedDoc {
+    let r = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "application/json")],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let v = r.json();
+    let id = v["id"].as_str().expect("an id").to_string();
+    assert_eq!(
+        r.header("location"),
+        Some(format!("/v1/documents/{id}").as_str())
+    );
+    RoutedDoc {
+        token: v["token"].as_str().expect("a token").to_string(),
+        review_url: v["review_url"].as_str().expect("a review_url").to_string(),
+        id,
+    }
+}
+
+fn answer_json(addr: &str, id: &str, body: &Value) -> Reply {
+    call(
+        addr,
+        "POST",
+        &format!("/r/{id}/responses"),
+        &[("content-type", "application/json")],
+        body.to_string().as_bytes(),
+    )
+}
+
+fn list(addr: &str, doc: &RoutedDoc, query: &str) -> Reply {
+    call(
+        addr,
+        "GET",
+        &format!("/v1/documents/{}/responses{query}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    )
+}
+
+fn response_ids(reply: &Reply) -> Vec<u64> {
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.json()["responses"]
+        .as_array()
+        .expect("a responses list")
+        .iter()
+        .map(|r| r["response_id"].as_u64().expect("a response_id"))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two backends
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+fn unique(prefix: &str) -> String {
+    format!(
+        "{prefix}_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+enum Backend {
+    Sqlite(PathBuf),
+    Postgres { base: String, schema: String },
+}
+
+impl Backend {
+    /// An SQLite file in a fresh temporary folder (the file itself not created).
+    fn sqlite() -> Backend {
+        let dir = std::env::temp_dir().join(unique("passback-store-test"));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        Backend::Sqlite(dir)
+    }
+
+    /// A fresh schema in the test database; `None` when the tests are told to skip it.
+    fn postgres() -> Option<Backend> {
+        let base = std::env::var("PASSBACK_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        if base == "off" {
+            eprintln!("PASSBACK_TEST_POSTGRES=off: skipping a PostgreSQL test");
+            return None;
+        }
+        let schema = unique("passback_test");
+        pg(&base, &format!("CREATE SCHEMA {schema}"));
+        Some(Backend::Postgres { base, schema })
+    }
+
+    fn file(&self) -> PathBuf {
+        match self {
+            Backend::Sqlite(dir) => dir.join("routed.db"),
+            Backend::Postgres { .. } => unreachable!("not a file"),
+        }
+    }
+
+    /// The `--store` value.
+    fn spec(&self) -> String {
+        match self {
+            Backend::Sqlite(_) => format!("sqlite:{}", self.file().display()),
+            Backend::Postgres { base, schema } => {
+                let join = if base.contains('?') { '&' } else { '?' };
+                format!("{base}{join}options=-csearch_path%3D{schema}")
+            }
+        }
+    }
+
+    fn serve(&self, extra: &[&str]) -> Served {
+        let spec = self.spec();
+        let mut args = vec!["--store", spec.as_str()];
+        args.extend_from_slice(extra);
+        serve(&args)
+    }
+
+    /// Rows the database holds for document `id`: (documents, responses), read directly.
+    fn rows(&self, id: &str) -> (i64, i64) {
+        match self {
+            Backend::Sqlite(_) => {
+                let c = rusqlite::Connection::open(self.file()).expect("open the file");
+                let count = |sql: &str| c.query_row(sql, [id], |r| r.get(0)).expect(sql);
+                (
+                    count("SELECT count(*) FROM documents WHERE id = ?1 AND markdown IS NOT NULL"),
+                    count("SELECT count(*) FROM responses WHERE document_id = ?1"),
+                )
+            }
+            Backend::Postgres { base, schema } => {
+                let rows = pg_query(
+                    base,
+                    &format!(
+                        "SELECT (SELECT count(*) FROM {schema}.documents WHERE id = $1 AND markdown IS NOT NULL),
+                                (SELECT count(*) FROM {schema}.responses WHERE document_id = $1)"
+                    ),
+                    id,
+                );
+                (rows.0, rows.1)
+            }
+        }
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        match self {
+            Backend::Sqlite(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Backend::Postgres { base, schema } => {
+                pg(base, &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+            }
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+async fn pg_client(base: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot reach PostgreSQL at {base} ({e}): start it (scripts/test does), point \
+                 PASSBACK_TEST_POSTGRES at one, or set PASSBACK_TEST_POSTGRES=off to skip"
+            )
+        });
+    tokio::spawn(connection);
+    client
+}
+
+fn pg(base: &str, sql: &str) {
+    runtime().block_on(async {
+        pg_client(base)
+            .await
+            .batch_execute(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    });
+}
+
+fn pg_query(base: &str, sql: &str, id: &str) -> (i64, i64) {
+    runtime().block_on(async {
+        let row = pg_client(base)
+            .await
+            .query_one(sql, &[&id])
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        (row.get(0), row.get(1))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenarios, run on each backend
+
+/// Route, open the review page, answer with the form post and with JSON, pull with a list and
+/// with a long-poll.
+fn the_whole_loop(backend: &Backend) {
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 3600 }));
+    assert_eq!(doc.review_url, format!("http://{addr}/r/{}", doc.id));
+
+    // The reader's page: the routed surface, posting back by id, without the source.
+    let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"");
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(
+        html.contains(&format!("action=\"/r/{}/responses\"", doc.id)),
+        "{html}"
+    );
+    assert!(html.contains("data-pb-surface=\"routed\"") && !html.contains("pb.source"));
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+
+    // A list edit without JavaScript gives the page back, with the edit, and keeps nothing.
+    let edit = call(
+        addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("accept", "text/html"),
+        ],
+        b"b1.q0.pick=1&b2.item=i%3Adocs&b2.item=i%3Asdk&b2.item=i%3Aui&b2.op=down%3A0",
+    );
+    assert_eq!(edit.status, 200, "{}", edit.text());
+    assert!(!edit.text().contains("pb.source"));
+
+    // Answered with the form's own post, as a browser without JavaScript sends it.
+    let sent = call(
+        addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("accept", "text/html"),
+        ],
+        b"b1.q0.pick=1&b2.item=i%3Asdk&b2.item=i%3Adocs&b2.item=i%3Aui&pb.op=export",
+    );
+    assert_eq!(sent.status, 201, "{}", sent.text());
+    let sent_page = sent.text();
+    assert!(sent_page.contains("Your answers were sent"));
+    assert!(sent_page.contains("Answer: US"), "{sent_page}");
+    // …with the form again, filled in, to change and send again.
+    assert!(sent_page.contains(&format!("action=\"/r/{}/responses\"", doc.id)));
+
+    // Answered with JSON.
+    let second = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"], "note": "docs first" } }, "reviewer": "Dana" }),
+    );
+    assert_eq!(second.status, 201, "{}", second.text());
+    let second = second.json();
+    assert_eq!(second["response_id"], 2);
+    assert!(
+        second["export"]
+            .as_str()
+            .unwrap()
+            .contains("Answer: EU\nNote: docs first")
+    );
+
+    // Pulled: both, oldest first, in the contract's shape.
+    let all = list(addr, &doc, "");
+    assert_eq!(response_ids(&all), [1, 2]);
+    let body = all.json();
+    assert_eq!(body["document"]["id"], doc.id.as_str());
+    let first = &body["responses"][0];
+    assert_eq!(
+        first["componentInputs"],
+        json!({ "b1": { "selected": ["US"] }, "b2": { "order": ["sdk", "docs", "ui"] } })
+    );
+    assert_eq!(first["annotations"], json!([]));
+    assert_eq!(first["reviewer"], Value::Null);
+    assert!(first["export"].as_str().unwrap().contains("Answer: US"));
+    assert!(first["received_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(body["responses"][1]["reviewer"], "Dana");
+    assert_eq!(response_ids(&list(addr, &doc, "?since=1")), [2]);
+
+    // A long-poll with nothing arriving answers an empty list at its timeout.
+    assert!(response_ids(&list(addr, &doc, "?since=2&wait=1")).is_empty());
+
+    // A long-poll answers with a response that arrives while it waits (it would otherwise wait
+    // a minute and answer an empty list).
+    let waiting = {
+        let (addr, doc) = (
+            addr.to_string(),
+            RoutedDoc {
+                id: doc.id.clone(),
+                token: doc.token.clone(),
+                review_url: String::new(),
+            },
+        );
+        std::thread::spawn(move || response_ids(&list(&addr, &doc, "?since=2&wait=60")))
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let third = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["US"] } } }),
+    );
+    assert_eq!(third.status, 201);
+    assert_eq!(waiting.join().expect("the long-poll"), [3]);
+
+    // The sender's view of the document.
+    let meta = call(
+        addr,
+        "GET",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(meta.status, 200);
+    let meta = meta.json();
+    assert_eq!(meta["markdown"], DOC);
+    assert_eq!(meta["responses"], 3);
+    assert_eq!(backend.rows(&doc.id), (1, 3));
+}
+
+/// Deleting a document deletes its answers; its links then answer 410.
+fn deletion(backend: &Backend) {
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = route(addr, &json!({ "markdown": DOC }));
+    let reply = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+    );
+    assert_eq!(reply.status, 201);
+    assert_eq!(backend.rows(&doc.id), (1, 1));
+    let path = format!("/v1/documents/{}", doc.id);
+    let auth = bearer(&doc.token);
+    let deleted = call(addr, "DELETE", &path, &[("authorization", &auth)], b"");
+    assert_eq!(deleted.status, 204, "{}", deleted.text());
+    assert!(deleted.body.is_empty());
+    assert_eq!(
+        backend.rows(&doc.id),
+        (0, 0),
+        "the text and the answers are gone"
+    );
+    assert_eq!(
+        call(addr, "GET", &format!("/r/{}", doc.id), &[], b"").status,
+        410
+    );
+    let page = call(
+        addr,
+        "GET",
+        &format!("/r/{}", doc.id),
+        &[("accept", "text/html")],
+        b"",
+    );
+    assert_eq!(page.status, 410);
+    assert!(page.text().contains("no longer here"));
+    assert_eq!(list(addr, &doc, "").status, 410);
+    assert_eq!(
+        answer_json(addr, &doc.id, &json!({ "responses": {} })).status,
+        410
+    );
+    let again = call(addr, "DELETE", &path, &[("authorization", &auth)], b"");
+    assert_eq!(again.status, 410);
+    again.problem();
+}
+
+/// A document routed with a short `expires_in` answers 410 once its time has run out.
+fn expiry(backend: &Backend) {
+    let server = backend.serve(&["--retention", "60"]);
+    let addr = server.addr.as_str();
+    // Over the retention period: refused, naming the field and the limit.
+    let long = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "application/json")],
+        json!({ "markdown": DOC, "expires_in": 61 })
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(long.status, 422);
+    let detail = long.problem();
+    assert!(
+        detail.contains("expires_in") && detail.contains("60"),
+        "{detail}"
+    );
+    let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 1 }));
+    let review = format!("/r/{}", doc.id);
+    // Live until its second is up (a slow machine may already be past it: then 410 at once).
+    let mut status = call(addr, "GET", &review, &[], b"").status;
+    assert!(status == 200 || status == 410, "{status}");
+    for _ in 0..100 {
+        if status == 410 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        status = call(addr, "GET", &review, &[], b"").status;
+    }
+    assert_eq!(status, 410, "the review link answers 410 after expiry");
+    assert_eq!(list(addr, &doc, "").status, 410);
+    assert_eq!(
+        answer_json(
+            addr,
+            &doc.id,
+            &json!({ "responses": { "b1": { "selected": ["EU"] } } })
+        )
+        .status,
+        410
+    );
+}
+
+/// A response acknowledged with 201 survives the server being killed right after.
+fn a_killed_server_loses_nothing_acknowledged(backend: &Backend) {
+    let (doc, acknowledged) = {
+        let server = backend.serve(&[]);
+        let addr = server.addr.as_str();
+        let doc = route(addr, &json!({ "markdown": DOC }));
+        let mut acknowledged = Vec::new();
+        for pick in ["EU", "US", "EU"] {
+            let r = answer_json(
+                addr,
+                &doc.id,
+                &json!({ "responses": { "b1": { "selected": [pick] } } }),
+            );
+            assert_eq!(r.status, 201);
+            acknowledged.push(r.json()["response_id"].as_u64().unwrap());
+        }
+        // SIGKILL: no shutdown, no flush.
+        let mut server = server;
+        server.child.kill().expect("SIGKILL");
+        server.child.wait().expect("reaped");
+        (doc, acknowledged)
+    };
+    let server = backend.serve(&[]);
+    assert_eq!(response_ids(&list(&server.addr, &doc, "")), acknowledged);
+}
+
+/// Token errors: none is 401 with a challenge, a wrong one 403; an unknown id 404.
+fn tokens(backend: &Backend) {
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = route(addr, &json!({ "markdown": DOC }));
+    let other = route(addr, &json!({ "markdown": DOC }));
+    for path in [
+        format!("/v1/documents/{}/responses", doc.id),
+        format!("/v1/documents/{}", doc.id),
+    ] {
+        let none = call(addr, "GET", &path, &[], b"");
+        assert_eq!(none.status, 401);
+        assert!(
+            none.header("www-authenticate")
+                .unwrap_or("")
+                .starts_with("Bearer")
+        );
+        assert!(none.problem().contains("Bearer"));
+        let basic = call(
+            addr,
+            "GET",
+            &path,
+            &[("authorization", "Basic dXNlcjpwdw==")],
+            b"",
+        );
+        assert_eq!(basic.status, 401);
+        let wrong = call(
+            addr,
+            "GET",
+            &path,
+            &[("authorization", &bearer(&other.token))],
+            b"",
+        );
+        assert_eq!(wrong.status, 403);
+        assert!(wrong.problem().contains("token"));
+        let delete = call(
+            addr,
+            "DELETE",
+            &path,
+            &[("authorization", &bearer(&other.token))],
+            b"",
+        );
+        assert_eq!(
+            delete.status,
+            if path.ends_with("responses") {
+                405
+            } else {
+                403
+            }
+        );
+    }
+    let unknown = RoutedDoc {
+        id: "AAAAAAAAAAAAAAAAAAAAAA".into(),
+        token: doc.token.clone(),
+        review_url: String::new(),
+    };
+    assert_eq!(list(addr, &unknown, "").status, 404);
+    assert_eq!(
+        call(addr, "GET", "/r/AAAAAAAAAAAAAAAAAAAAAA", &[], b"").status,
+        404
+    );
+    assert_eq!(call(addr, "GET", "/r/not-an-id", &[], b"").status, 404);
+    // The document is untouched by all that.
+    assert_eq!(list(addr, &doc, "").status, 200);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite
+
+#[test]
+fn sqlite_the_whole_loop() {
+    the_whole_loop(&Backend::sqlite());
+}
+
+#[test]
+fn sqlite_deletion_removes_the_answers_and_the_link_answers_410() {
+    deletion(&Backend::sqlite());
+}
+
+#[test]
+fn sqlite_expired_documents_answer_410() {
+    expiry(&Backend::sqlite());
+}
+
+#[test]
+fn sqlite_a_killed_server_loses_nothing_acknowledged() {
+    a_killed_server_loses_nothing_acknowledged(&Backend::sqlite());
+}
+
+#[test]
+fn sqlite_tokens_are_required_and_checked() {
+    tokens(&Backend::sqlite());
+}
+
+/// The file is created with the first routed document, never before.
+#[test]
+fn sqlite_the_file_is_created_by_the_first_routed_document() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    for (method, path) in [
+        ("GET", "/r/AAAAAAAAAAAAAAAAAAAAAA"),
+        ("POST", "/r/AAAAAAAAAAAAAAAAAAAAAA/responses"),
+        ("GET", "/v1/documents/AAAAAAAAAAAAAAAAAAAAAA"),
+    ] {
+        let r = call(
+            addr,
+            method,
+            path,
+            &[
+                ("authorization", "Bearer x"),
+                ("content-type", "application/json"),
+            ],
+            b"{\"responses\":{}}",
+        );
+        assert_eq!(r.status, 404, "{method} {path}: {}", r.text());
+    }
+    // A violating document is refused, and stores nothing.
+    let bad = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "text/markdown")],
+        b"```single-choice\n{\"version\":\"1\",\"question\":\"Which?\"}\n```\n",
+    );
+    assert_eq!(bad.status, 422);
+    assert!(bad.problem().contains("diagnostics"));
+    assert_eq!(bad.json()["diagnostics"][0]["severity"], "error");
+    assert!(
+        !backend.file().exists(),
+        "no file before a document is routed"
+    );
+    let r = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "text/markdown")],
+        DOC.as_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert!(backend.file().exists());
+}
+
+/// Two servers on one file: routed on one, answered on the other, and a long-poll on the
+/// first wakes for it.
+#[test]
+fn sqlite_two_servers_share_one_file() {
+    let backend = Backend::sqlite();
+    let (a, b) = (backend.serve(&[]), backend.serve(&[]));
+    two_servers(&a, &b);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+#[test]
+fn postgres_the_whole_loop() {
+    if let Some(backend) = Backend::postgres() {
+        the_whole_loop(&backend);
+    }
+}
+
+#[test]
+fn postgres_deletion_removes_the_answers_and_the_link_answers_410() {
+    if let Some(backend) = Backend::postgres() {
+        deletion(&backend);
+    }
+}
+
+#[test]
+fn postgres_expired_documents_answer_410() {
+    if let Some(backend) = Backend::postgres() {
+        expiry(&backend);
+    }
+}
+
+#[test]
+fn postgres_a_killed_server_loses_nothing_acknowledged() {
+    if let Some(backend) = Backend::postgres() {
+        a_killed_server_loses_nothing_acknowledged(&backend);
+    }
+}
+
+#[test]
+fn postgres_tokens_are_required_and_checked() {
+    if let Some(backend) = Backend::postgres() {
+        tokens(&backend);
+    }
+}
+
+/// Two replicas on one database: routed on one, read and answered on the other, and a
+/// long-poll on the first wakes for it (LISTEN/NOTIFY).
+#[test]
+fn postgres_two_replicas_share_one_database() {
+    if let Some(backend) = Backend::postgres() {
+        let (a, b) = (backend.serve(&[]), backend.serve(&[]));
+        two_servers(&a, &b);
+    }
+}
+
+fn two_servers(a: &Served, b: &Served) {
+    let doc = route(&a.addr, &json!({ "markdown": DOC }));
+    assert_eq!(
+        call(&b.addr, "GET", &format!("/r/{}", doc.id), &[], b"").status,
+        200
+    );
+    let waiting = {
+        let addr = a.addr.clone();
+        let doc = RoutedDoc {
+            id: doc.id.clone(),
+            token: doc.token.clone(),
+            review_url: String::new(),
+        };
+        std::thread::spawn(move || list(&addr, &doc, "?wait=60"))
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = call(
+        &b.addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[("content-type", "application/x-www-form-urlencoded")],
+        b"b1.q0.pick=0&pb.op=export",
+    );
+    assert_eq!(sent.status, 201, "{}", sent.text());
+    let woken = waiting.join().expect("the long-poll");
+    assert_eq!(response_ids(&woken), [1]);
+    assert_eq!(
+        woken.json()["responses"][0]["componentInputs"]["b1"],
+        json!({ "selected": ["EU"] })
+    );
+    // Numbers stay in order whichever replica takes the response.
+    let next = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["US"] } } }),
+    );
+    assert_eq!(next.json()["response_id"], 2);
+    assert_eq!(response_ids(&list(&b.addr, &doc, "")), [1, 2]);
+    let deleted = call(
+        &b.addr,
+        "DELETE",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    assert_eq!(list(&a.addr, &doc, "").status, 410);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals, on SQLite
+
+#[test]
+fn routes_answer_404_saying_how_to_turn_the_store_on_when_it_is_off() {
+    let server = serve(&["--store", "off"]);
+    let addr = server.addr.as_str();
+    for (method, path) in [
+        ("POST", "/v1/documents"),
+        ("GET", "/r/AAAAAAAAAAAAAAAAAAAAAA"),
+        ("POST", "/r/AAAAAAAAAAAAAAAAAAAAAA/responses"),
+        ("GET", "/v1/documents/AAAAAAAAAAAAAAAAAAAAAA"),
+        ("DELETE", "/v1/documents/AAAAAAAAAAAAAAAAAAAAAA"),
+        ("GET", "/v1/documents/AAAAAAAAAAAAAAAAAAAAAA/responses"),
+    ] {
+        let r = call(addr, method, path, &[], b"");
+        assert_eq!(r.status, 404, "{method} {path}");
+        assert!(r.problem().contains("--store"), "{method} {path}");
+    }
+}
+
+#[test]
+fn bad_requests_get_problems_naming_what_to_fix() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&["--max-responses", "2", "--max-body", "4096"]);
+    let addr = server.addr.as_str();
+    let doc = route(
+        addr,
+        &json!({ "blocks": [
+            { "type": "markdown", "text": "Pick one." },
+            { "type": "single-choice", "version": "1", "question": "Which?", "options": ["A", "B"] }
+        ] }),
+    );
+    let over = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "text/markdown")],
+        "x".repeat(5000).as_bytes(),
+    );
+    assert_eq!(over.status, 413);
+    over.problem();
+    for (expires_in, says) in [(json!(0), "at least 1"), (json!("soon"), "whole number")] {
+        let r = call(
+            addr,
+            "POST",
+            "/v1/documents",
+            &[("content-type", "application/json")],
+            json!({ "markdown": DOC, "expires_in": expires_in })
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 422);
+        assert!(r.problem().contains(says));
+    }
+    // Answers that do not fit name the block and the field.
+    let unfit = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["C"] } } }),
+    );
+    assert_eq!(unfit.status, 422);
+    let detail = unfit.problem();
+    assert!(
+        detail.contains("b1") && detail.contains("\"C\""),
+        "{detail}"
+    );
+    let unknown = answer_json(addr, &doc.id, &json!({ "responses": { "b9": {} } }));
+    assert_eq!(unknown.status, 422);
+    let form = call(
+        addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[("content-type", "application/x-www-form-urlencoded")],
+        b"b1.q0.pick=7&pb.op=export",
+    );
+    assert_eq!(form.status, 422);
+    form.problem();
+    assert_eq!(
+        answer_json(addr, &doc.id, &json!({ "answers": {} })).status,
+        400
+    );
+    let reviewer = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": {}, "reviewer": "x".repeat(201) }),
+    );
+    assert_eq!(reviewer.status, 422);
+    assert!(reviewer.problem().contains("reviewer"));
+    let typed = call(
+        addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[("content-type", "text/plain")],
+        b"hi",
+    );
+    assert_eq!(typed.status, 415);
+    for query in ["?wait=61", "?wait=soon", "?since=-1"] {
+        let r = list(addr, &doc, query);
+        assert_eq!(r.status, 400, "{query}");
+        r.problem();
+    }
+    // The limit of responses per document.
+    for _ in 0..2 {
+        let ok = answer_json(
+            addr,
+            &doc.id,
+            &json!({ "responses": { "b1": { "selected": ["A"] } } }),
+        );
+        assert_eq!(ok.status, 201);
+    }
+    let full = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["A"] } } }),
+    );
+    assert_eq!(full.status, 409);
+    assert!(full.problem().contains("limit of 2"));
+    assert_eq!(response_ids(&list(addr, &doc, "")), [1, 2]);
+}
+
+/// Store flags that cannot work stop `passback serve` at start, with one line naming the flag.
+#[test]
+fn serve_refuses_a_store_it_cannot_use() {
+    for (args, says) in [
+        (&["--store", "mysql://db/passback"][..], "--store must be"),
+        (&["--store", "sqlite:"], "needs a file path"),
+        (&["--retention", "0"], "--retention must be"),
+        (&["--retention", "3w"], "--retention must be"),
+        (&["--max-responses", "0"], "at least 1"),
+        (
+            &["--store", "sqlite:/nonexistent-passback-folder/routed.db"],
+            "does not exist",
+        ),
+        // Nothing listens on port 1: the start fails instead of serving a broken store.
+        (
+            &[
+                "--store",
+                "postgres://postgres@127.0.0.1:1/test?connect_timeout=5",
+            ],
+            "--store postgres",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .expect("run passback serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let last = stderr.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("passback: ") && last.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+}

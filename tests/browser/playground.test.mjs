@@ -1,0 +1,403 @@
+// The playground (`GET /`) in real Chromium against the real server: the preview follows the
+// editor, an example filled in the preview copies the engine's export, a problem takes the caret
+// to its place, a share link round-trips a document the server never receives, and without
+// JavaScript the form post does the same work. Audited with axe with the script on (light and
+// dark) and with scripts blocked; no sideways scrolling at 320 px; screenshots at 1280 and
+// 375 px go to $CARGO_TARGET_DIR/screenshots/playground/.
+//
+// The browser reaches the server through a TCP relay that keeps every byte it sends, so a test
+// can show what the server received.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect } from 'node:net';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, SHOTS, startServer, browser, axeViolations, watchConsole, isForeign, sticksOut } from './harness.mjs';
+
+const DECISION = readFileSync(join(ROOT, 'examples', 'decision.md'), 'utf8');
+const EXAMPLES = join(ROOT, 'server', 'playground', 'examples');
+const CHOICE = [
+  '# Sign-in',
+  '',
+  'We need one way in for the guests.',
+  '',
+  '```single-choice',
+  '{ "version": "1", "question": "Which auth method?", "options": ["PIN", "Magic link"], "recommended": "Magic link" }',
+  '```',
+  '',
+  'Tail',
+].join('\n');
+// Line 9 is missing an option (an error); line 13 lists "Other" (a warning), after an emoji that
+// is one character to the engine and two UTF-16 units to the text area.
+const BROKEN = [
+  '# Two questions',
+  '',
+  '```single-choice',
+  '{ "version": "1", "question": "Which auth method?", "options": ["PIN", "Magic link"] }',
+  '```',
+  '',
+  'And one that is not right yet:',
+  '',
+  '```single-choice',
+  '{ "version": "1", "question": "Which room?", "options": ["Blue"] }',
+  '```',
+  '',
+  '```multi-choice',
+  '{ "version": "1", "question": "Snacks 🍪?", "options": ["Fruit", "Nuts", "Other"] }',
+  '```',
+  '',
+].join('\n');
+
+let server;
+let relay;
+let url;
+let js;
+const sent = [];
+
+before(async () => {
+  server = await startServer();
+  const upstream = new URL(server.url);
+  relay = createServer((client) => {
+    const up = connect(Number(upstream.port), upstream.hostname);
+    client.on('data', (chunk) => sent.push(Buffer.from(chunk)));
+    client.pipe(up);
+    up.pipe(client);
+    client.on('error', () => up.destroy());
+    up.on('error', () => client.destroy());
+  });
+  await new Promise((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${relay.address().port}`;
+  js = await browser();
+  await js.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  mkdirSync(join(SHOTS, 'playground'), { recursive: true });
+});
+after(async () => {
+  await js?.close();
+  relay?.close();
+  server?.stop();
+});
+
+/** Everything the browser has sent the server so far, as text. */
+const received = () => Buffer.concat(sent).toString('latin1');
+
+const editorOf = (page) => page.getByRole('textbox', { name: 'Document', exact: true });
+const previewOf = (page) => page.locator('#pbp-preview');
+const statusSays = (page, text) => page.locator('#pbp-status').filter({ hasText: text }).waitFor();
+
+/** The engine's export of `responses` for `markdown`, by the JSON path. */
+async function engineExport(markdown, responses) {
+  const res = await fetch(`${server.url}/v1/answers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ markdown, responses }),
+  });
+  assert.equal(res.status, 200);
+  return res.text();
+}
+
+/** Presses the preview's "Copy answers" and returns what reached the clipboard. */
+async function copyAnswers(page, label = 'Copy answers') {
+  await page.evaluate(() => navigator.clipboard.writeText('(empty)'));
+  await previewOf(page).getByRole('button', { name: label, exact: true }).click();
+  await previewOf(page).locator('.pb-copy-status').filter({ hasText: /\S/ }).waitFor();
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** The caret's 1-based line and column, counting characters as the engine does. */
+function caret(page) {
+  return page.evaluate(() => {
+    const t = document.getElementById('pbp-doc');
+    const before = t.value.slice(0, t.selectionStart).split('\n');
+    return { focused: document.activeElement === t, line: before.length, column: Array.from(before.at(-1)).length + 1 };
+  });
+}
+
+test('typing renders the document beside the editor, with the status line and the problems', async () => {
+  const page = await js.newPage();
+  const problems = watchConsole(page);
+  const foreign = [];
+  page.on('request', (r) => { if (isForeign({ url }, r.url())) foreign.push(r.url()); });
+  await page.goto(`${url}/`);
+  await statusSays(page, 'No document yet.');
+  const editor = editorOf(page);
+  await editor.fill(CHOICE);
+  await previewOf(page).getByRole('group', { name: 'Which auth method?' }).waitFor();
+  await statusSays(page, 'Valid · 1 component');
+  // Keystrokes, not a paste: the preview follows once the typing pauses.
+  await editor.press('End');
+  await editor.pressSequentially(' end');
+  await previewOf(page).getByText('Tail end', { exact: true }).waitFor();
+  await editor.fill(CHOICE.replace('"version": "1"', '"version": "2"'));
+  await statusSays(page, 'Violating · 1 component · 1 error');
+  assert.equal(await page.locator('#pbp-diagnostics button.pbp-diag').count(), 1);
+  await previewOf(page).locator('pre.pb-invalid').waitFor();
+  await editor.fill('');
+  await statusSays(page, 'No document yet.');
+  assert.ok(await page.locator('#pbp-diagnostics').isHidden());
+  assert.deepEqual(problems, [], 'CSP violations or script errors');
+  assert.deepEqual(foreign, [], 'requests to other origins');
+  await page.close();
+});
+
+test('an example in one click: filled in the preview, Copy answers gives the engine export', async () => {
+  const page = await js.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${url}/`);
+  await page.getByRole('link', { name: 'Every component' }).click();
+  await statusSays(page, 'Valid · 8 components');
+  assert.equal(await editorOf(page).inputValue(), DECISION);
+  assert.equal(new URL(page.url()).search, '?example=decision');
+  assert.equal(await page.getByRole('link', { name: 'Every component' }).getAttribute('aria-current'), 'page');
+  const preview = previewOf(page);
+  // The preview answers by "Copy answers"; nothing in it leaves the playground.
+  assert.equal(await preview.getByRole('button', { name: 'Get answers' }).count(), 0);
+  await preview.getByRole('radio', { name: 'Self-hosted' }).check();
+  await preview.getByRole('checkbox', { name: 'Runbooks' }).check();
+  await preview.getByRole('checkbox', { name: 'Design notes' }).check();
+  await preview.getByRole('textbox', { name: 'Which week suits the cut-over?' }).fill('the week of 14 September');
+  await preview.getByRole('button', { name: 'Move Fix internal links up' }).click();
+  const copied = await copyAnswers(page);
+  assert.equal(copied, await engineExport(DECISION, {
+    b1: { selected: ['Self-hosted'] },
+    b2: { selected: ['Runbooks', 'Design notes'] },
+    b3: { text: 'the week of 14 September' },
+    b5: { order: ['links', 'export', 'perms', 'train'] },
+  }));
+  assert.match(copied, /Answer: Self-hosted/);
+
+  // The Hebrew example: right to left, with Hebrew chrome.
+  await page.getByRole('link', { name: 'עברית (Hebrew)' }).click();
+  await statusSays(page, 'Valid · 3 components');
+  const hebrew = readFileSync(join(EXAMPLES, 'hebrew.md'), 'utf8');
+  assert.equal(await editorOf(page).inputValue(), hebrew);
+  assert.equal(await preview.locator('.pb-doc').getAttribute('dir'), 'rtl');
+  await preview.getByRole('radio', { name: 'יום רביעי' }).check();
+  assert.equal(await copyAnswers(page, 'העתקת התשובות'), await engineExport(hebrew, { b1: { selected: ['יום רביעי'] } }));
+  assert.deepEqual(problems, [], 'CSP violations or script errors');
+  await page.close();
+});
+
+test('an example loaded over your own text: the editor’s Undo brings your text back', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  await editorOf(page).fill(CHOICE);
+  await statusSays(page, 'Valid · 1 component');
+  await page.getByRole('link', { name: 'Mermaid' }).click();
+  await page.locator('#pbp-share-status').filter({ hasText: 'Undo in the editor' }).waitFor();
+  await previewOf(page).locator('[data-pb-kind="mermaid"]').waitFor();
+  await editorOf(page).focus();
+  await page.keyboard.press('ControlOrMeta+z');
+  assert.equal(await editorOf(page).inputValue(), CHOICE);
+  await previewOf(page).getByRole('group', { name: 'Which auth method?' }).waitFor();
+  await page.close();
+});
+
+test('choosing a problem, by click or by Enter, puts the caret at its line and column', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  // Sixty lines of prose first, so the problems sit below the text area's first screen.
+  const prose = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of the notes.`).join('\n');
+  const doc = `${prose}\n\n${BROKEN}`;
+  await editorOf(page).fill(doc);
+  await statusSays(page, 'Violating · 3 components · 1 error · 1 warning');
+  const validation = await (await fetch(`${server.url}/v1/validate`, { method: 'POST', body: doc })).json();
+  const [error, warning] = validation.diagnostics;
+  assert.deepEqual([error.line, warning.line], [71, 75]);
+  const buttons = page.locator('#pbp-diagnostics button.pbp-diag');
+  assert.equal(await buttons.count(), 2);
+  assert.match(await buttons.nth(0).textContent(), new RegExp(`^error\\s*line 71, column ${error.column}71:${error.column}`));
+
+  await buttons.nth(0).click();
+  assert.deepEqual(await caret(page), { focused: true, line: error.line, column: error.column });
+  // The caret's line is on screen inside the text area.
+  const seen = await page.evaluate((line) => {
+    const t = document.getElementById('pbp-doc');
+    const style = getComputedStyle(t);
+    const top = parseFloat(style.paddingTop) + (line - 1) * parseFloat(style.lineHeight);
+    return top >= t.scrollTop && top + parseFloat(style.lineHeight) <= t.scrollTop + t.clientHeight;
+  }, error.line);
+  assert.ok(seen, 'the problem line is scrolled into view');
+
+  await buttons.nth(1).focus();
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await caret(page), { focused: true, line: warning.line, column: warning.column });
+  await page.close();
+});
+
+test('a share link carries the document after #s=: it round-trips, and the server never receives it', async () => {
+  const doc = `# Café ☕, שלום\n\n${CHOICE}`;
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  await editorOf(page).fill(doc);
+  await statusSays(page, 'Valid · 1 component');
+  await page.getByRole('button', { name: 'Share' }).click();
+  const linkBox = page.getByRole('textbox', { name: /^Link to this document/ });
+  await linkBox.waitFor();
+  const link = await linkBox.inputValue();
+  assert.match(link, new RegExp(`^${url}/#s=[A-Za-z0-9_-]+$`));
+  assert.equal(page.url(), link, 'the address bar holds the link');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+  const payload = link.slice(link.indexOf('#s=') + 3);
+  await page.close();
+
+  // Opened in a fresh browser profile: nothing carried over but the link.
+  const other = await browser();
+  try {
+    const page2 = await other.newPage();
+    const requests = [];
+    page2.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+    await page2.goto(link);
+    await statusSays(page2, 'Valid · 1 component');
+    assert.equal(await editorOf(page2).inputValue(), doc);
+    await previewOf(page2).getByRole('group', { name: 'Which auth method?' }).waitFor();
+    await page2.getByRole('heading', { name: 'Café ☕, שלום' }).waitFor();
+    // What the page asked for: itself (without the fragment), its assets, the rendering.
+    const paths = requests.map((r) => r.replace(url, '').replace(/-[0-9a-f]{12}\./, '-HASH.'));
+    assert.deepEqual(paths.sort(), [
+      'GET /', 'GET /assets/passback-HASH.css', 'GET /assets/passback-HASH.js',
+      'GET /assets/playground-HASH.css', 'GET /assets/playground-HASH.js',
+      'POST /v1/render?format=fragment', 'POST /v1/validate',
+    ]);
+  } finally {
+    await other.close();
+  }
+  const raw = received();
+  assert.ok(raw.includes('GET / HTTP/1.1'), 'the relay saw the page requested');
+  assert.ok(!raw.includes('#s='), 'a fragment reached the server');
+  assert.ok(!raw.includes(payload.slice(0, 24)), 'the link’s payload reached the server');
+});
+
+test('a share link says so when the document is too large for a link, or the link is damaged', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  // 60,000 characters that do not compress: well over the 32 KB a link may carry.
+  let seed = 7;
+  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/';
+  const noise = Array.from({ length: 60000 }, () => {
+    seed = (seed * 48271) % 2147483647; // Park–Miller: exact in doubles
+    return letters[seed & 63];
+  }).join('');
+  await editorOf(page).fill(noise);
+  await statusSays(page, 'Valid · 0 components');
+  await page.getByRole('button', { name: 'Share' }).click();
+  await page.locator('#pbp-share-status').filter({ hasText: 'too large for a link' }).waitFor();
+  assert.ok(await page.locator('#pbp-share-box').isHidden());
+  assert.ok(!page.url().includes('#s='));
+
+  await page.goto(`${url}/#s=not-a-document`);
+  await page.locator('#pbp-share-status').filter({ hasText: 'could not be read' }).waitFor();
+  await page.close();
+});
+
+test('JavaScript off: the form post renders the document and lists its problems under the kept text', async () => {
+  const noJs = await browser({ javaScriptEnabled: false });
+  try {
+    const page = await noJs.newPage();
+    await page.goto(`${url}/`);
+    assert.ok(await page.getByRole('button', { name: 'Share' }).isHidden());
+    await editorOf(page).fill(BROKEN);
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Render' }).click()]);
+    assert.equal(await editorOf(page).inputValue(), BROKEN);
+    await statusSays(page, 'Violating · 3 components · 1 error · 1 warning');
+    const rows = page.locator('#pbp-diagnostics li.pbp-diag');
+    assert.equal(await rows.count(), 2);
+    assert.match(await rows.nth(0).textContent(), /^error\s*line 10, column \d+10:\d+\s*`options` has 1 entries.*Hint: .*too_few$/);
+    assert.match(await rows.nth(1).textContent(), /^warning\s*line 14, column \d+.*other_in_options$/);
+
+    // The rendering beside it is a working form: "Get answers" gives the engine's export.
+    await previewOf(page).getByRole('radio', { name: 'Magic link' }).check();
+    await Promise.all([page.waitForURL('**/v1/answers'), previewOf(page).getByRole('button', { name: 'Get answers' }).click()]);
+    assert.equal(await page.locator('#pb-export').inputValue(), await engineExport(BROKEN, { b1: { selected: ['Magic link'] } }));
+
+    // Examples are links the server answers.
+    await page.goto(`${url}/`);
+    await Promise.all([page.waitForURL('**/?example=allocate'), page.getByRole('link', { name: 'Allocate' }).click()]);
+    assert.equal(await editorOf(page).inputValue(), readFileSync(join(EXAMPLES, 'allocate.md'), 'utf8'));
+    await previewOf(page).locator('[data-pb-kind="allocate"]').waitFor();
+    await statusSays(page, 'Valid · 1 component');
+  } finally {
+    await noJs.close();
+  }
+});
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`axe, script on, ${colorScheme}: the empty page, an example, problems and a share link`, async () => {
+    const page = await js.newPage();
+    await page.emulateMedia({ colorScheme });
+    await page.goto(`${url}/`);
+    await statusSays(page, 'No document yet.');
+    assert.deepEqual(await axeViolations(page), [], 'empty');
+    await page.getByRole('link', { name: 'Every component' }).click();
+    await statusSays(page, 'Valid · 8 components');
+    assert.deepEqual(await axeViolations(page), [], 'every component');
+    await editorOf(page).fill(BROKEN);
+    await statusSays(page, 'Violating');
+    await page.getByRole('button', { name: 'Share' }).click();
+    await page.locator('#pbp-share-box').waitFor();
+    assert.deepEqual(await axeViolations(page), [], 'problems and a share link');
+    await page.close();
+  });
+}
+
+test('axe, scripts blocked: the page as the form post serves it', async () => {
+  const page = await js.newPage();
+  // axe never finishes with JavaScript disabled: block the page's own scripts by policy.
+  await page.route(`${url}/**`, async (route) => {
+    if (route.request().resourceType() !== 'document') return route.continue();
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': "script-src 'none'" } });
+  });
+  await page.goto(`${url}/?example=decision`);
+  assert.equal(await page.evaluate(() => window.passback), undefined, 'scripts are blocked');
+  assert.deepEqual(await axeViolations(page), [], 'an example');
+  await editorOf(page).fill(BROKEN);
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Render' }).click()]);
+  await page.locator('#pbp-diagnostics li').first().waitFor();
+  assert.deepEqual(await axeViolations(page), [], 'problems');
+  await page.close();
+});
+
+test('no sideways scrolling at 320 px with the script on or off; screenshots at 1280 and 375 px', async () => {
+  for (const on of [true, false]) {
+    const ctx = on ? js : await browser({ javaScriptEnabled: false });
+    try {
+      const page = await ctx.newPage();
+      await page.setViewportSize({ width: 320, height: 700 });
+      for (const doc of [DECISION, BROKEN, readFileSync(join(EXAMPLES, 'hebrew.md'), 'utf8')]) {
+        await page.goto(`${url}/`);
+        await editorOf(page).fill(doc);
+        if (on) await statusSays(page, /Valid|Violating/);
+        else await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Render' }).click()]);
+        const where = `${doc.slice(0, 20)}… script ${on ? 'on' : 'off'}`;
+        assert.deepEqual(await sticksOut(page), [], `${where}: elements outside the viewport`);
+        const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: innerWidth }));
+        assert.ok(scroll <= inner, `${where}: the page is ${scroll}px wide`);
+      }
+      await page.close();
+    } finally {
+      if (!on) await ctx.close();
+    }
+  }
+
+  // Each shot waits for the status line of its own document, then shows the viewport, scrolled
+  // to `at` when given.
+  const shoot = async (name, { width, height, colorScheme = 'light', example = 'decision', doc = null, status, at = null }) => {
+    const page = await js.newPage();
+    await page.setViewportSize({ width, height });
+    await page.emulateMedia({ colorScheme });
+    await page.goto(`${url}/?example=${example}`);
+    if (doc) await editorOf(page).fill(doc);
+    await statusSays(page, status);
+    if (at) await page.locator(at).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: join(SHOTS, 'playground', `${name}.png`) });
+    await page.close();
+  };
+  const broken = 'Violating · 3 components · 1 error · 1 warning';
+  await shoot('1280-light', { width: 1280, height: 800, status: 'Valid · 8 components' });
+  await shoot('1280-dark', { width: 1280, height: 800, colorScheme: 'dark', status: 'Valid · 8 components' });
+  await shoot('1280-problems', { width: 1280, height: 800, doc: BROKEN, status: broken });
+  await shoot('1280-hebrew-dark', { width: 1280, height: 800, colorScheme: 'dark', example: 'hebrew', status: 'Valid · 3 components' });
+  await shoot('375-light', { width: 375, height: 812, example: 'prioritize', status: 'Valid · 1 component' });
+  await shoot('375-light-preview', { width: 375, height: 812, example: 'prioritize', status: 'Valid · 1 component', at: '.pbp-preview' });
+  await shoot('375-dark-problems', { width: 375, height: 812, colorScheme: 'dark', doc: BROKEN, status: broken, at: '#pbp-doc' });
+});

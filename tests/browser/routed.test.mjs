@@ -1,0 +1,299 @@
+// The routed loop in real Chromium, on both stores: a sender routes examples/decision.md with
+// POST /v1/documents; a reader opens the review link and answers by role and label, once with
+// the script running and once with JavaScript off (moving and removing list items by form post
+// first); the sender pulls both submissions, with a long-poll that is waiting when the reader
+// sends; the reader changes an answer on the "sent" page and sends again. axe audits the review
+// and "sent" pages, script on and off, and screenshots of both at 1280 and 375 px go to
+// target/screenshots/routed for a person to look at.
+//
+// PostgreSQL is found through PASSBACK_TEST_POSTGRES (default
+// postgres://postgres@127.0.0.1:5432/test), as in server/tests/store.rs: the test makes a schema
+// of its own with psql and drops it after. PASSBACK_TEST_POSTGRES=off skips that test.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, SHOTS, startServer, browser, axeViolations, watchConsole, isForeign, sticksOut } from './harness.mjs';
+
+const DOC = readFileSync(join(ROOT, 'examples', 'decision.md'), 'utf8');
+// The review page's submit button. Its name is the engine's "Get answers" on every surface.
+const SEND = 'Get answers';
+const SENT = 'Your answers were sent';
+
+// ---------------------------------------------------------------------------------------------
+// The sender's side, over HTTP
+
+async function route(server) {
+  const res = await fetch(`${server.url}/v1/documents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ markdown: DOC, expires_in: 3600 }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  assert.equal(res.headers.get('location'), `/v1/documents/${body.id}`);
+  assert.equal(body.review_url, `${server.url}/r/${body.id}`);
+  assert.deepEqual(body.diagnostics, []);
+  return body;
+}
+
+/** GET /v1/documents/{id}/responses with the token; `query` such as `?since=2&wait=30`. */
+async function pull(server, doc, query = '') {
+  const res = await fetch(`${server.url}/v1/documents/${doc.id}/responses${query}`, {
+    headers: { authorization: `Bearer ${doc.token}` },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assert.equal(body.document.id, doc.id);
+  return body.responses;
+}
+
+/**
+ * Starts a long-poll for the responses after `since` and returns { settled, done }: `settled()`
+ * says whether it has answered yet, `done` is its promise.
+ */
+function longPoll(server, doc, since) {
+  let answered = false;
+  const done = pull(server, doc, `?since=${since}&wait=30`).finally(() => { answered = true; });
+  done.catch(() => {}); // a test that fails first stops the server under it; its own error counts
+  return { settled: () => answered, done };
+}
+
+/** The export the stateless /v1/answers gives the document with these componentInputs. */
+async function exportOf(server, componentInputs) {
+  const res = await fetch(`${server.url}/v1/answers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ markdown: DOC, responses: componentInputs }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reader's side, in the browser
+
+/** Clicks a submit button of the page's form and waits for the page the post answers with. */
+async function post(page, name) {
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name, exact: true }).click()]);
+}
+
+/** The "sent" page: its heading, and the export it shows (the text box "Your answers"). */
+async function sentExport(page, id) {
+  assert.match(page.url(), new RegExp(`/r/${id}/responses$`));
+  await page.getByRole('heading', { name: SENT, level: 1 }).waitFor();
+  return page.getByRole('textbox', { name: 'Your answers', exact: true }).inputValue();
+}
+
+/**
+ * axe on the rendering a JavaScript-off browser got: axe cannot run with JavaScript disabled, so
+ * the page's HTML is served again, at the server's origin (its stylesheet loads as before), to a
+ * browser with JavaScript on, under a CSP that blocks the page's own script.
+ */
+async function axeWithoutScript(jsCtx, server, html) {
+  const page = await jsCtx.newPage();
+  const at = `${server.url}/r/axe-audit-of-a-no-script-page`;
+  await page.route(at, (r) => r.fulfill({
+    status: 200,
+    contentType: 'text/html; charset=utf-8',
+    headers: { 'content-security-policy': "script-src 'none'" },
+    body: html,
+  }));
+  await page.goto(at);
+  assert.equal(await page.locator('form.pb-form').count(), 1, 'the audited page is the one captured');
+  assert.equal(await page.evaluate(() => document.querySelector('.pb-enhanced') === null), true,
+    'the page script stayed off');
+  const found = await axeViolations(page);
+  await page.close();
+  return found;
+}
+
+/** Screenshots of the whole page at 1280 and 375 px wide; `name` such as `review-js`. */
+async function shoot(page, dir, name) {
+  if (!dir) return;
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    if (width === 375) assert.deepEqual(await sticksOut(page, 'main'), [], `${name}: wider than a 375 px screen`);
+    await page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The loop
+
+const group = (page, name) => page.getByRole('group', { name, exact: true });
+
+async function theLoop(storeArgs, { shots } = {}) {
+  const server = await startServer(storeArgs);
+  const jsCtx = await browser({ viewport: { width: 1280, height: 900 } });
+  const noJsCtx = await browser({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  const dir = shots ? join(SHOTS, 'routed') : null;
+  if (dir) mkdirSync(dir, { recursive: true });
+  try {
+    const doc = await route(server);
+
+    // -- With the script: the first submission, while a long-poll waits for it.
+    const first = longPoll(server, doc, 0);
+    const page = await jsCtx.newPage();
+    const problems = watchConsole(page);
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    const review = await page.goto(doc.review_url);
+    assert.equal(review.status(), 200);
+    assert.equal(review.headers()['cache-control'], 'no-store');
+    assert.equal(review.headers()['referrer-policy'], 'no-referrer');
+    assert.deepEqual(await axeViolations(page), [], 'axe on the review page, script on');
+
+    await page.getByRole('radio', { name: 'Self-hosted' }).check();
+    const where = group(page, 'Which wiki do we move to?');
+    await where.locator('summary', { hasText: 'Add a note (optional)' }).click();
+    await where.getByRole('textbox', { name: 'Add a note (optional)' }).fill('we already patch the CI hosts');
+    await page.getByRole('checkbox', { name: 'Runbooks' }).check();
+    await page.getByRole('checkbox', { name: 'Design notes' }).check();
+    await page.getByLabel('Which week suits the cut-over?').fill('the week of 14 September');
+    await group(page, 'Who may create new spaces?').getByRole('radio', { name: 'Team leads' }).check();
+    const stale = group(page, 'What happens to pages nobody opened in a year?');
+    await stale.getByRole('radio', { name: 'Something else:' }).check();
+    await stale.getByRole('textbox', { name: 'Something else:' }).fill('ask each space owner');
+    await page.getByRole('textbox', { name: 'Owner:' }).fill('Platform team');
+    await page.getByRole('button', { name: 'Move Recreate permissions up' }).click();
+    await page.getByRole('spinbutton', { name: 'Teaching people (h)' }).fill('25');
+    await page.getByRole('button', { name: 'Comment on box “Permissions”' }).click();
+    await page.getByRole('textbox', { name: 'Comment on box “Permissions”' }).fill('copy the groups, not the people');
+    await shoot(page, dir, 'review-js');
+
+    assert.equal(first.settled(), false, 'the long-poll waits until something is sent');
+    await post(page, SEND);
+    const jsExport = await sentExport(page, doc.id);
+    assert.match(jsExport, /\*\*Q: Which wiki do we move to\?\*\*\nAnswer: Self-hosted\nNote: we already patch the CI hosts/);
+    assert.match(jsExport, /1\. Export the old pages — takes about two days\n2\. Recreate permissions — needs the access answers above\n3\. Fix internal links/);
+    const polled = await first.done;
+    assert.deepEqual(polled.map((r) => r.response_id), [1], 'the waiting long-poll answers with the response');
+    assert.equal(polled[0].export, jsExport);
+    assert.deepEqual(await axeViolations(page), [], 'axe on the "sent" page, script on');
+    await shoot(page, dir, 'sent-js');
+
+    // -- Without JavaScript: list edits post the form back and keep nothing; then the second.
+    const plain = await noJsCtx.newPage();
+    await plain.goto(doc.review_url);
+    assert.deepEqual(await axeWithoutScript(jsCtx, server, await plain.content()), [], 'axe on the review page, script off');
+    await plain.getByRole('radio', { name: 'Managed plan' }).check();
+    await plain.getByRole('checkbox', { name: 'Onboarding' }).check();
+    await plain.getByLabel('Which week suits the cut-over?').fill('the last week of September');
+    await post(plain, 'Move Short training session up');
+    // The page comes back with the move made and the answers given so far.
+    assert.deepEqual(await plain.locator('.pb-prioritize .pb-rank-label').allTextContents(),
+      ['Export the old pages', 'Fix internal links', 'Short training session', 'Recreate permissions']);
+    assert.equal(await plain.getByRole('radio', { name: 'Managed plan' }).isChecked(), true);
+    assert.equal(await plain.getByLabel('Which week suits the cut-over?').inputValue(), 'the last week of September');
+    await post(plain, 'Remove Fix internal links');
+    await plain.getByRole('button', { name: 'Restore Fix internal links' }).waitFor();
+    await group(plain, 'Which sign-in do we require?').getByRole('radio', { name: 'SSO plus a hardware key' }).check();
+    await plain.getByRole('spinbutton', { name: 'Moving content (h)' }).fill('50');
+    await shoot(plain, dir, 'review-nojs');
+    assert.deepEqual((await pull(server, doc)).map((r) => r.response_id), [1], 'a list edit keeps nothing');
+    await post(plain, SEND);
+    const plainExport = await sentExport(plain, doc.id);
+    assert.match(plainExport, /Answer: Managed plan\n/);
+    assert.match(plainExport, /- Moving content: 45h \(was 40h\)\n- Tidying and archiving: 22h \(was 25h\) — the stale half\n- Teaching people: 13h \(was 15h\)\n\nTotal: 80h/);
+    // 90 h typed for 80: rescaled, and the reader is told.
+    assert.match(await plain.getByRole('note').first().textContent(), /rescaled to 80h/);
+    assert.match(plainExport, /1\. Export the old pages — takes about two days\n2\. Short training session\n3\. Recreate permissions — needs the access answers above\n\nRemoved by reader: Fix internal links/);
+    assert.deepEqual(await axeWithoutScript(jsCtx, server, await plain.content()), [], 'axe on the "sent" page, script off');
+    await shoot(plain, dir, 'sent-nojs');
+
+    // -- The sender pulls both, with what each page showed.
+    const both = await pull(server, doc);
+    assert.deepEqual(both.map((r) => r.response_id), [1, 2]);
+    assert.equal(both[0].export, jsExport);
+    assert.equal(both[1].export, plainExport);
+    for (const r of both) {
+      assert.equal(r.reviewer, null);
+      assert.deepEqual(r.annotations, []);
+      assert.match(r.received_at, /Z$/);
+      // What is kept as componentInputs reads back to the same export.
+      assert.equal(await exportOf(server, r.componentInputs), r.export);
+    }
+    // The answers as contract §4 JSON, keyed by block id (the video takes none).
+    const { b6: jsWeights, ...jsRest } = both[0].componentInputs;
+    assert.deepEqual(jsRest, {
+      b1: { selected: ['Self-hosted'], note: 'we already patch the CI hosts' },
+      b2: { selected: ['Runbooks', 'Design notes'] },
+      b3: { text: 'the week of 14 September' },
+      b4: { questions: { q1: { selected: ['Team leads'] }, q3: { other: 'ask each space owner' }, q4: { other: 'Platform team' } } },
+      b5: { order: ['export', 'perms', 'links', 'train'] },
+      b8: { comments: [{ on: 'node', id: 'C', text: 'copy the groups, not the people' }] },
+    });
+    // The script rebalances the other sliders when one moves; the total stays 80.
+    assert.equal(jsWeights.weights.teach, 25);
+    assert.equal(Object.values(jsWeights.weights).reduce((a, b) => a + b), 80);
+    assert.deepEqual(both[1].componentInputs, {
+      b1: { selected: ['Managed plan'] },
+      b2: { selected: ['Onboarding'] },
+      b3: { text: 'the last week of September' },
+      b4: { questions: { q2: { selected: ['SSO plus a hardware key'] } } },
+      b5: { order: ['export', 'train', 'perms'], removed: ['links'] },
+      // As typed: the export rescales them to the total and says so.
+      b6: { weights: { move: 50, tidy: 25, teach: 15 } },
+    });
+
+    // -- Changed and sent again from the "sent" page: a third submission, the first two kept.
+    const third = longPoll(server, doc, 2);
+    await page.getByRole('radio', { name: 'Stay where we are' }).check();
+    assert.equal(third.settled(), false, 'the long-poll waits until something is sent');
+    await post(page, SEND);
+    const againExport = await sentExport(page, doc.id);
+    assert.match(againExport, /Answer: Stay where we are\nNote: we already patch the CI hosts/);
+    assert.equal(againExport.replace('Stay where we are', 'Self-hosted'), jsExport, 'the rest as sent the first time');
+    const last = await third.done;
+    assert.deepEqual(last.map((r) => r.response_id), [3]);
+    assert.equal(last[0].export, againExport);
+    // The "sent" page's form carried every other answer of the first submission.
+    assert.deepEqual(last[0].componentInputs, { ...both[0].componentInputs, b1: { ...both[0].componentInputs.b1, selected: ['Stay where we are'] } });
+    assert.deepEqual((await pull(server, doc)).map((r) => r.response_id), [1, 2, 3]);
+
+    assert.deepEqual(problems, [], 'console: CSP violations or errors');
+    assert.deepEqual(requests.filter((u) => isForeign(server, u)), [], 'the page contacted another origin');
+  } finally {
+    await jsCtx.close();
+    await noJsCtx.close();
+    server.stop();
+  }
+}
+
+test('the routed loop on SQLite: route, answer in the browser with and without JavaScript, pull, send again', async () => {
+  const dir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-routed-'));
+  try {
+    await theLoop(['--store', `sqlite:${join(dir, 'routed.db')}`], { shots: true });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const PG = process.env.PASSBACK_TEST_POSTGRES || 'postgres://postgres@127.0.0.1:5432/test';
+const pgSkip = PG === 'off' && 'PASSBACK_TEST_POSTGRES=off: skipping the routed loop on PostgreSQL';
+
+function psql(sql) {
+  try {
+    execFileSync('psql', [PG, '-qAtc', sql], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    throw new Error(`psql ${PG} -c '${sql}' failed (${String(e.stderr || e.message).trim()}): start PostgreSQL `
+      + '(scripts/test does), point PASSBACK_TEST_POSTGRES at one, or set PASSBACK_TEST_POSTGRES=off to skip');
+  }
+}
+
+test('the routed loop on PostgreSQL, in a schema of its own', { skip: pgSkip }, async () => {
+  const schema = `passback_browser_${process.pid}`;
+  psql(`CREATE SCHEMA ${schema}`);
+  try {
+    const join_ = PG.includes('?') ? '&' : '?';
+    await theLoop(['--store', `${PG}${join_}options=-csearch_path%3D${schema}`]);
+  } finally {
+    psql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  }
+});

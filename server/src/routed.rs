@@ -410,16 +410,27 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             );
         }
     };
-    let (inputs, export, notices, reviewer) = match answer {
+    let (inputs, annotations, export, notices, reviewer) = match answer {
         Answer::Edited(page, frame_src) => return html(StatusCode::OK, page, frame_src),
         Answer::Export {
             inputs,
+            annotations,
             export,
             notices,
             reviewer,
-        } => (inputs, export, notices, reviewer),
+        } => (inputs, annotations, export, notices, reviewer),
     };
-    let stored = match routing.respond(&id, reviewer, inputs.clone(), export).await {
+    // The form shown again on the "sent" page takes the comments back with the answers.
+    let mut refill = inputs.clone();
+    if let (Some(map), Some(list)) = (refill.as_object_mut(), annotations.as_array())
+        && !list.is_empty()
+    {
+        map.insert("annotations".into(), annotations.clone());
+    }
+    let stored = match routing
+        .respond(&id, reviewer, inputs, annotations, export)
+        .await
+    {
         Ok(Added::Stored(s)) => s,
         Ok(Added::Gone) => return missing(true, browser),
         Ok(Added::Unknown) => return missing(false, browser),
@@ -438,7 +449,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         let (markdown, shown) = (doc.markdown, stored.export.clone());
         let notices = notices.clone();
         let page = tokio::task::spawn_blocking(move || {
-            sent_page(&id, &markdown, &inputs, &shown, &notices)
+            sent_page(&id, &markdown, &refill, &shown, &notices)
         })
         .await;
         match page {
@@ -481,10 +492,17 @@ enum Answer {
     /// Answers to keep.
     Export {
         inputs: Value,
+        /// The reader's comments on the prose (contract §7), `[]` when none.
+        annotations: Value,
         export: String,
         notices: Vec<String>,
         reviewer: Option<String>,
     },
+}
+
+/// The checked comments of `responses`, as contract §7 writes them.
+fn annotations_json(responses: &passback_engine::Responses) -> Value {
+    serde_json::to_value(responses.annotations()).unwrap_or_else(|_| Value::Array(Vec::new()))
 }
 
 /// The review page's form post. The page carries no copy of the document: it goes back in
@@ -529,6 +547,7 @@ fn decode_form(id: &str, markdown: &str, text: &str) -> Result<Answer, Resp> {
     notices.extend(export.notices);
     Ok(Answer::Export {
         inputs: passback_engine::answers_to_json(&post.doc, &post.responses),
+        annotations: annotations_json(&post.responses),
         export: export.markdown,
         notices,
         reviewer,
@@ -568,8 +587,14 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
         )
     })?;
     let export = passback_engine::export(&doc, &checked);
+    // componentInputs is the block map alone; the comments are kept beside it.
+    let mut inputs = responses.clone();
+    if let Some(map) = inputs.as_object_mut() {
+        map.remove("annotations");
+    }
     Ok(Answer::Export {
-        inputs: responses.clone(),
+        inputs,
+        annotations: annotations_json(&checked),
         export: export.markdown,
         notices: export.notices,
         reviewer,

@@ -412,6 +412,35 @@ fn the_whole_loop(backend: &Backend) {
     assert_eq!(third.status, 201);
     assert_eq!(waiting.join().expect("the long-poll"), [3]);
 
+    // Comments on the text travel beside the block answers, from JSON and from the form.
+    let commented = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] }, "annotations": [{ "text": "decide by Friday" }] } }),
+    );
+    assert_eq!(commented.status, 201, "{}", commented.text());
+    let form = call(
+        addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[("content-type", "application/x-www-form-urlencoded")],
+        b"b1.q0.pick=0&pb.comment=first+thoughts",
+    );
+    assert_eq!(form.status, 201, "{}", form.text());
+    let newer = list(addr, &doc, "?since=3").json();
+    for (k, text) in [(0, "decide by Friday"), (1, "first thoughts")] {
+        let r = &newer["responses"][k];
+        assert_eq!(r["annotations"], json!([{ "text": text }]), "{r}");
+        assert!(r["componentInputs"].get("annotations").is_none(), "{r}");
+        let export = r["export"].as_str().unwrap();
+        assert!(
+            export.contains(&format!(
+                "## Comments on the text\n\n- On the whole document — {text}"
+            )),
+            "{export}"
+        );
+    }
+
     // The sender's view of the document.
     let meta = call(
         addr,
@@ -423,8 +452,8 @@ fn the_whole_loop(backend: &Backend) {
     assert_eq!(meta.status, 200);
     let meta = meta.json();
     assert_eq!(meta["markdown"], DOC);
-    assert_eq!(meta["responses"], 3);
-    assert_eq!(backend.rows(&doc.id), (1, 3));
+    assert_eq!(meta["responses"], 5);
+    assert_eq!(backend.rows(&doc.id), (1, 5));
 }
 
 /// Deleting a document deletes its answers; its links then answer 410.

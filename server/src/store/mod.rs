@@ -532,13 +532,14 @@ impl Routing {
         id: &str,
         reviewer: Option<String>,
         component_inputs: Value,
+        annotations: Value,
         export: String,
     ) -> Result<Added, StoreError> {
         let response = NewResponse {
             received_at: now(),
             reviewer,
             component_inputs,
-            annotations: Value::Array(Vec::new()),
+            annotations,
             export,
         };
         self.store

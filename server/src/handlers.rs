@@ -206,6 +206,23 @@ pub(crate) fn truncate(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
+/// Whether a POST carries a form (urlencoded, `true`) or JSON (`false`); anything else is the
+/// 415 that says to post `what`.
+pub(crate) fn form_or_json(req: &Request<Incoming>, what: &str) -> Result<bool, Resp> {
+    let content_type = content_type_of(req)?;
+    match media(&content_type) {
+        "application/x-www-form-urlencoded" => Ok(true),
+        "application/json" => Ok(false),
+        other => Err(problem(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "Content-Type {} is not accepted here; post {what}.",
+                truncate(other)
+            ),
+        )),
+    }
+}
+
 /// Reads the whole body within `--max-body`, chunked or not.
 /// The request's Content-Type, lowercased; refused (415) when it names a charset other than
 /// UTF-8, since the body would be misread.
@@ -851,23 +868,13 @@ const FORM_FIELDS_ALLOWANCE: usize = 64 * 1024;
 
 async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let html_wanted = wants_html(&req);
-    let content_type = match content_type_of(&req) {
-        Ok(c) => c,
-        Err(r) => return r,
-    };
     // The media type is checked before the body is read, as the other POST routes do.
-    let form = match media(&content_type) {
-        "application/x-www-form-urlencoded" => true,
-        "application/json" => false,
-        other => {
-            return problem(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "Content-Type {} is not accepted here; post the rendered form (application/x-www-form-urlencoded) or JSON {{\"markdown\", \"responses\"}}.",
-                    truncate(other)
-                ),
-            );
-        }
+    let form = match form_or_json(
+        &req,
+        "the rendered form (application/x-www-form-urlencoded) or JSON {\"markdown\", \"responses\"}",
+    ) {
+        Ok(form) => form,
+        Err(r) => return r,
     };
     // A page rendered from a document at the limit must be able to post its form back.
     let max = if form {

@@ -14,7 +14,7 @@
 
 use crate::AppState;
 use crate::handlers::{
-    content_type_of, document_from, media, read_body, truncate, utf8, wants_html,
+    content_type_of, document_from, form_or_json, media, read_body, truncate, utf8, wants_html,
 };
 use crate::problem::{Resp, html, problem, respond};
 use crate::store::{self, Added, Denied, Document, Lookup, Routing, StoredResponse};
@@ -359,22 +359,12 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     let browser = wants_html(&req);
     let id = id_of(req.uri().path()).to_string();
-    let content_type = match content_type_of(&req) {
-        Ok(c) => c,
+    let form = match form_or_json(
+        &req,
+        "the review page's form (application/x-www-form-urlencoded) or JSON {\"responses\", \"reviewer\"}",
+    ) {
+        Ok(form) => form,
         Err(r) => return r,
-    };
-    let form = match media(&content_type) {
-        "application/x-www-form-urlencoded" => true,
-        "application/json" => false,
-        other => {
-            return problem(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "Content-Type {} is not accepted here; post the review page's form (application/x-www-form-urlencoded) or JSON {{\"responses\", \"reviewer\"}}.",
-                    truncate(other)
-                ),
-            );
-        }
     };
     let body = match read_body(req, state.config.max_body).await {
         Ok(b) => b,

@@ -598,15 +598,7 @@ fn serve(a: &Args) -> Result<i32, String> {
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
         let described = config.store.describe();
-        let state = std::sync::Arc::new(passback_server::AppState::new(config));
-        // A database that cannot be reached, or whose schema is newer, stops the start here.
-        if let Some(routing) = &state.routing {
-            routing
-                .store
-                .prepare()
-                .await
-                .map_err(|e| format!("--store {described}: {e}"))?;
-        }
+        let state = prepared_state(config).await?;
         tracing::info!(store = %described, "routed documents");
         println!("passback: listening on http://{addr}");
         let _ = std::io::stdout().flush();
@@ -618,6 +610,23 @@ fn serve(a: &Args) -> Result<i32, String> {
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     served?;
     Ok(0)
+}
+
+/// The server's state, its store ready: a database that cannot be reached, or whose schema is
+/// newer than this binary knows, stops the start here, naming the flag.
+async fn prepared_state(
+    config: passback_server::Config,
+) -> Result<std::sync::Arc<passback_server::AppState>, String> {
+    let described = config.store.describe();
+    let state = std::sync::Arc::new(passback_server::AppState::new(config));
+    if let Some(routing) = &state.routing {
+        routing
+            .store
+            .prepare()
+            .await
+            .map_err(|e| format!("--store {described}: {e}"))?;
+    }
+    Ok(state)
 }
 
 fn mcp(a: &Args) -> Result<i32, String> {
@@ -643,15 +652,7 @@ fn mcp(a: &Args) -> Result<i32, String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let served = runtime.block_on(async move {
-        let described = config.store.describe();
-        let state = std::sync::Arc::new(passback_server::AppState::new(config));
-        if let Some(routing) = &state.routing {
-            routing
-                .store
-                .prepare()
-                .await
-                .map_err(|e| format!("--store {described}: {e}"))?;
-        }
+        let state = prepared_state(config).await?;
         passback_server::mcp::stdio(state, passback_server::shutdown_signal()).await
     });
     // Standard input's reader cannot be interrupted: exit without waiting for it.

@@ -10,6 +10,7 @@ use super::check::{Checker, Obj};
 use super::{Component, prefix_lines};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Edge, Flowchart};
+use crate::diagram::sequence::{self, Sequence};
 use crate::diagram::{self, Frame};
 use crate::html::email;
 use crate::html::i18n::Lang;
@@ -28,8 +29,11 @@ pub const MAX_TITLE: usize = 200;
 pub struct Mermaid {
     pub source: String,
     pub title: Option<String>,
-    /// The nodes and edges, when the source is a flowchart this engine can read.
+    /// The nodes and edges, when the source is a flowchart this engine can read; for a
+    /// sequence diagram, its participants and messages.
     pub chart: Option<Flowchart>,
+    /// The sequence diagram, when the source is one this engine can read.
+    pub sequence: Option<Box<Sequence>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -96,11 +100,75 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         }
         None => None,
     };
+    let sequence = match chart {
+        Some(_) => None,
+        None => parse_sequence(o, ck, &source),
+    };
+    let chart = chart.or_else(|| sequence.as_ref().map(|s| s.as_flowchart()));
     Some(Mermaid {
         source,
         title,
         chart,
+        sequence,
     })
+}
+
+/// A sequence diagram, with a warning for what it ignores and for what stops it being drawn
+/// (at that place in the document).
+fn parse_sequence(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<Sequence>> {
+    match sequence::parse(source)? {
+        Ok(seq) => {
+            if !seq.ignored.is_empty() {
+                ck.warn(
+                    Code::IgnoredDirective,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    format!(
+                        "the sequence diagram's {} {} not drawn",
+                        seq.ignored
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if seq.ignored.len() == 1 { "is" } else { "are" }
+                    ),
+                    "nothing to do; remove them to silence this warning".into(),
+                );
+            }
+            Some(Box::new(seq))
+        }
+        Err(e) => {
+            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
+            ck.warn(
+                Code::UnsupportedDiagram,
+                source_offset(o, source, e.offset),
+                &o.path("source"),
+                format!(
+                    "the sequence diagram could not be drawn: line {line} of `source`: {}",
+                    e.message
+                ),
+                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
+            );
+            None
+        }
+    }
+}
+
+/// Where byte `offset` of the decoded `source` sits in the block's JSON text: the string's
+/// opening quote, then each character as JSON writes it (`\n`, `\"`, `\\` and other
+/// controls escaped; the rest as is).
+fn source_offset(o: &Obj, source: &str, offset: usize) -> usize {
+    let escaped: usize = source
+        .get(..offset)
+        .unwrap_or(source)
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum();
+    o.start_of("source") + 1 + escaped
 }
 
 impl Component for Mermaid {
@@ -194,16 +262,16 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
     let svg_id = cx.id_parts("svg").joined();
-    let drawing = diagram::render(
-        &m.source,
-        m.chart.as_ref(),
-        &Frame {
-            id: svg_id.as_str(),
-            title: caption,
-            t,
-            inline_style: cx.surface.is_email(),
-        },
-    );
+    let frame = Frame {
+        id: svg_id.as_str(),
+        title: caption,
+        t,
+        inline_style: cx.surface.is_email(),
+    };
+    let drawing = match &m.sequence {
+        Some(seq) => diagram::render_sequence(seq, &frame),
+        None => diagram::render(&m.source, m.chart.as_ref(), &frame),
+    };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
     if cx.surface.is_email() {
         // Many mail clients drop inline SVG: with a public base URL, link the diagram as an
@@ -608,6 +676,33 @@ mod tests {
         let cx_like = crate::html::Parts(["pb-1a<b", "-node", n.as_str()]);
         assert_eq!(cx_like.render().0, "pb-1a&lt;b-node12");
     }
+    #[test]
+    fn a_sequence_diagram_it_cannot_draw_is_pointed_at_in_the_document() {
+        let doc = "# Title\n\n```mermaid\n{\n \"version\": \"1\",\n \"source\": \"sequenceDiagram\\n  A->>B: \\\"hi\\\"\\n  A-|\\\\B: half\"\n}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("half arrow"), "{}", d.message);
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        // The `-|\` as written in the document: line 6, at its column.
+        let line = doc.lines().nth(5).expect("line 6");
+        let col = line.find("-|").expect("the arrow") + 1;
+        assert_eq!((d.line, d.column), (6, col), "{line}");
+        // A sequence diagram it draws takes comments on participants and messages.
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"sequenceDiagram\\nA->>B: hi\\nlink A: x @ https://example.com\"}\n```\n";
+        let v = crate::validate(doc);
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for `link`");
+        assert!(w.message.contains("`link`"), "{}", w.message);
+        assert!(!v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram));
+    }
+
     #[test]
     fn each_ignored_directive_is_named_once() {
         let source = "graph TD\nA --> B\nstyle A fill:#f9f\nclick A call()\nstyle B fill:#f00";

@@ -4,6 +4,7 @@
 pub mod flowchart;
 mod font_widths;
 pub mod layout;
+pub mod sequence;
 pub mod shapes;
 pub mod svg;
 pub mod text;
@@ -65,12 +66,46 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
                 placeholder(t.diagram_flowchart_kind, t.diagram_failed[1])
             }
         },
-        None => match flowchart::keyword(source) {
-            Some(k) if flowchart::is_flowchart_keyword(k) => {
-                placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
-            }
-            other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+        None => match sequence::parse(source) {
+            Some(Ok(s)) => render_sequence(&s, frame),
+            Some(Err(_)) => placeholder(t.diagram_sequence[6], t.diagram_failed[2]),
+            None => match flowchart::keyword(source) {
+                Some(k) if flowchart::is_flowchart_keyword(k) => {
+                    placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
+                }
+                other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+            },
         },
+    }
+}
+
+/// The SVG of a sequence diagram: drawn, or the placeholder when it is too large.
+pub fn render_sequence(seq: &sequence::Sequence, frame: &Frame) -> Rendered {
+    if seq.participants.is_empty()
+        || seq.participants.len() > sequence::MAX_PARTICIPANTS
+        || seq.events.len() > sequence::MAX_EVENTS
+    {
+        let t = frame.t;
+        let note = if seq.participants.is_empty() {
+            t.diagram_failed[3]
+        } else {
+            t.diagram_failed[0]
+        };
+        let (svg, width, height) = svg::placeholder(t.diagram_sequence[6], note, frame);
+        return Rendered {
+            svg,
+            drawn: false,
+            width,
+            height,
+        };
+    }
+    let d = sequence::layout(seq);
+    let (svg, width, height) = svg::sequence::sequence(seq, &d, frame);
+    Rendered {
+        svg,
+        drawn: true,
+        width,
+        height,
     }
 }
 
@@ -106,4 +141,5 @@ fn kind_name(keyword: &str) -> &'static str {
 mod tests {
     mod golden;
     mod props;
+    mod sequence;
 }

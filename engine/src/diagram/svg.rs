@@ -1123,6 +1123,8 @@ pub fn placeholder(kind: &str, note: &str, f: &Frame) -> (String, u32, u32) {
     (w.finish(), width_px, height_px)
 }
 
+pub mod sequence;
+
 #[cfg(test)]
 mod tests {
     use super::*;

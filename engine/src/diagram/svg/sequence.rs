@@ -1,0 +1,661 @@
+//! The SVG of a laid-out sequence diagram, written with the flowchart's writer (so escaped by
+//! construction, with the same colours, classes and accessible name and description).
+//!
+//! Each participant is a `data-node` group and each message a `data-edge` group keyed
+//! `FROM→TO`, `FROM→TO#2`, … as flowchart edges are: the comment UI and the export treat
+//! both kinds alike.
+
+use super::{
+    Frame, Plain, Run, Val, Writer, colour, fill_from, fill_into, lines, paint, push_path, push_pt,
+    shape_element, start,
+};
+use crate::diagram::flowchart::{Shape, Stroke};
+use crate::diagram::sequence::{
+    BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Sequence,
+};
+use crate::diagram::shapes::{Bounds, Pt, cylinder_cap};
+use crate::diagram::text::Block;
+use crate::html::i18n::Strings;
+
+/// A note's paint (yellow, as notes are): the stylesheet themes it by `pb-s-note`.
+const NOTE: Run = run!(
+    ("class", "pb-s-note"),
+    ("fill", "#fff8c5"),
+    ("stroke", "#9a6700"),
+    ("stroke-width", "1"),
+);
+/// An activation bar.
+const BAR: Run = run!(
+    ("class", "pb-s-bar"),
+    ("fill", "#f6f8fa"),
+    ("stroke", "#4a6fa5"),
+    ("stroke-width", "1"),
+);
+/// A frame's outline (`loop`, `alt`, …).
+const FRAME: Run = run!(
+    ("class", "pb-s-frame"),
+    ("fill", "none"),
+    ("stroke", "#8c959f"),
+    ("stroke-width", "1.5"),
+);
+/// A lifeline.
+const LIFELINE: Run = run!(
+    ("class", "pb-s-lifeline"),
+    ("fill", "none"),
+    ("stroke", "#8c959f"),
+    ("stroke-width", "1"),
+    ("stroke-dasharray", "4 4"),
+);
+/// A participant's hit area and extent, not painted.
+const HIT: Run = run!(("class", "pb-s-head"), ("fill", "none"), ("stroke", "none"));
+
+const MESSAGE_TEXT: Plain = Plain::new("pb-d-label pb-s-msg-text");
+const NOTE_TEXT: Plain = Plain::new("pb-d-text pb-s-note-text");
+const NAME_TEXT: Plain = Plain::new("pb-d-text pb-s-name");
+const FRAME_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-frame-text");
+const TAB_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-tab-text");
+const GROUP_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-group-text");
+
+/// The SVG of a laid-out sequence diagram, and its width and height, px.
+pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
+    let mut w = Writer::with_capacity(2048 + 512 * (d.arrows.len() + d.heads.len()));
+    let title = seq
+        .acc_title
+        .as_deref()
+        .or(seq.title.as_deref())
+        .unwrap_or(f.title);
+    let mut desc = String::new();
+    if let Some(a) = &seq.acc_descr {
+        desc.push_str(a);
+        desc.push(' ');
+    }
+    desc.push_str(&describe(seq, f.t));
+    let frame = Frame { title, ..*f };
+    let (width, height) = start(
+        &mut w,
+        &frame,
+        const { Plain::new("pb-mermaid pb-mermaid-sequence") },
+        d.width,
+        d.height,
+        &desc,
+    );
+    for (r, t) in &d.groups {
+        w.open("g", &[("class", plain!("pb-s-group"))]);
+        w.newline();
+        rect(&mut w, plain!("pb-d-cluster-box"), r.x, r.y, r.w, r.h, true);
+        if let Some((cx, cy, b)) = t {
+            lines(&mut w, GROUP_TEXT, colour::MUTED, b, Pt::new(*cx, *cy));
+        }
+        w.close("g");
+        w.newline();
+    }
+    // `rect` highlights under everything else.
+    for fr in d.frames.iter().filter(|f| f.kind == Kind::Rect) {
+        rect(
+            &mut w,
+            plain!("pb-d-cluster-box pb-s-rect"),
+            fr.rect.x,
+            fr.rect.y,
+            fr.rect.w,
+            fr.rect.h,
+            true,
+        );
+    }
+    for h in &d.heads {
+        let (x, y0, y1) = h.lifeline;
+        let p =
+            |s: &mut String| push_path(s, &[("M", &[Pt::new(x, y0)]), (" L", &[Pt::new(x, y1)])]);
+        w.leaf_painted("path", &[("d", Val::Ours(&p))], LIFELINE);
+        if let Some((cx, cy)) = h.cross {
+            cross(&mut w, Pt::new(cx, cy), 7.0);
+        }
+    }
+    for b in &d.bars {
+        w.leaf_painted(
+            "rect",
+            &[
+                ("x", Val::Num(b.x)),
+                ("y", Val::Num(b.y)),
+                ("width", Val::Num(b.w)),
+                ("height", Val::Num(b.h)),
+            ],
+            BAR,
+        );
+    }
+    for fr in d.frames.iter().filter(|f| f.kind != Kind::Rect) {
+        w.open("g", &[("class", plain!("pb-s-block"))]);
+        w.newline();
+        let r = fr.rect;
+        w.leaf_painted(
+            "rect",
+            &[
+                ("x", Val::Num(r.x)),
+                ("y", Val::Num(r.y)),
+                ("width", Val::Num(r.w)),
+                ("height", Val::Num(r.h)),
+            ],
+            FRAME,
+        );
+        let tab = fr.tab;
+        let th = crate::diagram::sequence::TAB_H;
+        let corners = [
+            Pt::new(r.x, r.y),
+            Pt::new(r.x + tab, r.y),
+            Pt::new(r.x + tab, r.y + th - 6.0),
+            Pt::new(r.x + tab - 6.0, r.y + th),
+            Pt::new(r.x, r.y + th),
+        ];
+        let pts = |s: &mut String| push_path(s, &[("", corners.as_slice())]);
+        w.leaf(
+            "polygon",
+            &[
+                ("class", plain!("pb-d-cluster-box pb-s-tab")),
+                ("points", Val::Ours(&pts)),
+                ("fill", colour::CLUSTER_FILL),
+                ("stroke", colour::CLUSTER_LINE),
+                ("stroke-width", plain!("1")),
+            ],
+        );
+        let name = Block::wrapped(fr.kind.name(), f64::INFINITY);
+        lines(
+            &mut w,
+            TAB_TEXT,
+            colour::MUTED,
+            &name,
+            Pt::new(r.x + (tab - 4.0) / 2.0, r.y + th / 2.0),
+        );
+        if let Some((cx, cy, b)) = &fr.label {
+            lines(&mut w, FRAME_TEXT, colour::MUTED, b, Pt::new(*cx, *cy));
+        }
+        for (y, label) in &fr.dividers {
+            let p = |s: &mut String| {
+                push_path(
+                    s,
+                    &[
+                        ("M", &[Pt::new(r.x, *y)]),
+                        (" L", &[Pt::new(r.right(), *y)]),
+                    ],
+                );
+            };
+            w.leaf(
+                "path",
+                &[
+                    ("class", plain!("pb-s-divider")),
+                    ("d", Val::Ours(&p)),
+                    ("stroke", colour::CLUSTER_LINE),
+                    ("stroke-width", plain!("1.5")),
+                    ("stroke-dasharray", plain!("5 4")),
+                ],
+            );
+            if let Some((cx, cy, b)) = label {
+                lines(&mut w, FRAME_TEXT, colour::MUTED, b, Pt::new(*cx, *cy));
+            }
+        }
+        w.close("g");
+        w.newline();
+    }
+    for (r, b) in &d.notes {
+        w.open("g", &[("class", plain!("pb-s-note-group"))]);
+        w.newline();
+        w.leaf_painted(
+            "rect",
+            &[
+                ("x", Val::Num(r.x)),
+                ("y", Val::Num(r.y)),
+                ("width", Val::Num(r.w)),
+                ("height", Val::Num(r.h)),
+            ],
+            NOTE,
+        );
+        lines(&mut w, NOTE_TEXT, colour::TEXT, b, Pt::new(r.cx(), r.cy()));
+        w.close("g");
+        w.newline();
+    }
+    let ids: Vec<&str> = seq.participants.iter().map(|p| p.id.as_str()).collect();
+    let mut key = String::with_capacity(32);
+    for ((m, a), n) in seq.messages().zip(&d.arrows).zip(seq.occurrences()) {
+        key.clear();
+        key.push_str(ids[m.from]);
+        key.push('→');
+        key.push_str(ids[m.to]);
+        if n > 0 {
+            key.push('#');
+            crate::html::push_decimal(&mut key, n as u64 + 1);
+        }
+        let class = match m.line {
+            Line::Solid => plain!("pb-d-edge pb-s-message pb-d-solid"),
+            Line::Dotted => plain!("pb-d-edge pb-s-message pb-d-dotted"),
+        };
+        w.open("g", &[("class", class), ("data-edge", Val::Text(&key))]);
+        w.newline();
+        let pts: Vec<Pt> = a.points.iter().map(|&(x, y)| Pt::new(x, y)).collect();
+        let k = pts.len();
+        let mut first = pts[0];
+        let mut last = pts[k - 1];
+        if let Some(dir) = last.minus(pts[k - 2]).unit() {
+            let back = head(&mut w, m.head, last, dir);
+            last = last.minus(dir.scale(back));
+        }
+        if m.both
+            && let Some(dir) = first.minus(pts[1]).unit()
+        {
+            let back = head(&mut w, Head::Arrow, first, dir);
+            first = first.minus(dir.scale(back));
+        }
+        let stroke = match m.line {
+            Line::Solid => Stroke::Solid,
+            Line::Dotted => Stroke::Dotted,
+        };
+        let line = |s: &mut String| {
+            s.push('M');
+            push_pt(s, first);
+            for p in &pts[1..k - 1] {
+                s.push_str(" L");
+                push_pt(s, *p);
+            }
+            s.push_str(" L");
+            push_pt(s, last);
+        };
+        w.leaf_painted(
+            "path",
+            &[("class", plain!("pb-d-line")), ("d", Val::Ours(&line))],
+            paint::line(stroke),
+        );
+        for (on, at) in [(m.dot_from, pts[0]), (m.dot_to, pts[k - 1])] {
+            if on {
+                w.leaf(
+                    "circle",
+                    &[
+                        ("class", plain!("pb-d-head-open")),
+                        ("cx", Val::Num(at.x)),
+                        ("cy", Val::Num(at.y)),
+                        ("r", plain!("4")),
+                        ("fill", colour::BG),
+                        ("stroke", colour::LINE),
+                        ("stroke-width", plain!("1.5")),
+                    ],
+                );
+            }
+        }
+        if let Some((cx, cy, b)) = &a.label {
+            lines(&mut w, MESSAGE_TEXT, colour::TEXT, b, Pt::new(*cx, *cy));
+        }
+        if let (Some((bx, by)), Some(number)) = (a.badge, &m.number) {
+            w.leaf(
+                "circle",
+                &[
+                    ("class", plain!("pb-s-badge")),
+                    ("cx", Val::Num(bx)),
+                    ("cy", Val::Num(by)),
+                    ("r", Val::Num(BADGE_R)),
+                    ("fill", colour::LINE),
+                ],
+            );
+            w.open(
+                "text",
+                &[
+                    ("class", plain!("pb-s-badge-text")),
+                    ("x", Val::Num(bx)),
+                    ("y", Val::Num(by + 4.0)),
+                    ("text-anchor", plain!("middle")),
+                    ("font-size", plain!("11")),
+                    ("fill", colour::BG),
+                ],
+            );
+            w.text(number);
+            w.close("text");
+            w.newline();
+        }
+        w.close("g");
+        w.newline();
+    }
+    for (p, h) in seq.participants.iter().zip(&d.heads) {
+        let class = match p.kind {
+            Who::Participant => plain!("pb-s-participant"),
+            Who::Actor => plain!("pb-s-participant pb-s-actor"),
+            Who::Boundary => plain!("pb-s-participant pb-s-boundary"),
+            Who::Control => plain!("pb-s-participant pb-s-control"),
+            Who::Entity => plain!("pb-s-participant pb-s-entity"),
+            Who::Database => plain!("pb-s-participant pb-s-database"),
+            Who::Collections => plain!("pb-s-participant pb-s-collections"),
+            Who::Queue => plain!("pb-s-participant pb-s-queue"),
+        };
+        w.open("g", &[("class", class), ("data-node", Val::Text(&p.id))]);
+        w.newline();
+        let r = h.rect;
+        w.leaf_painted(
+            "rect",
+            &[
+                ("x", Val::Num(r.x)),
+                ("y", Val::Num(r.y)),
+                ("width", Val::Num(r.w)),
+                ("height", Val::Num(r.h)),
+            ],
+            HIT,
+        );
+        let bounds = Bounds {
+            center: Pt::new(r.cx(), r.cy()),
+            w: r.w,
+            h: r.h,
+        };
+        let mut at = bounds.center;
+        match p.kind {
+            Who::Actor => {
+                at.y = r.bottom() - 6.0 - h.text.height / 2.0;
+                figure(&mut w, Pt::new(r.cx(), r.y + 2.0));
+            }
+            Who::Participant => {
+                w.leaf_painted(
+                    "rect",
+                    &[
+                        ("x", Val::Num(r.x)),
+                        ("y", Val::Num(r.y)),
+                        ("width", Val::Num(r.w)),
+                        ("height", Val::Num(r.h)),
+                        ("rx", plain!("3")),
+                    ],
+                    paint::SHAPE,
+                );
+            }
+            Who::Collections => {
+                let back = Bounds {
+                    center: Pt::new(bounds.center.x + 4.0, bounds.center.y - 4.0),
+                    w: r.w - 4.0,
+                    h: r.h - 4.0,
+                };
+                let front = Bounds {
+                    center: Pt::new(bounds.center.x - 2.0, bounds.center.y + 2.0),
+                    w: r.w - 4.0,
+                    h: r.h - 4.0,
+                };
+                shape_element(&mut w, Shape::Rect, back);
+                shape_element(&mut w, Shape::Rect, front);
+                at = front.center;
+            }
+            kind => {
+                let shape = match kind {
+                    Who::Boundary => Shape::Subroutine,
+                    Who::Control => Shape::Round,
+                    Who::Entity => Shape::Stadium,
+                    Who::Database => Shape::Cylinder,
+                    _ => Shape::Hexagon,
+                };
+                shape_element(&mut w, shape, bounds);
+                if shape == Shape::Cylinder {
+                    at.y += cylinder_cap(r.w) / 2.0;
+                }
+            }
+        }
+        lines(&mut w, NAME_TEXT, colour::TEXT, &h.text, at);
+        w.close("g");
+        w.newline();
+    }
+    w.close("svg");
+    (w.finish(), width, height)
+}
+
+/// A rectangle in the group colours.
+fn rect(w: &mut Writer, class: Val, x: f64, y: f64, width: f64, height: f64, rounded: bool) {
+    let attrs = [
+        ("class", class),
+        ("x", Val::Num(x)),
+        ("y", Val::Num(y)),
+        ("width", Val::Num(width)),
+        ("height", Val::Num(height)),
+        ("fill", colour::CLUSTER_FILL),
+        ("stroke", colour::CLUSTER_LINE),
+        ("stroke-width", plain!("1")),
+        ("rx", plain!("4")),
+    ];
+    w.leaf("rect", &attrs[..attrs.len() - usize::from(!rounded)]);
+}
+
+/// A stick figure whose head's top is at `top`.
+fn figure(w: &mut Writer, top: Pt) {
+    let c = Pt::new(top.x, top.y + 6.0);
+    w.leaf(
+        "circle",
+        &[
+            ("class", plain!("pb-d-shape")),
+            ("cx", Val::Num(c.x)),
+            ("cy", Val::Num(c.y)),
+            ("r", plain!("6")),
+            ("fill", plain!("#eef4ff")),
+            ("stroke", colour::NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ],
+    );
+    let (x, y) = (c.x, c.y);
+    let d = |s: &mut String| {
+        push_path(
+            s,
+            &[
+                ("M", &[Pt::new(x, y + 6.0)]),
+                (" L", &[Pt::new(x, y + 18.0)]),
+                (" M", &[Pt::new(x - 9.0, y + 10.0)]),
+                (" L", &[Pt::new(x + 9.0, y + 10.0)]),
+                (" M", &[Pt::new(x - 8.0, y + 28.0)]),
+                (" L", &[Pt::new(x, y + 18.0), Pt::new(x + 8.0, y + 28.0)]),
+            ],
+        );
+    };
+    w.leaf(
+        "path",
+        &[
+            ("class", plain!("pb-d-shape-line")),
+            ("d", Val::Ours(&d)),
+            ("fill", plain!("none")),
+            ("stroke", colour::NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ],
+    );
+}
+
+/// An ✕ centred on `c`.
+fn cross(w: &mut Writer, c: Pt, r: f64) {
+    let d = |s: &mut String| {
+        push_path(
+            s,
+            &[
+                ("M", &[Pt::new(c.x - r, c.y - r)]),
+                (" L", &[Pt::new(c.x + r, c.y + r)]),
+                (" M", &[Pt::new(c.x - r, c.y + r)]),
+                (" L", &[Pt::new(c.x + r, c.y - r)]),
+            ],
+        );
+    };
+    w.leaf(
+        "path",
+        &[
+            ("class", plain!("pb-d-cross")),
+            ("d", Val::Ours(&d)),
+            ("stroke", colour::LINE),
+            ("stroke-width", plain!("2")),
+        ],
+    );
+}
+
+const HEAD_LEN: f64 = 9.0;
+const HEAD_HALF: f64 = 4.5;
+
+/// Draws a message's head with its tip at `tip`, arriving along `dir`; returns how far the
+/// line stops short of the tip.
+fn head(w: &mut Writer, kind: Head, tip: Pt, dir: Pt) -> f64 {
+    let normal = Pt::new(-dir.y, dir.x);
+    let base = tip.minus(dir.scale(HEAD_LEN));
+    let (a, b) = (
+        base.plus(normal.scale(HEAD_HALF)),
+        base.minus(normal.scale(HEAD_HALF)),
+    );
+    match kind {
+        Head::None => 0.0,
+        Head::Arrow => {
+            let d = |s: &mut String| {
+                push_path(s, &[("M", &[tip]), (" L", &[a]), (" L", &[b]), (" Z", &[])]);
+            };
+            w.leaf_painted(
+                "path",
+                &[("class", plain!("pb-d-head")), ("d", Val::Ours(&d))],
+                paint::HEAD,
+            );
+            HEAD_LEN - 1.0
+        }
+        Head::Open => {
+            let d = |s: &mut String| push_path(s, &[("M", &[a]), (" L", &[tip, b])]);
+            w.leaf(
+                "path",
+                &[
+                    ("class", plain!("pb-d-cross pb-s-open")),
+                    ("d", Val::Ours(&d)),
+                    ("fill", plain!("none")),
+                    ("stroke", colour::LINE),
+                    ("stroke-width", plain!("1.5")),
+                ],
+            );
+            0.0
+        }
+        Head::Cross => {
+            cross(w, tip.minus(dir.scale(5.0)), 4.0);
+            0.0
+        }
+    }
+}
+
+/// The diagram in words, for `<desc>`: who is in it, then every message, note and frame in
+/// order.
+fn describe(seq: &Sequence, t: &Strings) -> String {
+    let [intro, who, order, note, begins, ends, _] = t.diagram_sequence;
+    let quote = |out: &mut String, s: &str| {
+        fill_into(out, t.diagram_quote, |out| {
+            for (k, part) in s.split('\n').enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                out.push_str(part);
+            }
+        });
+    };
+    let name = |out: &mut String, i: usize| {
+        let p = &seq.participants[i];
+        quote(out, &p.label);
+        if p.label != p.id {
+            out.push_str(" (");
+            out.push_str(&p.id);
+            out.push(')');
+        }
+    };
+    let mut out = String::with_capacity(256 + 96 * seq.events.len());
+    out.push_str(intro);
+    if !seq.participants.is_empty() {
+        out.push(' ');
+        fill_into(&mut out, who, |out| {
+            for i in 0..seq.participants.len() {
+                if i > 0 {
+                    out.push_str("; ");
+                }
+                name(out, i);
+            }
+        });
+    }
+    let mut second = String::new();
+    let mut open: Vec<Kind> = Vec::new();
+    let items: Vec<&Event> = seq
+        .events
+        .iter()
+        .filter(|e| !matches!(e, Event::Activate(_) | Event::Deactivate(_)))
+        .collect();
+    if !items.is_empty() {
+        out.push(' ');
+        fill_into(&mut out, order, |out| {
+            for (k, e) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push_str("; ");
+                }
+                match e {
+                    Event::Message(m) => {
+                        if let Some(n) = &m.number {
+                            out.push_str(n);
+                            out.push_str(". ");
+                        }
+                        let start = out.len();
+                        fill_into(out, t.diagram_arrow, |out| {
+                            quote(out, &seq.participants[m.from].label)
+                        });
+                        second.clear();
+                        quote(&mut second, &seq.participants[m.to].label);
+                        fill_from(out, start, &second);
+                        if !m.text.is_empty() {
+                            out.push_str(", ");
+                            fill_into(out, t.diagram_labelled, |out| quote(out, &m.text));
+                        }
+                        if m.line == Line::Dotted {
+                            out.push_str(", ");
+                            out.push_str(t.diagram_edge_kinds[0]);
+                        }
+                        if m.both {
+                            out.push_str(", ");
+                            out.push_str(t.diagram_edge_kinds[4]);
+                        }
+                    }
+                    Event::Note { of, text, .. } => {
+                        let start = out.len();
+                        fill_into(out, note, |out| {
+                            quote(out, &seq.participants[of.0].label);
+                            if let Some(b) = of.1 {
+                                out.push_str(", ");
+                                quote(out, &seq.participants[b].label);
+                            }
+                        });
+                        second.clear();
+                        quote(&mut second, text);
+                        fill_from(out, start, &second);
+                    }
+                    Event::Start(kind, label) => {
+                        open.push(*kind);
+                        fill_into(out, begins, |out| {
+                            out.push_str(kind.name());
+                            if !label.is_empty() {
+                                out.push(' ');
+                                quote(out, label);
+                            }
+                        });
+                    }
+                    Event::Divide(label) => {
+                        let word = match open.last() {
+                            Some(Kind::Par) => "and",
+                            Some(Kind::Critical) => "option",
+                            _ => "else",
+                        };
+                        out.push_str(word);
+                        if !label.is_empty() {
+                            out.push(' ');
+                            quote(out, label);
+                        }
+                    }
+                    Event::End => {
+                        let kind = open.pop().map_or("", Kind::name);
+                        fill_into(out, ends, |out| out.push_str(kind));
+                    }
+                    Event::Activate(_) | Event::Deactivate(_) => {}
+                }
+            }
+        });
+    }
+    for g in &seq.groups {
+        if g.members.is_empty() {
+            continue;
+        }
+        out.push(' ');
+        let start = out.len();
+        fill_into(&mut out, t.diagram_group, |out| quote(out, &g.title));
+        second.clear();
+        for (k, &i) in g.members.iter().enumerate() {
+            if k > 0 {
+                second.push_str(", ");
+            }
+            name(&mut second, i);
+        }
+        fill_from(&mut out, start, &second);
+    }
+    out
+}

@@ -87,12 +87,26 @@ fn diagram_layout(c: &mut Criterion) {
     group.finish();
 }
 
+/// A document holding one 30-message sequence diagram, rendered without the cache: parse,
+/// layout and SVG.
+fn sequence_layout(c: &mut Criterion) {
+    let mut group = c.benchmark_group("diagram");
+    let options = Options::default();
+    let source = serde_json::to_string(&passback_benches::sequence(30)).expect("a string");
+    let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+    group.bench_with_input(BenchmarkId::new("render_sequence", 30), &doc, |b, d| {
+        b.iter(|| passback_engine::render(black_box(d), &options))
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cold_render,
     cache_hit,
     validate_and_export,
-    diagram_layout
+    diagram_layout,
+    sequence_layout
 );
 /// `criterion_main!`, with the heap set up as the mdBook preprocessor sets it up: the benches
 /// render on the main thread, whose heap glibc would otherwise trim after every render, where

@@ -226,3 +226,30 @@ pub fn flowchart(nodes: usize) -> String {
     }
     src
 }
+
+/// A sequence diagram of `messages` messages among five participants: requests and dotted
+/// replies, a note every few messages and a loop around the middle.
+pub fn sequence(messages: usize) -> String {
+    let names = ["Client", "Gateway", "Auth", "Store", "Queue"];
+    let mut src = String::from("sequenceDiagram\n  autonumber\n  actor Client\n");
+    let half = messages / 2;
+    for i in 0..messages {
+        if i == messages / 3 {
+            src.push_str("  loop every retry\n");
+        }
+        let from = names[i % names.len()];
+        let to = names[(i * 3 + 1) % names.len()];
+        let arrow = if i % 2 == 0 { "->>" } else { "-->>" };
+        src.push_str(&format!("  {from}{arrow}{to}: step {i}\n"));
+        if i % 7 == 3 {
+            src.push_str(&format!("  Note right of {to}: checked {i}\n"));
+        }
+        if i == half {
+            src.push_str("  end\n");
+        }
+    }
+    if messages / 3 > half {
+        src.push_str("  end\n");
+    }
+    src
+}

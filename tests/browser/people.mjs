@@ -76,13 +76,19 @@ export async function fillIn(page, fx, { js, style = 'buttons' }) {
       if (block.kind === 'allocate') await weigh(page, scope, spec, answer, fx.expected, { js, style });
       if (answer.note) await note(scope, spec.note_field?.label || t.note, answer.note);
     } else if (block.kind === 'mermaid') {
+      // A pair's k-th comment goes on its k-th arrow (`FROM→TO`, then `FROM→TO#2`, …), as the
+      // engine reads comments sent as JSON.
+      const seen = new Map();
       for (const c of answer.comments || []) {
         if (c.on === 'diagram') {
           await note(scope, t.wholeDiagram, c.text);
           continue;
         }
-        const key = c.on === 'node' ? `textarea[data-pb-node="${c.id}"]` : `textarea[data-pb-edge="${c.from}→${c.to}"]`;
-        const target = scope.locator(c.on === 'node' ? `svg [data-node="${c.id}"]` : `svg [data-edge="${c.from}→${c.to}"]`);
+        const pair = `${c.from}→${c.to}`;
+        const k = c.on === 'edge' ? (seen.get(pair) ?? -1) + 1 : 0;
+        if (c.on === 'edge') seen.set(pair, k);
+        const key = c.on === 'node' ? `textarea[data-pb-node="${c.id}"]` : `textarea[data-pb-edge="${pair}"]`;
+        const target = scope.locator(c.on === 'node' ? `svg [data-node="${c.id}"]` : `svg [data-edge="${k ? `${pair}#${k + 1}` : pair}"]`);
         if (js && await target.count()) {
           // The diagram's own shape: choosing it opens its comment field.
           if (style === 'keyboard') {
@@ -92,7 +98,7 @@ export async function fillIn(page, fx, { js, style = 'buttons' }) {
           await page.keyboard.type(c.text);
           continue;
         }
-        const name = await scope.locator(key).evaluate((f) => f.labels[0].textContent);
+        const name = await scope.locator(key).nth(k).evaluate((f) => f.labels[0].textContent);
         const parts = scope.locator('details.pb-diagram-parts');
         if (!(await parts.evaluate((d) => d.open))) await parts.getByText(t.parts, { exact: true }).click();
         await scope.getByRole('textbox', { name, exact: true }).fill(c.text);

@@ -9,6 +9,7 @@
 //! gives the nodes and edges the answers and the export use.
 
 use super::flowchart::{Edge, Flowchart, Marker, Node, Shape, Stroke};
+use super::shapes::cylinder_cap;
 use super::text::{Block, LINE_HEIGHT, width};
 
 /// Most participants and messages (and notes and frame lines) drawn; beyond, a diagnostic
@@ -1263,6 +1264,8 @@ const GROUP_PAD: f64 = 10.0;
 const FRAME_PAD: f64 = 12.0;
 /// Actor figure height, above the name.
 const FIGURE_H: f64 = 34.0;
+/// How far a message to a created actor stops short of its figure's middle.
+const FIGURE_REACH: f64 = 14.0;
 pub const TAB_H: f64 = 20.0;
 pub const BADGE_R: f64 = 9.0;
 
@@ -1314,7 +1317,6 @@ pub fn layout(seq: &Sequence) -> Drawing {
         .iter()
         .map(|b| (b.width + 2.0 * BOX_PAD_X).max(MIN_BOX_W))
         .collect();
-    let any_actor = seq.participants.iter().any(|p| p.kind == Kind::Actor);
     let names_h = names.iter().map(|b| b.height).fold(LINE_HEIGHT, f64::max);
     // Boxes share one height, figures another; rows start below the taller.
     let box_h = names_h + 2.0 * BOX_PAD_Y;
@@ -1322,15 +1324,15 @@ pub fn layout(seq: &Sequence) -> Drawing {
     let heights: Vec<f64> = seq
         .participants
         .iter()
-        .map(|p| {
-            if p.kind == Kind::Actor {
-                figure_h
-            } else {
-                box_h
-            }
+        .zip(&widths)
+        .map(|(p, w)| match p.kind {
+            Kind::Actor => figure_h,
+            // Room for the cylinder's caps above and below the name.
+            Kind::Database => box_h + 2.0 * cylinder_cap(*w),
+            _ => box_h,
         })
         .collect();
-    let head_h = if any_actor { figure_h } else { box_h };
+    let head_h = heights.iter().copied().fold(0.0, f64::max);
     let group_of = |i: usize| seq.groups.iter().position(|g| g.members.contains(&i));
 
     // Columns: the participants side by side, then pushed apart for what sits between.
@@ -1500,10 +1502,16 @@ pub fn layout(seq: &Sequence) -> Drawing {
                             w: widths[m.to],
                             h: heights[m.to],
                         });
-                        x2 = if x[m.to] > x1 {
-                            x[m.to] - widths[m.to] / 2.0
+                        // A figure is narrower than its name.
+                        let half = if seq.participants[m.to].kind == Kind::Actor {
+                            FIGURE_REACH
                         } else {
-                            x[m.to] + widths[m.to] / 2.0
+                            widths[m.to] / 2.0
+                        };
+                        x2 = if x[m.to] > x1 {
+                            x[m.to] - half
+                        } else {
+                            x[m.to] + half
                         };
                     }
                     let (lo, hi) = (x1.min(x2), x1.max(x2));

@@ -382,7 +382,8 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
                 };
                 shape_element(&mut w, shape, bounds);
                 if shape == Shape::Cylinder {
-                    at.y += cylinder_cap(r.w) / 2.0;
+                    // Below the top cap (the layout made the box taller by both caps).
+                    at.y += cylinder_cap(r.w);
                 }
             }
         }

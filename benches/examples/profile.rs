@@ -1,5 +1,5 @@
 //! Renders a ~200 KB document in a loop, for profilers (`perf record`, `valgrind --tool=callgrind`).
-//! `profile [runs] [typical|typical20|dense|dense20|prose|load|load-unique|single|diagrams] [comrak]
+//! `profile [runs] [typical|typical20|dense|dense20|prose|load|load-unique|single|diagrams|sequence|flowchart20] [comrak]
 //! [untuned]`; with `comrak`, the baseline (plain comrak) renders the same document instead;
 //! with `untuned`, glibc trims the heap after every render as it does by default.
 fn main() {
@@ -38,6 +38,16 @@ fn main() {
             );
             block.repeat(100)
         }
+        // One 30-message sequence diagram, the bench's.
+        Some("sequence") => format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": passback_benches::sequence(30) })
+        ),
+        // One 20-node flowchart, the bench's.
+        Some("flowchart20") => format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": passback_benches::flowchart(20) })
+        ),
         _ => passback_benches::typical(200_000),
     };
     let flags: Vec<String> = args.collect();

@@ -40,7 +40,10 @@ test('sequence diagram: comments on a participant and on messages, by click and 
   assert.match(await page.locator('svg desc').textContent(),
     /In order: from “Client” to “Server”, labelled “POST \/answers”; from “Server” to “Client”, labelled “303 See Other”, dotted; from “Client” to “Server”, labelled “GET \/answers”/);
   const [whole, node, first, second] = fx.responses.b1.comments;
-  await page.locator('textarea[name="b1.comment"]').fill(whole.text);
+  // The diagram itself (not a part of it) opens the whole-diagram comment.
+  await svg.click({ position: { x: 3, y: 3 } });
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'b1.comment');
+  await page.keyboard.type(whole.text);
   // The second C→S message is its own target.
   const again = page.locator('svg [data-edge="C→S#2"]');
   assert.equal(await again.getAttribute('role'), 'button');

@@ -280,7 +280,18 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         if let Some((cx, cy, b)) = &a.label {
             lines(&mut w, MESSAGE_TEXT, colour::TEXT, b, Pt::new(*cx, *cy));
         }
+        w.close("g");
+        w.newline();
+        // The number beside, not inside, the message's group: a commentable message's name is
+        // its comment field's label, which holds the message's text and not its number.
         if let (Some((bx, by)), Some(number)) = (a.badge, &m.number) {
+            w.open(
+                "g",
+                &[
+                    ("class", plain!("pb-s-number")),
+                    ("aria-hidden", plain!("true")),
+                ],
+            );
             w.leaf(
                 "circle",
                 &[
@@ -305,9 +316,9 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
             w.text(number);
             w.close("text");
             w.newline();
+            w.close("g");
+            w.newline();
         }
-        w.close("g");
-        w.newline();
     }
     for (p, h) in seq.participants.iter().zip(&d.heads) {
         let class = match p.kind {

@@ -512,3 +512,91 @@ fn write_the_corpus_svgs_when_asked() {
         std::fs::write(Path::new(&out).join(format!("{name}.svg")), r.svg).expect("writable");
     }
 }
+
+/// The participants and messages mermaid.js's own parser reads from each corpus diagram
+/// (`fixtures/mermaid-sequence/mermaid-parse.json`, written by `mermaid-parse.mjs`) are the ones
+/// this parser reads: same ids and labels in the same order, same messages with the same ends,
+/// text, line and head.
+#[test]
+fn the_corpus_reads_as_mermaid_reads_it() {
+    use crate::diagram::sequence::{Head, Line, decode};
+    let text = std::fs::read_to_string(dir().join("mermaid-parse.json")).expect("the parse file");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let diagrams = json["diagrams"].as_object().expect("diagrams");
+    assert_eq!(
+        diagrams.len(),
+        corpus().len(),
+        "every diagram was read by mermaid.js"
+    );
+    let mut problems = Vec::new();
+    for (file, want) in diagrams {
+        let src = std::fs::read_to_string(dir().join(file)).expect("the diagram");
+        let seq = sequence::parse(&src)
+            .expect("a sequence")
+            .expect("readable");
+        let people: Vec<(String, String)> = want["participants"]
+            .as_array()
+            .expect("participants")
+            .iter()
+            .map(|p| {
+                let s = |k: &str| p[k].as_str().unwrap_or_default().to_string();
+                (s("id"), decode(&s("label")))
+            })
+            .collect();
+        let ours: Vec<(String, String)> = seq
+            .participants
+            .iter()
+            .map(|p| (p.id.clone(), p.label.clone()))
+            .collect();
+        if people != ours {
+            problems.push(format!(
+                "{file}: participants {ours:?}, mermaid.js {people:?}"
+            ));
+        }
+        let kind = |t: &str| match t {
+            "SOLID" => (Line::Solid, Head::Arrow, false),
+            "DOTTED" => (Line::Dotted, Head::Arrow, false),
+            "SOLID_OPEN" => (Line::Solid, Head::None, false),
+            "DOTTED_OPEN" => (Line::Dotted, Head::None, false),
+            "SOLID_CROSS" => (Line::Solid, Head::Cross, false),
+            "DOTTED_CROSS" => (Line::Dotted, Head::Cross, false),
+            "SOLID_POINT" => (Line::Solid, Head::Open, false),
+            "DOTTED_POINT" => (Line::Dotted, Head::Open, false),
+            "BIDIRECTIONAL_SOLID" => (Line::Solid, Head::Arrow, true),
+            "BIDIRECTIONAL_DOTTED" => (Line::Dotted, Head::Arrow, true),
+            other => panic!("{file}: a line type {other} the test does not know"),
+        };
+        let messages: Vec<_> = want["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| {
+                let s = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+                // Mermaid's parser holds entity codes as its own placeholders (`#9829;` as
+                // `ﬂ°°9829¶ß`, `#infin;` as `ﬂ°infin¶ß`), which its renderer turns back.
+                let text = s("text")
+                    .replace("ﬂ°°", "#")
+                    .replace("ﬂ°", "#")
+                    .replace("¶ß", ";");
+                (s("from"), s("to"), decode(text.trim()), kind(&s("type")))
+            })
+            .collect();
+        let ours: Vec<_> = seq
+            .messages()
+            .map(|m| {
+                (
+                    seq.participants[m.from].id.clone(),
+                    seq.participants[m.to].id.clone(),
+                    m.text.clone(),
+                    (m.line, m.head, m.both),
+                )
+            })
+            .collect();
+        if messages != ours {
+            problems.push(format!(
+                "{file}: messages {ours:?}, mermaid.js {messages:?}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

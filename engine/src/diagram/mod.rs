@@ -68,6 +68,9 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
         },
         None => match sequence::parse(source) {
             Some(Ok(s)) => render_sequence(&s, frame),
+            Some(Err(e)) if e.too_large() => {
+                placeholder(t.diagram_sequence[6], t.diagram_failed[0])
+            }
             Some(Err(_)) => placeholder(t.diagram_sequence[6], t.diagram_failed[2]),
             None => match flowchart::keyword(source) {
                 Some(k) if flowchart::is_flowchart_keyword(k) => {

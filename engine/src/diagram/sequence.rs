@@ -193,6 +193,16 @@ pub struct Unsupported {
     pub message: String,
 }
 
+/// The end of the message of a diagram over the caps.
+const TOO_LARGE: &str = "too large to draw";
+
+impl Unsupported {
+    /// Refused for its size (over [`MAX_PARTICIPANTS`] or [`MAX_EVENTS`]), not its syntax.
+    pub fn too_large(&self) -> bool {
+        self.message.ends_with(TOO_LARGE)
+    }
+}
+
 impl Sequence {
     /// The participants as nodes and the messages as edges, in order: what comments are
     /// pinned to and checked against.
@@ -625,7 +635,7 @@ impl Parser {
             return Err(Unsupported {
                 offset: at,
                 message: format!(
-                    "more than {MAX_EVENTS} messages, notes and frame lines: too large to draw"
+                    "more than {MAX_EVENTS} messages, notes and frame lines: {TOO_LARGE}"
                 ),
             });
         }
@@ -1138,9 +1148,7 @@ pub fn parse(source: &str) -> Option<Result<Sequence, Unsupported>> {
             if p.seq.participants.len() > MAX_PARTICIPANTS {
                 return Err(Unsupported {
                     offset: at,
-                    message: format!(
-                        "more than {MAX_PARTICIPANTS} participants: too large to draw"
-                    ),
+                    message: format!("more than {MAX_PARTICIPANTS} participants: {TOO_LARGE}"),
                 });
             }
         }

@@ -492,8 +492,10 @@ fn random_sources_never_panic_and_stay_within_the_caps() {
     }
     let e = sequence::parse(&huge).unwrap().unwrap_err();
     assert!(e.message.contains("too large"), "{}", e.message);
+    assert!(e.too_large());
     let r = draw(&huge);
     assert!(!r.drawn && r.svg.len() < 4096);
+    assert!(r.svg.contains("Too large to draw here"), "{}", r.svg);
     let mut wide = String::from("sequenceDiagram\n");
     for i in 0..(MAX_PARTICIPANTS + 1) {
         wide.push_str(&format!("participant P{i}\n"));

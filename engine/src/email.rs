@@ -80,6 +80,12 @@ pub fn style_prose(html: &str, rtl: bool, link_base: Option<&str>) -> String {
         rest = &rest[gt + 1..];
     }
     out.push_str(rest);
+    // Gmail's apps turn `<section>` (the footnotes) into `<u>`: a plain `div` instead.
+    if out.contains("<section") {
+        out = out
+            .replace("<section", "<div")
+            .replace("</section>", "</div>");
+    }
     out
 }
 

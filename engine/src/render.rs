@@ -919,7 +919,7 @@ fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
                 title { (title) }
                 style { (PreEscaped(EMAIL_DARK)) }
             }
-            body class="pb-body" style="margin:0;padding:16px 0;background:#ffffff;" { (PreEscaped(fragment)) }
+            body class="pb-body" style="margin:0;padding:0;background:#ffffff;" { (PreEscaped(fragment)) }
         }
     }
     .into_string()

@@ -356,3 +356,492 @@ fn every_authored_string_the_page_shows_is_in_the_email_and_its_text_part() {
         missing[..missing.len().min(40)].join("\n")
     );
 }
+
+/// One element the email surface wrote: its name, attributes and inline CSS declarations.
+struct Use {
+    element: String,
+    attrs: Vec<(String, String)>,
+    css: Vec<(String, String)>,
+}
+
+/// Every element of every email rendering of the corpus (the page, with and without `cid:`
+/// images and a Respond link).
+fn inventory() -> Vec<Use> {
+    let mut out = Vec::new();
+    let options = Options::default()
+        .with_surface(Surface::Email)
+        .with_format(Format::Page)
+        .with_respond_url(Some("https://app.example/r/1".into()));
+    for (_, doc) in documents() {
+        for o in [options.clone(), options.clone().with_cid_images(true)] {
+            let html = render(&doc, &o).body().to_string();
+            for (element, attrs) in tags(&html) {
+                let css = attrs
+                    .iter()
+                    .filter(|(k, _)| k == "style")
+                    .flat_map(|(_, v)| {
+                        unescape(v)
+                            .split(';')
+                            .filter_map(|d| d.split_once(':'))
+                            .map(|(p, v)| (p.trim().to_string(), v.trim().to_string()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                out.push(Use {
+                    element,
+                    attrs,
+                    css,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The caniemail feature an element, attribute or CSS property is tested as; `None` for what
+/// every client keeps (plain inline text markup, hooks no client reads).
+fn feature_of_element(e: &str) -> Option<&'static str> {
+    Some(match e {
+        "table" | "tr" | "td" | "th" | "thead" | "tbody" => "html-table",
+        "p" => "html-p",
+        "div" => "html-div",
+        "span" => "html-span",
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "html-h1-h6",
+        "ul" | "ol" | "li" => "html-lists",
+        "pre" => "html-pre",
+        "code" => "html-code",
+        "blockquote" => "html-blockquote",
+        "strong" | "b" => "html-strong",
+        "img" => "html-img",
+        "hr" => "html-hr",
+        "del" | "s" => "html-del",
+        "style" => "html-style",
+        "section" => "html-semantics",
+        "body" => "html-body",
+        _ => return None,
+    })
+}
+
+fn feature_of_attribute(a: &str) -> Option<&'static str> {
+    Some(match a {
+        "role" => "html-role",
+        "aria-hidden" => "html-aria-hidden",
+        "aria-label" => "html-aria-label",
+        "aria-labelledby" => "html-aria-labelledby",
+        "aria-describedby" => "html-aria-describedby",
+        "dir" => "html-dir",
+        "lang" => "html-lang",
+        "width" => "html-width",
+        "height" => "html-height",
+        "align" => "html-align",
+        "valign" => "html-valign",
+        "cellpadding" => "html-cellpadding",
+        "cellspacing" => "html-cellspacing",
+        _ => return None,
+    })
+}
+
+fn feature_of_property(p: &str) -> Option<String> {
+    Some(match p {
+        // Text colour: every client keeps it (caniemail has no test of its own for it).
+        "color" => return None,
+        "padding-left" | "padding-right" | "padding-top" | "padding-bottom" => "css-padding".into(),
+        "margin-left" | "margin-right" | "margin-top" | "margin-bottom" => "css-margin".into(),
+        "border-left" | "border-right" | "border-top" | "border-bottom" => "css-border".into(),
+        "background-color" => "css-background-color".into(),
+        "font-family" => "css-font".into(),
+        p => format!("css-{p}"),
+    })
+}
+
+/// Email features used only for looks, whose loss in a client costs no content and no layout
+/// (each with the reason it is safe).
+const DECORATIVE: [(&str, &str); 12] = [
+    (
+        "html-aria-hidden",
+        "hides ○/☐ glyphs from screen readers; read aloud they cost nothing",
+    ),
+    (
+        "html-aria-label",
+        "names the ▶ link; the caption link beside it names the video too",
+    ),
+    (
+        "html-lists",
+        "list spacing differs by client; every item's text is there",
+    ),
+    (
+        "css-border-radius",
+        "rounded corners; Outlook draws square ones",
+    ),
+    (
+        "css-font",
+        "the font stack ends in a generic family every client has",
+    ),
+    (
+        "css-font-weight",
+        "only 600 (bold) is written; Outlook rounds it to bold",
+    ),
+    (
+        "css-text-decoration",
+        "underline on links, which clients underline anyway",
+    ),
+    (
+        "css-at-media-prefers-color-scheme",
+        "the dark colours; the inline ones stand alone",
+    ),
+    (
+        "html-style",
+        "holds only the dark colours, in the head (Gmail's rule)",
+    ),
+    (
+        "css-word-break",
+        "long words wrap; the text is all there either way",
+    ),
+    (
+        "css-white-space",
+        "nowrap on a number, pre-wrap on code: the text is all there",
+    ),
+    (
+        "css-line-height",
+        "px and unitless line heights: spacing only",
+    ),
+];
+
+type Check = fn(&[Use]) -> Result<(), String>;
+
+fn uses<'a>(inv: &'a [Use], prop: &'a str) -> impl Iterator<Item = (&'a Use, &'a str)> + 'a {
+    inv.iter().flat_map(move |u| {
+        u.css
+            .iter()
+            .filter(move |(p, _)| p == prop || p.starts_with(&format!("{prop}-")))
+            .map(move |(_, v)| (u, v.as_str()))
+    })
+}
+
+fn only_on(inv: &[Use], prop: &str, elements: &[&str]) -> Result<(), String> {
+    // A zero takes nothing away where it is ignored.
+    match uses(inv, prop).find(|(u, v)| *v != "0" && !elements.contains(&u.element.as_str())) {
+        Some((u, v)) => Err(format!("{prop}:{v} on <{}>", u.element)),
+        None => Ok(()),
+    }
+}
+
+/// A partial or missing support in a client, answered: the note (a part of its text, or "" for
+/// a bare no) and a check of the inventory that shows the limit cannot cost content or layout.
+const ANSWERS: [(&str, &str, Check); 24] = [
+    ("css-background", "`/ value` shorthand", |inv| {
+        match uses(inv, "background").find(|(_, v)| v.contains('/')) {
+            Some((u, v)) => Err(format!("background {v} on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    ("html-body", "", |inv| {
+        // Gmail and Yahoo replace or drop <body>: nothing on it but a white background.
+        match inv.iter().find(|u| {
+            u.element == "body"
+                && u.css
+                    .iter()
+                    .any(|(p, v)| !p.starts_with("background") && v != "0")
+        }) {
+            Some(u) => Err(format!("the body carries {:?}", u.css)),
+            None => Ok(()),
+        }
+    }),
+    ("html-dir", "Buggy on anchor", |inv| {
+        match inv
+            .iter()
+            .find(|u| u.element == "a" && u.attrs.iter().any(|(k, _)| k == "dir"))
+        {
+            Some(_) => Err("dir on a link".into()),
+            None => Ok(()),
+        }
+    }),
+    (
+        "html-height",
+        "Percentage width on `<img>`",
+        |inv| match inv.iter().find(|u| {
+            u.element == "img"
+                && u.attrs
+                    .iter()
+                    .any(|(k, v)| (k == "width" || k == "height") && v.contains('%'))
+        }) {
+            Some(_) => Err("a percentage size on an <img>".into()),
+            None => Ok(()),
+        },
+    ),
+    ("html-height", "don't scale in 120 dpi mode", |_| Ok(())),
+    ("html-width", "don't scale in 120 dpi mode", |_| Ok(())),
+    ("html-lang", "Not supported on `<td>`", |inv| {
+        match inv
+            .iter()
+            .find(|u| u.element == "td" && u.attrs.iter().any(|(k, _)| k == "lang"))
+        {
+            Some(_) => Err("lang on a cell".into()),
+            None => Ok(()),
+        }
+    }),
+    ("css-padding", "Only supported on table cells", |inv| {
+        // Inner spacing of code and quotes is all that pads anything but a cell.
+        only_on(
+            inv,
+            "padding",
+            &["td", "th", "pre", "blockquote", "ul", "ol"],
+        )
+    }),
+    ("css-padding", "Vertical padding will be the same", |_| {
+        Ok(())
+    }),
+    ("css-margin", "Negative values", |inv| {
+        match uses(inv, "margin").find(|(_, v)| v.contains('-')) {
+            Some((u, v)) => Err(format!("a negative margin {v} on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    (
+        "css-margin",
+        "Not supported on `<span>` and `<body>`",
+        |inv| match uses(inv, "margin").find(|(u, v)| {
+            (u.element == "span" || u.element == "body")
+                && v.chars().any(|c| c.is_ascii_digit() && c != '0')
+        }) {
+            Some((u, v)) => Err(format!("margin {v} on <{}>", u.element)),
+            None => Ok(()),
+        },
+    ),
+    (
+        "css-margin",
+        "`background-color` is included inside the `margin`",
+        |inv| {
+            // Backgrounds are on cells; nothing with a margin has one (but the body's 0).
+            match inv.iter().find(|u| {
+                let bg = u.css.iter().any(|(p, _)| p.starts_with("background"));
+                let margin = u.css.iter().any(|(p, v)| {
+                    p.starts_with("margin") && v.chars().any(|c| c.is_ascii_digit() && c != '0')
+                });
+                bg && margin
+            }) {
+                Some(u) => Err(format!(
+                    "<{}> has both a margin and a background",
+                    u.element
+                )),
+                None => Ok(()),
+            }
+        },
+    ),
+    ("css-margin", "`auto` value is not supported", |inv| {
+        // Only the column centres with auto margins; Outlook's conditional table centres it.
+        match uses(inv, "margin").find(|(u, v)| {
+            v.contains("auto") && !u.attrs.iter().any(|(k, v)| k == "align" && v == "center")
+        }) {
+            Some((u, v)) => Err(format!(
+                "margin {v} on <{}> without align=center",
+                u.element
+            )),
+            None => Ok(()),
+        }
+    }),
+    ("css-max-width", "Only works on `<table>`", |inv| {
+        // The column is a table (and Outlook's conditional table fixes it at 600px); an image
+        // also has a width attribute under 600px.
+        match uses(inv, "max-width").find(|(u, _)| {
+            u.element != "table"
+                && !(u.element == "img"
+                    && u.attrs
+                        .iter()
+                        .any(|(k, v)| k == "width" && v.parse::<u32>().is_ok_and(|w| w <= 584)))
+        }) {
+            Some((u, v)) => Err(format!("max-width {v} on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    (
+        "css-height",
+        "Not supported on `<body>`, `<span>`, `<div>` or `<p>`",
+        |inv| only_on(inv, "height", &["img", "td"]),
+    ),
+    ("css-height", "Replaces `height` by `min-height`", |inv| {
+        // `height:auto` on images only: as a minimum it is the same.
+        match uses(inv, "height").find(|(_, v)| *v != "auto") {
+            Some((u, v)) => Err(format!("height {v} on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    (
+        "css-border",
+        "A border can not be bigger than 8px",
+        |inv| match uses(inv, "border").find(|(_, v)| {
+            v.split_whitespace().any(|w| {
+                w.strip_suffix("px")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|n| n > 8)
+            })
+        }) {
+            Some((u, v)) => Err(format!("border {v} on <{}>", u.element)),
+            None => Ok(()),
+        },
+    ),
+    (
+        "css-border",
+        "Unreliable if used on a `<p>` or a `<div>`",
+        |inv| {
+            only_on(
+                inv,
+                "border",
+                &["td", "th", "pre", "blockquote", "img", "hr", "table"],
+            )
+        },
+    ),
+    (
+        "css-background",
+        "Only `background-color` values",
+        |inv| match uses(inv, "background").find(|(_, v)| !v.starts_with('#')) {
+            Some((u, v)) => Err(format!("background {v} on <{}>", u.element)),
+            None => Ok(()),
+        },
+    ),
+    ("css-background", "Does not support multiple values", |_| {
+        Ok(())
+    }),
+    ("css-font-size", "`rem` values", |inv| {
+        match uses(inv, "font-size").find(|(_, v)| v.contains("rem")) {
+            Some((u, v)) => Err(format!("font-size {v} on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    ("css-list-style", "", |inv| {
+        // `list-style:none` on the read-only option lists, whose glyphs are text: if a client
+        // drops it, a bullet appears beside the glyph, nothing is lost.
+        match uses(inv, "list-style").find(|(_, v)| *v != "none") {
+            Some((u, v)) => Err(format!("list-style {v} on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    ("html-role", "Only works on the `<table>` tag", |inv| {
+        // role="presentation" on layout tables is what matters; the sections' role="group"
+        // only groups questions a heading already names.
+        match inv.iter().find(|u| {
+            u.attrs
+                .iter()
+                .any(|(k, v)| k == "role" && v == "presentation")
+                && u.element != "table"
+        }) {
+            Some(u) => Err(format!("role=presentation on <{}>", u.element)),
+            None => Ok(()),
+        }
+    }),
+    (
+        "html-width",
+        "Percentage width on `<img>`",
+        |inv| match inv.iter().find(|u| {
+            u.element == "img"
+                && u.attrs
+                    .iter()
+                    .any(|(k, v)| (k == "width" || k == "height") && v.contains('%'))
+        }) {
+            Some(_) => Err("a percentage size on an <img>".into()),
+            None => Ok(()),
+        },
+    ),
+];
+
+/// Checked with the client-support table derived from caniemail (`fixtures/caniemail`): every
+/// element, attribute and CSS property the email surface writes is either fully supported in
+/// Gmail (web and apps), Outlook for Windows, Apple Mail and Yahoo, or decorative, or its
+/// partial support is answered by a check that the limit costs no content or layout.
+#[test]
+fn every_email_feature_is_supported_where_it_carries_content_or_layout() {
+    let table = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/caniemail/support.tsv"),
+    )
+    .expect("the support table");
+    let mut support: std::collections::HashMap<&str, Vec<(String, &str, &str)>> =
+        std::collections::HashMap::new();
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [feature, client, platform, _, result, notes] = f[..] else {
+            continue;
+        };
+        if client == "outlook" && platform != "windows" {
+            continue;
+        }
+        support
+            .entry(feature)
+            .or_default()
+            .push((format!("{client} {platform}"), result, notes));
+    }
+    let inv = inventory();
+    let mut features = std::collections::BTreeSet::new();
+    for u in &inv {
+        features.extend(feature_of_element(&u.element).map(String::from));
+        features.extend(
+            u.attrs
+                .iter()
+                .filter_map(|(k, _)| feature_of_attribute(k))
+                .map(String::from),
+        );
+        features.extend(u.css.iter().filter_map(|(p, _)| feature_of_property(p)));
+    }
+    features.insert("css-at-media-prefers-color-scheme".into());
+    let mut problems = Vec::new();
+    for feature in &features {
+        let Some(rows) = support.get(feature.as_str()) else {
+            problems.push(format!(
+                "{feature}: not in the caniemail table (map it to a feature)"
+            ));
+            continue;
+        };
+        if DECORATIVE.iter().any(|(f, _)| f == feature) {
+            continue;
+        }
+        for (client, result, notes) in rows {
+            if *result == "y" || *result == "u" {
+                continue;
+            }
+            let notes: Vec<&str> = if notes.is_empty() {
+                vec![""]
+            } else {
+                notes.split(" | ").collect()
+            };
+            for note in notes {
+                let answer = ANSWERS
+                    .iter()
+                    .find(|(f, n, _)| f == feature && (n.is_empty() || note.contains(n)));
+                match answer {
+                    Some((_, _, check)) => {
+                        if let Err(e) = check(&inv) {
+                            problems.push(format!("{feature} in {client} ({note}): {e}"));
+                        }
+                    }
+                    None => problems.push(format!(
+                        "{feature} is '{result}' in {client}: {note:?} is not answered"
+                    )),
+                }
+            }
+        }
+    }
+    // No class nothing reads: each one the email writes is a hook of the contract or of the
+    // dark-colours block.
+    for u in &inv {
+        for (k, v) in &u.attrs {
+            if k == "class" {
+                for c in v.split(' ') {
+                    let known = [
+                        "pb-doc",
+                        "pb-block",
+                        "pb-card",
+                        "pb-respond",
+                        "pb-badge",
+                        "pb-body",
+                        "pb-invalid",
+                    ];
+                    if !(known.contains(&c) || c.starts_with("pb-") && u.element == "table") {
+                        problems.push(format!("class {c} on <{}> that nothing reads", u.element));
+                    }
+                }
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

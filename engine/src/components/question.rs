@@ -574,7 +574,7 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
             @if let Some(section) = group.0 {
                 @let g = Digits::new(g);
                 @let section_id = cx.numbered_id("-s", &g, "");
-                div class=[(!email).then_some("pb-section")] role="group" aria-labelledby=(section_id) {
+                div class=[(!email).then_some("pb-section")] role=[(!email).then_some("group")] aria-labelledby=[(!email).then_some(section_id)] {
                     h3 class=[(!email).then_some("pb-section-title")] id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
                     @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
                 }

@@ -526,7 +526,9 @@ pub mod email {
     pub const LIST: &str = "list-style:none;margin:0 0 8px;padding:0;";
     pub const ITEM: &str = "margin:4px 0;";
     pub const BADGE: &str = "font-size:13px;font-weight:600;color:#0a3069;background:#ddf4ff;";
-    pub const PRE: &str = "white-space:pre-wrap;word-break:break-word;font-family:Menlo,Consolas,monospace;font-size:13px;background:#ffffff;border:1px solid #d0d7de;padding:8px;margin:0 0 8px;color:#1f2328;";
+    pub const PRE: &str = "white-space:pre-wrap;word-break:break-word;font-family:Menlo,Consolas,monospace;font-size:13px;border:1px solid #d0d7de;padding:8px;margin:0 0 8px;";
+    /// Muted words inside a line (no margin: Outlook ignores margins on `<span>`).
+    pub const MUTED_INLINE: &str = "color:#57606a;font-size:14px;";
     pub const LINK: &str = "color:#0550ae;text-decoration:underline;";
 }
 
@@ -613,7 +615,7 @@ pub fn document_root(
                 (PreEscaped("<!--[if mso]><table role=\"presentation\" width=\"600\" align=\"center\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\"><tr><td><![endif]-->"))
                 table role="presentation" width="100%" align="center" cellpadding="0" cellspacing="0" border="0"
                     style="max-width:600px;margin:0 auto;" {
-                    tr { td style="padding:0 8px;" {
+                    tr { td style="padding:16px 8px;" {
                         // Gmail clips a long message at the end: the way to answer comes first too.
                         @if let Some(url) = respond_url.filter(|_| has_blocks) {
                             (respond_button(url, lang.strings().respond))

@@ -933,7 +933,7 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-doc *{color:inherit!important}\
 .pb-doc pre,.pb-doc th{background:#161b22!important}\
 .pb-card{background:#161b22!important;border-color:#3d444d!important}\
-.pb-doc a{color:#4493f8!important}\
+.pb-doc a[href]{color:#4493f8!important}\
 .pb-badge{background:#0c2d6b!important;color:#cae8ff!important}\
 .pb-respond{background:#1f6feb!important}\
 .pb-respond a{color:#ffffff!important}\

@@ -845,3 +845,68 @@ fn every_email_feature_is_supported_where_it_carries_content_or_layout() {
     problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+fn luminance(hex: &str) -> f64 {
+    let channel = |i: usize| {
+        let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).expect("a hex colour")) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+}
+
+fn contrast(a: &str, b: &str) -> f64 {
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+/// WCAG AA in the light colours the email writes inline: 4.5:1 for text on the card and the
+/// page, 3:1 for the bars' track against the card and the filled bar (non-text contrast).
+/// The colours are read from the output, so a change of colour is checked.
+#[test]
+fn email_colours_meet_aa_contrast() {
+    let doc =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/decision.md"))
+            .expect("the example");
+    let html = render(
+        &doc,
+        &Options::default()
+            .with_surface(Surface::Email)
+            .with_respond_url(Some("https://app.example/r/1".into())),
+    )
+    .html;
+    let card = "#f6f8fa";
+    for (what, fg, bg) in [
+        ("text", "#1f2328", card),
+        ("muted text", "#57606a", card),
+        ("links", "#0550ae", card),
+        ("links on the page", "#0550ae", "#ffffff"),
+        ("the badge", "#0a3069", "#ddf4ff"),
+        ("the Respond button", "#ffffff", "#0969da"),
+        ("the video panel", "#ffffff", "#24292f"),
+    ] {
+        assert!(
+            html.contains(fg) && html.contains(bg),
+            "{what}: {fg} on {bg} is not what the email writes"
+        );
+        let ratio = contrast(fg, bg);
+        assert!(ratio >= 4.5, "{what}: {fg} on {bg} is {ratio:.2}:1");
+    }
+    let track = "#818b98";
+    assert!(
+        html.contains(&format!("bgcolor=\"{track}\"")),
+        "the track's colour changed"
+    );
+    assert!(
+        contrast(track, card) >= 3.0,
+        "the track is {:.2}:1 on the card",
+        contrast(track, card)
+    );
+    assert!(
+        contrast("#0969da", card) >= 3.0,
+        "the filled bar on the card"
+    );
+}

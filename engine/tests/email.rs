@@ -910,3 +910,41 @@ fn email_colours_meet_aa_contrast() {
         "the filled bar on the card"
     );
 }
+
+/// Past Gmail's 102 KB of HTML a warning states the size; the Respond link is then also the
+/// first thing in the message, so clipping leaves the way to answer.
+#[test]
+fn an_email_gmail_would_clip_is_warned_about_and_still_answerable() {
+    let block = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which of these long options?\", \"options\": [\"An option with a long label that takes room\", \"Another option with a long label\"] }\n```\n\nSome prose between the questions, long enough to matter.\n\n";
+    let doc = block.repeat(160);
+    let options = Options::default()
+        .with_surface(Surface::Email)
+        .with_format(Format::Page)
+        .with_respond_url(Some("https://app.example/r/9".into()));
+    let out = render(&doc, &options);
+    let size = out.body().len();
+    assert!(
+        size > passback_engine::GMAIL_CLIP_BYTES,
+        "only {size} bytes"
+    );
+    let warning = out
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "email_clipped")
+        .expect("a clipping warning");
+    assert!(!warning.is_error());
+    assert!(
+        warning.message.contains(&size.to_string()),
+        "{}",
+        warning.message
+    );
+    let first_respond = out
+        .body()
+        .find("https://app.example/r/9")
+        .expect("a Respond link");
+    let first_block = out.body().find("data-pb-block=").expect("a block");
+    assert!(first_respond < first_block && first_respond < 102 * 1024);
+    // A small document is not warned about.
+    let small = render("# Hi\n", &options);
+    assert!(!small.diagnostics.iter().any(|d| d.code == "email_clipped"));
+}

@@ -40,6 +40,8 @@ pub enum Code {
     DuplicateKey,
     /// `duplicate_option`
     DuplicateOption,
+    /// `email_clipped`
+    EmailClipped,
     /// `empty`
     Empty,
     /// `ignored_directive`
@@ -100,6 +102,7 @@ impl Code {
             Code::DuplicateId => "duplicate_id",
             Code::DuplicateKey => "duplicate_key",
             Code::DuplicateOption => "duplicate_option",
+            Code::EmailClipped => "email_clipped",
             Code::Empty => "empty",
             Code::IgnoredDirective => "ignored_directive",
             Code::InvalidJson => "invalid_json",

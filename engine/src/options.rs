@@ -108,6 +108,14 @@ pub struct Options {
     /// `<img src="{base}/v1/diagrams/{key}.png">` (the SVG is in [`Rendered::diagrams`](crate::Rendered::diagrams) for the
     /// server to publish) instead of inline SVG, which many mail clients drop.
     pub diagram_base_url: Option<String>,
+    /// Email surface: the base URL relative links in the prose are resolved against. Without
+    /// it, a link that cannot work in mail (relative, in-page, a footnote) is kept as its words,
+    /// with no `href`.
+    pub link_base_url: Option<String>,
+    /// Email surface: images are parts of a MIME message, referred to by `cid:` (drawn
+    /// diagrams in [`Rendered::diagrams`](crate::Rendered::diagrams), video thumbnails in
+    /// [`Rendered::thumbnails`](crate::Rendered::thumbnails)), rather than URLs.
+    pub cid_images: bool,
     /// Whether the form carries the whole document in its hidden `pb.source` field (the
     /// default), so a stateless server can export a post. A host that keeps the document
     /// itself (a routed document, looked up by its id) turns it off: the page then holds no
@@ -125,6 +133,8 @@ impl Default for Options {
             respond_url: None,
             id_salt: None,
             diagram_base_url: None,
+            link_base_url: None,
+            cid_images: false,
             form_source: true,
         }
     }
@@ -158,6 +168,19 @@ impl Options {
     /// These options with a public base URL for email diagram images.
     pub fn with_diagram_base_url(mut self, base: Option<String>) -> Self {
         self.diagram_base_url = base;
+        self
+    }
+
+    /// These options with a base URL for the email surface's relative links.
+    pub fn with_link_base_url(mut self, base: Option<String>) -> Self {
+        self.link_base_url = base;
+        self
+    }
+
+    /// These options with the email surface's images as `cid:` parts (see
+    /// [`Options::cid_images`]).
+    pub fn with_cid_images(mut self, cid: bool) -> Self {
+        self.cid_images = cid;
         self
     }
 
@@ -203,6 +226,12 @@ impl Options {
         // they were.
         if !self.form_source {
             h.update(b"\x02no-form-source");
+        }
+        if let Some(base) = &self.link_base_url {
+            h.update(b"\x03link-base").update(base.as_bytes());
+        }
+        if self.cid_images {
+            h.update(b"\x04cid");
         }
     }
 }

@@ -44,6 +44,10 @@ pub struct Rendered {
     /// `/v1/diagrams/{key}.svg|png`.
     #[serde(skip)]
     pub diagrams: Vec<(String, Arc<str>)>,
+    /// Email surface with [`Options::cid_images`]: the video thumbnails the HTML refers to, as
+    /// (content id, `data:` URI): the MIME message attaches them.
+    #[serde(skip)]
+    pub thumbnails: Vec<(String, String)>,
 }
 
 impl Rendered {
@@ -58,6 +62,11 @@ impl Rendered {
             .diagrams
             .iter()
             .map(|(key, svg)| key.capacity() + svg.len() + 48)
+            .chain(
+                self.thumbnails
+                    .iter()
+                    .map(|(id, uri)| id.len() + uri.len() + 48),
+            )
             .sum();
         // Capacities, not lengths: the cache's byte bound is about memory.
         self.wrapped.as_ref().map_or(0, String::capacity)
@@ -457,7 +466,11 @@ fn render_prose(
         prose = sanitize::clean(&prose);
     }
     if options.surface.is_email() {
-        prose = email::style_prose(&prose, reading.lang.dir() == "rtl");
+        prose = email::style_prose(
+            &prose,
+            reading.lang.dir() == "rtl",
+            options.link_base_url.as_deref(),
+        );
     }
     Prose {
         html: prose,
@@ -548,6 +561,8 @@ struct Found {
     frame_src: Option<&'static str>,
     /// Diagrams published for the email surface (key, SVG).
     published: Vec<(String, std::sync::Arc<str>)>,
+    /// Video thumbnails a MIME message attaches (content id, `data:` URI).
+    thumbnails: Vec<(String, String)>,
 }
 
 /// Renders every block, its component or its source shown as invalid: the markup in block
@@ -562,6 +577,7 @@ fn render_blocks(
     let diagram_base = options.diagram_base_url.as_deref();
     let mut frame_src = None;
     let published = std::cell::RefCell::new(Vec::new());
+    let thumbnails = std::cell::RefCell::new(Vec::new());
     // Each block's id prefix (`pb-1a2b3c4d-b1`) is written over the last one in this buffer,
     // instead of being allocated per block.
     let mut id_prefix = reading.id_base.clone();
@@ -579,7 +595,9 @@ fn render_blocks(
                 rtl: lang.dir() == "rtl",
                 focus: answers.and_then(|a| a.focus_in(&b.info.id)),
                 diagram_base,
+                cid_images: options.cid_images && options.surface.is_email(),
                 diagrams: &published,
+                thumbnails: &thumbnails,
             };
             match &b.component {
                 Some(c) => {
@@ -595,6 +613,7 @@ fn render_blocks(
     let found = Found {
         frame_src,
         published: published.into_inner(),
+        thumbnails: thumbnails.into_inner(),
     };
     (markup, found)
 }
@@ -661,6 +680,7 @@ fn finish(
         options.surface,
         form,
         email_respond,
+        !blocks.is_empty(),
     )
     .into_string();
 
@@ -683,6 +703,16 @@ fn finish(
         // The JSON body is the rendering itself (see `Rendered`'s serde attributes).
         Format::Json => None,
     };
+    let mut diagnostics = diagnostics;
+    if options.surface.is_email() {
+        let size = wrapped
+            .as_ref()
+            .filter(|_| options.format == Format::Page)
+            .map_or(fragment.len(), String::len);
+        if size > GMAIL_CLIP_BYTES {
+            diagnostics.push(clipped_warning(size));
+        }
+    }
     let mut rendered = Rendered {
         wrapped,
         html: fragment,
@@ -693,12 +723,37 @@ fn finish(
         frame_src: found.frame_src,
         surface: options.surface,
         diagrams: found.published,
+        thumbnails: found.thumbnails,
     };
     if options.format == Format::Json {
         // Strings, numbers and lists only: serializing cannot fail.
         rendered.wrapped = serde_json::to_string(&rendered).ok();
     }
     rendered
+}
+
+/// Gmail shows the first 102 KB of a message's HTML and hides the rest behind "View entire
+/// message".
+pub const GMAIL_CLIP_BYTES: usize = 102 * 1024;
+
+/// The warning for an email preview Gmail will clip.
+fn clipped_warning(size: usize) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        code: Code::EmailClipped,
+        block: None,
+        line: 1,
+        column: 1,
+        path: String::new(),
+        message: format!(
+            "the email HTML is {size} bytes ({:.1} KB); Gmail clips a message's HTML after 102 KB \
+             and hides the rest (the Respond link at the top stays visible)",
+            size as f64 / 1024.0
+        ),
+        hint: "shorten the document or split it into several messages, so the whole of it is \
+               shown"
+            .into(),
+    }
 }
 
 /// The warning for raw HTML that will be shown as text because sanitizing it would take
@@ -818,6 +873,14 @@ fn invalid_block(b: &document::Block, surface: Surface) -> maud::Markup {
     }
 }
 
+/// A document's title, as a page's `<title>` or a message's `Subject` names it: its first
+/// heading, else its first component's title, else "PassbackAI document".
+pub fn document_title(src: &str) -> String {
+    let arena = Arena::new();
+    let (parsed, _) = parse_and_police(&arena, src);
+    page_title(&parsed)
+}
+
 /// The page `<title>`: the first heading, else the first component title.
 fn page_title(parsed: &document::Parsed) -> String {
     for node in parsed.root.descendants() {
@@ -841,7 +904,9 @@ fn page_title(parsed: &document::Parsed) -> String {
     "PassbackAI document".to_string()
 }
 
-/// A whole email body: no stylesheet, no script, inline styles only.
+/// A whole email body: no stylesheet, no script, inline styles. One `<style>` block gives the
+/// clients that honour `prefers-color-scheme` dark colours; nothing depends on it (the inline
+/// colours read well light, and survive a client's forced inversion).
 fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
     html! {
         (maud::DOCTYPE)
@@ -849,14 +914,30 @@ fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                meta name="color-scheme" content="light only";
+                meta name="color-scheme" content="light dark";
+                meta name="supported-color-schemes" content="light dark";
                 title { (title) }
+                style { (PreEscaped(EMAIL_DARK)) }
             }
-            body style="margin:0;padding:16px;background:#ffffff;" { (PreEscaped(fragment)) }
+            body class="pb-body" style="margin:0;padding:0;background:#ffffff;" { (PreEscaped(fragment)) }
         }
     }
     .into_string()
 }
+
+/// The dark colours, for the clients that honour `prefers-color-scheme` (Apple Mail, Outlook
+/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes.
+const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
+.pb-body{background:#0d1117!important}\
+.pb-doc{color:#e6edf3!important}\
+.pb-doc *{color:inherit!important}\
+.pb-doc pre,.pb-doc th{background:#161b22!important}\
+.pb-card{background:#161b22!important;border-color:#3d444d!important}\
+.pb-doc a[href]{color:#4493f8!important}\
+.pb-badge{background:#0c2d6b!important;color:#cae8ff!important}\
+.pb-respond{background:#1f6feb!important}\
+.pb-respond a{color:#ffffff!important}\
+}";
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,8 @@ USAGE:
   passback mcp [--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]
                                     serve the MCP tools for agents on stdin/stdout (defaults:
                                     sqlite:passback.db, http://127.0.0.1:8080, 30d)
-  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]
-                  [--answers-action URL] [--respond-url URL] [--asset-base URL]
+  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text|eml]
+                  [--answers-action URL] [--respond-url URL] [--asset-base URL] [--link-base URL]
   passback validate [FILE|-]        print { ok, outcome, blocks, diagnostics }; exit 0 valid, 1 violating
   passback answers --doc FILE --responses FILE
                                     print the copy-back Markdown export of the responses
@@ -123,28 +123,34 @@ const RENDER: Command = Command {
 passback render — render a document; its diagnostics go to standard error
 
 USAGE:
-  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text]
-                  [--answers-action URL] [--respond-url URL] [--asset-base URL]
+  passback render [FILE|-] [--surface page|routed|email] [--format fragment|page|json|text|eml]
+                  [--answers-action URL] [--respond-url URL] [--asset-base URL] [--link-base URL]
 
 OPTIONS:
   --surface page|routed|email          page: forms, an inert video facade (default);
                                        routed: as page, videos load on click;
                                        email: a static preview, no scripts or forms
-  --format fragment|page|json|text     the HTML fragment (default), a whole HTML page,
-                                       { html, hash, blocks, diagnostics }, or plain text
+  --format fragment|page|json|text|eml the HTML fragment (default), a whole HTML page,
+                                       { html, hash, blocks, diagnostics }, plain text, or
+                                       (email) a MIME message ready to send: text and HTML,
+                                       diagrams and thumbnails attached; no From/To/Date
   --answers-action URL                 where the form posts (default /v1/answers; empty: no
                                        form action, the script's \"Copy answers\" exports)
   --respond-url URL                    the email surface's \"Respond\" link (absolute http(s))
   --asset-base URL                     URL prefix of the stylesheet and script (default /assets)
+  --link-base URL                      email: where the document is published; relative links
+                                       are made absolute against it (without it, a link that
+                                       cannot work in a mail is kept as its words)
 
 FILE defaults to standard input.
 ",
     flags: &[
         ("surface", "page|routed|email"),
-        ("format", "fragment|page|json|text"),
+        ("format", "fragment|page|json|text|eml"),
         ("answers-action", "URL"),
         ("respond-url", "URL"),
         ("asset-base", "URL"),
+        ("link-base", "URL"),
     ],
 };
 
@@ -418,11 +424,25 @@ fn render(a: &Args) -> Result<i32, String> {
                     format!("--surface must be page, routed or email, not `{s}`")
                 })?);
     }
-    if let Some(f) = a.flag("format")? {
-        options =
-            options.with_format(Format::parse(f).ok_or_else(|| {
-                format!("--format must be fragment, page, json or text, not `{f}`")
-            })?);
+    let eml = a.flag("format")? == Some("eml");
+    if let Some(f) = a.flag("format")?.filter(|_| !eml) {
+        options = options.with_format(Format::parse(f).ok_or_else(|| {
+            format!("--format must be fragment, page, json, text or eml, not `{f}`")
+        })?);
+    }
+    if eml && !options.surface.is_email() {
+        return Err(
+            "--format eml is a mail message: add --surface email (the other surfaces are web pages)"
+                .into(),
+        );
+    }
+    if let Some(url) = a.flag("link-base")? {
+        if !passback_engine::is_respond_url(url) {
+            return Err(format!(
+                "--link-base must be an absolute http:// or https:// address with a host and no spaces, such as https://docs.example/decisions/ (not \"{url}\")"
+            ));
+        }
+        options = options.with_link_base_url(Some(url.to_string()));
     }
     if let Some(url) = a.flag("answers-action")? {
         options = options.with_answers_action((!url.is_empty()).then(|| url.to_string()));
@@ -439,6 +459,17 @@ fn render(a: &Args) -> Result<i32, String> {
         options = options.with_asset_base(base);
     }
     let (name, src) = a.input()?;
+    if eml {
+        let message = passback_server::eml::message(&src, &options, passback_server::eml::draw)?;
+        for d in &message.diagnostics {
+            eprintln!(
+                "{}",
+                d.compiler_line(&name, d.line, d.column, d.severity.name())
+            );
+        }
+        write_out(&String::from_utf8_lossy(&message.bytes))?;
+        return Ok(0);
+    }
     let rendered = passback_engine::render(&src, &options);
     if options.format != Format::Json {
         for d in &rendered.diagnostics {

@@ -466,8 +466,11 @@ fn whole_numbers_as_integers(v: &mut Value) {
     }
 }
 
-fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
+/// The render options a query asks for, and whether it asks for a MIME message
+/// (`format=eml`).
+fn options_from_query(req: &Request<Incoming>) -> Result<(Options, bool), Resp> {
     let mut options = Options::default();
+    let mut eml = false;
     let query = req.uri().query().unwrap_or("");
     let pairs =
         parse_urlencoded(query).map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
@@ -484,16 +487,27 @@ fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
                     )
                 })?)
             }
+            "format" if v == "eml" => eml = true,
             "format" => {
+                eml = false;
                 options = options.with_format(Format::parse(&v).ok_or_else(|| {
                     problem(
                         StatusCode::BAD_REQUEST,
                         format!(
-                            "format must be fragment, page, json or text, not \"{}\".",
+                            "format must be fragment, page, json, text or eml, not \"{}\".",
                             truncate(&v)
                         ),
                     )
                 })?)
+            }
+            "link_base" => {
+                if !passback_engine::is_respond_url(&v) {
+                    return Err(problem(
+                        StatusCode::BAD_REQUEST,
+                        "link_base must be an absolute http:// or https:// address with a host and no spaces (where the document is published; the email's relative links are made absolute against it).",
+                    ));
+                }
+                options = options.with_link_base_url(Some(v));
             }
             "respond_url" => {
                 if !passback_engine::is_respond_url(&v) {
@@ -507,11 +521,17 @@ fn options_from_query(req: &Request<Incoming>) -> Result<Options, Resp> {
             _ => {}
         }
     }
-    Ok(options)
+    if eml && !options.surface.is_email() {
+        return Err(problem(
+            StatusCode::BAD_REQUEST,
+            "format=eml is a mail message: add surface=email (the other surfaces are web pages).",
+        ));
+    }
+    Ok((options, eml))
 }
 
 async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
-    let options = match options_from_query(&req) {
+    let (options, eml) = match options_from_query(&req) {
         Ok(o) => o,
         Err(r) => return r,
     };
@@ -520,6 +540,9 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(s) => s,
         Err(r) => return r,
     };
+    if eml {
+        return eml_message(src, options).await;
+    }
     let options = options.with_diagram_base_url(state.config.public_url.clone());
     let lookup = state.engine.lookup(&src, &options);
     // A conditional POST: the condition is on the rendering's ETag, the content hash.
@@ -548,6 +571,25 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     publish_diagrams(&state, &rendered);
     rendered_response(&state, &rendered, false)
+}
+
+/// `format=eml`: the email surface as a MIME message, its images inside (contract §8). Drawn on
+/// the blocking pool: diagrams are rasterized.
+async fn eml_message(src: String, options: Options) -> Resp {
+    let job = move || crate::eml::message(&src, &options, crate::eml::draw);
+    match tokio::task::spawn_blocking(job).await {
+        Ok(Ok(message)) => {
+            let mut r = respond(StatusCode::OK, "message/rfc822", Bytes::from(message.bytes));
+            if let Some(v) = owned_value(etag(&message.hash)) {
+                r.headers_mut().insert(header::ETAG, v);
+            }
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            r
+        }
+        Ok(Err(why)) => problem(StatusCode::SERVICE_UNAVAILABLE, format!("{why}.")),
+        Err(_) => render_failed(),
+    }
 }
 
 fn render_failed() -> Resp {

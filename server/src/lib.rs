@@ -6,6 +6,7 @@
 
 mod assets;
 pub mod diagrams;
+pub mod eml;
 mod examples;
 pub mod handlers;
 pub mod mcp;

@@ -72,8 +72,9 @@ pub fn png(svg: &str) -> Result<Vec<u8>, String> {
     let scale = scale_for(size.width(), size.height());
     let side = |v: f32| ((v * scale).ceil() as u32).clamp(1, MAX_SIDE as u32);
     let (w, h) = (side(size.width()), side(size.height()));
+    // Left transparent: the mail's own background shows through, light or dark. The boxes are
+    // filled and their text dark on them; the lines are a grey that reads on either.
     let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or("the diagram is too large to draw")?;
-    pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(
         &tree,
         tiny_skia::Transform::from_scale(scale, scale),
@@ -92,8 +93,21 @@ mod tests {
         let p = tiny_skia::Pixmap::decode_png(png).expect("a PNG");
         p.pixels()
             .iter()
-            .filter(|c| c.red() < 100 && c.green() < 100 && c.blue() < 100)
+            .filter(|c| c.alpha() > 200 && c.red() < 100 && c.green() < 100 && c.blue() < 100)
             .count()
+    }
+
+    #[test]
+    fn the_background_is_transparent_so_dark_themes_show_through() {
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"50\" viewBox=\"0 0 100 50\"><rect x=\"20\" y=\"10\" width=\"60\" height=\"30\" fill=\"#eef4ff\"/></svg>";
+        let p = tiny_skia::Pixmap::decode_png(&png(svg).expect("rasterized")).expect("a PNG");
+        assert_eq!(
+            p.pixel(0, 0).map(|c| c.alpha()),
+            Some(0),
+            "a corner is painted"
+        );
+        let centre = p.pixel(p.width() / 2, p.height() / 2).expect("a pixel");
+        assert_eq!(centre.alpha(), 255, "the box is not drawn");
     }
 
     #[test]

@@ -223,12 +223,17 @@ impl Component for Allocate {
                 "#".repeat(filled.min(20)),
                 ".".repeat(20 - filled.min(20))
             );
+            // The label first: a line takes its direction from its first letter, and the
+            // label is in the document's language.
             lines.push(format!(
-                "{bar} {}{} {}",
+                "{}: {}{} {bar}",
+                item.label,
                 format_number(*w),
-                self.unit,
-                item.label
+                self.unit
             ));
+            if let Some(c) = &item.context {
+                lines.push(format!("   {c}"));
+            }
         }
         lines.push(format!(
             "{}: {}{}",
@@ -352,24 +357,34 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
             @if let Some(title) = &a.title { h2 id=[title_id] style=(email::TITLE) { (Text(title)) } }
             @if let Some(i) = &a.instruction { p style=(email::MUTED) { (Text(i)) } }
             @if let Some(r) = &a.routing { (r.render_email()) }
-            table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 8px;" {
+            table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;margin:0 0 8px;" {
                 @for (item, w) in a.items.iter().zip(&shown) {
                     @let pct = if a.total > 0.0 { (w / a.total * 100.0).clamp(0.0, 100.0) } else { 0.0 };
+                    @let filled = format_number(pct.round());
                     tr {
-                        td style="padding:4px 8px;width:40%;vertical-align:top;" { (Text(&item.label)) }
-                        td style="padding:4px 0;width:45%;vertical-align:middle;" {
-                            table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;" {
+                        td width="40%" valign="top" style="padding:4px 8px 0 0;" { (Text(&item.label)) }
+                        td width="45%" valign="middle" style="padding:4px 0 0;" {
+                            // The bar: a filled cell and the track's cell, each with its colour
+                            // as an attribute too (the track keeps 3:1 against the card).
+                            table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;" {
                                 tr {
-                                    td style={ "background:#0969da;height:10px;font-size:0;line-height:0;width:" (format_number(pct.round())) "%;" } { "\u{a0}" }
-                                    td style="background:#d0d7de;height:10px;font-size:0;line-height:0;" { "\u{a0}" }
+                                    @if pct > 0.0 {
+                                        td width={ (filled) "%" } height="10" bgcolor="#0969da" style="background:#0969da;font-size:0;line-height:0;" { "\u{a0}" }
+                                    }
+                                    @if pct < 100.0 {
+                                        td height="10" bgcolor="#818b98" style="background:#818b98;font-size:0;line-height:0;" { "\u{a0}" }
+                                    }
                                 }
                             }
                         }
-                        td style="padding:4px 8px;white-space:nowrap;" { (format_number(*w)) (a.unit) }
+                        td valign="top" style="padding:4px 0 0 8px;white-space:nowrap;" { (format_number(*w)) (Text(&a.unit)) }
+                    }
+                    @if let Some(c) = &item.context {
+                        tr { td colspan="3" style="padding:0 0 4px;color:#57606a;font-size:14px;" { (Text(c)) } }
                     }
                 }
             }
-            p style=(email::MUTED) { (t.total) ": " (total_number) (a.unit) }
+            p style=(email::MUTED) { (t.total) ": " (total_number) (Text(&a.unit)) }
             (cx.root_end())
         };
     }

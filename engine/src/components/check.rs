@@ -35,7 +35,7 @@ impl Routing {
         }
         pieces.push((false, rest));
         html! {
-            p class="pb-routing" style=[style] {
+            p class=[style.is_none().then_some("pb-routing")] style=[style] {
                 @for (bold, text) in pieces {
                     @if bold { strong { (Text(text)) } } @else { (Text(text)) }
                 }

@@ -538,6 +538,7 @@ mod tests {
     #[test]
     fn add_boxes_render_as_html_did() {
         let diagrams = std::cell::RefCell::new(Vec::new());
+        let thumbnails = std::cell::RefCell::new(Vec::new());
         for focus in [None, Some(Focus::Add), Some(Focus::Up(0))] {
             for label in ["Add an item of your own", "a\"b<c>&'d é", ""] {
                 let cx = RenderCx {
@@ -549,7 +550,9 @@ mod tests {
                     rtl: true,
                     focus,
                     diagram_base: None,
+                    cid_images: false,
                     diagrams: &diagrams,
+                    thumbnails: &thumbnails,
                 };
                 assert_eq!(
                     maud::Render::render(&super::add_box(&cx, label)).into_string(),

@@ -234,8 +234,17 @@ impl Component for Mermaid {
                 .trim_end_matches(": ")
                 .to_string(),
         );
-        match &self.chart {
-            Some(chart) => {
+        match (&self.sequence, &self.chart) {
+            // A sequence diagram's notes and frames are not in its graph: its words say all.
+            (Some(seq), _) => lines.push(format!("  {}", diagram::svg::sequence::describe(seq, t))),
+            (None, Some(chart)) => {
+                // Boxes no arrow touches are listed on their own: nothing drawn is left out.
+                for n in &chart.nodes {
+                    let linked = chart.edges.iter().any(|e| e.from == n.id || e.to == n.id);
+                    if !linked && chart.subgraph_named(&n.id).is_none() {
+                        lines.push(format!("  {}", n.label.replace('\n', " ")));
+                    }
+                }
                 for e in &chart.edges {
                     let label = e
                         .label
@@ -249,12 +258,59 @@ impl Component for Mermaid {
                     ));
                 }
             }
-            None => lines.push(prefix_lines(self.source.trim_end(), "    ", "    ")),
+            (None, None) => lines.push(prefix_lines(self.source.trim_end(), "    ", "    ")),
         }
     }
 
     fn visible_text(&self, push: &mut dyn FnMut(&str)) {
         push(self.title.as_deref().unwrap_or(""));
+    }
+}
+
+/// The diagram in a mail: never inline SVG, which Gmail, Outlook and Yahoo drop with its
+/// `<title>` and `<desc>`. With somewhere for the image (a public URL, or a `cid:` part of the
+/// message) a PNG whose `alt` is the diagram in words; otherwise those words, shown.
+fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Rendered) -> Markup {
+    // The same words as the drawing's `<desc>`.
+    let words = match (&m.sequence, &m.chart) {
+        _ if !drawing.drawn => None,
+        (Some(seq), _) => Some(diagram::svg::sequence::describe(seq, cx.t)),
+        (None, Some(chart)) => Some(diagram::svg::describe(chart, cx.t)),
+        (None, None) => None,
+    };
+    let image = match (&words, cx.cid_images, cx.diagram_base) {
+        (None, _, _) => None,
+        (Some(_), true, _) => Some(String::new()),
+        (Some(_), false, Some(base)) => Some(base.trim_end_matches('/').to_string()),
+        (Some(_), false, None) => None,
+    };
+    let shown = image.map(|base| {
+        let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
+        let src = if cx.cid_images {
+            format!("cid:{key}@passback")
+        } else {
+            format!("{base}/v1/diagrams/{key}.png")
+        };
+        let (w, h) = (drawing.width, drawing.height);
+        // The SVG goes to the published diagrams, never into the mail.
+        cx.diagrams.borrow_mut().push((key, drawing.svg.into()));
+        (src, w.min(560), u64::from(h) * u64::from(w.min(560)) / u64::from(w.max(1)))
+    });
+    html! {
+        (cx.root_start(None))
+        p style=(email::TITLE) { (Text(caption)) }
+        @match (shown, &words) {
+            (Some((src, w, h)), Some(words)) => {
+                img src=(src) alt=(Text(words)) width=(w) height=(h) style="max-width:100%;height:auto;border:0;";
+            }
+            (None, Some(words)) => {
+                p style=(email::ITEM) { (Text(words)) }
+            }
+            _ => {
+                pre style=(email::PRE) { (Text(&m.source)) }
+            }
+        }
+        (cx.root_end())
     }
 }
 
@@ -274,35 +330,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
     if cx.surface.is_email() {
-        // Many mail clients drop inline SVG: with a public base URL, link the diagram as an
-        // image the server publishes (PNG), keyed by the SVG's own hash.
-        // The SVG goes to the published diagrams or into the mail, never both: move it.
-        let shown = match cx.diagram_base.filter(|_| drawing.drawn) {
-            Some(base) => {
-                let key = blake3::hash(drawing.svg.as_bytes()).to_hex()[..32].to_string();
-                let (w, h) = (drawing.width, drawing.height);
-                let src = format!("{}/v1/diagrams/{key}.png", base.trim_end_matches('/'));
-                cx.diagrams.borrow_mut().push((key, drawing.svg.into()));
-                Ok((src, w, h))
-            }
-            None => Err(PreEscaped(drawing.svg)),
-        };
-        return html! {
-            (cx.root_start(None))
-            p style=(email::TITLE) { (caption) }
-            @match shown {
-                Ok((src, w, h)) => {
-                    img src=(src) alt=(caption) width=(w) height=(h) style="display:block;max-width:100%;height:auto;border:0;";
-                }
-                Err(svg) => {
-                    div { (svg) }
-                }
-            }
-            @if !drawing.drawn {
-                pre style=(email::PRE) { (m.source) }
-            }
-            (cx.root_end())
-        };
+        return email_render(m, cx, caption, drawing);
     }
     let svg = PreEscaped(drawing.svg);
     let caption_id = cx.id_parts("caption");

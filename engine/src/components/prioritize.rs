@@ -160,7 +160,7 @@ fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup 
                 @for item in &p.items {
                     li style=(email::ITEM) {
                         (item.label)
-                        @if let Some(c) = &item.context { span style=(email::MUTED) { " — " (c) } }
+                        @if let Some(c) = &item.context { span style=(email::MUTED_INLINE) { " — " (c) } }
                     }
                 }
             }

@@ -562,10 +562,10 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
             (cx.root_start(title_id))
         }
         @if let Some(title) = &set.title {
-            h2 class="pb-title" id=[title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
+            h2 class=[(!email).then_some("pb-title")] id=[title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
         }
         @if let Some(summary) = &set.source_summary {
-            p class="pb-summary" style=[email.then_some(email::MUTED)] { (Text(summary)) }
+            p class=[(!email).then_some("pb-summary")] style=[email.then_some(email::MUTED)] { (Text(summary)) }
         }
         @if let Some(r) = &set.routing {
             @if email { (r.render_email()) } @else { (r.render()) }
@@ -574,8 +574,8 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
             @if let Some(section) = group.0 {
                 @let g = Digits::new(g);
                 @let section_id = cx.numbered_id("-s", &g, "");
-                div class="pb-section" role="group" aria-labelledby=(section_id) {
-                    h3 class="pb-section-title" id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
+                div class=[(!email).then_some("pb-section")] role=[(!email).then_some("group")] aria-labelledby=[(!email).then_some(section_id)] {
+                    h3 class=[(!email).then_some("pb-section-title")] id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
                     @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
                 }
             } @else {
@@ -762,8 +762,9 @@ fn email_question(q: &Question, cx: &RenderCx) -> Markup {
     let t = cx.t;
     let glyph = if q.mode == Mode::Multi { "☐" } else { "○" };
     html! {
-        div class="pb-question" style="margin:0 0 12px;" {
-            p style=(email::TITLE) { (Text(&q.text)) }
+        div style="margin:0 0 12px;" {
+            // A heading: screen-reader users move from question to question.
+            h3 style=(email::QUESTION) { (Text(&q.text)) }
             @if let Some(c) = &q.context { p style=(email::MUTED) { (Text(c)) } }
             @match q.mode {
                 Mode::Single | Mode::Multi => {
@@ -772,7 +773,7 @@ fn email_question(q: &Question, cx: &RenderCx) -> Markup {
                         @for (i, option) in q.options.iter().enumerate() {
                             li style=(email::ITEM) {
                                 span aria-hidden="true" { (glyph) " " } (option)
-                                @if q.recommended.contains(&i) { " " span style=(email::BADGE) { (t.recommended) } }
+                                @if q.recommended.contains(&i) { " " strong class="pb-badge" style=(email::BADGE) { (t.recommended) } }
                             }
                         }
                         li style=(email::ITEM) { span aria-hidden="true" { (glyph) " " } (q.other_label(t)) " ____" }
@@ -1101,14 +1102,23 @@ pub fn plain_text(set: &QuestionSet, t: &Strings, lines: &mut Vec<String>) {
     if let Some(title) = &set.title {
         lines.push(title.to_uppercase());
     }
+    if let Some(summary) = &set.source_summary {
+        lines.push(summary.clone());
+    }
     if let Some(r) = &set.routing {
         lines.push(r.return_prompt.clone());
     }
+    let mut section: Option<&str> = None;
     for q in &set.questions {
         if !lines.is_empty() {
             lines.push(String::new());
         }
-        lines.push(format!("Q: {}", q.text));
+        if let Some(title) = q.section.as_deref().filter(|t| Some(*t) != section) {
+            lines.push(format!("== {title} =="));
+            lines.push(String::new());
+        }
+        section = q.section.as_deref();
+        lines.push(format!("{} {}", t.question_mark, q.text));
         if let Some(c) = &q.context {
             lines.push(format!("   {c}"));
         }

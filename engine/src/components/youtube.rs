@@ -230,17 +230,32 @@ fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     // The links are written in parts, escaped as the joined text would be: no string is built.
     let watch = Parts(["https://www.youtube.com/watch?v=", &y.id]);
     if cx.surface.is_email() {
+        // Gmail blocks `data:` images: the thumbnail is shown only as a part of a MIME message
+        // (`cid:`); otherwise a dark ▶ panel, a table cell that every client draws. The caption
+        // is a link too, so a reader whose client hides images still reaches the video.
+        let cid = y.thumbnail.as_ref().filter(|_| cx.cid_images).map(|thumb| {
+            let cid = format!("{}-{}@passback", cx.block, y.id);
+            cx.thumbnails.borrow_mut().push((cid.clone(), thumb.clone()));
+            cid
+        });
         return html! {
             (cx.root_start(None))
-            // Without a thumbnail the link shows only ▶: its name says what it plays.
-            a href=(watch) style=(email::LINK) aria-label=[y.thumbnail.is_none().then(|| Fill(t.play, caption))] {
-                @if let Some(thumb) = &y.thumbnail {
-                    img src=(thumb) alt=(Fill(t.play, caption)) width="320" height="180" style="display:block;border:0;max-width:100%;";
-                } @else {
-                    span style="display:block;width:320px;max-width:100%;height:180px;line-height:180px;text-align:center;background:#24292f;color:#ffffff;font-size:40px;" { "▶" }
+            @if let Some(cid) = &cid {
+                a href=(watch) {
+                    img src={ "cid:" (cid) } alt=(Fill(t.play, caption)) width="320" height="180" style="max-width:100%;height:auto;border:0;";
+                }
+            } @else {
+                table role="presentation" cellpadding="0" cellspacing="0" border="0" {
+                    tr {
+                        td width="320" height="120" align="center" bgcolor="#24292f" style="background:#24292f;font-size:40px;line-height:1;" {
+                            a href=(watch) style="color:#ffffff;text-decoration:none;" aria-label=(Fill(t.play, caption)) { "▶" }
+                        }
+                    }
                 }
             }
-            p style=(email::MUTED) { (caption) }
+            p style="margin:8px 0 0;" {
+                a href=(watch) style=(email::LINK) { (caption) }
+            }
             (cx.root_end())
         };
     }

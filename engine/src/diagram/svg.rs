@@ -839,7 +839,7 @@ fn fill_from(out: &mut String, from: usize, value: &str) {
 
 /// The flowchart in words, for `<desc>`: written into one string, as filling the templates
 /// and joining the parts would make it.
-fn describe(chart: &Flowchart, t: &Strings) -> String {
+pub fn describe(chart: &Flowchart, t: &Strings) -> String {
     // `Strings::fill(t.diagram_quote, …)` of the text with its line breaks as spaces.
     let quote = |out: &mut String, s: &str| {
         fill_into(out, t.diagram_quote, |out| {

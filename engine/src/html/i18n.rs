@@ -163,6 +163,9 @@ pub struct Strings {
     pub select_all: &'static str,
     pub note: &'static str,
     pub your_answer: &'static str,
+    /// The plain-text part's mark before a question (`Q:` in English), in the document's
+    /// language, so a right-to-left line starts with a right-to-left letter.
+    pub question_mark: &'static str,
     pub position_of: &'static str,
     pub move_up: &'static str,
     pub move_down: &'static str,
@@ -244,6 +247,7 @@ pub static EN: Strings = Strings {
     select_all: "Select all that apply",
     note: "Add a note (optional)",
     your_answer: "Your answer",
+    question_mark: "Q:",
     position_of: "Position of {}",
     move_up: "Move {} up",
     move_down: "Move {} down",
@@ -316,6 +320,7 @@ pub static HE: Strings = Strings {
     select_all: "יש לבחור את כל מה שמתאים",
     note: "הוספת הערה (לא חובה)",
     your_answer: "התשובה שלך",
+    question_mark: "ש:",
     position_of: "המיקום של {}",
     move_up: "הזזת {} למעלה",
     move_down: "הזזת {} למטה",
@@ -377,6 +382,7 @@ pub static AR: Strings = Strings {
     select_all: "اختر كل ما ينطبق",
     note: "أضف ملاحظة (اختياري)",
     your_answer: "إجابتك",
+    question_mark: "س:",
     position_of: "موضع {}",
     move_up: "نقل {} لأعلى",
     move_down: "نقل {} لأسفل",

@@ -335,8 +335,12 @@ pub struct RenderCx<'a> {
     pub focus: Option<Focus>,
     /// Email surface: where diagram images are published (`{base}/v1/diagrams/{key}.png`).
     pub diagram_base: Option<&'a str>,
+    /// Email surface: images are `cid:` parts of a MIME message ([`crate::Options::cid_images`]).
+    pub cid_images: bool,
     /// Diagrams published as images during this render: (key, SVG).
     pub diagrams: &'a std::cell::RefCell<Vec<(String, std::sync::Arc<str>)>>,
+    /// Video thumbnails attached to the message during this render: (content id, `data:` URI).
+    pub thumbnails: &'a std::cell::RefCell<Vec<(String, String)>>,
 }
 
 /// A list control of a prioritize or allocate block, as a list edit leaves focus on it.
@@ -416,13 +420,18 @@ impl RenderCx<'_> {
 
     /// The root's closing tag, after [`RenderCx::root_start`] and the block's markup.
     pub fn root_end(&self) -> RootEnd {
-        RootEnd(self.root_element())
+        if self.surface.is_email() {
+            RootEnd("td></tr></table")
+        } else {
+            RootEnd(self.root_element())
+        }
     }
 
     fn root_element(&self) -> &'static str {
         if self.surface.is_email() {
-            // Mail clients know `div` better than sectioning elements.
-            "div"
+            // Outlook for Windows gives padding, borders and backgrounds to table cells only:
+            // the card is a one-cell table.
+            "table"
         } else {
             "section"
         }
@@ -453,8 +462,10 @@ impl RenderCx<'_> {
         out.push_str(tag);
         out.push('"');
         if self.surface.is_email() {
-            out.push_str(" style=\"");
+            out.push_str(" role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"");
             out.push_str(email::BLOCK);
+            out.push_str("\"><tr><td class=\"pb-card\" style=\"");
+            out.push_str(email::CARD);
             out.push('"');
         } else {
             if let Some(id) = labelled_by {
@@ -496,17 +507,43 @@ impl Render for RootEnd {
     }
 }
 
-/// Inline styles for the email surface, where `<style>` and classes cannot be relied on.
+/// Inline styles for the email surface, where `<style>` and classes cannot be relied on. Short,
+/// and shared: Gmail clips a message past 102 KB of HTML. Colours keep AA contrast on the card and
+/// the page, and stay readable when a client inverts them (forced dark mode): no text colour
+/// relies on a background a client may drop. `docs/email.md` says how they were checked.
 pub mod email {
-    pub const DOC: &str = "max-width:600px;overflow-wrap:anywhere;margin:0 auto;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;color:#1f2328;";
-    pub const BLOCK: &str = "border:1px solid #d0d7de;border-radius:8px;padding:12px 16px;margin:16px 0;background:#f6f8fa;color:#1f2328;";
-    pub const TITLE: &str = "font-size:17px;font-weight:600;margin:0 0 8px;color:#1f2328;";
+    /// The document root: type and the text colour everything inherits.
+    pub const DOC: &str = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5;color:#1f2328;";
+    /// The table that is a card (margins on a table without a background: Outlook keeps them).
+    pub const BLOCK: &str = "margin:16px 0;border-collapse:separate;";
+    /// The card's one cell: padding, border and background on a table cell, as Outlook needs.
+    pub const CARD: &str = "padding:12px 16px;border:1px solid #d0d7de;border-radius:8px;background:#f6f8fa;color:#1f2328;";
+    /// A card's title.
+    pub const TITLE: &str = "font-size:18px;line-height:1.3;font-weight:600;margin:0 0 8px;";
+    /// A question's text (a heading, so screen readers can move between questions).
+    pub const QUESTION: &str = "font-size:16px;line-height:1.4;font-weight:600;margin:12px 0 6px;";
     pub const MUTED: &str = "color:#57606a;font-size:14px;margin:0 0 8px;";
     pub const LIST: &str = "list-style:none;margin:0 0 8px;padding:0;";
     pub const ITEM: &str = "margin:4px 0;";
-    pub const BADGE: &str = "display:inline-block;font-size:12px;font-weight:600;color:#0a3069;background:#ddf4ff;border:1px solid #54aeff;border-radius:10px;padding:0 6px;";
-    pub const PRE: &str = "white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:8px;margin:0;color:#1f2328;";
-    pub const LINK: &str = "color:#0550ae;";
+    pub const BADGE: &str = "font-size:13px;font-weight:600;color:#0a3069;background:#ddf4ff;";
+    pub const PRE: &str = "white-space:pre-wrap;word-break:break-word;font-family:Menlo,Consolas,monospace;font-size:13px;border:1px solid #d0d7de;padding:8px;margin:0 0 8px;";
+    /// Muted words inside a line (no margin: Outlook ignores margins on `<span>`).
+    pub const MUTED_INLINE: &str = "color:#57606a;font-size:14px;";
+    pub const LINK: &str = "color:#0550ae;text-decoration:underline;";
+}
+
+/// The email preview's "Respond" button, bulletproof: a table cell carries the colour and the
+/// padding (Outlook for Windows pads only cells), the link inside carries the words.
+pub fn respond_button(url: &str, label: &str) -> Markup {
+    html! {
+        table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:16px 0;" {
+            tr {
+                td class="pb-respond" bgcolor="#0969da" style="padding:10px 20px;background:#0969da;border-radius:6px;" {
+                    a href=(url) style="color:#ffffff;text-decoration:none;font-weight:600;font-size:16px;" { (label) }
+                }
+            }
+        }
+    }
 }
 
 /// Reserves room in the buffer `html!` writes into: placed first, it sizes the buffer once for
@@ -522,6 +559,7 @@ impl Render for Reserve {
 /// The document root: direction, language and hash hooks around the body, and after it the
 /// email preview's "Respond" link when there is one. `body_len` is about how long the body
 /// renders (the buffer is sized from it).
+#[allow(clippy::too_many_arguments)]
 pub fn document_root(
     body: impl Render,
     body_len: usize,
@@ -530,6 +568,7 @@ pub fn document_root(
     surface: Surface,
     form: Option<FormChrome>,
     respond_url: Option<&str>,
+    has_blocks: bool,
 ) -> Markup {
     let style = surface.is_email().then_some(email::DOC);
     // The body, the form's copy of the source (a little longer once escaped), the chrome.
@@ -571,20 +610,25 @@ pub fn document_root(
                     }
                 }
             } @else if surface.is_email() {
-                // Outlook sizes tables, not divs: a 600px presentation table holds the preview.
-                table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"
-                    style="max-width:600px;width:100%;table-layout:fixed;margin:0 auto;border-collapse:collapse;" {
-                    tr { td style="padding:0 8px;" { (body) } }
+                // The column: a centred table at most 600px wide; Outlook for Windows ignores
+                // `max-width`, so its conditional comments hold it in a fixed 600px table.
+                (PreEscaped("<!--[if mso]><table role=\"presentation\" width=\"600\" align=\"center\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\"><tr><td><![endif]-->"))
+                table role="presentation" width="100%" align="center" cellpadding="0" cellspacing="0" border="0"
+                    style="max-width:600px;margin:0 auto;" {
+                    tr { td style="padding:16px 8px;" {
+                        // Gmail clips a long message at the end: the way to answer comes first too.
+                        @if let Some(url) = respond_url.filter(|_| has_blocks) {
+                            (respond_button(url, lang.strings().respond))
+                        }
+                        (body)
+                        @if let Some(url) = respond_url {
+                            (respond_button(url, lang.strings().respond))
+                        }
+                    } }
                 }
+                (PreEscaped("<!--[if mso]></td></tr></table><![endif]-->"))
             } @else {
                 (body)
-            }
-            @if let Some(url) = respond_url {
-                p style="margin:16px 0;" {
-                    a href=(url) style="display:inline-block;background:#0969da;color:#ffffff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600;" {
-                        (lang.strings().respond)
-                    }
-                }
             }
         }
     }

@@ -535,7 +535,7 @@ fn head(w: &mut Writer, kind: Head, tip: Pt, dir: Pt) -> f64 {
 
 /// The diagram in words, for `<desc>`: who is in it, then every message, note and frame in
 /// order.
-fn describe(seq: &Sequence, t: &Strings) -> String {
+pub fn describe(seq: &Sequence, t: &Strings) -> String {
     let [intro, who, order, note, begins, ends, _] = t.diagram_sequence;
     let quote = |out: &mut String, s: &str| {
         fill_into(out, t.diagram_quote, |out| {

@@ -365,17 +365,25 @@ pub fn unbalanced(html: &str) -> bool {
         }
         let self_closing = tag_end.is_some_and(|e| e > start && bytes[e - 1] == b'/');
         if closing {
-            if open.last() == Some(&name) {
-                open.pop();
-            } else {
-                return true;
+            // Down to the element it closes, past those whose end tag may be left out.
+            loop {
+                match open.pop() {
+                    Some(top) if top == name => break,
+                    Some(top) if IMPLIED_END.contains(&top.as_str()) => {}
+                    _ => return true,
+                }
             }
         } else if !self_closing {
             open.push(name);
         }
     }
-    !open.is_empty()
+    open.iter().any(|e| !IMPLIED_END.contains(&e.as_str()))
 }
+
+/// Elements whose end tag HTML lets an author leave out (besides those in [`NOT_NESTING`]).
+const IMPLIED_END: [&str; 8] = [
+    "thead", "tbody", "tfoot", "colgroup", "caption", "html", "head", "body",
+];
 
 /// What [`raw_notes`] found to tell the author about, at a line and column of the Markdown.
 #[derive(Debug, PartialEq)]

@@ -30,7 +30,7 @@ pub enum Marks {
     /// page is the engine's.
     Plain,
     /// No numbers (mail: nothing there takes comments).
-    None,
+    Unnumbered,
 }
 
 /// The formatter's state: the next leaf number and how to write it.

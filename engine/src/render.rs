@@ -457,14 +457,14 @@ fn render_prose(
         sanitize::clean_blocks(
             parsed.root,
             &|node, out| {
-                prose::write_html(node, &comrak_options, prose::Marks::None, out);
+                prose::write_html(node, &comrak_options, prose::Marks::Unnumbered, out);
             },
             &key,
         );
     }
     // No leaf numbers in mail: nothing there takes comments.
     let marks = if options.surface.is_email() {
-        prose::Marks::None
+        prose::Marks::Unnumbered
     } else {
         prose::Marks::Plain
     };
@@ -746,8 +746,7 @@ fn raw_warning(note: sanitize::RawNote) -> Diagnostic {
             Code::RawHtmlUnbalanced,
             "raw HTML here leaves an element or comment open, or closes one it did not open; \
              it is closed at the end of its Markdown block, so it cannot wrap what follows",
-            "close every tag within the same paragraph or HTML block (a blank line ends the \
-             block)",
+            "close every tag within the same paragraph or HTML block; a blank line ends the block",
         )
     };
     Diagnostic {

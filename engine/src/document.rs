@@ -199,8 +199,9 @@ fn reopen_unclosed_html<'a>(
             message: format!(
                 "{what}: it would hide everything after it, so its tag is shown as text"
             ),
-            hint: "end it where it should end with `</script>`, `-->` or the like, or write its `<` as `\\<`"
-                .into(),
+            hint:
+                "end it where it should end, with its end tag or `-->`, or write its `<` as `\\<`"
+                    .into(),
         });
         root = comrak::parse_document(arena, text, &comrak_options(false));
     }

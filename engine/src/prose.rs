@@ -431,7 +431,9 @@ mod tests {
     #[test]
     fn rendered_leaves_match_the_parse() {
         for (name, src) in corpus() {
-            let html = crate::render::render(&src, &Options::default()).html;
+            let page = crate::render::render(&src, &Options::default()).html;
+            // After the form's copy of the source, which may spell anything.
+            let html = page.split("name=\"pb.surface\"").nth(1).unwrap_or(&page);
             let marked = html.matches(" data-pb-leaf=\"").count();
             let numbers: Vec<String> = (1..=marked)
                 .map(|n| format!(" data-pb-leaf=\"{n}\""))

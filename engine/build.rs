@@ -44,6 +44,35 @@ fn main() {
     }
     fs::write(Path::new(&out_dir).join("conformance_fixtures.rs"), code)
         .expect("write the generated conformance tests");
+
+    spec_examples(&manifest, &out_dir);
+}
+
+/// One `#[test]` per example of `fixtures/spec/*.json` (`commonmark_0_31_2_0042`), run by
+/// `src/tests/spec_examples.rs`. The numbers are read from the `"example": N` lines.
+fn spec_examples(manifest: &str, out_dir: &str) {
+    println!("cargo:rerun-if-changed=../fixtures/spec");
+    let mut code = String::new();
+    for spec in ["commonmark-0.31.2", "gfm-0.29"] {
+        let path = Path::new(manifest).join(format!("../fixtures/spec/{spec}.json"));
+        let text = fs::read_to_string(path).unwrap_or_default();
+        let prefix = identifier(spec);
+        for line in text.lines() {
+            let Some(n) = line.trim().strip_prefix("\"example\": ") else {
+                continue;
+            };
+            let Ok(n) = n.trim_end_matches(',').parse::<u32>() else {
+                continue;
+            };
+            // Writing into a String cannot fail.
+            let _ = writeln!(
+                code,
+                "#[test]\nfn {prefix}_{n:04}() {{\n    run_example({spec:?}, {n});\n}}\n"
+            );
+        }
+    }
+    fs::write(Path::new(out_dir).join("spec_examples.rs"), code)
+        .expect("write the generated spec-example tests");
 }
 
 /// `single-choice.options-too-few` → `single_choice_options_too_few` (snake case: runs of

@@ -1683,7 +1683,7 @@
       }
     };
     $$(doc, 'figure.pb-yt[data-pb-embed]').forEach(function (f) { enhanceYoutube(f, ui); });
-    var form = $(doc, 'form.pb-form');
+    var form = $(doc, ':scope > form.pb-form');
     if (!form) return;
     $$(form, '[data-pb-model]').forEach(function (section) {
       var kind = section.getAttribute('data-pb-kind');
@@ -1704,7 +1704,8 @@
       if (event.submitter && event.submitter.hidden) event.preventDefault();
     });
 
-    var actions = $(form, '.pb-actions');
+    // The engine's own row of buttons, a child of the form: never one the prose could spell.
+    var actions = $(form, ':scope > .pb-actions');
     var copy = el('button', { type: 'button', 'class': 'pb-copy pb-submit', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' }, t.copy);
     var said = el('span', { 'class': 'pb-copy-status', role: 'status', 'aria-live': 'polite' });
     var shown = el('details', { 'class': 'pb-copied', hidden: '' });
@@ -1822,7 +1823,7 @@
   window.passback = {
     /** The copy-back export of a rendered document (its `.pb-doc` or `form.pb-form`). */
     exportAnswers: function (doc) {
-      var form = doc.matches('form') ? doc : $(doc, 'form.pb-form');
+      var form = doc.matches('form') ? doc : $(doc, ':scope > form.pb-form');
       return exportFromPairs(form, formPairs(form));
     },
     /** The export of given form fields ([[name, value], …]) for a rendered document. */

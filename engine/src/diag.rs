@@ -64,6 +64,10 @@ pub enum Code {
     QuestionAliasRescued,
     /// `raw_html_escaped`
     RawHtmlEscaped,
+    /// `raw_html_filtered`
+    RawHtmlFiltered,
+    /// `raw_html_unbalanced`
+    RawHtmlUnbalanced,
     /// `recommended_mismatch`
     RecommendedMismatch,
     /// `routing_from_missing`
@@ -114,6 +118,8 @@ impl Code {
             Code::OutOfRange => "out_of_range",
             Code::QuestionAliasRescued => "question_alias_rescued",
             Code::RawHtmlEscaped => "raw_html_escaped",
+            Code::RawHtmlFiltered => "raw_html_filtered",
+            Code::RawHtmlUnbalanced => "raw_html_unbalanced",
             Code::RecommendedMismatch => "recommended_mismatch",
             Code::RoutingFromMissing => "routing_from_missing",
             Code::SmartQuotesRescued => "smart_quotes_rescued",
@@ -174,12 +180,42 @@ impl Diagnostic {
 
     /// The compiler-style line `FILE:LINE:COL: SEVERITY[code]: message (hint)`, at a place the
     /// caller gives (a host may have moved the text, as mdBook chapters do).
+    /// Messages quote the document, so control characters are escaped ([`terminal_safe`]): the
+    /// line goes to a terminal or a log as one line, and does nothing to either.
     pub fn compiler_line(&self, file: &str, line: usize, column: usize, severity: &str) -> String {
         format!(
-            "{file}:{line}:{column}: {severity}[{}]: {} ({})",
-            self.code, self.message, self.hint
+            "{}:{line}:{column}: {severity}[{}]: {} ({})",
+            terminal_safe(file),
+            self.code,
+            terminal_safe(&self.message),
+            terminal_safe(&self.hint)
         )
     }
+}
+
+/// `text` fit to print on a terminal or into a log line: every control character (C0, DEL,
+/// C1) and every bidirectional override is written as an escape (`\n`, `\u{1b}`…), so a
+/// document cannot clear the screen, set the window title, ring the bell, reorder what is
+/// shown, or forge a line of its own.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Appends `/` and `token`, escaped, to a JSON Pointer being written.
@@ -196,6 +232,21 @@ pub fn push_token(out: &mut String, token: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn terminal_lines_carry_no_control_characters() {
+        let text = "field\u{1b}[2J\u{1b}]0;title\u{7}\nforged: ok\r\u{9b}\u{202e}x";
+        let safe = super::terminal_safe(text);
+        assert_eq!(
+            safe,
+            "field\\u{1b}[2J\\u{1b}]0;title\\u{7}\\nforged: ok\\r\\u{9b}\\u{202e}x"
+        );
+        assert!(!safe.chars().any(char::is_control));
+        assert!(matches!(
+            super::terminal_safe("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     #[test]
     fn pointer_escapes_tokens() {
         let mut pointer = "/items".to_string();

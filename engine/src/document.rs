@@ -114,37 +114,98 @@ pub fn left_open(markdown: &str) -> Option<&'static str> {
         } else {
             "a ``` code block that is never closed"
         }),
-        NodeValue::HtmlBlock(h) => {
-            let literal = h.literal.to_ascii_lowercase();
-            let (ended, what) = match h.block_type {
-                1 => (
-                    ["</script>", "</pre>", "</style>", "</textarea>"]
-                        .iter()
-                        .any(|end| literal.contains(end)),
-                    "a <script>, <pre>, <style> or <textarea> block that is never closed",
-                ),
-                2 => (
-                    literal.contains("-->"),
-                    "an HTML comment (<!--) that is never closed",
-                ),
-                3 => (
-                    literal.contains("?>"),
-                    "a <? block that is never closed with ?>",
-                ),
-                4 => (
-                    literal.contains('>'),
-                    "a <! declaration that is never closed with >",
-                ),
-                5 => (
-                    literal.contains("]]>"),
-                    "a <![CDATA[ section that is never closed",
-                ),
-                _ => (true, ""),
-            };
-            (!ended).then_some(what)
-        }
+        NodeValue::HtmlBlock(h) => html_block_left_open(h),
         _ => None,
     }
+}
+
+/// What an HTML block leaves open when it only ends at a closing marker it never reaches
+/// (`<script>`, `<pre>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`): it then runs
+/// to the end of its container, swallowing every component and paragraph after it.
+fn html_block_left_open(h: &comrak::nodes::NodeHtmlBlock) -> Option<&'static str> {
+    let literal = h.literal.to_ascii_lowercase();
+    let (ended, what) = match h.block_type {
+        1 => (
+            ["</script>", "</pre>", "</style>", "</textarea>"]
+                .iter()
+                .any(|end| literal.contains(end)),
+            "a <script>, <pre>, <style> or <textarea> block that is never closed",
+        ),
+        2 => (
+            literal.contains("-->"),
+            "an HTML comment (<!--) that is never closed",
+        ),
+        3 => (
+            literal.contains("?>"),
+            "a <? block that is never closed with ?>",
+        ),
+        4 => (
+            literal.contains('>'),
+            "a <! declaration that is never closed with >",
+        ),
+        5 => (
+            literal.contains("]]>"),
+            "a <![CDATA[ section that is never closed",
+        ),
+        _ => (true, ""),
+    };
+    (!ended).then_some(what)
+}
+
+/// How many unclosed HTML blocks a parse reopens ([`reopen_unclosed_html`]) before it leaves the
+/// rest as they are: each one costs a parse of the whole document.
+const MAX_REOPENED: usize = 8;
+
+/// Parses `text`, and again as long as it holds an HTML block that is never closed (see
+/// [`html_block_left_open`]) and fewer than [`MAX_REOPENED`] were reopened: the block's first
+/// `<` is escaped, so the tag shows as text and what follows is Markdown again. Each one gets a
+/// warning at its line and column.
+fn reopen_unclosed_html<'a>(
+    arena: &'a Arena<'a>,
+    text: &mut Cow<'_, str>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> &'a AstNode<'a> {
+    let mut root = comrak::parse_document(arena, text, &comrak_options(false));
+    // Only a document with a `<` can hold an HTML block.
+    if memchr::memchr(b'<', text.as_bytes()).is_none() {
+        return root;
+    }
+    for _ in 0..MAX_REOPENED {
+        let open = root.descendants().find_map(|n| match &n.data().value {
+            NodeValue::HtmlBlock(h) => {
+                html_block_left_open(h).map(|what| (n.data().sourcepos.start, what))
+            }
+            _ => None,
+        });
+        let Some((at, what)) = open else { break };
+        let line_start: usize = text
+            .split_inclusive('\n')
+            .take(at.line.saturating_sub(1))
+            .map(str::len)
+            .sum();
+        let from = (line_start + at.column.saturating_sub(1)).min(text.len());
+        let Some(lt) = text[from..].find('<').map(|k| from + k) else {
+            break;
+        };
+        let column = text[line_start..lt].chars().count() + 1;
+        text.to_mut().insert(lt, '\\');
+        diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            code: Code::RawHtmlUnbalanced,
+            block: None,
+            line: at.line,
+            column,
+            path: String::new(),
+            message: format!(
+                "{what}: it would hide everything after it, so its tag is shown as text"
+            ),
+            hint:
+                "end it where it should end, with its end tag or `-->`, or write its `<` as `\\<`"
+                    .into(),
+        });
+        root = comrak::parse_document(arena, text, &comrak_options(false));
+    }
+    root
 }
 
 /// Parses `src` into `arena`, finds and validates every component.
@@ -157,7 +218,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     }
     diagnostics.extend(broken_bare_json(src, &lines));
 
-    let (text, rescued_lines) = rescue_nested_fences(src);
+    let (mut text, rescued_lines) = rescue_nested_fences(src);
     let rescued_base = diagnostics.len();
     for (_, line) in &rescued_lines {
         diagnostics.push(Diagnostic {
@@ -172,7 +233,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
                 .into(),
         });
     }
-    let root = comrak::parse_document(arena, &text, &comrak_options(false));
+    let root = reopen_unclosed_html(arena, &mut text, &mut diagnostics);
 
     let mut blocks = Vec::new();
     let mut nodes = Vec::new();

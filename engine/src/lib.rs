@@ -59,7 +59,7 @@ pub use answers::{
 pub use cache::{CacheConfig, CacheStats};
 pub use components::Kind;
 pub use components::answer::{AnswersError, AnswersErrorKind};
-pub use diag::{Code, Diagnostic, Severity};
+pub use diag::{Code, Diagnostic, Severity, terminal_safe};
 pub use document::BlockInfo;
 pub use engine::{Engine, Miss};
 pub use options::{Format, Options, Surface};
@@ -86,4 +86,5 @@ pub mod markdown {
 #[cfg(test)]
 mod tests {
     mod conformance;
+    mod spec_examples;
 }

@@ -181,7 +181,15 @@ fn police(parsed: &mut document::Parsed, src: &str) -> bool {
             parsed.diagnostics.push(warning);
             false
         }
-        None => raw_html,
+        None => {
+            if raw_html {
+                let notes = sanitize::raw_notes(parsed.root);
+                parsed
+                    .diagnostics
+                    .extend(notes.into_iter().map(raw_warning));
+            }
+            raw_html
+        }
     }
 }
 
@@ -450,21 +458,26 @@ fn render_prose(
 
     let mut prose = String::with_capacity(src.len() + src.len() / 2);
     let comrak_options = document::comrak_options(raw_html);
-    if options.surface.is_email() {
-        // No leaf numbers in mail: nothing there takes comments.
-        // Writing into a String cannot fail.
-        let _ = comrak::format_html(parsed.root, &comrak_options, &mut prose);
-    } else {
-        let marks = if raw_html {
-            prose::Marks::Sealed
-        } else {
-            prose::Marks::Plain
-        };
-        prose::write_html(parsed.root, &comrak_options, marks, &mut prose);
-    }
     if raw_html {
-        prose = sanitize::clean(&prose);
+        // Each block's raw HTML is sanitized on its own; the engine's markup around it is not.
+        let mut key = String::with_capacity(nonce.len() + 8);
+        key.push(mark);
+        key.push_str(nonce);
+        sanitize::clean_blocks(
+            parsed.root,
+            &|node, out| {
+                prose::write_html(node, &comrak_options, prose::Marks::Unnumbered, out);
+            },
+            &key,
+        );
     }
+    // No leaf numbers in mail: nothing there takes comments.
+    let marks = if options.surface.is_email() {
+        prose::Marks::Unnumbered
+    } else {
+        prose::Marks::Plain
+    };
+    prose::write_html(parsed.root, &comrak_options, marks, &mut prose);
     if options.surface.is_email() {
         prose = email::style_prose(
             &prose,
@@ -538,6 +551,23 @@ fn render_in_place(
         hash,
         answers,
     )
+}
+
+/// The prose of `src` as a page shows it, by the path a render takes (in place, or with raw
+/// HTML sanitized block by block), for the spec-example tests.
+#[cfg(test)]
+pub(crate) fn prose_html(src: &str) -> String {
+    let options = Options::default();
+    let hash = content_hash(src, &options);
+    let arena = document::arena_for(src);
+    let (mut parsed, raw_html) = parse_and_police(&arena, src);
+    if needs_placeholders(raw_html, &options) {
+        return render_prose(parsed, raw_html, src, &options, &hash).html;
+    }
+    read_tree(&mut parsed, &options, &hash, |_| String::new());
+    let mut out = String::new();
+    maud::Render::render_to(&InPlace { root: parsed.root }, &mut out);
+    out
 }
 
 /// The body of a page rendered in place: comrak's HTML of the tree, written into the page.
@@ -753,6 +783,36 @@ fn clipped_warning(size: usize) -> Diagnostic {
         hint: "shorten the document or split it into several messages, so the whole of it is \
                shown"
             .into(),
+    }
+}
+
+/// The warning for a block of raw HTML the sanitizer repairs: a tag shown as text, or HTML
+/// closed at the end of its block.
+fn raw_warning(note: sanitize::RawNote) -> Diagnostic {
+    let (code, message, hint) = if note.filtered {
+        (
+            Code::RawHtmlFiltered,
+            "raw <script>, <style>, <title>, <textarea>, <xmp>, <iframe>, <noembed>, \
+             <noframes> or <plaintext> is shown as text, as GitHub shows it",
+            "remove the tag, or put it in a code span or code block to show it as code",
+        )
+    } else {
+        (
+            Code::RawHtmlUnbalanced,
+            "raw HTML here leaves an element or comment open, or closes one it did not open; \
+             it is closed at the end of its Markdown block, so it cannot wrap what follows",
+            "close every tag within the same paragraph or HTML block; a blank line ends the block",
+        )
+    };
+    Diagnostic {
+        severity: Severity::Warning,
+        code,
+        block: None,
+        line: note.line,
+        column: note.column,
+        path: String::new(),
+        message: message.into(),
+        hint: hint.into(),
     }
 }
 

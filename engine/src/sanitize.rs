@@ -5,41 +5,74 @@ use ammonia::Builder;
 use comrak::nodes::{AstNode, NodeValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::hash::{BuildHasher, RandomState};
 use std::sync::LazyLock;
 
-/// Whether a link target may appear in the output: http(s), mailto, or a relative reference.
+/// Whether a link target may appear in the output: http(s), mailto, or a relative reference
+/// (which may lead to another host, as an absolute http(s) link may).
 pub fn is_safe_link(url: &str) -> bool {
     match scheme(url) {
-        None => true,
-        Some(s) => matches!(s.as_str(), "http" | "https" | "mailto"),
+        Scheme::None => true,
+        Scheme::Named(s) => matches!(s.as_str(), "http" | "https" | "mailto"),
+        Scheme::Garbled => false,
     }
 }
 
-/// Whether an image may load: only same-origin (relative) images; anything else would make the
-/// reader's browser contact a third party.
+/// Whether an image may load: only same-origin images, a path on the page's own host; anything
+/// else would make the reader's browser contact a third party. Judged as a browser's URL parser
+/// reads it against an http(s) page: a leading `//`, `\\`, `/\` or `\/` (after tabs and newlines
+/// are removed) names another host.
 pub fn is_safe_image(url: &str) -> bool {
-    scheme(url).is_none()
-        && !url.trim_start().starts_with("//")
-        && !url.trim_start().starts_with("\\\\")
+    if !matches!(scheme(url), Scheme::None) {
+        return false;
+    }
+    let mut chars = prepared(url);
+    !matches!(
+        (chars.next(), chars.next()),
+        (Some('/' | '\\'), Some('/' | '\\'))
+    )
 }
 
-/// The lowercased URL scheme, ignoring the whitespace and control characters browsers ignore:
-/// what comes before the first `:` that is not after a `/`, `?` or `#`. Read in one pass, with
-/// no copy of the URL.
-fn scheme(url: &str) -> Option<String> {
-    let mut name = String::new();
-    for c in url
+/// What a URL's scheme is, as a browser reads it.
+#[derive(Debug, PartialEq)]
+enum Scheme {
+    /// No scheme: a relative reference.
+    None,
+    /// The lowercased scheme.
+    Named(String),
+    /// Control characters inside the URL: refused whatever a browser would make of it.
+    Garbled,
+}
+
+/// The URL's characters as the WHATWG URL parser reads them: leading and trailing C0 controls
+/// and spaces stripped, and every tab, line feed and carriage return removed.
+fn prepared(url: &str) -> impl Iterator<Item = char> + '_ {
+    url.trim_matches(|c: char| c <= ' ')
         .chars()
-        .filter(|c| !c.is_whitespace() && !c.is_control())
-    {
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+}
+
+/// The URL's scheme as a browser parses it: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` and
+/// then `:`. Anything else before the first `:` (a `/`, `?`, `#`, `_`, a leading digit…) makes
+/// the URL relative, so `my_file:1` and `2024-05-01T10:00.md` are paths. A URL that still holds
+/// a control character (other than the tabs and newlines browsers drop) is refused outright.
+fn scheme(url: &str) -> Scheme {
+    let mut name = String::new();
+    let mut relative = false;
+    for (i, c) in prepared(url).enumerate() {
+        if c.is_control() {
+            return Scheme::Garbled;
+        }
+        if relative {
+            continue;
+        }
         match c {
-            ':' => return Some(name),
-            '/' | '?' | '#' => return None,
-            c => name.push(c.to_ascii_lowercase()),
+            ':' if i > 0 => return Scheme::Named(name),
+            c if c.is_ascii_alphabetic() => name.push(c.to_ascii_lowercase()),
+            '0'..='9' | '+' | '-' | '.' if i > 0 => name.push(c),
+            _ => relative = true,
         }
     }
-    None
+    Scheme::None
 }
 
 /// The URL policy, applied node by node during the walk that finds the components (one walk of
@@ -62,11 +95,11 @@ impl<'a> Police<'a> {
             NodeValue::HtmlBlock(b) if is_only_a_comment(&b.literal) => self.comments.push(node),
             NodeValue::HtmlInline(h) if is_only_a_comment(h) => self.comments.push(node),
             NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => self.raw_html = true,
-            NodeValue::Link(link) if !is_safe_link(&link.url) => link.url.clear(),
+            NodeValue::Link(link) if !is_safe_link(&link.url) => link.url = REFUSED.into(),
             NodeValue::Image(link) if !is_safe_image(&link.url) => {
                 let mut link = std::mem::take(link);
-                if !matches!(scheme(&link.url).as_deref(), Some("http" | "https")) {
-                    link.url.clear();
+                if !matches!(&scheme(&link.url), Scheme::Named(s) if s == "http" || s == "https") {
+                    link.url = REFUSED.into();
                 }
                 *value = NodeValue::Link(link);
             }
@@ -199,35 +232,40 @@ pub fn escape_raw_html<'a>(root: &'a AstNode<'a>) {
     }
 }
 
+/// The target the URL policy gives a link it refuses (a NUL, which no parsed URL holds): the
+/// prose writer then writes the link without an `href`, so its text stays and a click goes
+/// nowhere.
+pub const REFUSED: &str = "\0";
+
+/// The tags GitHub's tag filter shows as text: their content is raw text to a browser, so left
+/// open they would swallow or garble everything after them.
+pub const FILTERED_TAGS: [&str; 9] = [
+    "title",
+    "textarea",
+    "style",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "script",
+    "plaintext",
+];
+
+/// The engine's own hooks: a class, id or `data-` attribute with this prefix belongs to the
+/// engine's markup, and the script looks for nothing else, so prose may never carry one.
+const HOOK_PREFIX: &str = "pb-";
+
+/// The sanitizer for a document's raw HTML, run on each Markdown block on its own
+/// ([`clean_blocks`]): the prose's own markup (leaf numbers, footnotes, task boxes) is written by
+/// the engine around it and never goes through here, so raw HTML gets no class, id or `data-`
+/// attribute that could pass for one of the engine's.
 static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
     let mut b = Builder::default();
     b.add_tags(["input", "section", "figure", "figcaption", "mark"])
         .add_tag_attributes("input", ["type", "checked", "disabled"])
         .add_tag_attributes("code", ["class"])
-        .add_tag_attributes("section", ["class", "data-footnotes"])
-        .add_tag_attributes("sup", ["class"])
-        .add_tag_attributes(
-            "a",
-            [
-                "id",
-                "class",
-                "data-footnote-ref",
-                "data-footnote-backref",
-                "aria-label",
-            ],
-        )
+        .add_tag_attributes("a", ["id"])
         .add_tag_attributes("li", ["id"])
-        // The prose's leaf numbers (see `crate::prose`), only as the engine sealed them.
-        .add_tag_attributes("p", ["data-pb-leaf"])
-        .add_tag_attributes("h1", ["data-pb-leaf"])
-        .add_tag_attributes("h2", ["data-pb-leaf"])
-        .add_tag_attributes("h3", ["data-pb-leaf"])
-        .add_tag_attributes("h4", ["data-pb-leaf"])
-        .add_tag_attributes("h5", ["data-pb-leaf"])
-        .add_tag_attributes("h6", ["data-pb-leaf"])
-        .add_tag_attributes("tr", ["data-pb-leaf"])
-        .add_tag_attributes("pre", ["data-pb-leaf"])
-        .add_tag_attributes("span", ["data-pb-leaf"])
         .add_tag_attributes("ol", ["start"])
         .add_tag_attributes("th", ["align"])
         .add_tag_attributes("td", ["align"])
@@ -235,33 +273,244 @@ static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
         .link_rel(Some("noopener noreferrer nofollow"))
         .attribute_filter(|element, attribute, value| match (element, attribute) {
             ("img", "src") if !is_safe_image(value) => None,
+            ("a", "href") if !is_safe_link(value) => None,
             ("input", "type") if value != "checkbox" => None,
-            (_, "data-pb-leaf") => unseal_leaf(value).map(Cow::Borrowed),
+            (_, "id") if is_hook(value) => None,
+            (_, "class") => {
+                let kept: Vec<&str> = value
+                    .split_ascii_whitespace()
+                    .filter(|c| !is_hook(c))
+                    .collect();
+                (!kept.is_empty()).then(|| Cow::Owned(kept.join(" ")))
+            }
             _ => Some(Cow::Borrowed(value)),
         });
     b
 });
 
-/// The secret the engine seals its leaf numbers with in prose that ammonia cleans: random per
-/// process, and never in the output, so a document's raw HTML cannot spell a leaf number that
-/// survives the sanitizer and shadows a real one.
-pub fn leaf_seal() -> &'static str {
-    static SEAL: LazyLock<String> = LazyLock::new(|| {
-        let state = RandomState::new();
-        format!("{:016x}{:016x}", state.hash_one(1u8), state.hash_one(2u8))
-    });
-    &SEAL
+/// Whether a class or id names one of the engine's hooks.
+fn is_hook(name: &str) -> bool {
+    name.get(..HOOK_PREFIX.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(HOOK_PREFIX))
 }
 
-/// A sealed leaf number (`N:SEAL`) as the page shows it (`N`); `None` for anything else.
-fn unseal_leaf(value: &str) -> Option<&str> {
-    let (n, seal) = value.split_once(':')?;
-    (seal == leaf_seal() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(n)
-}
-
-/// Cleans comrak's HTML output when the document contained raw HTML.
+/// Cleans one Markdown block's raw HTML: what it leaves open is closed at its end, so it cannot
+/// wrap, swallow or escape into what follows.
 pub fn clean(html: &str) -> String {
     CLEANER.clean(html).to_string()
+}
+
+/// `html` with the `<` of every [`FILTERED_TAGS`] start or end tag written as `&lt;`, as GitHub's
+/// tag filter does: the tag shows as text and what follows it stays prose. `None` when there is
+/// none.
+pub fn filter_tags(html: &str) -> Option<String> {
+    let bytes = html.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    for at in memchr::memchr_iter(b'<', bytes) {
+        let name_at = at + 1 + usize::from(bytes.get(at + 1) == Some(&b'/'));
+        let filtered = FILTERED_TAGS.iter().any(|tag| {
+            bytes.len() >= name_at + tag.len()
+                && bytes[name_at..name_at + tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+                && match bytes.get(name_at + tag.len()) {
+                    None => true,
+                    Some(c) => c.is_ascii_whitespace() || *c == b'>' || *c == b'/',
+                }
+        });
+        if filtered {
+            let o = out.get_or_insert_with(|| String::with_capacity(html.len() + 16));
+            o.push_str(&html[copied..at]);
+            o.push_str("&lt;");
+            copied = at + 1;
+        }
+    }
+    out.map(|mut o| {
+        o.push_str(&html[copied..]);
+        o
+    })
+}
+
+/// Whether raw HTML leaves an element open or closes one it did not open (elements whose end
+/// tag is optional, and void ones, aside), or leaves a comment open.
+pub fn unbalanced(html: &str) -> bool {
+    let bytes = html.as_bytes();
+    let mut open: Vec<String> = Vec::new();
+    let mut at = 0;
+    while let Some(k) = memchr::memchr(b'<', &bytes[at..]) {
+        let start = at + k + 1;
+        if html[start..].starts_with("!--") {
+            match html[start + 3..].find("-->") {
+                Some(end) => {
+                    at = start + 3 + end + 3;
+                    continue;
+                }
+                None => return true,
+            }
+        }
+        let closing = bytes.get(start) == Some(&b'/');
+        let name_at = start + usize::from(closing);
+        let len = bytes[name_at.min(bytes.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        let name =
+            html[name_at.min(html.len())..(name_at + len).min(html.len())].to_ascii_lowercase();
+        let tag_end = memchr::memchr(b'>', &bytes[start..]).map(|e| start + e);
+        at = tag_end.map_or(bytes.len(), |e| e + 1);
+        if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        if NOT_NESTING.contains(&name.as_str()) || name == "input" || name == "img" {
+            continue;
+        }
+        let self_closing = tag_end.is_some_and(|e| e > start && bytes[e - 1] == b'/');
+        if closing {
+            // Down to the element it closes, past those whose end tag may be left out.
+            loop {
+                match open.pop() {
+                    Some(top) if top == name => break,
+                    Some(top) if IMPLIED_END.contains(&top.as_str()) => {}
+                    _ => return true,
+                }
+            }
+        } else if !self_closing {
+            open.push(name);
+        }
+    }
+    open.iter().any(|e| !IMPLIED_END.contains(&e.as_str()))
+}
+
+/// Elements whose end tag HTML lets an author leave out (besides those in [`NOT_NESTING`]).
+const IMPLIED_END: [&str; 8] = [
+    "thead", "tbody", "tfoot", "colgroup", "caption", "html", "head", "body",
+];
+
+/// What [`raw_notes`] found to tell the author about, at a line and column of the Markdown.
+#[derive(Debug, PartialEq)]
+pub struct RawNote {
+    pub line: usize,
+    pub column: usize,
+    /// A tag-filter tag was shown as text.
+    pub filtered: bool,
+    /// The block's raw HTML was not balanced on its own and was closed at the block's end.
+    pub unbalanced: bool,
+}
+
+/// The blocks holding raw HTML, in document order: each HTML block, and each paragraph,
+/// heading or table cell holding inline HTML (with its first raw node, for the position).
+fn raw_blocks<'a>(root: &'a AstNode<'a>) -> Vec<(&'a AstNode<'a>, &'a AstNode<'a>)> {
+    let mut out: Vec<(&'a AstNode<'a>, &'a AstNode<'a>)> = Vec::new();
+    for node in root.descendants() {
+        match node.data().value {
+            NodeValue::HtmlBlock(_) => out.push((node, node)),
+            NodeValue::HtmlInline(_) => {
+                let container = node
+                    .ancestors()
+                    .skip(1)
+                    .find(|n| n.data().value.block())
+                    .unwrap_or(root);
+                if out.last().is_none_or(|(c, _)| !std::ptr::eq(*c, container)) {
+                    out.push((container, node));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What the author should hear about the document's raw HTML, block by block (see
+/// [`clean_blocks`]): tags shown as text, and HTML closed at its block's end.
+pub fn raw_notes<'a>(root: &'a AstNode<'a>) -> Vec<RawNote> {
+    let mut notes = Vec::new();
+    for (block, first_raw) in raw_blocks(root) {
+        let mut raw = String::new();
+        for node in block.descendants() {
+            match &node.data().value {
+                NodeValue::HtmlBlock(b) => raw.push_str(&b.literal),
+                NodeValue::HtmlInline(h) => raw.push_str(h),
+                _ => {}
+            }
+        }
+        let filtered = filter_tags(&raw);
+        let unbalanced = unbalanced(filtered.as_deref().unwrap_or(&raw));
+        if filtered.is_some() || unbalanced {
+            let at = first_raw.data().sourcepos.start;
+            notes.push(RawNote {
+                line: at.line,
+                column: at.column,
+                filtered: filtered.is_some(),
+                unbalanced,
+            });
+        }
+    }
+    notes
+}
+
+/// Sanitizes the document's raw HTML one Markdown block at a time: each HTML block, and each
+/// paragraph's, heading's or table cell's inline HTML together with the Markdown around it.
+/// Every block's HTML is balanced and closed on its own, so no raw tag can wrap, swallow or
+/// escape content beyond its block, and the [`FILTERED_TAGS`] show as text. Afterwards the tree
+/// holds only clean raw HTML. `write` writes a node's HTML as the prose writer does. `mark` is
+/// text the document cannot spell (see `render::marker_char`), used to keep footnote references
+/// (which carry the engine's own attributes) out of the sanitizer.
+pub fn clean_blocks<'a>(
+    root: &'a AstNode<'a>,
+    write: &dyn Fn(&'a AstNode<'a>, &mut String),
+    mark: &str,
+) {
+    // Blocks first, then changes: the tree is not changed while it is walked.
+    for (block, _) in raw_blocks(root) {
+        let mut data = block.data_mut();
+        if let NodeValue::HtmlBlock(b) = &mut data.value {
+            let filtered = filter_tags(&b.literal);
+            b.literal = clean(filtered.as_deref().unwrap_or(&b.literal));
+            continue;
+        }
+        drop(data);
+        let html = inline_html(block, write, mark);
+        // One raw node holds the block's content now.
+        let mut children = block.children();
+        let Some(first) = children.next() else {
+            continue;
+        };
+        for rest in children.collect::<Vec<_>>() {
+            rest.detach();
+        }
+        for inner in first.children().collect::<Vec<_>>() {
+            inner.detach();
+        }
+        first.data_mut().value = NodeValue::HtmlInline(html);
+    }
+}
+
+/// A block's inline content as clean HTML.
+fn inline_html<'a>(
+    container: &'a AstNode<'a>,
+    write: &dyn Fn(&'a AstNode<'a>, &mut String),
+    mark: &str,
+) -> String {
+    // The footnote references stand in as text while the sanitizer runs.
+    let mut refs = Vec::new();
+    for node in container.descendants() {
+        if matches!(node.data().value, NodeValue::FootnoteReference(_)) {
+            let mut html = String::new();
+            write(node, &mut html);
+            let stand_in = format!("{mark}fn{}{mark}", refs.len());
+            node.data_mut().value = NodeValue::Text(stand_in.clone().into());
+            refs.push((stand_in, html));
+        }
+    }
+    let mut html = String::new();
+    for child in container.children() {
+        write(child, &mut html);
+    }
+    let filtered = filter_tags(&html);
+    let mut clean = clean(filtered.as_deref().unwrap_or(&html));
+    for (stand_in, html) in refs {
+        clean = clean.replacen(&stand_in, &html, 1);
+    }
+    clean
 }
 
 #[cfg(test)]
@@ -323,12 +572,57 @@ mod tests {
             "HT TPS://a.example",
             "docs/a:b",
             "#x:y",
+            // Not a scheme by the URL standard: a relative path.
+            "my_file:1",
+            "2024-05-01T10:00.md",
+            "foo):",
+            "-x:y",
         ] {
             assert!(is_safe_link(good), "{good}");
         }
         assert!(!is_safe_image("https://evil.example/p.png"));
-        assert!(!is_safe_image("//evil.example/p.png"));
+        for other_host in [
+            "//evil.example/p.png",
+            "/\\evil.example/p.png",
+            "\\/evil.example/p.png",
+            "\\\\evil.example/p.png",
+            "/\t/evil.example/p.png",
+            "\n//evil.example/p.png",
+            " /\r\n/evil.example",
+        ] {
+            assert!(!is_safe_image(other_host), "{other_host:?}");
+        }
         assert!(is_safe_image("img/logo.png"));
+        assert!(is_safe_image("/img/logo.png"));
+        assert!(is_safe_image("a//b.png"));
+    }
+
+    #[test]
+    fn tag_filter_and_balance() {
+        assert_eq!(
+            filter_tags("<SCRIPT>x</script> <b>y</b> <scripts> <title\n>").as_deref(),
+            Some("&lt;SCRIPT>x&lt;/script> <b>y</b> <scripts> &lt;title\n>")
+        );
+        assert_eq!(filter_tags("<b>fine</b>"), None);
+        for balanced in [
+            "<b>x</b>",
+            "<p>a<br>b",
+            "<ul><li>a<li>b</ul>",
+            "<img src=x>",
+            "<x-y/>",
+            "<!-- c -->",
+        ] {
+            assert!(!unbalanced(balanced), "{balanced}");
+        }
+        for not in [
+            "<b>x",
+            "</b>",
+            "<a href=x>",
+            "<div><span></div></span>",
+            "<!-- open",
+        ] {
+            assert!(unbalanced(not), "{not}");
+        }
     }
 
     #[test]

@@ -36,7 +36,10 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
-                    eprintln!("mdbook-passback: {e}");
+                    eprintln!(
+                        "mdbook-passback: {}",
+                        passback_engine::terminal_safe(&e.to_string())
+                    );
                     ExitCode::FAILURE
                 }
             }
@@ -48,7 +51,10 @@ fn main() -> ExitCode {
         None => match preprocess() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("mdbook-passback: {e}");
+                eprintln!(
+                    "mdbook-passback: {}",
+                    passback_engine::terminal_safe(&e.to_string())
+                );
                 ExitCode::FAILURE
             }
         },

@@ -213,3 +213,89 @@ fn other_renderers_are_declined_quietly() {
     assert!(!md.status.success());
     assert!(md.stdout.is_empty() && md.stderr.is_empty());
 }
+
+/// A hostile chapter: component titles and a questionnaire section that spell markup, and a
+/// field name that spells terminal escapes. mdBook's search takes a heading with an id as a
+/// section title and shows it as HTML (`breadcrumbs`), so no document text may reach the index
+/// as a title; and the warning that quotes the field name must not reach the terminal raw.
+#[test]
+fn hostile_titles_reach_no_search_title_and_warnings_no_terminal_escapes() {
+    let dir: PathBuf = std::env::temp_dir().join(format!("pb-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).expect("create the book");
+    std::fs::write(
+        dir.join("book.toml"),
+        "[book]\ntitle = \"hostile\"\n\n[preprocessor.passback]\nafter = [\"links\"]\n",
+    )
+    .expect("book.toml");
+    std::fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Chapter](chapter.md)\n",
+    )
+    .expect("SUMMARY.md");
+    let img = "<img src=x onerror=alert(document.domain)>";
+    let chapter = format!(
+        "# Chapter\n\nProse.\n\n\
+         ```single-choice\n{{\"version\":\"1\",\"title\":\"{img}\",\"question\":\"Q?\",\"options\":[\"A\",\"B\"],\
+         \"\\u001b[2J\\u001b]0;pwned\\u0007\\nforged: line\":1}}\n```\n\n\
+         ```questionnaire\n{{\"version\":\"1\",\"title\":\"T {img}\",\"questions\":[\
+         {{\"id\":\"a\",\"section\":\"S {img}\",\"question\":\"Q1?\",\"options\":[\"A\",\"B\"]}},\
+         {{\"id\":\"b\",\"question\":\"Q2?\",\"options\":[\"A\",\"B\"]}}]}}\n```\n\n\
+         ```prioritize\n{{\"version\":\"1\",\"title\":\"P {img}\",\"items\":[\
+         {{\"id\":\"x\",\"label\":\"X\"}},{{\"id\":\"y\",\"label\":\"Y\"}}]}}\n```\n\n\
+         ```allocate\n{{\"version\":\"1\",\"title\":\"A {img}\",\"total\":100,\"items\":[\
+         {{\"id\":\"x\",\"label\":\"X\",\"weight\":1}},{{\"id\":\"y\",\"label\":\"Y\",\"weight\":1}}]}}\n```\n"
+    );
+    std::fs::write(dir.join("src/chapter.md"), chapter).expect("chapter.md");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().expect("bin dir").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let build = Command::new("mdbook")
+        .arg("build")
+        .arg(&dir)
+        .env("PATH", &path)
+        .output()
+        .expect("the mdbook binary is needed for this test: cargo install mdbook --locked --no-default-features --features search");
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(build.status.success(), "mdbook build failed:\n{stderr}");
+    assert!(stderr.contains("warning[unknown_field]"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}') && !stderr.contains("\nforged"),
+        "control characters reached the terminal: {stderr:?}"
+    );
+    assert!(stderr.contains("\\u{1b}[2J"), "{stderr}");
+
+    let page = std::fs::read_to_string(dir.join("book/chapter.html")).expect("chapter.html");
+    assert!(
+        page.contains("data-pb-kind=\"questionnaire\""),
+        "the components render"
+    );
+    assert!(!page.contains("<img src=x"), "the titles are text");
+    let index = std::fs::read_dir(dir.join("book"))
+        .expect("book dir")
+        .flatten()
+        .find(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            name.starts_with("searchindex") && name.ends_with(".js")
+        })
+        .map(|e| std::fs::read_to_string(e.path()).expect("search index"))
+        .expect("a search index");
+    // The titles are searchable text of the page, in the body, which the search shows escaped.
+    assert!(index.contains("onerror"), "the titles are indexed as text");
+    let mut fields = 0;
+    for field in ["\"title\":\"", "\"breadcrumbs\":\""] {
+        for value in index.split(field).skip(1) {
+            let value = value.split('"').next().unwrap_or("");
+            fields += 1;
+            assert!(
+                !value.contains('<') && !value.contains("onerror"),
+                "document text in a search {field} field, which mdBook shows as HTML: {value}"
+            );
+        }
+    }
+    assert!(fields > 0, "the index has titles: {index}");
+    std::fs::remove_dir_all(&dir).ok();
+}

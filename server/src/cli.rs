@@ -517,7 +517,7 @@ fn answers(a: &Args) -> Result<i32, String> {
         .map_err(|e| format!("{responses_path} does not fit {doc_path}: {e}"))?;
     let export = passback_engine::export(&doc, &responses);
     for notice in &export.notices {
-        eprintln!("passback: note: {notice}");
+        eprintln!("passback: note: {}", passback_engine::terminal_safe(notice));
     }
     if export.markdown.is_empty() {
         eprintln!("passback: note: nothing to export (no block was answered)");

@@ -17,7 +17,7 @@ fn main() {
     let code = match cli::run(std::env::args_os().skip(1)) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("passback: {message}");
+            eprintln!("passback: {}", passback_engine::terminal_safe(&message));
             2
         }
     };

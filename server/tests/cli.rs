@@ -166,6 +166,32 @@ fn render_reports_diagnostics_on_stderr_and_still_renders() {
     );
 }
 
+/// Document text in a warning (here an unknown field's name) cannot drive the terminal: no
+/// escape sequence, bell or line of its own reaches stderr; the JSON output stays JSON.
+#[test]
+fn warnings_print_no_control_characters() {
+    let doc = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"], \
+               \"\\u001b[2J\\u001b]0;pwned\\u0007\\npassback: forged\": 1 }\n```\n";
+    let out = passback(&["render", "-"], Some(doc.as_bytes()));
+    assert!(out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("warning[unknown_field]"), "{err}");
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{7}') && err.lines().count() == 1,
+        "{err:?}"
+    );
+    assert!(
+        err.contains("\\u{1b}[2J") && err.contains("\\npassback: forged"),
+        "{err}"
+    );
+    let out = passback(&["validate", "-"], Some(doc.as_bytes()));
+    let json: Value = serde_json::from_str(&stdout(&out)).expect("validate prints JSON");
+    assert!(
+        json["diagnostics"].to_string().contains("\\u001b[2J"),
+        "{json}"
+    );
+}
+
 #[test]
 fn validate_exit_codes_and_shape() {
     for (src, ok, code) in [(VALID, true, 0), (VIOLATING, false, 1)] {

@@ -354,7 +354,7 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
         let shown = round_to_total(&a.weights, a.total);
         return html! {
             (cx.root_start(title_id))
-            @if let Some(title) = &a.title { h2 id=[title_id] style=(email::TITLE) { (Text(title)) } }
+            @if let Some(title) = &a.title { h2 style=(email::TITLE) { span id=[title_id] { (Text(title)) } } }
             @if let Some(i) = &a.instruction { p style=(email::MUTED) { (Text(i)) } }
             @if let Some(r) = &a.routing { (r.render_email()) }
             table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;margin:0 0 8px;" {
@@ -402,7 +402,7 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
     };
     html! {
         (cx.root_start_with_model(title_id, &model))
-        @if let Some(title) = &a.title { h2 class="pb-title" id=[title_id] { (Text(title)) } }
+        @if let Some(title) = &a.title { h2 class="pb-title" { span id=[title_id] { (Text(title)) } } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &a.routing { (r.render()) }
         ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(Text(&a.unit)) {

@@ -152,7 +152,7 @@ fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup 
     if cx.surface.is_email() {
         return html! {
             (cx.root_start(title_id))
-            @if let Some(title) = &p.title { h2 id=[title_id] style=(email::TITLE) { (Text(title)) } }
+            @if let Some(title) = &p.title { h2 style=(email::TITLE) { span id=[title_id] { (Text(title)) } } }
             @if let Some(i) = &p.instruction { p style=(email::MUTED) { (Text(i)) } }
             @if let Some(r) = &p.routing { (r.render_email()) }
             // Mail clients ignore logical properties: the indent is on the reading side.
@@ -175,7 +175,7 @@ fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup 
     let model = ListModel::new(p.title.as_deref(), p.routing.as_ref(), &p.items);
     html! {
         (cx.root_start_with_model(title_id, &model))
-        @if let Some(title) = &p.title { h2 class="pb-title" id=[title_id] { (Text(title)) } }
+        @if let Some(title) = &p.title { h2 class="pb-title" { span id=[title_id] { (Text(title)) } } }
         @if let Some(i) = &p.instruction { p class="pb-instruction" { (Text(i)) } }
         @if let Some(r) = &p.routing { (r.render()) }
         ol class="pb-rank" {

@@ -562,7 +562,9 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
             (cx.root_start(title_id))
         }
         @if let Some(title) = &set.title {
-            h2 class=[(!email).then_some("pb-title")] id=[title_id] style=[email.then_some(email::TITLE)] { (Text(title)) }
+            // The id is on the text, not the heading: mdBook's search indexes a heading with an id as
+            // a section title and shows that text as HTML.
+            h2 class=[(!email).then_some("pb-title")] style=[email.then_some(email::TITLE)] { span id=[title_id] { (Text(title)) } }
         }
         @if let Some(summary) = &set.source_summary {
             p class=[(!email).then_some("pb-summary")] style=[email.then_some(email::MUTED)] { (Text(summary)) }
@@ -575,7 +577,7 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
                 @let g = Digits::new(g);
                 @let section_id = cx.numbered_id("-s", &g, "");
                 div class=[(!email).then_some("pb-section")] role=[(!email).then_some("group")] aria-labelledby=[(!email).then_some(section_id)] {
-                    h3 class=[(!email).then_some("pb-section-title")] id=(section_id) style=[email.then_some(email::TITLE)] { (Text(section)) }
+                    h3 class=[(!email).then_some("pb-section-title")] style=[email.then_some(email::TITLE)] { span id=(section_id) { (Text(section)) } }
                     @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
                 }
             } @else {

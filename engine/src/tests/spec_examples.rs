@@ -1,0 +1,119 @@
+//! The CommonMark 0.31.2 and GFM spec examples (`fixtures/spec/`), one test each: the engine's
+//! prose for the example's Markdown, its leaf numbers taken out, must equal plain comrak's HTML
+//! with the same options, unless `fixtures/spec/differences.json` lists the example with the
+//! reason it differs by design. A listed example that no longer differs fails too, so the list
+//! stays true.
+//!
+//! `build.rs` generates one `#[test]` per example into `OUT_DIR`.
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+include!(concat!(env!("OUT_DIR"), "/spec_examples.rs"));
+
+fn spec_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/spec")
+}
+
+/// A spec's examples by number: (markdown, section).
+type Examples = HashMap<u64, (String, String)>;
+
+/// Every example of each spec, by number.
+fn examples(spec: &str) -> &'static Examples {
+    static SPECS: OnceLock<HashMap<String, Examples>> = OnceLock::new();
+    let specs = SPECS.get_or_init(|| {
+        let mut specs = HashMap::new();
+        for name in ["commonmark-0.31.2", "gfm-0.29"] {
+            let path = spec_dir().join(format!("{name}.json"));
+            let text = std::fs::read_to_string(&path).expect("the spec examples");
+            let json: Value = serde_json::from_str(&text).expect("JSON");
+            let mut by_number = HashMap::new();
+            for ex in json["examples"].as_array().expect("examples") {
+                by_number.insert(
+                    ex["example"].as_u64().expect("a number"),
+                    (
+                        ex["markdown"].as_str().expect("markdown").to_string(),
+                        ex["section"].as_str().unwrap_or("").to_string(),
+                    ),
+                );
+            }
+            specs.insert(name.to_string(), by_number);
+        }
+        specs
+    });
+    &specs[spec]
+}
+
+/// The documented differences: spec → example number → reason.
+fn differences() -> &'static HashMap<String, HashMap<String, String>> {
+    static DIFFERENCES: OnceLock<HashMap<String, HashMap<String, String>>> = OnceLock::new();
+    DIFFERENCES.get_or_init(|| {
+        let text = std::fs::read_to_string(spec_dir().join("differences.json"))
+            .expect("fixtures/spec/differences.json");
+        serde_json::from_str(&text).expect("spec → { example: reason }")
+    })
+}
+
+/// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs.
+fn unmarked(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    let mut spans = 0;
+    while let Some(at) = rest.find(" data-pb-leaf=\"") {
+        let (before, after) = rest.split_at(at);
+        let end = at_closing_quote(after);
+        if let Some(open) = before.strip_suffix("<span") {
+            out.push_str(open);
+            rest = &after[end + 2..];
+            spans += 1;
+        } else {
+            out.push_str(before);
+            rest = &after[end + 1..];
+        }
+    }
+    out.push_str(rest);
+    // No spec example has a `</span>` of its own where the engine wrote a leaf's span.
+    if spans > 0 {
+        out = out.replace("</span>", "");
+    }
+    out
+}
+
+/// The index of the closing `"` of ` data-pb-leaf="N"` at the start of `s`.
+fn at_closing_quote(s: &str) -> usize {
+    let open = " data-pb-leaf=\"".len();
+    open + s[open..].find('"').expect("a closed attribute")
+}
+
+fn run_example(spec: &str, number: u64) {
+    let (markdown, section) = &examples(spec)[&number];
+    let ours = unmarked(&crate::render::prose_html(markdown));
+    let mut plain = String::new();
+    comrak::format_html(
+        comrak::parse_document(
+            &comrak::Arena::new(),
+            markdown,
+            &crate::document::comrak_options(true),
+        ),
+        &crate::document::comrak_options(true),
+        &mut plain,
+    )
+    .expect("HTML");
+    let documented = differences()
+        .get(spec)
+        .and_then(|d| d.get(&number.to_string()));
+    match documented {
+        None => assert_eq!(
+            ours, plain,
+            "{spec} example {number} ({section}) differs from comrak, and \
+             fixtures/spec/differences.json does not say why\nmarkdown: {markdown:?}"
+        ),
+        Some(reason) => assert_ne!(
+            ours, plain,
+            "{spec} example {number} ({section}) is listed in fixtures/spec/differences.json \
+             ({reason}) but no longer differs: take it off the list"
+        ),
+    }
+}

@@ -1,8 +1,8 @@
 //! Prometheus text metrics: requests by route and status, a latency histogram per route, the
 //! engine's render time by surface and cache outcome, cache counters and the build.
 //!
-//! Each family is written by its own function from [`Metrics::render`], so a new family is one
-//! field, one call and one function.
+//! Counters and gauges are one table in [`Metrics::render`]; each histogram family is written by
+//! a function of its own.
 
 use passback_engine::{CacheStats, Surface};
 use std::collections::BTreeMap;
@@ -103,27 +103,28 @@ impl CacheOutcome {
 const SURFACES: [Surface; 3] = [Surface::Page, Surface::Routed, Surface::Email];
 const OUTCOMES: [CacheOutcome; 2] = [CacheOutcome::Hit, CacheOutcome::Miss];
 
+#[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(&'static str, u16), u64>>,
-    /// Request durations by route: every route of [`crate::handlers::ROUTES`], then "other".
-    durations: Box<[(&'static str, Histogram)]>,
+    /// Request durations by route.
+    durations: RouteDurations,
     /// Engine time per render, by surface and cache outcome ([`SURFACES`] × [`OUTCOMES`]).
     renders: [[Histogram; 2]; 3],
     rejected: AtomicU64,
 }
 
-impl Default for Metrics {
+/// A histogram for every route of [`crate::handlers::ROUTES`], then one for "other".
+struct RouteDurations(Box<[(&'static str, Histogram)]>);
+
+impl Default for RouteDurations {
     fn default() -> Self {
         let routes = crate::handlers::ROUTES.iter().map(|&(route, _)| route);
-        Metrics {
-            requests: Mutex::default(),
-            durations: routes
+        RouteDurations(
+            routes
                 .chain(["other"])
                 .map(|route| (route, Histogram::default()))
                 .collect(),
-            renders: Default::default(),
-            rejected: AtomicU64::new(0),
-        }
+        )
     }
 }
 
@@ -136,13 +137,12 @@ impl Metrics {
             .unwrap_or_else(|e| e.into_inner())
             .entry((route, status))
             .or_insert(0) += 1;
-        let last = self.durations.len() - 1;
-        let i = self
-            .durations
+        let routes = &self.durations.0;
+        let i = routes
             .iter()
             .position(|(r, _)| *r == route)
-            .unwrap_or(last);
-        self.durations[i].1.observe(elapsed);
+            .unwrap_or(routes.len() - 1);
+        routes[i].1.observe(elapsed);
     }
 
     /// The engine's part of a render: the cache lookup, and the render itself on a miss.
@@ -157,15 +157,6 @@ impl Metrics {
 
     pub fn render(&self, cache: CacheStats) -> String {
         let mut out = String::new();
-        self.write_requests(&mut out);
-        self.write_durations(&mut out);
-        self.write_renders(&mut out);
-        write_counters(&mut out, self.counters(cache));
-        write_build_info(&mut out);
-        out
-    }
-
-    fn write_requests(&self, out: &mut String) {
         out.push_str("# HELP passback_requests_total HTTP requests by route and status.\n# TYPE passback_requests_total counter\n");
         for ((route, status), n) in self
             .requests
@@ -178,40 +169,9 @@ impl Metrics {
                 "passback_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
             );
         }
-    }
-
-    /// One histogram per route that has been requested.
-    fn write_durations(&self, out: &mut String) {
-        out.push_str("# HELP passback_request_duration_seconds Time to answer a request, by route.\n# TYPE passback_request_duration_seconds histogram\n");
-        for (route, h) in self.durations.iter().filter(|(_, h)| h.count() > 0) {
-            h.write(
-                out,
-                "passback_request_duration_seconds",
-                &format!("route=\"{route}\""),
-            );
-        }
-    }
-
-    /// Every surface and outcome, observed or not, so a dashboard's series exist from the start.
-    fn write_renders(&self, out: &mut String) {
-        out.push_str("# HELP passback_render_duration_seconds Engine time per render (the cache lookup, and the render on a miss), by surface and cache outcome.\n# TYPE passback_render_duration_seconds histogram\n");
-        for (s, surface) in SURFACES.iter().enumerate() {
-            for (o, outcome) in OUTCOMES.iter().enumerate() {
-                self.renders[s][o].write(
-                    out,
-                    "passback_render_duration_seconds",
-                    &format!(
-                        "surface=\"{}\",cache=\"{}\"",
-                        surface.name(),
-                        outcome.name()
-                    ),
-                );
-            }
-        }
-    }
-
-    fn counters(&self, cache: CacheStats) -> [(&'static str, &'static str, &'static str, f64); 6] {
-        [
+        self.write_durations(&mut out);
+        self.write_renders(&mut out);
+        let gauges = [
             (
                 "passback_cache_hits_total",
                 "counter",
@@ -248,19 +208,45 @@ impl Metrics {
                 "Connections turned away at the connection limit.",
                 self.rejected.load(Ordering::Relaxed) as f64,
             ),
-        ]
+        ];
+        for (name, kind, help, value) in gauges {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        }
+        write_build_info(&mut out);
+        out
     }
-}
 
-fn write_counters(
-    out: &mut String,
-    counters: impl IntoIterator<Item = (&'static str, &'static str, &'static str, f64)>,
-) {
-    for (name, kind, help, value) in counters {
-        let _ = writeln!(
-            out,
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
-        );
+    /// One histogram per route that has been requested.
+    fn write_durations(&self, out: &mut String) {
+        out.push_str("# HELP passback_request_duration_seconds Time to answer a request, by route.\n# TYPE passback_request_duration_seconds histogram\n");
+        for (route, h) in self.durations.0.iter().filter(|(_, h)| h.count() > 0) {
+            h.write(
+                out,
+                "passback_request_duration_seconds",
+                &format!("route=\"{route}\""),
+            );
+        }
+    }
+
+    /// Every surface and outcome, observed or not, so a dashboard's series exist from the start.
+    fn write_renders(&self, out: &mut String) {
+        out.push_str("# HELP passback_render_duration_seconds Engine time per render (the cache lookup, and the render on a miss), by surface and cache outcome.\n# TYPE passback_render_duration_seconds histogram\n");
+        for (s, surface) in SURFACES.iter().enumerate() {
+            for (o, outcome) in OUTCOMES.iter().enumerate() {
+                self.renders[s][o].write(
+                    out,
+                    "passback_render_duration_seconds",
+                    &format!(
+                        "surface=\"{}\",cache=\"{}\"",
+                        surface.name(),
+                        outcome.name()
+                    ),
+                );
+            }
+        }
     }
 }
 

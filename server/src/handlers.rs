@@ -675,6 +675,30 @@ async fn eml_message(src: String, options: Options) -> Resp {
     }
 }
 
+/// [`Engine::render`](passback_engine::Engine::render) for the pages that render a document
+/// on the blocking pool (routed review pages, the playground), with the engine's time counted
+/// in the render histogram as `POST /v1/render` counts it.
+pub(crate) fn render_counted(
+    state: &AppState,
+    src: &str,
+    options: &Options,
+) -> Arc<passback_engine::Rendered> {
+    let began = Instant::now();
+    let (rendered, outcome) = match state.engine.lookup(src, options) {
+        Ok(hit) => (hit, CacheOutcome::Hit),
+        Err(miss) => (
+            state
+                .engine
+                .render_miss(src.to_owned(), options.clone(), miss),
+            CacheOutcome::Miss,
+        ),
+    };
+    state
+        .metrics
+        .observe_render(options.surface, outcome, began.elapsed());
+    rendered
+}
+
 fn render_failed() -> Resp {
     problem(
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -1275,8 +1299,18 @@ mod response_tests {
                             .render_miss(youtube.to_string(), options.clone(), miss)
                     }
                 };
-                let r = rendered_response(&state, &rendered, true);
-                assert!(r.headers().len() >= 4, "{surface:?} {format:?}");
+                let mut r = rendered_response(&state, &rendered, true);
+                // As `render` answers a miss.
+                let mut timing = Timing::new();
+                timing.add("parse", None, std::time::Duration::from_micros(21));
+                timing.add("cache", Some("miss"), std::time::Duration::from_nanos(900));
+                timing.add("render", None, std::time::Duration::from_micros(1_234_567));
+                timing.set(&mut r);
+                assert_eq!(
+                    r.headers()["server-timing"],
+                    "parse;dur=0.021, cache;desc=miss;dur=0.000, render;dur=1234.567"
+                );
+                assert!(r.headers().len() >= 5, "{surface:?} {format:?}");
                 assert_eq!(
                     r.headers().capacity(),
                     initial,

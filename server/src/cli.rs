@@ -572,7 +572,9 @@ fn bench(a: &Args) -> Result<i32, String> {
             // Only long runs report, once a second.
             if now - last_report >= std::time::Duration::from_secs(1) {
                 last_report = now;
-                eprintln!(
+                // Progress only: a closed standard error must not stop the run.
+                let _ = writeln!(
+                    std::io::stderr(),
                     "passback bench: {name} ({}): {done}/{total} iterations",
                     surface.name()
                 );

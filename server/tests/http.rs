@@ -778,6 +778,19 @@ async fn render_validate_and_answers_say_what_the_server_spent() {
         timing_names(&server_timing(&email)),
         ["parse", "cache:miss", "render"]
     );
+    // A whole MIME message is built on every request: no cache part.
+    let eml = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?surface=email&format=eml",
+            &[],
+            DOC.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(eml.status, 200, "{}", eml.text());
+    assert_eq!(timing_names(&server_timing(&eml)), ["parse", "render"]);
     let v = send(
         server.addr,
         req("POST", "/v1/validate", &[], DOC.as_bytes()),

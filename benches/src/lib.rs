@@ -5,6 +5,8 @@
 //! ~2.5 KB of prose, tables and lists, so each 20 KB holds every kind once); `dense` documents
 //! are mostly components (every kind in every 3.4 KB section), the worst case for the renderer.
 
+pub mod chart;
+
 /// One section: prose, a table, and one component of each kind (about 3.4 KB).
 fn section(n: usize) -> String {
     format!(

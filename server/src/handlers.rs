@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::AppState;
+use crate::metrics::CacheOutcome;
 use crate::pages;
 use crate::problem::{Resp, email_html, html, problem, respond};
 use bytes::Bytes;
@@ -531,6 +532,7 @@ fn options_from_query(req: &Request<Incoming>) -> Result<(Options, bool), Resp> 
 }
 
 async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let start = Instant::now();
     let (options, eml) = match options_from_query(&req) {
         Ok(o) => o,
         Err(r) => return r,
@@ -541,10 +543,23 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Err(r) => return r,
     };
     if eml {
-        return eml_message(src, options).await;
+        let parsed = start.elapsed();
+        let began = Instant::now();
+        let mut r = eml_message(src, options).await;
+        if r.status().is_success() {
+            let mut timing = Timing::new();
+            timing.add("parse", None, parsed);
+            timing.add("render", None, began.elapsed());
+            timing.set(&mut r);
+        }
+        return r;
     }
     let options = options.with_diagram_base_url(state.config.public_url.clone());
+    let looking = Instant::now();
+    let mut timing = Timing::new();
+    timing.add("parse", None, looking - start);
     let lookup = state.engine.lookup(&src, &options);
+    let looked = looking.elapsed();
     // A conditional POST: the condition is on the rendering's ETag, the content hash.
     let hash = match &lookup {
         Ok(hit) => hit.hash.as_str(),
@@ -553,24 +568,92 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     if conditions.none_match(hash) || conditions.fail_if_match(hash) {
         return precondition_failed();
     }
-    let rendered = match lookup {
-        Ok(hit) => hit,
+    let surface = options.surface;
+    let (rendered, rendering) = match lookup {
+        Ok(hit) => (hit, None),
         // A small document without diagrams renders in well under a millisecond: handing it to
         // the blocking pool would cost more in thread switches than the render itself.
         // A panic here needs no guard of its own: `handle` runs every request in a task of its
         // own and answers a panicked task with a 500, never a dropped connection.
-        Err(miss) if renders_quickly(&src) => state.engine.render_miss(src, options, miss),
+        Err(miss) if renders_quickly(&src) => {
+            let began = Instant::now();
+            let rendered = state.engine.render_miss(src, options, miss);
+            (rendered, Some(began.elapsed()))
+        }
         Err(miss) => {
             let engine_state = state.clone();
-            let job = move || engine_state.engine.render_miss(src, options, miss);
+            // Timed on the blocking thread: the engine's time, without the wait for a thread.
+            let job = move || {
+                let began = Instant::now();
+                let rendered = engine_state.engine.render_miss(src, options, miss);
+                (rendered, began.elapsed())
+            };
             match tokio::task::spawn_blocking(job).await {
-                Ok(r) => r,
+                Ok((r, took)) => (r, Some(took)),
                 Err(_) => return render_failed(),
             }
         }
     };
+    let outcome = match rendering {
+        None => CacheOutcome::Hit,
+        Some(_) => CacheOutcome::Miss,
+    };
+    timing.add("cache", Some(outcome.name()), looked);
+    if let Some(took) = rendering {
+        timing.add("render", None, took);
+    }
+    state
+        .metrics
+        .observe_render(surface, outcome, looked + rendering.unwrap_or_default());
     publish_diagrams(&state, &rendered);
-    rendered_response(&state, &rendered, false)
+    let mut r = rendered_response(&state, &rendered, false);
+    timing.set(&mut r);
+    r
+}
+
+/// A `Server-Timing` header (W3C Server Timing) in the making: what the server spent on a
+/// request, each part as `name;desc=…;dur=MILLISECONDS`. Written into one buffer with `itoa`
+/// (no `format!`), since the cache-hit path answers in microseconds.
+pub(crate) struct Timing(String);
+
+impl Timing {
+    pub(crate) fn new() -> Self {
+        Timing(String::with_capacity(64))
+    }
+
+    pub(crate) fn add(&mut self, name: &str, desc: Option<&str>, took: std::time::Duration) {
+        if !self.0.is_empty() {
+            self.0.push_str(", ");
+        }
+        self.0.push_str(name);
+        if let Some(desc) = desc {
+            self.0.push_str(";desc=");
+            self.0.push_str(desc);
+        }
+        // Milliseconds with three decimals: microsecond resolution.
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        let mut digits = itoa::Buffer::new();
+        self.0.push_str(";dur=");
+        self.0.push_str(digits.format(micros / 1000));
+        let fraction = micros % 1000;
+        self.0.push_str(if fraction < 10 {
+            ".00"
+        } else if fraction < 100 {
+            ".0"
+        } else {
+            "."
+        });
+        self.0.push_str(digits.format(fraction));
+    }
+
+    pub(crate) fn set(self, r: &mut Resp) {
+        if let Some(v) = owned_value(self.0) {
+            r.headers_mut().insert(
+                const { header::HeaderName::from_static("server-timing") },
+                v,
+            );
+        }
+    }
 }
 
 /// `format=eml`: the email surface as a MIME message, its images inside (contract §8). Drawn on
@@ -590,6 +673,30 @@ async fn eml_message(src: String, options: Options) -> Resp {
         Ok(Err(why)) => problem(StatusCode::SERVICE_UNAVAILABLE, format!("{why}.")),
         Err(_) => render_failed(),
     }
+}
+
+/// [`Engine::render`](passback_engine::Engine::render) for the pages that render a document
+/// on the blocking pool (routed review pages, the playground), with the engine's time counted
+/// in the render histogram as `POST /v1/render` counts it.
+pub(crate) fn render_counted(
+    state: &AppState,
+    src: &str,
+    options: &Options,
+) -> Arc<passback_engine::Rendered> {
+    let began = Instant::now();
+    let (rendered, outcome) = match state.engine.lookup(src, options) {
+        Ok(hit) => (hit, CacheOutcome::Hit),
+        Err(miss) => (
+            state
+                .engine
+                .render_miss(src.to_owned(), options.clone(), miss),
+            CacheOutcome::Miss,
+        ),
+    };
+    state
+        .metrics
+        .observe_render(options.surface, outcome, began.elapsed());
+    rendered
 }
 
 fn render_failed() -> Resp {
@@ -840,16 +947,29 @@ fn asset(name: &str) -> Resp {
 }
 
 async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let start = Instant::now();
     let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    match tokio::task::spawn_blocking(move || passback_engine::validate(&src)).await {
-        Ok(v) => respond(
-            StatusCode::OK,
-            "application/json",
-            serde_json::to_string(&v).unwrap_or_default(),
-        ),
+    let mut timing = Timing::new();
+    timing.add("parse", None, start.elapsed());
+    let job = move || {
+        let began = Instant::now();
+        let v = passback_engine::validate(&src);
+        (v, began.elapsed())
+    };
+    match tokio::task::spawn_blocking(job).await {
+        Ok((v, took)) => {
+            timing.add("validate", None, took);
+            let mut r = respond(
+                StatusCode::OK,
+                "application/json",
+                serde_json::to_string(&v).unwrap_or_default(),
+            );
+            timing.set(&mut r);
+            r
+        }
         Err(_) => problem(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Validation failed on an internal error; please report it.",
@@ -909,6 +1029,7 @@ const FORM_BODY_FACTOR: usize = 3;
 const FORM_FIELDS_ALLOWANCE: usize = 64 * 1024;
 
 async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let start = Instant::now();
     let html_wanted = wants_html(&req);
     // The media type is checked before the body is read, as the other POST routes do.
     let form = match form_or_json(
@@ -936,12 +1057,20 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(t) => t,
         Err(r) => return r,
     };
+    let mut timing = Timing::new();
+    timing.add("parse", None, start.elapsed());
     let work = move || -> Resp {
-        if form {
+        let began = Instant::now();
+        let mut r = if form {
             form_answers(&text, html_wanted)
         } else {
             json_answers(&text, html_wanted)
+        };
+        if r.status().is_success() {
+            timing.add("export", None, began.elapsed());
+            timing.set(&mut r);
         }
+        r
     };
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
         problem(
@@ -1170,8 +1299,18 @@ mod response_tests {
                             .render_miss(youtube.to_string(), options.clone(), miss)
                     }
                 };
-                let r = rendered_response(&state, &rendered, true);
-                assert!(r.headers().len() >= 4, "{surface:?} {format:?}");
+                let mut r = rendered_response(&state, &rendered, true);
+                // As `render` answers a miss.
+                let mut timing = Timing::new();
+                timing.add("parse", None, std::time::Duration::from_micros(21));
+                timing.add("cache", Some("miss"), std::time::Duration::from_nanos(900));
+                timing.add("render", None, std::time::Duration::from_micros(1_234_567));
+                timing.set(&mut r);
+                assert_eq!(
+                    r.headers()["server-timing"],
+                    "parse;dur=0.021, cache;desc=miss;dur=0.000, render;dur=1234.567"
+                );
+                assert!(r.headers().len() >= 5, "{surface:?} {format:?}");
                 assert_eq!(
                     r.headers().capacity(),
                     initial,

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod assets;
+pub mod bench;
 pub mod diagrams;
 pub mod eml;
 mod examples;

@@ -36,7 +36,7 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
 /// The playground with `src` in the editor and rendered beside it.
 async fn page(state: Arc<AppState>, src: String, example: Option<&'static str>) -> Resp {
     let page = tokio::task::spawn_blocking(move || {
-        let rendered = state.engine.render(&src, &Options::default());
+        let rendered = crate::handlers::render_counted(&state, &src, &Options::default());
         let shown = pages::Shown {
             fragment: &rendered.html,
             diagnostics: &rendered.diagnostics,

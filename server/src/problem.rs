@@ -75,8 +75,9 @@ pub fn email_html(status: StatusCode, body: impl Into<Bytes>, csp: HeaderValue) 
     r
 }
 
-/// Room for every header a response of ours carries (a rendering has eight), so the map is
-/// allocated once instead of growing, and copying itself, as they are added.
+/// Room for every header a response of ours carries (a rendering has eight, nine with its
+/// Server-Timing), so the map is allocated once instead of growing, and copying itself, as they
+/// are added.
 const HEADER_ROOM: usize = 10;
 
 /// A response with a body and content type.

@@ -330,9 +330,10 @@ pub async fn review(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     let options = routed_options(&id, Format::Page);
     let engine_state = state.clone();
-    let rendered =
-        tokio::task::spawn_blocking(move || engine_state.engine.render(&doc.markdown, &options))
-            .await;
+    let rendered = tokio::task::spawn_blocking(move || {
+        crate::handlers::render_counted(&engine_state, &doc.markdown, &options)
+    })
+    .await;
     let Ok(rendered) = rendered else {
         return problem(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -301,7 +301,7 @@ fn help_in_every_spelling() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
         assert_eq!(stdout(&out), stdout(&top), "{args:?}");
     }
-    let commands: [(&str, &[&str]); 6] = [
+    let commands: [(&str, &[&str]); 7] = [
         (
             "serve",
             &[
@@ -329,6 +329,10 @@ fn help_in_every_spelling() {
         ("validate", &[]),
         ("answers", &["--doc", "--responses"]),
         ("schema", &[]),
+        (
+            "bench",
+            &["--iterations", "--surface", "--json", "--max-ratio"],
+        ),
     ];
     for (command, flags) in commands {
         assert!(
@@ -516,5 +520,184 @@ fn serve_accepts_the_documented_public_url() {
     assert!(
         line.starts_with("passback: listening on http://127.0.0.1:"),
         "{line:?}"
+    );
+}
+
+/// The JSON schema `passback bench --json` is documented with.
+fn bench_schema() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/bench.schema.json");
+    let text = std::fs::read_to_string(&path).expect("schema/bench.schema.json");
+    let schema: Value = serde_json::from_str(&text).expect("the bench schema is JSON");
+    jsonschema::meta::validate(&schema).expect("the bench schema is a valid JSON Schema");
+    jsonschema::validator_for(&schema).expect("the bench schema compiles")
+}
+
+#[track_caller]
+fn assert_fits_bench_schema(json: &Value) {
+    let errors: Vec<String> = bench_schema()
+        .iter_errors(json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{json:#}");
+}
+
+#[test]
+fn bench_json_fits_its_schema_for_every_file_and_surface() {
+    let file = example();
+    let plain = scratch("plain.md", b"# Notes\n\nJust prose, *no* components.\n");
+    let plain = plain.to_string_lossy();
+    let out = passback(
+        &[
+            "bench",
+            &file,
+            &plain,
+            "--iterations",
+            "5",
+            "--surface",
+            "page,email",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).expect("the report is JSON");
+    assert_fits_bench_schema(&json);
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["max_ratio"], Value::Null);
+    assert_eq!(json["iterations"], 5);
+    let docs = json["documents"].as_array().expect("documents");
+    let order: Vec<(&str, &str)> = docs
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap(), d["surface"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            (file.as_str(), "page"),
+            (file.as_str(), "email"),
+            (plain.as_ref(), "page"),
+            (plain.as_ref(), "email")
+        ]
+    );
+    let bytes = std::fs::metadata(&file).unwrap().len();
+    assert_eq!(docs[0]["bytes"], bytes);
+    for d in docs {
+        for measure in [
+            "cold_render",
+            "plain_comrak",
+            "cache_hit",
+            "validate",
+            "empty_export",
+        ] {
+            let (min, median, p99) = (
+                d[measure]["min_ns"].as_u64().unwrap(),
+                d[measure]["median_ns"].as_u64().unwrap(),
+                d[measure]["p99_ns"].as_u64().unwrap(),
+            );
+            assert!(min <= median && median <= p99, "{measure}: {d}");
+        }
+        let ratio = d["cold_ratio"].as_f64().unwrap();
+        let (cold, comrak) = (
+            d["cold_render"]["median_ns"].as_f64().unwrap(),
+            d["plain_comrak"]["median_ns"].as_f64().unwrap(),
+        );
+        assert!((ratio - cold / comrak).abs() < 0.001, "{d}");
+        assert_eq!(d["over_max_ratio"], false);
+    }
+    // The example's eight components, two of them diagrams: a cold render lays them out and
+    // draws them, a hit compares the text with the cached one. Orders of magnitude apart.
+    assert!(
+        docs[0]["cache_hit"]["median_ns"].as_u64().unwrap() * 10
+            < docs[0]["cold_render"]["median_ns"].as_u64().unwrap(),
+        "{}",
+        docs[0]
+    );
+}
+
+#[test]
+fn bench_fails_a_document_over_the_max_ratio_and_still_reports() {
+    let file = example();
+    // No render takes a millionth of plain comrak's time.
+    let out = passback(
+        &[
+            "bench",
+            &file,
+            "--iterations",
+            "2",
+            "--max-ratio",
+            "0.000001",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(table.contains(&format!("{file} (")), "{table}");
+    for row in [
+        "cold render",
+        "plain comrak",
+        "cache hit",
+        "validate",
+        "empty export",
+    ] {
+        assert!(table.contains(row), "{row}: {table}");
+    }
+    assert!(table.contains("over --max-ratio 0.000001"), "{table}");
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(|l| l.starts_with("passback: ")
+            && l.contains(&file)
+            && l.contains("over --max-ratio")),
+        "{err}"
+    );
+    let out = passback(
+        &[
+            "bench",
+            &file,
+            "--iterations",
+            "2",
+            "--max-ratio",
+            "0.000001",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_str(&stdout(&out)).expect("the report is JSON");
+    assert_fits_bench_schema(&json);
+    assert_eq!(json["ok"], false);
+    assert_eq!(json["documents"][0]["over_max_ratio"], true);
+    // A generous bound passes.
+    let out = passback(
+        &["bench", &file, "--iterations", "2", "--max-ratio", "1000"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn bench_mistakes_are_one_line_each() {
+    let file = example();
+    assert_one_line_error(&passback(&["bench"], None), "at least one FILE");
+    assert_one_line_error(
+        &passback(&["bench", &file, "--iterations", "0"], None),
+        "--iterations must be at least 1",
+    );
+    assert_one_line_error(
+        &passback(&["bench", &file, "--iterations", "many"], None),
+        "--iterations must be a whole number",
+    );
+    assert_one_line_error(
+        &passback(&["bench", &file, "--surface", "page,web"], None),
+        "not `web`",
+    );
+    for bad in ["0", "-1", "NaN", "inf"] {
+        assert_one_line_error(
+            &passback(&["bench", &file, "--max-ratio", bad], None),
+            "--max-ratio must be",
+        );
+    }
+    assert_one_line_error(
+        &passback(&["bench", &file, "/no/such/file.md"], None),
+        "no such file",
     );
 }

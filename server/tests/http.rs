@@ -707,7 +707,233 @@ async fn metrics_count_requests_and_cache_hits() {
     );
     assert!(m.contains("passback_cache_hits_total 2"), "{m}");
     assert!(m.contains("passback_cache_misses_total 1"), "{m}");
-    assert!(m.contains("passback_request_duration_seconds_count 3"));
+    assert!(m.contains("passback_request_duration_seconds_count{route=\"/v1/render\"} 3"));
+    server.stop().await;
+}
+
+/// The parts of a `Server-Timing` header, as (name, desc, milliseconds), checked against the
+/// documented form: `name[;desc=word];dur=MS.mmm`, joined by `, `.
+#[track_caller]
+fn server_timing(r: &Reply) -> Vec<(String, Option<String>, f64)> {
+    let header = r.header("server-timing").expect("a Server-Timing header");
+    header
+        .split(", ")
+        .map(|part| {
+            let fields: Vec<&str> = part.split(';').collect();
+            let name = fields[0].to_string();
+            assert!(
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()),
+                "{header}"
+            );
+            let desc = fields
+                .iter()
+                .find_map(|f| f.strip_prefix("desc="))
+                .map(str::to_string);
+            let dur = fields
+                .iter()
+                .find_map(|f| f.strip_prefix("dur="))
+                .unwrap_or_else(|| panic!("no dur in {header}"));
+            let (whole, fraction) = dur.split_once('.').expect("three decimals");
+            assert_eq!(fraction.len(), 3, "{header}");
+            assert!(
+                whole
+                    .bytes()
+                    .chain(fraction.bytes())
+                    .all(|b| b.is_ascii_digit()),
+                "{header}"
+            );
+            (name, desc, dur.parse().expect("a number"))
+        })
+        .collect()
+}
+
+fn timing_names(parts: &[(String, Option<String>, f64)]) -> Vec<String> {
+    parts
+        .iter()
+        .map(|(name, desc, _)| match desc {
+            Some(d) => format!("{name}:{d}"),
+            None => name.clone(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn render_validate_and_answers_say_what_the_server_spent() {
+    let server = Server::start(Config::default()).await;
+    let miss = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
+    assert_eq!(miss.status, 200);
+    assert_eq!(
+        timing_names(&server_timing(&miss)),
+        ["parse", "cache:miss", "render"]
+    );
+    let hit = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
+    assert_eq!(timing_names(&server_timing(&hit)), ["parse", "cache:hit"]);
+    // Another surface is another rendering: a miss again.
+    let email = send(
+        server.addr,
+        req("POST", "/v1/render?surface=email", &[], DOC.as_bytes()),
+    )
+    .await;
+    assert_eq!(
+        timing_names(&server_timing(&email)),
+        ["parse", "cache:miss", "render"]
+    );
+    // A whole MIME message is built on every request: no cache part.
+    let eml = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/render?surface=email&format=eml",
+            &[],
+            DOC.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(eml.status, 200, "{}", eml.text());
+    assert_eq!(timing_names(&server_timing(&eml)), ["parse", "render"]);
+    let v = send(
+        server.addr,
+        req("POST", "/v1/validate", &[], DOC.as_bytes()),
+    )
+    .await;
+    assert_eq!(v.status, 200);
+    assert_eq!(timing_names(&server_timing(&v)), ["parse", "validate"]);
+    let body = serde_json::json!({ "markdown": DOC, "responses": {} }).to_string();
+    let a = send(
+        server.addr,
+        req(
+            "POST",
+            "/v1/answers",
+            &[("content-type", "application/json")],
+            body.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{}", a.text());
+    assert_eq!(timing_names(&server_timing(&a)), ["parse", "export"]);
+    // A refused request spent nothing worth reporting.
+    let bad = send(
+        server.addr,
+        req("POST", "/v1/render?surface=web", &[], DOC.as_bytes()),
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.header("server-timing").is_none());
+    server.stop().await;
+}
+
+/// The `_bucket` lines of one series of a histogram: (upper bound, cumulative count).
+fn buckets(metrics: &str, name: &str, labels: &str) -> Vec<(f64, u64)> {
+    let prefix = format!("{name}_bucket{{{labels},le=\"");
+    metrics
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|rest| {
+            let (le, count) = rest.split_once("\"} ").expect("a bucket line");
+            let le = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().expect("le")
+            };
+            (le, count.parse().expect("a count"))
+        })
+        .collect()
+}
+
+/// The upper bound of the bucket the median observation falls in.
+fn median_bucket(buckets: &[(f64, u64)]) -> f64 {
+    let total = buckets.last().expect("buckets").1;
+    buckets
+        .iter()
+        .find(|(_, n)| *n * 2 >= total && *n > 0)
+        .expect("an observation")
+        .0
+}
+
+fn sample(metrics: &str, series: &str) -> Option<u64> {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[tokio::test]
+async fn histograms_count_every_request_and_tell_a_hit_from_a_cold_render() {
+    let server = Server::start(Config::default()).await;
+    // A big document: prose and a diagram many times over, tens of milliseconds to render
+    // in a test build; a hit looks it up and compares its text.
+    let mut big = String::new();
+    for i in 0..40 {
+        big.push_str(&format!(
+            "## Part {i}\n\nSome prose about part {i}, *settled* and written out.\n\n```mermaid\n{{ \"version\": \"1\", \"source\": \"graph TD; A{i}[Start] --> B{i}[Review] --> C{i}[Ship]; B{i} -->|edit| A{i};\" }}\n```\n\n"
+        ));
+    }
+    let (hits, healthz) = (9, 4);
+    for _ in 0..=hits {
+        let r = send(server.addr, req("POST", "/v1/render", &[], big.as_bytes())).await;
+        assert_eq!(r.status, 200);
+    }
+    let r = send(
+        server.addr,
+        req("POST", "/v1/render?surface=routed", &[], DOC.as_bytes()),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    for _ in 0..healthz {
+        assert_eq!(get(server.addr, "/healthz").await.status, 200);
+    }
+    let m = get(server.addr, "/metrics").await.text();
+    let requests = "passback_request_duration_seconds";
+    assert_eq!(
+        sample(&m, &format!("{requests}_count{{route=\"/v1/render\"}}")),
+        Some(hits + 2),
+        "{m}"
+    );
+    assert_eq!(
+        sample(&m, &format!("{requests}_count{{route=\"/healthz\"}}")),
+        Some(healthz),
+        "{m}"
+    );
+    // The /metrics request being answered is not counted yet; nothing else was asked for.
+    assert_eq!(m.matches(&format!("{requests}_count{{")).count(), 2, "{m}");
+    let renders = "passback_render_duration_seconds";
+    for (labels, count) in [
+        ("surface=\"page\",cache=\"hit\"", hits),
+        ("surface=\"page\",cache=\"miss\"", 1),
+        ("surface=\"routed\",cache=\"miss\"", 1),
+        ("surface=\"routed\",cache=\"hit\"", 0),
+        ("surface=\"email\",cache=\"miss\"", 0),
+    ] {
+        let b = buckets(&m, renders, labels);
+        assert_eq!(b.len(), 20, "10 µs … 10 s and +Inf: {m}");
+        assert_eq!(b[0].0, 0.00001);
+        assert_eq!(b[18].0, 10.0);
+        assert!(b.windows(2).all(|w| w[0].1 <= w[1].1), "cumulative: {b:?}");
+        assert_eq!(b[19].1, count, "{labels}: {m}");
+        assert_eq!(
+            sample(&m, &format!("{renders}_count{{{labels}}}")),
+            Some(count),
+            "{labels}"
+        );
+    }
+    // Buckets, not clocks: the hits sit in a lower bucket than the cold render of the same
+    // document.
+    let hit = median_bucket(&buckets(&m, renders, "surface=\"page\",cache=\"hit\""));
+    let cold = median_bucket(&buckets(&m, renders, "surface=\"page\",cache=\"miss\""));
+    assert!(
+        hit < cold,
+        "hits ≤ {hit} s, the cold render ≤ {cold} s\n{m}"
+    );
+    let info = m
+        .lines()
+        .find(|l| l.starts_with("passback_build_info{"))
+        .expect("build info");
+    assert!(
+        info.starts_with(&format!(
+            "passback_build_info{{version=\"{}\"",
+            env!("CARGO_PKG_VERSION")
+        )) && info.ends_with("} 1"),
+        "{info}"
+    );
     server.stop().await;
 }
 

@@ -57,7 +57,10 @@ impl Engine {
     pub fn render_miss(&self, src: String, options: Options, miss: Miss) -> Arc<Rendered> {
         self.cache.count_miss();
         let rendered = Arc::new(render_with_hash(&src, &options, miss.hash));
-        self.cache.put(miss.key, src, options, rendered.clone());
+        // A cancelled render is cut short: it must not answer later requests.
+        if !crate::budget::cancelled() {
+            self.cache.put(miss.key, src, options, rendered.clone());
+        }
         rendered
     }
 

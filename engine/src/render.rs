@@ -133,8 +133,15 @@ pub struct Validation {
 /// hashed on its own, in one call: blake3's one-shot path is the fastest. A cache hit does not
 /// need it (the cache looks documents up by a faster key, see the `cache` module).
 pub fn content_hash(src: &str, options: &Options) -> String {
+    keyed_content_hash(None, src, options)
+}
+
+/// [`content_hash`] keyed with a host's secret (blake3's keyed mode): without the key, no one
+/// can work out the hash of a document, so a service that names its renderings by hash does
+/// not tell who guesses a document whether it was rendered there. `None` is the plain hash.
+pub fn keyed_content_hash(key: Option<&[u8; 32]>, src: &str, options: &Options) -> String {
     let document = blake3::hash(src.as_bytes());
-    let mut h = blake3::Hasher::new();
+    let mut h = key.map_or_else(blake3::Hasher::new, blake3::Hasher::new_keyed);
     h.update(concat!("passback-render ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
     h.update(assets::css_name().as_bytes());
     h.update(assets::js_name().as_bytes());

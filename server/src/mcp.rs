@@ -493,7 +493,14 @@ pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             ),
         );
     }
-    let bytes = match read_body_of(&parts.headers, body, state.config.max_body).await {
+    let bytes = match read_body_of(
+        &parts.headers,
+        body,
+        state.config.max_body,
+        state.config.body_timeout,
+    )
+    .await
+    {
         Ok(b) => b,
         Err(r) => return r,
     };

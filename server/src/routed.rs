@@ -173,7 +173,7 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(c) => c,
         Err(r) => return r,
     };
-    let body = match read_body(req, state.config.max_body).await {
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -330,15 +330,13 @@ pub async fn review(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     let options = routed_options(&id, Format::Page);
     let engine_state = state.clone();
-    let rendered = tokio::task::spawn_blocking(move || {
+    let rendered = crate::handlers::heavy(&state, move || {
         crate::handlers::render_counted(&engine_state, &doc.markdown, &options)
     })
     .await;
-    let Ok(rendered) = rendered else {
-        return problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The render failed on an internal error; please report it.",
-        );
+    let rendered = match rendered {
+        Ok(r) => r,
+        Err(r) => return r,
     };
     let mut r = html(
         StatusCode::OK,
@@ -367,7 +365,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(form) => form,
         Err(r) => return r,
     };
-    let body = match read_body(req, state.config.max_body).await {
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,
     };

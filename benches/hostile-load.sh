@@ -12,14 +12,14 @@
 #
 #   benches/hostile-load.sh [ROUNDS] [CONCURRENCY]     (defaults: 3 rounds, 64 clients)
 #
-# Needs curl and python3. Builds the release binary first.
+# Needs curl and python3. Builds the release binary first (HOSTILE_PROFILE=dev for a debug one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${1:-3}"
 CONCURRENCY="${2:-64}"
 MAX_RSS_MIB="${HOSTILE_MAX_RSS_MIB:-1024}"
 source benches/server.sh
-start_server release --store off
+start_server "${HOSTILE_PROFILE:-release}" --store off
 DOCS="$(mktemp -d)"
 trap 'kill "$PID" 2>/dev/null || true; rm -rf "$OUT" "$OUT".* "$DOCS"' EXIT
 python3 benches/load/hostile.py "$DOCS"
@@ -35,6 +35,7 @@ POLL=$!
 : >"$OUT.codes"
 start=$(date +%s.%N)
 for round in $(seq "$ROUNDS"); do
+  clients=()
   for i in $(seq 0 $((CONCURRENCY - 1))); do
     kind="${KINDS[$((i % 4))]}"
     path=/v1/render
@@ -44,8 +45,9 @@ for round in $(seq "$ROUNDS"); do
         curl -s -o /dev/null -m 120 -w "%{http_code} $kind $path\n" \
           -H 'content-type: text/markdown' --data-binary @- "$URL$path" || echo "000 $kind $path"
     ) >>"$OUT.codes" &
+    clients+=("$!")
   done
-  wait $(jobs -p | grep -v "^$POLL\$") 2>/dev/null || true
+  wait "${clients[@]}"
 done
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 kill "$POLL" 2>/dev/null || true

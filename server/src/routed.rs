@@ -202,6 +202,7 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             );
         }
         Err(NotRouted::Store(e)) => return store_failed(&e),
+        Err(NotRouted::Busy(r)) => return r,
         Err(NotRouted::Internal) => {
             return problem(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -226,6 +227,8 @@ pub(crate) enum NotRouted {
     Store(store::StoreError),
     /// Validation panicked.
     Internal,
+    /// No render slot came free in time: the 503 to answer.
+    Busy(Resp),
 }
 
 /// What a violating document is refused with, beside its diagnostics.
@@ -245,14 +248,18 @@ pub(crate) async fn route_checked(
     src: String,
     expires_in: Option<Duration>,
 ) -> Result<(String, Value), NotRouted> {
-    let checked = tokio::task::spawn_blocking(move || {
+    let checked = crate::handlers::heavy(state, move || {
         let validation = passback_engine::validate(&src);
         let hash = passback_engine::content_hash(&src, &Options::default());
         (src, validation, hash)
     })
     .await;
-    let Ok((src, validation, hash)) = checked else {
-        return Err(NotRouted::Internal);
+    let (src, validation, hash) = match checked {
+        Ok(checked) => checked,
+        Err(r) if r.status() == StatusCode::SERVICE_UNAVAILABLE => {
+            return Err(NotRouted::Busy(r));
+        }
+        Err(_) => return Err(NotRouted::Internal),
     };
     let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
     if !validation.ok {

@@ -28,7 +28,8 @@ pub struct Limits {
     /// budget is a quarter of the document's length plus 4096, up to this cap.
     pub diagram_parts: usize,
     /// Bytes of component markup. The budget is 64 times the document's length plus 1 MiB, up
-    /// to this cap; the components past it show as invalid blocks, with a warning.
+    /// to this cap (256 MiB by default; `passback serve` sets 32 MiB); the components past it
+    /// show as their source, with a warning.
     pub output_bytes: usize,
 }
 
@@ -37,7 +38,7 @@ impl Default for Limits {
         Limits {
             table_cells: 250_000,
             diagram_parts: 20_000,
-            output_bytes: 32 << 20,
+            output_bytes: 256 << 20,
         }
     }
 }

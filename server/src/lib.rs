@@ -108,7 +108,8 @@ impl Default for Config {
             max_connections_per_client: 256,
             max_renders: std::thread::available_parallelism().map_or(2, usize::from),
             queue_timeout: Duration::from_secs(5),
-            limits: passback_engine::Limits::default(),
+            // A 1 MiB document of components writes about 16 MiB of markup.
+            limits: passback_engine::Limits::new(250_000, 20_000, 32 << 20),
             hash_secret: None,
             metrics_listen: None,
         }

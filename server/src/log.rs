@@ -31,10 +31,11 @@ pub fn stderr() -> NonBlocking {
     let spawned = std::thread::Builder::new()
         .name("passback-log".into())
         .spawn(move || {
-            let mut err = io::stderr().lock();
             for line in lines {
-                // Nowhere to report a failed write of the log itself.
-                let _ = err.write_all(&line);
+                // Standard error is locked per line, never while waiting: the process's own
+                // messages (`passback: …` before an exit) must get through. Nowhere to report
+                // a failed write of the log itself.
+                let _ = io::stderr().lock().write_all(&line);
             }
         });
     // Without the thread the queue's receiver is gone, and every line counts as dropped.

@@ -773,7 +773,6 @@ fn finish(
         // The JSON body is the rendering itself (see `Rendered`'s serde attributes).
         Format::Json => None,
     };
-    let mut diagnostics = diagnostics;
     if options.surface.is_email() {
         let size = wrapped
             .as_ref()

@@ -60,6 +60,8 @@ pub enum Code {
     OtherInOptions,
     /// `out_of_range`
     OutOfRange,
+    /// `over_budget`
+    OverBudget,
     /// `question_alias_rescued`
     QuestionAliasRescued,
     /// `raw_html_escaped`
@@ -116,6 +118,7 @@ impl Code {
             Code::NestedJsonFenceRescued => "nested_json_fence_rescued",
             Code::OtherInOptions => "other_in_options",
             Code::OutOfRange => "out_of_range",
+            Code::OverBudget => "over_budget",
             Code::QuestionAliasRescued => "question_alias_rescued",
             Code::RawHtmlEscaped => "raw_html_escaped",
             Code::RawHtmlFiltered => "raw_html_filtered",

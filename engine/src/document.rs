@@ -218,7 +218,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     }
     diagnostics.extend(broken_bare_json(src, &lines));
 
-    let (mut text, rescued_lines) = rescue_nested_fences(src);
+    let (text, rescued_lines) = rescue_nested_fences(src);
     let rescued_base = diagnostics.len();
     for (_, line) in &rescued_lines {
         diagnostics.push(Diagnostic {
@@ -233,7 +233,11 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
                 .into(),
         });
     }
+    let limits = crate::budget::limits();
+    let (mut text, over) = limit_tables(text, limits.table_cells_for(src.len()));
+    diagnostics.extend(over);
     let root = reopen_unclosed_html(arena, &mut text, &mut diagnostics);
+    let mut parts_left = limits.diagram_parts_for(src.len());
 
     let mut blocks = Vec::new();
     let mut nodes = Vec::new();
@@ -278,7 +282,31 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         id.push('b');
         crate::html::push_decimal(&mut id, blocks.len() as u64 + 1);
         let map = PosMap::for_fence(&lines, &literal, line);
-        let (component, mut diags) = check_block(&id, kind, &literal, &map);
+        let (mut component, mut diags) = check_block(&id, kind, &literal, &map);
+        if let Some(AnyComponent::Mermaid(m)) = &mut component
+            && let Some(chart) = &m.chart
+        {
+            // Every node and edge gets a comment field: past the budget, the diagram keeps
+            // only its whole-diagram comment.
+            let parts = chart.nodes.len() + chart.edges.len();
+            if parts > parts_left {
+                diags.push(Diagnostic {
+                    severity: Severity::Warning,
+                    code: Code::OverBudget,
+                    block: Some(id.clone()),
+                    line,
+                    column: 1,
+                    path: "/source".into(),
+                    message: format!(
+                        "the diagram has {parts} nodes and edges, more than the {parts_left} left of the document's budget, so it is not drawn and takes only whole-diagram comments"
+                    ),
+                    hint: "split the diagram, or drop the `&` groups that join many nodes to many".into(),
+                });
+                m.chart = None;
+            } else {
+                parts_left -= parts;
+            }
+        }
         // A fence rescued by the pre-scan gets its warning attached to the block. Those
         // warnings sit together in fence order, so a binary search finds it (a scan of every
         // diagnostic per block would be quadratic).
@@ -475,6 +503,139 @@ fn blank(line: &str) -> String {
     let mut s = " ".repeat(body.len());
     s.push_str(&line[body.len()..]);
     s
+}
+
+/// Most over-budget tables named one by one; the rest are counted in the last warning.
+const MAX_TABLE_WARNINGS: usize = 16;
+
+/// Holds the document's GFM tables to `budget` cells, counted from the text before comrak
+/// builds them: GFM fills every short row with empty cells up to the header's width, so a
+/// 300-column header over 3000 rows of `|b` is 900,000 cells from 10 KB. A table that would
+/// pass the budget stays a paragraph of text: its delimiter row gets a backslash before its
+/// first character, so it no longer opens a table, and reads as written. The count errs high
+/// (every line up to the next blank one is taken for a row, and every row has the header's
+/// width), so a table is never larger than counted. Line numbers do not change.
+fn limit_tables(text: Cow<'_, str>, budget: usize) -> (Cow<'_, str>, Vec<Diagnostic>) {
+    // A delimiter row needs a `-` next to a `|` somewhere.
+    let bytes = text.as_bytes();
+    if memchr::memmem::find(bytes, b"-|").is_none() && memchr::memmem::find(bytes, b"|-").is_none()
+    {
+        return (text, Vec::new());
+    }
+    let lines: Vec<(usize, &str)> = {
+        let mut offset = 0;
+        text.split_inclusive('\n')
+            .map(|l| {
+                let start = offset;
+                offset += l.len();
+                (start, l)
+            })
+            .collect()
+    };
+    let blank: Vec<bool> = lines
+        .iter()
+        .map(|(_, l)| strip_container_prefix(l).trim().is_empty())
+        .collect();
+    // The next blank line at or after each line, found in one pass from the end (a count per
+    // table would be quadratic in a document of delimiter rows).
+    let mut next_blank = vec![lines.len(); lines.len() + 1];
+    for i in (0..lines.len()).rev() {
+        next_blank[i] = if blank[i] { i } else { next_blank[i + 1] };
+    }
+    let mut used = 0usize;
+    let mut escapes = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut open_fence: Option<(char, usize)> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].1;
+        let body = strip_container_prefix(line).trim();
+        let parts = fence_parts(body);
+        if let Some((ch, len)) = open_fence {
+            if let Some((f, "")) = parts
+                && f.starts_with(ch)
+                && f.len() >= len
+            {
+                open_fence = None;
+            }
+            i += 1;
+            continue;
+        }
+        if let Some((f, _)) = parts {
+            open_fence = f.chars().next().map(|c| (c, f.len()));
+            i += 1;
+            continue;
+        }
+        let Some(columns) = delimiter_columns(body).filter(|_| i > 0 && !blank[i - 1]) else {
+            i += 1;
+            continue;
+        };
+        let end = next_blank[i + 1];
+        let rows = end - i - 1;
+        let cells = columns.saturating_mul(rows + 1);
+        if used.saturating_add(cells) <= budget {
+            used += cells;
+            i = end;
+            continue;
+        }
+        let first = line.len() - strip_container_prefix(line).trim_start().len();
+        escapes.push(lines[i].0 + first);
+        if diagnostics.len() < MAX_TABLE_WARNINGS {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                code: Code::OverBudget,
+                block: None,
+                line: i,
+                column: 1,
+                path: String::new(),
+                message: format!(
+                    "the table here has {columns} columns and up to {rows} rows, {cells} cells with the empty ones GFM fills in; more than the {} cells left of the document's budget of {budget}, so it is shown as text",
+                    budget - used
+                ),
+                hint: "split the table, or give it fewer columns; short rows are filled to the header's width".into(),
+            });
+        }
+        // The rows of a table shown as text are lines of a paragraph: one of them may open a
+        // table of its own, so they are looked at too.
+        i += 1;
+    }
+    if escapes.is_empty() {
+        return (text, diagnostics);
+    }
+    if escapes.len() > MAX_TABLE_WARNINGS
+        && let Some(last) = diagnostics.last_mut()
+    {
+        last.message.push_str(&format!(
+            "; {} more tables after it are shown as text too",
+            escapes.len() - MAX_TABLE_WARNINGS
+        ));
+    }
+    let mut out = String::with_capacity(text.len() + escapes.len());
+    let mut from = 0;
+    for at in escapes {
+        out.push_str(&text[from..at]);
+        out.push('\\');
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    (Cow::Owned(out), diagnostics)
+}
+
+/// The number of columns of a GFM table delimiter row (`| --- | :-: |`), or `None` when
+/// `body` is not one. Lenient: a line of only pipes, dashes, colons and spaces with a pipe and
+/// a dash counts (a few more lines than GFM accepts, which only makes the count err high).
+fn delimiter_columns(body: &str) -> Option<usize> {
+    if !body.contains('|')
+        || !body.contains('-')
+        || !body
+            .bytes()
+            .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
+    {
+        return None;
+    }
+    let inner = body.strip_prefix('|').unwrap_or(body);
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    Some(inner.split('|').count().max(1))
 }
 
 /// Fixes the one shape comrak cannot see through: a component fence whose JSON sits in a

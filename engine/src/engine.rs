@@ -2,7 +2,7 @@
 
 use crate::cache::{self, CacheConfig, CacheStats};
 use crate::options::Options;
-use crate::render::{Rendered, content_hash, render_with_hash};
+use crate::render::{Rendered, keyed_content_hash, render_with_hash};
 use std::sync::Arc;
 
 /// A cache miss: the content hash to render with, and the lookup key to store the rendering
@@ -17,6 +17,8 @@ pub struct Miss {
 /// The engine: renders through a bounded cache.
 pub struct Engine {
     cache: cache::Cache,
+    /// The secret the content hash is keyed with, if any (see [`Engine::with_hash_key`]).
+    hash_key: Option<[u8; 32]>,
 }
 
 impl Default for Engine {
@@ -30,7 +32,17 @@ impl Engine {
     pub fn new(config: CacheConfig) -> Self {
         Engine {
             cache: cache::Cache::new(config),
+            hash_key: None,
         }
+    }
+
+    /// Keys the content hash of every rendering with `key` (see
+    /// [`crate::keyed_content_hash`]): the hashes, and so the ETags and the names
+    /// [`Engine::cached`] finds renderings by, cannot be worked out without it. Engines that
+    /// share a key (replicas behind one address) name the same rendering alike.
+    pub fn with_hash_key(mut self, key: Option<[u8; 32]>) -> Self {
+        self.hash_key = key;
+        self
     }
 
     /// Renders `src`, or returns the cached rendering of the same document and options.
@@ -47,7 +59,7 @@ impl Engine {
     pub fn lookup(&self, src: &str, options: &Options) -> Result<Arc<Rendered>, Miss> {
         let key = self.cache.key(src, options);
         self.cache.hit(key, src, options).ok_or_else(|| Miss {
-            hash: content_hash(src, options),
+            hash: keyed_content_hash(self.hash_key.as_ref(), src, options),
             key,
         })
     }
@@ -57,7 +69,10 @@ impl Engine {
     pub fn render_miss(&self, src: String, options: Options, miss: Miss) -> Arc<Rendered> {
         self.cache.count_miss();
         let rendered = Arc::new(render_with_hash(&src, &options, miss.hash));
-        self.cache.put(miss.key, src, options, rendered.clone());
+        // A cancelled render is cut short: it must not answer later requests.
+        if !crate::budget::cancelled() {
+            self.cache.put(miss.key, src, options, rendered.clone());
+        }
         rendered
     }
 

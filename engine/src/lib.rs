@@ -20,7 +20,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | `diag`, `json`, `options`, `assets`, `schema` | leaves: diagnostics, lenient JSON with positions, render options, the script and stylesheet, the JSON Schema |
+//! | `diag`, `json`, `options`, `assets`, `schema`, `budget` | leaves: diagnostics, lenient JSON with positions, render options, the script and stylesheet, the JSON Schema |
 //! | `html` | markup helpers: escaping, ids, the render context, the page shell, chrome strings (en/he/ar), email styles |
 //! | `diagram` | Mermaid flowcharts: parser, layout, SVG |
 //! | `sanitize` | prose HTML cleaning and the URL policy |
@@ -36,6 +36,7 @@
 
 mod answers;
 pub mod assets;
+mod budget;
 mod cache;
 mod components;
 mod diag;
@@ -56,6 +57,7 @@ pub use answers::{
     Annotation, Doc, Export, FormOp, FormPost, Responses, export, from_form as answers_from_form,
     from_json as answers_from_json, parse_urlencoded, to_json as answers_to_json,
 };
+pub use budget::{Limits, cancelled, with_limits};
 pub use cache::{CacheConfig, CacheStats};
 pub use components::Kind;
 pub use components::answer::{AnswersError, AnswersErrorKind};
@@ -65,8 +67,8 @@ pub use engine::{Engine, Miss};
 pub use options::{Format, Options, Surface};
 pub use render::{
     FormOutcome, GMAIL_CLIP_BYTES, HEAP_SETTLE_BYTES, Outcome, Rendered, Validation, answer_form,
-    content_hash, document_title, is_respond_url, raise_heap_trim_threshold, render,
-    render_with_answers, validate,
+    content_hash, document_title, is_respond_url, keyed_content_hash, raise_heap_trim_threshold,
+    render, render_with_answers, validate,
 };
 pub use schema::SCHEMA;
 

@@ -133,8 +133,15 @@ pub struct Validation {
 /// hashed on its own, in one call: blake3's one-shot path is the fastest. A cache hit does not
 /// need it (the cache looks documents up by a faster key, see the `cache` module).
 pub fn content_hash(src: &str, options: &Options) -> String {
+    keyed_content_hash(None, src, options)
+}
+
+/// [`content_hash`] keyed with a host's secret (blake3's keyed mode): without the key, no one
+/// can work out the hash of a document, so a service that names its renderings by hash does
+/// not tell who guesses a document whether it was rendered there. `None` is the plain hash.
+pub fn keyed_content_hash(key: Option<&[u8; 32]>, src: &str, options: &Options) -> String {
     let document = blake3::hash(src.as_bytes());
-    let mut h = blake3::Hasher::new();
+    let mut h = key.map_or_else(blake3::Hasher::new, blake3::Hasher::new_keyed);
     h.update(concat!("passback-render ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
     h.update(assets::css_name().as_bytes());
     h.update(assets::js_name().as_bytes());
@@ -507,7 +514,7 @@ fn render_components(
         blocks,
         reading,
     } = prose;
-    let (markup, found) = render_blocks(&blocks, &reading, options, answers);
+    let (markup, found) = render_blocks(&blocks, &reading, options, answers, src.len());
     let nonce = placeholder_nonce(&hash).to_string();
     let body = Spliced {
         prose: &prose,
@@ -534,7 +541,7 @@ fn render_in_place(
     answers: Option<&answers::Responses>,
 ) -> Rendered {
     let reading = read_tree(&mut parsed, options, &hash, |_| String::new());
-    let (markup, found) = render_blocks(&parsed.blocks, &reading, options, answers);
+    let (markup, found) = render_blocks(&parsed.blocks, &reading, options, answers, src.len());
     let body_len = src.len() + src.len() / 2 + markup.iter().map(String::len).sum::<usize>();
     for (node, markup) in parsed.nodes.iter().zip(markup) {
         node.data_mut().value = NodeValue::Raw(markup);
@@ -593,6 +600,8 @@ struct Found {
     published: Vec<(String, std::sync::Arc<str>)>,
     /// Video thumbnails a MIME message attaches (content id, `data:` URI).
     thumbnails: Vec<(String, String)>,
+    /// Components left out for the output budget.
+    diagnostics: Vec<Diagnostic>,
 }
 
 /// Renders every block, its component or its source shown as invalid: the markup in block
@@ -602,6 +611,7 @@ fn render_blocks(
     reading: &Reading,
     options: &Options,
     answers: Option<&answers::Responses>,
+    src_len: usize,
 ) -> (Vec<String>, Found) {
     let lang = reading.lang;
     let diagram_base = options.diagram_base_url.as_deref();
@@ -612,7 +622,16 @@ fn render_blocks(
     // instead of being allocated per block.
     let mut id_prefix = reading.id_base.clone();
     let mut markup = Vec::with_capacity(blocks.len());
+    let mut diagnostics = Vec::new();
+    // The components' markup is held to the document's output budget (see `crate::budget`).
+    let mut bytes_left = crate::budget::limits().output_bytes_for(src_len);
+    let mut over_budget = false;
     for b in blocks {
+        // A render whose request is gone stops here: what it would write is never read.
+        if over_budget || crate::budget::cancelled() {
+            markup.push(invalid_block(b, options.surface).into_string());
+            continue;
+        }
         id_prefix.truncate(reading.id_base.len());
         id_prefix.push_str(&b.info.id);
         let html = {
@@ -638,12 +657,32 @@ fn render_blocks(
                 None => invalid_block(b, options.surface).into_string(),
             }
         };
+        if html.len() > bytes_left {
+            over_budget = true;
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                code: Code::OverBudget,
+                block: Some(b.info.id.clone()),
+                line: b.info.line,
+                column: 1,
+                path: String::new(),
+                message: format!(
+                    "the components from this one on would write more than the document's budget of {} bytes of markup, so they are shown as their source",
+                    crate::budget::limits().output_bytes_for(src_len)
+                ),
+                hint: "split the document in several".into(),
+            });
+            markup.push(invalid_block(b, options.surface).into_string());
+            continue;
+        }
+        bytes_left -= html.len();
         markup.push(html);
     }
     let found = Found {
         frame_src,
         published: published.into_inner(),
         thumbnails: thumbnails.into_inner(),
+        diagnostics,
     };
     (markup, found)
 }
@@ -664,12 +703,13 @@ fn finish(
 ) -> Rendered {
     let Reading {
         lang,
-        diagnostics,
+        mut diagnostics,
         text_body,
         title,
         id_base,
         has_leaves,
     } = reading;
+    diagnostics.extend(found.diagnostics);
     let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
@@ -733,7 +773,6 @@ fn finish(
         // The JSON body is the rendering itself (see `Rendered`'s serde attributes).
         Format::Json => None,
     };
-    let mut diagnostics = diagnostics;
     if options.surface.is_email() {
         let size = wrapped
             .as_ref()

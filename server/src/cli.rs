@@ -13,6 +13,9 @@ USAGE:
   passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
                  [--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]
                  [--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]
+                 [--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]
+                 [--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]
+                 [--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]
                                     run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
                                     1024 connections, 4096 entries, 64 MiB, sqlite:passback.db, 30d,
                                     1000)
@@ -72,8 +75,34 @@ OPTIONS:
   --retention TIME          how long a routed document may live, and its tombstone after it is
                             deleted: seconds, or a number with s, m, h or d (default 30d)
   --max-responses N         responses one routed document takes at most (default 1000)
+  --body-timeout SECS       time a client has to send a request's body (default 10; then 408)
+  --max-connections-per-client N
+                            connections one client address may hold (default 256)
+  --max-renders N           renders, validations and exports run at once (default: the cores)
+  --queue-timeout SECS      time a request waits for a render slot before a 503 with
+                            Retry-After (default 5)
+  --max-table-cells N       table cells one document may make, GFM's filled-in ones included
+                            (default 250000; also at most its length in bytes plus 4096)
+  --max-diagram-parts N     diagram nodes and edges with comment fields per document
+                            (default 20000; also at most a quarter of its length plus 4096)
+  --max-output-bytes BYTES  component markup per document (default 33554432, 32 MiB; also at
+                            most 64 bytes per byte of the document plus 1 MiB)
+  --hash-secret TEXT        the secret content hashes (ETags, /v1/render/{hash}) are keyed with;
+                            also PASSBACK_HASH_SECRET. Replicas behind one address need the
+                            same; without one, a random secret is drawn at start
+  --metrics-listen ADDR     serve /metrics on this address only (e.g. 127.0.0.1:9090), not on
+                            --listen
 ",
     flags: &[
+        ("body-timeout", "SECS"),
+        ("max-connections-per-client", "N"),
+        ("max-renders", "N"),
+        ("queue-timeout", "SECS"),
+        ("max-table-cells", "N"),
+        ("max-diagram-parts", "N"),
+        ("max-output-bytes", "BYTES"),
+        ("hash-secret", "TEXT"),
+        ("metrics-listen", "ADDR"),
         ("listen", "ADDR"),
         ("max-body", "BYTES"),
         ("header-timeout", "SECS"),
@@ -738,8 +767,50 @@ fn serve(a: &Args) -> Result<i32, String> {
         config = config.with_max_responses(n);
     }
 
+    if let Some(n) = number::<f64>(a, "body-timeout", "a number of seconds")? {
+        config = config.with_body_timeout(seconds(n, "body-timeout")?);
+    }
+    if let Some(n) = number::<usize>(a, "max-connections-per-client", "a whole number")? {
+        if n == 0 {
+            return Err("--max-connections-per-client must be at least 1".into());
+        }
+        config = config.with_max_connections_per_client(n);
+    }
+    if let Some(n) = number::<usize>(a, "max-renders", "a whole number")? {
+        if n == 0 {
+            return Err("--max-renders must be at least 1".into());
+        }
+        config = config.with_max_renders(n);
+    }
+    if let Some(n) = number::<f64>(a, "queue-timeout", "a number of seconds")? {
+        config = config.with_queue_timeout(seconds(n, "queue-timeout")?);
+    }
+    let caps = config.limits;
+    config = config.with_limits(passback_engine::Limits::new(
+        number::<usize>(a, "max-table-cells", "a whole number")?.unwrap_or(caps.table_cells),
+        number::<usize>(a, "max-diagram-parts", "a whole number")?.unwrap_or(caps.diagram_parts),
+        number::<usize>(a, "max-output-bytes", "a number of bytes")?.unwrap_or(caps.output_bytes),
+    ));
+    let secret = match a.flag("hash-secret")? {
+        Some(s) => Some(s.to_string()),
+        None => std::env::var("PASSBACK_HASH_SECRET").ok(),
+    };
+    if let Some(secret) = secret {
+        if secret.is_empty() {
+            return Err("--hash-secret (or PASSBACK_HASH_SECRET) must not be empty".into());
+        }
+        config = config.with_hash_secret(Some(passback_server::hash_secret_from(&secret)));
+    }
+    if let Some(addr) = a.flag("metrics-listen")? {
+        let addr = addr.parse().map_err(|_| {
+            format!("--metrics-listen must be an address such as 127.0.0.1:9090, not `{addr}`")
+        })?;
+        config = config.with_metrics_listen(Some(addr));
+    }
+
+    // The log never holds up a request: a full queue drops lines and counts them.
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(passback_server::log::stderr())
         .with_target(false)
         .init();
     // Renders are CPU-bound: more blocking threads than cores only queue inside the kernel
@@ -757,10 +828,29 @@ fn serve(a: &Args) -> Result<i32, String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let metrics = match config.metrics_listen {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .map_err(|e| format!("cannot listen on --metrics-listen {at}: {e}"))?,
+            ),
+            None => None,
+        };
         let described = config.store.describe();
         let state = prepared_state(config).await?;
+        let metrics_at = metrics.as_ref().and_then(|m| m.local_addr().ok());
+        if let Some(metrics) = metrics {
+            tokio::spawn(passback_server::serve_metrics(
+                metrics,
+                state.clone(),
+                passback_server::shutdown_signal(),
+            ));
+        }
         tracing::info!(store = %described, "routed documents");
         println!("passback: listening on http://{addr}");
+        if let Some(at) = metrics_at {
+            println!("passback: metrics on http://{at}/metrics");
+        }
         let _ = std::io::stdout().flush();
         passback_server::serve(listener, state, passback_server::shutdown_signal()).await;
         Ok::<(), String>(())

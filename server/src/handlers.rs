@@ -19,7 +19,7 @@ use passback_engine::{FormOutcome, Format, Options, Surface, assets};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Answers one request: routes it, bounds its time, turns a panic into a 500 for this request
 /// only, counts it, and logs one line (never the document's text).
@@ -167,11 +167,12 @@ async fn dispatch(
     };
     match (pattern, method == Method::POST) {
         ("/healthz", _) => respond(StatusCode::OK, "text/plain; charset=utf-8", "ok\n"),
-        ("/metrics", _) => respond(
-            StatusCode::OK,
-            "text/plain; version=0.0.4; charset=utf-8",
-            state.metrics.render(state.engine.cache_stats()),
+        // With `--metrics-listen`, the counters are served on that address only.
+        ("/metrics", _) if state.config.metrics_listen.is_some() => problem(
+            StatusCode::NOT_FOUND,
+            "The metrics are served on another address on this server.",
         ),
+        ("/metrics", _) => metrics(&state),
         ("/v1/schema.json", _) => {
             let mut r = respond(
                 StatusCode::OK,
@@ -201,6 +202,72 @@ async fn dispatch(
         // `/assets/{name}`, the one route left.
         _ => asset(param()),
     }
+}
+
+/// `GET /metrics`: the Prometheus text.
+pub(crate) fn metrics(state: &AppState) -> Resp {
+    respond(
+        StatusCode::OK,
+        "text/plain; version=0.0.4; charset=utf-8",
+        state.metrics.render(state.engine.cache_stats()),
+    )
+}
+
+/// Runs CPU-bound `work` (a render, a validation, an export) on the blocking pool once one of
+/// the `--max-renders` slots is free, with the render budget in force. A request that waits
+/// longer than `--queue-timeout` for a slot is answered 503 with `Retry-After`, so a burst of
+/// heavy documents queues for a bounded time instead of piling up memory and latency. The
+/// slot is held until the work really ends; if the request goes away first (its time is up,
+/// or the client left), the work is told to stop at its next block boundary.
+pub(crate) async fn heavy<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Resp> {
+    let slot = tokio::time::timeout(
+        state.config.queue_timeout,
+        state.renders.clone().acquire_owned(),
+    )
+    .await;
+    let Ok(Ok(slot)) = slot else {
+        state.metrics.shed();
+        return Err(busy(state));
+    };
+    let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _cancel_on_drop = CancelOnDrop(cancel.clone());
+    let limits = state.config.limits;
+    let job = move || {
+        let _slot = slot;
+        passback_engine::with_limits(limits, Some(cancel), work)
+    };
+    tokio::task::spawn_blocking(job).await.map_err(|_| {
+        problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The work failed on an internal error; please report it.",
+        )
+    })
+}
+
+/// Sets the flag when dropped: the future waiting for the work was dropped (or finished).
+struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The 503 for a request that found no render slot within `--queue-timeout`.
+fn busy(state: &AppState) -> Resp {
+    let mut r = problem(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!(
+            "The server is busy: every render slot stayed taken for {} s; retry in a moment.",
+            state.config.queue_timeout.as_secs_f64()
+        ),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
 }
 
 pub(crate) fn truncate(s: &str) -> String {
@@ -245,9 +312,13 @@ pub(crate) fn content_type_of(req: &Request<Incoming>) -> Result<Option<String>,
 }
 
 /// The body, up to `max` bytes; the caller has read the Content-Type (`content_type_of`).
-pub(crate) async fn read_body(req: Request<Incoming>, max: usize) -> Result<Bytes, Resp> {
+pub(crate) async fn read_body(
+    req: Request<Incoming>,
+    max: usize,
+    timeout: Duration,
+) -> Result<Bytes, Resp> {
     let (parts, body) = req.into_parts();
-    read_body_of(&parts.headers, body, max).await
+    read_body_of(&parts.headers, body, max, timeout).await
 }
 
 /// [`read_body`] for a request already taken apart: its headers and its body.
@@ -255,6 +326,7 @@ pub(crate) async fn read_body_of(
     headers: &hyper::HeaderMap,
     body: Incoming,
     max: usize,
+    timeout: Duration,
 ) -> Result<Bytes, Resp> {
     // Bodies are read as sent: a compressed one would be rendered as its compressed bytes.
     if let Some(coding) = headers
@@ -283,7 +355,18 @@ pub(crate) async fn read_body_of(
     if hyper::body::Body::size_hint(&body).lower() > max as u64 {
         return Err(too_large());
     }
-    match Limited::new(body, max).collect().await {
+    // A body sent a byte at a time holds a connection: it has `--body-timeout` to arrive.
+    let Ok(collected) = tokio::time::timeout(timeout, Limited::new(body, max).collect()).await
+    else {
+        return Err(problem(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "The request body did not arrive within {} s; send it at once (the limit is set with --body-timeout).",
+                timeout.as_secs_f64()
+            ),
+        ));
+    };
+    match collected {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()
@@ -334,7 +417,7 @@ pub(crate) async fn read_document(
     req: Request<Incoming>,
 ) -> Result<String, Resp> {
     let content_type = content_type_of(&req)?;
-    let body = read_body(req, state.config.max_body).await?;
+    let body = read_body(req, state.config.max_body, state.config.body_timeout).await?;
     document_from(&content_type, body)
 }
 
@@ -577,20 +660,22 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         // own and answers a panicked task with a 500, never a dropped connection.
         Err(miss) if renders_quickly(&src) => {
             let began = Instant::now();
-            let rendered = state.engine.render_miss(src, options, miss);
+            let rendered = passback_engine::with_limits(state.config.limits, None, || {
+                state.engine.render_miss(src, options, miss)
+            });
             (rendered, Some(began.elapsed()))
         }
         Err(miss) => {
             let engine_state = state.clone();
-            // Timed on the blocking thread: the engine's time, without the wait for a thread.
+            // Timed on the blocking thread: the engine's time, without the wait for a slot.
             let job = move || {
                 let began = Instant::now();
                 let rendered = engine_state.engine.render_miss(src, options, miss);
                 (rendered, began.elapsed())
             };
-            match tokio::task::spawn_blocking(job).await {
+            match heavy(&state, job).await {
                 Ok((r, took)) => (r, Some(took)),
-                Err(_) => return render_failed(),
+                Err(r) => return r,
             }
         }
     };
@@ -959,7 +1044,7 @@ async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         let v = passback_engine::validate(&src);
         (v, began.elapsed())
     };
-    match tokio::task::spawn_blocking(job).await {
+    match heavy(&state, job).await {
         Ok((v, took)) => {
             timing.add("validate", None, took);
             let mut r = respond(
@@ -970,10 +1055,7 @@ async fn validate(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             timing.set(&mut r);
             r
         }
-        Err(_) => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Validation failed on an internal error; please report it.",
-        ),
+        Err(r) => r,
     }
 }
 
@@ -1049,7 +1131,7 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     } else {
         state.config.max_body
     };
-    let body = match read_body(req, max).await {
+    let body = match read_body(req, max, state.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -1059,10 +1141,11 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     let mut timing = Timing::new();
     timing.add("parse", None, start.elapsed());
+    let max_document = state.config.max_body;
     let work = move || -> Resp {
         let began = Instant::now();
         let mut r = if form {
-            form_answers(&text, html_wanted)
+            form_answers(&text, html_wanted, max_document)
         } else {
             json_answers(&text, html_wanted)
         };
@@ -1072,12 +1155,7 @@ async fn answers_post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         }
         r
     };
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
-        problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The export failed on an internal error; please report it.",
-        )
-    })
+    heavy(&state, work).await.unwrap_or_else(|r| r)
 }
 
 fn export_response(export: passback_engine::Export, html_wanted: bool) -> Resp {
@@ -1105,11 +1183,25 @@ fn export_response(export: passback_engine::Export, html_wanted: bool) -> Resp {
     r
 }
 
-fn form_answers(text: &str, html_wanted: bool) -> Resp {
+fn form_answers(text: &str, html_wanted: bool, max_document: usize) -> Resp {
     let pairs = match parse_urlencoded(text) {
         Ok(p) => p,
         Err(e) => return problem(StatusCode::BAD_REQUEST, format!("{e}.")),
     };
+    // The form body may be larger than --max-body (it carries the document encoded), but the
+    // document it carries may not: /v1/render would refuse it.
+    if let Some((_, source)) = pairs
+        .iter()
+        .find(|(k, v)| k == "pb.source" && v.len() > max_document)
+    {
+        return problem(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "The form's document (pb.source) is {} bytes, over the {max_document}-byte limit; send a smaller document (the limit is set with --max-body).",
+                source.len()
+            ),
+        );
+    }
     let options = Options::default().with_format(Format::Page);
     match passback_engine::answer_form(&pairs, &options) {
         Ok(FormOutcome::Edited(page)) => {

@@ -10,6 +10,7 @@ pub mod diagrams;
 pub mod eml;
 mod examples;
 pub mod handlers;
+pub mod log;
 pub mod mcp;
 mod metrics;
 mod pages;
@@ -63,6 +64,26 @@ pub struct Config {
     pub retention: Duration,
     /// Responses one routed document takes at most.
     pub max_responses: u64,
+    /// How long a client may take to send a request's body, from the end of its head.
+    pub body_timeout: Duration,
+    /// Most connections one client address may hold at once; more are turned away with 503
+    /// (so one host cannot take every connection).
+    pub max_connections_per_client: usize,
+    /// Most renders, validations and exports running at once (they are CPU-bound); the
+    /// default is the number of cores.
+    pub max_renders: usize,
+    /// How long a request waits for a render slot before it is answered 503 with
+    /// `Retry-After`.
+    pub queue_timeout: Duration,
+    /// The render budget's caps (see [`passback_engine::Limits`]).
+    pub limits: passback_engine::Limits,
+    /// The secret the content hash is keyed with (`--hash-secret`); `None` draws one at
+    /// random when the state is made. Replicas behind one address share it so their ETags
+    /// agree.
+    pub hash_secret: Option<[u8; 32]>,
+    /// Serve `/metrics` only on this separate address (`--metrics-listen`); the main address
+    /// then answers 404 there.
+    pub metrics_listen: Option<SocketAddr>,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -83,6 +104,14 @@ impl Default for Config {
             store: store::StoreConfig::Off,
             retention: Duration::from_secs(30 * 24 * 3600),
             max_responses: 1000,
+            body_timeout: Duration::from_secs(10),
+            max_connections_per_client: 256,
+            max_renders: std::thread::available_parallelism().map_or(2, usize::from),
+            queue_timeout: Duration::from_secs(5),
+            // A 1 MiB document of components writes about 16 MiB of markup.
+            limits: passback_engine::Limits::new(250_000, 20_000, 32 << 20),
+            hash_secret: None,
+            metrics_listen: None,
         }
     }
 }
@@ -133,6 +162,55 @@ impl Config {
         self.max_responses = n;
         self
     }
+    pub fn with_body_timeout(mut self, t: Duration) -> Self {
+        self.body_timeout = t;
+        self
+    }
+    pub fn with_max_connections_per_client(mut self, n: usize) -> Self {
+        self.max_connections_per_client = n;
+        self
+    }
+    pub fn with_max_renders(mut self, n: usize) -> Self {
+        self.max_renders = n;
+        self
+    }
+    pub fn with_queue_timeout(mut self, t: Duration) -> Self {
+        self.queue_timeout = t;
+        self
+    }
+    pub fn with_limits(mut self, limits: passback_engine::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+    pub fn with_hash_secret(mut self, secret: Option<[u8; 32]>) -> Self {
+        self.hash_secret = secret;
+        self
+    }
+    pub fn with_metrics_listen(mut self, addr: Option<SocketAddr>) -> Self {
+        self.metrics_listen = addr;
+        self
+    }
+}
+
+/// A hash secret from a passphrase of any length (`--hash-secret`, `PASSBACK_HASH_SECRET`):
+/// replicas given the same passphrase key their hashes alike.
+pub fn hash_secret_from(passphrase: &str) -> [u8; 32] {
+    blake3::derive_key(
+        "passback-render 2026 content hash secret",
+        passphrase.as_bytes(),
+    )
+}
+
+/// A secret drawn from the system's random source, for a server given none.
+fn random_secret() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No random source: the time and the process id, hashed. Unguessable enough to keep
+        // a passer-by from testing guesses, and the hashes stay valid for this process.
+        let seed = format!("{:?} {}", std::time::SystemTime::now(), std::process::id());
+        key = *blake3::hash(seed.as_bytes()).as_bytes();
+    }
+    key
 }
 
 /// What every request handler shares.
@@ -146,6 +224,10 @@ pub struct AppState {
     pub email_csp: hyper::header::HeaderValue,
     /// The store of routed documents and its rules; `None` with `--store off`.
     pub routing: Option<store::Routing>,
+    /// Slots for CPU-bound work (renders, validations, exports): see [`handlers::heavy`].
+    pub renders: Arc<Semaphore>,
+    /// Connections held now, by client address (see `Config::max_connections_per_client`).
+    clients: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
     /// The address the server really listens on (`--listen` may say port 0): review links
     /// start with it when there is no `--public-url`.
     pub bound: std::sync::OnceLock<SocketAddr>,
@@ -153,8 +235,11 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(config: Config) -> Self {
+        let secret = config.hash_secret.unwrap_or_else(random_secret);
         AppState {
-            engine: Engine::new(config.cache),
+            engine: Engine::new(config.cache).with_hash_key(Some(secret)),
+            renders: Arc::new(Semaphore::new(config.max_renders.max(1))),
+            clients: std::sync::Mutex::new(std::collections::HashMap::new()),
             metrics: Metrics::default(),
             // A quarter of the render cache's byte bound (at least 1 MiB) for published diagrams.
             diagrams: std::sync::Mutex::new(diagrams::DiagramStore::new(
@@ -220,6 +305,15 @@ pub async fn serve(
             state.metrics.rejected_connection();
             continue;
         };
+        // One client address may hold only its share of the connections: a host that opens
+        // them by the thousand and sends nothing (or a body a byte at a time) cannot lock
+        // everyone else out.
+        let Some(client) = ClientSlot::take(&state, peer.ip()) else {
+            drop(permit);
+            tokio::spawn(turn_away(stream));
+            state.metrics.rejected_connection();
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let state = state.clone();
         let service = service_fn(move |req: hyper::Request<Incoming>| {
@@ -233,6 +327,7 @@ pub async fn serve(
             if let Err(e) = watched.await {
                 tracing::debug!(error = %e, "connection ended");
             }
+            drop(client);
             drop(permit);
         });
     }
@@ -250,6 +345,83 @@ pub async fn serve(
         .is_err()
     {
         tracing::warn!("shutdown grace period over; closing remaining connections");
+    }
+}
+
+/// A connection counted against its client address's share; given back when dropped.
+struct ClientSlot {
+    state: Arc<AppState>,
+    ip: std::net::IpAddr,
+}
+
+impl ClientSlot {
+    fn take(state: &Arc<AppState>, ip: std::net::IpAddr) -> Option<ClientSlot> {
+        let mut clients = state.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let held = clients.entry(ip).or_insert(0);
+        if *held >= state.config.max_connections_per_client {
+            return None;
+        }
+        *held += 1;
+        Some(ClientSlot {
+            state: state.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut clients = self.state.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(held) = clients.get_mut(&self.ip) {
+            *held -= 1;
+            if *held == 0 {
+                clients.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Serves `GET /metrics` alone on `listener` (`--metrics-listen`), until `shutdown` resolves:
+/// an address only the monitoring reaches, so the public one need not show the counters.
+pub async fn serve_metrics(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.config.header_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(conn) => conn,
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let state = state.clone();
+        let service = service_fn(move |req: hyper::Request<Incoming>| {
+            let state = state.clone();
+            async move {
+                let r = if req.uri().path() == "/metrics" {
+                    handlers::metrics(&state)
+                } else {
+                    problem::problem(
+                        hyper::StatusCode::NOT_FOUND,
+                        "This address serves GET /metrics only.",
+                    )
+                };
+                Ok::<_, std::convert::Infallible>(r)
+            }
+        });
+        let conn = http.serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(60), conn).await;
+        });
     }
 }
 

@@ -94,6 +94,9 @@ impl PassbackMcp {
             Err(NotRouted::Internal) => Err(Refusal::new(
                 "Validation failed on an internal error; please report it.",
             )),
+            Err(NotRouted::Busy(_)) => Err(Refusal::new(
+                "The server is busy: every render slot is taken; retry in a moment.",
+            )),
         }
     }
 
@@ -140,11 +143,16 @@ impl PassbackMcp {
     async fn validate_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "validate_document", &["markdown", "blocks"])?;
         let src = self.document(args, "validate_document")?;
-        let validated = tokio::task::spawn_blocking(move || passback_engine::validate(&src))
-            .await
-            .map_err(|_| {
-                Refusal::new("Validation failed on an internal error; please report it.")
-            })?;
+        let validated =
+            crate::handlers::heavy(&self.state, move || passback_engine::validate(&src))
+                .await
+                .map_err(|r| {
+                    Refusal::new(if r.status() == hyper::StatusCode::SERVICE_UNAVAILABLE {
+                        "The server is busy: every render slot is taken; retry in a moment."
+                    } else {
+                        "Validation failed on an internal error; please report it."
+                    })
+                })?;
         serde_json::to_value(&validated)
             .map_err(|e| Refusal::new(format!("The result could not be written as JSON: {e}.")))
     }
@@ -493,7 +501,14 @@ pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             ),
         );
     }
-    let bytes = match read_body_of(&parts.headers, body, state.config.max_body).await {
+    let bytes = match read_body_of(
+        &parts.headers,
+        body,
+        state.config.max_body,
+        state.config.body_timeout,
+    )
+    .await
+    {
         Ok(b) => b,
         Err(r) => return r,
     };

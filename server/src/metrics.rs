@@ -111,6 +111,7 @@ pub struct Metrics {
     /// Engine time per render, by surface and cache outcome ([`SURFACES`] × [`OUTCOMES`]).
     renders: [[Histogram; 2]; 3],
     rejected: AtomicU64,
+    shed: AtomicU64,
 }
 
 /// A histogram for every route of [`crate::handlers::ROUTES`], then one for "other".
@@ -153,6 +154,11 @@ impl Metrics {
 
     pub fn rejected_connection(&self) {
         self.rejected.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A request answered 503 because no render slot came free in time.
+    pub fn shed(&self) {
+        self.shed.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn render(&self, cache: CacheStats) -> String {
@@ -207,6 +213,18 @@ impl Metrics {
                 "counter",
                 "Connections turned away at the connection limit.",
                 self.rejected.load(Ordering::Relaxed) as f64,
+            ),
+            (
+                "passback_requests_shed_total",
+                "counter",
+                "Requests answered 503 because no render slot came free within the queue timeout.",
+                self.shed.load(Ordering::Relaxed) as f64,
+            ),
+            (
+                "passback_log_lines_dropped_total",
+                "counter",
+                "Log lines dropped because standard error did not take them fast enough.",
+                crate::log::dropped() as f64,
             ),
         ];
         for (name, kind, help, value) in gauges {

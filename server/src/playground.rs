@@ -4,7 +4,7 @@
 use crate::AppState;
 use crate::handlers::read_document;
 use crate::pages;
-use crate::problem::{PLAYGROUND_CSP, Resp, html, problem};
+use crate::problem::{PLAYGROUND_CSP, Resp, html};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, StatusCode};
@@ -35,8 +35,9 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
 
 /// The playground with `src` in the editor and rendered beside it.
 async fn page(state: Arc<AppState>, src: String, example: Option<&'static str>) -> Resp {
-    let page = tokio::task::spawn_blocking(move || {
-        let rendered = crate::handlers::render_counted(&state, &src, &Options::default());
+    let engine_state = state.clone();
+    let page = crate::handlers::heavy(&state, move || {
+        let rendered = crate::handlers::render_counted(&engine_state, &src, &Options::default());
         let shown = pages::Shown {
             fragment: &rendered.html,
             diagnostics: &rendered.diagnostics,
@@ -50,10 +51,7 @@ async fn page(state: Arc<AppState>, src: String, example: Option<&'static str>) 
     .await;
     match page {
         Ok((page, frame_src)) => respond(page, frame_src),
-        Err(_) => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The render failed on an internal error; please report it.",
-        ),
+        Err(r) => r,
     }
 }
 

@@ -173,7 +173,7 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(c) => c,
         Err(r) => return r,
     };
-    let body = match read_body(req, state.config.max_body).await {
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -202,6 +202,7 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
             );
         }
         Err(NotRouted::Store(e)) => return store_failed(&e),
+        Err(NotRouted::Busy(r)) => return r,
         Err(NotRouted::Internal) => {
             return problem(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -226,6 +227,8 @@ pub(crate) enum NotRouted {
     Store(store::StoreError),
     /// Validation panicked.
     Internal,
+    /// No render slot came free in time: the 503 to answer.
+    Busy(Resp),
 }
 
 /// What a violating document is refused with, beside its diagnostics.
@@ -245,14 +248,18 @@ pub(crate) async fn route_checked(
     src: String,
     expires_in: Option<Duration>,
 ) -> Result<(String, Value), NotRouted> {
-    let checked = tokio::task::spawn_blocking(move || {
+    let checked = crate::handlers::heavy(state, move || {
         let validation = passback_engine::validate(&src);
         let hash = passback_engine::content_hash(&src, &Options::default());
         (src, validation, hash)
     })
     .await;
-    let Ok((src, validation, hash)) = checked else {
-        return Err(NotRouted::Internal);
+    let (src, validation, hash) = match checked {
+        Ok(checked) => checked,
+        Err(r) if r.status() == StatusCode::SERVICE_UNAVAILABLE => {
+            return Err(NotRouted::Busy(r));
+        }
+        Err(_) => return Err(NotRouted::Internal),
     };
     let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
     if !validation.ok {
@@ -330,15 +337,13 @@ pub async fn review(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     };
     let options = routed_options(&id, Format::Page);
     let engine_state = state.clone();
-    let rendered = tokio::task::spawn_blocking(move || {
+    let rendered = crate::handlers::heavy(&state, move || {
         crate::handlers::render_counted(&engine_state, &doc.markdown, &options)
     })
     .await;
-    let Ok(rendered) = rendered else {
-        return problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The render failed on an internal error; please report it.",
-        );
+    let rendered = match rendered {
+        Ok(r) => r,
+        Err(r) => return r,
     };
     let mut r = html(
         StatusCode::OK,
@@ -367,7 +372,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(form) => form,
         Err(r) => return r,
     };
-    let body = match read_body(req, state.config.max_body).await {
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,
     };

@@ -238,6 +238,12 @@ pub struct Subgraph {
     pub members: Vec<String>,
 }
 
+/// Most edges a flowchart may have once its `&` groups are expanded. A source within the
+/// mermaid block's 8 KB limit that writes every edge out has fewer than 2100 (`a-->b-->c…`, four
+/// bytes an edge); only `&` groups, which join every node on one side with every node on the
+/// other, go past it (`l0 & … & l586 --> r0 & … & r586` is 344,569 edges in 8 KB).
+pub const MAX_EDGES: usize = 4096;
+
 /// Why a source is not a flowchart this parser can read, and where (byte offset).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported {
@@ -481,6 +487,17 @@ impl Parser {
             next.clear();
             self.group(&mut c, &mut next)?;
             let pairs = previous.len() * next.len();
+            // `&` groups multiply: checked before a single edge of them is made.
+            if self.chart.edges.len().saturating_add(pairs) > MAX_EDGES {
+                return Err(Unsupported {
+                    offset: c.base + c.pos,
+                    message: format!(
+                        "the `&` groups here join {} nodes to {}, which makes the diagram more than {MAX_EDGES} edges",
+                        previous.len(),
+                        next.len()
+                    ),
+                });
+            }
             let mut n = 0;
             for &from in &previous {
                 for &to in &next {

@@ -1,0 +1,429 @@
+//! Hostile load over real loopback: documents built to blow up memory or CPU, bodies sent a
+//! byte at a time, one host opening connections by the hundred, a log nobody reads. Every
+//! request gets an answer (200, 408, 413, 422 or 503), never a reset, and the process stays
+//! within a memory bound. No test asserts a wall-clock time.
+
+mod common;
+
+use passback_server::{AppState, Config, serve};
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::oneshot;
+
+/// A server on port 0 with `state`; stopped when the sender is dropped or fires.
+async fn start(state: Arc<AppState>) -> (SocketAddr, oneshot::Sender<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (tx, rx) = oneshot::channel::<()>();
+    tokio::spawn(serve(listener, state, async {
+        let _ = rx.await;
+    }));
+    (addr, tx)
+}
+
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+}
+
+fn parse(raw: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    Reply {
+        status: head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0),
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+fn request(method: &str, path: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "{method} {path} HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(body);
+    r
+}
+
+async fn send(addr: SocketAddr, raw: Vec<u8>) -> Reply {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    s.write_all(&raw).await.expect("write");
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), s.read_to_end(&mut buf))
+        .await
+        .expect("answered")
+        .expect("read");
+    parse(&buf)
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+const CHOICE: &str = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n";
+
+#[tokio::test]
+async fn a_form_post_cannot_carry_a_document_render_would_refuse() {
+    let state = Arc::new(AppState::new(Config::default().with_max_body(2000)));
+    let (addr, _stop) = start(state).await;
+    let doc = format!("{}{CHOICE}", "Some prose.\n\n".repeat(200));
+    assert!(doc.len() > 2000);
+    // /v1/render refuses it…
+    let r = send(
+        addr,
+        request("POST", "/v1/render", "text/markdown", doc.as_bytes()),
+    )
+    .await;
+    assert_eq!(r.status, 413);
+    // …and so does /v1/answers, though its encoded form fits the form allowance.
+    let form = format!("pb.source={}&pb.surface=page&b1.pick=0", urlencode(&doc));
+    let r = send(
+        addr,
+        request(
+            "POST",
+            "/v1/answers",
+            "application/x-www-form-urlencoded",
+            form.as_bytes(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 413, "{}", r.body);
+    assert!(
+        r.body.contains("pb.source") && r.body.contains("--max-body"),
+        "{}",
+        r.body
+    );
+}
+
+#[tokio::test]
+async fn with_every_render_slot_taken_a_request_gets_503_and_retry_after() {
+    let config = Config::default()
+        .with_max_renders(2)
+        .with_queue_timeout(Duration::from_millis(200));
+    let state = Arc::new(AppState::new(config));
+    let (addr, _stop) = start(state.clone()).await;
+    let doc = CHOICE.repeat(100);
+    let held = state
+        .renders
+        .clone()
+        .acquire_many_owned(2)
+        .await
+        .expect("take the slots");
+    for path in ["/v1/render", "/v1/validate"] {
+        let r = send(addr, request("POST", path, "text/markdown", doc.as_bytes())).await;
+        assert_eq!(r.status, 503, "{path}");
+        assert_eq!(r.header("retry-after"), Some("1"));
+        assert!(r.body.contains("busy"), "{}", r.body);
+    }
+    // Healthz and cached or small renders do not wait for a slot.
+    let r = send(addr, request("GET", "/healthz", "text/plain", b"")).await;
+    assert_eq!(r.status, 200);
+    drop(held);
+    let r = send(
+        addr,
+        request("POST", "/v1/render", "text/markdown", doc.as_bytes()),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let m = send(addr, request("GET", "/metrics", "text/plain", b"")).await;
+    assert!(
+        m.body.contains("passback_requests_shed_total 2"),
+        "{}",
+        m.body
+    );
+}
+
+#[tokio::test]
+async fn a_body_sent_a_byte_at_a_time_runs_out_of_time() {
+    let config = Config::default().with_body_timeout(Duration::from_millis(300));
+    let (addr, _stop) = start(Arc::new(AppState::new(config))).await;
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    s.write_all(b"POST /v1/render HTTP/1.1\r\nhost: t\r\ncontent-type: text/markdown\r\ncontent-length: 1000\r\n\r\nab")
+        .await
+        .expect("write");
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
+        .await
+        .expect("answered before the request timeout")
+        .expect("read");
+    let r = parse(&buf);
+    assert_eq!(r.status, 408);
+    assert!(r.body.contains("--body-timeout"), "{}", r.body);
+}
+
+/// A connection from `from` (any 127.x address on Linux) to `addr`.
+async fn connect_from(from: [u8; 4], addr: SocketAddr) -> TcpStream {
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::from((from, 0)))
+        .expect("bind a loopback address");
+    socket.connect(addr).await.expect("connect")
+}
+
+#[tokio::test]
+async fn one_host_holding_connections_open_cannot_lock_others_out() {
+    let config = Config::default()
+        .with_max_connections(60)
+        .with_max_connections_per_client(20)
+        .with_body_timeout(Duration::from_secs(30));
+    let (addr, _stop) = start(Arc::new(AppState::new(config))).await;
+    // The attacker: 60 connections, each a head promising 1000 bytes and two of them.
+    let mut held = Vec::new();
+    for _ in 0..60 {
+        let mut s = connect_from([127, 0, 0, 1], addr).await;
+        let _ = s
+            .write_all(b"POST /v1/render HTTP/1.1\r\nhost: t\r\ncontent-length: 1000\r\n\r\nab")
+            .await;
+        held.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Another host is still served…
+    let mut s = connect_from([127, 0, 0, 2], addr).await;
+    s.write_all(b"GET /healthz HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
+        .await
+        .expect("answered")
+        .expect("read");
+    assert_eq!(parse(&buf).status, 200);
+    // …while the attacker's connections past its share were turned away with a 503.
+    let mut turned_away = 0;
+    for mut s in held.drain(40..) {
+        let mut buf = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf)).await;
+        turned_away += usize::from(parse(&buf).status == 503);
+    }
+    assert_eq!(turned_away, 20);
+}
+
+#[tokio::test]
+async fn content_hashes_are_keyed_with_the_server_secret() {
+    let doc = "# Plan\n\nPick one.\n\n".to_string() + CHOICE;
+    let etag_from = |secret: Option<[u8; 32]>| {
+        let doc = doc.clone();
+        async move {
+            let config = Config::default().with_hash_secret(secret);
+            let (addr, stop) = start(Arc::new(AppState::new(config))).await;
+            let r = send(
+                addr,
+                request("POST", "/v1/render", "text/markdown", doc.as_bytes()),
+            )
+            .await;
+            assert_eq!(r.status, 200);
+            let etag = r
+                .header("etag")
+                .expect("an ETag")
+                .trim_matches('"')
+                .to_string();
+            (addr, stop, etag)
+        }
+    };
+    let shared = passback_server::hash_secret_from("replicas share this");
+    let (addr, _a, one) = etag_from(Some(shared)).await;
+    let (_, _b, two) = etag_from(Some(shared)).await;
+    let (_, _c, random) = etag_from(None).await;
+    assert_eq!(one, two, "replicas with one secret name renderings alike");
+    assert_ne!(one, random);
+    // The hash anyone can work out offline names nothing on the server.
+    let offline = passback_engine::content_hash(&doc, &passback_engine::Options::default());
+    assert_ne!(one, offline);
+    let r = send(
+        addr,
+        request("GET", &format!("/v1/render/{offline}"), "text/plain", b""),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    let r = send(
+        addr,
+        request("GET", &format!("/v1/render/{one}"), "text/plain", b""),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn metrics_can_be_kept_off_the_public_address() {
+    let metrics = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let metrics_addr = metrics.local_addr().expect("addr");
+    let config = Config::default().with_metrics_listen(Some(metrics_addr));
+    let state = Arc::new(AppState::new(config));
+    let (addr, _stop) = start(state.clone()).await;
+    tokio::spawn(passback_server::serve_metrics(
+        metrics,
+        state,
+        std::future::pending(),
+    ));
+    let r = send(addr, request("GET", "/metrics", "text/plain", b"")).await;
+    assert_eq!(r.status, 404);
+    let r = send(metrics_addr, request("GET", "/metrics", "text/plain", b"")).await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("passback_log_lines_dropped_total"));
+    let r = send(metrics_addr, request("GET", "/healthz", "text/plain", b"")).await;
+    assert_eq!(r.status, 404);
+}
+
+/// One blocking request on its own connection: the status, or 0 for a reset or no answer.
+fn blocking_request(addr: &str, raw: &[u8]) -> u16 {
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return 0;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(120)));
+    if s.write_all(raw).is_err() {
+        return 0;
+    }
+    let mut buf = Vec::new();
+    if s.read_to_end(&mut buf).is_err() {
+        return 0;
+    }
+    parse(&buf).status
+}
+
+#[test]
+fn a_log_nobody_reads_never_holds_up_a_request() {
+    // Standard error is a pipe this test never reads: it fills after a few hundred lines.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", "off"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start passback serve");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut line,
+    )
+    .expect("listening line");
+    let addr = line
+        .trim()
+        .rsplit("http://")
+        .next()
+        .expect("addr")
+        .to_string();
+    let healthz = b"GET /healthz HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n";
+    let answered = (0..6000)
+        .filter(|_| blocking_request(&addr, healthz) == 200)
+        .count();
+    let metrics = {
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+        s.write_all(b"GET /metrics HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+            .expect("write");
+        let mut buf = String::new();
+        let _ = s.read_to_string(&mut buf);
+        buf
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(answered, 6000);
+    let dropped: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("passback_log_lines_dropped_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the dropped-lines counter");
+    assert!(dropped > 0, "{metrics}");
+}
+
+/// The worst-case documents of `benches/hostile-load.sh`, each just under 1 MB: a table GFM
+/// would fill out, Mermaid `&` groups, deep block quotes, and thousands of component fences.
+pub fn hostile_documents() -> Vec<String> {
+    const SIZE: usize = 1_000_000;
+    let fill = |unit: &str, head: &str| {
+        let mut s = head.to_string();
+        while s.len() + unit.len() < SIZE {
+            s.push_str(unit);
+        }
+        s
+    };
+    let table = fill(
+        "|b\n",
+        &format!("|{}\n|{}\n", "a|".repeat(300), "-|".repeat(300)),
+    );
+    let side = |p: &str| {
+        (0..587)
+            .map(|i| format!("{p}{i}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let chain = format!("graph TD\n{} --> {}", side("l"), side("r"));
+    let fence = format!(
+        "```mermaid\n{}\n```\n\n",
+        serde_json::json!({ "version": "1", "source": chain })
+    );
+    let mermaid = fill(&fence, "");
+    let quotes = format!("{} deep\n", ">".repeat(SIZE - 10));
+    let fences = fill(&format!("{CHOICE}\n"), "");
+    vec![table, mermaid, quotes, fences]
+}
+
+fn peak_rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn worst_case_documents_in_parallel_get_answers_within_a_memory_bound() {
+    let served = common::serve(&["--store", "off"]);
+    let docs = Arc::new(hostile_documents());
+    let addr = Arc::new(served.addr.clone());
+    // 32 at once, each kind of document eight times, each varied so none is a cache hit.
+    let workers: Vec<_> = (0..32)
+        .map(|i| {
+            let (docs, addr) = (docs.clone(), addr.clone());
+            std::thread::spawn(move || {
+                let mut doc = docs[i % docs.len()].clone();
+                doc.truncate(doc.len() - 8);
+                doc.push_str(&format!("\n\n{i}\n"));
+                let path = ["/v1/render", "/v1/validate"][i / 16 % 2];
+                blocking_request(
+                    &addr,
+                    &request("POST", path, "text/markdown", doc.as_bytes()),
+                )
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = workers
+        .into_iter()
+        .map(|w| w.join().expect("worker"))
+        .collect();
+    assert!(
+        statuses.iter().all(|s| matches!(s, 200 | 413 | 422 | 503)),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&200), "{statuses:?}");
+    let peak = peak_rss_kib(served.child.id());
+    assert!(peak < 1024 * 1024, "peak RSS {peak} KiB");
+    println!("statuses {statuses:?}; peak RSS {} MiB", peak / 1024);
+}

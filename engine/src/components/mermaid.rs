@@ -85,15 +85,26 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
                     "nothing to do; remove them to silence this warning".into(),
                 );
             }
+            for note in &chart.notes {
+                let at = o.start_of("source");
+                ck.warn(
+                    Code::IgnoredDirective,
+                    at,
+                    &o.path("source"),
+                    format!("in the diagram, {note}"),
+                    "nothing to do; the rest of the diagram is drawn as written".into(),
+                );
+            }
             Some(chart)
         }
         Some(Err(e)) => {
-            let at = o.start_of("source");
+            // The line and column are the construct's own, in the Markdown document.
+            let at = ck.string_offset(o.start_of("source"), e.offset);
             ck.warn(
                 Code::UnsupportedDiagram,
                 at,
                 &o.path("source"),
-                format!("the flowchart could not be read at byte {} of `source`: {}", e.offset, e.message),
+                format!("the flowchart is not drawn: {}", e.message),
                 "check the Mermaid syntax there; until then only whole-diagram comments are possible".into(),
             );
             None

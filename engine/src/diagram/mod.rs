@@ -142,6 +142,7 @@ fn kind_name(keyword: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    mod corpus;
     mod golden;
     mod props;
     mod sequence;

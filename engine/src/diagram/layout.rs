@@ -81,6 +81,9 @@ pub struct EdgePath {
     pub label: Option<(Pt, Block)>,
     /// The direction ranks run in where this edge was routed: bends follow it.
     pub axis: Pt,
+    /// Drawn as straight lines between the points (an edge routed around boxes), not a
+    /// curve.
+    pub straight: bool,
 }
 
 /// Why a flowchart was not drawn.
@@ -363,6 +366,7 @@ pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
             *l = label;
         }
     }
+    super::route::avoid_boxes(chart, &mut d);
     Ok(d)
 }
 
@@ -490,6 +494,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 points: vec![Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)],
                 label: None,
                 axis: Pt::new(0.0, 1.0),
+                straight: false,
             });
             continue;
         };
@@ -578,6 +583,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             points,
             label,
             axis,
+            straight: false,
         });
     }
     let root = &placed[0];

@@ -4,6 +4,7 @@
 pub mod flowchart;
 mod font_widths;
 pub mod layout;
+mod route;
 pub mod sequence;
 pub mod shapes;
 pub mod svg;

@@ -589,47 +589,20 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     }
 }
 
-/// Appends a smooth path through `points`, its ends moved to `first` and `last`: at each
-/// bend the curve runs along `axis` (the way ranks run), at the ends along the first and last
-/// segments; a straight line for two points.
-fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt) {
-    let n = points.len();
-    let at = |i: usize| {
-        if i == 0 {
-            first
-        } else if i == n - 1 {
-            last
-        } else {
-            points[i]
-        }
-    };
+/// Appends the path through `points`, its ends moved to `first` and `last`: smooth
+/// (`shapes::curve`), or straight lines for an edge routed around boxes.
+fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt, straight: bool) {
     d.push('M');
-    push_pt(d, at(0));
-    if n == 2 {
-        d.push_str(" L");
-        push_pt(d, at(1));
+    push_pt(d, first);
+    let n = points.len();
+    if straight || n == 2 {
+        for (i, p) in points.iter().enumerate().skip(1) {
+            d.push_str(" L");
+            push_pt(d, if i == n - 1 { last } else { *p });
+        }
         return;
     }
-    let tangent = |i: usize| -> Pt {
-        let chord = if i == 0 {
-            at(1).minus(at(0))
-        } else if i == n - 1 {
-            at(n - 1).minus(at(n - 2))
-        } else {
-            at(i + 1).minus(at(i - 1))
-        };
-        let along = chord.x * axis.x + chord.y * axis.y;
-        if i > 0 && i < n - 1 && along.abs() > 1e-6 {
-            axis.scale(along.signum())
-        } else {
-            chord.unit().unwrap_or(axis)
-        }
-    };
-    for i in 0..n - 1 {
-        let (p, q) = (at(i), at(i + 1));
-        let reach = q.minus(p).len() / 3.0;
-        let c1 = p.plus(tangent(i).scale(reach));
-        let c2 = q.minus(tangent(i + 1).scale(reach));
+    for [_, c1, c2, q] in shapes::curve(points, first, last, axis) {
         d.push_str(" C");
         push_pt(d, c1);
         d.push(' ');
@@ -752,7 +725,7 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
         let next = if n == 2 { last } else { points[1] };
         first = shortened(first, next, back_start);
     }
-    let d = |d: &mut String| push_curve(d, points, first, last, path.axis);
+    let d = |d: &mut String| push_curve(d, points, first, last, path.axis, path.straight);
     let class = match e.stroke {
         Stroke::Invisible => plain!("pb-d-hidden"),
         _ => plain!("pb-d-line"),

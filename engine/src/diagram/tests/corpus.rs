@@ -369,3 +369,35 @@ fn the_check_finds_an_edge_through_a_box() {
         <g class=\"pb-d-edge\" data-edge=\"A→C\"><path class=\"pb-d-line\" d=\"M5 10 C5 30 5 60 5 80\"/></g></svg>";
     assert_eq!(geometry_faults(svg), ["edge A→C passes through B"]);
 }
+
+#[test]
+fn titles_descriptions_and_emphasis_reach_the_svg() {
+    let svg = draw(
+        "---\ntitle: Shipping\n---\nflowchart LR\naccTitle: Release\naccDescr: How it ships\nA[\"`**Fast** and *safe*`\"] --> B",
+    )
+    .svg;
+    assert!(
+        svg.contains("<title id=\"d-title\">Release</title>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("<desc id=\"d-desc\">How it ships Flowchart"),
+        "{svg}"
+    );
+    assert!(svg.contains(">Shipping</text>"), "{svg}");
+    assert!(
+        svg.contains(
+            "<tspan font-weight=\"bold\">Fast</tspan> and <tspan font-style=\"italic\">safe</tspan>"
+        ),
+        "{svg}"
+    );
+    assert!(geometry_faults(&svg).is_empty());
+}
+
+#[test]
+fn an_edge_into_a_subgraph_goes_around_its_other_boxes() {
+    // Mermaid's own example: c1→a2 drawn behind a1 reads as c1→a1→a2.
+    let svg = draw("flowchart TB\nc1-->a2\nsubgraph ide1 [one]\na1-->a2\nend").svg;
+    assert!(svg.contains("data-edge=\"c1→a2\""));
+    assert_eq!(geometry_faults(&svg), Vec::<String>::new());
+}

@@ -401,3 +401,16 @@ fn an_edge_into_a_subgraph_goes_around_its_other_boxes() {
     assert!(svg.contains("data-edge=\"c1→a2\""));
     assert_eq!(geometry_faults(&svg), Vec::<String>::new());
 }
+
+/// `CORPUS_SVG_DIR=DIR cargo test -p passback-engine --lib write_the_corpus_svgs -- --ignored`
+/// writes every corpus diagram's SVG to DIR, to look at.
+#[test]
+#[ignore = "writes files; run by hand"]
+fn write_the_corpus_svgs() {
+    let dir = std::env::var("CORPUS_SVG_DIR").expect("CORPUS_SVG_DIR");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    for (name, src) in corpus() {
+        let r = draw(&src);
+        std::fs::write(Path::new(&dir).join(format!("{name}.svg")), r.svg).expect("written");
+    }
+}

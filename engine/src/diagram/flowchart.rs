@@ -669,8 +669,9 @@ impl Parser {
                         }
                     }
                     let tail = c.rest().trim();
-                    let spaced = after.starts_with(|c: char| c.is_whitespace())
-                        && after[1..].starts_with(|c: char| c.is_whitespace());
+                    let mut lead = after.chars();
+                    let spaced = lead.next().is_some_and(char::is_whitespace)
+                        && lead.next().is_some_and(char::is_whitespace);
                     match (&parsed.label, tail.is_empty() && !spaced) {
                         (Some(l), _) => {
                             let title = l.clone();
@@ -729,6 +730,9 @@ impl Parser {
     fn is_edge_id(&self, id: &str) -> bool {
         if self.edge_ids.contains(id) {
             return true;
+        }
+        if !id.starts_with("L_") {
+            return false;
         }
         let mut seen: Vec<(&str, &str)> = Vec::new();
         self.chart.edges.iter().any(|e| {

@@ -414,3 +414,35 @@ fn write_the_corpus_svgs() {
         std::fs::write(Path::new(&dir).join(format!("{name}.svg")), r.svg).expect("written");
     }
 }
+
+/// Prefixes of every corpus diagram (cut every few bytes: mid-label, mid-link, mid-`@{`) are
+/// read without a panic, and the one cut halfway is drawn.
+#[test]
+fn cut_diagrams_never_panic() {
+    for (_, src) in corpus() {
+        let cuts: Vec<usize> = (0..=src.len())
+            .filter(|&i| src.is_char_boundary(i))
+            .collect();
+        for (k, &i) in cuts.iter().enumerate() {
+            let half = k == cuts.len() / 2;
+            if k % 5 != 0 && !half {
+                continue;
+            }
+            let cut = &src[..i];
+            let parsed = flowchart::parse(cut);
+            if half {
+                let chart = parsed.and_then(Result::ok);
+                let _ = diagram::render(
+                    cut,
+                    chart.as_ref(),
+                    &Frame {
+                        id: "d",
+                        title: "Diagram",
+                        t: &EN,
+                        inline_style: false,
+                    },
+                );
+            }
+        }
+    }
+}

@@ -15,6 +15,8 @@ use std::collections::HashMap;
 const PAD: f64 = 8.0;
 /// A box's inside, for the check: its bounds less this much all round.
 const INSET: f64 = 1.0;
+/// How far around the straight way between an edge's ends boxes are first routed around.
+const NEAR: f64 = 60.0;
 /// Samples per cubic piece of a curve when it is checked.
 const STEPS: usize = 24;
 
@@ -138,7 +140,28 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
         let n = path.points.len();
         let (start, from_outline) = end(a, path.points[0]);
         let (finish, to_outline) = end(b, path.points[n - 1]);
-        let Some(mut route) = shortest_around(start, finish, &obstacles) else {
+        // The boxes near the straight way first (a few, so the search is small); all of them
+        // when no way around those is clear of the rest.
+        let near = Rect(
+            start.x.min(finish.x) - NEAR,
+            start.y.min(finish.y) - NEAR,
+            start.x.max(finish.x) + NEAR,
+            start.y.max(finish.y) + NEAR,
+        );
+        let local: Vec<Rect> = obstacles
+            .iter()
+            .filter(|r| r.overlaps(&near))
+            .copied()
+            .collect();
+        let clear_of_all = |route: &Vec<Pt>| {
+            route
+                .windows(2)
+                .all(|w| obstacles.iter().all(|r| !r.cut_by(w[0], w[1])))
+        };
+        let found = shortest_around(start, finish, &local)
+            .filter(clear_of_all)
+            .or_else(|| shortest_around(start, finish, &obstacles));
+        let Some(mut route) = found else {
             continue;
         };
         if let Some(o) = &from_outline {

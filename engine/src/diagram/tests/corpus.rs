@@ -446,3 +446,11 @@ fn cut_diagrams_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_longer_link_spans_more_ranks() {
+    let short = draw("flowchart TD\nA --> B\nA --> C --> D").height;
+    let long = draw("flowchart TD\nA ----> B\nA --> C --> D").height;
+    let longer = draw("flowchart TD\nA ------> B\nA --> C --> D").height;
+    assert!(short < long && long < longer, "{short} {long} {longer}");
+}

@@ -1247,6 +1247,10 @@ fn has_icon(s: &str) -> bool {
 /// codes (`#quot;`, `#9829;`) are decoded; new lines inside a quoted label break it too.
 pub fn label_text(raw: &str) -> (String, Vec<Emphasis>) {
     let raw = raw.trim();
+    // Most labels are plain words: nothing to decode.
+    if !raw.contains(['<', '#', '`', ':', '\n']) {
+        return (raw.to_string(), Vec::new());
+    }
     if let Some(md) = raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
         return markdown(md);
     }

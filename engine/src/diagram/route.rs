@@ -93,23 +93,59 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
     if boxes.len() < 3 {
         return;
     }
-    // Node indices by id, once.
-    let index: HashMap<&str, usize> = chart
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i))
-        .collect();
+    // Node indices by id: looked up in place for a small chart, hashed once for a larger one.
+    let index: HashMap<&str, usize> = if chart.nodes.len() > 32 {
+        chart
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let find = |id: &str| match index.is_empty() {
+        true => chart.nodes.iter().position(|n| n.id == id),
+        false => index.get(id).copied(),
+    };
     for e in 0..d.edges.len() {
         let edge = &chart.edges[e];
-        let (Some(&a), Some(&b)) = (index.get(edge.from.as_str()), index.get(edge.to.as_str()))
-        else {
+        let (Some(a), Some(b)) = (find(&edge.from), find(&edge.to)) else {
             continue;
         };
         if a == b {
             continue;
         }
         let path = &d.edges[e];
+        // A curve lies inside the bounds of its points and control points (which the path's
+        // points and their neighbours bound, with the thirds the controls reach): a box that
+        // meets none of that is not in the way, and most edges are checked without sampling.
+        let mut hull = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for p in &path.points {
+            hull = Rect(
+                hull.0.min(p.x),
+                hull.1.min(p.y),
+                hull.2.max(p.x),
+                hull.3.max(p.y),
+            );
+        }
+        let reach = path
+            .points
+            .windows(2)
+            .map(|w| w[1].minus(w[0]).len() / 3.0)
+            .fold(0.0, f64::max);
+        let hull = Rect(
+            hull.0 - reach,
+            hull.1 - reach,
+            hull.2 + reach,
+            hull.3 + reach,
+        );
+        if !boxes
+            .iter()
+            .any(|(i, r)| *i != a && *i != b && r.overlaps(&hull))
+        {
+            continue;
+        }
         let line = drawn_points(&path.points, path.axis, path.straight);
         // Only boxes that meet the line's own bounds can be in its way.
         let mut span = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);

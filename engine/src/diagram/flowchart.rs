@@ -416,9 +416,10 @@ fn statements(source: &str) -> Vec<(usize, &str)> {
     while i < out.len() {
         let (at, s) = out[i];
         let (prev_at, prev) = out[i - 1];
-        let continues = ["--", "==", "-.", "~~~", "<-", "<=", "<.", "&"]
-            .iter()
-            .any(|p| s.starts_with(p))
+        let continues = matches!(s.as_bytes()[0], b'-' | b'=' | b'~' | b'<' | b'&')
+            && ["--", "==", "-.", "~~~", "<-", "<=", "<.", "&"]
+                .iter()
+                .any(|p| s.starts_with(p))
             && !matches!(prev.split_whitespace().next(), Some("subgraph" | "end"))
             && at > prev_at + prev.len()
             && !source[prev_at + prev.len()..at].contains(['%', ';']);
@@ -547,7 +548,10 @@ impl Parser {
         for (key, slot) in [
             ("accTitle", &mut self.chart.acc_title),
             ("accDescr", &mut self.chart.acc_descr),
-        ] {
+        ]
+        .into_iter()
+        .filter(|_| stmt.starts_with("acc"))
+        {
             if let Some(rest) = stmt.strip_prefix(key)
                 && let Some(text) = rest.trim_start().strip_prefix(':')
             {
@@ -556,7 +560,8 @@ impl Parser {
             }
         }
         // `e1@{ animate: true }` for an edge named `e1`.
-        if let Some((id, rest)) = stmt.split_once("@{")
+        if memchr::memchr(b'@', stmt.as_bytes()).is_some()
+            && let Some((id, rest)) = stmt.split_once("@{")
             && rest.trim_end().ends_with('}')
             && self.is_edge_id(id.trim())
         {
@@ -937,7 +942,12 @@ impl<'s> Cursor<'s> {
             self.pos += skip;
             spec.class = true;
         }
-        if !self.s[start..self.pos].contains("@{") && has_icon(&self.s[start..self.pos]) {
+        let written = &self.s[start..self.pos];
+        // An icon needs a colon: most nodes are passed over by one byte search.
+        if memchr::memchr(b':', written.as_bytes()).is_some()
+            && !written.contains("@{")
+            && has_icon(written)
+        {
             spec.notes.push(
                 "Font Awesome icons (`fa:…`) are not drawn: the label is shown without them".into(),
             );

@@ -69,17 +69,46 @@ impl Rect {
     }
 }
 
-/// The points of edge `e`'s line as the SVG draws it.
-fn drawn_points(points: &[Pt], axis: Pt, straight: bool) -> Vec<Pt> {
+/// Whether the line of an edge, as the SVG draws it (straight, or the curve through
+/// `points`), passes through one of `boxes` other than those of its ends `a` and `b`. A curve
+/// piece lies inside the bounds of its four points, so only a piece whose bounds meet a box is
+/// sampled.
+fn blocked(
+    points: &[Pt],
+    axis: Pt,
+    straight: bool,
+    boxes: &[(usize, Rect)],
+    a: usize,
+    b: usize,
+) -> bool {
+    let others = || boxes.iter().filter(move |(i, _)| *i != a && *i != b);
+    if straight || points.len() <= 2 {
+        return points
+            .windows(2)
+            .any(|w| others().any(|(_, r)| r.cut_by(w[0], w[1])));
+    }
     let n = points.len();
-    if straight || n <= 2 {
-        return points.to_vec();
-    }
-    let mut out = vec![points[0]];
-    for piece in shapes::curve(points, points[0], points[n - 1], axis) {
-        out.extend(shapes::sample(&piece, STEPS));
-    }
-    out
+    shapes::curve(points, points[0], points[n - 1], axis).any(|piece| {
+        let mut span = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for p in &piece {
+            span = Rect(
+                span.0.min(p.x),
+                span.1.min(p.y),
+                span.2.max(p.x),
+                span.3.max(p.y),
+            );
+        }
+        let span = Rect(span.0 - 1.0, span.1 - 1.0, span.2 + 1.0, span.3 + 1.0);
+        if !others().any(|(_, r)| r.overlaps(&span)) {
+            return false;
+        }
+        let mut prev = piece[0];
+        shapes::sample(&piece, STEPS).any(|p| {
+            let hit = others().any(|(_, r)| r.overlaps(&span) && r.cut_by(prev, p));
+            prev = p;
+            hit
+        })
+    })
 }
 
 /// Routes again every edge of `d` that passes through a box it does not connect.
@@ -117,49 +146,7 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
             continue;
         }
         let path = &d.edges[e];
-        // A curve lies inside the bounds of its points and control points (which the path's
-        // points and their neighbours bound, with the thirds the controls reach): a box that
-        // meets none of that is not in the way, and most edges are checked without sampling.
-        let mut hull = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-        for p in &path.points {
-            hull = Rect(
-                hull.0.min(p.x),
-                hull.1.min(p.y),
-                hull.2.max(p.x),
-                hull.3.max(p.y),
-            );
-        }
-        let reach = path
-            .points
-            .windows(2)
-            .map(|w| w[1].minus(w[0]).len() / 3.0)
-            .fold(0.0, f64::max);
-        let hull = Rect(
-            hull.0 - reach,
-            hull.1 - reach,
-            hull.2 + reach,
-            hull.3 + reach,
-        );
-        if !boxes
-            .iter()
-            .any(|(i, r)| *i != a && *i != b && r.overlaps(&hull))
-        {
-            continue;
-        }
-        let line = drawn_points(&path.points, path.axis, path.straight);
-        // Only boxes that meet the line's own bounds can be in its way.
-        let mut span = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-        for p in &line {
-            span = Rect(
-                span.0.min(p.x),
-                span.1.min(p.y),
-                span.2.max(p.x),
-                span.3.max(p.y),
-            );
-        }
-        let span = Rect(span.0 - 1.0, span.1 - 1.0, span.2 + 1.0, span.3 + 1.0);
-        let hit = |r: &Rect| r.overlaps(&span) && line.windows(2).any(|w| r.cut_by(w[0], w[1]));
-        if !boxes.iter().any(|(i, r)| *i != a && *i != b && hit(r)) {
+        if !blocked(&path.points, path.axis, path.straight, &boxes, a, b) {
             continue;
         }
         let obstacles: Vec<Rect> = boxes

@@ -534,9 +534,9 @@ pub fn clip_end(path: &mut Vec<Pt>, outline: &Outline) {
 /// moved to `first` and `last`: at each bend the curve runs along `axis` (the way ranks run),
 /// at the ends along the first and last segments. The SVG draws exactly these, and the
 /// router checks them against the boxes.
-pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> Vec<[Pt; 4]> {
+pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item = [Pt; 4]> + '_ {
     let n = points.len();
-    let at = |i: usize| {
+    let at = move |i: usize| {
         if i == 0 {
             first
         } else if i == n - 1 {
@@ -545,7 +545,7 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> Vec<[Pt; 4]> {
             points[i]
         }
     };
-    let tangent = |i: usize| -> Pt {
+    let tangent = move |i: usize| -> Pt {
         let chord = if i == 0 {
             at(1).minus(at(0))
         } else if i == n - 1 {
@@ -560,18 +560,16 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> Vec<[Pt; 4]> {
             chord.unit().unwrap_or(axis)
         }
     };
-    (0..n.saturating_sub(1))
-        .map(|i| {
-            let (p, q) = (at(i), at(i + 1));
-            let reach = q.minus(p).len() / 3.0;
-            [
-                p,
-                p.plus(tangent(i).scale(reach)),
-                q.minus(tangent(i + 1).scale(reach)),
-                q,
-            ]
-        })
-        .collect()
+    (0..n.saturating_sub(1)).map(move |i| {
+        let (p, q) = (at(i), at(i + 1));
+        let reach = q.minus(p).len() / 3.0;
+        [
+            p,
+            p.plus(tangent(i).scale(reach)),
+            q.minus(tangent(i + 1).scale(reach)),
+            q,
+        ]
+    })
 }
 
 /// Points along a cubic piece, `steps` of them after its start.

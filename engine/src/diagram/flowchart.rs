@@ -1152,9 +1152,14 @@ impl<'s> Cursor<'s> {
             label = Some(unquoted);
             self.pos += end + 2;
         }
-        link.label = label
-            .filter(|l| !l.is_empty())
-            .map(|l| label_text(l.trim_matches('"')).0);
+        link.label = label.filter(|l| !l.is_empty()).map(|l| {
+            let l = l.trim();
+            let unquoted = l
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(l);
+            label_text(unquoted).0
+        });
         link.length = link.length.clamp(1, MAX_LENGTH);
         Ok(link)
     }

@@ -73,7 +73,8 @@ fn validate_and_export(c: &mut Criterion) {
 }
 
 /// A document holding one flowchart of 5, 20 and 100 nodes, rendered without the cache: parse,
-/// layout and SVG, with the little around them a block needs.
+/// layout and SVG, with the little around them a block needs; and one of each size written
+/// in the syntax of Mermaid's documentation (`mermaid_flowchart`).
 fn diagram_layout(c: &mut Criterion) {
     let mut group = c.benchmark_group("diagram");
     let options = Options::default();
@@ -81,6 +82,12 @@ fn diagram_layout(c: &mut Criterion) {
         let source = serde_json::to_string(&passback_benches::flowchart(nodes)).expect("a string");
         let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
         group.bench_with_input(BenchmarkId::new("render_document", nodes), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &options))
+        });
+        let source =
+            serde_json::to_string(&passback_benches::mermaid_flowchart(nodes)).expect("a string");
+        let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+        group.bench_with_input(BenchmarkId::new("mermaid_syntax", nodes), &doc, |b, d| {
             b.iter(|| passback_engine::render(black_box(d), &options))
         });
     }

@@ -358,7 +358,7 @@ pub fn check_block(
     map: &PosMap,
 ) -> (Option<AnyComponent>, Vec<Diagnostic>) {
     let locate = |offset: usize| map.locate(offset);
-    let mut ck = Checker::new(id, &locate);
+    let mut ck = Checker::new(id, &locate).with_text(text);
     let component =
         parse_lenient(text, &mut ck).and_then(|json| AnyComponent::parse(kind, &json, &mut ck));
     (component, ck.diags)

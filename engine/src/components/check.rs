@@ -115,6 +115,8 @@ pub struct Checker<'a> {
     locate: &'a dyn Fn(usize) -> (usize, usize),
     pub diags: Vec<Diagnostic>,
     pub errors: usize,
+    /// The block's JSON text, when known (`with_text`).
+    text: &'a str,
 }
 
 /// Where a value sits in the block, as a chain of borrowed JSON Pointer tokens: the pointer
@@ -219,7 +221,54 @@ impl<'a> Checker<'a> {
             locate,
             diags: Vec::new(),
             errors: 0,
+            text: "",
         }
+    }
+
+    /// The block's JSON text, so a place inside a string value can be located
+    /// (`string_offset`).
+    pub fn with_text(mut self, text: &'a str) -> Self {
+        self.text = text;
+        self
+    }
+
+    /// The offset in the block's JSON text of byte `decoded` of the string value that starts
+    /// (at its opening quote) at `start`: escapes (`\n`, `\"`, `\u00e9`) are walked as the
+    /// bytes they decode to. `start` itself when the text is not known or not a string there.
+    pub fn string_offset(&self, start: usize, decoded: usize) -> usize {
+        let Some(raw) = self.text.get(start..).and_then(|t| t.strip_prefix('"')) else {
+            return start;
+        };
+        let bytes = raw.as_bytes();
+        let (mut i, mut out) = (0, 0);
+        while i < bytes.len() && out < decoded {
+            match bytes[i] {
+                b'"' => break,
+                b'\\' => {
+                    let (raw_len, len) = match bytes.get(i + 1) {
+                        Some(b'u') => {
+                            let code = raw
+                                .get(i + 2..i + 6)
+                                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                .unwrap_or(0);
+                            match code {
+                                // A surrogate pair: two escapes, one four-byte character.
+                                0xD800..=0xDBFF => (12, 4),
+                                _ => (6, char::from_u32(code).map_or(3, char::len_utf8)),
+                            }
+                        }
+                        _ => (2, 1),
+                    };
+                    i += raw_len;
+                    out += len;
+                }
+                _ => {
+                    i += 1;
+                    out += 1;
+                }
+            }
+        }
+        start + 1 + i.min(bytes.len())
     }
 
     pub fn report(

@@ -85,15 +85,26 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
                     "nothing to do; remove them to silence this warning".into(),
                 );
             }
+            for note in &chart.notes {
+                let at = o.start_of("source");
+                ck.warn(
+                    Code::IgnoredDirective,
+                    at,
+                    &o.path("source"),
+                    format!("in the diagram, {note}"),
+                    "nothing to do; the rest of the diagram is drawn as written".into(),
+                );
+            }
             Some(chart)
         }
         Some(Err(e)) => {
-            let at = o.start_of("source");
+            // The line and column are the construct's own, in the Markdown document.
+            let at = ck.string_offset(o.start_of("source"), e.offset);
             ck.warn(
                 Code::UnsupportedDiagram,
                 at,
                 &o.path("source"),
-                format!("the flowchart could not be read at byte {} of `source`: {}", e.offset, e.message),
+                format!("the flowchart is not drawn: {}", e.message),
                 "check the Mermaid syntax there; until then only whole-diagram comments are possible".into(),
             );
             None
@@ -314,6 +325,18 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
     }
 }
 
+/// Below this scale a diagram's text is too small to read (14 px labels at 10.5 px).
+const MIN_SCALE: f64 = 0.75;
+/// The widest minimum the stylesheet has a class for (`.pb-dw-30`), px / 100.
+const WIDE_STEPS: u32 = 30;
+
+/// The class that keeps a diagram `width` px wide at `MIN_SCALE` or more (`pb-dw-N`: at least
+/// N × 100 px), for one that may not fit a column; `None` for one narrow enough anywhere.
+pub fn wide_class(width: u32) -> Option<String> {
+    let steps = (f64::from(width) * MIN_SCALE / 100.0).ceil() as u32;
+    (steps >= 6).then(|| format!("pb-dw-{}", steps.min(WIDE_STEPS)))
+}
+
 fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let t = cx.t;
     let caption = m.title.as_deref().unwrap_or(t.diagram);
@@ -402,7 +425,14 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     html! {
         (cx.root_start_with_model(Some(caption_id), &model))
         figure class="pb-diagram" {
-            div class="pb-diagram-canvas" { (svg) }
+            @match wide_class(drawing.width) {
+                // Too wide to shrink into the column and stay readable: it keeps a minimum
+                // size and scrolls sideways, in a region the keyboard can reach and scroll.
+                Some(wide) => {
+                    div class={ "pb-diagram-canvas " (wide) } tabindex="0" role="region" aria-labelledby=(caption_id) { (svg) }
+                }
+                None => { div class="pb-diagram-canvas" { (svg) } }
+            }
             details class="pb-diagram-source" open[!drawing.drawn] {
                 summary { (t.diagram_source) }
                 pre { code class="language-mermaid" { (Text(&m.source)) } }
@@ -729,6 +759,44 @@ mod tests {
             .expect("a warning for `link`");
         assert!(w.message.contains("`link`"), "{}", w.message);
         assert!(!v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram));
+    }
+
+    #[test]
+    fn a_diagram_not_read_is_located_at_its_construct_in_the_markdown() {
+        // Line 4 of the document, after the escapes `\n` and `\"` of the JSON string.
+        let doc = "Intro\n\n```mermaid\n{ \"version\": \"1\", \"source\": \"flowchart TD\\n  A[\\\"x\\\"] --> B\\n  B -=> C\" }\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        // `-=>` starts at byte 34 of the source, which is column 59 of line 4 in the JSON.
+        let column = doc.lines().nth(3).unwrap().find("-=>").unwrap() + 1;
+        assert_eq!((d.line, d.column), (4, column), "{d:?}");
+        assert!(d.message.contains("arrow"), "{}", d.message);
+    }
+
+    #[test]
+    fn a_wide_diagram_keeps_a_readable_size_and_scrolls() {
+        assert_eq!(wide_class(300), None);
+        assert_eq!(wide_class(1200).as_deref(), Some("pb-dw-9"));
+        assert_eq!(wide_class(100_000).as_deref(), Some("pb-dw-30"));
+        let css = include_str!("../../assets/passback.css");
+        for n in 6..=30 {
+            assert!(css.contains(&format!(".pb-dw-{n} svg{{min-width:{}px}}", n * 100)));
+        }
+        let wide: String = (0..22).map(|i| format!("n{i} --> n{}\n", i + 1)).collect();
+        let source = format!("flowchart LR\n{wide}");
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(
+            html.contains("class=\"pb-diagram-canvas pb-dw-") && html.contains("tabindex=\"0\" role=\"region\" aria-labelledby="),
+            "{html}"
+        );
     }
 
     #[test]

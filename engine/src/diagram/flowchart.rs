@@ -19,6 +19,14 @@ pub struct Flowchart {
     /// Directives that were recognised and ignored (`click`, `style`, `init`, …), each once,
     /// in the order each first appears.
     pub ignored: Vec<String>,
+    /// Other things read but not drawn as written (an icon, an unknown shape name), each once,
+    /// as a sentence for a warning.
+    pub notes: Vec<String>,
+    /// The front matter's `title:`, drawn above the diagram.
+    pub title: Option<String>,
+    /// `accTitle:` and `accDescr:`: the SVG's accessible name and description.
+    pub acc_title: Option<String>,
+    pub acc_descr: Option<String>,
 }
 
 impl Flowchart {
@@ -103,9 +111,22 @@ impl Direction {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub id: String,
-    /// The label (the id when the node has no shape text). Line breaks (`<br>`) are `\n`.
+    /// The label (the id when the node has no shape text), as plain text: line breaks
+    /// (`<br>`, a new line in a markdown string) are `\n`, HTML tags and icons dropped,
+    /// entity codes decoded.
     pub label: String,
     pub shape: Shape,
+    /// Bold and italic byte ranges of `label`, from a markdown string (`"`**a** b`"`).
+    pub emphasis: Vec<Emphasis>,
+}
+
+/// A run of a label drawn bold and/or italic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Emphasis {
+    pub start: usize,
+    pub end: usize,
+    pub bold: bool,
+    pub italic: bool,
 }
 
 /// The node shapes of the Mermaid flowchart grammar, by their brackets.
@@ -220,6 +241,8 @@ pub struct Edge {
     pub start: Marker,
     /// The marker at `to`.
     pub end: Marker,
+    /// How many ranks it spans at least: 1 for `-->`, 2 for `--->`, 3 for `---->`.
+    pub length: usize,
 }
 
 /// `subgraph id [title] … end`.
@@ -304,7 +327,19 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
     p.chart.nodes.reserve(count + 1);
     p.chart.edges.reserve(count);
     if start > 0 {
-        p.chart.ignored.push("front matter".into());
+        // The title is drawn; any other setting (`config:`, `displayMode:`) is not.
+        let mut other = false;
+        for line in source[..start].lines().map(str::trim) {
+            if let Some(t) = line.strip_prefix("title:") {
+                let t = t.trim().trim_matches(['"', '\'']);
+                p.chart.title = Some(label_text(t).0).filter(|t| !t.is_empty());
+            } else if !line.is_empty() && line != "---" && !line.starts_with(['#', ' ']) {
+                other |= !line.starts_with(char::is_whitespace);
+            }
+        }
+        if other {
+            p.chart.ignored.push("front matter config".into());
+        }
     }
     if source.contains("%%{") {
         p.chart.ignored.push("init".into());
@@ -328,10 +363,29 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
     // Statements are borrowed from `source` as they are parsed: none is copied.
     let after_header = (!after_dir.is_empty())
         .then(|| (header_at + header.find(after_dir).unwrap_or(0), after_dir));
+    // Statements inside an `accDescr { … }` block are its text, up to this offset.
+    let mut skip_to = 0;
     for (at, stmt) in after_header
         .into_iter()
         .chain(statements.map(|(a, s)| (a + start, s)))
     {
+        if at < skip_to {
+            continue;
+        }
+        if let Some(rest) = stmt.strip_prefix("accDescr")
+            && rest.trim_start().starts_with('{')
+        {
+            let open = at + stmt.find('{').unwrap_or(0) + 1;
+            let close = source[open..].find('}').map_or(source.len(), |i| open + i);
+            let text: Vec<&str> = source[open..close]
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            p.chart.acc_descr = Some(text.join(" "));
+            skip_to = close + 1;
+            continue;
+        }
         if let Err(e) = p.statement(stmt, at) {
             return Some(Err(e));
         }
@@ -359,22 +413,60 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
     Some(Ok(chart))
 }
 
-/// Splits on newlines and `;` outside quotes and brackets; drops `%%` comments.
+/// Splits on newlines and `;` outside quotes and brackets; drops `%%` comments. A quoted
+/// label inside brackets, and an `@{ … }` block, may run over several lines; a line that
+/// starts with a link (`--> b`) continues the statement before it.
 fn statements(source: &str) -> Vec<(usize, &str)> {
+    let mut out = split_statements(source);
+    let mut i = 1;
+    while i < out.len() {
+        let (at, s) = out[i];
+        let (prev_at, prev) = out[i - 1];
+        let continues = matches!(s.as_bytes()[0], b'-' | b'=' | b'~' | b'<' | b'&')
+            && ["--", "==", "-.", "~~~", "<-", "<=", "<.", "&"]
+                .iter()
+                .any(|p| s.starts_with(p))
+            && !matches!(prev.split_whitespace().next(), Some("subgraph" | "end"))
+            && at > prev_at + prev.len()
+            && !source[prev_at + prev.len()..at].contains(['%', ';']);
+        if continues {
+            out[i - 1] = (prev_at, &source[prev_at..at + s.len()]);
+            out.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn split_statements(source: &str) -> Vec<(usize, &str)> {
     // At most one statement per separator, and one after the last: no growing.
     let mut out =
         Vec::with_capacity(memchr::memchr2_iter(b'\n', b';', source.as_bytes()).count() + 1);
     let mut start = 0;
     let mut depth = 0i32;
     let mut quoted = false;
+    // The depth an `@{` opened at, while it is open.
+    let mut attrs: Option<i32> = None;
     let bytes = source.as_bytes();
     let mut i = 0;
     while i <= bytes.len() {
         let b = bytes.get(i).copied();
         match b {
             Some(b'"') => quoted = !quoted,
+            Some(b'{') if !quoted && i > 0 && bytes[i - 1] == b'@' => {
+                depth += 1;
+                attrs.get_or_insert(depth);
+            }
             Some(b'[' | b'(' | b'{') if !quoted => depth += 1,
-            Some(b']' | b')' | b'}') if !quoted => depth = (depth - 1).max(0),
+            Some(b']' | b')' | b'}') if !quoted => {
+                if attrs == Some(depth) {
+                    attrs = None;
+                }
+                depth = (depth - 1).max(0);
+            }
+            // A quoted label in brackets, or an `@{ … }`, goes on over the line's end.
+            Some(b'\n') if depth > 0 && (quoted || attrs.is_some()) && has_closer(bytes, i) => {}
             Some(b'%') if !quoted && bytes.get(i + 1) == Some(&b'%') => {
                 push(&mut out, source, start, i);
                 while i < bytes.len() && bytes[i] != b'\n' {
@@ -389,6 +481,7 @@ fn statements(source: &str) -> Vec<(usize, &str)> {
                 start = i + 1;
                 depth = 0;
                 quoted = false;
+                attrs = None;
             }
             Some(b';') if !quoted && depth == 0 => {
                 push(&mut out, source, start, i);
@@ -401,6 +494,12 @@ fn statements(source: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// Whether a `"`, `}`, `]` or `)` follows `i` at all: a label left open to the end is an
+/// error on its own line, not the whole rest of the diagram.
+fn has_closer(bytes: &[u8], i: usize) -> bool {
+    memchr::memchr3(b'"', b'}', b']', &bytes[i..]).is_some()
+}
+
 fn push<'s>(out: &mut Vec<(usize, &'s str)>, source: &'s str, start: usize, end: usize) {
     let Some(raw) = source.get(start..end) else {
         return;
@@ -411,14 +510,13 @@ fn push<'s>(out: &mut Vec<(usize, &'s str)>, source: &'s str, start: usize, end:
     }
 }
 
-const IGNORED: [&str; 7] = [
+const IGNORED: [&str; 6] = [
     "click",
     "style",
     "classDef",
     "class",
     "linkStyle",
     "direction",
-    "accTitle",
 ];
 
 #[derive(Default)]
@@ -431,6 +529,8 @@ struct Parser {
     /// Scratch for `statement`: the node indices of the groups either side of an arrow.
     previous: Vec<usize>,
     next: Vec<usize>,
+    /// Edge ids (`A e1@--> B`): `e1@{ … }` sets that edge's attributes, not a node's.
+    edge_ids: HashSet<String>,
 }
 
 impl Parser {
@@ -447,11 +547,31 @@ impl Parser {
             self.chart.subgraphs[open].direction = Some(d);
             return Ok(());
         }
-        if IGNORED.contains(&first) || first.starts_with("accDescr") {
-            // Each directive once, in the order it first appears: the warning names them.
-            if !self.chart.ignored.iter().any(|n| n == first) {
-                self.chart.ignored.push(first.to_string());
+        if IGNORED.contains(&first) {
+            self.ignore(first);
+            return Ok(());
+        }
+        for (key, slot) in [
+            ("accTitle", &mut self.chart.acc_title),
+            ("accDescr", &mut self.chart.acc_descr),
+        ]
+        .into_iter()
+        .filter(|_| stmt.starts_with("acc"))
+        {
+            if let Some(rest) = stmt.strip_prefix(key)
+                && let Some(text) = rest.trim_start().strip_prefix(':')
+            {
+                *slot = Some(text.trim().to_string());
+                return Ok(());
             }
+        }
+        // `e1@{ animate: true }` for an edge named `e1`.
+        if memchr::memchr(b'@', stmt.as_bytes()).is_some()
+            && let Some((id, rest)) = stmt.split_once("@{")
+            && rest.trim_end().ends_with('}')
+            && self.is_edge_id(id.trim())
+        {
+            self.ignore("edge attributes");
             return Ok(());
         }
         if first == "subgraph" {
@@ -482,6 +602,18 @@ impl Parser {
                 self.previous = previous;
                 self.next = next;
                 return Ok(());
+            }
+            // An edge id: `A e1@--> B`.
+            let r = c.rest();
+            let id_len = r
+                .find(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '-'))
+                .unwrap_or(r.len());
+            if id_len > 0
+                && r[id_len..].starts_with('@')
+                && r[id_len + 1..].starts_with(['-', '=', '.', '~', '<', 'x', 'o'])
+            {
+                self.edge_ids.insert(r[..id_len].to_string());
+                c.pos += id_len + 1;
             }
             let mut link = c.arrow()?;
             next.clear();
@@ -515,6 +647,7 @@ impl Parser {
                         stroke: link.stroke,
                         start: link.start,
                         end: link.end,
+                        length: link.length,
                     });
                 }
             }
@@ -524,11 +657,19 @@ impl Parser {
 
     /// `subgraph id`, `subgraph id [title]`, `subgraph "title"`, `subgraph some title`.
     fn subgraph(&mut self, stmt: &str, at: usize) -> Result<(), Unsupported> {
-        let rest = stmt["subgraph".len()..].trim();
+        let after = &stmt["subgraph".len()..];
+        let rest = after.trim();
         let base = at + stmt.len() - rest.len();
+        // As Mermaid reads them: a title alone is also the id, unless it has a space in it
+        // (or follows two spaces); then the subgraph has no id to point at.
         let (id, title) = if let Some(quoted) = rest.strip_prefix('"') {
             let title = quoted.strip_suffix('"').unwrap_or(quoted);
-            (None, title.to_string())
+            let id = title.trim_matches('`');
+            let id = (!id.is_empty() && !id.contains(char::is_whitespace)).then_some(id);
+            if let Some(id) = id {
+                self.declare(id, &label_text(title).0);
+            }
+            (id.map(str::to_string), label_text(title).0)
         } else if rest.is_empty() {
             (None, String::new())
         } else {
@@ -539,25 +680,33 @@ impl Parser {
             };
             match c.node()? {
                 Some(mut parsed) => {
+                    self.note_node(&parsed);
                     if parsed.label.is_none() {
                         // `subgraph id [title]`: the title may follow a space.
                         let before = c.pos;
                         c.skip_ws();
                         match c.shape()? {
-                            Some((label, _)) => parsed.label = Some(label),
+                            Some((label, _, _)) => parsed.label = Some(label),
                             None => c.pos = before,
                         }
                     }
                     let tail = c.rest().trim();
-                    let title = match (&parsed.label, tail.is_empty()) {
-                        (Some(l), _) => l.clone(),
-                        (None, true) => parsed.id.to_string(),
-                        // `subgraph Some title`: the first word is the id.
-                        (None, false) => rest.to_string(),
-                    };
-                    let id = parsed.id.to_string();
-                    self.declare(&id, &title);
-                    (Some(id), title)
+                    let mut lead = after.chars();
+                    let spaced = lead.next().is_some_and(char::is_whitespace)
+                        && lead.next().is_some_and(char::is_whitespace);
+                    match (&parsed.label, tail.is_empty() && !spaced) {
+                        (Some(l), _) => {
+                            let title = l.clone();
+                            self.declare(parsed.id, &title);
+                            (Some(parsed.id.to_string()), title)
+                        }
+                        (None, true) => {
+                            self.declare(parsed.id, parsed.id);
+                            (Some(parsed.id.to_string()), parsed.id.to_string())
+                        }
+                        // `subgraph Some title`: a title only.
+                        (None, false) => (None, label_text(rest).0),
+                    }
                 }
                 None => (None, rest.to_string()),
             }
@@ -587,6 +736,7 @@ impl Parser {
             let Some(node) = c.node()? else {
                 return Err(c.error(format!("expected a node id at {:?}", preview(c.rest()))));
             };
+            self.note_node(&node);
             ids.push(self.add_node(node));
             c.skip_ws();
             if c.rest().starts_with('&') {
@@ -594,6 +744,48 @@ impl Parser {
             } else {
                 return Ok(());
             }
+        }
+    }
+
+    /// Whether `id` names an edge: one given (`A e1@--> B`), or one Mermaid gives an edge
+    /// that has none, `L_FROM_TO_0` (then `_2`, `_3`, … for the same pair again).
+    fn is_edge_id(&self, id: &str) -> bool {
+        if self.edge_ids.contains(id) {
+            return true;
+        }
+        if !id.starts_with("L_") {
+            return false;
+        }
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        self.chart.edges.iter().any(|e| {
+            let n = seen.iter().filter(|p| **p == (&e.from, &e.to)).count();
+            seen.push((&e.from, &e.to));
+            let k = if n == 0 { 0 } else { n + 1 };
+            id == format!("L_{}_{}_{k}", e.from, e.to)
+        })
+    }
+
+    /// Records a directive ignored, once.
+    fn ignore(&mut self, name: &str) {
+        if !self.chart.ignored.iter().any(|n| n == name) {
+            self.chart.ignored.push(name.to_string());
+        }
+    }
+
+    fn note(&mut self, note: String) {
+        if !self.chart.notes.contains(&note) {
+            self.chart.notes.push(note);
+        }
+    }
+
+    /// The warnings a node as written calls for: a class, an icon, an image, a shape name
+    /// this engine does not know.
+    fn note_node(&mut self, spec: &NodeSpec) {
+        if spec.class {
+            self.ignore(":::");
+        }
+        for n in &spec.notes {
+            self.note(n.clone());
         }
     }
 
@@ -605,6 +797,7 @@ impl Parser {
                 id: id.to_string(),
                 label: title.to_string(),
                 shape: Shape::Rect,
+                emphasis: Vec::new(),
             }),
         }
     }
@@ -623,6 +816,7 @@ impl Parser {
                 let n = &mut self.chart.nodes[i];
                 if let Some(l) = spec.label {
                     n.label = l;
+                    n.emphasis = spec.emphasis;
                 }
                 if let Some(s) = spec.shape {
                     n.shape = s;
@@ -634,6 +828,7 @@ impl Parser {
                     label: spec.label.unwrap_or_else(|| spec.id.to_string()),
                     shape: spec.shape.unwrap_or_default(),
                     id: spec.id.to_string(),
+                    emphasis: spec.emphasis,
                 });
                 self.chart.nodes.len() - 1
             }
@@ -646,6 +841,11 @@ struct NodeSpec<'s> {
     id: &'s str,
     label: Option<String>,
     shape: Option<Shape>,
+    emphasis: Vec<Emphasis>,
+    /// Whether a `:::class` follows.
+    class: bool,
+    /// Warnings about it (an icon, an unknown shape name).
+    notes: Vec<String>,
 }
 
 struct Link {
@@ -653,6 +853,7 @@ struct Link {
     stroke: Stroke,
     start: Marker,
     end: Marker,
+    length: usize,
 }
 
 struct Cursor<'s> {
@@ -708,32 +909,125 @@ impl<'s> Cursor<'s> {
     }
 
     /// An id with an optional shape and label: `A`, `A[Text]`, `B{"Quoted"}`, `C((Round))`.
+    /// Ids may hold `-` and `.` between their letters (`my-node`, `P1.5`), never where a link
+    /// starts (`A-->B`, `A-.->B`).
     fn node(&mut self) -> Result<Option<NodeSpec<'s>>, Unsupported> {
-        let id_len: usize = self
-            .rest()
-            .char_indices()
-            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '$'))
-            .map_or(self.rest().len(), |(i, _)| i);
+        let start = self.pos;
+        let r = self.rest();
+        let bytes = r.as_bytes();
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        let mut id_len = 0;
+        for (i, c) in r.char_indices() {
+            if word(c) {
+                id_len = i + c.len_utf8();
+            } else if (c == '-' || c == '.')
+                && id_len == i
+                && i > 0
+                && r[i + 1..].starts_with(word)
+                // `A-x B`, `A-o B`: not a link either way; `a-b` is an id.
+                && !(c == '-' && bytes.get(i + 1) == Some(&b'-'))
+            {
+                continue;
+            } else {
+                break;
+            }
+        }
         if id_len == 0 {
             return Ok(None);
         }
-        let id = &self.rest()[..id_len];
+        let id = &r[..id_len];
         self.pos += id_len;
-        let (label, shape) = match self.shape()? {
-            Some((l, s)) => (Some(l), Some(s)),
-            None => (None, None),
+        let mut spec = NodeSpec {
+            id,
+            label: None,
+            shape: None,
+            emphasis: Vec::new(),
+            class: false,
+            notes: Vec::new(),
         };
+        if self.rest().starts_with("@{") {
+            self.attributes(&mut spec)?;
+        } else if let Some((l, s, em)) = self.shape()? {
+            spec.label = Some(l);
+            spec.shape = Some(s);
+            spec.emphasis = em;
+        }
         if self.rest().starts_with(":::") {
             let skip = self.rest()[3..]
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
                 .map_or(self.rest().len(), |i| i + 3);
             self.pos += skip;
+            spec.class = true;
         }
-        Ok(Some(NodeSpec { id, label, shape }))
+        let written = &self.s[start..self.pos];
+        // An icon needs a colon: most nodes are passed over by one byte search.
+        if memchr::memchr(b':', written.as_bytes()).is_some()
+            && !written.contains("@{")
+            && has_icon(written)
+        {
+            spec.notes.push(
+                "Font Awesome icons (`fa:…`) are not drawn: the label is shown without them".into(),
+            );
+        }
+        Ok(Some(spec))
     }
 
-    /// A bracketed label right here, with the shape its brackets name.
-    fn shape(&mut self) -> Result<Option<(String, Shape)>, Unsupported> {
+    /// `@{ shape: cyl, label: "Database" }`: the shape (by Mermaid's name, or rect with a
+    /// warning for one unknown here) and the label; `icon` and `img` are named in a warning.
+    fn attributes(&mut self, spec: &mut NodeSpec) -> Result<(), Unsupported> {
+        let body_start = self.pos + 2;
+        let bytes = self.s.as_bytes();
+        let mut quoted = false;
+        let mut end = None;
+        for (i, &b) in bytes.iter().enumerate().skip(body_start) {
+            match b {
+                b'"' => quoted = !quoted,
+                b'}' if !quoted => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return Err(self.error("`@{` is not closed with `}`".into()));
+        };
+        let body = &self.s[body_start..end];
+        self.pos = end + 1;
+        for (key, value) in attribute_pairs(body) {
+            match key {
+                "shape" => {
+                    let shape = shape_named(value);
+                    if shape.is_none() {
+                        spec.notes.push(format!(
+                            "shape `{value}` is not one this engine draws: it is drawn as a rectangle"
+                        ));
+                    }
+                    spec.shape = Some(shape.unwrap_or(Shape::Rect));
+                }
+                "label" => {
+                    let (text, em) = label_text(value);
+                    spec.label = Some(text);
+                    spec.emphasis = em;
+                }
+                "icon" => spec
+                    .notes
+                    .push(format!("icon `{value}` is not drawn: only the label is")),
+                "img" => spec
+                    .notes
+                    .push("images (`img:`) are not drawn: only the label is".into()),
+                _ => {}
+            }
+        }
+        if spec.shape.is_none() {
+            spec.shape = Some(Shape::Rect);
+        }
+        Ok(())
+    }
+
+    /// A bracketed label right here, with the shape its brackets name and the label's bold
+    /// and italic runs.
+    fn shape(&mut self) -> Result<Option<(String, Shape, Vec<Emphasis>)>, Unsupported> {
         let Some((open, closers)) = SHAPES.iter().find(|(o, _)| self.rest().starts_with(o)) else {
             return Ok(None);
         };
@@ -756,19 +1050,20 @@ impl<'s> Cursor<'s> {
             let end = self.rest()[1..]
                 .find('"')
                 .ok_or_else(|| self.error("a quoted label is not closed".into()))?;
-            let text = line_breaks(&self.rest()[1..1 + end]);
+            let (text, em) = label_text(&self.rest()[1..1 + end]);
             self.pos += end + 2;
+            self.skip_ws();
             let Some((_, c, sh)) = closer_at(self.rest()).filter(|(i, _, _)| *i == 0) else {
                 return Err(self.error(format!("expected {} after a quoted label", expected())));
             };
             self.pos += c.len();
-            Ok(Some((text, sh)))
+            Ok(Some((text, sh, em)))
         } else {
             let (end, c, sh) = closer_at(self.rest())
                 .ok_or_else(|| self.error(format!("a shape is not closed with {}", expected())))?;
-            let text = line_breaks(self.rest()[..end].trim());
+            let (text, em) = label_text(self.rest()[..end].trim());
             self.pos += end + c.len();
-            Ok(Some((text, sh)))
+            Ok(Some((text, sh, em)))
         }
     }
 
@@ -797,6 +1092,7 @@ impl<'s> Cursor<'s> {
             stroke: Stroke::Solid,
             start,
             end: Marker::None,
+            length: 1,
         };
         // Either a whole link (`-->`, `-.-`, `==x`, `~~~`) or the opener of a labelled one
         // (`--`, `-.`, `==`) whose text runs to the matching closer.
@@ -829,6 +1125,11 @@ impl<'s> Cursor<'s> {
                 if link.stroke != Stroke::Invisible {
                     link.end = marker(end_char, false);
                 }
+                link.length = match link.stroke {
+                    Stroke::Dotted => body.bytes().filter(|&c| c == b'.').count(),
+                    _ if end_char.is_some() && link.stroke != Stroke::Invisible => body_len - 1,
+                    _ => body_len.saturating_sub(2),
+                };
                 self.pos += start_len + body_len + usize::from(end_char.is_some());
             }
             Some(stroke) => {
@@ -845,6 +1146,12 @@ impl<'s> Cursor<'s> {
                 })?;
                 link.stroke = stroke;
                 link.end = end;
+                let has_end = usize::from(end != Marker::None);
+                link.length = match stroke {
+                    Stroke::Dotted => len - has_end - 1,
+                    _ if has_end == 1 => len - 2,
+                    _ => len.saturating_sub(2),
+                };
                 label = Some(rest[..at].trim());
                 self.pos += start_len + body_len + at + len;
             }
@@ -862,7 +1169,15 @@ impl<'s> Cursor<'s> {
             label = Some(unquoted);
             self.pos += end + 2;
         }
-        link.label = label.filter(|l| !l.is_empty()).map(line_breaks);
+        link.label = label.filter(|l| !l.is_empty()).map(|l| {
+            let l = l.trim();
+            let unquoted = l
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(l);
+            label_text(unquoted).0
+        });
+        link.length = link.length.clamp(1, MAX_LENGTH);
         Ok(link)
     }
 }
@@ -948,34 +1263,338 @@ fn closer(rest: &str, stroke: Stroke) -> Option<(usize, usize, Marker)> {
     None
 }
 
-/// Mermaid's `<br>`, `<br/>` and `<br />` are line breaks.
-fn line_breaks(text: &str) -> String {
+/// The most ranks one link may ask to span (`-------->`).
+const MAX_LENGTH: usize = 8;
+
+/// Whether a label holds a Font Awesome icon (`fa:fa-car`, `fab:fa-github`).
+fn has_icon(s: &str) -> bool {
+    ["fa:", "fab:", "fas:", "far:", "fal:", "fak:"]
+        .iter()
+        .any(|p| s.contains(p))
+}
+
+/// A label as Mermaid shows it, in plain text with its bold and italic runs: a markdown
+/// string (`` `**bold** _it_` ``) has its emphasis and line breaks; otherwise `<br>` breaks
+/// the line and other HTML tags show their text; icons (`fa:fa-car`) are dropped; entity
+/// codes (`#quot;`, `#9829;`) are decoded; new lines inside a quoted label break it too.
+pub fn label_text(raw: &str) -> (String, Vec<Emphasis>) {
+    let raw = raw.trim();
+    // Most labels are plain words: nothing to decode.
+    if !raw.contains(['<', '#', '`', ':', '\n']) {
+        return (raw.to_string(), Vec::new());
+    }
+    if let Some(md) = raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
+        return markdown(md);
+    }
+    let text = entities(&tags(raw));
+    let text = drop_icons(&text);
+    let lines: Vec<&str> = text.split('\n').map(str::trim).collect();
+    (lines.join("\n").trim().to_string(), Vec::new())
+}
+
+/// The HTML tags a label may hold (Mermaid renders them): shown as their text.
+const HTML_TAGS: [&str; 24] = [
+    "br", "b", "i", "u", "s", "em", "strong", "span", "sub", "sup", "small", "big", "code", "a",
+    "p", "div", "font", "strike", "mark", "del", "ins", "center", "tt", "kbd",
+];
+
+/// `<br>` (any case, `<br/>`, `<br />`) becomes `\n`; any other tag is dropped, its text
+/// kept. A `<` that starts no tag stays.
+fn tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('<') {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        // The tags are ASCII, so comparing bytes without case never splits a character.
-        let len = ["<br/>", "<br />", "<br>"]
-            .iter()
-            .find(|t| {
-                tail.as_bytes()
-                    .get(..t.len())
-                    .is_some_and(|b| b.eq_ignore_ascii_case(t.as_bytes()))
-            })
-            .map(|t| t.len());
-        match len {
-            Some(len) => {
-                out.push('\n');
-                rest = &tail[len..];
+        let close = tail.find('>');
+        let name_ok = tail[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/');
+        match close {
+            Some(end) if name_ok && !tail[1..end].contains('<') => {
+                let name = tail[1..end].trim_start_matches('/');
+                let name = name
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap_or("");
+                if !HTML_TAGS.iter().any(|t| t.eq_ignore_ascii_case(name)) {
+                    out.push('<');
+                    rest = &tail[1..];
+                    continue;
+                }
+                if name.eq_ignore_ascii_case("br") {
+                    out.push('\n');
+                }
+                rest = &tail[end + 1..];
             }
-            None => {
+            _ => {
                 out.push('<');
                 rest = &tail[1..];
             }
         }
     }
     out.push_str(rest);
+    out
+}
+
+/// Mermaid's entity codes: `#35;` (decimal), `#quot;` and other HTML names.
+fn entities(text: &str) -> String {
+    if !text.contains('#') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('#') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let end = tail
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|&e| e > 0 && tail[e..].starts_with(';'));
+        let decoded = end.and_then(|e| {
+            let name = &tail[..e];
+            let c = match name.parse::<u32>() {
+                Ok(n) => char::from_u32(n)?,
+                Err(_) => match name {
+                    "quot" => '"',
+                    "amp" => '&',
+                    "lt" => '<',
+                    "gt" => '>',
+                    "apos" => '\'',
+                    "nbsp" => '\u{a0}',
+                    "copy" => '©',
+                    "reg" => '®',
+                    "hearts" => '♥',
+                    "hellip" => '…',
+                    "mdash" => '—',
+                    "ndash" => '–',
+                    "deg" => '°',
+                    "times" => '×',
+                    "rarr" => '→',
+                    "larr" => '←',
+                    _ => return None,
+                },
+            };
+            Some((c, e))
+        });
+        match decoded {
+            Some((c, e)) => {
+                out.push(c);
+                rest = &tail[e + 1..];
+            }
+            None => {
+                out.push('#');
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Drops `fa:fa-name` (and `fab:`, `fas:`, …) icon words.
+fn drop_icons(text: &str) -> String {
+    if !has_icon(text) {
+        return text.to_string();
+    }
+    text.split('\n')
+        .map(|line| {
+            line.split(' ')
+                .filter(|w| !has_icon(w) || !w.contains(":fa-"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A markdown string: `**bold**` / `__bold__`, `*italic*` / `_italic_`, a new line breaks
+/// the line (a blank line too). The text is returned plain, with the emphasis as byte ranges.
+fn markdown(md: &str) -> (String, Vec<Emphasis>) {
+    let md = entities(&tags(md));
+    let mut out = String::with_capacity(md.len());
+    let mut runs: Vec<Emphasis> = Vec::new();
+    let (mut bold, mut italic) = (false, false);
+    let mut run_start = 0;
+    let lines: Vec<&str> = md.split('\n').map(str::trim).collect();
+    let close = |out: &str, start: usize, bold: bool, italic: bool, runs: &mut Vec<Emphasis>| {
+        if (bold || italic) && out.len() > start {
+            runs.push(Emphasis {
+                start,
+                end: out.len(),
+                bold,
+                italic,
+            });
+        }
+    };
+    for (k, line) in lines.iter().enumerate() {
+        if k > 0 {
+            close(&out, run_start, bold, italic, &mut runs);
+            out.push('\n');
+            run_start = out.len();
+        }
+        let mut rest = *line;
+        while !rest.is_empty() {
+            let (toggle_bold, len) = if rest.starts_with("**") || rest.starts_with("__") {
+                (Some(true), 2)
+            } else if rest.starts_with(['*', '_']) && (italic || rest[1..].contains(&rest[..1])) {
+                (Some(false), 1)
+            } else {
+                (None, 0)
+            };
+            match toggle_bold {
+                Some(b) => {
+                    close(&out, run_start, bold, italic, &mut runs);
+                    run_start = out.len();
+                    if b {
+                        bold = !bold;
+                    } else {
+                        italic = !italic;
+                    }
+                    rest = &rest[len..];
+                }
+                None => {
+                    let c = rest.chars().next().unwrap_or(' ');
+                    out.push(c);
+                    rest = &rest[c.len_utf8()..];
+                }
+            }
+        }
+    }
+    close(&out, run_start, bold, italic, &mut runs);
+    (out, runs)
+}
+
+/// The shape Mermaid's `@{ shape: … }` name stands for, by its short name or an alias (the
+/// flowchart page's shape table), as the nearest shape drawn here; `None` for a name not in
+/// the table.
+fn shape_named(name: &str) -> Option<Shape> {
+    Some(match name {
+        "rect"
+        | "proc"
+        | "process"
+        | "rectangle"
+        | "notch-rect"
+        | "card"
+        | "notched-rectangle"
+        | "div-rect"
+        | "div-proc"
+        | "divided-process"
+        | "divided-rectangle"
+        | "lin-rect"
+        | "lin-proc"
+        | "lined-process"
+        | "lined-rectangle"
+        | "shaded-process"
+        | "st-rect"
+        | "processes"
+        | "procs"
+        | "stacked-rectangle"
+        | "tag-rect"
+        | "tag-proc"
+        | "tagged-process"
+        | "tagged-rectangle"
+        | "win-pane"
+        | "internal-storage"
+        | "window-pane"
+        | "doc"
+        | "document"
+        | "docs"
+        | "documents"
+        | "st-doc"
+        | "stacked-document"
+        | "lin-doc"
+        | "lined-document"
+        | "tag-doc"
+        | "tagged-document"
+        | "fork"
+        | "join"
+        | "text"
+        | "sl-rect"
+        | "manual-input"
+        | "sloped-rectangle"
+        | "bow-rect"
+        | "bow-tie-rectangle"
+        | "stored-data"
+        | "cloud"
+        | "bang"
+        | "bolt"
+        | "com-link"
+        | "lightning-bolt"
+        | "brace"
+        | "brace-l"
+        | "comment"
+        | "brace-r"
+        | "braces"
+        | "hourglass"
+        | "collate"
+        | "tri"
+        | "extract"
+        | "triangle"
+        | "flip-tri"
+        | "flipped-triangle"
+        | "manual-file"
+        | "notch-pent"
+        | "loop-limit"
+        | "notched-pentagon"
+        | "curv-trap"
+        | "curved-trapezoid"
+        | "display"
+        | "delay"
+        | "half-rounded-rectangle"
+        | "datastore"
+        | "data-store" => Shape::Rect,
+        "rounded" | "event" => Shape::Round,
+        "stadium" | "pill" | "terminal" => Shape::Stadium,
+        "fr-rect" | "framed-rectangle" | "subproc" | "subprocess" | "subroutine" => {
+            Shape::Subroutine
+        }
+        "cyl"
+        | "cylinder"
+        | "database"
+        | "db"
+        | "h-cyl"
+        | "das"
+        | "horizontal-cylinder"
+        | "lin-cyl"
+        | "disk"
+        | "lined-cylinder" => Shape::Cylinder,
+        "circle" | "circ" | "sm-circ" | "small-circle" | "start" | "f-circ" | "filled-circle"
+        | "junction" | "cross-circ" | "crossed-circle" | "summary" => Shape::Circle,
+        "dbl-circ" | "double-circle" | "fr-circ" | "framed-circle" | "stop" => Shape::DoubleCircle,
+        "diam" | "decision" | "diamond" | "question" => Shape::Rhombus,
+        "hex" | "hexagon" | "prepare" => Shape::Hexagon,
+        "lean-r" | "in-out" | "lean-right" => Shape::Parallelogram,
+        "lean-l" | "lean-left" | "out-in" => Shape::ParallelogramAlt,
+        "trap-b" | "priority" | "trapezoid" | "trapezoid-bottom" => Shape::Trapezoid,
+        "trap-t" | "inv-trapezoid" | "manual" | "trapezoid-top" => Shape::TrapezoidAlt,
+        "odd" | "flag" | "paper-tape" => Shape::Asymmetric,
+        _ => return None,
+    })
+}
+
+/// `key: value` pairs of an `@{ … }` body, split on commas and new lines outside quotes;
+/// values unquoted.
+fn attribute_pairs(body: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let mut quoted = false;
+    let mut start = 0;
+    let bytes = body.as_bytes();
+    for i in 0..=bytes.len() {
+        let b = bytes.get(i).copied();
+        match b {
+            Some(b'"') => quoted = !quoted,
+            Some(b',' | b'\n') | None if !quoted || b.is_none() => {
+                if let Some((k, v)) = body[start..i].split_once(':') {
+                    let v = v.trim();
+                    let v = v
+                        .strip_prefix('"')
+                        .and_then(|v| v.strip_suffix('"'))
+                        .unwrap_or(v);
+                    out.push((k.trim(), v));
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
     out
 }
 
@@ -1188,14 +1807,15 @@ mod tests {
         assert_eq!(c.subgraphs[2].members, ["b3"]);
         assert_eq!(c.subgraphs[3].id, None);
         assert_eq!(c.subgraphs[3].title, "Just a title");
-        assert_eq!(c.subgraphs[4].id.as_deref(), Some("Many"));
+        // A title of several words is not an id (as Mermaid reads it).
+        assert_eq!(c.subgraphs[4].id, None);
         assert_eq!(c.subgraphs[4].title, "Many words here");
         // Subgraph ids are nodes (edges and comments can point at them), in order of mention.
         let ids: Vec<&str> = c.nodes.iter().map(|n| n.id.as_str()).collect();
         assert_eq!(
             ids,
             [
-                "c1", "a2", "one", "a1", "two", "b1", "b2", "inner", "b3", "q", "Many", "w"
+                "c1", "a2", "one", "a1", "two", "b1", "b2", "inner", "b3", "q", "w"
             ]
         );
         assert_eq!(c.label_of("one"), "First");
@@ -1229,7 +1849,10 @@ mod tests {
         let c = chart(src);
         assert_eq!(c.nodes[0].label, "one\ntwo");
         assert_eq!(c.edges[0].label.as_deref(), Some("a\nb"));
-        assert_eq!(c.ignored, ["front matter"]);
+        assert_eq!(c.title.as_deref(), Some("Hello"));
+        assert!(c.ignored.is_empty());
+        let c = chart("---\ntitle: T\nconfig:\n  theme: dark\n---\ngraph TD\nA");
+        assert_eq!(c.ignored, ["front matter config"]);
         assert_eq!(
             keyword("---\ntitle: x\n---\nsequenceDiagram\nA->>B: x"),
             Some("sequenceDiagram")
@@ -1248,6 +1871,171 @@ mod tests {
         assert_eq!(e.offset, 11);
         let e = parse("graph TD\nA -=> B").unwrap().unwrap_err();
         assert_eq!(e.offset, 11);
+    }
+
+    fn labels(c: &Flowchart) -> Vec<&str> {
+        c.nodes.iter().map(|n| n.label.as_str()).collect()
+    }
+
+    #[test]
+    fn node_attributes_and_every_documented_shape_name() {
+        let c = chart(
+            "flowchart TD\nA@{ shape: cyl, label: \"DB\" } --> B@{ label: \"Hi\" }\nC@{ icon: \"fa:user\", label: \"User\" }\nD@{ img: \"https://example.com/x.png\" }\nE@{ shape: warp }\nF@{\n  shape: diam\n  label: \"Two\n  lines\"\n}",
+        );
+        assert_eq!(labels(&c), ["DB", "Hi", "User", "D", "E", "Two\nlines"]);
+        let shapes: Vec<Shape> = c.nodes.iter().map(|n| n.shape).collect();
+        use Shape as S;
+        assert_eq!(
+            shapes,
+            [S::Cylinder, S::Rect, S::Rect, S::Rect, S::Rect, S::Rhombus]
+        );
+        assert_eq!(c.notes.len(), 3, "{:?}", c.notes);
+        assert!(c.notes[2].contains("`warp`"));
+        // Every short name and alias of Mermaid's shape table is known.
+        for name in [
+            "bang",
+            "notch-rect",
+            "card",
+            "cloud",
+            "hourglass",
+            "collate",
+            "bolt",
+            "com-link",
+            "brace",
+            "brace-l",
+            "comment",
+            "brace-r",
+            "braces",
+            "lean-r",
+            "in-out",
+            "lean-l",
+            "out-in",
+            "datastore",
+            "cyl",
+            "database",
+            "db",
+            "diam",
+            "decision",
+            "question",
+            "delay",
+            "h-cyl",
+            "das",
+            "lin-cyl",
+            "disk",
+            "curv-trap",
+            "display",
+            "div-rect",
+            "doc",
+            "document",
+            "rounded",
+            "event",
+            "tri",
+            "extract",
+            "fork",
+            "join",
+            "win-pane",
+            "f-circ",
+            "junction",
+            "lin-doc",
+            "lin-rect",
+            "notch-pent",
+            "loop-limit",
+            "flip-tri",
+            "manual-file",
+            "sl-rect",
+            "manual-input",
+            "trap-t",
+            "manual",
+            "docs",
+            "st-rect",
+            "processes",
+            "odd",
+            "flag",
+            "paper-tape",
+            "hex",
+            "prepare",
+            "trap-b",
+            "priority",
+            "rect",
+            "proc",
+            "circle",
+            "circ",
+            "sm-circ",
+            "start",
+            "dbl-circ",
+            "fr-circ",
+            "stop",
+            "bow-rect",
+            "stored-data",
+            "fr-rect",
+            "subprocess",
+            "subroutine",
+            "cross-circ",
+            "summary",
+            "tag-doc",
+            "tag-rect",
+            "stadium",
+            "pill",
+            "terminal",
+            "text",
+        ] {
+            assert!(shape_named(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn labels_as_mermaid_shows_them() {
+        let c = chart(
+            "flowchart LR\nA[\"Line1\nLine2\"] --> B[\"`**bold** and *it*\nnext`\"]\nC[fa:fa-car Car] --> D[<b>x</b> #quot;q#quot; #9829;]\nE[a<br>b] --> F[1 < 2 <angle>]",
+        );
+        assert_eq!(
+            labels(&c),
+            [
+                "Line1\nLine2",
+                "bold and it\nnext",
+                "Car",
+                "x \"q\" ♥",
+                "a\nb",
+                "1 < 2 <angle>"
+            ]
+        );
+        let em = &c.nodes[1].emphasis;
+        assert_eq!(em.len(), 2);
+        assert_eq!((em[0].start, em[0].end, em[0].bold), (0, 4, true));
+        assert_eq!(
+            (&c.nodes[1].label[em[1].start..em[1].end], em[1].italic),
+            ("it", true)
+        );
+        assert!(c.notes[0].contains("Font Awesome"), "{:?}", c.notes);
+    }
+
+    #[test]
+    fn ids_edge_ids_next_line_links_lengths_and_accessibility() {
+        let c = chart(
+            "flowchart TD\naccTitle: The title\naccDescr: A description\nmy-node --> other\nP1 --> P1.5\nA e1@--> B\ne1@{ animate: true }\na\n--> b\nA ----> C\nA -.-> D\nA -..-> E\nA -- x ---> F\nA:::warm --> G",
+        );
+        assert_eq!(
+            edges(&c),
+            [
+                "my-node→other",
+                "P1→P1.5",
+                "A→B",
+                "a→b",
+                "A→C",
+                "A→D",
+                "A→E",
+                "A→F (x)",
+                "A→G"
+            ]
+        );
+        let lengths: Vec<usize> = c.edges.iter().map(|e| e.length).collect();
+        assert_eq!(lengths, [1, 1, 1, 1, 3, 1, 2, 2, 1]);
+        assert_eq!(c.acc_title.as_deref(), Some("The title"));
+        assert_eq!(c.acc_descr.as_deref(), Some("A description"));
+        assert_eq!(c.ignored, ["edge attributes", ":::"]);
+        let c = chart("flowchart TD\naccDescr {\n  Several\n  lines\n}\nA --> B");
+        assert_eq!(c.acc_descr.as_deref(), Some("Several lines"));
+        assert_eq!(edges(&c), ["A→B"]);
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub struct EdgePath {
     pub label: Option<(Pt, Block)>,
     /// The direction ranks run in where this edge was routed: bends follow it.
     pub axis: Pt,
+    /// Drawn as straight lines between the points (an edge routed around boxes), not a
+    /// curve.
+    pub straight: bool,
 }
 
 /// Why a flowchart was not drawn.
@@ -363,6 +366,7 @@ pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
             *l = label;
         }
     }
+    super::route::avoid_boxes(chart, &mut d);
     Ok(d)
 }
 
@@ -490,6 +494,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 points: vec![Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)],
                 label: None,
                 axis: Pt::new(0.0, 1.0),
+                straight: false,
             });
             continue;
         };
@@ -578,6 +583,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             points,
             label,
             axis,
+            straight: false,
         });
     }
     let root = &placed[0];
@@ -789,7 +795,17 @@ fn place(
             ..seg(u, v)
         };
     }
-    rank_nodes(&mut vg.dag)?;
+    // Longer links (`--->`) span more ranks: the segment into their far end asks for them.
+    let long: Vec<(usize, usize, usize)> = runs
+        .iter()
+        .zip(edges)
+        .filter_map(|(r, se)| {
+            let len = plan.chart.edges[se.edge].length;
+            let s = segs.get(r.segs.clone())?.last()?;
+            (len > 1).then(|| (s.from.get_index(), s.to.get_index(), len))
+        })
+        .collect();
+    rank_nodes(&mut vg.dag, &long)?;
     RankOptimizer::new(&mut vg.dag).optimize();
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
@@ -1247,18 +1263,25 @@ impl Fit {
 /// the longest path reaching it, each rank in node order), without its traversal's lists and
 /// with each rank allocated once. `None` on a cycle, where layout-rs panics (`place` breaks
 /// every cycle first).
-fn rank_nodes(dag: &mut DAG) -> Option<()> {
+fn rank_nodes(dag: &mut DAG, long: &[(usize, usize, usize)]) -> Option<()> {
     let n = dag.len();
     let mut level = vec![0usize; n];
+    let span = |u: usize, v: usize| {
+        long.iter()
+            .filter(|&&(a, b, _)| (a, b) == (u, v))
+            .map(|&(_, _, l)| l)
+            .max()
+            .unwrap_or(1)
+    };
     // Relaxed in node order until nothing changes: nodes mostly come in edge order, so a few
     // passes do; a DAG settles within `n`.
     let mut passes = 0;
     loop {
         let mut changed = false;
         for u in 0..n {
-            let next = level[u] + 1;
             for &v in dag.successors(NodeHandle::new(u)) {
                 let v = v.get_index();
+                let next = level[u] + if long.is_empty() { 1 } else { span(u, v) };
                 // (A self-edge has no rank of its own.)
                 if v != u && level[v] < next {
                     level[v] = next;
@@ -1539,7 +1562,7 @@ mod tests {
                 dag
             };
             let (mut ours, mut theirs) = (build(), build());
-            assert_eq!(rank_nodes(&mut ours), Some(()));
+            assert_eq!(rank_nodes(&mut ours, &[]), Some(()));
             theirs.recompute_node_ranks();
             assert_eq!(ours.ranks(), theirs.ranks(), "{edges:?}");
         }
@@ -1548,7 +1571,7 @@ mod tests {
         dag.new_nodes(2);
         dag.add_edge(NodeHandle::new(0), NodeHandle::new(1));
         dag.add_edge(NodeHandle::new(1), NodeHandle::new(0));
-        assert_eq!(rank_nodes(&mut dag), None);
+        assert_eq!(rank_nodes(&mut dag, &[]), None);
     }
 
     /// Solves one rank: per box (half width, points as (at, weight)).

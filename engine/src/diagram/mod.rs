@@ -4,6 +4,7 @@
 pub mod flowchart;
 mod font_widths;
 pub mod layout;
+mod route;
 pub mod sequence;
 pub mod shapes;
 pub mod svg;
@@ -142,6 +143,7 @@ fn kind_name(keyword: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    mod corpus;
     mod golden;
     mod props;
     mod sequence;

@@ -216,6 +216,7 @@ impl Sequence {
                     id: p.id.clone(),
                     label: p.label.clone(),
                     shape: Shape::Rect,
+                    emphasis: Vec::new(),
                 })
                 .collect(),
             edges: self
@@ -234,6 +235,7 @@ impl Sequence {
                         Head::Arrow | Head::Open => Marker::Arrow,
                         Head::Cross => Marker::Cross,
                     },
+                    length: 1,
                 })
                 .collect(),
             ..Flowchart::default()

@@ -530,6 +530,62 @@ pub fn clip_end(path: &mut Vec<Pt>, outline: &Outline) {
     path.reverse();
 }
 
+/// The cubic pieces (start, two controls, end) of the smooth path through `points`, its ends
+/// moved to `first` and `last`: at each bend the curve runs along `axis` (the way ranks run),
+/// at the ends along the first and last segments. The SVG draws exactly these, and the
+/// router checks them against the boxes.
+pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item = [Pt; 4]> + '_ {
+    let n = points.len();
+    let at = move |i: usize| {
+        if i == 0 {
+            first
+        } else if i == n - 1 {
+            last
+        } else {
+            points[i]
+        }
+    };
+    let tangent = move |i: usize| -> Pt {
+        let chord = if i == 0 {
+            at(1).minus(at(0))
+        } else if i == n - 1 {
+            at(n - 1).minus(at(n - 2))
+        } else {
+            at(i + 1).minus(at(i - 1))
+        };
+        let along = chord.x * axis.x + chord.y * axis.y;
+        if i > 0 && i < n - 1 && along.abs() > 1e-6 {
+            axis.scale(along.signum())
+        } else {
+            chord.unit().unwrap_or(axis)
+        }
+    };
+    (0..n.saturating_sub(1)).map(move |i| {
+        let (p, q) = (at(i), at(i + 1));
+        let reach = q.minus(p).len() / 3.0;
+        [
+            p,
+            p.plus(tangent(i).scale(reach)),
+            q.minus(tangent(i + 1).scale(reach)),
+            q,
+        ]
+    })
+}
+
+/// Points along a cubic piece, `steps` of them after its start.
+pub fn sample(piece: &[Pt; 4], steps: usize) -> impl Iterator<Item = Pt> + '_ {
+    (1..=steps).map(move |k| {
+        let t = k as f64 / steps as f64;
+        let u = 1.0 - t;
+        let [a, b, c, d] = piece;
+        let w = [u * u * u, 3.0 * u * u * t, 3.0 * u * t * t, t * t * t];
+        Pt::new(
+            w[0] * a.x + w[1] * b.x + w[2] * c.x + w[3] * d.x,
+            w[0] * a.y + w[1] * b.y + w[2] * c.y + w[3] * d.y,
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 //! email), and every element carries a class the stylesheet themes with CSS custom
 //! properties: a stylesheet rule beats a presentation attribute, and no `style=` is needed.
 
-use super::flowchart::{Edge, Flowchart, Marker, Shape, Stroke};
+use super::flowchart::{Edge, Emphasis, Flowchart, Marker, Shape, Stroke};
 use super::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Outline, Pt, RING};
 use super::text::{Block, FONT_FAMILY, FONT_SIZE, LINE_HEIGHT};
@@ -442,6 +442,83 @@ fn direction_of(chars: impl Iterator<Item = char>) -> Plain {
 
 /// Lines of text centred on `center`.
 fn lines(w: &mut Writer, class: Plain, fill: Val, block: &Block, center: Pt) {
+    lines_styled(w, class, fill, block, center, None);
+}
+
+/// A label's line: plain text, or runs of `tspan`s where a markdown label has bold or
+/// italic text. `at` is where the line starts in the label the emphasis ranges index.
+fn line_text(w: &mut Writer, line: &str, styled: Option<(usize, &[Emphasis])>) {
+    let Some((at, emphasis)) = styled.filter(|(_, e)| !e.is_empty()) else {
+        w.text(line);
+        return;
+    };
+    let end = at + line.len();
+    let mut i = at;
+    while i < end {
+        let here = emphasis.iter().find(|e| e.start <= i && i < e.end);
+        let next = match here {
+            Some(e) => e.end.min(end),
+            None => emphasis
+                .iter()
+                .map(|e| e.start)
+                .filter(|&s| s > i)
+                .min()
+                .unwrap_or(end)
+                .min(end),
+        };
+        let piece = line.get(i - at..next - at).unwrap_or("");
+        match here {
+            Some(e) => {
+                let mut attrs: Vec<(&'static str, Val)> = Vec::with_capacity(2);
+                if e.bold {
+                    attrs.push(("font-weight", plain!("bold")));
+                }
+                if e.italic {
+                    attrs.push(("font-style", plain!("italic")));
+                }
+                w.open("tspan", &attrs);
+                w.text(piece);
+                w.close("tspan");
+            }
+            None => w.text(piece),
+        }
+        i = next.max(i + 1);
+    }
+}
+
+/// Lines of text centred on `center`; `styled` is the label the lines were wrapped from and
+/// its emphasis, for a markdown label.
+fn lines_styled(
+    w: &mut Writer,
+    class: Plain,
+    fill: Val,
+    block: &Block,
+    center: Pt,
+    styled: Option<(&str, &[Emphasis])>,
+) {
+    // Where each line starts in the label: found in order, as wrapping keeps it.
+    let mut from = 0;
+    let mut starts = Vec::new();
+    if let Some((label, _)) = styled {
+        for line in &block.lines {
+            let at = label
+                .get(from..)
+                .and_then(|r| r.find(line.as_str()))
+                .map_or(usize::MAX, |i| from + i);
+            if at != usize::MAX {
+                from = at + line.len();
+            }
+            starts.push(at);
+        }
+    }
+    let style_of = |i: usize| {
+        styled.and_then(|(_, em)| {
+            starts
+                .get(i)
+                .filter(|&&at| at != usize::MAX)
+                .map(|&at| (at, em))
+        })
+    };
     let x = Val::Num(center.x);
     let class = Val::Plain(class);
     let top = center.y - block.height / 2.0;
@@ -460,7 +537,7 @@ fn lines(w: &mut Writer, class: Plain, fill: Val, block: &Block, center: Pt) {
                 ("fill", fill),
             ],
         );
-        w.text(&block.lines[0]);
+        line_text(w, &block.lines[0], style_of(0));
     } else {
         w.open(
             "text",
@@ -477,7 +554,7 @@ fn lines(w: &mut Writer, class: Plain, fill: Val, block: &Block, center: Pt) {
                 w.newline();
             }
             w.open("tspan", &[("x", x), ("y", baseline(i))]);
-            w.text(line);
+            line_text(w, line, style_of(i));
             w.close("tspan");
         }
     }
@@ -589,47 +666,20 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     }
 }
 
-/// Appends a smooth path through `points`, its ends moved to `first` and `last`: at each
-/// bend the curve runs along `axis` (the way ranks run), at the ends along the first and last
-/// segments; a straight line for two points.
-fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt) {
-    let n = points.len();
-    let at = |i: usize| {
-        if i == 0 {
-            first
-        } else if i == n - 1 {
-            last
-        } else {
-            points[i]
-        }
-    };
+/// Appends the path through `points`, its ends moved to `first` and `last`: smooth
+/// (`shapes::curve`), or straight lines for an edge routed around boxes.
+fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt, straight: bool) {
     d.push('M');
-    push_pt(d, at(0));
-    if n == 2 {
-        d.push_str(" L");
-        push_pt(d, at(1));
+    push_pt(d, first);
+    let n = points.len();
+    if straight || n == 2 {
+        for (i, p) in points.iter().enumerate().skip(1) {
+            d.push_str(" L");
+            push_pt(d, if i == n - 1 { last } else { *p });
+        }
         return;
     }
-    let tangent = |i: usize| -> Pt {
-        let chord = if i == 0 {
-            at(1).minus(at(0))
-        } else if i == n - 1 {
-            at(n - 1).minus(at(n - 2))
-        } else {
-            at(i + 1).minus(at(i - 1))
-        };
-        let along = chord.x * axis.x + chord.y * axis.y;
-        if i > 0 && i < n - 1 && along.abs() > 1e-6 {
-            axis.scale(along.signum())
-        } else {
-            chord.unit().unwrap_or(axis)
-        }
-    };
-    for i in 0..n - 1 {
-        let (p, q) = (at(i), at(i + 1));
-        let reach = q.minus(p).len() / 3.0;
-        let c1 = p.plus(tangent(i).scale(reach));
-        let c2 = q.minus(tangent(i + 1).scale(reach));
+    for [_, c1, c2, q] in shapes::curve(points, first, last, axis) {
         d.push_str(" C");
         push_pt(d, c1);
         d.push(' ');
@@ -752,7 +802,7 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
         let next = if n == 2 { last } else { points[1] };
         first = shortened(first, next, back_start);
     }
-    let d = |d: &mut String| push_curve(d, points, first, last, path.axis);
+    let d = |d: &mut String| push_curve(d, points, first, last, path.axis, path.straight);
     let class = match e.stroke {
         Stroke::Invisible => plain!("pb-d-hidden"),
         _ => plain!("pb-d-line"),
@@ -994,14 +1044,48 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
     // A few hundred bytes a node or edge (the golden diagrams need less): the page is written
     // without growing.
     let mut w = Writer::with_capacity(1024 + 384 * d.nodes.len() + 512 * d.edges.len());
+    // `accTitle` and `accDescr` name and describe it when given; the description in words
+    // of its boxes and arrows follows the author's.
+    let frame = Frame {
+        title: chart.acc_title.as_deref().unwrap_or(f.title),
+        ..*f
+    };
+    let mut desc = describe(chart, f.t);
+    if let Some(a) = &chart.acc_descr {
+        desc = format!("{a} {desc}");
+    }
+    // The front matter's title, above the diagram.
+    let heading = chart
+        .title
+        .as_deref()
+        .map(|t| Block::wrapped(t, d.width.max(320.0)));
+    let top = heading.as_ref().map_or(0.0, |h| h.height + 12.0);
+    let wide = heading.as_ref().map_or(0.0, |h| h.width + 16.0);
     let (width, height) = start(
         &mut w,
-        f,
+        &frame,
         const { Plain::new("pb-mermaid pb-mermaid-flowchart") },
-        d.width,
-        d.height,
-        &describe(chart, f.t),
+        d.width.max(wide),
+        d.height + top,
+        &desc,
     );
+    if let Some(h) = &heading {
+        let at = Pt::new(d.width.max(wide) / 2.0, 6.0 + h.height / 2.0);
+        lines(
+            &mut w,
+            const { Plain::new("pb-d-heading") },
+            colour::TEXT,
+            h,
+            at,
+        );
+        let shift = |s: &mut String| {
+            s.push_str("translate(0 ");
+            push_num(s, top);
+            s.push(')');
+        };
+        w.open("g", &[("transform", Val::Ours(&shift))]);
+        w.newline();
+    }
     for (s, c) in d.clusters.iter().enumerate() {
         let sub = &chart.subgraphs[s];
         let is_node = sub
@@ -1062,7 +1146,13 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         if n.shape == Shape::Cylinder {
             at.y += shapes::cylinder_cap(n.bounds.w) / 2.0;
         }
-        lines(&mut w, TEXT, colour::TEXT, &n.text, at);
+        let node = &chart.nodes[i];
+        let styled = (!node.emphasis.is_empty()).then(|| (node.label.as_str(), &node.emphasis[..]));
+        lines_styled(&mut w, TEXT, colour::TEXT, &n.text, at, styled);
+        w.close("g");
+        w.newline();
+    }
+    if heading.is_some() {
         w.close("g");
         w.newline();
     }

@@ -1,0 +1,351 @@
+//! Edges routed around boxes. The layered layout gives each long edge a connector per rank it
+//! crosses, but a subgraph is one box in its parent's layout, and an edge into a subgraph runs
+//! from its border straight to the member, past whatever else the subgraph holds; a curve
+//! through connectors can also swing into a box beside them. Every edge is checked against
+//! every box it does not connect, as the SVG will draw it; one that passes through a box is
+//! routed again, as straight lines along the shortest way around the boxes (a visibility
+//! graph over their corners, the boxes grown by a margin).
+
+use super::flowchart::Flowchart;
+use super::layout::{Drawing, LABEL_PAD_X, LABEL_PAD_Y};
+use super::shapes::{self, Bounds, Pt};
+use std::collections::HashMap;
+
+/// How far a rerouted edge keeps from the boxes it passes.
+const PAD: f64 = 8.0;
+/// A box's inside, for the check: its bounds less this much all round.
+const INSET: f64 = 1.0;
+/// How far around the straight way between an edge's ends boxes are first routed around.
+const NEAR: f64 = 60.0;
+/// Samples per cubic piece of a curve when it is checked.
+const STEPS: usize = 24;
+
+/// An axis-aligned rectangle: left, top, right, bottom.
+#[derive(Debug, Clone, Copy)]
+struct Rect(f64, f64, f64, f64);
+
+impl Rect {
+    fn of(b: &Bounds, grow: f64) -> Rect {
+        Rect(
+            b.left() - grow,
+            b.top() - grow,
+            b.right() + grow,
+            b.bottom() + grow,
+        )
+    }
+
+    fn contains(&self, p: Pt) -> bool {
+        self.0 < p.x && p.x < self.2 && self.1 < p.y && p.y < self.3
+    }
+
+    fn overlaps(&self, o: &Rect) -> bool {
+        self.0 < o.2 && o.0 < self.2 && self.1 < o.3 && o.1 < self.3
+    }
+
+    /// Whether the segment a→b passes through the open inside (Liang–Barsky clipping).
+    fn cut_by(&self, a: Pt, b: Pt) -> bool {
+        let d = b.minus(a);
+        let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
+        for (p, q) in [
+            (-d.x, a.x - self.0),
+            (d.x, self.2 - a.x),
+            (-d.y, a.y - self.1),
+            (d.y, self.3 - a.y),
+        ] {
+            if p.abs() < 1e-12 {
+                if q <= 0.0 {
+                    return false;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        t1 - t0 > 1e-9
+    }
+}
+
+/// Whether the line of an edge, as the SVG draws it (straight, or the curve through
+/// `points`), passes through one of `boxes` other than those of its ends `a` and `b`. A curve
+/// piece lies inside the bounds of its four points, so only a piece whose bounds meet a box is
+/// sampled.
+fn blocked(
+    points: &[Pt],
+    axis: Pt,
+    straight: bool,
+    boxes: &[(usize, Rect)],
+    a: usize,
+    b: usize,
+) -> bool {
+    let others = || boxes.iter().filter(move |(i, _)| *i != a && *i != b);
+    if straight || points.len() <= 2 {
+        return points
+            .windows(2)
+            .any(|w| others().any(|(_, r)| r.cut_by(w[0], w[1])));
+    }
+    let n = points.len();
+    shapes::curve(points, points[0], points[n - 1], axis).any(|piece| {
+        let mut span = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for p in &piece {
+            span = Rect(
+                span.0.min(p.x),
+                span.1.min(p.y),
+                span.2.max(p.x),
+                span.3.max(p.y),
+            );
+        }
+        let span = Rect(span.0 - 1.0, span.1 - 1.0, span.2 + 1.0, span.3 + 1.0);
+        if !others().any(|(_, r)| r.overlaps(&span)) {
+            return false;
+        }
+        let mut prev = piece[0];
+        shapes::sample(&piece, STEPS).any(|p| {
+            let hit = others().any(|(_, r)| r.overlaps(&span) && r.cut_by(prev, p));
+            prev = p;
+            hit
+        })
+    })
+}
+
+/// Routes again every edge of `d` that passes through a box it does not connect.
+pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
+    let boxes: Vec<(usize, Rect)> = d
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| n.as_ref().map(|n| (i, Rect::of(&n.bounds, -INSET))))
+        .collect();
+    if boxes.len() < 3 {
+        return;
+    }
+    // Node indices by id: looked up in place for a small chart, hashed once for a larger one.
+    let index: HashMap<&str, usize> = if chart.nodes.len() > 32 {
+        chart
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let find = |id: &str| match index.is_empty() {
+        true => chart.nodes.iter().position(|n| n.id == id),
+        false => index.get(id).copied(),
+    };
+    for e in 0..d.edges.len() {
+        let edge = &chart.edges[e];
+        let (Some(a), Some(b)) = (find(&edge.from), find(&edge.to)) else {
+            continue;
+        };
+        if a == b {
+            continue;
+        }
+        let path = &d.edges[e];
+        if !blocked(&path.points, path.axis, path.straight, &boxes, a, b) {
+            continue;
+        }
+        let obstacles: Vec<Rect> = boxes
+            .iter()
+            .filter(|(i, _)| *i != a && *i != b)
+            .filter_map(|(i, _)| d.nodes[*i].as_ref().map(|n| Rect::of(&n.bounds, 0.0)))
+            .collect();
+        // A node end starts at its centre (clipped to its outline after); a subgraph end
+        // keeps its point on the subgraph's border.
+        let end = |i: usize, fallback: Pt| match &d.nodes[i] {
+            Some(n) => (n.bounds.center, Some(shapes::outline(n.shape, n.bounds))),
+            None => (fallback, None),
+        };
+        let n = path.points.len();
+        let (start, from_outline) = end(a, path.points[0]);
+        let (finish, to_outline) = end(b, path.points[n - 1]);
+        // The boxes near the straight way first (a few, so the search is small); all of them
+        // when no way around those is clear of the rest.
+        let near = Rect(
+            start.x.min(finish.x) - NEAR,
+            start.y.min(finish.y) - NEAR,
+            start.x.max(finish.x) + NEAR,
+            start.y.max(finish.y) + NEAR,
+        );
+        let local: Vec<Rect> = obstacles
+            .iter()
+            .filter(|r| r.overlaps(&near))
+            .copied()
+            .collect();
+        let clear_of_all = |route: &Vec<Pt>| {
+            route
+                .windows(2)
+                .all(|w| obstacles.iter().all(|r| !r.cut_by(w[0], w[1])))
+        };
+        let found = shortest_around(start, finish, &local)
+            .filter(clear_of_all)
+            .or_else(|| shortest_around(start, finish, &obstacles));
+        let Some(mut route) = found else {
+            continue;
+        };
+        if let Some(o) = &from_outline {
+            shapes::clip_start(&mut route, o);
+        }
+        if let Some(o) = &to_outline {
+            shapes::clip_end(&mut route, o);
+        }
+        route.dedup_by(|p, q| p.minus(*q).len() < 1e-6);
+        if route.len() < 2 {
+            continue;
+        }
+        let path = &mut d.edges[e];
+        path.points = route;
+        path.straight = true;
+        if let Some((at, block)) = &mut path.label {
+            let (w, h) = (
+                block.width + 2.0 * LABEL_PAD_X,
+                block.height + 2.0 * LABEL_PAD_Y,
+            );
+            let free = |p: Pt| {
+                let r = Rect(p.x - w / 2.0, p.y - h / 2.0, p.x + w / 2.0, p.y + h / 2.0);
+                !boxes.iter().any(|(_, b)| b.overlaps(&r))
+            };
+            let along = [0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9];
+            if let Some(p) = along
+                .iter()
+                .map(|&f| point_along(&path.points, f))
+                .find(|p| free(*p))
+            {
+                *at = p;
+            }
+        }
+    }
+    // A route around a box near the edge of the drawing may reach past it.
+    let (mut w, mut h) = (d.width, d.height);
+    for e in &d.edges {
+        for p in &e.points {
+            w = w.max(p.x + PAD);
+            h = h.max(p.y + PAD);
+        }
+        if let Some((at, l)) = &e.label {
+            w = w.max(at.x + l.width / 2.0 + LABEL_PAD_X + PAD);
+            h = h.max(at.y + l.height / 2.0 + LABEL_PAD_Y + PAD);
+        }
+    }
+    d.width = w;
+    d.height = h;
+}
+
+/// The point a fraction `f` of the way along a polyline.
+fn point_along(points: &[Pt], f: f64) -> Pt {
+    let total: f64 = points.windows(2).map(|w| w[1].minus(w[0]).len()).sum();
+    let mut left = total * f;
+    for w in points.windows(2) {
+        let l = w[1].minus(w[0]).len();
+        if l >= left && l > 0.0 {
+            return w[0].lerp(w[1], left / l);
+        }
+        left -= l;
+    }
+    points.last().copied().unwrap_or(Pt::new(0.0, 0.0))
+}
+
+/// The shortest polyline from `s` to `t` that passes through none of `obstacles` (each
+/// grown by `PAD`), over the grown boxes' corners; `None` when there is none.
+fn shortest_around(s: Pt, t: Pt, obstacles: &[Rect]) -> Option<Vec<Pt>> {
+    let grown: Vec<Rect> = obstacles
+        .iter()
+        .map(|r| Rect(r.0 - PAD, r.1 - PAD, r.2 + PAD, r.3 + PAD))
+        .collect();
+    // The corners sit a hair outside their own box, so a line along its side is clear of it.
+    let corner = PAD + 0.5;
+    let mut points = vec![s, t];
+    for r in obstacles {
+        for p in [
+            Pt::new(r.0 - corner, r.1 - corner),
+            Pt::new(r.2 + corner, r.1 - corner),
+            Pt::new(r.0 - corner, r.3 + corner),
+            Pt::new(r.2 + corner, r.3 + corner),
+        ] {
+            if !grown.iter().any(|g| g.contains(p)) {
+                points.push(p);
+            }
+        }
+    }
+    // Boxes that hold an end (a neighbour closer than the margin) do not block leaving it.
+    let near_end: Vec<bool> = grown
+        .iter()
+        .map(|g| g.contains(s) || g.contains(t))
+        .collect();
+    // A segment is clear of the boxes themselves (not grown) when it touches an end's
+    // neighbour, and of the grown boxes otherwise.
+    let clear = |a: Pt, b: Pt| {
+        grown
+            .iter()
+            .zip(obstacles)
+            .zip(&near_end)
+            .all(|((g, r), &near)| {
+                if near {
+                    !r.cut_by(a, b)
+                } else {
+                    !g.cut_by(a, b)
+                }
+            })
+    };
+    // Dijkstra over the corners, edges tested when first reached.
+    let n = points.len();
+    let mut dist = vec![f64::INFINITY; n];
+    let mut prev = vec![usize::MAX; n];
+    let mut done = vec![false; n];
+    dist[0] = 0.0;
+    loop {
+        let u = (0..n)
+            .filter(|&i| !done[i] && dist[i].is_finite())
+            .min_by(|&i, &j| dist[i].total_cmp(&dist[j]))?;
+        if u == 1 {
+            break;
+        }
+        done[u] = true;
+        for v in 0..n {
+            if done[v] {
+                continue;
+            }
+            let nd = dist[u] + points[v].minus(points[u]).len();
+            if nd < dist[v] && clear(points[u], points[v]) {
+                dist[v] = nd;
+                prev[v] = u;
+            }
+        }
+    }
+    let mut route = vec![points[1]];
+    let mut at = 1;
+    while prev[at] != usize::MAX {
+        at = prev[at];
+        route.push(points[at]);
+    }
+    route.reverse();
+    (route.len() >= 2).then_some(route)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_route_goes_around_a_box_in_the_way() {
+        let block = Rect(-10.0, 40.0, 10.0, 60.0);
+        let r = shortest_around(Pt::new(0.0, 0.0), Pt::new(0.0, 100.0), &[block]).expect("a route");
+        assert!(r.len() >= 3, "{r:?}");
+        assert!(r.windows(2).all(|w| !block.cut_by(w[0], w[1])));
+        let direct = shortest_around(Pt::new(50.0, 0.0), Pt::new(50.0, 100.0), &[block]);
+        assert_eq!(direct.map(|r| r.len()), Some(2));
+    }
+
+    #[test]
+    fn segments_cut_a_box_only_through_its_inside() {
+        let r = Rect(0.0, 0.0, 10.0, 10.0);
+        assert!(r.cut_by(Pt::new(-5.0, 5.0), Pt::new(15.0, 5.0)));
+        assert!(!r.cut_by(Pt::new(-5.0, 10.0), Pt::new(15.0, 10.0)));
+        assert!(!r.cut_by(Pt::new(-5.0, -5.0), Pt::new(-1.0, 20.0)));
+        assert!(r.cut_by(Pt::new(5.0, 5.0), Pt::new(5.0, 6.0)));
+    }
+}

@@ -1,0 +1,456 @@
+//! The flowcharts of Mermaid's own documentation and rendering tests
+//! (`fixtures/mermaid-flowcharts/`): how many are drawn, whether the engine reads the same nodes
+//! and edges as mermaid.js's parser (`parse.json`), and a geometric check of every SVG drawn,
+//! read back from the SVG text: no two node boxes overlap, no edge passes through a node box it
+//! does not connect, no edge label lies on a node box.
+
+use crate::diagram::{self, Frame, flowchart};
+use crate::html::i18n::EN;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Diagrams not drawn, each with the reason (the README's list of what is not supported links
+/// to docs/mermaid.md, which names them too).
+pub const NOT_DRAWN: [(&str, &str); 3] = [
+    (
+        "errorDiagram-24",
+        "`--|` is not a link (Mermaid's own error-page test; mermaid.js rejects it too)",
+    ),
+    (
+        "flowchart-elk-744",
+        "a markdown string outside quotes, `(`…`)`: mermaid.js rejects it too",
+    ),
+    (
+        "katex-31",
+        "`//` is not a node id: mermaid.js rejects it too",
+    ),
+];
+
+fn load(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/mermaid-flowcharts")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON")
+}
+
+pub fn corpus() -> Vec<(String, String)> {
+    load("corpus.json")
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().expect("name").to_string(),
+                d["source"].as_str().expect("source").to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn draw(src: &str) -> diagram::Rendered {
+    let chart = flowchart::parse(src).and_then(Result::ok);
+    diagram::render(
+        src,
+        chart.as_ref(),
+        &Frame {
+            id: "d",
+            title: "Diagram",
+            t: &EN,
+            inline_style: false,
+        },
+    )
+}
+
+#[test]
+fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
+    let reference = load("parse.json");
+    let mut wrong = Vec::new();
+    for (name, src) in corpus() {
+        let want = &reference["diagrams"][&name];
+        if want.get("error").is_some() {
+            continue;
+        }
+        let chart = match flowchart::parse(&src) {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                wrong.push(format!("{name}: not read: {} at {}", e.message, e.offset));
+                continue;
+            }
+            None => {
+                wrong.push(format!("{name}: not a flowchart"));
+                continue;
+            }
+        };
+        let nodes: BTreeSet<&str> = chart.nodes.iter().map(|n| n.id.as_str()).collect();
+        let want_nodes: BTreeSet<&str> = want["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .filter_map(Value::as_str)
+            // Mermaid's made-up ids for subgraphs that have none of their own.
+            .filter(|id| !id.starts_with("subGraph") || src.contains(id))
+            .collect();
+        let mut edges: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for e in &chart.edges {
+            *edges.entry((&e.from, &e.to)).or_default() += 1;
+        }
+        let mut want_edges: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for e in want["edges"].as_array().expect("edges") {
+            let pair = (e[0].as_str().unwrap_or(""), e[1].as_str().unwrap_or(""));
+            *want_edges.entry(pair).or_default() += 1;
+        }
+        if nodes != want_nodes {
+            let extra: Vec<_> = nodes.difference(&want_nodes).collect();
+            let missing: Vec<_> = want_nodes.difference(&nodes).collect();
+            wrong.push(format!(
+                "{name}: nodes: extra {extra:?}, missing {missing:?}"
+            ));
+        } else if edges != want_edges {
+            wrong.push(format!(
+                "{name}: edges: ours {edges:?}, mermaid's {want_edges:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn at_least_97_percent_are_drawn_and_the_rest_are_named() {
+    let all = corpus();
+    let mut not_drawn = Vec::new();
+    for (name, src) in &all {
+        if !draw(src).drawn {
+            not_drawn.push(name.clone());
+        }
+    }
+    let named: Vec<&str> = NOT_DRAWN.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        not_drawn, named,
+        "the diagrams not drawn are the ones named"
+    );
+    let drawn = all.len() - not_drawn.len();
+    assert!(
+        drawn * 100 >= all.len() * 97,
+        "{drawn} of {} drawn",
+        all.len()
+    );
+    assert!(all.len() >= 250);
+}
+
+/// An axis-aligned box: left, top, right, bottom.
+#[derive(Debug, Clone, Copy)]
+struct Box4(f64, f64, f64, f64);
+
+impl Box4 {
+    fn inset(self, by: f64) -> Box4 {
+        Box4(self.0 + by, self.1 + by, self.2 - by, self.3 - by)
+    }
+    fn overlaps(self, o: Box4) -> bool {
+        self.0 < o.2 && o.0 < self.2 && self.1 < o.3 && o.1 < self.3
+    }
+    fn contains(self, x: f64, y: f64) -> bool {
+        self.0 < x && x < self.2 && self.1 < y && y < self.3
+    }
+    fn grow(&mut self, x: f64, y: f64) {
+        *self = Box4(self.0.min(x), self.1.min(y), self.2.max(x), self.3.max(y));
+    }
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    let len = tag[at..].find('"')?;
+    Some(&tag[at..at + len])
+}
+
+fn num(tag: &str, name: &str) -> f64 {
+    attr(tag, name).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+}
+
+fn numbers(s: &str) -> Vec<f64> {
+    s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
+        .filter_map(|t| t.parse().ok())
+        .collect()
+}
+
+/// The points along a path's `d` (M, L, C and Z; curves sampled), one list per subpath.
+fn path_points(d: &str) -> Vec<(f64, f64)> {
+    let mut pts: Vec<(f64, f64)> = Vec::new();
+    let mut cmd = ' ';
+    let mut buf = String::new();
+    let flush = |cmd: char, buf: &str, pts: &mut Vec<(f64, f64)>| {
+        let v = numbers(buf);
+        match cmd {
+            'M' | 'L' => pts.extend(v.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0], c[1]))),
+            'C' => {
+                for c in v.chunks(6).filter(|c| c.len() == 6) {
+                    let p0 = *pts.last().unwrap_or(&(c[4], c[5]));
+                    for k in 1..=24 {
+                        let t = k as f64 / 24.0;
+                        let u = 1.0 - t;
+                        let b = |a: f64, b: f64, c2: f64, d: f64| {
+                            u * u * u * a
+                                + 3.0 * u * u * t * b
+                                + 3.0 * u * t * t * c2
+                                + t * t * t * d
+                        };
+                        pts.push((b(p0.0, c[0], c[2], c[4]), b(p0.1, c[1], c[3], c[5])));
+                    }
+                }
+            }
+            _ => {}
+        }
+    };
+    for ch in d.chars() {
+        if ch.is_ascii_alphabetic() && ch != 'e' {
+            flush(cmd, &buf, &mut pts);
+            buf.clear();
+            cmd = ch;
+        } else {
+            buf.push(ch);
+        }
+    }
+    flush(cmd, &buf, &mut pts);
+    pts
+}
+
+/// Whether the segment a→b passes through the inside of `b4`.
+fn crosses(a: (f64, f64), b: (f64, f64), b4: Box4) -> bool {
+    let steps = (((b.0 - a.0).abs() + (b.1 - a.1).abs()) / 2.0)
+        .ceil()
+        .max(1.0) as usize;
+    (0..=steps).any(|k| {
+        let t = k as f64 / steps as f64;
+        b4.contains(a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
+    })
+}
+
+/// Edge key, its line's points, its label's box.
+type ReadEdge = (String, Vec<(f64, f64)>, Option<Box4>);
+
+struct Read {
+    /// Node id → its box.
+    nodes: Vec<(String, Box4)>,
+    edges: Vec<ReadEdge>,
+}
+
+/// Reads node boxes and edge lines and labels back from the SVG the engine wrote.
+fn read_svg(svg: &str) -> Read {
+    let mut read = Read {
+        nodes: Vec::new(),
+        edges: Vec::new(),
+    };
+    for group in svg.split("<g ").skip(1) {
+        let head = &group[..group.find('>').unwrap_or(group.len())];
+        let body = &group[..group.find("</g>").unwrap_or(group.len())];
+        let tags: Vec<&str> = body.split('<').skip(1).collect();
+        if let Some(id) = attr(&format!(" {head}"), "data-node") {
+            if head.contains("pb-d-cluster") {
+                continue;
+            }
+            let mut b = Box4(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+            for t in &tags {
+                if t.starts_with("text") || t.starts_with("tspan") || t.starts_with('/') {
+                    continue;
+                }
+                let t = format!(" {t}");
+                if t.starts_with(" rect") {
+                    let (x, y) = (num(&t, "x"), num(&t, "y"));
+                    b.grow(x, y);
+                    b.grow(x + num(&t, "width"), y + num(&t, "height"));
+                } else if t.starts_with(" ellipse") {
+                    let (cx, cy, rx, ry) =
+                        (num(&t, "cx"), num(&t, "cy"), num(&t, "rx"), num(&t, "ry"));
+                    b.grow(cx - rx, cy - ry);
+                    b.grow(cx + rx, cy + ry);
+                } else if t.starts_with(" polygon") {
+                    for c in numbers(attr(&t, "points").unwrap_or("")).chunks(2) {
+                        if c.len() == 2 {
+                            b.grow(c[0], c[1]);
+                        }
+                    }
+                } else if t.starts_with(" path") {
+                    // A cylinder's outline: its M/V/A commands' points.
+                    let d = attr(&t, "d").unwrap_or("");
+                    let v = numbers(d);
+                    if let [x, y, ..] = v[..] {
+                        b.grow(x, y);
+                    }
+                }
+            }
+            read.nodes.push((id.to_string(), b));
+        } else if let Some(key) = attr(&format!(" {head}"), "data-edge") {
+            if head.contains("pb-d-invisible") {
+                continue;
+            }
+            let mut line = Vec::new();
+            let mut label = None;
+            for t in &tags {
+                let t = format!(" {t}");
+                if t.starts_with(" path") && t.contains("pb-d-line") {
+                    line = path_points(attr(&t, "d").unwrap_or(""));
+                } else if t.starts_with(" rect") && t.contains("pb-d-label-bg") {
+                    let (x, y) = (num(&t, "x"), num(&t, "y"));
+                    label = Some(Box4(x, y, x + num(&t, "width"), y + num(&t, "height")));
+                }
+            }
+            read.edges.push((key.to_string(), line, label));
+        }
+    }
+    read
+}
+
+/// What is wrong with a drawing, in words (empty when nothing is).
+pub fn geometry_faults(svg: &str) -> Vec<String> {
+    let read = read_svg(svg);
+    let mut faults = Vec::new();
+    for (i, (a, ba)) in read.nodes.iter().enumerate() {
+        for (b, bb) in &read.nodes[i + 1..] {
+            if ba.inset(0.5).overlaps(bb.inset(0.5)) {
+                faults.push(format!("boxes {a} and {b} overlap"));
+            }
+        }
+    }
+    for (key, line, label) in &read.edges {
+        let base = key.split('#').next().unwrap_or(key);
+        let (from, to) = base.split_once('→').unwrap_or((base, base));
+        for (id, b) in &read.nodes {
+            if id == from || id == to {
+                continue;
+            }
+            let inner = b.inset(1.0);
+            if line.windows(2).any(|w| crosses(w[0], w[1], inner)) {
+                faults.push(format!("edge {key} passes through {id}"));
+            }
+            if let Some(l) = label
+                && l.inset(0.5).overlaps(*b)
+            {
+                faults.push(format!("the label of {key} lies on {id}"));
+            }
+        }
+    }
+    faults
+}
+
+#[test]
+fn every_drawn_diagram_passes_the_geometric_check() {
+    let mut bad = Vec::new();
+    let mut count = 0;
+    for (name, src) in corpus() {
+        let r = draw(&src);
+        if !r.drawn {
+            continue;
+        }
+        let faults = geometry_faults(&r.svg);
+        count += faults.len();
+        if !faults.is_empty() {
+            bad.push(format!("{name}: {}", faults.join("; ")));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{count} faults in {} diagrams:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_check_finds_an_edge_through_a_box() {
+    let svg = "<svg><g class=\"pb-d-node\" data-node=\"A\"><rect x=\"0\" y=\"0\" width=\"10\" height=\"10\"/></g>\
+        <g class=\"pb-d-node\" data-node=\"B\"><rect x=\"0\" y=\"40\" width=\"10\" height=\"10\"/></g>\
+        <g class=\"pb-d-node\" data-node=\"C\"><rect x=\"0\" y=\"80\" width=\"10\" height=\"10\"/></g>\
+        <g class=\"pb-d-edge\" data-edge=\"A→C\"><path class=\"pb-d-line\" d=\"M5 10 C5 30 5 60 5 80\"/></g></svg>";
+    assert_eq!(geometry_faults(svg), ["edge A→C passes through B"]);
+}
+
+#[test]
+fn titles_descriptions_and_emphasis_reach_the_svg() {
+    let svg = draw(
+        "---\ntitle: Shipping\n---\nflowchart LR\naccTitle: Release\naccDescr: How it ships\nA[\"`**Fast** and *safe*`\"] --> B",
+    )
+    .svg;
+    assert!(
+        svg.contains("<title id=\"d-title\">Release</title>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("<desc id=\"d-desc\">How it ships Flowchart"),
+        "{svg}"
+    );
+    assert!(svg.contains(">Shipping</text>"), "{svg}");
+    assert!(
+        svg.contains(
+            "<tspan font-weight=\"bold\">Fast</tspan> and <tspan font-style=\"italic\">safe</tspan>"
+        ),
+        "{svg}"
+    );
+    assert!(geometry_faults(&svg).is_empty());
+}
+
+#[test]
+fn an_edge_into_a_subgraph_goes_around_its_other_boxes() {
+    // Mermaid's own example: c1→a2 drawn behind a1 reads as c1→a1→a2.
+    let svg = draw("flowchart TB\nc1-->a2\nsubgraph ide1 [one]\na1-->a2\nend").svg;
+    assert!(svg.contains("data-edge=\"c1→a2\""));
+    assert_eq!(geometry_faults(&svg), Vec::<String>::new());
+}
+
+/// `CORPUS_SVG_DIR=DIR cargo test -p passback-engine --lib write_the_corpus_svgs -- --ignored`
+/// writes every corpus diagram's SVG to DIR, to look at.
+#[test]
+#[ignore = "writes files; run by hand"]
+fn write_the_corpus_svgs() {
+    let dir = std::env::var("CORPUS_SVG_DIR").expect("CORPUS_SVG_DIR");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    for (name, src) in corpus() {
+        let r = draw(&src);
+        std::fs::write(Path::new(&dir).join(format!("{name}.svg")), r.svg).expect("written");
+    }
+}
+
+/// Prefixes of every corpus diagram (cut every few bytes: mid-label, mid-link, mid-`@{`) are
+/// read without a panic, and the one cut halfway is drawn.
+#[test]
+fn cut_diagrams_never_panic() {
+    for (_, src) in corpus() {
+        let cuts: Vec<usize> = (0..=src.len())
+            .filter(|&i| src.is_char_boundary(i))
+            .collect();
+        for (k, &i) in cuts.iter().enumerate() {
+            let half = k == cuts.len() / 2;
+            if k % 5 != 0 && !half {
+                continue;
+            }
+            let cut = &src[..i];
+            let parsed = flowchart::parse(cut);
+            if half {
+                let chart = parsed.and_then(Result::ok);
+                let _ = diagram::render(
+                    cut,
+                    chart.as_ref(),
+                    &Frame {
+                        id: "d",
+                        title: "Diagram",
+                        t: &EN,
+                        inline_style: false,
+                    },
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_longer_link_spans_more_ranks() {
+    let short = draw("flowchart TD\nA --> B\nA --> C --> D").height;
+    let long = draw("flowchart TD\nA ----> B\nA --> C --> D").height;
+    let longer = draw("flowchart TD\nA ------> B\nA --> C --> D").height;
+    assert!(short < long && long < longer, "{short} {long} {longer}");
+}

@@ -1,0 +1,63 @@
+// Ten flowcharts of Mermaid's own documentation (fixtures/mermaid-flowcharts/), drawn by the
+// engine and by mermaid.js in the same Chromium, side by side, one screenshot each in
+// target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
+// not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, SHOTS, startServer, browser, renderedPage } from './harness.mjs';
+
+const MERMAID = join(ROOT, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
+const OUT = join(SHOTS, 'mermaid-compare');
+const NAMES = ['flowchart-86', 'flowchart-381', 'flowchart-1360', 'flowchart-1455', 'flowchart-1485',
+  'flowchart-1543', 'flowchart-1581', 'flowchart-1623', 'flowchart-1700', 'flowchart-1728'];
+const corpus = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'mermaid-flowcharts', 'corpus.json'), 'utf8'));
+
+let server;
+before(async () => {
+  if (!existsSync(MERMAID)) return;
+  server = await startServer();
+  mkdirSync(OUT, { recursive: true });
+});
+after(() => server?.stop());
+
+test('ten of Mermaid\'s flowcharts beside mermaid.js\'s drawing', { skip: !existsSync(MERMAID) && 'mermaid is not installed (npm install --no-save mermaid@11)' }, async () => {
+  const ctx = await browser({ viewport: { width: 1400, height: 900 } });
+  try {
+    for (const name of NAMES) {
+      const entry = corpus.find((d) => d.name === name);
+      assert.ok(entry, `${name} is in the corpus`);
+      const doc = '```mermaid\n' + JSON.stringify({ version: '1', source: entry.source, title: name }) + '\n```\n';
+      const ours = await ctx.newPage();
+      await ours.goto(await renderedPage(server, doc));
+      const svg = await ours.locator('.pb-diagram-canvas svg').evaluate((s) => s.outerHTML);
+      await ours.close();
+      assert.match(svg, /pb-mermaid-flowchart/, `${name}: drawn by the engine`);
+
+      const page = await ctx.newPage();
+      await page.setContent(`<!doctype html><html><body style="margin:0;font-family:sans-serif">
+        <div style="display:grid;grid-template-columns:1fr 1fr;gap:16px;padding:12px">
+          <section><h2 style="font-size:16px">passback-render</h2><div id="ours">${svg}</div></section>
+          <section><h2 style="font-size:16px">mermaid.js</h2><div id="theirs"></div></section>
+        </div>
+        <pre style="margin:12px;font-size:11px">${entry.source.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c])}</pre>
+      </body></html>`);
+      await page.addStyleTag({ path: join(ROOT, 'engine', 'assets', 'passback.css') });
+      await page.addScriptTag({ path: MERMAID });
+      const drawn = await page.evaluate(async (source) => {
+        window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
+        const { svg } = await window.mermaid.render('theirs-svg', source);
+        document.getElementById('theirs').innerHTML = svg;
+        return document.querySelectorAll('#theirs g.node').length;
+      }, entry.source);
+      assert.ok(drawn > 0, `${name}: drawn by mermaid.js`);
+      const boxes = await page.locator('#ours [data-node]').count();
+      assert.ok(boxes > 0, `${name}: the engine's drawing has boxes`);
+      await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+      await page.close();
+    }
+  } finally {
+    await ctx.close();
+  }
+});

@@ -628,7 +628,7 @@ async fn render(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     if eml {
         let parsed = start.elapsed();
         let began = Instant::now();
-        let mut r = eml_message(src, options).await;
+        let mut r = eml_message(&state, src, options).await;
         if r.status().is_success() {
             let mut timing = Timing::new();
             timing.add("parse", None, parsed);
@@ -742,10 +742,10 @@ impl Timing {
 }
 
 /// `format=eml`: the email surface as a MIME message, its images inside (contract §8). Drawn on
-/// the blocking pool: diagrams are rasterized.
-async fn eml_message(src: String, options: Options) -> Resp {
+/// the blocking pool in a render slot, under the render budget: diagrams are rasterized.
+async fn eml_message(state: &AppState, src: String, options: Options) -> Resp {
     let job = move || crate::eml::message(&src, &options, crate::eml::draw);
-    match tokio::task::spawn_blocking(job).await {
+    match heavy(state, job).await {
         Ok(Ok(message)) => {
             let mut r = respond(StatusCode::OK, "message/rfc822", Bytes::from(message.bytes));
             if let Some(v) = owned_value(etag(&message.hash)) {
@@ -756,7 +756,7 @@ async fn eml_message(src: String, options: Options) -> Resp {
             r
         }
         Ok(Err(why)) => problem(StatusCode::SERVICE_UNAVAILABLE, format!("{why}.")),
-        Err(_) => render_failed(),
+        Err(r) => r,
     }
 }
 
@@ -782,13 +782,6 @@ pub(crate) fn render_counted(
         .metrics
         .observe_render(options.surface, outcome, began.elapsed());
     rendered
-}
-
-fn render_failed() -> Resp {
-    problem(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "The render failed on an internal error; please report it.",
-    )
 }
 
 /// Documents this small, with no diagram to lay out, render on the async worker.

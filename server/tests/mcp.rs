@@ -626,10 +626,34 @@ async fn http_refusals_are_problems_that_name_the_fix() {
             "{body}"
         );
     }
-    // Over the body limit, as on every route.
-    let big = "x".repeat(2 * 1024 * 1024);
-    let (status, detail, _) = send(mcp(web().post(&url)).body(big)).await;
-    assert_eq!(status, 413, "{detail}");
+    // Over the body limit, as on every route: refused from the Content-Length, before the body
+    // is read. The client sends only the head, as a client waiting for the answer would (one
+    // that kept writing 2 MiB could meet the closed connection before reading the 413).
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
+        server.addr,
+        2 * 1024 * 1024
+    );
+    let reply = tokio::task::spawn_blocking({
+        let addr = server.addr.clone();
+        move || {
+            use std::io::{Read, Write};
+            let mut stream = std::net::TcpStream::connect(&addr).expect("a connection");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            stream.write_all(head.as_bytes()).expect("the head is sent");
+            let mut reply = Vec::new();
+            let _ = stream.read_to_end(&mut reply);
+            String::from_utf8_lossy(&reply).into_owned()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(reply.starts_with("HTTP/1.1 413 "), "{reply}");
+    assert!(reply.contains("application/problem+json"), "{reply}");
+    assert!(reply.contains("--max-body"), "{reply}");
 }
 
 /// `passback mcp` refuses a bad command line at once, in one line, before reading any input.

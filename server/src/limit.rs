@@ -43,7 +43,12 @@ impl std::fmt::Display for RouteLimit {
         } else {
             "minute"
         };
-        write!(f, "{} a {per}", self.count)
+        let noun = if self.count == 1 {
+            "document"
+        } else {
+            "documents"
+        };
+        write!(f, "{} {noun} a {per}", self.count)
     }
 }
 

@@ -244,7 +244,7 @@ pub(crate) fn over_limit(state: &AppState, wait: Duration) -> String {
     let limit = state
         .route_limiter
         .as_ref()
-        .map_or_else(String::new, |l| format!(" ({} documents)", l.limit()));
+        .map_or_else(String::new, |l| format!(", {}", l.limit()));
     format!(
         "This address has routed as many documents as this server allows{limit} (--route-limit); try again in {} s.",
         wait.as_secs()

@@ -511,9 +511,9 @@ async fn routing_is_limited_per_client_over_http_and_mcp() {
     assert_eq!(problem["status"], 429);
     assert_eq!(problem["retry_after"], after);
     assert!(
-        problem["detail"].as_str().is_some_and(
-            |d| d.contains("2 a minute") && d.contains(&format!("try again in {after} s"))
-        ),
+        problem["detail"].as_str().is_some_and(|d| d
+            .contains("allows, 2 documents a minute (--route-limit)")
+            && d.contains(&format!("try again in {after} s"))),
         "{problem}"
     );
     // Reading and answering are not limited, nor is an agent on stdio.

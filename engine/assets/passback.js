@@ -28,7 +28,8 @@
       addedBy: 'added by you', play: 'Play: {} (YouTube)', answers: 'Your answers',
       commentsHead: 'Comments on the text', on: 'On', onWhole: 'On the whole document',
       commentOn: 'Comment on \u201c{}\u201d', commentSel: 'Comment on the selection',
-      removeComment: 'Remove the comment on \u201c{}\u201d', commentRemoved: 'Comment removed.'
+      removeComment: 'Remove the comment on \u201c{}\u201d', commentRemoved: 'Comment removed.',
+      commentDoc: 'Comment on the whole document (optional)', copyPage: 'Copy all answers on this page'
     },
     he: {
       spread: 'מה שלא הוקצה חולק באופן יחסי.',
@@ -45,7 +46,8 @@
       addedBy: 'נוסף על ידך', play: 'הפעלה: {} (YouTube)', answers: 'התשובות שלך',
       commentsHead: 'הערות על הטקסט', on: 'על', onWhole: 'על המסמך כולו',
       commentOn: 'הערה על \u201e{}\u201d', commentSel: 'הערה על הטקסט המסומן',
-      removeComment: 'הסרת ההערה על \u201e{}\u201d', commentRemoved: 'ההערה הוסרה.'
+      removeComment: 'הסרת ההערה על \u201e{}\u201d', commentRemoved: 'ההערה הוסרה.',
+      commentDoc: 'הערה על המסמך כולו (לא חובה)', copyPage: 'העתקת כל התשובות בעמוד'
     },
     ar: {
       spread: 'وُزّع غير المخصص بالتناسب.',
@@ -62,7 +64,8 @@
       addedBy: 'أضفته أنت', play: 'تشغيل: {} (YouTube)', answers: 'إجاباتك',
       commentsHead: 'تعليقات على النص', on: 'على', onWhole: 'على المستند كله',
       commentOn: 'تعليق على \u00ab{}\u00bb', commentSel: 'تعليق على النص المحدد',
-      removeComment: 'إزالة التعليق على \u00ab{}\u00bb', commentRemoved: 'تمت إزالة التعليق.'
+      removeComment: 'إزالة التعليق على \u00ab{}\u00bb', commentRemoved: 'تمت إزالة التعليق.',
+      commentDoc: 'تعليق على المستند كله (اختياري)', copyPage: 'نسخ كل الإجابات في هذه الصفحة'
     }
   };
 
@@ -333,6 +336,12 @@
     return $(b.section, '[name="' + b.id + '.note"]') ? cleanText(b.values('note')[0]) : null;
   }
 
+  /** `notice_subject`: how a notice names its block, by its title or what it is. */
+  function noticeSubject(kind, model) {
+    if (model.title != null) return '\u201c' + rtrim(model.title) + '\u201d';
+    return kind === 'prioritize' ? 'The list to rank' : kind === 'allocate' ? 'The split' : 'The ' + kind + ' block';
+  }
+
   /** `rank_form`. */
   function decodeRank(b, notices) {
     var block = b.id;
@@ -367,7 +376,7 @@
         order.splice(to, 0, order.splice(at, 1)[0]);
       }
     }
-    if (!order.length) notices.push(block + ': every item was removed; restore or add one');
+    if (!order.length) notices.push(noticeSubject('prioritize', model) + ': every item was removed; restore or add one');
     checkPermutation(block, model, order, removed);
     return { order: order, removed: removed, note: listNote(b) };
   }
@@ -445,7 +454,7 @@
       var others = total();
       if (others > 0) scale(Math.max((others - restored) / others, 0));
     }
-    if (!list.length) notices.push(block + ': every category was removed; restore or add one');
+    if (!list.length) notices.push(noticeSubject('allocate', model) + ': every category was removed; restore or add one');
     return { weights: weights, added: added, removed: removed, note: listNote(b) };
   }
 
@@ -641,7 +650,7 @@
   /** The document's leaves by number (leaf N at N − 1): { elements, texts }; texts as asked for. */
   function leavesOf(doc) {
     var elements = [];
-    $$(doc, '[data-pb-leaf]').forEach(function (e) {
+    (doc.pbLeaves || $$(doc, '[data-pb-leaf]')).forEach(function (e) {
       var n = parseIndex(e.getAttribute('data-pb-leaf'));
       if (n >= 1) elements[n - 1] = e;
     });
@@ -774,7 +783,7 @@
     },
     allocate: function (b, notices, later) {
       var split = exportSplit(b.model, decodeSplit(b, later));
-      if (split.notice) notices.push(b.id + ': ' + split.notice);
+      if (split.notice) notices.push(noticeSubject('allocate', b.model) + ': ' + split.notice);
       return split.text;
     },
     mermaid: function (b) {
@@ -1537,9 +1546,17 @@
   // fields the server decodes and `exportFromPairs` reads.
 
   function enhanceLeaves(form, ui) {
-    var leaves = $$(form, '[data-pb-leaf]');
+    // An mdBook chapter's form comments on the prose around it (`enhanceChapter`): its leaves
+    // and their comment boxes are in `pbScope`, the boxes' fields joined to the form by id.
+    var scope = form.pbScope || form;
+    var leaves = form.pbLeaves || $$(form, '[data-pb-leaf]');
     if (!leaves.length) return;
-    form.classList.add('pb-commentable');
+    var mine = function (leaf) { return leaves.indexOf(leaf) >= 0; };
+    var joined = function (attrs) {
+      if (scope !== form) attrs.form = form.id;
+      return attrs;
+    };
+    scope.classList.add('pb-commentable');
     // Numbers go on after any comments the page carried from a post.
     var next = 0;
     $$(form, 'input[name^="pb.note."]').forEach(function (f) {
@@ -1568,7 +1585,7 @@
     var selection = el('button', { type: 'button', 'class': 'pb-leaf-ui pb-sel-comment', hidden: '' }, ui.t.commentSel);
 
     function notesOf(leaf) {
-      return $$(form, '.pb-leaf-note').filter(function (box) { return box.pbLeaf === leaf; });
+      return $$(scope, '.pb-leaf-note').filter(function (box) { return box.pbLeaf === leaf; });
     }
 
     function mark(leaf) {
@@ -1583,11 +1600,11 @@
       var about = label(leaf, quote);
       var box = el('div', { 'class': 'pb-leaf-ui pb-leaf-note' });
       box.pbLeaf = leaf;
-      box.appendChild(el('input', { type: 'hidden', name: 'pb.note.' + k + '.leaf', value: n }));
-      if (quote != null) box.appendChild(el('input', { type: 'hidden', name: 'pb.note.' + k + '.quote', value: quote }));
+      box.appendChild(el('input', joined({ type: 'hidden', name: 'pb.note.' + k + '.leaf', value: n })));
+      if (quote != null) box.appendChild(el('input', joined({ type: 'hidden', name: 'pb.note.' + k + '.quote', value: quote })));
       var id = newId(form);
       box.appendChild(el('label', { 'for': id }, fill(ui.t.commentOn, about)));
-      var area = el('textarea', { id: id, name: 'pb.note.' + k + '.text', rows: '2' });
+      var area = el('textarea', joined({ id: id, name: 'pb.note.' + k + '.text', rows: '2' }));
       box.appendChild(area);
       box.appendChild(el('button', { type: 'button', 'class': 'pb-note-remove', 'aria-label': fill(ui.t.removeComment, about) }, '\u2715'));
       // After the leaf's other comments; after the table, for a row.
@@ -1606,9 +1623,11 @@
       ui.announce(ui.t.commentRemoved);
     }
 
-    form.addEventListener('click', function (event) {
+    scope.addEventListener('click', function (event) {
       var button = closest(event.target, 'button');
-      if (!button || !form.contains(button)) return;
+      if (!button || !scope.contains(button)) return;
+      var box = closest(button, '.pb-leaf-note');
+      if (button.pbLeaf ? !mine(button.pbLeaf) : button !== selection && !(box && mine(box.pbLeaf))) return;
       if (button.classList.contains('pb-leaf-comment')) {
         // One comment on the whole leaf: the button goes back to it.
         var open = notesOf(button.pbLeaf).filter(function (box) { return !$(box, 'input[name$=".quote"]'); })[0];
@@ -1619,17 +1638,17 @@
         selection.hidden = true;
         selection.pbTarget = null;
         addNote(target.leaf, target.quote);
-      } else if (button.classList.contains('pb-note-remove')) removeNote(closest(button, '.pb-leaf-note'));
+      } else if (button.classList.contains('pb-note-remove')) removeNote(box);
     });
     // A click on "Comment on the selection" must not end the selection it is about.
     selection.addEventListener('mousedown', function (event) { event.preventDefault(); });
-    form.addEventListener('input', function (event) {
+    scope.addEventListener('input', function (event) {
       var box = closest(event.target, '.pb-leaf-note');
-      if (box) mark(box.pbLeaf);
+      if (box && mine(box.pbLeaf)) mark(box.pbLeaf);
     });
-    form.addEventListener('keydown', function (event) {
+    scope.addEventListener('keydown', function (event) {
       var box = event.key === 'Escape' && closest(event.target, '.pb-leaf-note');
-      if (!box) return;
+      if (!box || !mine(box.pbLeaf)) return;
       event.preventDefault();
       if (!rtrim(event.target.value)) removeNote(box);
       else focus(buttonOf(box.pbLeaf));
@@ -1642,7 +1661,7 @@
       var range = sel.getRangeAt(0);
       var at = function (node) { return node.nodeType === 1 ? node : node.parentNode; };
       var leaf = closest(at(range.startContainer), '[data-pb-leaf]');
-      if (!leaf || leaf !== closest(at(range.endContainer), '[data-pb-leaf]') || !form.contains(leaf)) return null;
+      if (!leaf || leaf !== closest(at(range.endContainer), '[data-pb-leaf]') || !mine(leaf)) return null;
       if (closest(at(range.startContainer), '.pb-leaf-ui')) return null;
       var quote = collapse(sel.toString());
       return quote && leafText(leaf).indexOf(quote) >= 0 ? { leaf: leaf, quote: quote } : null;
@@ -1667,6 +1686,94 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // mdBook chapters. mdBook writes a chapter's prose itself, so its leaves carry no number; the
+  // preprocessor puts an empty `.pb-chapter-start` before the chapter and a `.pb-chapter` after
+  // it, and the script numbers the prose between them as `prose::write_html` numbers a
+  // document's (tests/browser/chapter.test.mjs holds the two to the same leaves). The chapter's
+  // form holds the whole-page comment box and "Copy all answers on this page", which exports
+  // every component of the chapter and then the comments on its text.
+
+  /** A leaf by its own element: a paragraph (not an admonition's title), heading, row or code block. */
+  function isLeafElement(e) {
+    if (e.tagName === 'P') return !e.classList.contains('blockquote-tag-title');
+    return /^(H[1-6]|TR|PRE)$/.test(e.tagName);
+  }
+
+  /**
+   * A tight list item's (or a definition's) text before its first block, wrapped in a span as
+   * the engine writes it; null when it starts with a block (a loose item's paragraph).
+   */
+  function tightLead(item) {
+    var lead = [];
+    for (var c = item.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1 && /^(P|UL|OL|DL|PRE|BLOCKQUOTE|TABLE|DIV|H[1-6]|HR)$/.test(c.tagName)) break;
+      lead.push(c);
+    }
+    var text = lead.some(function (n) { return n.nodeType === 1 || /\S/.test(n.data || ''); });
+    if (!text) return null;
+    if (lead.length === 1 && lead[0].nodeType === 1 && lead[0].tagName === 'SPAN' && lead[0].hasAttribute('data-pb-leaf')) return lead[0];
+    var span = el('span');
+    item.insertBefore(span, lead[0]);
+    lead.forEach(function (n) { span.appendChild(n); });
+    return span;
+  }
+
+  /** The prose leaves between a chapter's start marker (or the top of `root`) and `end`. */
+  function chapterLeaves(root, start, end) {
+    var out = [];
+    var on = !start;
+    var done = false;
+    (function walk(node) {
+      for (var c = node.firstElementChild; c && !done; c = c.nextElementSibling) {
+        if (c === end) { done = true; return; }
+        if (c === start) { on = true; continue; }
+        if (c.classList.contains('pb-doc') || c.classList.contains('pb-leaf-ui') || c.classList.contains('pb-chapter-start')) continue;
+        if (on && isLeafElement(c)) { out.push(c); continue; }
+        if (on && /^(LI|DT|DD)$/.test(c.tagName)) {
+          var lead = tightLead(c);
+          if (lead) out.push(lead);
+        }
+        walk(c);
+      }
+    })(root);
+    return out;
+  }
+
+  function enhanceChapter(marker, t, ui) {
+    var key = marker.getAttribute('data-pb-chapter');
+    var root = closest(marker, 'main') || document.body;
+    var start = $$(root, '.pb-chapter-start').filter(function (m) { return m.getAttribute('data-pb-chapter') === key; })[0] || null;
+    var leaves = chapterLeaves(root, start, marker);
+    leaves.forEach(function (leaf, i) { leaf.setAttribute('data-pb-leaf', String(i + 1)); });
+    var base = marker.id || 'pb-chapter';
+    var form = el('form', { 'class': 'pb-form', method: 'dialog', id: base + '-form' });
+    form.pbScope = root;
+    form.pbLeaves = leaves;
+    var box = el('details', { 'class': 'pb-note pb-doc-note' });
+    box.appendChild(el('summary', null, t.commentDoc));
+    box.appendChild(el('label', { 'class': 'pb-visually-hidden', 'for': base + '-comment' }, t.commentDoc));
+    box.appendChild(el('textarea', { id: base + '-comment', name: 'pb.comment', rows: '3' }));
+    form.appendChild(box);
+    form.appendChild(el('div', { 'class': 'pb-actions' }));
+    marker.appendChild(form);
+    marker.hidden = false;
+    root.classList.add('pb-prose');
+    // The components of this chapter, in page order: their exports come first.
+    var components = $$(root, '.pb-doc').filter(function (d) {
+      return d !== marker && !d.hasAttribute('data-pb-chapter') && leafOrder(start, d) && leafOrder(d, marker);
+    });
+    form.pbParts = function () {
+      return components.filter(function (d) { return d.pbExport; }).map(function (d) { return d.pbExport(); });
+    };
+    return form;
+  }
+
+  /** Whether `a` comes before `b` in the page (a missing `a` comes before everything). */
+  function leafOrder(a, b) {
+    return !a || !!(a.compareDocumentPosition(b) & 4);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // The document: live region, Copy answers (button and Ctrl/Cmd-Enter), print.
 
   function enhanceDoc(doc) {
@@ -1683,7 +1790,7 @@
       }
     };
     $$(doc, 'figure.pb-yt[data-pb-embed]').forEach(function (f) { enhanceYoutube(f, ui); });
-    var form = $(doc, ':scope > form.pb-form');
+    var form = doc.hasAttribute('data-pb-chapter') ? enhanceChapter(doc, t, ui) : $(doc, ':scope > form.pb-form');
     if (!form) return;
     $$(form, '[data-pb-model]').forEach(function (section) {
       var kind = section.getAttribute('data-pb-kind');
@@ -1706,7 +1813,7 @@
 
     // The engine's own row of buttons, a child of the form: never one the prose could spell.
     var actions = $(form, ':scope > .pb-actions');
-    var copy = el('button', { type: 'button', 'class': 'pb-copy pb-submit', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' }, t.copy);
+    var copy = el('button', { type: 'button', 'class': 'pb-copy pb-submit', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' }, form.pbParts ? t.copyPage : t.copy);
     var said = el('span', { 'class': 'pb-copy-status', role: 'status', 'aria-live': 'polite' });
     var shown = el('details', { 'class': 'pb-copied', hidden: '' });
     var textId = (doc.getAttribute('data-pb-hash') || 'pb').slice(0, 8) + '-copied';
@@ -1722,7 +1829,17 @@
 
     var build = function () {
       $$(form, '[data-pb-kind="allocate"]').forEach(function (s) { if (s.pbFlush) s.pbFlush(); });
-      return exportFromPairs(form, formPairs(form));
+      var own = exportFromPairs(form, formPairs(form));
+      if (!form.pbParts) return own;
+      // An mdBook chapter: its components' exports, then the comments on its text, each
+      // joined by one blank line as a document's blocks are.
+      var parts = form.pbParts().concat([own]);
+      var markdown = parts.map(function (p) { return p.markdown.replace(/\n$/, ''); })
+        .filter(function (m) { return m; }).join('\n\n');
+      return {
+        markdown: markdown ? markdown + '\n' : '',
+        notices: parts.reduce(function (all, p) { return all.concat(p.notices); }, [])
+      };
     };
     var run = function () {
       var result;
@@ -1782,7 +1899,9 @@
     var text = target.value !== undefined ? target.value : target.textContent;
     var status = document.getElementById(button.getAttribute('data-pb-status'));
     var done = function (ok) {
-      if (status) status.textContent = ok ? 'Copied to the clipboard.' : 'Copy failed: select the text and copy it.';
+      // The page's own words for the outcome, in its language, when it gives them.
+      var said = ok ? button.getAttribute('data-pb-copied') : button.getAttribute('data-pb-copy-failed');
+      if (status) status.textContent = said || (ok ? 'Copied to the clipboard.' : 'Copy failed: select the text and copy it.');
     };
     if (navigator.clipboard && navigator.clipboard.writeText) {
       navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
@@ -1828,6 +1947,8 @@
     },
     /** The export of given form fields ([[name, value], …]) for a rendered document. */
     exportFromPairs: exportFromPairs,
+    /** A prose leaf's visible text, as the export quotes it. */
+    leafText: leafText,
     /** Enhances every `.pb-doc` not enhanced yet: call it after inserting a rendering. */
     enhance: init
   };

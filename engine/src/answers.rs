@@ -51,9 +51,23 @@ pub struct Responses {
     /// After a no-JavaScript list edit: the block and the control the page shown again puts
     /// focus on, so a keyboard reader carries on where they were instead of at the top.
     pub(crate) focus: Option<(String, Focus)>,
+    /// The name the reader gave in the routed page's optional name field, which a page shown
+    /// again fills back in. It is not part of the export.
+    pub(crate) reviewer: Option<String>,
 }
 
 impl Responses {
+    /// Sets the reader's name, which the routed page's name field shows when the page is
+    /// rendered again with these answers ([`crate::render_with_answers`]).
+    pub fn set_reviewer(&mut self, name: Option<String>) {
+        self.reviewer = name;
+    }
+
+    /// The reader's name, when one was set.
+    pub fn reviewer(&self) -> Option<&str> {
+        self.reviewer.as_deref()
+    }
+
     /// The ids of the blocks that have an answer, in order.
     pub fn answered(&self) -> impl Iterator<Item = &str> {
         self.blocks.keys().map(String::as_str)
@@ -85,7 +99,8 @@ impl Responses {
 pub struct Export {
     /// The copy-back Markdown: every answered block's export, joined by a blank line.
     pub markdown: String,
-    /// E.g. "b6: the weights summed to 90%, so they were rescaled to 100%".
+    /// E.g. "“Budget” (allocate): the weights summed to 90%, so they were rescaled to 100%": each
+    /// names its block as the reader sees it ([`notice_subject`]).
     pub notices: Vec<String>,
 }
 
@@ -123,6 +138,16 @@ impl Doc {
     pub fn parse(src: &str) -> Doc {
         let arena = document::arena_for(src);
         Doc::from_parsed(document::parse(&arena, src), src)
+    }
+
+    /// The document's language as its chrome speaks it: `en`, `he` or `ar` (spec §6).
+    pub fn lang_code(&self) -> &'static str {
+        self.lang.code()
+    }
+
+    /// The document's direction: `ltr`, or `rtl` for Hebrew and Arabic.
+    pub fn dir(&self) -> &'static str {
+        self.lang.dir()
     }
 
     /// Every component fence of the document, in order (as [`crate::validate`] lists them).
@@ -421,6 +446,20 @@ pub fn to_json(doc: &Doc, responses: &Responses) -> Value {
     Value::Object(out)
 }
 
+/// How a notice names its block to the reader: its title in quotes, `“Budget”`, or when it has
+/// none what it is (`The list to rank`, `The split`), never its internal id. The script's
+/// `noticeSubject` writes the same.
+pub(crate) fn notice_subject(block: &Block) -> String {
+    match block.component.as_ref().and_then(AnyComponent::page_title) {
+        Some(title) => format!("\u{201c}{}\u{201d}", title.trim()),
+        None => match block.info.kind.tag() {
+            "prioritize" => "The list to rank".to_string(),
+            "allocate" => "The split".to_string(),
+            tag => format!("The {tag} block"),
+        },
+    }
+}
+
 /// The whole document's export: the non-empty block exports in document order, then the
 /// comments on the prose, joined by one blank line. Prioritize and allocate always export;
 /// YouTube never does.
@@ -433,7 +472,7 @@ pub fn export(doc: &Doc, responses: &Responses) -> Export {
         };
         let part = component.export(responses.get(&block.info.id), doc.lang);
         if let Some(n) = part.notice {
-            notices.push(format!("{}: {n}", block.info.id));
+            notices.push(format!("{}: {n}", notice_subject(block)));
         }
         if !part.text.is_empty() {
             parts.push(part.text);
@@ -578,7 +617,8 @@ pub(crate) fn decode_form(
             continue;
         };
         let id = block.info.id.as_str();
-        let mut fields = FormFields::new(id, &by_name, &mut notices);
+        let subject = notice_subject(block);
+        let mut fields = FormFields::new(id, &subject, &mut notices, &by_name);
         if fields.op().is_some() {
             op = FormOp::Edit;
         }

@@ -233,6 +233,46 @@ pub(crate) fn render_with_hash(src: &str, options: &Options, hash: String) -> Re
     render_inner(src, options, hash, None)
 }
 
+/// The page a reader sees after sending a routed document's answers, in the document's
+/// language and direction: what was sent (`export`, with the `notices` about it) in a box to
+/// copy, then `again` (the document's form filled in with what was sent, a fragment) to change
+/// and send again, or when there is none a link to `again_href`.
+pub fn sent_page(
+    doc: &answers::Doc,
+    export: &str,
+    notices: &[String],
+    again: Option<&str>,
+    again_href: &str,
+    asset_base: &str,
+) -> String {
+    let t = doc.lang.strings();
+    let body = html! {
+        div class="pb-sent" dir=(doc.lang.dir()) lang=(doc.lang.code()) {
+            h1 { (t.sent_title) }
+            p { (t.sent_intro) }
+            @for n in notices { p class="pb-notice" role="note" { (n) } }
+            label for="pb-export" { (t.your_answers) }
+            textarea id="pb-export" class="pb-export" rows="12" readonly { (export) }
+            div class="pb-actions" {
+                button type="button" class="pb-submit" data-pb-copy="pb-export"
+                    data-pb-status="pb-copy-status" data-pb-copied=(t.copied)
+                    data-pb-copy-failed=(t.copy_failed) hidden { (t.copy_answers) }
+                span id="pb-copy-status" role="status" {}
+            }
+            @if let Some(page) = again {
+                section class="pb-again" aria-labelledby="pb-again" {
+                    h2 id="pb-again" { (t.change_heading) }
+                    p { (t.change_intro) }
+                    (PreEscaped(page))
+                }
+            } @else {
+                p { a href=(again_href) { (t.answer_again) } }
+            }
+        }
+    };
+    html::page(&body.into_string(), t.sent_title, doc.lang, asset_base)
+}
+
 /// What the rendered form's own post leads to.
 #[derive(Debug)]
 pub enum FormOutcome {
@@ -716,6 +756,7 @@ fn finish(
     // Prose takes comments: its whole-document box, and what a post carried (kept even where
     // the document has no prose to show a box for, so a list edit loses nothing posted).
     let annotations = answers.map_or(&[][..], answers::Responses::annotations);
+    let reviewer_id = format!("{id_base}reviewer");
     let comments = (has_leaves || !annotations.is_empty()).then(|| {
         let boxed = annotations.iter().find(|a| a.boxed);
         html::Comments {
@@ -739,6 +780,15 @@ fn finish(
             action: options.answers_action.as_deref(),
             source: options.form_source.then_some(src),
             comments,
+            // Only where the post goes to a store that keeps who answered: a routed form whose
+            // host keeps the document.
+            reviewer: (options.surface == Surface::Routed
+                && options.answers_action.is_some()
+                && !options.form_source)
+                .then(|| html::Reviewer {
+                    id: reviewer_id,
+                    value: answers.and_then(answers::Responses::reviewer).unwrap_or(""),
+                }),
         });
     // The "Respond" link belongs to the email preview only.
     let email_respond = safe_respond_url(options).filter(|_| options.surface.is_email());

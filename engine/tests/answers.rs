@@ -306,7 +306,7 @@ fn allocate_form_rescales_and_says_so() {
     let export = export(&p.doc, &p.responses);
     assert_eq!(
         export.notices,
-        vec!["b1: the weights summed to 60%, so they were rescaled to 100%".to_string()]
+        vec!["The split: the weights summed to 60%, so they were rescaled to 100%".to_string()]
     );
     assert!(export.markdown.contains("- A: 50% (was 60%)"));
     let bad = answers_from_form(&[
@@ -398,6 +398,26 @@ fn a_tampered_form_post_is_refused_naming_the_field() {
 }
 
 #[test]
+fn notices_name_a_block_by_its_title() {
+    let src = "```allocate\n{\"version\":\"1\",\"title\":\"Team time\",\"items\":[{\"id\":\"a\",\"label\":\"A\",\"weight\":60},{\"id\":\"b\",\"label\":\"B\",\"weight\":40}]}\n```\n";
+    let p = post(
+        src,
+        &[
+            ("b1.item", "i:a"),
+            ("b1.w.0", "30"),
+            ("b1.item", "i:b"),
+            ("b1.w.1", "30"),
+        ],
+    );
+    let notices = export(&p.doc, &p.responses).notices;
+    assert_eq!(
+        notices,
+        ["\u{201c}Team time\u{201d}: the weights summed to 60%, so they were rescaled to 100%"]
+    );
+    assert!(!notices[0].contains("b1"), "no internal id: {notices:?}");
+}
+
+#[test]
 fn a_form_that_removed_every_item_says_so_beside_its_export() {
     let src = "```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"eu\",\"label\":\"EU\"},{\"id\":\"us\",\"label\":\"US\"}]}\n```\n";
     let pairs: Vec<(String, String)> = [
@@ -412,7 +432,7 @@ fn a_form_that_removed_every_item_says_so_beside_its_export() {
         Ok(passback_engine::FormOutcome::Export(e)) => {
             assert_eq!(
                 e.notices,
-                ["b1: every item was removed; restore or add one"]
+                ["The list to rank: every item was removed; restore or add one"]
             );
             assert_eq!(
                 e.markdown,
@@ -532,4 +552,45 @@ fn a_form_without_its_source_exports_once_the_host_puts_it_back() {
         export(&p.doc, &p.responses).markdown,
         "**Q: Which?**\nAnswer: A\n"
     );
+}
+
+/// A routed form that posts to a store (the host keeps the document) sends the answers: its
+/// button says so in the document's language, and it asks for the reader's optional name, filled
+/// in again when the page is shown with answers. Elsewhere the button stays "Get answers".
+#[test]
+fn a_routed_form_posting_to_a_store_says_send_and_asks_for_a_name() {
+    use passback_engine::{Format, Options, Surface, render, render_with_answers};
+    let src = "# Pick\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
+    let store = Options::default()
+        .with_surface(Surface::Routed)
+        .with_format(Format::Fragment)
+        .with_answers_action(Some("/r/abc/responses".into()))
+        .with_form_source(false);
+    let html = render(src, &store).html;
+    assert!(html.contains(">Send answers</button>"), "{html}");
+    assert!(!html.contains("Get answers"), "{html}");
+    assert!(html.contains("name=\"pb.reviewer\""), "{html}");
+    assert!(html.contains(">Your name (optional)</label>"), "{html}");
+    let mut answers = passback_engine::answers_from_json(
+        &Doc::parse(src),
+        &serde_json::json!({ "b1": { "selected": ["A"] } }),
+    )
+    .expect("answers");
+    answers.set_reviewer(Some("Noa \"N\" Levi".into()));
+    let again = render_with_answers(src, &store, &answers).html;
+    assert!(
+        again.contains("value=\"Noa &quot;N&quot; Levi\""),
+        "{again}"
+    );
+    // Hebrew chrome for a Hebrew document.
+    let he = "# בחירה\n\nאיזו אפשרות מתאימה לנו?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"איזו?\",\"options\":[\"א\",\"ב\"]}\n```\n";
+    let html = render(he, &store).html;
+    assert!(html.contains(">שליחת התשובות</button>"), "{html}");
+    // The same surface posting to the stateless /v1/answers (the form carries the document):
+    // the answers only come back to the reader.
+    let stateless = render(src, &Options::default().with_surface(Surface::Routed)).html;
+    assert!(stateless.contains(">Get answers</button>"));
+    assert!(!stateless.contains("pb.reviewer"));
+    let page = render(src, &Options::default()).html;
+    assert!(page.contains(">Get answers</button>") && !page.contains("pb.reviewer"));
 }

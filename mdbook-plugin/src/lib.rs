@@ -4,6 +4,12 @@
 //! chapter by line, so everything else in the chapter stays byte-identical. The HTML is written
 //! on one line (newlines become `&#10;`) with the indentation or `>` prefix of the fence it
 //! replaces, followed by a blank line, so it stays inside lists and block quotes.
+//!
+//! A chapter with components also takes comments on its prose (contract §7), which mdBook writes
+//! itself: an empty `.pb-chapter-start` goes before the chapter and an empty `.pb-chapter` after
+//! it, and the script numbers the prose between the two in the page as the engine numbers a
+//! document's leaves, and fills the `.pb-chapter` with the whole-page comment box and "Copy all
+//! answers on this page": its components' exports, then `## Comments on the text`.
 #![forbid(unsafe_code)]
 
 pub mod install;
@@ -23,6 +29,8 @@ pub struct Settings {
     /// it reads a chapter (both on by default).
     pub definition_lists: bool,
     pub admonitions: bool,
+    /// Whether chapters with components take comments on their prose (`prose-comments`).
+    pub prose_comments: bool,
 }
 
 impl Default for Settings {
@@ -33,6 +41,7 @@ impl Default for Settings {
             on_error: OnError::Warn,
             definition_lists: true,
             admonitions: true,
+            prose_comments: true,
         }
     }
 }
@@ -231,11 +240,45 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
             }
         }
     }
+    if settings.prose_comments {
+        out = with_chapter_markers(path, &out, content);
+    }
     Processed {
         content: out,
         messages,
         errors,
     }
+}
+
+/// `processed` between the chapter's two markers (see the crate's documentation). `source` is
+/// the chapter as written: its language and direction are the markers', as the engine finds
+/// them for a document.
+fn with_chapter_markers(path: &str, processed: &str, source: &str) -> String {
+    let key = chapter_key(path);
+    let doc = passback_engine::Doc::parse(source);
+    let mut out = String::with_capacity(processed.len() + 256);
+    out.push_str(&format!(
+        "<div class=\"pb-chapter-start\" data-pb-chapter=\"{key}\" hidden></div>\n\n"
+    ));
+    out.push_str(processed);
+    if !processed.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\n<div class=\"pb-doc pb-chapter\" data-pb-chapter=\"{key}\" id=\"{key}\" lang=\"{}\" dir=\"{}\" hidden></div>\n",
+        doc.lang_code(),
+        doc.dir()
+    ));
+    out
+}
+
+/// An id for a chapter's markers, unique across the book (print.html holds every chapter):
+/// `pb-ch-` and 16 hex digits of the FNV-1a hash of its path.
+fn chapter_key(path: &str) -> String {
+    let hash = path.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("pb-ch-{hash:016x}")
 }
 
 /// The mdBook versions this preprocessor speaks to (0.5's wire format).
@@ -259,6 +302,48 @@ pub fn version_warning(running: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Without the chapter's comment markers: the chapter exactly as it was but for the fence.
+    fn plain() -> Settings {
+        Settings {
+            prose_comments: false,
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn a_chapter_with_components_is_marked_for_comments_on_its_prose() {
+        let chapter = format!("# Title\n\nSome prose.\n\n{Q}");
+        let out = process_chapter("guide/a.md", &chapter, &Settings::default()).content;
+        let key = chapter_key("guide/a.md");
+        assert!(
+            out.starts_with(&format!(
+                "<div class=\"pb-chapter-start\" data-pb-chapter=\"{key}\" hidden></div>\n\n# Title\n\nSome prose.\n\n"
+            )),
+            "{out}"
+        );
+        assert!(out.ends_with(&format!("\n\n<div class=\"pb-doc pb-chapter\" data-pb-chapter=\"{key}\" id=\"{key}\" lang=\"en\" dir=\"ltr\" hidden></div>\n")), "{out}");
+        assert_ne!(key, chapter_key("guide/b.md"));
+        // Hebrew prose: the chapter's chrome is Hebrew, right to left.
+        let he = process_chapter(
+            "he.md",
+            &format!("שלום לכולם, זו החלטה חשובה.\n\n{Q}"),
+            &Settings::default(),
+        )
+        .content;
+        assert!(he.contains("lang=\"he\" dir=\"rtl\""), "{he}");
+        // No components, no markers: the chapter is left alone.
+        assert_eq!(
+            process_chapter("c.md", "# Only prose\n", &Settings::default()).content,
+            "# Only prose\n"
+        );
+        // Turned off in book.toml.
+        assert!(
+            !process_chapter("a.md", &chapter, &plain())
+                .content
+                .contains("pb-chapter")
+        );
+    }
+
     const Q: &str = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n";
 
     #[test]
@@ -266,7 +351,7 @@ mod tests {
         let chapter = format!(
             "# Title\r\n\nSome *prose*.  \n\n{Q}\nAfter.\n\n```rust\nfn main() {{}}\n```\n"
         );
-        let out = process_chapter("intro.md", &chapter, &Settings::default());
+        let out = process_chapter("intro.md", &chapter, &plain());
         assert!(
             out.content
                 .starts_with("# Title\r\n\nSome *prose*.  \n\n<div class=\"pb-doc\""),
@@ -374,13 +459,13 @@ mod tests {
         // A code block inside a definition: comrak (without definition lists) would open a fence
         // at its indented closing line and swallow the component below.
         let chapter = format!("Term\n: ```text\n  plain text\n  ```\n\n{Q}\nAfter.\n");
-        let out = process_chapter("d.md", &chapter, &Settings::default());
+        let out = process_chapter("d.md", &chapter, &plain());
         assert!(out.content.contains("pb-single-choice"), "{}", out.content);
         assert!(out.content.contains(": ```text\n  plain text\n  ```\n"));
         assert!(out.messages.is_empty(), "{:?}", out.messages);
         // A component written inside a definition (its lines indented under it) renders there.
         let inside = format!("Term\n: {}", Q.replace('\n', "\n  ").trim_end());
-        let out = process_chapter("d.md", &inside, &Settings::default());
+        let out = process_chapter("d.md", &inside, &plain());
         assert!(out.content.contains("pb-single-choice"), "{}", out.content);
         assert!(
             out.content.starts_with("Term\n: <div class=\"pb-doc\""),
@@ -389,7 +474,7 @@ mod tests {
         );
         // Not indented, the JSON is not in the fence (mdBook shows an empty code block and a
         // paragraph): an empty component, reported.
-        let out = process_chapter("d.md", &format!("Term\n: {Q}"), &Settings::default());
+        let out = process_chapter("d.md", &format!("Term\n: {Q}"), &plain());
         assert!(
             out.messages.iter().any(|m| m.contains("[invalid_json]")),
             "{:?}",
@@ -420,7 +505,7 @@ mod tests {
     #[test]
     fn raw_mermaid_is_left_to_other_tools() {
         let chapter = "```mermaid\ngraph TD; A-->B;\n```\n\n```mermaid\n{\"version\": \"1\", \"source\": \"graph TD; A-->B;\"}\n```\n";
-        let out = process_chapter("m.md", chapter, &Settings::default());
+        let out = process_chapter("m.md", chapter, &plain());
         assert!(
             out.content
                 .starts_with("```mermaid\ngraph TD; A-->B;\n```\n"),

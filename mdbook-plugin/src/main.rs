@@ -68,10 +68,11 @@ fn main() -> ExitCode {
 }
 
 /// Keys `[preprocessor.passback]` may hold: ours, then mdBook's own for every preprocessor.
-const KNOWN_KEYS: [&str; 8] = [
+const KNOWN_KEYS: [&str; 9] = [
     "surface",
     "answers-action",
     "on-error",
+    "prose-comments",
     "command",
     "renderers",
     "before",
@@ -94,7 +95,7 @@ fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, 
         .unwrap_or_default();
     for key in keys.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
         eprintln!(
-            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action and on-error)"
+            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action, on-error and prose-comments)"
         );
     }
     let flag = |key: &str| ctx.config.get::<bool>(key).ok().flatten().unwrap_or(true);
@@ -109,6 +110,15 @@ fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, 
         })?;
     }
     s.answers_action = get("answers-action")?.filter(|a| !a.is_empty());
+    if let Some(on) = ctx
+        .config
+        .get::<bool>("preprocessor.passback.prose-comments")
+        .map_err(|e| {
+            format!("preprocessor.passback.prose-comments in book.toml must be true or false: {e}")
+        })?
+    {
+        s.prose_comments = on;
+    }
     if let Some(v) = get("on-error")? {
         s.on_error = match v.as_str() {
             "warn" => OnError::Warn,

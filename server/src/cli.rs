@@ -16,6 +16,7 @@ USAGE:
                  [--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]
                  [--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]
                  [--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]
+                 [--route-limit N/min|N/h|off]
                                     run the HTTP service (defaults: 127.0.0.1:8080, 1 MiB, 10 s, 30 s,
                                     1024 connections, 4096 entries, 64 MiB, sqlite:passback.db, 30d,
                                     1000)
@@ -57,6 +58,7 @@ USAGE:
   passback serve [--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]
                  [--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]
                  [--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]
+                 [--route-limit N/min|N/h|off]
 
 OPTIONS:
   --listen ADDR             address and port to listen on (default 127.0.0.1:8080; port 0 picks one)
@@ -92,6 +94,8 @@ OPTIONS:
                             same; without one, a random secret is drawn at start
   --metrics-listen ADDR     serve /metrics on this address only (e.g. 127.0.0.1:9090), not on
                             --listen
+  --route-limit RATE        documents one client address may route, N/min or N/h: a burst of N,
+                            then one per minute/N (hour/N); more get 429 (default off)
 ",
     flags: &[
         ("body-timeout", "SECS"),
@@ -114,6 +118,7 @@ OPTIONS:
         ("store", "SPEC"),
         ("retention", "TIME"),
         ("max-responses", "N"),
+        ("route-limit", "RATE"),
     ],
 };
 
@@ -765,6 +770,9 @@ fn serve(a: &Args) -> Result<i32, String> {
             return Err("--max-responses must be at least 1".into());
         }
         config = config.with_max_responses(n);
+    }
+    if let Some(rate) = a.flag("route-limit")? {
+        config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
     }
 
     if let Some(n) = number::<f64>(a, "body-timeout", "a number of seconds")? {

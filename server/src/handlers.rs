@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 
 /// Answers one request: routes it, bounds its time, turns a panic into a 500 for this request
 /// only, counts it, and logs one line (never the document's text).
-pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAddr) -> Resp {
+pub async fn handle(state: Arc<AppState>, mut req: Request<Incoming>, peer: SocketAddr) -> Resp {
     let start = Instant::now();
+    req.extensions_mut().insert(crate::limit::ClientAddr(peer));
     let method = req.method().clone();
     let found = route_of(req.uri().path());
     // A fixed label per route, so metrics and logs never carry user-chosen paths.

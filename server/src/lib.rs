@@ -10,6 +10,7 @@ pub mod diagrams;
 pub mod eml;
 mod examples;
 pub mod handlers;
+pub mod limit;
 pub mod log;
 pub mod mcp;
 mod metrics;
@@ -84,6 +85,9 @@ pub struct Config {
     /// Serve `/metrics` only on this separate address (`--metrics-listen`); the main address
     /// then answers 404 there.
     pub metrics_listen: Option<SocketAddr>,
+    /// Documents one client may route (`POST /v1/documents`, the MCP tool `route_document` over
+    /// HTTP) per minute or hour; `None` for no limit.
+    pub route_limit: Option<limit::RouteLimit>,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -112,6 +116,7 @@ impl Default for Config {
             limits: passback_engine::Limits::new(250_000, 20_000, 32 << 20),
             hash_secret: None,
             metrics_listen: None,
+            route_limit: None,
         }
     }
 }
@@ -190,6 +195,10 @@ impl Config {
         self.metrics_listen = addr;
         self
     }
+    pub fn with_route_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
+        self.route_limit = limit;
+        self
+    }
 }
 
 /// A hash secret from a passphrase of any length (`--hash-secret`, `PASSBACK_HASH_SECRET`):
@@ -231,6 +240,8 @@ pub struct AppState {
     /// The address the server really listens on (`--listen` may say port 0): review links
     /// start with it when there is no `--public-url`.
     pub bound: std::sync::OnceLock<SocketAddr>,
+    /// The per-client buckets of `config.route_limit`.
+    pub route_limiter: Option<limit::RouteLimiter>,
 }
 
 impl AppState {
@@ -253,6 +264,7 @@ impl AppState {
                 max_responses: config.max_responses,
             }),
             bound: std::sync::OnceLock::new(),
+            route_limiter: config.route_limit.map(limit::RouteLimiter::new),
             config,
         }
     }

@@ -44,12 +44,24 @@ pub const COMPONENTS: &str = include_str!("../../docs/components.md");
 #[derive(Clone)]
 pub struct PassbackMcp {
     state: Arc<AppState>,
+    /// The HTTP client's address, which `route_document` counts against `--route-limit`;
+    /// `None` on stdio (the agent runs the command itself).
+    client: Option<std::net::IpAddr>,
 }
 
 impl PassbackMcp {
     /// Tools over `state`'s store (none with `--store off`) and review-link origin.
     pub fn new(state: Arc<AppState>) -> Self {
-        PassbackMcp { state }
+        PassbackMcp {
+            state,
+            client: None,
+        }
+    }
+
+    /// The same tools for one HTTP client, whose routing `--route-limit` counts.
+    pub fn for_client(mut self, client: Option<std::net::IpAddr>) -> Self {
+        self.client = client;
+        self
     }
 
     /// Runs tool `name` on `args`: its answer, or why it refused.
@@ -81,6 +93,10 @@ impl PassbackMcp {
         };
         let expires_in = routed::lifetime(args.get("expires_in"), routing).map_err(Refusal::new)?;
         let src = self.document(args, "route_document")?;
+        if let Err(wait) = routed::take_route_token(&self.state, self.client) {
+            return Err(Refusal::new(routed::over_limit(&self.state, wait))
+                .with("retry_after", json!(wait.as_secs())));
+        }
         match routed::route_checked(&self.state, routing, src, expires_in).await {
             Ok((_, body)) => Ok(body),
             Err(NotRouted::Violating {
@@ -476,6 +492,7 @@ impl ServerHandler for PassbackMcp {
 /// rebinding, the protocol version). Its plain-text refusals are answered as problem+json, as
 /// everywhere on this server.
 pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let client = routed::client_of(&req);
     let host = req
         .headers()
         .get(header::HOST)
@@ -523,7 +540,7 @@ pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         .with_allowed_hosts(allowed_hosts(&state))
         .with_allowed_origins(allowed_origins(&state))
         .enforce_origin_validation();
-    let tools = PassbackMcp::new(state);
+    let tools = PassbackMcp::new(state).for_client(client);
     let service = StreamableHttpService::new(
         move || Ok(tools.clone()),
         Arc::new(LocalSessionManager::default()),

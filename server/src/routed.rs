@@ -22,7 +22,7 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, StatusCode};
-use maud::{PreEscaped, html as markup};
+use maud::html as markup;
 use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, Options, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -169,6 +169,9 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return store_off();
     };
+    if let Err(wait) = take_route_token(&state, client_of(&req)) {
+        return too_many(&state, wait);
+    }
     let content_type = match content_type_of(&req) {
         Ok(c) => c,
         Err(r) => return r,
@@ -213,6 +216,50 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let mut r = private_json(StatusCode::CREATED, &body);
     if let Ok(v) = HeaderValue::from_str(&format!("/v1/documents/{id}")) {
         r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
+/// The client address `handle` recorded for the request.
+pub(crate) fn client_of<B>(req: &Request<B>) -> Option<std::net::IpAddr> {
+    req.extensions()
+        .get::<crate::limit::ClientAddr>()
+        .map(|c| c.0.ip())
+}
+
+/// Takes one of `client`'s routing tokens (`--route-limit`): `Err` with the wait when it has
+/// none left. Without a limit, or a client address, there is nothing to take.
+pub(crate) fn take_route_token(
+    state: &AppState,
+    client: Option<std::net::IpAddr>,
+) -> Result<(), Duration> {
+    match (&state.route_limiter, client) {
+        (Some(limiter), Some(ip)) => limiter.take(ip, std::time::Instant::now()),
+        _ => Ok(()),
+    }
+}
+
+/// What a client over its routing limit is told: when to try again.
+pub(crate) fn over_limit(state: &AppState, wait: Duration) -> String {
+    let limit = state
+        .route_limiter
+        .as_ref()
+        .map_or_else(String::new, |l| format!(", {}", l.limit()));
+    format!(
+        "This address has routed as many documents as this server allows{limit} (--route-limit); try again in {} s.",
+        wait.as_secs()
+    )
+}
+
+/// 429 with `Retry-After`, as problem+json.
+fn too_many(state: &AppState, wait: Duration) -> Resp {
+    let mut r = problem_with(
+        StatusCode::TOO_MANY_REQUESTS,
+        over_limit(state, wait),
+        json!({ "retry_after": wait.as_secs() }),
+    );
+    if let Ok(v) = HeaderValue::from_str(&wait.as_secs().to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
     }
     r
 }
@@ -444,8 +491,9 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let mut r = if browser {
         let (markdown, shown) = (doc.markdown, stored.export.clone());
         let notices = notices.clone();
+        let name = stored.reviewer.clone();
         let page = tokio::task::spawn_blocking(move || {
-            sent_page(&id, &markdown, &refill, &shown, &notices)
+            sent_page(&id, &markdown, &refill, name.as_deref(), &shown, &notices)
         })
         .await;
         match page {
@@ -519,7 +567,7 @@ fn decode_form(id: &str, markdown: &str, text: &str) -> Result<Answer, Resp> {
         }
     }
     let reviewer = reviewer_name(reviewer.as_deref())?;
-    let post = passback_engine::answers_from_form(&pairs).map_err(|e| {
+    let mut post = passback_engine::answers_from_form(&pairs).map_err(|e| {
         if e.kind() == AnswersErrorKind::Malformed {
             problem(StatusCode::BAD_REQUEST, format!("{e}."))
         } else {
@@ -530,6 +578,7 @@ fn decode_form(id: &str, markdown: &str, text: &str) -> Result<Answer, Resp> {
         }
     })?;
     if post.op == FormOp::Edit {
+        post.responses.set_reviewer(reviewer.clone());
         let page = passback_engine::render_with_answers(
             markdown,
             &routed_options(id, Format::Page),
@@ -614,17 +663,19 @@ fn reviewer_name(name: Option<&str>) -> Result<Option<String>, Resp> {
 }
 
 /// The page a reader sees after sending: what was sent, and the form again with their answers
-/// filled in, to change and send again.
+/// (and name) filled in, to change and send again; in the document's language.
 fn sent_page(
     id: &str,
     markdown: &str,
     inputs: &Value,
+    reviewer: Option<&str>,
     export: &str,
     notices: &[String],
 ) -> (String, Option<&'static str>) {
     let doc = Doc::parse(markdown);
     let again = passback_engine::answers_from_json(&doc, inputs)
-        .map(|filled| {
+        .map(|mut filled| {
+            filled.set_reviewer(reviewer.map(str::to_string));
             passback_engine::render_with_answers(
                 markdown,
                 &routed_options(id, Format::Fragment),
@@ -632,29 +683,16 @@ fn sent_page(
             )
         })
         .ok();
-    let body = markup! {
-        h1 { "Your answers were sent" }
-        p { "The sender can read them now. This is what was sent:" }
-        @for n in notices { p class="pb-notice" role="note" { (n) } }
-        label for="pb-export" { "Your answers" }
-        textarea id="pb-export" class="pb-export" rows="12" readonly { (export) }
-        div class="pb-actions" {
-            button type="button" class="pb-submit" data-pb-copy="pb-export" data-pb-status="pb-copy-status" hidden { "Copy answers" }
-            span id="pb-copy-status" role="status" {}
-        }
-        @if let Some(page) = &again {
-            h2 { "Change your answers" }
-            p { "Change anything below and send again. Every version you send is kept; the sender sees them in the order they came." }
-            (PreEscaped(&page.html))
-        } @else {
-            p { a href={ "/r/" (id) } { "Answer again" } }
-        }
-    };
     let frame_src = again.as_ref().and_then(|p| p.frame_src);
-    (
-        passback_engine::page(&body.into_string(), "Your answers were sent", "/assets"),
-        frame_src,
-    )
+    let page = passback_engine::sent_page(
+        &doc,
+        export,
+        notices,
+        again.as_ref().map(|p| p.html.as_str()),
+        &format!("/r/{id}"),
+        "/assets",
+    );
+    (page, frame_src)
 }
 
 // ---------------------------------------------------------------------------------------------

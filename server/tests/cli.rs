@@ -313,6 +313,7 @@ fn help_in_every_spelling() {
                 "--cache-entries",
                 "--cache-bytes",
                 "--public-url",
+                "--route-limit",
             ],
         ),
         (
@@ -700,4 +701,28 @@ fn bench_mistakes_are_one_line_each() {
         &passback(&["bench", &file, "/no/such/file.md"], None),
         "no such file",
     );
+}
+
+#[test]
+fn bad_route_limits_and_store_urls_are_one_line() {
+    for (args, says) in [
+        (
+            &["serve", "--route-limit", "3/day"][..],
+            "--route-limit must be a number of documents per client such as 30/min",
+        ),
+        (
+            &["serve", "--route-limit", "0/min"][..],
+            "give `off` for no limit",
+        ),
+        (
+            &["serve", "--store", "postgres://db/x?sslmode=verify-full"][..],
+            "sslmode=verify-full needs sslrootcert=PATH",
+        ),
+        (
+            &["serve", "--store", "postgres://db/x?sslmode=on"][..],
+            "sslmode must be disable, prefer, require or verify-full",
+        ),
+    ] {
+        assert_one_line_error(&passback(args, None), says);
+    }
 }

@@ -469,6 +469,64 @@ async fn http_the_routed_loop() {
     client.cancel().await.expect("the session ends");
 }
 
+/// `--route-limit`: POST /v1/documents and route_document over `/mcp` draw on one bucket per
+/// client address; past it, 429 with Retry-After over HTTP and a refusal that says when over MCP.
+/// `passback mcp` on stdio is not limited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routing_is_limited_per_client_over_http_and_mcp() {
+    let folder = Folder::new();
+    let store = folder.sqlite();
+    let server = serve(&["--store", &store, "--route-limit", "2/min"]);
+    let post = || async {
+        web()
+            .post(format!("http://{}/v1/documents", server.addr))
+            .header("content-type", "text/markdown")
+            .body(DOC)
+            .send()
+            .await
+            .expect("route over HTTP")
+    };
+    assert_eq!(post().await.status().as_u16(), 201);
+    let client = http_client(&server).await;
+    let routed = ok(&client, "route_document", json!({ "markdown": DOC })).await;
+    assert!(routed["review_url"].is_string());
+    // The bucket is empty: one more document in 30 s (2 a minute).
+    let (error, value) = refused(&client, "route_document", json!({ "markdown": DOC })).await;
+    assert!(error.contains("(--route-limit); try again in"), "{error}");
+    let wait = value["retry_after"].as_u64().expect("retry_after");
+    assert!((1..=30).contains(&wait), "{value}");
+    let limited = post().await;
+    assert_eq!(limited.status().as_u16(), 429);
+    let after: u64 = limited.headers()["retry-after"]
+        .to_str()
+        .expect("ASCII")
+        .parse()
+        .expect("whole seconds");
+    assert!((1..=30).contains(&after), "Retry-After {after}");
+    assert_eq!(
+        limited.headers()["content-type"],
+        "application/problem+json"
+    );
+    let problem: Value = limited.json().await.expect("a problem");
+    assert_eq!(problem["status"], 429);
+    assert_eq!(problem["retry_after"], after);
+    assert!(
+        problem["detail"].as_str().is_some_and(|d| d
+            .contains("allows, 2 documents a minute (--route-limit)")
+            && d.contains(&format!("try again in {after} s"))),
+        "{problem}"
+    );
+    // Reading and answering are not limited, nor is an agent on stdio.
+    let validated = ok(&client, "validate_document", json!({ "markdown": DOC })).await;
+    assert_eq!(validated["outcome"], "valid");
+    let local = stdio_client(&["--store", &store]).await;
+    for _ in 0..3 {
+        ok(&local, "route_document", json!({ "markdown": DOC })).await;
+    }
+    client.cancel().await.expect("the session ends");
+    local.cancel().await.expect("the session ends");
+}
+
 /// `passback mcp` on PostgreSQL beside a server on the same database: the wait wakes on the
 /// database's notification.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

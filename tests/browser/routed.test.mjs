@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { ROOT, SHOTS, startServer, browser, axeViolations, watchConsole, isForeign, sticksOut } from './harness.mjs';
 
 const DOC = readFileSync(join(ROOT, 'examples', 'decision.md'), 'utf8');
-// The review page's submit button. Its name is the engine's "Get answers" on every surface.
-const SEND = 'Get answers';
+// The review page's submit button: on the routed surface the answers go to the sender.
+const SEND = 'Send answers';
 const SENT = 'Your answers were sent';
 
 // ---------------------------------------------------------------------------------------------
@@ -112,6 +112,16 @@ async function axeWithoutScript(jsCtx, server, html) {
   return found;
 }
 
+/** axe's heading rules, whatever their impact: levels that skip, and a page without an h1. */
+async function headingOrder(page) {
+  await page.evaluate(readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  const result = await page.evaluate(() => window.axe.run(document, {
+    runOnly: { type: 'rule', values: ['heading-order', 'page-has-heading-one', 'empty-heading'] },
+    resultTypes: ['violations'],
+  }));
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 /** Screenshots of the whole page at 1280 and 375 px wide; `name` such as `review-js`. */
 async function shoot(page, dir, name) {
   if (!dir) return;
@@ -176,6 +186,7 @@ async function theLoop(storeArgs, { shots } = {}) {
     assert.deepEqual(polled.map((r) => r.response_id), [1], 'the waiting long-poll answers with the response');
     assert.equal(polled[0].export, jsExport);
     assert.deepEqual(await axeViolations(page), [], 'axe on the "sent" page, script on');
+    assert.deepEqual(await headingOrder(page), [], 'the "sent" page\'s headings, in order');
     await shoot(page, dir, 'sent-js');
 
     // -- Without JavaScript: list edits post the form back and keep nothing; then the second.
@@ -195,14 +206,17 @@ async function theLoop(storeArgs, { shots } = {}) {
     await plain.getByRole('button', { name: 'Restore Fix internal links' }).waitFor();
     await group(plain, 'Which sign-in do we require?').getByRole('radio', { name: 'SSO plus a hardware key' }).check();
     await plain.getByRole('spinbutton', { name: 'Moving content (h)' }).fill('50');
+    await plain.getByRole('textbox', { name: 'Your name (optional)' }).fill('Noa Levi');
     await shoot(plain, dir, 'review-nojs');
     assert.deepEqual((await pull(server, doc)).map((r) => r.response_id), [1], 'a list edit keeps nothing');
     await post(plain, SEND);
     const plainExport = await sentExport(plain, doc.id);
     assert.match(plainExport, /Answer: Managed plan\n/);
     assert.match(plainExport, /- Moving content: 45h \(was 40h\)\n- Tidying and archiving: 22h \(was 25h\) — the stale half\n- Teaching people: 13h \(was 15h\)\n\nTotal: 80h/);
-    // 90 h typed for 80: rescaled, and the reader is told.
-    assert.match(await plain.getByRole('note').first().textContent(), /rescaled to 80h/);
+    // 90 h typed for 80: rescaled, and the reader is told, the block named by its title.
+    assert.match(await plain.getByRole('note').first().textContent(), /^“Where the hours go”: .*rescaled to 80h/);
+    assert.equal(await plain.getByRole('textbox', { name: 'Your name (optional)' }).inputValue(), 'Noa Levi',
+      'the name is filled in again to send again');
     assert.match(plainExport, /1\. Export the old pages — takes about two days\n2\. Short training session\n3\. Recreate permissions — needs the access answers above\n\nRemoved by reader: Fix internal links/);
     assert.deepEqual(await axeWithoutScript(jsCtx, server, await plain.content()), [], 'axe on the "sent" page, script off');
     await shoot(plain, dir, 'sent-nojs');
@@ -212,8 +226,8 @@ async function theLoop(storeArgs, { shots } = {}) {
     assert.deepEqual(both.map((r) => r.response_id), [1, 2]);
     assert.equal(both[0].export, jsExport);
     assert.equal(both[1].export, plainExport);
+    assert.deepEqual(both.map((r) => r.reviewer), [null, 'Noa Levi'], 'the optional name, as given');
     for (const r of both) {
-      assert.equal(r.reviewer, null);
       assert.deepEqual(r.annotations, []);
       assert.match(r.received_at, /Z$/);
       // What is kept as componentInputs reads back to the same export.
@@ -295,5 +309,39 @@ test('the routed loop on PostgreSQL, in a schema of its own', { skip: pgSkip }, 
     await theLoop(['--store', `${PG}${join_}options=-csearch_path%3D${schema}`]);
   } finally {
     psql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  }
+});
+
+test('a Hebrew document: the review and "sent" pages speak its language, right to left', async () => {
+  const dir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-routed-he-'));
+  const server = await startServer(['--store', `sqlite:${join(dir, 'routed.db')}`]);
+  const ctx = await browser({ javaScriptEnabled: false });
+  try {
+    const markdown = '# החלטה על שרת\n\nאיפה נארח את הוויקי?\n\n```single-choice\n'
+      + '{ "version": "1", "question": "איפה נארח?", "options": ["בענן", "אצלנו"] }\n```\n';
+    const res = await fetch(`${server.url}/v1/documents`, {
+      method: 'POST', headers: { 'content-type': 'text/markdown' }, body: markdown,
+    });
+    const doc = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(doc));
+    const page = await ctx.newPage();
+    await page.goto(doc.review_url);
+    await page.getByRole('radio', { name: 'אצלנו' }).check();
+    await page.getByRole('textbox', { name: 'השם שלך (לא חובה)' }).fill('נועה');
+    await post(page, 'שליחת התשובות');
+    await page.getByRole('heading', { name: 'התשובות שלך נשלחו', level: 1 }).waitFor();
+    assert.deepEqual(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir, document.title]),
+      ['he', 'rtl', 'התשובות שלך נשלחו']);
+    await page.getByRole('heading', { name: 'שינוי התשובות', level: 2 }).waitFor();
+    assert.match(await page.getByRole('textbox', { name: 'התשובות שלך', exact: true }).inputValue(), /אצלנו/);
+    assert.equal(await page.getByText('Your answers were sent').count(), 0, 'no English chrome');
+    const pulled = await fetch(`${server.url}/v1/documents/${doc.id}/responses`, {
+      headers: { authorization: `Bearer ${doc.token}` },
+    }).then((r) => r.json());
+    assert.equal(pulled.responses[0].reviewer, 'נועה');
+  } finally {
+    await ctx.close();
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -213,6 +213,8 @@ pub(crate) fn strings<'v>(
 /// decode tells the page shown again: notices and where focus goes.
 pub(crate) struct FormFields<'p, 'a> {
     block: &'a str,
+    /// How notices name the block ([`crate::answers::notice_subject`]).
+    subject: &'a str,
     by_name: &'a HashMap<&'p str, Vec<&'p str>>,
     op: Option<&'p str>,
     notices: &'a mut Vec<String>,
@@ -222,8 +224,9 @@ pub(crate) struct FormFields<'p, 'a> {
 impl<'p, 'a> FormFields<'p, 'a> {
     pub(crate) fn new(
         block: &'a str,
-        by_name: &'a HashMap<&'p str, Vec<&'p str>>,
+        subject: &'a str,
         notices: &'a mut Vec<String>,
+        by_name: &'a HashMap<&'p str, Vec<&'p str>>,
     ) -> Self {
         let op = by_name
             .get(format!("{block}.op").as_str())
@@ -231,6 +234,7 @@ impl<'p, 'a> FormFields<'p, 'a> {
             .filter(|o| !o.is_empty());
         FormFields {
             block,
+            subject,
             by_name,
             op,
             notices,
@@ -268,7 +272,7 @@ impl<'p, 'a> FormFields<'p, 'a> {
 
     /// Tells the reader something about this block's answer.
     pub fn notice(&mut self, message: impl fmt::Display) {
-        self.notices.push(format!("{}: {message}", self.block));
+        self.notices.push(format!("{}: {message}", self.subject));
     }
 
     /// Where focus goes on the page shown again after this block's list edit.

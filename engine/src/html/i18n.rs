@@ -221,6 +221,22 @@ pub struct Strings {
     pub comment_on_document: &'static str,
     /// The form's box for a comment on the whole document.
     pub comment_document: &'static str,
+    /// The routed page's submit button: the answers go to the sender.
+    pub send_answers: &'static str,
+    /// The routed page's optional name field.
+    pub reviewer: &'static str,
+    /// The page after sending: its heading, what it says, and the box with what was sent.
+    pub sent_title: &'static str,
+    pub sent_intro: &'static str,
+    pub your_answers: &'static str,
+    pub copy_answers: &'static str,
+    /// The page after sending: the form again, to change and send again.
+    pub change_heading: &'static str,
+    pub change_intro: &'static str,
+    pub answer_again: &'static str,
+    /// The copy button's status on the page after sending.
+    pub copied: &'static str,
+    pub copy_failed: &'static str,
 }
 
 impl Strings {
@@ -312,6 +328,17 @@ pub static EN: Strings = Strings {
     comment_on: "On",
     comment_on_document: "On the whole document",
     comment_document: "Comment on the whole document (optional)",
+    send_answers: "Send answers",
+    reviewer: "Your name (optional)",
+    sent_title: "Your answers were sent",
+    sent_intro: "The sender can read them now. This is what was sent:",
+    your_answers: "Your answers",
+    copy_answers: "Copy answers",
+    change_heading: "Change your answers",
+    change_intro: "Change anything below and send again. Every version you send is kept; the sender sees them in the order they came.",
+    answer_again: "Answer again",
+    copied: "Copied to the clipboard.",
+    copy_failed: "Copy failed: select the text and copy it.",
 };
 
 pub static HE: Strings = Strings {
@@ -374,6 +401,17 @@ pub static HE: Strings = Strings {
     comment_on: "על",
     comment_on_document: "על המסמך כולו",
     comment_document: "הערה על המסמך כולו (לא חובה)",
+    send_answers: "שליחת התשובות",
+    reviewer: "השם שלך (לא חובה)",
+    sent_title: "התשובות שלך נשלחו",
+    sent_intro: "השולח יכול לקרוא אותן עכשיו. זה מה שנשלח:",
+    your_answers: "התשובות שלך",
+    copy_answers: "העתקת התשובות",
+    change_heading: "שינוי התשובות",
+    change_intro: "אפשר לשנות כל דבר למטה ולשלוח שוב. כל גרסה שנשלחת נשמרת, והשולח רואה אותן לפי סדר הגעתן.",
+    answer_again: "מענה מחדש",
+    copied: "הועתק ללוח.",
+    copy_failed: "ההעתקה נכשלה: יש לסמן את הטקסט ולהעתיק אותו.",
 };
 
 pub static AR: Strings = Strings {
@@ -441,6 +479,17 @@ pub static AR: Strings = Strings {
     comment_on: "على",
     comment_on_document: "على المستند كله",
     comment_document: "تعليق على المستند كله (اختياري)",
+    send_answers: "أرسل الإجابات",
+    reviewer: "اسمك (اختياري)",
+    sent_title: "تم إرسال إجاباتك",
+    sent_intro: "يمكن للمرسل قراءتها الآن. هذا ما أُرسل:",
+    your_answers: "إجاباتك",
+    copy_answers: "نسخ الإجابات",
+    change_heading: "غيّر إجاباتك",
+    change_intro: "غيّر ما تشاء أدناه وأرسل مجددًا. تُحفظ كل نسخة ترسلها، ويراها المرسل بترتيب وصولها.",
+    answer_again: "أجب مرة أخرى",
+    copied: "تم النسخ إلى الحافظة.",
+    copy_failed: "تعذّر النسخ: حدّد النص وانسخه.",
 };
 
 #[cfg(test)]

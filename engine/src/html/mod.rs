@@ -571,6 +571,15 @@ pub fn document_root(
     has_blocks: bool,
 ) -> Markup {
     let style = surface.is_email().then_some(email::DOC);
+    // A routed form whose host keeps the document (no copy of it in the form) posts to a store:
+    // the post sends the answers to the sender, and the button says so.
+    let t = lang.strings();
+    let submit = match &form {
+        Some(f) if surface == Surface::Routed && f.source.is_none() && f.action.is_some() => {
+            t.send_answers
+        }
+        _ => t.get_answers,
+    };
     // The body, the form's copy of the source (a little longer once escaped), the chrome.
     let room = body_len
         + form
@@ -593,7 +602,7 @@ pub fn document_root(
                     // nowhere to post never submits, and needs none (nor its words in a docs
                     // site's search index).
                     @if form.action.is_some() {
-                        button type="submit" name="pb.op" value="export" hidden { (lang.strings().get_answers) }
+                        button type="submit" name="pb.op" value="export" hidden { (submit) }
                     }
                     @if let Some(source) = form.source {
                         (SourceField(source))
@@ -603,9 +612,16 @@ pub fn document_root(
                     @if let Some(comments) = &form.comments {
                         (comments.render(lang.strings().comment_document))
                     }
+                    @if let Some(reviewer) = &form.reviewer {
+                        div class="pb-reviewer" {
+                            label for=(reviewer.id) { (t.reviewer) }
+                            input type="text" id=(reviewer.id) name="pb.reviewer" autocomplete="name"
+                                maxlength="200" value=(reviewer.value);
+                        }
+                    }
                     div class="pb-actions" {
                         @if form.action.is_some() {
-                            button type="submit" class="pb-submit" name="pb.op" value="export" { (lang.strings().get_answers) }
+                            button type="submit" class="pb-submit" name="pb.op" value="export" { (submit) }
                         }
                     }
                 }
@@ -654,6 +670,14 @@ pub struct FormChrome<'a> {
     pub source: Option<&'a str>,
     /// The box for a comment on the whole document, when the document has prose to comment on.
     pub comments: Option<Comments<'a>>,
+    /// The routed page's optional name field (`pb.reviewer`), with what it holds.
+    pub reviewer: Option<Reviewer<'a>>,
+}
+
+/// The routed page's name field: its element id and value.
+pub struct Reviewer<'a> {
+    pub id: String,
+    pub value: &'a str,
 }
 
 /// The form's comments on the prose: the whole-document box (`pb.comment`), and the comments on

@@ -9,6 +9,7 @@
 //! The schema lives in `server/migrations/{sqlite,postgres}/NNNN_*.sql`; each backend applies
 //! the ones it has not applied yet when it opens the database (see `docs/store.md`).
 
+pub mod pg_tls;
 pub mod postgres;
 pub mod sqlite;
 
@@ -208,9 +209,8 @@ impl StoreConfig {
             return Ok(StoreConfig::Sqlite(PathBuf::from(path)));
         }
         if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-            spec.parse::<tokio_postgres::Config>().map_err(|e| {
-                format!("--store: the PostgreSQL URL does not parse ({e}); write it as postgres://USER@HOST:PORT/DATABASE")
-            })?;
+            // The TLS settings too: a bad sslmode, or a CA file that cannot be read, is said now.
+            pg_tls::target(spec).map_err(|e| format!("--store: {e}"))?;
             return Ok(StoreConfig::Postgres(spec.to_string()));
         }
         Err(format!(
@@ -233,10 +233,16 @@ impl StoreConfig {
         match self {
             StoreConfig::Off => "off".into(),
             StoreConfig::Sqlite(path) => format!("sqlite:{}", path.display()),
-            StoreConfig::Postgres(url) => match url.parse::<tokio_postgres::Config>() {
-                Ok(c) => format!(
-                    "postgres (database {})",
-                    c.get_dbname().unwrap_or("of the user's name")
+            StoreConfig::Postgres(url) => match pg_tls::target(url) {
+                Ok(t) => format!(
+                    "postgres (database {}, TLS {})",
+                    t.config.get_dbname().unwrap_or("of the user's name"),
+                    match (t.config.get_ssl_mode(), t.verified) {
+                        (tokio_postgres::config::SslMode::Disable, _) => "off",
+                        (_, true) => "with the server's certificate checked",
+                        (tokio_postgres::config::SslMode::Require, false) => "required",
+                        _ => "when offered",
+                    }
                 ),
                 Err(_) => "postgres".into(),
             },

@@ -13,9 +13,10 @@
 //! - Migrations run at start, under an advisory lock, so replicas starting together apply each
 //!   one once.
 //!
-//! Connections are not encrypted (no TLS): reach the database over a private network or a
-//! local socket.
+//! - TLS: as the URL's `sslmode` (and `sslrootcert`) ask, with libpq's meanings; see
+//!   [`super::pg_tls`].
 
+use super::pg_tls::{self, Target};
 use super::{
     Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
     PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
@@ -24,7 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::sync::{Mutex, OnceCell};
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row};
+use tokio_postgres::{AsyncMessage, Client, Row};
 
 const MIGRATIONS: &[Migration] = &[Migration {
     version: 1,
@@ -50,7 +51,7 @@ pub struct PostgresStore {
 }
 
 struct Pool {
-    config: Config,
+    target: Target,
     slots: Vec<Mutex<Option<Arc<Client>>>>,
     next: AtomicUsize,
 }
@@ -67,18 +68,27 @@ fn db_error(context: &str, e: tokio_postgres::Error) -> StoreError {
     }
 }
 
-/// Opens one connection and drives it on its own task.
-async fn connect(config: &Config) -> Result<Client, StoreError> {
-    let (client, connection) = config
-        .connect(NoTls)
+/// Opens one connection, with the TLS the URL asks for, and drives it on its own task.
+async fn connect(target: &Target) -> Result<Client, StoreError> {
+    let (client, connection) = target
+        .config
+        .connect(target.tls.clone())
         .await
-        .map_err(|e| db_error("cannot connect to PostgreSQL", e))?;
+        .map_err(|e| tls_hint(target, db_error("cannot connect to PostgreSQL", e)))?;
     tokio::spawn(async move {
         if let Err(e) = connection.await {
             tracing::warn!(error = %e, "a PostgreSQL connection ended");
         }
     });
     Ok(client)
+}
+
+/// `e` with what to do about it when TLS was the trouble.
+fn tls_hint(target: &Target, e: StoreError) -> StoreError {
+    match pg_tls::hint(target, &e.0) {
+        Some(hint) => StoreError(format!("{}; {hint}", e.0)),
+        None => e,
+    }
 }
 
 impl Pool {
@@ -89,7 +99,7 @@ impl Pool {
         if let Some(client) = slot.as_ref().filter(|c| !c.is_closed()) {
             return Ok(client.clone());
         }
-        let client = Arc::new(connect(&self.config).await?);
+        let client = Arc::new(connect(&self.target).await?);
         *slot = Some(client.clone());
         Ok(client)
     }
@@ -109,23 +119,20 @@ impl PostgresStore {
     async fn pool(&self) -> Result<&Arc<Pool>, StoreError> {
         self.ready
             .get_or_try_init(|| async {
-                let mut config: Config = self
-                    .url
-                    .parse()
-                    .map_err(|e| StoreError::new("the PostgreSQL URL does not parse", e))?;
+                let mut target = pg_tls::target(&self.url).map_err(StoreError)?;
                 // An address that never answers fails in seconds, not at the TCP timeout.
-                if config.get_connect_timeout().is_none() {
-                    config.connect_timeout(CONNECT_TIMEOUT);
+                if target.config.get_connect_timeout().is_none() {
+                    target.config.connect_timeout(CONNECT_TIMEOUT);
                 }
-                let mut client = connect(&config).await?;
+                let mut client = connect(&target).await?;
                 migrate(&mut client).await?;
                 let pool = Arc::new(Pool {
                     slots: (0..POOL_SIZE).map(|_| Mutex::new(None)).collect(),
                     next: AtomicUsize::new(1),
-                    config: config.clone(),
+                    target: target.clone(),
                 });
                 *pool.slots[0].lock().await = Some(Arc::new(client));
-                tokio::spawn(listen(config, Arc::downgrade(&self.waiters)));
+                tokio::spawn(listen(target, Arc::downgrade(&self.waiters)));
                 Ok(pool)
             })
             .await
@@ -208,12 +215,12 @@ async fn migrate(client: &mut Client) -> Result<(), StoreError> {
 
 /// Keeps a connection that LISTENs for stored responses and wakes the waits on their
 /// documents, opening it again whenever it is lost; ends when the store is gone.
-async fn listen(config: Config, waiters: Weak<Waiters>) {
+async fn listen(target: Target, waiters: Weak<Waiters>) {
     loop {
         if waiters.strong_count() == 0 {
             return;
         }
-        match config.connect(NoTls).await {
+        match target.config.connect(target.tls.clone()).await {
             Ok((client, mut connection)) => {
                 let forward = waiters.clone();
                 let mut driver = tokio::spawn(async move {

@@ -100,7 +100,7 @@ pub struct Export {
     /// The copy-back Markdown: every answered block's export, joined by a blank line.
     pub markdown: String,
     /// E.g. "“Budget” (allocate): the weights summed to 90%, so they were rescaled to 100%": each
-    /// names its block as the reader sees it ([`notice_subject`]).
+    /// names its block as the reader sees it.
     pub notices: Vec<String>,
 }
 

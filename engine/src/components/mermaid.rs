@@ -152,7 +152,7 @@ fn parse_sequence(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<Sequenc
             let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
             ck.warn(
                 Code::UnsupportedDiagram,
-                source_offset(o, source, e.offset),
+                ck.string_offset(o.start_of("source"), e.offset),
                 &o.path("source"),
                 format!(
                     "the sequence diagram could not be drawn: line {line} of `source`: {}",
@@ -163,23 +163,6 @@ fn parse_sequence(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<Sequenc
             None
         }
     }
-}
-
-/// Where byte `offset` of the decoded `source` sits in the block's JSON text: the string's
-/// opening quote, then each character as JSON writes it (`\n`, `\"`, `\\` and other
-/// controls escaped; the rest as is).
-fn source_offset(o: &Obj, source: &str, offset: usize) -> usize {
-    let escaped: usize = source
-        .get(..offset)
-        .unwrap_or(source)
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
-        })
-        .sum();
-    o.start_of("source") + 1 + escaped
 }
 
 impl Component for Mermaid {

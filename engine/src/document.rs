@@ -505,6 +505,46 @@ fn blank(line: &str) -> String {
     s
 }
 
+/// The lines of `text` with their line breaks, as CommonMark reads them: `\n`, `\r\n` or a
+/// lone `\r` ends a line.
+fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let end = match memchr::memchr2(b'\n', b'\r', &bytes[start..]) {
+            Some(i) if bytes[start + i] == b'\r' && bytes.get(start + i + 1) == Some(&b'\n') => {
+                start + i + 2
+            }
+            Some(i) => start + i + 1,
+            None => bytes.len(),
+        };
+        let line = &text[start..end];
+        start = end;
+        Some(line)
+    })
+}
+
+/// An upper bound on the cells of every GFM table in `bytes` together: a table has at most as
+/// many columns as its delimiter row has `|`s plus one, and at most as many rows as the text has
+/// lines, so no table set passes (the most `|`s on a line + 1) × (the line count). `\r` counts
+/// as a line break too (a `\r\n` twice), which only raises the bound.
+fn cells_bound(bytes: &[u8]) -> usize {
+    let (mut lines, mut pipes, mut most) = (1usize, 0usize, 0usize);
+    for i in memchr::memchr3_iter(b'|', b'\n', b'\r', bytes) {
+        if bytes[i] == b'|' {
+            pipes += 1;
+        } else {
+            lines += 1;
+            most = most.max(pipes);
+            pipes = 0;
+        }
+    }
+    (most.max(pipes) + 1).saturating_mul(lines)
+}
+
 /// Most over-budget tables named one by one; the rest are counted in the last warning.
 const MAX_TABLE_WARNINGS: usize = 16;
 
@@ -522,9 +562,14 @@ fn limit_tables(text: Cow<'_, str>, budget: usize) -> (Cow<'_, str>, Vec<Diagnos
     {
         return (text, Vec::new());
     }
+    // Most documents are far inside the budget: a bound found by a skim of the `|`s and line
+    // breaks spares them the line-by-line scan.
+    if cells_bound(bytes) <= budget {
+        return (text, Vec::new());
+    }
     let lines: Vec<(usize, &str)> = {
         let mut offset = 0;
-        text.split_inclusive('\n')
+        lines_inclusive(&text)
             .map(|l| {
                 let start = offset;
                 offset += l.len();
@@ -1167,6 +1212,27 @@ mod tests {
             .iter()
             .map(|d| d.code.name())
             .collect()
+    }
+
+    /// The skim's bound is never below the cells comrak builds, whatever the line breaks: a
+    /// table it let through unscanned could not pass the budget.
+    #[test]
+    fn the_cell_bound_is_never_below_the_cells_built() {
+        let header = format!("|{}\n|{}\n", "a|".repeat(40), "-|".repeat(40));
+        for eol in ["\n", "\r\n", "\r"] {
+            let doc = format!("{header}{}", "|b\n".repeat(200)).replace('\n', eol);
+            let arena = Arena::new();
+            let root = comrak::parse_document(&arena, &doc, &comrak_options(false));
+            let cells = comrak::arena_tree::Node::descendants(root)
+                .filter(|n| matches!(n.data.borrow().value, NodeValue::TableCell))
+                .count();
+            assert!(cells >= 40 * 200, "{eol:?}: {cells} cells built");
+            assert!(cells_bound(doc.as_bytes()) >= cells, "{eol:?}");
+            // And a budget below the table's size still turns it into text.
+            let (text, warnings) = limit_tables(Cow::Borrowed(&doc), 1000);
+            assert_eq!(warnings.len(), 1, "{eol:?}");
+            assert_ne!(text, doc, "{eol:?}");
+        }
     }
 
     #[test]

@@ -178,12 +178,15 @@ fn reopen_unclosed_html<'a>(
             _ => None,
         });
         let Some((at, what)) = open else { break };
-        let line_start: usize = text
-            .split_inclusive('\n')
+        // Lines end as CommonMark ends them (`\n`, `\r\n` or a lone `\r`); the column is in bytes.
+        let line_start: usize = lines_inclusive(text)
             .take(at.line.saturating_sub(1))
             .map(str::len)
             .sum();
-        let from = (line_start + at.column.saturating_sub(1)).min(text.len());
+        let mut from = (line_start + at.column.saturating_sub(1)).min(text.len());
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
         let Some(lt) = text[from..].find('<').map(|k| from + k) else {
             break;
         };
@@ -1212,6 +1215,18 @@ mod tests {
             .iter()
             .map(|d| d.code.name())
             .collect()
+    }
+
+    /// comrak reads a NUL as U+FFFD (three bytes) and a lone `\r` as a line end, so its
+    /// positions need not fall on this text's character boundaries: reopening an unclosed
+    /// HTML block must not slice inside a character (found by the fuzz target).
+    #[test]
+    fn an_unclosed_html_block_after_nuls_and_lone_crs_is_reopened_without_a_panic() {
+        let doc = "<?8\u{10}\0\r><?\u{1b}\n\0\r><?\u{1b}\n=^\0?\0\u{1}\0\u{10}\0\0\0]]]]~?";
+        let arena = Arena::new();
+        let parsed = parse(&arena, doc);
+        assert!(parsed.blocks.is_empty());
+        let _ = crate::render(doc, &crate::Options::default());
     }
 
     /// The skim's bound is never below the cells comrak builds, whatever the line breaks: a

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::diagram::flowchart::{Shape, Stroke};
 use crate::diagram::sequence::{
-    BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Sequence,
+    BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Rect, Sequence,
 };
 use crate::diagram::shapes::{Bounds, Pt, cylinder_cap};
 use crate::diagram::text::Block;
@@ -111,31 +111,13 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         }
     }
     for b in &d.bars {
-        w.leaf_painted(
-            "rect",
-            &[
-                ("x", Val::Num(b.x)),
-                ("y", Val::Num(b.y)),
-                ("width", Val::Num(b.w)),
-                ("height", Val::Num(b.h)),
-            ],
-            BAR,
-        );
+        painted_rect(&mut w, *b, BAR);
     }
     for fr in d.frames.iter().filter(|f| f.kind != Kind::Rect) {
         w.open("g", &[("class", plain!("pb-s-block"))]);
         w.newline();
         let r = fr.rect;
-        w.leaf_painted(
-            "rect",
-            &[
-                ("x", Val::Num(r.x)),
-                ("y", Val::Num(r.y)),
-                ("width", Val::Num(r.w)),
-                ("height", Val::Num(r.h)),
-            ],
-            FRAME,
-        );
+        painted_rect(&mut w, r, FRAME);
         let tab = fr.tab;
         let th = crate::diagram::sequence::TAB_H;
         let corners = [
@@ -197,16 +179,7 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     for (r, b) in &d.notes {
         w.open("g", &[("class", plain!("pb-s-note-group"))]);
         w.newline();
-        w.leaf_painted(
-            "rect",
-            &[
-                ("x", Val::Num(r.x)),
-                ("y", Val::Num(r.y)),
-                ("width", Val::Num(r.w)),
-                ("height", Val::Num(r.h)),
-            ],
-            NOTE,
-        );
+        painted_rect(&mut w, *r, NOTE);
         lines(&mut w, NOTE_TEXT, colour::TEXT, b, Pt::new(r.cx(), r.cy()));
         w.close("g");
         w.newline();
@@ -334,16 +307,7 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         w.open("g", &[("class", class), ("data-node", Val::Text(&p.id))]);
         w.newline();
         let r = h.rect;
-        w.leaf_painted(
-            "rect",
-            &[
-                ("x", Val::Num(r.x)),
-                ("y", Val::Num(r.y)),
-                ("width", Val::Num(r.w)),
-                ("height", Val::Num(r.h)),
-            ],
-            HIT,
-        );
+        painted_rect(&mut w, r, HIT);
         let bounds = Bounds {
             center: Pt::new(r.cx(), r.cy()),
             w: r.w,
@@ -531,6 +495,20 @@ fn head(w: &mut Writer, kind: Head, tip: Pt, dir: Pt) -> f64 {
             0.0
         }
     }
+}
+
+/// A `<rect>` covering `r`, painted with `paint`.
+fn painted_rect(w: &mut Writer, r: Rect, paint: Run) {
+    w.leaf_painted(
+        "rect",
+        &[
+            ("x", Val::Num(r.x)),
+            ("y", Val::Num(r.y)),
+            ("width", Val::Num(r.w)),
+            ("height", Val::Num(r.h)),
+        ],
+        paint,
+    );
 }
 
 /// The diagram in words, for `<desc>`: who is in it, then every message, note and frame in

@@ -529,8 +529,17 @@ pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Ok(b) => b,
         Err(r) => return r,
     };
-    if let Err(why) = json_rpc_message(&bytes) {
-        return problem(StatusCode::BAD_REQUEST, why);
+    match json_rpc_message(&bytes) {
+        Err(why) => return problem(StatusCode::BAD_REQUEST, why),
+        // This server never sends the client a request, so a response answers nothing here; it
+        // is taken, as MCP has servers take responses (202, no body). The stateless transport
+        // would refuse it with a JSON-RPC error instead.
+        Ok(Message::Response) => {
+            let mut r = hyper::Response::new(Full::new(Bytes::new()));
+            *r.status_mut() = StatusCode::ACCEPTED;
+            return r;
+        }
+        Ok(Message::Other) => {}
     }
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
@@ -552,12 +561,7 @@ pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let (parts, body) = answer.into_parts();
     let Ok(collected) = body.collect().await;
     let body = collected.to_bytes();
-    let json = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("application/json"));
-    if (parts.status.is_client_error() || parts.status.is_server_error()) && !json {
+    if parts.status.is_client_error() || parts.status.is_server_error() {
         return refused(parts.status, &body, host.as_deref());
     }
     let mut r = hyper::Response::from_parts(parts, Full::new(body));
@@ -597,15 +601,30 @@ fn accept_as_mcp_client(headers: &mut hyper::HeaderMap) {
     }
 }
 
-/// Whether `body` is one JSON-RPC 2.0 message (batches left MCP in its 2025-06-18 version); the
-/// error says what was sent instead.
-fn json_rpc_message(body: &[u8]) -> Result<(), String> {
+/// What one JSON-RPC message posted to `/mcp` is.
+enum Message {
+    /// A client's response to a server request: no method, a result or an error.
+    Response,
+    /// Anything else (a request, a notification, or neither): the transport judges it.
+    Other,
+}
+
+/// Whether `body` is one JSON-RPC 2.0 message (batches left MCP in its 2025-06-18 version), and
+/// which kind; the error says what was sent instead.
+fn json_rpc_message(body: &[u8]) -> Result<Message, String> {
     let example = "such as {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}";
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         format!("The body is not valid JSON ({e}); send one JSON-RPC message, {example}.")
     })?;
     match value.get("jsonrpc") {
-        Some(Value::String(v)) if v == "2.0" => Ok(()),
+        Some(Value::String(v)) if v == "2.0" => {
+            let answers = value.get("result").is_some() || value.get("error").is_some();
+            Ok(if value.get("method").is_none() && answers {
+                Message::Response
+            } else {
+                Message::Other
+            })
+        }
         _ if value.is_array() => Err(format!(
             "The body is a batch; MCP takes one JSON-RPC message per request, {example}."
         )),
@@ -615,9 +634,16 @@ fn json_rpc_message(body: &[u8]) -> Result<(), String> {
     }
 }
 
-/// The transport's plain-text refusal as problem+json, with what to do about it.
+/// The transport's refusal (plain text or a JSON-RPC error) as problem+json, with what to do about it.
 fn refused(status: StatusCode, body: &Bytes, host: Option<&str>) -> Resp {
-    let said = String::from_utf8_lossy(body);
+    // The transport words some refusals as a JSON-RPC error; its message is what it said.
+    let rpc_message = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_string));
+    let said = match rpc_message {
+        Some(message) => message.into(),
+        None => String::from_utf8_lossy(body),
+    };
     let said = said.trim().trim_end_matches('.');
     // The transport reads a message it cannot decode as an unsupported media type; the
     // Content-Type was checked already, so it is the message that is wrong.

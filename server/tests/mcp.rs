@@ -666,6 +666,20 @@ async fn http_refusals_are_problems_that_name_the_fix() {
     .await;
     assert_eq!(status, 403, "{detail}");
     assert!(detail.contains("another origin"), "{detail}");
+    // A response or a notification from the client is taken with 202 and no body, as MCP asks.
+    for message in [
+        json!({ "jsonrpc": "2.0", "id": 7, "result": { "anything": [1, 2] } }),
+        json!({ "jsonrpc": "2.0", "id": 8, "error": { "code": -1, "message": "no" } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    ] {
+        let reply = mcp(web().post(&url))
+            .body(message.to_string())
+            .send()
+            .await
+            .expect("a reply");
+        assert_eq!(reply.status().as_u16(), 202, "{message}");
+        assert_eq!(reply.text().await.unwrap(), "", "{message}");
+    }
     // A client that takes JSON, without naming event streams (curl's */*, or none), is answered.
     for accept in [None, Some("*/*"), Some("application/json")] {
         let mut request = web()

@@ -618,8 +618,14 @@ fn json_rpc_message(body: &[u8]) -> Result<Message, String> {
     })?;
     match value.get("jsonrpc") {
         Some(Value::String(v)) if v == "2.0" => {
-            let answers = value.get("result").is_some() || value.get("error").is_some();
-            Ok(if value.get("method").is_none() && answers {
+            // A response as JSON-RPC words it: the id of the request it answers, and one of a
+            // result or an error, each an object. Anything else goes to the transport, which
+            // refuses it.
+            let id = matches!(value.get("id"), Some(Value::String(_) | Value::Number(_)));
+            let result = value.get("result").map(Value::is_object);
+            let error = value.get("error").map(Value::is_object);
+            let answers = matches!((result, error), (Some(true), None) | (None, Some(true)));
+            Ok(if value.get("method").is_none() && id && answers {
                 Message::Response
             } else {
                 Message::Other

@@ -680,6 +680,15 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         assert_eq!(reply.status().as_u16(), 202, "{message}");
         assert_eq!(reply.text().await.unwrap(), "", "{message}");
     }
+    // A malformed response is refused as any malformed message is.
+    for message in [
+        json!({ "jsonrpc": "2.0", "id": 7, "result": "a string" }),
+        json!({ "jsonrpc": "2.0", "id": {}, "result": {} }),
+        json!({ "jsonrpc": "2.0", "id": 7, "result": {}, "error": { "code": 1, "message": "x" } }),
+    ] {
+        let (status, detail, _) = send(mcp(web().post(&url)).body(message.to_string())).await;
+        assert_eq!(status, 400, "{message}: {detail}");
+    }
     // A client that takes JSON, without naming event streams (curl's */*, or none), is answered.
     for accept in [None, Some("*/*"), Some("application/json")] {
         let mut request = web()

@@ -59,8 +59,8 @@ pub use answers::{
 };
 pub use budget::{Limits, cancelled, with_limits};
 pub use cache::{CacheConfig, CacheStats};
-pub use components::Kind;
 pub use components::answer::{AnswersError, AnswersErrorKind};
+pub use components::{Kind, decode_thumbnail};
 pub use diag::{Code, Diagnostic, Severity, terminal_safe};
 pub use document::BlockInfo;
 pub use engine::{Engine, Miss};

@@ -49,14 +49,14 @@ pub fn message(
     }
     for (cid, uri) in &html.thumbnails {
         // The engine checked the URI when it read the block: `data:image/TYPE;base64,DATA`.
-        let Some((kind, data)) = uri
-            .strip_prefix("data:")
-            .and_then(|rest| rest.split_once(";base64,"))
-        else {
-            continue;
+        let Some((kind, bytes)) = passback_engine::decode_thumbnail(uri) else {
+            return Err(format!(
+                "a video thumbnail ({}…) cannot be attached: it is not a base64 data: image",
+                uri.chars().take(24).collect::<String>()
+            ));
         };
         related.push(
-            MimePart::new(kind.to_string(), decode_base64(data))
+            MimePart::new(kind.to_string(), bytes)
                 .inline()
                 .cid(cid.clone()),
         );
@@ -80,29 +80,6 @@ pub fn message(
     })
 }
 
-/// Standard base64, padding optional; anything else is skipped.
-fn decode_base64(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
-    let mut out = Vec::with_capacity(sextets.len() * 3 / 4);
-    for chunk in sextets.chunks(4) {
-        let bits = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &v)| acc | u32::from(v) << (18 - 6 * i));
-        let bytes = bits.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    out
-}
-
 /// Draws a diagram for the message with the server's rasterizer.
 #[cfg(feature = "png")]
 pub fn draw(svg: &str) -> Result<Vec<u8>, String> {
@@ -113,15 +90,4 @@ pub fn draw(svg: &str) -> Result<Vec<u8>, String> {
 #[cfg(not(feature = "png"))]
 pub fn draw(_svg: &str) -> Result<Vec<u8>, String> {
     Err("this passback was built without the png feature, so the message cannot carry its diagrams; build it with the default features".into())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64_decodes_with_and_without_padding() {
-        assert_eq!(super::decode_base64("aGVsbG8="), b"hello");
-        assert_eq!(super::decode_base64("aGVsbG8"), b"hello");
-        assert_eq!(super::decode_base64("aGk="), b"hi");
-        assert_eq!(super::decode_base64(""), b"");
-    }
 }

@@ -13,6 +13,7 @@
 //! and styles exist too.
 
 pub(crate) mod answer;
+pub use youtube::decode_thumbnail;
 pub(crate) mod check;
 mod list;
 pub(crate) mod question;

@@ -8,6 +8,9 @@ use crate::html::i18n::{Lang, Strings};
 use crate::html::{Fill, Parts, RenderCx, email};
 use crate::json::Json;
 use crate::options::Surface;
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use maud::{Markup, html};
 
 const FIELDS: [&str; 5] = ["version", "id", "title", "thumbnail", "skill_version"];
@@ -178,15 +181,21 @@ fn check_thumbnail(uri: &str) -> Result<(), String> {
                 .map(|d| (*k, d))
         })
         .ok_or("it is not a data:image/png, jpeg or webp base64 URI")?;
+    // Whole base64: the alphabet, then at most two `=` at the end, in groups of four.
+    let unpadded = data.trim_end_matches('=');
     if data.is_empty()
         || data.len() % 4 != 0
-        || !data
+        || data.len() - unpadded.len() > 2
+        || !unpadded
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
     {
         return Err("its base64 data is malformed".into());
     }
-    let head = decode_base64_prefix(&data[..data.len().min(16)]);
+    // The image's signature is in its first twelve bytes: sixteen characters, a whole group.
+    let head = lenient_base64()
+        .decode(&data[..data.len().min(16)])
+        .map_err(|_| "its base64 data is malformed")?;
     let ok = match kind {
         "png" => head.starts_with(b"\x89PNG"),
         "jpeg" => head.starts_with(&[0xFF, 0xD8, 0xFF]),
@@ -199,29 +208,24 @@ fn check_thumbnail(uri: &str) -> Result<(), String> {
     }
 }
 
-fn decode_base64_prefix(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let mut out = Vec::new();
-    for chunk in text.as_bytes().chunks(4) {
-        let v: Vec<u8> = chunk.iter().filter_map(|c| value(*c)).collect();
-        if v.len() >= 2 {
-            out.push((v[0] << 2) | (v[1] >> 4));
-        }
-        if v.len() >= 3 {
-            out.push((v[1] << 4) | (v[2] >> 2));
-        }
-        if v.len() == 4 {
-            out.push((v[2] << 6) | v[3]);
-        }
+/// Base64 as thumbnails carry it: the standard alphabet, padded or not, stray low bits allowed.
+fn lenient_base64() -> GeneralPurpose {
+    let config = GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true);
+    GeneralPurpose::new(&alphabet::STANDARD, config)
+}
+
+/// A video thumbnail as [`Rendered::thumbnails`](crate::Rendered::thumbnails) carries it
+/// (`data:image/TYPE;base64,DATA`, checked when the block was read), as its media type and its
+/// bytes, for a MIME message to attach; `None` for any other URI.
+pub fn decode_thumbnail(uri: &str) -> Option<(&str, Vec<u8>)> {
+    let (media_type, data) = uri.strip_prefix("data:")?.split_once(";base64,")?;
+    if !media_type.starts_with("image/") {
+        return None;
     }
-    out
+    let bytes = lenient_base64().decode(data).ok()?;
+    Some((media_type, bytes))
 }
 
 fn render(y: &Youtube, cx: &RenderCx) -> Markup {
@@ -320,5 +324,24 @@ mod tests {
             "A".repeat(MAX_THUMBNAIL)
         );
         assert!(check_thumbnail(&big).is_err());
+        // Padding only at the end, at most two.
+        assert!(check_thumbnail("data:image/png;base64,iVBO=w0KGgo=").is_err());
+        assert!(check_thumbnail("data:image/png;base64,iVBORw0KGg===").is_err());
+    }
+
+    #[test]
+    fn a_checked_thumbnail_decodes_to_its_bytes() {
+        let png = b"\x89PNG\r\n\x1a\n";
+        assert_eq!(
+            decode_thumbnail("data:image/png;base64,iVBORw0KGgo="),
+            Some(("image/png", png.to_vec()))
+        );
+        assert_eq!(
+            decode_thumbnail("data:image/png;base64,iVBORw0KGgo"),
+            Some(("image/png", png.to_vec()))
+        );
+        assert_eq!(decode_thumbnail("data:image/png;base64,aGk="), Some(("image/png", b"hi".to_vec())));
+        assert_eq!(decode_thumbnail("data:text/html;base64,aGk="), None);
+        assert_eq!(decode_thumbnail("https://example.com/a.png"), None);
     }
 }

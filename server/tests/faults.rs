@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::http::{peak_rss_kib, status_of};
 use common::serve;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -11,24 +12,6 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-/// One request on its own connection; the status code, or 0 when the connection failed.
-fn request(addr: &str, raw: &[u8]) -> u16 {
-    let Ok(mut s) = TcpStream::connect(addr) else {
-        return 0;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
-    if s.write_all(raw).is_err() {
-        return 0;
-    }
-    let mut buf = Vec::new();
-    let _ = s.read_to_end(&mut buf);
-    String::from_utf8_lossy(&buf)
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0)
-}
 
 fn get(path: &str) -> Vec<u8> {
     format!("GET {path} HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n").into_bytes()
@@ -40,17 +23,6 @@ fn post(body: &str) -> Vec<u8> {
 
 const DOC: &str = "```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
 
-fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 #[test]
 fn oversized_heads_get_431() {
     let s = serve(&[]);
@@ -58,8 +30,8 @@ fn oversized_heads_get_431() {
         "GET /healthz HTTP/1.1\r\nhost: t\r\nx-big: {}\r\nconnection: close\r\n\r\n",
         "a".repeat(100 * 1024)
     );
-    assert_eq!(request(&s.addr, big.as_bytes()), 431);
-    assert_eq!(request(&s.addr, &get("/healthz")), 200);
+    assert_eq!(status_of(&s.addr, big.as_bytes()), 431);
+    assert_eq!(status_of(&s.addr, &get("/healthz")), 200);
 }
 
 #[test]
@@ -77,7 +49,7 @@ fn ten_thousand_dropped_connections_leak_nothing() {
     let handles: Vec<_> = (0..64)
         .map(|_| {
             let addr = s.addr.clone();
-            std::thread::spawn(move || request(&addr, &get("/healthz")))
+            std::thread::spawn(move || status_of(&addr, &get("/healthz")))
         })
         .collect();
     let codes: Vec<u16> = handles
@@ -97,7 +69,7 @@ fn a_reader_that_never_reads_does_not_hold_up_others() {
     slow.write_all(&post(&big)).expect("send a big render");
     // Never read the multi-megabyte answer; others must still be served.
     for _ in 0..20 {
-        assert_eq!(request(&s.addr, &get("/healthz")), 200);
+        assert_eq!(status_of(&s.addr, &get("/healthz")), 200);
     }
     drop(slow);
 }
@@ -114,9 +86,9 @@ fn a_flood_has_no_errors_bounded_memory_and_sigterm_finishes_in_flight_work() {
                 for i in 0..100 {
                     // A mix: cache hits, misses (distinct documents) and health checks.
                     let code = match i % 3 {
-                        0 => request(&addr, &post(DOC)),
-                        1 => request(&addr, &post(&format!("{DOC}\nworker {w} request {i}\n"))),
-                        _ => request(&addr, &get("/healthz")),
+                        0 => status_of(&addr, &post(DOC)),
+                        1 => status_of(&addr, &post(&format!("{DOC}\nworker {w} request {i}\n"))),
+                        _ => status_of(&addr, &get("/healthz")),
                     };
                     if code == 200 {
                         ok.fetch_add(1, Ordering::Relaxed)
@@ -189,7 +161,7 @@ fn the_cache_stays_within_its_byte_bound() {
     let body = section.repeat(60);
     for i in 0..600 {
         assert_eq!(
-            request(&s.addr, &post(&format!("{body}\ndocument {i}\n"))),
+            status_of(&s.addr, &post(&format!("{body}\ndocument {i}\n"))),
             200
         );
     }

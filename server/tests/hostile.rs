@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::http::{parse_reply, peak_rss_kib, request, send, status_of, urlencode};
+
 use passback_server::{AppState, Config, serve};
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -25,65 +27,9 @@ async fn start(state: Arc<AppState>) -> (SocketAddr, oneshot::Sender<()>) {
     (addr, tx)
 }
 
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.head.lines().skip(1).find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
-        })
-    }
-}
-
-fn parse(raw: &[u8]) -> Reply {
-    let text = String::from_utf8_lossy(raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    Reply {
-        status: head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0),
-        head: head.to_string(),
-        body: body.to_string(),
-    }
-}
-
-fn request(method: &str, path: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
-    let mut r = format!(
-        "{method} {path} HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    r.extend_from_slice(body);
-    r
-}
-
-async fn send(addr: SocketAddr, raw: Vec<u8>) -> Reply {
-    let mut s = TcpStream::connect(addr).await.expect("connect");
-    s.write_all(&raw).await.expect("write");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), s.read_to_end(&mut buf))
-        .await
-        .expect("answered")
-        .expect("read");
-    parse(&buf)
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+/// A request with its content type (every route here reads one).
+fn typed(method: &str, path: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
+    request(method, path, &[("content-type", content_type)], body)
 }
 
 const CHOICE: &str = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n";
@@ -97,7 +43,7 @@ async fn a_form_post_cannot_carry_a_document_render_would_refuse() {
     // /v1/render refuses it…
     let r = send(
         addr,
-        request("POST", "/v1/render", "text/markdown", doc.as_bytes()),
+        typed("POST", "/v1/render", "text/markdown", doc.as_bytes()),
     )
     .await;
     assert_eq!(r.status, 413);
@@ -105,7 +51,7 @@ async fn a_form_post_cannot_carry_a_document_render_would_refuse() {
     let form = format!("pb.source={}&pb.surface=page&b1.pick=0", urlencode(&doc));
     let r = send(
         addr,
-        request(
+        typed(
             "POST",
             "/v1/answers",
             "application/x-www-form-urlencoded",
@@ -113,11 +59,11 @@ async fn a_form_post_cannot_carry_a_document_render_would_refuse() {
         ),
     )
     .await;
-    assert_eq!(r.status, 413, "{}", r.body);
+    assert_eq!(r.status, 413, "{}", r.text());
     assert!(
-        r.body.contains("pb.source") && r.body.contains("--max-body"),
+        r.text().contains("pb.source") && r.text().contains("--max-body"),
         "{}",
-        r.body
+        r.text()
     );
 }
 
@@ -136,26 +82,26 @@ async fn with_every_render_slot_taken_a_request_gets_503_and_retry_after() {
         .await
         .expect("take the slots");
     for path in ["/v1/render", "/v1/validate"] {
-        let r = send(addr, request("POST", path, "text/markdown", doc.as_bytes())).await;
+        let r = send(addr, typed("POST", path, "text/markdown", doc.as_bytes())).await;
         assert_eq!(r.status, 503, "{path}");
         assert_eq!(r.header("retry-after"), Some("1"));
-        assert!(r.body.contains("busy"), "{}", r.body);
+        assert!(r.text().contains("busy"), "{}", r.text());
     }
     // Healthz and cached or small renders do not wait for a slot.
-    let r = send(addr, request("GET", "/healthz", "text/plain", b"")).await;
+    let r = send(addr, typed("GET", "/healthz", "text/plain", b"")).await;
     assert_eq!(r.status, 200);
     drop(held);
     let r = send(
         addr,
-        request("POST", "/v1/render", "text/markdown", doc.as_bytes()),
+        typed("POST", "/v1/render", "text/markdown", doc.as_bytes()),
     )
     .await;
     assert_eq!(r.status, 200);
-    let m = send(addr, request("GET", "/metrics", "text/plain", b"")).await;
+    let m = send(addr, typed("GET", "/metrics", "text/plain", b"")).await;
     assert!(
-        m.body.contains("passback_requests_shed_total 2"),
+        m.text().contains("passback_requests_shed_total 2"),
         "{}",
-        m.body
+        m.text()
     );
 }
 
@@ -172,9 +118,9 @@ async fn a_body_sent_a_byte_at_a_time_runs_out_of_time() {
         .await
         .expect("answered before the request timeout")
         .expect("read");
-    let r = parse(&buf);
+    let r = parse_reply(&buf);
     assert_eq!(r.status, 408);
-    assert!(r.body.contains("--body-timeout"), "{}", r.body);
+    assert!(r.text().contains("--body-timeout"), "{}", r.text());
 }
 
 /// A connection from `from` (any 127.x address on Linux) to `addr`.
@@ -213,13 +159,13 @@ async fn one_host_holding_connections_open_cannot_lock_others_out() {
         .await
         .expect("answered")
         .expect("read");
-    assert_eq!(parse(&buf).status, 200);
+    assert_eq!(parse_reply(&buf).status, 200);
     // …while the attacker's connections past its share were turned away with a 503.
     let mut turned_away = 0;
     for mut s in held.drain(40..) {
         let mut buf = Vec::new();
         let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf)).await;
-        turned_away += usize::from(parse(&buf).status == 503);
+        turned_away += usize::from(parse_reply(&buf).status == 503);
     }
     assert_eq!(turned_away, 20);
 }
@@ -234,7 +180,7 @@ async fn content_hashes_are_keyed_with_the_server_secret() {
             let (addr, stop) = start(Arc::new(AppState::new(config))).await;
             let r = send(
                 addr,
-                request("POST", "/v1/render", "text/markdown", doc.as_bytes()),
+                typed("POST", "/v1/render", "text/markdown", doc.as_bytes()),
             )
             .await;
             assert_eq!(r.status, 200);
@@ -257,13 +203,13 @@ async fn content_hashes_are_keyed_with_the_server_secret() {
     assert_ne!(one, offline);
     let r = send(
         addr,
-        request("GET", &format!("/v1/render/{offline}"), "text/plain", b""),
+        typed("GET", &format!("/v1/render/{offline}"), "text/plain", b""),
     )
     .await;
     assert_eq!(r.status, 404);
     let r = send(
         addr,
-        request("GET", &format!("/v1/render/{one}"), "text/plain", b""),
+        typed("GET", &format!("/v1/render/{one}"), "text/plain", b""),
     )
     .await;
     assert_eq!(r.status, 200);
@@ -281,29 +227,13 @@ async fn metrics_can_be_kept_off_the_public_address() {
         state,
         std::future::pending(),
     ));
-    let r = send(addr, request("GET", "/metrics", "text/plain", b"")).await;
+    let r = send(addr, typed("GET", "/metrics", "text/plain", b"")).await;
     assert_eq!(r.status, 404);
-    let r = send(metrics_addr, request("GET", "/metrics", "text/plain", b"")).await;
+    let r = send(metrics_addr, typed("GET", "/metrics", "text/plain", b"")).await;
     assert_eq!(r.status, 200);
-    assert!(r.body.contains("passback_log_lines_dropped_total"));
-    let r = send(metrics_addr, request("GET", "/healthz", "text/plain", b"")).await;
+    assert!(r.text().contains("passback_log_lines_dropped_total"));
+    let r = send(metrics_addr, typed("GET", "/healthz", "text/plain", b"")).await;
     assert_eq!(r.status, 404);
-}
-
-/// One blocking request on its own connection: the status, or 0 for a reset or no answer.
-fn blocking_request(addr: &str, raw: &[u8]) -> u16 {
-    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
-        return 0;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(120)));
-    if s.write_all(raw).is_err() {
-        return 0;
-    }
-    let mut buf = Vec::new();
-    if s.read_to_end(&mut buf).is_err() {
-        return 0;
-    }
-    parse(&buf).status
 }
 
 #[test]
@@ -329,7 +259,7 @@ fn a_log_nobody_reads_never_holds_up_a_request() {
         .to_string();
     let healthz = b"GET /healthz HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n";
     let answered = (0..6000)
-        .filter(|_| blocking_request(&addr, healthz) == 200)
+        .filter(|_| status_of(&addr, healthz) == 200)
         .count();
     let metrics = {
         let mut s = std::net::TcpStream::connect(&addr).expect("connect");
@@ -382,17 +312,6 @@ pub fn hostile_documents() -> Vec<String> {
     vec![table, mermaid, quotes, fences]
 }
 
-fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 #[test]
 fn worst_case_documents_in_parallel_get_answers_within_a_memory_bound() {
     let served = common::serve(&["--store", "off"]);
@@ -407,10 +326,7 @@ fn worst_case_documents_in_parallel_get_answers_within_a_memory_bound() {
                 doc.truncate(doc.len() - 8);
                 doc.push_str(&format!("\n\n{i}\n"));
                 let path = ["/v1/render", "/v1/validate"][i / 16 % 2];
-                blocking_request(
-                    &addr,
-                    &request("POST", path, "text/markdown", doc.as_bytes()),
-                )
+                status_of(&addr, &typed("POST", path, "text/markdown", doc.as_bytes()))
             })
         })
         .collect();

@@ -1,6 +1,9 @@
 //! The service over real HTTP on loopback: every test binds port 0, talks raw HTTP/1.1 over a
 //! TCP socket (so slow and chunked clients can be played exactly), and shuts the server down.
 
+mod common;
+
+use common::http::{Reply, parse_reply, request, send, urlencode};
 use passback_server::{Config, run};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -41,108 +44,9 @@ impl Server {
     }
 }
 
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).to_string()
-    }
-    fn problem_detail(&self) -> String {
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/problem+json"),
-            "status {}: {}",
-            self.status,
-            self.text()
-        );
-        let v: serde_json::Value = serde_json::from_slice(&self.body).expect("problem JSON");
-        assert_eq!(v["status"].as_u64(), Some(u64::from(self.status)));
-        v["detail"].as_str().expect("a detail sentence").to_string()
-    }
-}
-
-fn parse_reply(raw: &[u8]) -> Reply {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a complete response head");
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("status line");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    if chunked {
-        let mut out = Vec::new();
-        let mut rest = &body[..];
-        while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
-            let size =
-                usize::from_str_radix(std::str::from_utf8(&rest[..eol]).unwrap_or("0").trim(), 16)
-                    .unwrap_or(0);
-            if size == 0 {
-                break;
-            }
-            out.extend_from_slice(&rest[eol + 2..eol + 2 + size]);
-            rest = &rest[eol + 2 + size + 2..];
-        }
-        body = out;
-    }
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-/// Sends one request (with `connection: close`) and reads the whole reply.
-async fn send(addr: SocketAddr, raw: Vec<u8>) -> Reply {
-    let mut s = TcpStream::connect(addr).await.expect("connect");
-    s.write_all(&raw).await.expect("write request");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
-        .await
-        .expect("reply in time")
-        .expect("read reply");
-    parse_reply(&buf)
-}
-
-fn req(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut r = format!(
-        "{method} {path} HTTP/1.1\r\nhost: test\r\nconnection: close\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        r.push_str(&format!("{k}: {v}\r\n"));
-    }
-    r.push_str("\r\n");
-    let mut bytes = r.into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
-}
-
 /// A GET without headers or body.
 async fn get(addr: SocketAddr, path: &str) -> Reply {
-    send(addr, req("GET", path, &[], b"")).await
+    send(addr, request("GET", path, &[], b"")).await
 }
 
 /// A form POST as a browser without JavaScript sends it; `html` adds `accept: text/html`.
@@ -151,7 +55,7 @@ async fn post_form(addr: SocketAddr, path: &str, form: &str, html: bool) -> Repl
     if html {
         headers.push(("accept", "text/html"));
     }
-    send(addr, req("POST", path, &headers, form.as_bytes())).await
+    send(addr, request("POST", path, &headers, form.as_bytes())).await
 }
 
 const DOC: &str = "# Plan\n\nPick one.\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method?\", \"options\": [\"PIN\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n";
@@ -161,7 +65,7 @@ async fn render_then_fetch_by_hash_with_etag() {
     let server = Server::start(Config::default()).await;
     let r = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render",
             &[("content-type", "text/markdown")],
@@ -202,7 +106,7 @@ async fn render_then_fetch_by_hash_with_etag() {
     );
     let not_modified = send(
         server.addr,
-        req("GET", &location, &[("if-none-match", &etag)], b""),
+        request("GET", &location, &[("if-none-match", &etag)], b""),
     )
     .await;
     assert_eq!(not_modified.status, 304);
@@ -211,7 +115,7 @@ async fn render_then_fetch_by_hash_with_etag() {
     for (value, status) in [(etag.as_str(), 200), ("\"other\"", 412), ("*", 200)] {
         let r = send(
             server.addr,
-            req("GET", &location, &[("if-match", value)], b""),
+            request("GET", &location, &[("if-match", value)], b""),
         )
         .await;
         assert_eq!(r.status, status, "GET if-match {value}");
@@ -227,7 +131,7 @@ async fn render_then_fetch_by_hash_with_etag() {
     ] {
         let r = send(
             server.addr,
-            req(
+            request(
                 "POST",
                 "/v1/render",
                 &[("content-type", "text/markdown"), (header, value)],
@@ -246,7 +150,7 @@ async fn render_then_fetch_by_hash_with_etag() {
     }
     let missing = send(
         server.addr,
-        req(
+        request(
             "GET",
             "/v1/render/00000000000000000000000000000000",
             &[],
@@ -265,7 +169,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
     let body = serde_json::json!({ "markdown": DOC }).to_string();
     let r = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render?format=json&surface=email",
             &[("content-type", "application/json")],
@@ -290,7 +194,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
     .to_string();
     let r = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render?surface=routed",
             &[("content-type", "application/json")],
@@ -311,7 +215,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
 
     let page = send(
         server.addr,
-        req("POST", "/v1/render?format=page", &[], DOC.as_bytes()),
+        request("POST", "/v1/render?format=page", &[], DOC.as_bytes()),
     )
     .await;
     let css = page
@@ -338,7 +242,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
 
     let bad = send(
         server.addr,
-        req("POST", "/v1/render?surface=paper", &[], DOC.as_bytes()),
+        request("POST", "/v1/render?surface=paper", &[], DOC.as_bytes()),
     )
     .await;
     assert_eq!(bad.status, 400);
@@ -355,7 +259,7 @@ async fn bad_requests_get_problem_details() {
     let a = server.addr;
     let r = send(
         a,
-        req(
+        request(
             "POST",
             "/v1/render",
             &[("content-type", "text/markdown")],
@@ -367,7 +271,7 @@ async fn bad_requests_get_problem_details() {
     assert!(r.problem_detail().contains("not valid UTF-8"));
     let r = send(
         a,
-        req(
+        request(
             "POST",
             "/v1/validate",
             &[("content-type", "application/json")],
@@ -379,7 +283,7 @@ async fn bad_requests_get_problem_details() {
     assert!(r.problem_detail().contains("not valid JSON"));
     let r = send(
         a,
-        req("POST", "/v1/render", &[("content-type", "image/png")], b"x"),
+        request("POST", "/v1/render", &[("content-type", "image/png")], b"x"),
     )
     .await;
     assert_eq!(r.status, 415);
@@ -388,7 +292,7 @@ async fn bad_requests_get_problem_details() {
     for path in ["/v1/render", "/v1/validate", "/v1/answers"] {
         let r = send(
             a,
-            req(
+            request(
                 "POST",
                 path,
                 &[("content-type", "text/markdown; charset=ISO-8859-1")],
@@ -401,7 +305,7 @@ async fn bad_requests_get_problem_details() {
     }
     let r = send(
         a,
-        req(
+        request(
             "POST",
             "/v1/validate",
             &[("content-type", "text/markdown; charset=\"UTF-8\"")],
@@ -410,21 +314,21 @@ async fn bad_requests_get_problem_details() {
     )
     .await;
     assert_eq!(r.status, 200);
-    let r = send(a, req("POST", "/v1/render", &[], &vec![b'a'; 5000])).await;
+    let r = send(a, request("POST", "/v1/render", &[], &vec![b'a'; 5000])).await;
     assert_eq!(r.status, 413);
     assert!(r.problem_detail().contains("1000-byte limit"));
-    let r = send(a, req("DELETE", "/v1/render", &[], b"")).await;
+    let r = send(a, request("DELETE", "/v1/render", &[], b"")).await;
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("POST"));
     // HEAD works wherever GET does, so Allow names it.
-    let r = send(a, req("PUT", "/healthz", &[], b"")).await;
+    let r = send(a, request("PUT", "/healthz", &[], b"")).await;
     assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
-    let r = send(a, req("HEAD", "/healthz", &[], b"")).await;
+    let r = send(a, request("HEAD", "/healthz", &[], b"")).await;
     assert_eq!(r.status, 200);
     // A compressed body is refused, not rendered as its compressed bytes.
     let r = send(
         a,
-        req(
+        request(
             "POST",
             "/v1/render",
             &[
@@ -446,7 +350,7 @@ async fn bad_requests_get_problem_details() {
     ] {
         let r = send(
             a,
-            req("POST", "/v1/answers", &[("content-type", media)], body),
+            request("POST", "/v1/answers", &[("content-type", media)], body),
         )
         .await;
         assert_eq!(r.status, status, "{media}");
@@ -469,7 +373,7 @@ async fn bad_requests_get_problem_details() {
             .to_string();
     let r = send(
         a,
-        req(
+        request(
             "POST",
             "/v1/answers",
             &[("content-type", "application/json")],
@@ -530,7 +434,7 @@ async fn answers_from_the_form_and_from_json_agree() {
     let json = serde_json::json!({ "markdown": DOC, "responses": { "b1": { "selected": ["Magic link"], "note": "fast" } } }).to_string();
     let from_json = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/answers",
             &[("content-type", "application/json")],
@@ -565,7 +469,7 @@ async fn answers_from_the_form_and_from_json_agree() {
     ] {
         let r = send(
             server.addr,
-            req(
+            request(
                 "POST",
                 "/v1/answers",
                 &[
@@ -697,7 +601,11 @@ async fn shutdown_finishes_in_flight_requests() {
 async fn metrics_count_requests_and_cache_hits() {
     let server = Server::start(Config::default()).await;
     for _ in 0..3 {
-        let r = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
+        let r = send(
+            server.addr,
+            request("POST", "/v1/render", &[], DOC.as_bytes()),
+        )
+        .await;
         assert_eq!(r.status, 200);
     }
     let m = get(server.addr, "/metrics").await.text();
@@ -760,18 +668,26 @@ fn timing_names(parts: &[(String, Option<String>, f64)]) -> Vec<String> {
 #[tokio::test]
 async fn render_validate_and_answers_say_what_the_server_spent() {
     let server = Server::start(Config::default()).await;
-    let miss = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
+    let miss = send(
+        server.addr,
+        request("POST", "/v1/render", &[], DOC.as_bytes()),
+    )
+    .await;
     assert_eq!(miss.status, 200);
     assert_eq!(
         timing_names(&server_timing(&miss)),
         ["parse", "cache:miss", "render"]
     );
-    let hit = send(server.addr, req("POST", "/v1/render", &[], DOC.as_bytes())).await;
+    let hit = send(
+        server.addr,
+        request("POST", "/v1/render", &[], DOC.as_bytes()),
+    )
+    .await;
     assert_eq!(timing_names(&server_timing(&hit)), ["parse", "cache:hit"]);
     // Another surface is another rendering: a miss again.
     let email = send(
         server.addr,
-        req("POST", "/v1/render?surface=email", &[], DOC.as_bytes()),
+        request("POST", "/v1/render?surface=email", &[], DOC.as_bytes()),
     )
     .await;
     assert_eq!(
@@ -781,7 +697,7 @@ async fn render_validate_and_answers_say_what_the_server_spent() {
     // A whole MIME message is built on every request: no cache part.
     let eml = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render?surface=email&format=eml",
             &[],
@@ -793,7 +709,7 @@ async fn render_validate_and_answers_say_what_the_server_spent() {
     assert_eq!(timing_names(&server_timing(&eml)), ["parse", "render"]);
     let v = send(
         server.addr,
-        req("POST", "/v1/validate", &[], DOC.as_bytes()),
+        request("POST", "/v1/validate", &[], DOC.as_bytes()),
     )
     .await;
     assert_eq!(v.status, 200);
@@ -801,7 +717,7 @@ async fn render_validate_and_answers_say_what_the_server_spent() {
     let body = serde_json::json!({ "markdown": DOC, "responses": {} }).to_string();
     let a = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/answers",
             &[("content-type", "application/json")],
@@ -814,7 +730,7 @@ async fn render_validate_and_answers_say_what_the_server_spent() {
     // A refused request spent nothing worth reporting.
     let bad = send(
         server.addr,
-        req("POST", "/v1/render?surface=web", &[], DOC.as_bytes()),
+        request("POST", "/v1/render?surface=web", &[], DOC.as_bytes()),
     )
     .await;
     assert_eq!(bad.status, 400);
@@ -869,12 +785,16 @@ async fn histograms_count_every_request_and_tell_a_hit_from_a_cold_render() {
     }
     let (hits, healthz) = (9, 4);
     for _ in 0..=hits {
-        let r = send(server.addr, req("POST", "/v1/render", &[], big.as_bytes())).await;
+        let r = send(
+            server.addr,
+            request("POST", "/v1/render", &[], big.as_bytes()),
+        )
+        .await;
         assert_eq!(r.status, 200);
     }
     let r = send(
         server.addr,
-        req("POST", "/v1/render?surface=routed", &[], DOC.as_bytes()),
+        request("POST", "/v1/render?surface=routed", &[], DOC.as_bytes()),
     )
     .await;
     assert_eq!(r.status, 200);
@@ -1051,17 +971,6 @@ async fn the_playground_serves_its_assets_and_examples() {
     server.stop().await;
 }
 
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 /// `server/openapi.yaml` describes exactly the routes the server answers, with their methods.
 #[tokio::test]
 async fn the_openapi_description_matches_the_real_routes() {
@@ -1114,7 +1023,7 @@ async fn the_openapi_description_matches_the_real_routes() {
             .replace("{id}", "AAAAAAAAAAAAAAAAAAAAAA");
         let r = send(
             server.addr,
-            req(
+            request(
                 method,
                 &concrete,
                 &[("content-type", "text/markdown")],
@@ -1136,7 +1045,7 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
     let server = Server::start(Config::default()).await;
     let html = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render?surface=email&format=page&respond_url=https%3A%2F%2Fapp.example%2Fr%2F7",
             &[],
@@ -1156,7 +1065,7 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
     );
     let text = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render?surface=email&format=text&respond_url=https%3A%2F%2Fapp.example%2Fr%2F7",
             &[],
@@ -1175,7 +1084,7 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
     );
     let bad = send(
         server.addr,
-        req(
+        request(
             "POST",
             "/v1/render?surface=email&respond_url=javascript%3Aalert(1)",
             &[],
@@ -1195,7 +1104,7 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
     let doc = "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD; A[Paste] --> B[Review]\", \"title\": \"Loop\" }\n```\n";
     let reply = send(
         server.addr,
-        req("POST", "/v1/render?surface=email", &[], doc.as_bytes()),
+        request("POST", "/v1/render?surface=email", &[], doc.as_bytes()),
     )
     .await;
     // The preview may load the images it links, from the public URL's origin and nowhere else.
@@ -1240,9 +1149,12 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
     .await;
     assert_eq!(missing.status, 404);
     // The page surface keeps its inline SVG.
-    let page = send(server.addr, req("POST", "/v1/render", &[], doc.as_bytes()))
-        .await
-        .text();
+    let page = send(
+        server.addr,
+        request("POST", "/v1/render", &[], doc.as_bytes()),
+    )
+    .await
+    .text();
     assert!(page.contains("<svg") && !page.contains("/v1/diagrams/"));
     server.stop().await;
 }

@@ -8,89 +8,20 @@
 
 mod common;
 
+use common::http::{Reply, request, send_blocking};
 use common::{Served, serve};
 use serde_json::{Value, json};
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 const DOC: &str = "# Launch\n\nWhich region first?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\",\"options\":[\"EU\",\"US\"]}\n```\n\n```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"docs\",\"label\":\"Docs\"},{\"id\":\"sdk\",\"label\":\"SDK\"},{\"id\":\"ui\",\"label\":\"UI\"}]}\n```\n";
 
-// ---------------------------------------------------------------------------------------------
-// A small HTTP/1.1 client: one request per connection, the whole reply read.
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("status {}: not JSON ({e}): {}", self.status, self.text()))
-    }
-    /// The problem's detail, checking it is problem+json with this reply's status.
-    fn problem(&self) -> String {
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/problem+json"),
-            "status {}: {}",
-            self.status,
-            self.text()
-        );
-        let v = self.json();
-        assert_eq!(v["status"].as_u64(), Some(u64::from(self.status)));
-        v["detail"].as_str().expect("a detail").to_string()
-    }
-}
-
+/// One request on its own connection, with the `Host` the server was reached at (review links
+/// are built from it), and its whole reply.
 fn call(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).expect("send head");
-    s.write_all(body).expect("send body");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read reply");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a whole reply");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("a status line");
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Reply {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
+    let headers: Vec<(&str, &str)> = [("host", addr)].iter().chain(headers).copied().collect();
+    send_blocking(addr, &request(method, path, &headers, body)).expect("a reply")
 }
 
 fn bearer(token: &str) -> String {
@@ -498,7 +429,7 @@ fn deletion(backend: &Backend) {
     );
     let again = call(addr, "DELETE", &path, &[("authorization", &auth)], b"");
     assert_eq!(again.status, 410);
-    again.problem();
+    again.problem_detail();
 }
 
 /// A document routed with a short `expires_in` answers 410 once its time has run out.
@@ -516,7 +447,7 @@ fn expiry(backend: &Backend) {
             .as_bytes(),
     );
     assert_eq!(long.status, 422);
-    let detail = long.problem();
+    let detail = long.problem_detail();
     assert!(
         detail.contains("expires_in") && detail.contains("60"),
         "{detail}"
@@ -589,7 +520,7 @@ fn tokens(backend: &Backend) {
                 .unwrap_or("")
                 .starts_with("Bearer")
         );
-        assert!(none.problem().contains("Bearer"));
+        assert!(none.problem_detail().contains("Bearer"));
         let basic = call(
             addr,
             "GET",
@@ -606,7 +537,7 @@ fn tokens(backend: &Backend) {
             b"",
         );
         assert_eq!(wrong.status, 403);
-        assert!(wrong.problem().contains("token"));
+        assert!(wrong.problem_detail().contains("token"));
         let delete = call(
             addr,
             "DELETE",
@@ -698,7 +629,7 @@ fn sqlite_the_file_is_created_by_the_first_routed_document() {
         b"```single-choice\n{\"version\":\"1\",\"question\":\"Which?\"}\n```\n",
     );
     assert_eq!(bad.status, 422);
-    assert!(bad.problem().contains("diagnostics"));
+    assert!(bad.problem_detail().contains("diagnostics"));
     assert_eq!(bad.json()["diagnostics"][0]["severity"], "error");
     assert!(
         !backend.file().exists(),
@@ -838,7 +769,7 @@ fn routes_answer_404_saying_how_to_turn_the_store_on_when_it_is_off() {
     ] {
         let r = call(addr, method, path, &[], b"");
         assert_eq!(r.status, 404, "{method} {path}");
-        assert!(r.problem().contains("--store"), "{method} {path}");
+        assert!(r.problem_detail().contains("--store"), "{method} {path}");
     }
 }
 
@@ -862,7 +793,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
         "x".repeat(5000).as_bytes(),
     );
     assert_eq!(over.status, 413);
-    over.problem();
+    over.problem_detail();
     for (expires_in, says) in [(json!(0), "at least 1"), (json!("soon"), "whole number")] {
         let r = call(
             addr,
@@ -874,7 +805,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
                 .as_bytes(),
         );
         assert_eq!(r.status, 422);
-        assert!(r.problem().contains(says));
+        assert!(r.problem_detail().contains(says));
     }
     // Answers that do not fit name the block and the field.
     let unfit = answer_json(
@@ -883,7 +814,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
         &json!({ "responses": { "b1": { "selected": ["C"] } } }),
     );
     assert_eq!(unfit.status, 422);
-    let detail = unfit.problem();
+    let detail = unfit.problem_detail();
     assert!(
         detail.contains("b1") && detail.contains("\"C\""),
         "{detail}"
@@ -898,7 +829,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
         b"b1.q0.pick=7&pb.op=export",
     );
     assert_eq!(form.status, 422);
-    form.problem();
+    form.problem_detail();
     assert_eq!(
         answer_json(addr, &doc.id, &json!({ "answers": {} })).status,
         400
@@ -909,7 +840,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
         &json!({ "responses": {}, "reviewer": "x".repeat(201) }),
     );
     assert_eq!(reviewer.status, 422);
-    assert!(reviewer.problem().contains("reviewer"));
+    assert!(reviewer.problem_detail().contains("reviewer"));
     let typed = call(
         addr,
         "POST",
@@ -921,7 +852,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
     for query in ["?wait=61", "?wait=soon", "?since=-1"] {
         let r = list(addr, &doc, query);
         assert_eq!(r.status, 400, "{query}");
-        r.problem();
+        r.problem_detail();
     }
     // The limit of responses per document.
     for _ in 0..2 {
@@ -938,7 +869,7 @@ fn bad_requests_get_problems_naming_what_to_fix() {
         &json!({ "responses": { "b1": { "selected": ["A"] } } }),
     );
     assert_eq!(full.status, 409);
-    assert!(full.problem().contains("limit of 2"));
+    assert!(full.problem_detail().contains("limit of 2"));
     assert_eq!(response_ids(&list(addr, &doc, "")), [1, 2]);
 }
 

@@ -2,6 +2,8 @@
 // Each test binary compiles its own copy and uses only part of it.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 

@@ -170,8 +170,9 @@ pub enum Event {
     },
     Activate(usize),
     Deactivate(usize),
-    /// A frame opens: its kind and label.
-    Start(Frame, String),
+    /// A frame opens: its kind, its label, and (a `rect`) its colour when it is a plain one
+    /// ([`plain_colour`]).
+    Start(Frame, String, Option<String>),
     /// `else`, `and`, `option`: its label.
     Divide(String),
     End,
@@ -181,6 +182,8 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub title: String,
+    /// Its colour when it is a plain one ([`plain_colour`]).
+    pub colour: Option<String>,
     /// Participant indices, in order.
     pub members: Vec<usize>,
 }
@@ -577,6 +580,43 @@ const COLOURS: &[&str] = &[
     "wheat",
 ];
 
+/// A colour written in the source, when it is a plain one, rewritten from what was read: a
+/// colour name of [`COLOURS`], `#` and 3, 4, 6 or 8 hex digits, or `rgb(…)`/`rgba(…)` of three
+/// or four plain numbers (each maybe a percentage). Anything else (`hsl(…)`, `var(…)`, a
+/// stray character) is not passed on.
+pub fn plain_colour(written: &str) -> Option<String> {
+    let lower = written.trim().to_ascii_lowercase();
+    if COLOURS.contains(&lower.as_str()) {
+        return Some(lower);
+    }
+    if let Some(hex) = lower.strip_prefix('#') {
+        let ok = matches!(hex.len(), 3 | 4 | 6 | 8) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        return ok.then_some(lower);
+    }
+    let (name, args) = if let Some(a) = lower.strip_prefix("rgba(") {
+        ("rgba", a)
+    } else {
+        ("rgb", lower.strip_prefix("rgb(")?)
+    };
+    let args = args.strip_suffix(')')?;
+    let parts: Vec<&str> = args.split(',').map(str::trim).collect();
+    let number = |p: &str| {
+        let digits = p.strip_suffix('%').unwrap_or(p);
+        let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        !digits.is_empty()
+            && digits != "."
+            && digits.len() <= 8
+            && whole
+                .bytes()
+                .chain(frac.bytes())
+                .all(|b| b.is_ascii_digit())
+    };
+    if !(3..=4).contains(&parts.len()) || !parts.iter().all(|p| number(p)) {
+        return None;
+    }
+    Some(format!("{name}({})", parts.join(", ")))
+}
+
 /// `(colour, rest)` of a `box` or `rect` line when it starts with a colour.
 fn leading_colour(s: &str) -> (Option<&str>, &str) {
     let lower = s.to_ascii_lowercase();
@@ -754,11 +794,13 @@ impl Parser {
                 ));
             }
             let (colour, title) = leading_colour(rest);
-            if colour.is_some() {
-                self.ignore("box colours");
+            let plain = colour.and_then(plain_colour);
+            if colour.is_some() && plain.is_none() {
+                self.ignore("box colours other than a name, rgb(…), rgba(…) or #hex");
             }
             self.seq.groups.push(Group {
                 title: decode(title),
+                colour: plain,
                 members: Vec::new(),
             });
             self.group = Some(self.seq.groups.len() - 1);
@@ -776,16 +818,18 @@ impl Parser {
             ("rect", Frame::Rect),
         ] {
             if let Some(rest) = keyword(s, word) {
-                let label = if frame == Frame::Rect {
-                    if leading_colour(rest).0.is_some() {
-                        self.ignore("rect colours");
+                let (label, colour) = if frame == Frame::Rect {
+                    let colour = leading_colour(rest).0;
+                    let plain = colour.and_then(plain_colour);
+                    if colour.is_some() && plain.is_none() {
+                        self.ignore("rect colours other than a name, rgb(…), rgba(…) or #hex");
                     }
-                    String::new()
+                    (String::new(), plain)
                 } else {
-                    decode(rest)
+                    (decode(rest), None)
                 };
                 self.open.push(Some(frame));
-                return self.push(at, Event::Start(frame, label));
+                return self.push(at, Event::Start(frame, label, colour));
             }
         }
         for word in ["else", "and", "option"] {
@@ -1210,6 +1254,8 @@ impl Rect {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lane {
     pub rect: Rect,
+    /// The same box again below the lifeline; none for a destroyed participant.
+    pub foot: Option<Rect>,
     pub text: Block,
     /// Lifeline: x, from y, to y.
     pub lifeline: (f64, f64, f64),
@@ -1241,6 +1287,8 @@ pub struct FrameBox {
     /// Dividers: y, and the label centred at a point.
     pub dividers: Vec<(f64, Option<Placed>)>,
     pub depth: usize,
+    /// A `rect`'s colour from the source, when plain.
+    pub colour: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1254,8 +1302,8 @@ pub struct Drawing {
     pub frames: Vec<FrameBox>,
     /// Activation bars.
     pub bars: Vec<Rect>,
-    /// `box` groups: the box and its title's centre.
-    pub groups: Vec<(Rect, Option<Placed>)>,
+    /// `box` groups: the box, its title's centre, and its colour from the source when plain.
+    pub groups: Vec<(Rect, Option<Placed>, Option<String>)>,
 }
 
 const MARGIN: f64 = 12.0;
@@ -1271,6 +1319,8 @@ const BAR_W: f64 = 10.0;
 const LOOP_W: f64 = 32.0;
 const LOOP_H: f64 = 22.0;
 const GROUP_PAD: f64 = 10.0;
+/// Between the last row and the participants drawn again at the bottom.
+const FOOT_GAP: f64 = 8.0;
 const FRAME_PAD: f64 = 12.0;
 /// Actor figure height, above the name.
 const FIGURE_H: f64 = 34.0;
@@ -1610,7 +1660,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     bars.push((*i, depth, start, end));
                 }
             }
-            Event::Start(kind, text) => {
+            Event::Start(kind, text, colour) => {
                 let tab = width(kind.name()) + 18.0;
                 let b = label(&bracketed(*kind, text), MESSAGE_WRAP);
                 let h = b.as_ref().map_or(0.0, |b| b.height).max(TAB_H);
@@ -1626,6 +1676,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     label: b.map(|b| (0.0, y + 2.0 + b.height / 2.0, b)),
                     dividers: Vec::new(),
                     depth: stack.len(),
+                    colour: colour.clone(),
                 });
                 stack.push((frames.len() - 1, Reach::NONE));
                 y += h + 12.0;
@@ -1688,6 +1739,10 @@ pub fn layout(seq: &Sequence) -> Drawing {
         }
     }
     let bottom = y + 4.0;
+    // The participants drawn again below the lifelines, as Mermaid does (its `mirrorActors`),
+    // all at one height; lifelines run down to them.
+    let foot_top = bottom + FOOT_GAP;
+    let foot_bottom = foot_top + head_h;
     // Bars still open run to the end.
     for (i, open) in open_bars.iter().enumerate() {
         for (depth, start) in open.iter().enumerate() {
@@ -1712,16 +1767,24 @@ pub fn layout(seq: &Sequence) -> Drawing {
                 w: widths[i],
                 h: heights[i],
             });
-            let end = ends[i].map_or(bottom, |(_, y)| y);
+            // A destroyed participant's lifeline ends at its cross, with no box below.
+            let foot = ends[i].is_none().then_some(Rect {
+                x: rect.x,
+                y: foot_top,
+                w: rect.w,
+                h: heights[i],
+            });
+            let end = ends[i].map_or(foot_top, |(_, y)| y);
             Lane {
                 rect,
+                foot,
                 text: names[i].clone(),
                 lifeline: (x[i], rect.bottom(), end.max(rect.bottom())),
                 cross: ends[i],
             }
         })
         .collect();
-    let mut groups: Vec<(Rect, Option<Placed>)> = seq
+    let mut groups: Vec<(Rect, Option<Placed>, Option<String>)> = seq
         .groups
         .iter()
         .filter(|g| !g.members.is_empty())
@@ -1748,14 +1811,15 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     x: (lo + hi) / 2.0 - w / 2.0,
                     y: MARGIN - 4.0,
                     w,
-                    h: bottom + 4.0 - (MARGIN - 4.0),
+                    h: foot_bottom + 4.0 - (MARGIN - 4.0),
                 },
                 title,
+                g.colour.clone(),
             )
         })
         .collect();
     // A group's title keeps to one line's height: cut to its first line.
-    for (_, t) in &mut groups {
+    for (_, t, _) in &mut groups {
         if let Some((_, _, b)) = t {
             b.lines.truncate(1);
             b.height = LINE_HEIGHT;
@@ -1788,7 +1852,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
     for f in &frames {
         span(f.rect.x, f.rect.right());
     }
-    for (r, _) in &groups {
+    for (r, _, _) in &groups {
         span(r.x, r.right());
     }
     if !lo.is_finite() {
@@ -1798,6 +1862,9 @@ pub fn layout(seq: &Sequence) -> Drawing {
     let dx = MARGIN - lo;
     for h in &mut out_heads {
         h.rect.shift(dx);
+        if let Some(f) = &mut h.foot {
+            f.shift(dx);
+        }
         h.lifeline.0 += dx;
         if let Some(c) = &mut h.cross {
             c.0 += dx;
@@ -1832,7 +1899,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
     for b in &mut bars {
         b.shift(dx);
     }
-    for (r, t) in &mut groups {
+    for (r, t, _) in &mut groups {
         r.shift(dx);
         if let Some((cx, _, _)) = t {
             *cx += dx;
@@ -1840,7 +1907,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
     }
     Drawing {
         width: hi - lo + 2.0 * MARGIN,
-        height: bottom + 4.0 + MARGIN,
+        height: foot_bottom + 4.0 + MARGIN,
         heads: out_heads,
         arrows,
         notes,
@@ -1912,6 +1979,86 @@ mod tests {
         assert_eq!(d.arrows.len(), 5);
         assert_eq!(d.frames.len(), 2);
         assert_eq!(d.bars.len(), 2);
+    }
+
+    #[test]
+    fn only_plain_colours_pass() {
+        for (written, read) in [
+            ("Purple", "purple"),
+            ("#ABC", "#abc"),
+            ("#aabbcc80", "#aabbcc80"),
+            ("rgb(191,223, 255)", "rgb(191, 223, 255)"),
+            ("rgba(0, 0, 255, .1)", "rgba(0, 0, 255, .1)"),
+            ("RGB(10%,20%,30.5%)", "rgb(10%, 20%, 30.5%)"),
+        ] {
+            assert_eq!(plain_colour(written).as_deref(), Some(read), "{written}");
+        }
+        for written in [
+            "hsl(120, 50%, 50%)",
+            "rgb(1,2)",
+            "rgb(1,2,3,4,5)",
+            "rgb(-1,2,3)",
+            "rgb(1,2,3);fill:red",
+            "rgb(1,2,3",
+            "rgb(1 2 3)",
+            "rgb(.,2,3)",
+            "#12345",
+            "#abcg",
+            "var(--x)",
+            "url(#a)",
+            "notacolour",
+        ] {
+            assert_eq!(plain_colour(written), None, "{written}");
+        }
+    }
+
+    #[test]
+    fn box_and_rect_colours_reach_the_layout() {
+        let s = parsed(
+            "sequenceDiagram\nbox Purple Team\nparticipant A\nend\nbox hsl(1,2%,3%) Other\nparticipant B\nend\nrect rgba(0, 0, 255, .1)\nA->>B: hi\nend\nrect hsl(1,2%,3%)\nB->>A: ok\nend",
+        );
+        let d = layout(&s);
+        let colours: Vec<Option<&str>> = d.groups.iter().map(|g| g.2.as_deref()).collect();
+        assert_eq!(colours, [Some("purple"), None]);
+        let rects: Vec<Option<&str>> = d.frames.iter().map(|f| f.colour.as_deref()).collect();
+        assert_eq!(rects, [Some("rgba(0, 0, 255, .1)"), None]);
+        assert_eq!(
+            s.ignored,
+            [
+                "box colours other than a name, rgb(…), rgba(…) or #hex",
+                "rect colours other than a name, rgb(…), rgba(…) or #hex"
+            ]
+        );
+    }
+
+    #[test]
+    fn participants_stand_again_below_and_a_created_one_at_its_message() {
+        let s = parsed(
+            "sequenceDiagram\nA->>B: one\nB->>A: two\ncreate participant C\nB->>C: make\nC->>A: three\ndestroy C\nA->>C: gone",
+        );
+        let d = layout(&s);
+        let last_line = d
+            .arrows
+            .iter()
+            .flat_map(|a| a.points.iter().map(|p| p.1))
+            .fold(f64::MIN, f64::max);
+        let make_y = d.arrows[2].points[0].1;
+        let (a, c) = (&d.heads[0], &d.heads[2]);
+        // C's box is centred on the line of the message that creates it, its lifeline starts
+        // below that box, and it has no box at the bottom (destroyed: its lifeline ends with a
+        // cross).
+        assert!((c.rect.cy() - make_y).abs() < 0.5, "{:?} {make_y}", c.rect);
+        assert!(c.rect.y > a.rect.bottom());
+        assert_eq!(c.lifeline.1, c.rect.bottom());
+        assert!(c.foot.is_none() && c.cross.is_some());
+        // A's and B's boxes again below the last message, their lifelines reaching them.
+        for h in &d.heads[..2] {
+            let foot = h.foot.expect("a box below");
+            assert!(foot.y > last_line);
+            assert_eq!(h.lifeline.2, foot.y);
+            assert_eq!((foot.x, foot.w, foot.h), (h.rect.x, h.rect.w, h.rect.h));
+            assert!(foot.bottom() < d.height);
+        }
     }
 
     #[test]

@@ -79,10 +79,14 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         d.height,
         &desc,
     );
-    for (r, t) in &d.groups {
+    for (r, t, colour) in &d.groups {
         w.open("g", &[("class", plain!("pb-s-group"))]);
         w.newline();
-        rect(&mut w, plain!("pb-d-cluster-box"), r.x, r.y, r.w, r.h, true);
+        let class = match colour {
+            Some(_) => plain!("pb-s-coloured"),
+            None => plain!("pb-d-cluster-box"),
+        };
+        rect(&mut w, class, *r, colour.as_deref(), true);
         if let Some((cx, cy, b)) = t {
             lines(&mut w, GROUP_TEXT, colour::MUTED, b, Pt::new(*cx, *cy));
         }
@@ -91,15 +95,11 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     }
     // `rect` highlights under everything else.
     for fr in d.frames.iter().filter(|f| f.kind == Kind::Rect) {
-        rect(
-            &mut w,
-            plain!("pb-d-cluster-box pb-s-rect"),
-            fr.rect.x,
-            fr.rect.y,
-            fr.rect.w,
-            fr.rect.h,
-            true,
-        );
+        let class = match fr.colour {
+            Some(_) => plain!("pb-s-coloured pb-s-rect"),
+            None => plain!("pb-d-cluster-box pb-s-rect"),
+        };
+        rect(&mut w, class, fr.rect, fr.colour.as_deref(), true);
     }
     for h in &d.heads {
         let (x, y0, y1) = h.lifeline;
@@ -306,63 +306,25 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         };
         w.open("g", &[("class", class), ("data-node", Val::Text(&p.id))]);
         w.newline();
-        let r = h.rect;
-        painted_rect(&mut w, r, HIT);
-        let bounds = Bounds {
-            center: Pt::new(r.cx(), r.cy()),
-            w: r.w,
-            h: r.h,
+        participant(&mut w, p.kind, h.rect, &h.text);
+        w.close("g");
+        w.newline();
+    }
+    // The copies below the lifelines: for the eye only, so neither commented on nor read out
+    // a second time.
+    for (p, h) in seq.participants.iter().zip(&d.heads) {
+        let Some(foot) = h.foot else {
+            continue;
         };
-        let mut at = bounds.center;
-        match p.kind {
-            Who::Actor => {
-                at.y = r.bottom() - 6.0 - h.text.height / 2.0;
-                figure(&mut w, Pt::new(r.cx(), r.y + 2.0));
-            }
-            Who::Participant => {
-                w.leaf_painted(
-                    "rect",
-                    &[
-                        ("x", Val::Num(r.x)),
-                        ("y", Val::Num(r.y)),
-                        ("width", Val::Num(r.w)),
-                        ("height", Val::Num(r.h)),
-                        ("rx", plain!("3")),
-                    ],
-                    paint::SHAPE,
-                );
-            }
-            Who::Collections => {
-                let back = Bounds {
-                    center: Pt::new(bounds.center.x + 4.0, bounds.center.y - 4.0),
-                    w: r.w - 4.0,
-                    h: r.h - 4.0,
-                };
-                let front = Bounds {
-                    center: Pt::new(bounds.center.x - 2.0, bounds.center.y + 2.0),
-                    w: r.w - 4.0,
-                    h: r.h - 4.0,
-                };
-                shape_element(&mut w, Shape::Rect, back);
-                shape_element(&mut w, Shape::Rect, front);
-                at = front.center;
-            }
-            kind => {
-                let shape = match kind {
-                    Who::Boundary => Shape::Subroutine,
-                    Who::Control => Shape::Round,
-                    Who::Entity => Shape::Stadium,
-                    Who::Database => Shape::Cylinder,
-                    _ => Shape::Hexagon,
-                };
-                shape_element(&mut w, shape, bounds);
-                if shape == Shape::Cylinder {
-                    // Below the top cap (the layout made the box taller by both caps).
-                    at.y += cylinder_cap(r.w);
-                }
-            }
-        }
-        lines(&mut w, NAME_TEXT, colour::TEXT, &h.text, at);
+        w.open(
+            "g",
+            &[
+                ("class", plain!("pb-s-foot")),
+                ("aria-hidden", plain!("true")),
+            ],
+        );
+        w.newline();
+        participant(&mut w, p.kind, foot, &h.text);
         w.close("g");
         w.newline();
     }
@@ -370,15 +332,77 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     (w.finish(), width, height)
 }
 
-/// A rectangle in the group colours.
-fn rect(w: &mut Writer, class: Val, x: f64, y: f64, width: f64, height: f64, rounded: bool) {
+/// A participant's box (or figure) filling `r`, with its name.
+fn participant(w: &mut Writer, kind: Who, r: Rect, text: &Block) {
+    painted_rect(w, r, HIT);
+    let bounds = Bounds {
+        center: Pt::new(r.cx(), r.cy()),
+        w: r.w,
+        h: r.h,
+    };
+    let mut at = bounds.center;
+    match kind {
+        Who::Actor => {
+            at.y = r.bottom() - 6.0 - text.height / 2.0;
+            figure(w, Pt::new(r.cx(), r.y + 2.0));
+        }
+        Who::Participant => {
+            w.leaf_painted(
+                "rect",
+                &[
+                    ("x", Val::Num(r.x)),
+                    ("y", Val::Num(r.y)),
+                    ("width", Val::Num(r.w)),
+                    ("height", Val::Num(r.h)),
+                    ("rx", plain!("3")),
+                ],
+                paint::SHAPE,
+            );
+        }
+        Who::Collections => {
+            let back = Bounds {
+                center: Pt::new(bounds.center.x + 4.0, bounds.center.y - 4.0),
+                w: r.w - 4.0,
+                h: r.h - 4.0,
+            };
+            let front = Bounds {
+                center: Pt::new(bounds.center.x - 2.0, bounds.center.y + 2.0),
+                w: r.w - 4.0,
+                h: r.h - 4.0,
+            };
+            shape_element(w, Shape::Rect, back);
+            shape_element(w, Shape::Rect, front);
+            at = front.center;
+        }
+        kind => {
+            let shape = match kind {
+                Who::Boundary => Shape::Subroutine,
+                Who::Control => Shape::Round,
+                Who::Entity => Shape::Stadium,
+                Who::Database => Shape::Cylinder,
+                _ => Shape::Hexagon,
+            };
+            shape_element(w, shape, bounds);
+            if shape == Shape::Cylinder {
+                // Below the top cap (the layout made the box taller by both caps).
+                at.y += cylinder_cap(r.w);
+            }
+        }
+    }
+    lines(w, NAME_TEXT, colour::TEXT, text, at);
+}
+
+/// A rectangle in the group colours, or filled with `fill` (a plain colour from the source,
+/// see `sequence::plain_colour`; its class then is `pb-s-coloured`, which the theme's fill
+/// leaves alone).
+fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>, rounded: bool) {
     let attrs = [
         ("class", class),
-        ("x", Val::Num(x)),
-        ("y", Val::Num(y)),
-        ("width", Val::Num(width)),
-        ("height", Val::Num(height)),
-        ("fill", colour::CLUSTER_FILL),
+        ("x", Val::Num(r.x)),
+        ("y", Val::Num(r.y)),
+        ("width", Val::Num(r.w)),
+        ("height", Val::Num(r.h)),
+        ("fill", fill.map_or(colour::CLUSTER_FILL, Val::Text)),
         ("stroke", colour::CLUSTER_LINE),
         ("stroke-width", plain!("1")),
         ("rx", plain!("4")),
@@ -600,7 +624,7 @@ pub fn describe(seq: &Sequence, t: &Strings) -> String {
                         quote(&mut second, text);
                         fill_from(out, start, &second);
                     }
-                    Event::Start(kind, label) => {
+                    Event::Start(kind, label, _) => {
                         open.push(*kind);
                         fill_into(out, begins, |out| {
                             out.push_str(kind.name());

@@ -12,8 +12,10 @@ use super::layout::{Drawing, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Pt};
 use std::collections::HashMap;
 
-/// How far a rerouted edge keeps from the boxes it passes.
-const PAD: f64 = 8.0;
+/// How far a rerouted edge keeps from the boxes it passes: half a subgraph's padding, so an
+/// edge between a member and its subgraph's border runs down the middle of the gap rather
+/// than along the border.
+const PAD: f64 = 6.0;
 /// A box's inside, for the check: its bounds less this much all round.
 const INSET: f64 = 1.0;
 /// How far around the straight way between an edge's ends boxes are first routed around.

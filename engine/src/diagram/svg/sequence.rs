@@ -11,7 +11,7 @@ use super::{
 };
 use crate::diagram::flowchart::{Shape, Stroke};
 use crate::diagram::sequence::{
-    BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Rect, Sequence,
+    self, BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Rect, Sequence,
 };
 use crate::diagram::shapes::{Bounds, Pt, cylinder_cap};
 use crate::diagram::text::Block;
@@ -55,6 +55,10 @@ const NAME_TEXT: Plain = Plain::new("pb-d-text pb-s-name");
 const FRAME_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-frame-text");
 const TAB_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-tab-text");
 const GROUP_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-group-text");
+const COLOURED_GROUP_TEXT: Plain = Plain::new("pb-d-text pb-s-group-text");
+/// The least relative luminance of a background under the diagram's text (#1f2328) for a
+/// contrast of 4.5:1.
+const LEAST_LUMINANCE: f64 = 0.25;
 
 /// The SVG of a laid-out sequence diagram, and its width and height, px.
 pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
@@ -86,9 +90,20 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
             Some(_) => plain!("pb-s-coloured"),
             None => plain!("pb-d-cluster-box"),
         };
-        rect(&mut w, class, *r, colour.as_deref(), true);
+        rect(&mut w, class, *r, colour.as_deref());
         if let Some((cx, cy, b)) = t {
-            lines(&mut w, GROUP_TEXT, colour::MUTED, b, Pt::new(*cx, *cy));
+            // On the source's colour the title takes the text's colour, which keeps its
+            // contrast on any tint `rect` lays down.
+            match colour {
+                Some(_) => lines(
+                    &mut w,
+                    COLOURED_GROUP_TEXT,
+                    colour::TEXT,
+                    b,
+                    Pt::new(*cx, *cy),
+                ),
+                None => lines(&mut w, GROUP_TEXT, colour::MUTED, b, Pt::new(*cx, *cy)),
+            }
         }
         w.close("g");
         w.newline();
@@ -99,16 +114,13 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
             Some(_) => plain!("pb-s-coloured pb-s-rect"),
             None => plain!("pb-d-cluster-box pb-s-rect"),
         };
-        rect(&mut w, class, fr.rect, fr.colour.as_deref(), true);
+        rect(&mut w, class, fr.rect, fr.colour.as_deref());
     }
     for h in &d.heads {
         let (x, y0, y1) = h.lifeline;
         let p =
             |s: &mut String| push_path(s, &[("M", &[Pt::new(x, y0)]), (" L", &[Pt::new(x, y1)])]);
         w.leaf_painted("path", &[("d", Val::Ours(&p))], LIFELINE);
-        if let Some((cx, cy)) = h.cross {
-            cross(&mut w, Pt::new(cx, cy), 7.0);
-        }
     }
     for b in &d.bars {
         painted_rect(&mut w, *b, BAR);
@@ -313,9 +325,6 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     // The copies below the lifelines: for the eye only, so neither commented on nor read out
     // a second time.
     for (p, h) in seq.participants.iter().zip(&d.heads) {
-        let Some(foot) = h.foot else {
-            continue;
-        };
         w.open(
             "g",
             &[
@@ -324,7 +333,7 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
             ],
         );
         w.newline();
-        participant(&mut w, p.kind, foot, &h.text);
+        participant(&mut w, p.kind, h.foot, &h.text);
         w.close("g");
         w.newline();
     }
@@ -395,7 +404,8 @@ fn participant(w: &mut Writer, kind: Who, r: Rect, text: &Block) {
 /// A rectangle in the group colours, or filled with `fill` (a plain colour from the source,
 /// see `sequence::plain_colour`; its class then is `pb-s-coloured`, which the theme's fill
 /// leaves alone).
-fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>, rounded: bool) {
+fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>) {
+    let opacity = fill.and_then(readable_opacity);
     let attrs = [
         ("class", class),
         ("x", Val::Num(r.x)),
@@ -406,8 +416,41 @@ fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>, rounded: bool) 
         ("stroke", colour::CLUSTER_LINE),
         ("stroke-width", plain!("1")),
         ("rx", plain!("4")),
+        ("fill-opacity", Val::Num(opacity.unwrap_or(1.0))),
     ];
-    w.leaf("rect", &attrs[..attrs.len() - usize::from(!rounded)]);
+    w.leaf(
+        "rect",
+        &attrs[..attrs.len() - usize::from(opacity.is_none())],
+    );
+}
+
+/// The opacity at which the source's colour `fill` is laid on the (light) page so that the
+/// diagram's text on it keeps its contrast: `None` when the colour itself is light enough, else
+/// the strongest of a few tints that is.
+fn readable_opacity(fill: &str) -> Option<f64> {
+    let [r, g, b, alpha] = sequence::colour_parts(fill)?;
+    // WCAG's relative luminance of the colour laid over white at `opacity`.
+    let luminance = |opacity: f64| {
+        let a = opacity * alpha;
+        let linear = |c: f64| {
+            let v = (a * c + (1.0 - a) * 255.0) / 255.0;
+            if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+    };
+    if luminance(1.0) >= LEAST_LUMINANCE {
+        return None;
+    }
+    Some(
+        [0.5, 0.3]
+            .into_iter()
+            .find(|&o| luminance(o) >= LEAST_LUMINANCE)
+            .unwrap_or(0.15),
+    )
 }
 
 /// A stick figure whose head's top is at `top`.
@@ -672,4 +715,25 @@ pub fn describe(seq: &Sequence, t: &Strings) -> String {
         fill_from(&mut out, start, &second);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dark_colour_is_laid_down_as_a_tint_and_a_light_one_as_it_is() {
+        assert_eq!(readable_opacity("purple"), Some(0.5));
+        assert_eq!(readable_opacity("black"), Some(0.3));
+        for light in [
+            "rgb(191, 223, 255)",
+            "rgb(200, 150, 255)",
+            "rgba(0, 0, 255, .1)",
+            "white",
+            "transparent",
+            "#ffeecc",
+        ] {
+            assert_eq!(readable_opacity(light), None, "{light}");
+        }
+    }
 }

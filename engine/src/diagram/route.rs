@@ -4,15 +4,18 @@
 //! through connectors can also swing into a box beside them. Every edge is checked against
 //! every box it does not connect, as the SVG will draw it; one that passes through a box is
 //! routed again, as straight lines along the shortest way around the boxes (a visibility
-//! graph over their corners, the boxes grown by a margin).
+//! graph over their corners, the boxes grown by a margin), each bend rounded as far as the
+//! boxes beside it allow.
 
 use super::flowchart::Flowchart;
 use super::layout::{Drawing, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Pt};
 use std::collections::HashMap;
 
-/// How far a rerouted edge keeps from the boxes it passes.
-const PAD: f64 = 8.0;
+/// How far a rerouted edge keeps from the boxes it passes: half a subgraph's padding, so an
+/// edge between a member and its subgraph's border runs down the middle of the gap rather
+/// than along the border.
+const PAD: f64 = 6.0;
 /// A box's inside, for the check: its bounds less this much all round.
 const INSET: f64 = 1.0;
 /// How far around the straight way between an edge's ends boxes are first routed around.
@@ -197,6 +200,12 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
         if route.len() < 2 {
             continue;
         }
+        let others: Vec<Rect> = boxes
+            .iter()
+            .filter(|(i, _)| *i != a && *i != b)
+            .map(|(_, r)| *r)
+            .collect();
+        let route = soften(&route, &others);
         let path = &mut d.edges[e];
         path.points = route;
         path.straight = true;
@@ -233,6 +242,86 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
     }
     d.width = w;
     d.height = h;
+}
+
+/// Radii tried at a bend, largest first, until its rounding passes through no box; the last
+/// is close enough to the corner to need no check (the straight runs keep at least `INSET`
+/// from every box).
+const RADII: [f64; 4] = [shapes::BEND, shapes::BEND / 2.0, shapes::BEND / 4.0, 0.5];
+
+/// The route with each bend's rounding, as the SVG draws it (`shapes::bend`), kept out of
+/// `boxes`: where the full radius would cut into a box, two points on the runs either side of
+/// the bend, twice a smaller radius away, make the SVG round it less. A bend drawn with a
+/// smaller radius than the one checked (a marker shortens an end, a neighbour's points
+/// shorten a run) lies between the checked curve and the corner, so it is clear too.
+fn soften(route: &[Pt], boxes: &[Rect]) -> Vec<Pt> {
+    let n = route.len();
+    let mut out = Vec::with_capacity(n + 4);
+    out.push(route[0]);
+    for i in 1..n.saturating_sub(1) {
+        let (before, c, after) = (route[i - 1], route[i], route[i + 1]);
+        let fits = |r: f64| match shapes::bend(before, c, after, r) {
+            Some((into, from)) => rounding_clear(into, c, from, boxes),
+            None => true,
+        };
+        let r = RADII
+            .into_iter()
+            .find(|&r| fits(r))
+            .unwrap_or(RADII[RADII.len() - 1]);
+        let full = shapes::bend(before, c, after, shapes::BEND)
+            .map_or(0.0, |(into, _)| into.minus(c).len());
+        if r < full
+            && let (Some(u), Some(v)) = (before.minus(c).unit(), after.minus(c).unit())
+        {
+            out.extend([c.plus(u.scale(2.0 * r)), c, c.plus(v.scale(2.0 * r))]);
+        } else {
+            out.push(c);
+        }
+    }
+    if n > 1 {
+        out.push(route[n - 1]);
+    }
+    out
+}
+
+/// Whether the rounding from `into` to `from` with control point `corner` passes through
+/// none of `boxes`, sampled as finely as the corpus check reads it back and with half a pixel
+/// to spare for the SVG's rounded numbers; a box wholly between the curve and the corner
+/// counts as in the way too.
+fn rounding_clear(into: Pt, corner: Pt, from: Pt, boxes: &[Rect]) -> bool {
+    let samples: Vec<Pt> = (0..=STEPS)
+        .map(|k| shapes::quadratic(into, corner, from, k as f64 / STEPS as f64))
+        .collect();
+    let spare: Vec<Rect> = boxes
+        .iter()
+        .map(|r| Rect(r.0 - 0.5, r.1 - 0.5, r.2 + 0.5, r.3 + 0.5))
+        .collect();
+    let cut = samples
+        .windows(2)
+        .any(|w| spare.iter().any(|r| r.cut_by(w[0], w[1])));
+    // The cap between the curve and the corner, as a polygon.
+    let mut cap = samples;
+    cap.push(corner);
+    let inside = |p: Pt| {
+        let mut odd = false;
+        for k in 0..cap.len() {
+            let (s, t) = (cap[k], cap[(k + 1) % cap.len()]);
+            if (s.y > p.y) != (t.y > p.y) && p.x < s.x + (p.y - s.y) / (t.y - s.y) * (t.x - s.x) {
+                odd = !odd;
+            }
+        }
+        odd
+    };
+    !cut && !boxes.iter().any(|r| {
+        [
+            Pt::new(r.0, r.1),
+            Pt::new(r.2, r.1),
+            Pt::new(r.0, r.3),
+            Pt::new(r.2, r.3),
+        ]
+        .into_iter()
+        .any(inside)
+    })
 }
 
 /// The point a fraction `f` of the way along a polyline.
@@ -338,6 +427,33 @@ mod tests {
         assert!(r.windows(2).all(|w| !block.cut_by(w[0], w[1])));
         let direct = shortest_around(Pt::new(50.0, 0.0), Pt::new(50.0, 100.0), &[block]);
         assert_eq!(direct.map(|r| r.len()), Some(2));
+    }
+
+    #[test]
+    fn a_bend_hugging_a_box_is_rounded_less_and_clear_of_it() {
+        let block = Rect(0.0, 0.0, 40.0, 40.0);
+        let route = [
+            Pt::new(-20.0, -2.0),
+            Pt::new(42.0, -2.0),
+            Pt::new(42.0, 60.0),
+        ];
+        let full = shapes::bend(route[0], route[1], route[2], shapes::BEND).expect("a bend");
+        assert!(!rounding_clear(full.0, route[1], full.1, &[block]));
+        let soft = soften(&route, &[block]);
+        assert!(soft.len() > route.len(), "{soft:?}");
+        // Every bend as the SVG draws it, from the softened points.
+        for w in soft.windows(3) {
+            if let Some((into, from)) = shapes::bend(w[0], w[1], w[2], shapes::BEND) {
+                assert!(rounding_clear(into, w[1], from, &[block]), "{soft:?}");
+            }
+        }
+        // Far from any box a bend keeps its full rounding.
+        let free = [
+            Pt::new(-20.0, -30.0),
+            Pt::new(60.0, -30.0),
+            Pt::new(60.0, 60.0),
+        ];
+        assert_eq!(soften(&free, &[block]), free);
     }
 
     #[test]

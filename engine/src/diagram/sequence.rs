@@ -41,7 +41,7 @@ pub struct Participant {
     pub kind: Kind,
     /// Drawn where it is created (`create participant …`), not at the top.
     pub created: bool,
-    /// Its lifeline ends with a cross (`destroy …`).
+    /// Its lifeline ends at its last message, where it is drawn again (`destroy …`).
     pub destroyed: bool,
 }
 
@@ -170,8 +170,9 @@ pub enum Event {
     },
     Activate(usize),
     Deactivate(usize),
-    /// A frame opens: its kind and label.
-    Start(Frame, String),
+    /// A frame opens: its kind, its label, and (a `rect`) its colour when it is a plain one
+    /// ([`plain_colour`]).
+    Start(Frame, String, Option<String>),
     /// `else`, `and`, `option`: its label.
     Divide(String),
     End,
@@ -181,6 +182,8 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub title: String,
+    /// Its colour when it is a plain one ([`plain_colour`]).
+    pub colour: Option<String>,
     /// Participant indices, in order.
     pub members: Vec<usize>,
 }
@@ -523,59 +526,137 @@ fn keyword<'a>(s: &'a str, word: &str) -> Option<&'a str> {
     }
 }
 
-/// CSS colour names Mermaid takes as a `box` colour (a common subset; `rgb(…)` and `#…` too).
-const COLOURS: &[&str] = &[
-    "transparent",
-    "aqua",
-    "black",
-    "blue",
-    "fuchsia",
-    "gray",
-    "grey",
-    "green",
-    "lime",
-    "maroon",
-    "navy",
-    "olive",
-    "orange",
-    "purple",
-    "red",
-    "silver",
-    "teal",
-    "white",
-    "yellow",
-    "aliceblue",
-    "antiquewhite",
-    "aquamarine",
-    "azure",
-    "beige",
-    "bisque",
-    "brown",
-    "coral",
-    "cyan",
-    "gold",
-    "indigo",
-    "ivory",
-    "khaki",
-    "lavender",
-    "lightblue",
-    "lightgray",
-    "lightgrey",
-    "lightgreen",
-    "lightyellow",
-    "magenta",
-    "mintcream",
-    "orchid",
-    "pink",
-    "plum",
-    "salmon",
-    "skyblue",
-    "tan",
-    "tomato",
-    "turquoise",
-    "violet",
-    "wheat",
+/// CSS colour names Mermaid takes as a `box` colour (a common subset; `rgb(…)` and `#…` too),
+/// with their red, green, blue and alpha.
+const COLOURS: &[(&str, [u8; 4])] = &[
+    ("transparent", [0, 0, 0, 0]),
+    ("aqua", [0, 255, 255, 255]),
+    ("black", [0, 0, 0, 255]),
+    ("blue", [0, 0, 255, 255]),
+    ("fuchsia", [255, 0, 255, 255]),
+    ("gray", [128, 128, 128, 255]),
+    ("grey", [128, 128, 128, 255]),
+    ("green", [0, 128, 0, 255]),
+    ("lime", [0, 255, 0, 255]),
+    ("maroon", [128, 0, 0, 255]),
+    ("navy", [0, 0, 128, 255]),
+    ("olive", [128, 128, 0, 255]),
+    ("orange", [255, 165, 0, 255]),
+    ("purple", [128, 0, 128, 255]),
+    ("red", [255, 0, 0, 255]),
+    ("silver", [192, 192, 192, 255]),
+    ("teal", [0, 128, 128, 255]),
+    ("white", [255, 255, 255, 255]),
+    ("yellow", [255, 255, 0, 255]),
+    ("aliceblue", [240, 248, 255, 255]),
+    ("antiquewhite", [250, 235, 215, 255]),
+    ("aquamarine", [127, 255, 212, 255]),
+    ("azure", [240, 255, 255, 255]),
+    ("beige", [245, 245, 220, 255]),
+    ("bisque", [255, 228, 196, 255]),
+    ("brown", [165, 42, 42, 255]),
+    ("coral", [255, 127, 80, 255]),
+    ("cyan", [0, 255, 255, 255]),
+    ("gold", [255, 215, 0, 255]),
+    ("indigo", [75, 0, 130, 255]),
+    ("ivory", [255, 255, 240, 255]),
+    ("khaki", [240, 230, 140, 255]),
+    ("lavender", [230, 230, 250, 255]),
+    ("lightblue", [173, 216, 230, 255]),
+    ("lightgray", [211, 211, 211, 255]),
+    ("lightgrey", [211, 211, 211, 255]),
+    ("lightgreen", [144, 238, 144, 255]),
+    ("lightyellow", [255, 255, 224, 255]),
+    ("magenta", [255, 0, 255, 255]),
+    ("mintcream", [245, 255, 250, 255]),
+    ("orchid", [218, 112, 214, 255]),
+    ("pink", [255, 192, 203, 255]),
+    ("plum", [221, 160, 221, 255]),
+    ("salmon", [250, 128, 114, 255]),
+    ("skyblue", [135, 206, 235, 255]),
+    ("tan", [210, 180, 140, 255]),
+    ("tomato", [255, 99, 71, 255]),
+    ("turquoise", [64, 224, 208, 255]),
+    ("violet", [238, 130, 238, 255]),
+    ("wheat", [245, 222, 179, 255]),
 ];
+
+/// A colour written in the source, when it is a plain one, rewritten from what was read: a
+/// colour name of [`COLOURS`], `#` and 3, 4, 6 or 8 hex digits, or `rgb(…)`/`rgba(…)` of three
+/// or four plain numbers (each maybe a percentage). Anything else (`hsl(…)`, `var(…)`, a
+/// stray character) is not passed on.
+pub fn plain_colour(written: &str) -> Option<String> {
+    let lower = written.trim().to_ascii_lowercase();
+    if COLOURS.iter().any(|(name, _)| *name == lower) {
+        return Some(lower);
+    }
+    if let Some(hex) = lower.strip_prefix('#') {
+        let ok = matches!(hex.len(), 3 | 4 | 6 | 8) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        return ok.then_some(lower);
+    }
+    let (name, args) = if let Some(a) = lower.strip_prefix("rgba(") {
+        ("rgba", a)
+    } else {
+        ("rgb", lower.strip_prefix("rgb(")?)
+    };
+    let args = args.strip_suffix(')')?;
+    let parts: Vec<&str> = args.split(',').map(str::trim).collect();
+    let number = |p: &str| {
+        let digits = p.strip_suffix('%').unwrap_or(p);
+        let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        !digits.is_empty()
+            && digits != "."
+            && digits.len() <= 8
+            && whole
+                .bytes()
+                .chain(frac.bytes())
+                .all(|b| b.is_ascii_digit())
+    };
+    if !(3..=4).contains(&parts.len()) || !parts.iter().all(|p| number(p)) {
+        return None;
+    }
+    Some(format!("{name}({})", parts.join(", ")))
+}
+
+/// A plain colour (as [`plain_colour`] writes it) as red, green and blue from 0 to 255 and
+/// alpha from 0 to 1.
+pub fn colour_parts(plain: &str) -> Option<[f64; 4]> {
+    if let Some((_, [r, g, b, a])) = COLOURS.iter().find(|(name, _)| *name == plain) {
+        return Some([
+            f64::from(*r),
+            f64::from(*g),
+            f64::from(*b),
+            f64::from(*a) / 255.0,
+        ]);
+    }
+    if let Some(hex) = plain.strip_prefix('#') {
+        let digit = |i: usize| u8::from_str_radix(&hex[i..=i], 16).ok().map(f64::from);
+        let pair = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok().map(f64::from);
+        return match hex.len() {
+            3 => Some([digit(0)? * 17.0, digit(1)? * 17.0, digit(2)? * 17.0, 1.0]),
+            4 => Some([
+                digit(0)? * 17.0,
+                digit(1)? * 17.0,
+                digit(2)? * 17.0,
+                digit(3)? / 15.0,
+            ]),
+            6 => Some([pair(0)?, pair(2)?, pair(4)?, 1.0]),
+            8 => Some([pair(0)?, pair(2)?, pair(4)?, pair(6)? / 255.0]),
+            _ => None,
+        };
+    }
+    let args = plain.split_once('(')?.1.strip_suffix(')')?;
+    let mut parts = [0.0, 0.0, 0.0, 1.0];
+    for (k, p) in args.split(", ").enumerate().take(4) {
+        let (value, full) = match p.strip_suffix('%') {
+            Some(v) => (v, 100.0),
+            None => (p, if k < 3 { 255.0 } else { 1.0 }),
+        };
+        let v: f64 = value.parse().ok()?;
+        parts[k] = (v / full).min(1.0) * if k < 3 { 255.0 } else { 1.0 };
+    }
+    Some(parts)
+}
 
 /// `(colour, rest)` of a `box` or `rect` line when it starts with a colour.
 fn leading_colour(s: &str) -> (Option<&str>, &str) {
@@ -588,7 +669,8 @@ fn leading_colour(s: &str) -> (Option<&str>, &str) {
         }
     }
     let word = s.split_whitespace().next().unwrap_or("");
-    if word.starts_with('#') || COLOURS.contains(&word.to_ascii_lowercase().as_str()) {
+    let lower = word.to_ascii_lowercase();
+    if word.starts_with('#') || COLOURS.iter().any(|(name, _)| *name == lower) {
         return (Some(word), s[word.len()..].trim());
     }
     (None, s)
@@ -754,11 +836,13 @@ impl Parser {
                 ));
             }
             let (colour, title) = leading_colour(rest);
-            if colour.is_some() {
-                self.ignore("box colours");
+            let plain = colour.and_then(plain_colour);
+            if colour.is_some() && plain.is_none() {
+                self.ignore("box colours other than a name, rgb(…), rgba(…) or #hex");
             }
             self.seq.groups.push(Group {
                 title: decode(title),
+                colour: plain,
                 members: Vec::new(),
             });
             self.group = Some(self.seq.groups.len() - 1);
@@ -776,16 +860,18 @@ impl Parser {
             ("rect", Frame::Rect),
         ] {
             if let Some(rest) = keyword(s, word) {
-                let label = if frame == Frame::Rect {
-                    if leading_colour(rest).0.is_some() {
-                        self.ignore("rect colours");
+                let (label, colour) = if frame == Frame::Rect {
+                    let colour = leading_colour(rest).0;
+                    let plain = colour.and_then(plain_colour);
+                    if colour.is_some() && plain.is_none() {
+                        self.ignore("rect colours other than a name, rgb(…), rgba(…) or #hex");
                     }
-                    String::new()
+                    (String::new(), plain)
                 } else {
-                    decode(rest)
+                    (decode(rest), None)
                 };
                 self.open.push(Some(frame));
-                return self.push(at, Event::Start(frame, label));
+                return self.push(at, Event::Start(frame, label, colour));
             }
         }
         for word in ["else", "and", "option"] {
@@ -1210,11 +1296,12 @@ impl Rect {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lane {
     pub rect: Rect,
+    /// The same box again where the lifeline ends: below the last row, or on the line of a
+    /// destroyed participant's last message.
+    pub foot: Rect,
     pub text: Block,
     /// Lifeline: x, from y, to y.
     pub lifeline: (f64, f64, f64),
-    /// A cross at the lifeline's end (destroyed).
-    pub cross: Option<(f64, f64)>,
 }
 
 /// A message drawn.
@@ -1241,6 +1328,8 @@ pub struct FrameBox {
     /// Dividers: y, and the label centred at a point.
     pub dividers: Vec<(f64, Option<Placed>)>,
     pub depth: usize,
+    /// A `rect`'s colour from the source, when plain.
+    pub colour: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1254,8 +1343,8 @@ pub struct Drawing {
     pub frames: Vec<FrameBox>,
     /// Activation bars.
     pub bars: Vec<Rect>,
-    /// `box` groups: the box and its title's centre.
-    pub groups: Vec<(Rect, Option<Placed>)>,
+    /// `box` groups: the box, its title's centre, and its colour from the source when plain.
+    pub groups: Vec<(Rect, Option<Placed>, Option<String>)>,
 }
 
 const MARGIN: f64 = 12.0;
@@ -1271,6 +1360,8 @@ const BAR_W: f64 = 10.0;
 const LOOP_W: f64 = 32.0;
 const LOOP_H: f64 = 22.0;
 const GROUP_PAD: f64 = 10.0;
+/// Between the last row and the participants drawn again at the bottom.
+const FOOT_GAP: f64 = 8.0;
 const FRAME_PAD: f64 = 12.0;
 /// Actor figure height, above the name.
 const FIGURE_H: f64 = 34.0;
@@ -1355,14 +1446,26 @@ pub fn layout(seq: &Sequence) -> Drawing {
         }
         x[i] = x[i - 1] + widths[i - 1] / 2.0 + gap + widths[i] / 2.0;
     }
+    // The index of the last message involving each participant: a destroyed one's box is
+    // drawn again on that message's line, where its lifeline ends.
+    let mut last_msg: Vec<Option<usize>> = vec![None; n];
+    for (k, m) in seq.messages().enumerate() {
+        last_msg[m.from] = Some(k);
+        last_msg[m.to] = Some(k);
+    }
+    let ends_at = |i: usize, k: usize| seq.participants[i].destroyed && last_msg[i] == Some(k);
     // (lo, hi, distance): x[hi] - x[lo] must be at least the distance.
     let mut needs: Vec<(usize, usize, f64)> = Vec::new();
+    let mut k = 0;
     for e in &seq.events {
         match e {
             Event::Message(m) => {
                 let w = label(&m.text, MESSAGE_WRAP).map_or(0.0, |b| b.width);
-                let created = |i: usize| {
-                    if seq.participants[i].created {
+                let this = k;
+                k += 1;
+                // Half a box drawn on the message's line, at either end.
+                let boxed = |i: usize| {
+                    if seq.participants[i].created || ends_at(i, this) {
                         widths[i] / 2.0
                     } else {
                         0.0
@@ -1382,7 +1485,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     needs.push((
                         lo,
                         hi,
-                        w + 2.0 * LABEL_CLEAR + badge + created(m.to) + BAR_W,
+                        w + 2.0 * LABEL_CLEAR + badge + boxed(m.to) + boxed(m.from) + BAR_W,
                     ));
                 }
             }
@@ -1433,7 +1536,8 @@ pub fn layout(seq: &Sequence) -> Drawing {
             })
         })
         .collect();
-    let mut ends: Vec<Option<(f64, f64)>> = vec![None; n];
+    // Where each destroyed participant's lifeline ends, and its box drawn there.
+    let mut ends: Vec<Option<Rect>> = vec![None; n];
     // Open activation bars per participant: start y.
     let mut open_bars: Vec<Vec<f64>> = vec![Vec::new(); n];
     let mut bars: Vec<(usize, usize, f64, f64)> = Vec::new();
@@ -1459,12 +1563,6 @@ pub fn layout(seq: &Sequence) -> Drawing {
             r.add(lo, hi);
         }
     };
-    // Destroyed participants' last messages: the index of the last message involving each.
-    let mut last_msg: Vec<Option<usize>> = vec![None; n];
-    for (k, m) in seq.messages().enumerate() {
-        last_msg[m.from] = Some(k);
-        last_msg[m.to] = Some(k);
-    }
     let mut k = 0;
     for e in &seq.events {
         match e {
@@ -1500,33 +1598,63 @@ pub fn layout(seq: &Sequence) -> Drawing {
                         badge,
                     });
                     y = y0 + LOOP_H + 16.0;
+                    let i = m.from;
+                    if ends_at(i, k) && ends[i].is_none() {
+                        let r = Rect {
+                            x: x[i] - widths[i] / 2.0,
+                            y: y0 + LOOP_H + 8.0,
+                            w: widths[i],
+                            h: heights[i],
+                        };
+                        y = r.bottom() + 14.0;
+                        ends[i] = Some(r);
+                    }
                 } else {
-                    let head_half = if created { heights[m.to] / 2.0 } else { 0.0 };
+                    // A participant created or destroyed here is drawn on the line.
+                    let end_from = ends_at(m.from, k) && ends[m.from].is_none();
+                    let end_to = ends_at(m.to, k) && ends[m.to].is_none();
+                    let half_h = |i: usize, on: bool| if on { heights[i] / 2.0 } else { 0.0 };
+                    let head_half = half_h(m.to, created || end_to).max(half_h(m.from, end_from));
                     let line_y = (y + lh + 8.0).max(y + head_half + 2.0);
-                    let x1 = edge_x(&open_bars, m.from, x[m.to]);
+                    let mut x1 = edge_x(&open_bars, m.from, x[m.to]);
                     let mut x2 = edge_x(&open_bars, m.to, x[m.from]);
-                    if created {
-                        heads[m.to] = Some(Rect {
-                            x: x[m.to] - widths[m.to] / 2.0,
-                            y: line_y - heights[m.to] / 2.0,
-                            w: widths[m.to],
-                            h: heights[m.to],
-                        });
-                        // A figure is narrower than its name.
-                        let half = if seq.participants[m.to].kind == Kind::Actor {
+                    let on_line = |i: usize| Rect {
+                        x: x[i] - widths[i] / 2.0,
+                        y: line_y - heights[i] / 2.0,
+                        w: widths[i],
+                        h: heights[i],
+                    };
+                    // Where a message meets a box on its line, coming from `toward` (a figure
+                    // is narrower than its name).
+                    let box_side = |i: usize, toward: f64| {
+                        let half = if seq.participants[i].kind == Kind::Actor {
                             FIGURE_REACH
                         } else {
-                            widths[m.to] / 2.0
+                            widths[i] / 2.0
                         };
-                        x2 = if x[m.to] > x1 {
-                            x[m.to] - half
+                        if toward > x[i] {
+                            x[i] + half
                         } else {
-                            x[m.to] + half
-                        };
+                            x[i] - half
+                        }
+                    };
+                    if created {
+                        heads[m.to] = Some(on_line(m.to));
                     }
+                    if created || end_to {
+                        x2 = box_side(m.to, x1);
+                    }
+                    if end_from {
+                        x1 = box_side(m.from, x[m.to]);
+                        ends[m.from] = Some(on_line(m.from));
+                    }
+                    if end_to {
+                        ends[m.to] = Some(on_line(m.to));
+                    }
+                    let boxed = created || end_to || end_from;
                     let (lo, hi) = (x1.min(x2), x1.max(x2));
                     let label_at = text.map(|b| {
-                        let mid = if created {
+                        let mid = if boxed {
                             // Clear of the new participant's box.
                             (x1 + x2) / 2.0
                         } else {
@@ -1536,6 +1664,9 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     });
                     let badge = m.number.as_ref().map(|_| (x1, line_y));
                     reach_all(&mut stack, lo, hi);
+                    // And the activation bars at its ends, so a frame's side never cuts one.
+                    let (l, r) = (x[m.from].min(x[m.to]), x[m.from].max(x[m.to]));
+                    reach_all(&mut stack, l - BAR_W, r + BAR_W);
                     if let Some((cx, _, b)) = &label_at {
                         reach_all(&mut stack, cx - b.width / 2.0, cx + b.width / 2.0);
                     }
@@ -1548,7 +1679,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
                         label: label_at,
                         badge,
                     });
-                    y = line_y + if created { head_half + 14.0 } else { 16.0 };
+                    y = line_y + if boxed { head_half + 14.0 } else { 16.0 };
                 }
                 let at = last_arrow_y.unwrap_or(y);
                 if m.activate {
@@ -1559,12 +1690,6 @@ pub fn layout(seq: &Sequence) -> Drawing {
                 {
                     let depth = open_bars[m.from].len();
                     bars.push((m.from, depth, start, at.max(start + 8.0)));
-                }
-                for i in [m.from, m.to] {
-                    if seq.participants[i].destroyed && last_msg[i] == Some(k) && ends[i].is_none()
-                    {
-                        ends[i] = Some((x[i], at));
-                    }
                 }
                 k += 1;
             }
@@ -1610,7 +1735,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     bars.push((*i, depth, start, end));
                 }
             }
-            Event::Start(kind, text) => {
+            Event::Start(kind, text, colour) => {
                 let tab = width(kind.name()) + 18.0;
                 let b = label(&bracketed(*kind, text), MESSAGE_WRAP);
                 let h = b.as_ref().map_or(0.0, |b| b.height).max(TAB_H);
@@ -1626,6 +1751,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     label: b.map(|b| (0.0, y + 2.0 + b.height / 2.0, b)),
                     dividers: Vec::new(),
                     depth: stack.len(),
+                    colour: colour.clone(),
                 });
                 stack.push((frames.len() - 1, Reach::NONE));
                 y += h + 12.0;
@@ -1688,6 +1814,10 @@ pub fn layout(seq: &Sequence) -> Drawing {
         }
     }
     let bottom = y + 4.0;
+    // The participants drawn again below the lifelines, as Mermaid does (its `mirrorActors`),
+    // all at one height; lifelines run down to them.
+    let foot_top = bottom + FOOT_GAP;
+    let foot_bottom = foot_top + head_h;
     // Bars still open run to the end.
     for (i, open) in open_bars.iter().enumerate() {
         for (depth, start) in open.iter().enumerate() {
@@ -1712,16 +1842,22 @@ pub fn layout(seq: &Sequence) -> Drawing {
                 w: widths[i],
                 h: heights[i],
             });
-            let end = ends[i].map_or(bottom, |(_, y)| y);
+            // A destroyed participant stands again where its lifeline ends, the rest below.
+            let foot = ends[i].unwrap_or(Rect {
+                x: rect.x,
+                y: foot_top,
+                w: rect.w,
+                h: heights[i],
+            });
             Lane {
                 rect,
+                foot,
                 text: names[i].clone(),
-                lifeline: (x[i], rect.bottom(), end.max(rect.bottom())),
-                cross: ends[i],
+                lifeline: (x[i], rect.bottom(), foot.y.max(rect.bottom())),
             }
         })
         .collect();
-    let mut groups: Vec<(Rect, Option<Placed>)> = seq
+    let mut groups: Vec<(Rect, Option<Placed>, Option<String>)> = seq
         .groups
         .iter()
         .filter(|g| !g.members.is_empty())
@@ -1748,14 +1884,15 @@ pub fn layout(seq: &Sequence) -> Drawing {
                     x: (lo + hi) / 2.0 - w / 2.0,
                     y: MARGIN - 4.0,
                     w,
-                    h: bottom + 4.0 - (MARGIN - 4.0),
+                    h: foot_bottom + 4.0 - (MARGIN - 4.0),
                 },
                 title,
+                g.colour.clone(),
             )
         })
         .collect();
     // A group's title keeps to one line's height: cut to its first line.
-    for (_, t) in &mut groups {
+    for (_, t, _) in &mut groups {
         if let Some((_, _, b)) = t {
             b.lines.truncate(1);
             b.height = LINE_HEIGHT;
@@ -1788,7 +1925,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
     for f in &frames {
         span(f.rect.x, f.rect.right());
     }
-    for (r, _) in &groups {
+    for (r, _, _) in &groups {
         span(r.x, r.right());
     }
     if !lo.is_finite() {
@@ -1798,10 +1935,8 @@ pub fn layout(seq: &Sequence) -> Drawing {
     let dx = MARGIN - lo;
     for h in &mut out_heads {
         h.rect.shift(dx);
+        h.foot.shift(dx);
         h.lifeline.0 += dx;
-        if let Some(c) = &mut h.cross {
-            c.0 += dx;
-        }
     }
     for a in &mut arrows {
         for p in &mut a.points {
@@ -1832,7 +1967,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
     for b in &mut bars {
         b.shift(dx);
     }
-    for (r, t) in &mut groups {
+    for (r, t, _) in &mut groups {
         r.shift(dx);
         if let Some((cx, _, _)) = t {
             *cx += dx;
@@ -1840,7 +1975,7 @@ pub fn layout(seq: &Sequence) -> Drawing {
     }
     Drawing {
         width: hi - lo + 2.0 * MARGIN,
-        height: bottom + 4.0 + MARGIN,
+        height: foot_bottom + 4.0 + MARGIN,
         heads: out_heads,
         arrows,
         notes,
@@ -1912,6 +2047,104 @@ mod tests {
         assert_eq!(d.arrows.len(), 5);
         assert_eq!(d.frames.len(), 2);
         assert_eq!(d.bars.len(), 2);
+    }
+
+    #[test]
+    fn only_plain_colours_pass() {
+        for (written, read) in [
+            ("Purple", "purple"),
+            ("#ABC", "#abc"),
+            ("#aabbcc80", "#aabbcc80"),
+            ("rgb(191,223, 255)", "rgb(191, 223, 255)"),
+            ("rgba(0, 0, 255, .1)", "rgba(0, 0, 255, .1)"),
+            ("RGB(10%,20%,30.5%)", "rgb(10%, 20%, 30.5%)"),
+        ] {
+            assert_eq!(plain_colour(written).as_deref(), Some(read), "{written}");
+        }
+        for written in [
+            "hsl(120, 50%, 50%)",
+            "rgb(1,2)",
+            "rgb(1,2,3,4,5)",
+            "rgb(-1,2,3)",
+            "rgb(1,2,3);fill:red",
+            "rgb(1,2,3",
+            "rgb(1 2 3)",
+            "rgb(.,2,3)",
+            "#12345",
+            "#abcg",
+            "var(--x)",
+            "url(#a)",
+            "notacolour",
+        ] {
+            assert_eq!(plain_colour(written), None, "{written}");
+        }
+    }
+
+    #[test]
+    fn plain_colours_are_read_into_their_parts() {
+        assert_eq!(colour_parts("purple"), Some([128.0, 0.0, 128.0, 1.0]));
+        assert_eq!(colour_parts("#abc"), Some([170.0, 187.0, 204.0, 1.0]));
+        assert_eq!(
+            colour_parts("#00ff0080"),
+            Some([0.0, 255.0, 0.0, 128.0 / 255.0])
+        );
+        assert_eq!(
+            colour_parts("rgba(10%, 0, 255, 50%)"),
+            Some([25.5, 0.0, 255.0, 0.5])
+        );
+        assert_eq!(colour_parts("rgb(300, 0, 0)"), Some([255.0, 0.0, 0.0, 1.0]));
+    }
+
+    #[test]
+    fn box_and_rect_colours_reach_the_layout() {
+        let s = parsed(
+            "sequenceDiagram\nbox Purple Team\nparticipant A\nend\nbox hsl(1,2%,3%) Other\nparticipant B\nend\nrect rgba(0, 0, 255, .1)\nA->>B: hi\nend\nrect hsl(1,2%,3%)\nB->>A: ok\nend",
+        );
+        let d = layout(&s);
+        let colours: Vec<Option<&str>> = d.groups.iter().map(|g| g.2.as_deref()).collect();
+        assert_eq!(colours, [Some("purple"), None]);
+        let rects: Vec<Option<&str>> = d.frames.iter().map(|f| f.colour.as_deref()).collect();
+        assert_eq!(rects, [Some("rgba(0, 0, 255, .1)"), None]);
+        assert_eq!(
+            s.ignored,
+            [
+                "box colours other than a name, rgb(…), rgba(…) or #hex",
+                "rect colours other than a name, rgb(…), rgba(…) or #hex"
+            ]
+        );
+    }
+
+    #[test]
+    fn participants_stand_again_below_and_a_created_one_at_its_message() {
+        let s = parsed(
+            "sequenceDiagram\nA->>B: one\nB->>A: two\ncreate participant C\nB->>C: make\nC->>A: three\ndestroy C\nA->>C: gone",
+        );
+        let d = layout(&s);
+        let last_line = d
+            .arrows
+            .iter()
+            .flat_map(|a| a.points.iter().map(|p| p.1))
+            .fold(f64::MIN, f64::max);
+        let make_y = d.arrows[2].points[0].1;
+        let (a, c) = (&d.heads[0], &d.heads[2]);
+        let gone_y = d.arrows[4].points[0].1;
+        // C's box is centred on the line of the message that creates it, its lifeline starts
+        // below that box, and ends at its box drawn again on the line of its last message,
+        // which stops at that box's side.
+        assert!((c.rect.cy() - make_y).abs() < 0.5, "{:?} {make_y}", c.rect);
+        assert!(c.rect.y > a.rect.bottom());
+        assert_eq!(c.lifeline.1, c.rect.bottom());
+        assert!((c.foot.cy() - gone_y).abs() < 0.5, "{:?} {gone_y}", c.foot);
+        assert_eq!(c.lifeline.2, c.foot.y);
+        assert_eq!(d.arrows[4].points[1].0, c.foot.x);
+        // A's and B's boxes again below the last message, their lifelines reaching them.
+        for h in &d.heads[..2] {
+            let foot = h.foot;
+            assert!(foot.y > last_line + 4.0);
+            assert_eq!(h.lifeline.2, foot.y);
+            assert_eq!((foot.x, foot.w, foot.h), (h.rect.x, h.rect.w, h.rect.h));
+            assert!(foot.bottom() < d.height);
+        }
     }
 
     #[test]

@@ -530,6 +530,34 @@ pub fn clip_end(path: &mut Vec<Pt>, outline: &Outline) {
     path.reverse();
 }
 
+/// How far along each of its sides the bend of an edge routed around boxes is rounded, at
+/// most: the router's straight runs meet at the corners of the boxes they pass.
+pub const BEND: f64 = 18.0;
+
+/// The rounding of the corner `c` of a polyline coming from `before` and going to `after`:
+/// where the curve leaves the line in and where it joins the line out, each `radius` from
+/// the corner (less on a short side: at most half of it, so neighbouring bends never
+/// overlap). The curve between is a quadratic with the corner as its control point, so it
+/// lies inside the triangle it cuts off. `None` where the line runs straight on.
+pub fn bend(before: Pt, c: Pt, after: Pt, radius: f64) -> Option<(Pt, Pt)> {
+    let (back, on) = (before.minus(c), after.minus(c));
+    let r = radius.min(back.len() / 2.0).min(on.len() / 2.0);
+    let (u, v) = (back.unit()?, on.unit()?);
+    let turn = u.x * v.y - u.y * v.x;
+    if r < 1e-3 || (turn.abs() < 1e-6 && u.x * v.x + u.y * v.y < 0.0) {
+        return None;
+    }
+    Some((c.plus(u.scale(r)), c.plus(v.scale(r))))
+}
+
+/// The point a fraction `t` along the quadratic from `a` to `b` whose control point is `c`.
+pub fn quadratic(a: Pt, c: Pt, b: Pt, t: f64) -> Pt {
+    let u = 1.0 - t;
+    a.scale(u * u)
+        .plus(c.scale(2.0 * u * t))
+        .plus(b.scale(t * t))
+}
+
 /// The cubic pieces (start, two controls, end) of the smooth path through `points`, its ends
 /// moved to `first` and `last`: at each bend the curve runs along `axis` (the way ranks run),
 /// at the ends along the first and last segments. The SVG draws exactly these, and the

@@ -667,16 +667,33 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
 }
 
 /// Appends the path through `points`, its ends moved to `first` and `last`: smooth
-/// (`shapes::curve`), or straight lines for an edge routed around boxes.
+/// (`shapes::curve`), or, for an edge routed around boxes, straight runs whose bends are
+/// rounded (`shapes::bend`, the radius the router checked against the boxes).
 fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt, straight: bool) {
     d.push('M');
     push_pt(d, first);
     let n = points.len();
     if straight || n == 2 {
-        for (i, p) in points.iter().enumerate().skip(1) {
+        let at = |i: usize| match i {
+            0 => first,
+            i if i == n - 1 => last,
+            i => points[i],
+        };
+        for (i, &c) in points.iter().enumerate().take(n - 1).skip(1) {
             d.push_str(" L");
-            push_pt(d, if i == n - 1 { last } else { *p });
+            match shapes::bend(at(i - 1), c, at(i + 1), shapes::BEND) {
+                Some((into, out)) => {
+                    push_pt(d, into);
+                    d.push_str(" Q");
+                    push_pt(d, c);
+                    d.push(' ');
+                    push_pt(d, out);
+                }
+                None => push_pt(d, c),
+            }
         }
+        d.push_str(" L");
+        push_pt(d, last);
         return;
     }
     for [_, c1, c2, q] in shapes::curve(points, first, last, axis) {

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::diagram::flowchart::{Shape, Stroke};
 use crate::diagram::sequence::{
-    BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Rect, Sequence,
+    self, BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Rect, Sequence,
 };
 use crate::diagram::shapes::{Bounds, Pt, cylinder_cap};
 use crate::diagram::text::Block;
@@ -55,6 +55,10 @@ const NAME_TEXT: Plain = Plain::new("pb-d-text pb-s-name");
 const FRAME_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-frame-text");
 const TAB_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-tab-text");
 const GROUP_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-group-text");
+const COLOURED_GROUP_TEXT: Plain = Plain::new("pb-d-text pb-s-group-text");
+/// The least relative luminance of a background under the diagram's text (#1f2328) for a
+/// contrast of 4.5:1.
+const LEAST_LUMINANCE: f64 = 0.25;
 
 /// The SVG of a laid-out sequence diagram, and its width and height, px.
 pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
@@ -79,36 +83,44 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         d.height,
         &desc,
     );
-    for (r, t) in &d.groups {
+    for (r, t, colour) in &d.groups {
         w.open("g", &[("class", plain!("pb-s-group"))]);
         w.newline();
-        rect(&mut w, plain!("pb-d-cluster-box"), r.x, r.y, r.w, r.h, true);
+        let class = match colour {
+            Some(_) => plain!("pb-s-coloured"),
+            None => plain!("pb-d-cluster-box"),
+        };
+        rect(&mut w, class, *r, colour.as_deref());
         if let Some((cx, cy, b)) = t {
-            lines(&mut w, GROUP_TEXT, colour::MUTED, b, Pt::new(*cx, *cy));
+            // On the source's colour the title takes the text's colour, which keeps its
+            // contrast on any tint `rect` lays down.
+            match colour {
+                Some(_) => lines(
+                    &mut w,
+                    COLOURED_GROUP_TEXT,
+                    colour::TEXT,
+                    b,
+                    Pt::new(*cx, *cy),
+                ),
+                None => lines(&mut w, GROUP_TEXT, colour::MUTED, b, Pt::new(*cx, *cy)),
+            }
         }
         w.close("g");
         w.newline();
     }
     // `rect` highlights under everything else.
     for fr in d.frames.iter().filter(|f| f.kind == Kind::Rect) {
-        rect(
-            &mut w,
-            plain!("pb-d-cluster-box pb-s-rect"),
-            fr.rect.x,
-            fr.rect.y,
-            fr.rect.w,
-            fr.rect.h,
-            true,
-        );
+        let class = match fr.colour {
+            Some(_) => plain!("pb-s-coloured pb-s-rect"),
+            None => plain!("pb-d-cluster-box pb-s-rect"),
+        };
+        rect(&mut w, class, fr.rect, fr.colour.as_deref());
     }
     for h in &d.heads {
         let (x, y0, y1) = h.lifeline;
         let p =
             |s: &mut String| push_path(s, &[("M", &[Pt::new(x, y0)]), (" L", &[Pt::new(x, y1)])]);
         w.leaf_painted("path", &[("d", Val::Ours(&p))], LIFELINE);
-        if let Some((cx, cy)) = h.cross {
-            cross(&mut w, Pt::new(cx, cy), 7.0);
-        }
     }
     for b in &d.bars {
         painted_rect(&mut w, *b, BAR);
@@ -306,63 +318,22 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         };
         w.open("g", &[("class", class), ("data-node", Val::Text(&p.id))]);
         w.newline();
-        let r = h.rect;
-        painted_rect(&mut w, r, HIT);
-        let bounds = Bounds {
-            center: Pt::new(r.cx(), r.cy()),
-            w: r.w,
-            h: r.h,
-        };
-        let mut at = bounds.center;
-        match p.kind {
-            Who::Actor => {
-                at.y = r.bottom() - 6.0 - h.text.height / 2.0;
-                figure(&mut w, Pt::new(r.cx(), r.y + 2.0));
-            }
-            Who::Participant => {
-                w.leaf_painted(
-                    "rect",
-                    &[
-                        ("x", Val::Num(r.x)),
-                        ("y", Val::Num(r.y)),
-                        ("width", Val::Num(r.w)),
-                        ("height", Val::Num(r.h)),
-                        ("rx", plain!("3")),
-                    ],
-                    paint::SHAPE,
-                );
-            }
-            Who::Collections => {
-                let back = Bounds {
-                    center: Pt::new(bounds.center.x + 4.0, bounds.center.y - 4.0),
-                    w: r.w - 4.0,
-                    h: r.h - 4.0,
-                };
-                let front = Bounds {
-                    center: Pt::new(bounds.center.x - 2.0, bounds.center.y + 2.0),
-                    w: r.w - 4.0,
-                    h: r.h - 4.0,
-                };
-                shape_element(&mut w, Shape::Rect, back);
-                shape_element(&mut w, Shape::Rect, front);
-                at = front.center;
-            }
-            kind => {
-                let shape = match kind {
-                    Who::Boundary => Shape::Subroutine,
-                    Who::Control => Shape::Round,
-                    Who::Entity => Shape::Stadium,
-                    Who::Database => Shape::Cylinder,
-                    _ => Shape::Hexagon,
-                };
-                shape_element(&mut w, shape, bounds);
-                if shape == Shape::Cylinder {
-                    // Below the top cap (the layout made the box taller by both caps).
-                    at.y += cylinder_cap(r.w);
-                }
-            }
-        }
-        lines(&mut w, NAME_TEXT, colour::TEXT, &h.text, at);
+        participant(&mut w, p.kind, h.rect, &h.text);
+        w.close("g");
+        w.newline();
+    }
+    // The copies below the lifelines: for the eye only, so neither commented on nor read out
+    // a second time.
+    for (p, h) in seq.participants.iter().zip(&d.heads) {
+        w.open(
+            "g",
+            &[
+                ("class", plain!("pb-s-foot")),
+                ("aria-hidden", plain!("true")),
+            ],
+        );
+        w.newline();
+        participant(&mut w, p.kind, h.foot, &h.text);
         w.close("g");
         w.newline();
     }
@@ -370,20 +341,116 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
     (w.finish(), width, height)
 }
 
-/// A rectangle in the group colours.
-fn rect(w: &mut Writer, class: Val, x: f64, y: f64, width: f64, height: f64, rounded: bool) {
+/// A participant's box (or figure) filling `r`, with its name.
+fn participant(w: &mut Writer, kind: Who, r: Rect, text: &Block) {
+    painted_rect(w, r, HIT);
+    let bounds = Bounds {
+        center: Pt::new(r.cx(), r.cy()),
+        w: r.w,
+        h: r.h,
+    };
+    let mut at = bounds.center;
+    match kind {
+        Who::Actor => {
+            at.y = r.bottom() - 6.0 - text.height / 2.0;
+            figure(w, Pt::new(r.cx(), r.y + 2.0));
+        }
+        Who::Participant => {
+            w.leaf_painted(
+                "rect",
+                &[
+                    ("x", Val::Num(r.x)),
+                    ("y", Val::Num(r.y)),
+                    ("width", Val::Num(r.w)),
+                    ("height", Val::Num(r.h)),
+                    ("rx", plain!("3")),
+                ],
+                paint::SHAPE,
+            );
+        }
+        Who::Collections => {
+            let back = Bounds {
+                center: Pt::new(bounds.center.x + 4.0, bounds.center.y - 4.0),
+                w: r.w - 4.0,
+                h: r.h - 4.0,
+            };
+            let front = Bounds {
+                center: Pt::new(bounds.center.x - 2.0, bounds.center.y + 2.0),
+                w: r.w - 4.0,
+                h: r.h - 4.0,
+            };
+            shape_element(w, Shape::Rect, back);
+            shape_element(w, Shape::Rect, front);
+            at = front.center;
+        }
+        kind => {
+            let shape = match kind {
+                Who::Boundary => Shape::Subroutine,
+                Who::Control => Shape::Round,
+                Who::Entity => Shape::Stadium,
+                Who::Database => Shape::Cylinder,
+                _ => Shape::Hexagon,
+            };
+            shape_element(w, shape, bounds);
+            if shape == Shape::Cylinder {
+                // Below the top cap (the layout made the box taller by both caps).
+                at.y += cylinder_cap(r.w);
+            }
+        }
+    }
+    lines(w, NAME_TEXT, colour::TEXT, text, at);
+}
+
+/// A rectangle in the group colours, or filled with `fill` (a plain colour from the source,
+/// see `sequence::plain_colour`; its class then is `pb-s-coloured`, which the theme's fill
+/// leaves alone).
+fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>) {
+    let opacity = fill.and_then(readable_opacity);
     let attrs = [
         ("class", class),
-        ("x", Val::Num(x)),
-        ("y", Val::Num(y)),
-        ("width", Val::Num(width)),
-        ("height", Val::Num(height)),
-        ("fill", colour::CLUSTER_FILL),
+        ("x", Val::Num(r.x)),
+        ("y", Val::Num(r.y)),
+        ("width", Val::Num(r.w)),
+        ("height", Val::Num(r.h)),
+        ("fill", fill.map_or(colour::CLUSTER_FILL, Val::Text)),
         ("stroke", colour::CLUSTER_LINE),
         ("stroke-width", plain!("1")),
         ("rx", plain!("4")),
+        ("fill-opacity", Val::Num(opacity.unwrap_or(1.0))),
     ];
-    w.leaf("rect", &attrs[..attrs.len() - usize::from(!rounded)]);
+    w.leaf(
+        "rect",
+        &attrs[..attrs.len() - usize::from(opacity.is_none())],
+    );
+}
+
+/// The opacity at which the source's colour `fill` is laid on the (light) page so that the
+/// diagram's text on it keeps its contrast: `None` when the colour itself is light enough, else
+/// the strongest of a few tints that is.
+fn readable_opacity(fill: &str) -> Option<f64> {
+    let [r, g, b, alpha] = sequence::colour_parts(fill)?;
+    // WCAG's relative luminance of the colour laid over white at `opacity`.
+    let luminance = |opacity: f64| {
+        let a = opacity * alpha;
+        let linear = |c: f64| {
+            let v = (a * c + (1.0 - a) * 255.0) / 255.0;
+            if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+    };
+    if luminance(1.0) >= LEAST_LUMINANCE {
+        return None;
+    }
+    Some(
+        [0.5, 0.3]
+            .into_iter()
+            .find(|&o| luminance(o) >= LEAST_LUMINANCE)
+            .unwrap_or(0.15),
+    )
 }
 
 /// A stick figure whose head's top is at `top`.
@@ -600,7 +667,7 @@ pub fn describe(seq: &Sequence, t: &Strings) -> String {
                         quote(&mut second, text);
                         fill_from(out, start, &second);
                     }
-                    Event::Start(kind, label) => {
+                    Event::Start(kind, label, _) => {
                         open.push(*kind);
                         fill_into(out, begins, |out| {
                             out.push_str(kind.name());
@@ -648,4 +715,25 @@ pub fn describe(seq: &Sequence, t: &Strings) -> String {
         fill_from(&mut out, start, &second);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dark_colour_is_laid_down_as_a_tint_and_a_light_one_as_it_is() {
+        assert_eq!(readable_opacity("purple"), Some(0.5));
+        assert_eq!(readable_opacity("black"), Some(0.3));
+        for light in [
+            "rgb(191, 223, 255)",
+            "rgb(200, 150, 255)",
+            "rgba(0, 0, 255, .1)",
+            "white",
+            "transparent",
+            "#ffeecc",
+        ] {
+            assert_eq!(readable_opacity(light), None, "{light}");
+        }
+    }
 }

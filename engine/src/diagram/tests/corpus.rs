@@ -179,7 +179,7 @@ fn numbers(s: &str) -> Vec<f64> {
         .collect()
 }
 
-/// The points along a path's `d` (M, L, C and Z; curves sampled), one list per subpath.
+/// The points along a path's `d` (M, L, Q, C and Z; curves sampled), one list per subpath.
 fn path_points(d: &str) -> Vec<(f64, f64)> {
     let mut pts: Vec<(f64, f64)> = Vec::new();
     let mut cmd = ' ';
@@ -188,6 +188,17 @@ fn path_points(d: &str) -> Vec<(f64, f64)> {
         let v = numbers(buf);
         match cmd {
             'M' | 'L' => pts.extend(v.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0], c[1]))),
+            'Q' => {
+                for c in v.chunks(4).filter(|c| c.len() == 4) {
+                    let p0 = *pts.last().unwrap_or(&(c[2], c[3]));
+                    for k in 1..=24 {
+                        let t = k as f64 / 24.0;
+                        let u = 1.0 - t;
+                        let b = |a: f64, b: f64, c2: f64| u * u * a + 2.0 * u * t * b + t * t * c2;
+                        pts.push((b(p0.0, c[0], c[2]), b(p0.1, c[1], c[3])));
+                    }
+                }
+            }
             'C' => {
                 for c in v.chunks(6).filter(|c| c.len() == 6) {
                     let p0 = *pts.last().unwrap_or(&(c[4], c[5]));
@@ -367,6 +378,16 @@ fn the_check_finds_an_edge_through_a_box() {
         <g class=\"pb-d-node\" data-node=\"B\"><rect x=\"0\" y=\"40\" width=\"10\" height=\"10\"/></g>\
         <g class=\"pb-d-node\" data-node=\"C\"><rect x=\"0\" y=\"80\" width=\"10\" height=\"10\"/></g>\
         <g class=\"pb-d-edge\" data-edge=\"A→C\"><path class=\"pb-d-line\" d=\"M5 10 C5 30 5 60 5 80\"/></g></svg>";
+    assert_eq!(geometry_faults(svg), ["edge A→C passes through B"]);
+}
+
+#[test]
+fn the_check_follows_a_rounded_bend() {
+    // Both ends of the quadratic are clear of B; its middle is not.
+    let svg = "<svg><g class=\"pb-d-node\" data-node=\"A\"><rect x=\"0\" y=\"0\" width=\"10\" height=\"10\"/></g>\
+        <g class=\"pb-d-node\" data-node=\"B\"><rect x=\"0\" y=\"40\" width=\"10\" height=\"10\"/></g>\
+        <g class=\"pb-d-node\" data-node=\"C\"><rect x=\"0\" y=\"80\" width=\"10\" height=\"10\"/></g>\
+        <g class=\"pb-d-edge\" data-edge=\"A→C\"><path class=\"pb-d-line\" d=\"M10 10 L20 20 Q-10 45 20 70 L10 80\"/></g></svg>";
     assert_eq!(geometry_faults(svg), ["edge A→C passes through B"]);
 }
 

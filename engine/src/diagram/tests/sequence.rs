@@ -415,6 +415,26 @@ fn text_is_escaped_and_nothing_executable_is_written() {
 }
 
 #[test]
+fn each_participant_is_commentable_once_and_its_copy_below_is_hidden() {
+    let r = draw(
+        "sequenceDiagram\nbox rgb(200, 220, 255) Team\nparticipant A\nactor B\nend\nA->>B: hi\nrect rgba(255, 238, 204, 0.5)\nB->>A: ok\nend",
+    );
+    assert!(r.drawn);
+    let svg = &r.svg;
+    assert_eq!(svg.matches("data-node=").count(), 2, "{svg}");
+    assert_eq!(
+        svg.matches("<g class=\"pb-s-foot\" aria-hidden=\"true\">")
+            .count(),
+        2,
+        "{svg}"
+    );
+    assert!(svg.contains("fill=\"rgb(200, 220, 255)\""), "{svg}");
+    assert!(svg.contains("fill=\"rgba(255, 238, 204, 0.5)\""), "{svg}");
+    assert_eq!(svg.matches("class=\"pb-s-coloured").count(), 2, "{svg}");
+    assert!(geometry("colours", svg).is_empty());
+}
+
+#[test]
 fn random_sources_never_panic_and_stay_within_the_caps() {
     let pieces = [
         "A->>B: hi",

@@ -144,6 +144,10 @@ struct Plan<'c> {
     ends: Vec<(Option<Item>, Option<Item>)>,
     /// Set when a layout gave up for `MAX_LAYOUT_BOXES`.
     too_large: std::cell::Cell<bool>,
+    /// Per subgraph: whether an edge joins something inside it to something outside. Such a
+    /// subgraph ignores its own `direction`, as Mermaid's flowchart docs say, and runs its
+    /// parent's way.
+    linked_out: Vec<bool>,
 }
 
 impl<'c> Plan<'c> {
@@ -188,6 +192,7 @@ impl<'c> Plan<'c> {
             routing: Vec::with_capacity(chart.edges.len()),
             ends: Vec::with_capacity(chart.edges.len()),
             too_large: std::cell::Cell::new(false),
+            linked_out: vec![false; chart.subgraphs.len()],
         };
         for i in 0..chart.nodes.len() {
             if plan.names_cluster(i).is_none() {
@@ -215,6 +220,7 @@ impl<'c> Plan<'c> {
                 });
                 continue;
             }
+            plan.mark_linked_out(a, b);
             let l = plan.common_scope(plan.scope_of(a), plan.scope_of(b));
             let (ra, rb) = (plan.rep(a, l), plan.rep(b, l));
             if ra == rb {
@@ -250,12 +256,27 @@ impl<'c> Plan<'c> {
         self.node_scope.get(i).copied().unwrap_or(0)
     }
 
-    /// The way ranks run in `scope`: its subgraph's own, or else its parent's.
+    /// Marks every subgraph that holds one end of an edge from `a` to `b` but not the other. A
+    /// subgraph as an end is the whole box, in its parent: a link to it is not a link out.
+    fn mark_linked_out(&mut self, a: Item, b: Item) {
+        let (sa, sb) = (self.scope_of(a), self.scope_of(b));
+        let common = self.common_scope(sa, sb);
+        for start in [sa, sb] {
+            let mut s = start;
+            while s != common && s > 0 {
+                self.linked_out[s - 1] = true;
+                s = self.parent_scope(s).unwrap_or(0);
+            }
+        }
+    }
+
+    /// The way ranks run in `scope`: its subgraph's own (unless an edge links it out), or else
+    /// its parent's.
     fn direction(&self, scope: usize) -> Direction {
         let mut s = scope;
         while s > 0 {
             let sub = &self.chart.subgraphs[s - 1];
-            if let Some(d) = sub.direction {
+            if let Some(d) = sub.direction.filter(|_| !self.linked_out[s - 1]) {
                 return d;
             }
             s = sub.parent.map_or(0, |p| p + 1);
@@ -1658,6 +1679,26 @@ mod tests {
         let d = layout(&c).expect("drawn");
         let y = |id: &str| centre_of(&c, &d, id).y;
         assert!((y("A") - y("C")).abs() < 0.5, "{} {}", y("A"), y("C"));
+    }
+
+    #[test]
+    fn a_subgraph_linked_to_the_outside_runs_its_parents_way() {
+        // Mermaid's docs example: both subgraphs say `direction TB`; a link to subgraph1 itself
+        // keeps it, a link into subgraph2's node makes it run left to right like the chart.
+        let c = chart(
+            "flowchart LR\nsubgraph subgraph1\ndirection TB\ntop1[top] --> bottom1[bottom]\nend\nsubgraph subgraph2\ndirection TB\ntop2[top] --> bottom2[bottom]\nend\noutside --> subgraph1\noutside ---> top2",
+        );
+        let d = layout(&c).expect("drawn");
+        let at = |id: &str| centre_of(&c, &d, id);
+        assert!((at("top1").x - at("bottom1").x).abs() < 0.5);
+        assert!(at("top1").y < at("bottom1").y);
+        assert!((at("top2").y - at("bottom2").y).abs() < 0.5);
+        assert!(at("top2").x < at("bottom2").x);
+        // A link between two members of one subgraph is not a link out.
+        let c = chart("flowchart LR\nsubgraph S\ndirection TB\na --> b\nend\nx --> S");
+        let d = layout(&c).expect("drawn");
+        let at = |id: &str| centre_of(&c, &d, id);
+        assert!((at("a").x - at("b").x).abs() < 0.5 && at("a").y < at("b").y);
     }
 
     #[test]

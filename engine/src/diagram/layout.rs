@@ -854,8 +854,11 @@ fn place(
         .zip(edges)
         .filter_map(|(r, se)| {
             let len = plan.chart.edges[se.edge].length;
+            // A label box takes the first rank of its edge's span; a one-rank link with a
+            // label still needs two.
+            let span = if r.label.is_some() { len - 1 } else { len };
             let s = segs.get(r.segs.clone())?.last()?;
-            (len > 1).then(|| (s.from.get_index(), s.to.get_index(), len))
+            (span > 1).then(|| (s.from.get_index(), s.to.get_index(), span))
         })
         .collect();
     rank_nodes(&mut vg.dag, &long)?;

@@ -634,3 +634,67 @@ fn print_the_crossings_of_svgs() {
         println!("CROSSINGS {name} {} {by_route} {pairs:?}", pairs.len());
     }
 }
+
+/// Each node's box centre along the chart's flow: y, or x for a left-right chart.
+fn depths(svg: &str, horizontal: bool) -> BTreeMap<String, f64> {
+    read_svg(svg)
+        .nodes
+        .into_iter()
+        .map(|(id, b)| {
+            let depth = if horizontal {
+                (b.0 + b.2) / 2.0
+            } else {
+                (b.1 + b.3) / 2.0
+            };
+            (id, depth)
+        })
+        .collect()
+}
+
+/// Mermaid's "minimum length of a link": each extra `-`, `.` or `=` adds a rank. Next to the
+/// chain A→B→C→D→E (a rank a step), each target must lie level with the chain node its
+/// link reaches, in every direction, inside a subgraph, with labels and with `&` lists.
+#[test]
+fn a_longer_link_puts_its_target_that_many_ranks_further() {
+    let links = [
+        ("A ---> X", "C"),
+        ("A ----> X", "D"),
+        ("A ---- X", "C"),
+        ("A -..-> X", "C"),
+        ("A -...-> X", "D"),
+        ("A -..- X", "C"),
+        ("A ===> X", "C"),
+        ("A ====> X", "D"),
+        ("B ---> X", "D"),
+        ("A -- t ---> X", "C"),
+        ("A ---->|t| X", "D"),
+        ("A == t ===> X", "C"),
+        ("A & P ---> X & Y", "C"),
+        ("B & C ---> X & Y", "E"),
+    ];
+    let mut wrong = Vec::new();
+    for direction in ["TD", "LR", "BT", "RL"] {
+        for (link, level_with) in links {
+            for subgraph in [false, true] {
+                let body = format!("A --> B --> C --> D --> E\n{link}");
+                let src = if subgraph {
+                    format!("flowchart {direction}\nsubgraph S\n{body}\nend")
+                } else {
+                    format!("flowchart {direction}\n{body}")
+                };
+                let r = draw(&src);
+                let depth = depths(&r.svg, matches!(direction, "LR" | "RL"));
+                let want = depth[level_with];
+                for target in ["X", "Y"].into_iter().filter(|t| depth.contains_key(*t)) {
+                    if (depth[target] - want).abs() > 0.5 {
+                        wrong.push(format!(
+                            "{src:?}: {target} at {}, {level_with} at {want}",
+                            depth[target]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

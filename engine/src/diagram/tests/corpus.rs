@@ -600,6 +600,23 @@ fn the_crossing_count_sees_a_cross_but_not_a_shared_port() {
     );
 }
 
+/// Two edges from outside a subgraph to two of its members, and edges from two of its
+/// members out: their lines meet the subgraph's border in the order of the members, so they
+/// do not cross inside it (or just outside), across the rank or along it.
+#[test]
+fn edges_through_a_subgraph_border_keep_their_members_order() {
+    for direction in ["TD", "LR"] {
+        for body in [
+            "A --> B\nA --> C\nsubgraph s\nB\nC\nend",
+            "P1 --> S\nsubgraph S\nP2\nP25((A))\nP3\nend\nP2 --> P4\nP3 --> P6\nS --> P5",
+        ] {
+            let src = format!("flowchart {direction}\n{body}");
+            let r = draw(&src);
+            assert_eq!(crossing_edges(&r.svg), [], "{src}");
+        }
+    }
+}
+
 /// `CROSSINGS_SVG_DIR=DIR cargo test -p passback-engine --lib print_the_crossings_of_svgs --
 /// --ignored --nocapture` prints each SVG's crossings in DIR: their count, how many
 /// involve a line `route.rs` drew around boxes, and the pairs of edges (written, say, by

@@ -417,6 +417,57 @@ fn guarded(
     Err(Failure::LayoutFailed)
 }
 
+/// Per edge of `scope`: where along its end boxes' cross axis (the axis a rank runs along) it
+/// leaves and arrives, as a fraction of the box from -0.5 to 0.5, when that end is a subgraph
+/// standing for one of its members (`placed` holds the subgraph's own layout), and 0 otherwise.
+/// Ordering the ranks with these keeps two edges into one subgraph from crossing at its border
+/// on the way to their members. Empty when no edge of the scope has such an end.
+fn member_ports(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<(f64, f64)> {
+    let edges = &plan.edges[scope];
+    if !edges
+        .iter()
+        .any(|se| matches!(se.from, Item::Cluster(_)) || matches!(se.to, Item::Cluster(_)))
+    {
+        return Vec::new();
+    }
+    let horizontal = plan.direction(scope).is_horizontal();
+    let offset = |end: Item, real: Option<Item>| -> f64 {
+        let (Item::Cluster(s), Some(real)) = (end, real) else {
+            return 0.0;
+        };
+        if real == end {
+            return 0.0;
+        }
+        let inner = plan.rep(real, s + 1);
+        let (Some(k), Some(p)) = (
+            plan.items[s + 1].iter().position(|&i| i == inner),
+            placed.get(s + 1),
+        ) else {
+            return 0.0;
+        };
+        let Some(c) = p.centers.get(k) else {
+            return 0.0;
+        };
+        let (at, extent) = if horizontal {
+            (c.y, p.height)
+        } else {
+            (c.x, p.width)
+        };
+        if extent > 0.0 {
+            (at / extent - 0.5).clamp(-0.45, 0.45)
+        } else {
+            0.0
+        }
+    };
+    edges
+        .iter()
+        .map(|se| {
+            let (a, b) = plan.ends[se.edge];
+            (offset(se.from, a), offset(se.to, b))
+        })
+        .collect()
+}
+
 /// One layout attempt. Its labels have their sizes but no lines (see `sized_as`).
 fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let chart = plan.chart;
@@ -434,7 +485,8 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 Item::Cluster(s) => cluster_size[s],
             })
             .collect();
-        let p = place(plan, scope, sizes, label_boxes)?;
+        let ports = member_ports(plan, scope, &placed);
+        let p = place(plan, scope, sizes, &ports, label_boxes)?;
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
@@ -699,6 +751,7 @@ fn place(
     plan: &Plan,
     scope: usize,
     mut sizes: Vec<(f64, f64)>,
+    ports: &[(f64, f64)],
     label_boxes: bool,
 ) -> Option<Placed> {
     let items = &plan.items[scope];
@@ -822,8 +875,11 @@ fn place(
         .zip(edges)
         .filter_map(|(r, se)| {
             let len = plan.chart.edges[se.edge].length;
+            // A label box takes the first rank of its edge's span; a one-rank link with a
+            // label still needs two.
+            let span = if r.label.is_some() { len - 1 } else { len };
             let s = segs.get(r.segs.clone())?.last()?;
-            (len > 1).then(|| (s.from.get_index(), s.to.get_index(), len))
+            (span > 1).then(|| (s.from.get_index(), s.to.get_index(), span))
         })
         .collect();
     rank_nodes(&mut vg.dag, &long)?;
@@ -863,7 +919,36 @@ fn place(
         plan.too_large.set(true);
         return None;
     }
-    order_ranks(&mut vg);
+    // Where edges leave and reach a subgraph's box along the rank, per layout edge, for
+    // `order_ranks`: the first and last layout edge of each run carry its ends' ports.
+    let mut edge_ports = Ports::default();
+    for (run, &(at_from, at_to)) in runs.iter().zip(ports) {
+        for s in &segs[run.segs.clone()] {
+            let path = &path_nodes[s.nodes.clone()];
+            for pair in [
+                path.get(..2),
+                path.len().checked_sub(2).and_then(|i| path.get(i..)),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let (u, v) = (pair[0].get_index(), pair[1].get_index());
+                let port = |i: usize| {
+                    if i == run.from {
+                        at_from
+                    } else if i == run.to {
+                        at_to
+                    } else {
+                        0.0
+                    }
+                };
+                if port(u) != 0.0 || port(v) != 0.0 {
+                    edge_ports.insert((u, v), (port(u), port(v)));
+                }
+            }
+        }
+    }
+    order_ranks(&mut vg, &edge_ports);
     for h in vg.iter_nodes() {
         if vg.is_connector(h) {
             vg.element_mut(h).resize();
@@ -1370,15 +1455,21 @@ impl Search {
     }
 }
 
+/// Per layout edge `(from, to)` (node indices) that leaves or reaches a subgraph on behalf of a
+/// member: where along the rank it does so at each end, as a fraction of the box (see
+/// `member_ports`). Edges not listed leave from and arrive at their boxes' middles.
+type Ports = std::collections::HashMap<(usize, usize), (f64, f64)>;
+
 /// Orders each rank to reduce crossings: barycentre sweeps down and up, keeping the best
 /// order seen, then adjacent swaps that remove crossings. Bounded work, unlike layout-rs's
-/// own pass (cubic in the width of a rank, 50 rounds), which dominated the time.
-fn order_ranks(vg: &mut VisualGraph) {
+/// own pass (cubic in the width of a rank, 50 rounds), which dominated the time. Edges that
+/// leave or reach a subgraph's box count from their member's side of it (`ports`).
+fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
     let levels = vg.dag.num_levels();
     if levels < 2 {
         return;
     }
-    let mut scratch = Scratch::new(&vg.dag);
+    let mut scratch = Scratch::new(&vg.dag, ports);
     let mut best_count = crossings(&vg.dag, &mut scratch);
     // Nothing to improve (the usual case for small charts): the sweeps below only ever keep an
     // order with fewer crossings.
@@ -1412,13 +1503,21 @@ fn order_ranks(vg: &mut VisualGraph) {
                     };
                     let (sum, count) = adj
                         .iter()
-                        .map(|a| pos[a.get_index()])
-                        .filter(|&q| q != usize::MAX)
-                        .fold((0usize, 0usize), |(s, c), q| (s + q, c + 1));
+                        .filter(|a| pos[a.get_index()] != usize::MAX)
+                        .map(|a| {
+                            let (a, me) = (a.get_index(), h.get_index());
+                            let port = if down {
+                                port_of(ports, a, me).0
+                            } else {
+                                port_of(ports, me, a).1
+                            };
+                            pos[a] as f64 + port
+                        })
+                        .fold((0.0, 0usize), |(s, c), q| (s + q, c + 1));
                     let key = if count == 0 {
                         p as f64
                     } else {
-                        sum as f64 / count as f64
+                        sum / count as f64
                     };
                     (key, p, h)
                 })
@@ -1443,14 +1542,20 @@ fn order_ranks(vg: &mut VisualGraph) {
         return;
     }
     // Adjacent swaps, a few passes.
-    for _ in 0..4 {
+    transpose(vg, &mut scratch, 4);
+}
+
+/// Swaps neighbours within ranks where that removes crossings, for up to `passes` passes over
+/// all ranks (fewer when a pass changes nothing).
+fn transpose(vg: &mut VisualGraph, scratch: &mut Scratch, passes: usize) {
+    for _ in 0..passes {
         let mut changed = false;
-        for i in 0..levels {
+        for i in 0..vg.dag.num_levels() {
             let len = vg.dag.row(i).len();
             for j in 0..len.saturating_sub(1) {
-                let before = local_crossings(&vg.dag, i, &mut scratch);
+                let before = local_crossings(&vg.dag, i, scratch);
                 vg.dag.row_mut(i).swap(j, j + 1);
-                if local_crossings(&vg.dag, i, &mut scratch) < before {
+                if local_crossings(&vg.dag, i, scratch) < before {
                     changed = true;
                 } else {
                     vg.dag.row_mut(i).swap(j, j + 1);
@@ -1463,18 +1568,29 @@ fn order_ranks(vg: &mut VisualGraph) {
     }
 }
 
-/// Buffers the crossing counts reuse: a position per node of the graph (`usize::MAX` when
-/// not in the rank at hand, and left that way after each use), and the edges between two ranks.
-struct Scratch {
-    pos: Vec<usize>,
-    ends: Vec<(usize, usize)>,
+/// The ports of layout edge `from` → `to` (0 at both ends when it has none).
+fn port_of(ports: &Ports, from: usize, to: usize) -> (f64, f64) {
+    if ports.is_empty() {
+        return (0.0, 0.0);
+    }
+    ports.get(&(from, to)).copied().unwrap_or((0.0, 0.0))
 }
 
-impl Scratch {
-    fn new(dag: &DAG) -> Scratch {
+/// Buffers the crossing counts reuse: a position per node of the graph (`usize::MAX` when
+/// not in the rank at hand, and left that way after each use), and the edges between two
+/// ranks, as positions along each (a port moves an end within its box's place).
+struct Scratch<'p> {
+    pos: Vec<usize>,
+    ends: Vec<(f64, f64)>,
+    ports: &'p Ports,
+}
+
+impl<'p> Scratch<'p> {
+    fn new(dag: &DAG, ports: &'p Ports) -> Scratch<'p> {
         Scratch {
             pos: vec![usize::MAX; dag.len()],
             ends: Vec::new(),
+            ports,
         }
     }
 }
@@ -1499,7 +1615,7 @@ fn crossings(dag: &DAG, scratch: &mut Scratch) -> usize {
 
 /// Edge crossings between rank `i` and rank `i + 1`.
 fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
-    let Scratch { pos, ends } = scratch;
+    let Scratch { pos, ends, ports } = scratch;
     for (p, h) in dag.row(i + 1).iter().enumerate() {
         pos[h.get_index()] = p;
     }
@@ -1508,7 +1624,8 @@ fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
         for s in dag.successors(*h) {
             let q = pos[s.get_index()];
             if q != usize::MAX {
-                ends.push((p, q));
+                let (at_p, at_q) = port_of(ports, h.get_index(), s.get_index());
+                ends.push((p as f64 + at_p, q as f64 + at_q));
             }
         }
     }

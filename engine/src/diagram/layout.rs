@@ -81,8 +81,8 @@ pub struct EdgePath {
     pub label: Option<(Pt, Block)>,
     /// The direction ranks run in where this edge was routed: bends follow it.
     pub axis: Pt,
-    /// Drawn as straight lines between the points (an edge routed around boxes), not a
-    /// curve.
+    /// Routed around boxes: drawn as lines between the points with each bend rounded as far as
+    /// the boxes beside it allow, not as the layout's curve through them.
     pub straight: bool,
 }
 

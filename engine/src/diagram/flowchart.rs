@@ -236,6 +236,8 @@ pub struct Edge {
     pub from: String,
     pub to: String,
     pub label: Option<String>,
+    /// Bold and italic runs of a markdown label, as byte ranges of `label`.
+    pub label_emphasis: Vec<Emphasis>,
     pub stroke: Stroke,
     /// The marker at `from`.
     pub start: Marker,
@@ -252,6 +254,8 @@ pub struct Subgraph {
     /// so edges and comments can point at the subgraph.
     pub id: Option<String>,
     pub title: String,
+    /// Bold and italic runs of a markdown title, as byte ranges of `title`.
+    pub title_emphasis: Vec<Emphasis>,
     /// The enclosing subgraph.
     pub parent: Option<usize>,
     /// `direction LR` inside the subgraph.
@@ -640,10 +644,12 @@ impl Parser {
                     } else {
                         link.label.clone()
                     };
+                    let (label, label_emphasis) = label.unzip();
                     self.chart.edges.push(Edge {
                         from: self.chart.nodes[from].id.clone(),
                         to: self.chart.nodes[to].id.clone(),
                         label,
+                        label_emphasis: label_emphasis.unwrap_or_default(),
                         stroke: link.stroke,
                         start: link.start,
                         end: link.end,
@@ -666,12 +672,13 @@ impl Parser {
             let title = quoted.strip_suffix('"').unwrap_or(quoted);
             let id = title.trim_matches('`');
             let id = (!id.is_empty() && !id.contains(char::is_whitespace)).then_some(id);
+            let title = label_text(title);
             if let Some(id) = id {
-                self.declare(id, &label_text(title).0);
+                self.declare(id, &title.0);
             }
-            (id.map(str::to_string), label_text(title).0)
+            (id.map(str::to_string), title)
         } else if rest.is_empty() {
-            (None, String::new())
+            (None, (String::new(), Vec::new()))
         } else {
             let mut c = Cursor {
                 s: rest,
@@ -686,7 +693,10 @@ impl Parser {
                         let before = c.pos;
                         c.skip_ws();
                         match c.shape()? {
-                            Some((label, _, _)) => parsed.label = Some(label),
+                            Some((label, _, emphasis)) => {
+                                parsed.label = Some(label);
+                                parsed.emphasis = emphasis;
+                            }
                             None => c.pos = before,
                         }
                     }
@@ -698,19 +708,21 @@ impl Parser {
                         (Some(l), _) => {
                             let title = l.clone();
                             self.declare(parsed.id, &title);
-                            (Some(parsed.id.to_string()), title)
+                            (Some(parsed.id.to_string()), (title, parsed.emphasis))
                         }
                         (None, true) => {
                             self.declare(parsed.id, parsed.id);
-                            (Some(parsed.id.to_string()), parsed.id.to_string())
+                            let title = parsed.id.to_string();
+                            (Some(parsed.id.to_string()), (title, Vec::new()))
                         }
                         // `subgraph Some title`: a title only.
-                        (None, false) => (None, label_text(rest).0),
+                        (None, false) => (None, label_text(rest)),
                     }
                 }
-                None => (None, rest.to_string()),
+                None => (None, (rest.to_string(), Vec::new())),
             }
         };
+        let (title, title_emphasis) = title;
         let existing = id.as_deref().and_then(|id| self.chart.subgraph_named(id));
         let index = match existing {
             Some(i) => i,
@@ -718,6 +730,7 @@ impl Parser {
                 self.chart.subgraphs.push(Subgraph {
                     id,
                     title,
+                    title_emphasis,
                     parent: self.open.last().copied(),
                     direction: None,
                     members: Vec::new(),
@@ -849,7 +862,8 @@ struct NodeSpec<'s> {
 }
 
 struct Link {
-    label: Option<String>,
+    /// The label's text and its emphasis.
+    label: Option<(String, Vec<Emphasis>)>,
     stroke: Stroke,
     start: Marker,
     end: Marker,
@@ -1175,7 +1189,7 @@ impl<'s> Cursor<'s> {
                 .strip_prefix('"')
                 .and_then(|r| r.strip_suffix('"'))
                 .unwrap_or(l);
-            label_text(unquoted).0
+            label_text(unquoted)
         });
         link.length = link.length.clamp(1, MAX_LENGTH);
         Ok(link)

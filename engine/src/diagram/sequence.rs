@@ -228,6 +228,7 @@ impl Sequence {
                     from: id(m.from),
                     to: id(m.to),
                     label: (!m.text.is_empty()).then(|| m.text.clone()),
+                    label_emphasis: Vec::new(),
                     stroke: match m.line {
                         Line::Solid => Stroke::Solid,
                         Line::Dotted => Stroke::Dotted,

@@ -844,12 +844,18 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
                 ("fill", colour::BG),
             ],
         );
-        lines(
+        let styled = e
+            .label
+            .as_deref()
+            .filter(|_| !e.label_emphasis.is_empty())
+            .map(|label| (label, &e.label_emphasis[..]));
+        lines_styled(
             w,
             const { Plain::new("pb-d-label") },
             colour::TEXT,
             block,
             *at,
+            styled,
         );
     }
     w.close("g");
@@ -1136,7 +1142,9 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
                 b.left() + 10.0 + c.title.width / 2.0,
                 b.top() + 8.0 + c.title.height / 2.0,
             );
-            lines(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
+            let styled = (!sub.title_emphasis.is_empty())
+                .then(|| (sub.title.as_str(), &sub.title_emphasis[..]));
+            lines_styled(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at, styled);
         }
         w.close("g");
         w.newline();

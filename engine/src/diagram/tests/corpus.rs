@@ -517,6 +517,28 @@ fn titles_descriptions_and_emphasis_reach_the_svg() {
         "{svg}"
     );
     assert!(geometry_faults(&svg).is_empty());
+    // Markdown strings in an edge label and a subgraph title, as in Mermaid's docs example.
+    let svg = draw(
+        "flowchart LR\nsubgraph \"`**Two**`\"\n  c(\"`The *cat*`\") -- \"`Bold **edge label**`\" --> d(\"The dog\")\nend\nsubgraph one [\"`_Three_ **four**`\"]\nx\nend",
+    )
+    .svg;
+    assert!(
+        svg.contains("<tspan font-weight=\"bold\">Two</tspan>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("Bold <tspan font-weight=\"bold\">edge label</tspan>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains(
+            "<tspan font-style=\"italic\">Three</tspan> <tspan font-weight=\"bold\">four</tspan>"
+        ),
+        "{svg}"
+    );
+    // No asterisk is drawn (the subgraph's id, `**Two**`, stays the comment key).
+    assert!(!svg.contains(">**") && !svg.contains("**<"), "{svg}");
+    assert!(geometry_faults(&svg).is_empty());
 }
 
 #[test]

@@ -803,6 +803,11 @@ fn place(
     let handle = NodeHandle::new;
     let mut runs: Vec<Run> = Vec::with_capacity(edges.len());
     let mut segs: Vec<Seg> = Vec::with_capacity(2 * edges.len());
+    // Whether the scope has a labelled edge: then, as in dagre, every link's length counts
+    // double and each label box sits on the half rank in the middle of its edge, so a
+    // labelled link spans as far as an unlabelled one of the same length. Half ranks without
+    // a label are dropped; the others are as deep as their label boxes (see `pack_ranks`).
+    let mut half_ranks = false;
     let seg = |from: NodeHandle, to: NodeHandle| Seg {
         from,
         to,
@@ -838,6 +843,7 @@ fn place(
         };
         let label = match label_size.filter(|_| label_boxes) {
             Some((w, h)) => {
+                half_ranks |= plan.edge_label[se.edge].is_some();
                 let l = vg.add_node(element(orientation, w, h, halo(horizontal, true)));
                 segs.push(seg(handle(f), l));
                 segs.push(seg(l, handle(t)));
@@ -870,20 +876,52 @@ fn place(
         };
     }
     // Longer links (`--->`) span more ranks: the segment into their far end asks for them.
-    let long: Vec<(usize, usize, usize)> = runs
-        .iter()
-        .zip(edges)
-        .filter_map(|(r, se)| {
-            let len = plan.chart.edges[se.edge].length;
+    // With half ranks, each of a labelled edge's two segments spans its length, and an
+    // unlabelled edge spans twice its length.
+    let step = if half_ranks { 2 } else { 1 };
+    let mut long: Spans = Spans::default();
+    for (r, se) in runs.iter().zip(edges) {
+        let len = plan.chart.edges[se.edge].length;
+        let Some(run_segs) = segs.get(r.segs.clone()) else {
+            continue;
+        };
+        let spans: &[usize] = match (half_ranks, r.label.is_some()) {
+            (true, true) => &[len, len],
+            (true, false) => &[2 * len],
             // A label box takes the first rank of its edge's span; a one-rank link with a
             // label still needs two.
-            let span = if r.label.is_some() { len - 1 } else { len };
-            let s = segs.get(r.segs.clone())?.last()?;
-            (span > 1).then(|| (s.from.get_index(), s.to.get_index(), span))
-        })
-        .collect();
-    rank_nodes(&mut vg.dag, &long)?;
-    RankOptimizer::new(&mut vg.dag).optimize();
+            (false, true) => &[1, len - 1],
+            (false, false) => &[len],
+        };
+        for (s, &span) in run_segs.iter().zip(spans) {
+            if span != step && span > 0 {
+                let key = (s.from.get_index(), s.to.get_index());
+                let at = long.entry(key).or_insert(span);
+                *at = (*at).max(span);
+            }
+        }
+    }
+    rank_nodes(&mut vg.dag, &long, step)?;
+    // Per rank: whether it lies between two node ranks and holds label boxes only.
+    let mut between: Vec<bool> = Vec::new();
+    if half_ranks {
+        sink_nodes(&mut vg.dag, &long, step);
+        // Nodes sit on even ranks and label boxes on odd ones. An odd rank without a label
+        // box goes, so where no label lies between, neighbouring node ranks stay neighbours
+        // and need no connector.
+        let ranks = std::mem::take(vg.dag.ranks_mut());
+        let mut kept = Vec::with_capacity(ranks.len());
+        for (i, row) in ranks.into_iter().enumerate() {
+            let odd = i % 2 == 1;
+            if !odd || !row.is_empty() {
+                kept.push(row);
+                between.push(odd);
+            }
+        }
+        *vg.dag.ranks_mut() = kept;
+    } else {
+        RankOptimizer::new(&mut vg.dag).optimize();
+    }
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
     // Room for every segment's path (a repeated one is counted again): filled without growing.
@@ -956,7 +994,7 @@ fn place(
     }
     // Each rank gets its depth and is packed; where boxes go across the ranks is ours
     // (`spread`).
-    pack_ranks(&mut vg)?;
+    pack_ranks(&mut vg, &between)?;
     let mut waypoint: Vec<bool> = vg.iter_nodes().map(|h| vg.is_connector(h)).collect();
     for (h, _, _) in runs.iter().filter_map(|r| r.label) {
         waypoint[h.get_index()] = true;
@@ -1084,7 +1122,10 @@ fn place(
 /// deepest box) and packed from 0 in rank order. Its pass that moves connector labels between
 /// ranks has nothing to move here (no connector has a label). Its check that each rank's boxes
 /// are apart and in order is kept: `None` where it would panic.
-fn pack_ranks(vg: &mut VisualGraph) -> Option<()> {
+///
+/// A rank marked `between` (see `place`) holds label boxes and the connectors passing them: it
+/// is as deep as its label boxes.
+fn pack_ranks(vg: &mut VisualGraph, between: &[bool]) -> Option<()> {
     // Left to right is laid out top to bottom, transposed.
     let transpose = !vg.orientation().is_top_to_bottom();
     if transpose {
@@ -1093,10 +1134,12 @@ fn pack_ranks(vg: &mut VisualGraph) -> Option<()> {
     let levels = vg.dag.num_levels();
     let mut lowest_point = 0.0;
     for i in 0..levels {
+        let between = between.get(i).copied().unwrap_or(false);
         let max_height = vg
             .dag
             .row(i)
             .iter()
+            .filter(|&&h| !(between && vg.is_connector(h)))
             .fold(0.0_f64, |m, &h| m.max(vg.pos(h).size(true).y));
         let new_center = lowest_point + max_height / 2.0;
         for k in 0..vg.dag.row(i).len() {
@@ -1369,16 +1412,10 @@ impl Fit {
 /// the longest path reaching it, each rank in node order), without its traversal's lists and
 /// with each rank allocated once. `None` on a cycle, where layout-rs panics (`place` breaks
 /// every cycle first).
-fn rank_nodes(dag: &mut DAG, long: &[(usize, usize, usize)]) -> Option<()> {
+fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
     let n = dag.len();
     let mut level = vec![0usize; n];
-    let span = |u: usize, v: usize| {
-        long.iter()
-            .filter(|&&(a, b, _)| (a, b) == (u, v))
-            .map(|&(_, _, l)| l)
-            .max()
-            .unwrap_or(1)
-    };
+    let span = |u: usize, v: usize| long.get(&(u, v)).copied().unwrap_or(step);
     // Relaxed in node order until nothing changes: nodes mostly come in edge order, so a few
     // passes do; a DAG settles within `n`.
     let mut passes = 0;
@@ -1387,7 +1424,7 @@ fn rank_nodes(dag: &mut DAG, long: &[(usize, usize, usize)]) -> Option<()> {
         for u in 0..n {
             for &v in dag.successors(NodeHandle::new(u)) {
                 let v = v.get_index();
-                let next = level[u] + if long.is_empty() { 1 } else { span(u, v) };
+                let next = level[u] + if long.is_empty() { step } else { span(u, v) };
                 // (A self-edge has no rank of its own.)
                 if v != u && level[v] < next {
                     level[v] = next;
@@ -1417,6 +1454,40 @@ fn rank_nodes(dag: &mut DAG, long: &[(usize, usize, usize)]) -> Option<()> {
     }
     *dag.ranks_mut() = ranks;
     Some(())
+}
+
+/// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
+/// the scope's usual step.
+type Spans = std::collections::HashMap<(usize, usize), usize>;
+
+/// Moves each node down as far as its successors and the spans to them allow, where it has
+/// no more predecessors than successors (so fewer edges run long), until nothing moves: what
+/// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
+fn sink_nodes(dag: &mut DAG, long: &Spans, step: usize) {
+    let span = |u: usize, v: usize| long.get(&(u, v)).copied().unwrap_or(step);
+    // Each move lowers a node, and no node goes below the deepest rank: this ends.
+    loop {
+        let mut moved = false;
+        for u in 0..dag.len() {
+            let node = NodeHandle::new(u);
+            let (backs, fwds) = (dag.predecessors(node), dag.successors(node));
+            if backs.len() > fwds.len() || fwds.is_empty() {
+                continue;
+            }
+            let lowest = fwds
+                .iter()
+                .filter(|&&v| v != node)
+                .map(|&v| dag.level(v).saturating_sub(span(u, v.get_index())))
+                .min();
+            if let Some(lowest) = lowest.filter(|&l| l > dag.level(node)) {
+                dag.update_node_rank_level(node, lowest, None);
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
 }
 
 /// Reachability in the layout graph, for breaking cycles. layout-rs's own `DAG::is_reachable`
@@ -1700,7 +1771,7 @@ mod tests {
                 dag
             };
             let (mut ours, mut theirs) = (build(), build());
-            assert_eq!(rank_nodes(&mut ours, &[]), Some(()));
+            assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
             theirs.recompute_node_ranks();
             assert_eq!(ours.ranks(), theirs.ranks(), "{edges:?}");
         }
@@ -1709,7 +1780,7 @@ mod tests {
         dag.new_nodes(2);
         dag.add_edge(NodeHandle::new(0), NodeHandle::new(1));
         dag.add_edge(NodeHandle::new(1), NodeHandle::new(0));
-        assert_eq!(rank_nodes(&mut dag, &[]), None);
+        assert_eq!(rank_nodes(&mut dag, &Spans::default(), 1), None);
     }
 
     /// Solves one rank: per box (half width, points as (at, weight)).

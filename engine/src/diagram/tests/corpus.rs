@@ -600,6 +600,25 @@ fn a_longer_link_spans_more_ranks() {
     let long = draw("flowchart TD\nA ----> B\nA --> C --> D").height;
     let longer = draw("flowchart TD\nA ------> B\nA --> C --> D").height;
     assert!(short < long && long < longer, "{short} {long} {longer}");
+    // A label does not add a rank: labelled and unlabelled links of one length put their
+    // targets level with the same node of the chain A→C1→C2→C3 beside them.
+    for len in 1..=3 {
+        let dashes = "-".repeat(len + 1);
+        let level_with = format!("C{len}");
+        for link in [
+            format!("{dashes}>"),
+            format!("{dashes}>|t|"),
+            format!("-- t {dashes}>"),
+        ] {
+            let src = format!("flowchart TD\nA {link} B\nA --> C1 --> C2 --> C3");
+            let depth = depths(&draw(&src).svg, false);
+            let (b, c) = (depth["B"], depth[&level_with]);
+            assert!(
+                (b - c).abs() < 0.5,
+                "{src:?}: B at {b}, {level_with} at {c}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -713,7 +732,8 @@ fn depths(svg: &str, horizontal: bool) -> BTreeMap<String, f64> {
 
 /// Mermaid's "minimum length of a link": each extra `-`, `.` or `=` adds a rank. Next to the
 /// chain A→B→C→D→E (a rank a step), each target must lie level with the chain node its
-/// link reaches, in every direction, inside a subgraph, with labels and with `&` lists.
+/// link reaches, in every direction, inside a subgraph, with labels and with `&` lists: a
+/// labelled link reaches as far as an unlabelled one of the same length.
 #[test]
 fn a_longer_link_puts_its_target_that_many_ranks_further() {
     let links = [
@@ -731,6 +751,15 @@ fn a_longer_link_puts_its_target_that_many_ranks_further() {
         ("A == t ===> X", "C"),
         ("A & P ---> X & Y", "C"),
         ("B & C ---> X & Y", "E"),
+        // A label takes no rank of its own.
+        ("A -->|t| X", "B"),
+        ("A -- t --> X", "B"),
+        ("A ==>|t| X", "B"),
+        ("A -.->|t| X", "B"),
+        ("A --->|t| X", "C"),
+        ("A -..->|t| X", "C"),
+        ("B & C -->|t| X & Y", "D"),
+        ("A & P -- t ---> X & Y", "C"),
     ];
     let mut wrong = Vec::new();
     for direction in ["TD", "LR", "BT", "RL"] {

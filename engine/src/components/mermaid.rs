@@ -11,7 +11,7 @@ use super::{Component, prefix_lines};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Edge, Flowchart};
 use crate::diagram::sequence::{self, Sequence};
-use crate::diagram::{self, Frame};
+use crate::diagram::{self, Frame, layout};
 use crate::html::email;
 use crate::html::i18n::Lang;
 use crate::html::i18n::Strings;
@@ -34,6 +34,9 @@ pub struct Mermaid {
     pub chart: Option<Flowchart>,
     /// The sequence diagram, when the source is one this engine can read.
     pub sequence: Option<Box<Sequence>>,
+    /// A flowchart's layout, made when the block is read: a chart too large to lay out is a
+    /// warning in `validate` as in `render`.
+    pub laid_out: Option<Result<layout::Drawing, layout::Failure>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -115,13 +118,53 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         Some(_) => None,
         None => parse_sequence(o, ck, &source),
     };
+    let laid_out = chart
+        .as_ref()
+        .filter(|c| !c.nodes.is_empty())
+        .map(|c| lay_out(o, ck, c));
     let chart = chart.or_else(|| sequence.as_ref().map(|s| s.as_flowchart()));
     Some(Mermaid {
         source,
         title,
         chart,
         sequence,
+        laid_out,
     })
+}
+
+/// The flowchart's layout, with a warning where it cannot be drawn.
+fn lay_out(
+    o: &Obj,
+    ck: &mut Checker,
+    chart: &Flowchart,
+) -> Result<layout::Drawing, layout::Failure> {
+    let laid_out = layout::layout(chart);
+    let (message, hint) = match laid_out {
+        Ok(_) => return laid_out,
+        Err(layout::Failure::TooLarge) => (
+            format!(
+                "the flowchart is too large to draw here: it has {} nodes and {} edges, and the engine draws at most {} nodes, {} edges and {} boxes once edge labels and the connectors of long edges are counted",
+                chart.nodes.len(),
+                chart.edges.len(),
+                layout::MAX_NODES,
+                layout::MAX_EDGES,
+                layout::MAX_LAYOUT_BOXES
+            ),
+            "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
+        ),
+        Err(layout::Failure::LayoutFailed) => (
+            "the flowchart's layout failed, so it is not drawn".to_string(),
+            "simplify the diagram (fewer crossing edges between subgraphs); until then the source is shown and only whole-diagram comments are possible",
+        ),
+    };
+    ck.warn(
+        Code::UnsupportedDiagram,
+        o.start_of("source"),
+        &o.path("source"),
+        message,
+        hint.into(),
+    );
+    laid_out
 }
 
 /// A sequence diagram, with a warning for what it ignores and for what stops it being drawn
@@ -332,7 +375,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     };
     let drawing = match &m.sequence {
         Some(seq) => diagram::render_sequence(seq, &frame),
-        None => diagram::render(&m.source, m.chart.as_ref(), &frame),
+        None => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_ref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
     if cx.surface.is_email() {
@@ -742,6 +785,28 @@ mod tests {
             .expect("a warning for `link`");
         assert!(w.message.contains("`link`"), "{}", w.message);
         assert!(!v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram));
+    }
+
+    #[test]
+    fn a_flowchart_too_large_to_lay_out_is_a_warning_in_validate_and_render() {
+        // 151 nodes: one more than the layout takes.
+        let edges: String = (0..150).map(|i| format!("n{i} --> n{}\\n", i + 1)).collect();
+        let doc = format!(
+            "Intro\n\n```mermaid\n{{\"version\": \"1\", \"source\": \"graph TD\\n{edges}\"}}\n```\n"
+        );
+        let too_large = |diagnostics: &[crate::Diagnostic]| {
+            diagnostics
+                .iter()
+                .find(|d| d.code == Code::UnsupportedDiagram)
+                .map(|d| (d.line, d.message.clone()))
+        };
+        let v = crate::validate(&doc);
+        let (line, message) = too_large(&v.diagnostics).expect("a warning in validate");
+        assert_eq!(line, 4, "{message}");
+        assert!(message.contains("too large") && message.contains("151 nodes"), "{message}");
+        let r = crate::render(&doc, &crate::Options::default());
+        assert!(too_large(&r.diagnostics).is_some());
+        assert!(r.body().contains("pb-mermaid-placeholder"));
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub const MAX_EDGES: usize = 300;
 /// Nor is a subgraph or chart whose layout needs more boxes than this, counting label boxes
 /// and one connector per rank a long edge crosses: placement time grows faster than linearly
 /// (about 5 ms for 250, 0.5 s for 2,500).
-const MAX_LAYOUT_BOXES: usize = 1000;
+pub const MAX_LAYOUT_BOXES: usize = 1000;
 
 /// Space around the whole drawing.
 const MARGIN: f64 = 8.0;

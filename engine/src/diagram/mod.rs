@@ -39,7 +39,19 @@ pub struct Rendered {
 
 /// The SVG for a Mermaid block: the flowchart drawn, or a placeholder naming its type.
 /// `chart` is the parsed flowchart, when the source is one this engine reads.
+#[cfg(test)]
 pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendered {
+    let laid_out = chart.map(layout::layout);
+    render_laid_out(source, chart.zip(laid_out.as_ref()), frame)
+}
+
+/// [`render`], with the flowchart's layout made beforehand (when the block was read, so that
+/// a chart too large to lay out is a warning there, in `validate` too).
+pub fn render_laid_out(
+    source: &str,
+    chart: Option<(&Flowchart, &Result<layout::Drawing, Failure>)>,
+    frame: &Frame,
+) -> Rendered {
     let t = frame.t;
     let placeholder = |kind: &str, note: &str| {
         let (svg, width, height) = svg::placeholder(kind, note, frame);
@@ -51,10 +63,12 @@ pub fn render(source: &str, chart: Option<&Flowchart>, frame: &Frame) -> Rendere
         }
     };
     match chart {
-        Some(c) if c.nodes.is_empty() => placeholder(t.diagram_flowchart_kind, t.diagram_failed[3]),
-        Some(c) => match layout::layout(c) {
+        Some((c, _)) if c.nodes.is_empty() => {
+            placeholder(t.diagram_flowchart_kind, t.diagram_failed[3])
+        }
+        Some((c, laid_out)) => match laid_out {
             Ok(d) => {
-                let (svg, width, height) = svg::flowchart(c, &d, frame);
+                let (svg, width, height) = svg::flowchart(c, d, frame);
                 Rendered {
                     svg,
                     drawn: true,

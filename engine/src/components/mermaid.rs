@@ -36,7 +36,8 @@ pub struct Mermaid {
     pub sequence: Option<Box<Sequence>>,
     /// A flowchart's layout, made when the block is read: a chart too large to lay out is a
     /// warning in `validate` as in `render`.
-    pub laid_out: Option<Result<layout::Drawing, layout::Failure>>,
+    /// (Boxed: every block is as large as its largest kind.)
+    pub laid_out: Option<Box<Result<layout::Drawing, layout::Failure>>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -121,7 +122,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     let laid_out = chart
         .as_ref()
         .filter(|c| !c.nodes.is_empty())
-        .map(|c| lay_out(o, ck, c));
+        .map(|c| Box::new(lay_out(o, ck, c)));
     let chart = chart.or_else(|| sequence.as_ref().map(|s| s.as_flowchart()));
     Some(Mermaid {
         source,
@@ -375,7 +376,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     };
     let drawing = match &m.sequence {
         Some(seq) => diagram::render_sequence(seq, &frame),
-        None => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_ref()), &frame),
+        None => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
     if cx.surface.is_email() {

@@ -200,10 +200,17 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
         if route.len() < 2 {
             continue;
         }
+        // A bend's rounding lies within the triangle of its corner and the runs either side,
+        // so inside the route's bounds: only the boxes that reach into them can be in its way.
+        let (x0, y0, x1, y1) = route.iter().fold(
+            (f64::MAX, f64::MAX, f64::MIN, f64::MIN),
+            |(x0, y0, x1, y1), p| (x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y)),
+        );
         let others: Vec<Rect> = boxes
             .iter()
             .filter(|(i, _)| *i != a && *i != b)
             .map(|(_, r)| *r)
+            .filter(|r| r.0 <= x1 + 1.0 && r.2 >= x0 - 1.0 && r.1 <= y1 + 1.0 && r.3 >= y0 - 1.0)
             .collect();
         let route = soften(&route, &others);
         let path = &mut d.edges[e];

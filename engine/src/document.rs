@@ -242,58 +242,44 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     let root = reopen_unclosed_html(arena, &mut text, &mut diagnostics);
     let mut parts_left = limits.diagram_parts_for(src.len());
 
+    let mut blocks = Vec::new();
+    let mut nodes = Vec::new();
     let mut footnotes = Vec::new();
     let mut police = crate::sanitize::Police::default();
-    // The walk finds the components first, each with where its diagnostics go among the walk's
-    // own (about other fences): a block is a few hundred bytes, and its list, sized once they are
-    // counted, is not copied over and over as it would be growing by doubling.
-    let walk_base = diagnostics.len();
-    let mut found: Vec<(&AstNode, Kind, usize)> = Vec::new();
     for node in preorder(root) {
-        let data = &mut *node.data_mut();
-        let cb = match &mut data.value {
-            NodeValue::CodeBlock(cb) => cb,
-            NodeValue::FootnoteDefinition(_) | NodeValue::FootnoteReference(_) => {
-                footnotes.push(node);
-                continue;
-            }
-            // Every other node goes by the URL policy, which knows the kinds it acts on.
-            value => {
-                police.visit(node, value);
-                continue;
-            }
-        };
-        if !cb.fenced {
-            continue;
-        }
-        let info = cb.info.trim();
-        match Kind::from_tag(info) {
-            Some(kind) => found.push((node, kind, diagnostics.len())),
-            None => diagnostics.extend(code_block_warnings(
-                info,
-                &cb.literal,
-                cb.closed,
-                data.sourcepos.start.line,
-                data.sourcepos.start.column,
-            )),
-        }
-    }
-    let mut walk_diagnostics = diagnostics.split_off(walk_base).into_iter();
-    let mut walk_taken = walk_base;
-    let mut blocks = Vec::with_capacity(found.len());
-    let mut nodes = Vec::with_capacity(found.len());
-    for (node, kind, diagnostics_at) in found {
-        diagnostics.extend(walk_diagnostics.by_ref().take(diagnostics_at - walk_taken));
-        walk_taken = diagnostics_at;
         // A component's text is moved out of the tree into its block (the node is only a
-        // place holder from here on).
-        let (line, literal) = {
-            let data = &mut *node.data_mut();
-            let literal = match &mut data.value {
-                NodeValue::CodeBlock(cb) => std::mem::take(&mut cb.literal),
-                _ => String::new(),
+        // place holder from here on); other fences are only looked at.
+        let (line, kind, literal) = {
+            let mut data = node.data_mut();
+            let data = &mut *data;
+            let cb = match &mut data.value {
+                NodeValue::CodeBlock(cb) => cb,
+                NodeValue::FootnoteDefinition(_) | NodeValue::FootnoteReference(_) => {
+                    footnotes.push(node);
+                    continue;
+                }
+                // Every other node goes by the URL policy, which knows the kinds it acts on.
+                value => {
+                    police.visit(node, value);
+                    continue;
+                }
             };
-            (data.sourcepos.start.line, literal)
+            if !cb.fenced {
+                continue;
+            }
+            let (line, column) = (data.sourcepos.start.line, data.sourcepos.start.column);
+            let info = cb.info.trim();
+            let Some(kind) = Kind::from_tag(info) else {
+                diagnostics.extend(code_block_warnings(
+                    info,
+                    &cb.literal,
+                    cb.closed,
+                    line,
+                    column,
+                ));
+                continue;
+            };
+            (line, kind, std::mem::take(&mut cb.literal))
         };
         let mut id = String::with_capacity(4);
         id.push('b');
@@ -355,7 +341,6 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         });
         nodes.push(node);
     }
-    diagnostics.extend(walk_diagnostics);
     Parsed {
         root,
         blocks,

@@ -299,13 +299,11 @@ fn rounding_clear(into: Pt, corner: Pt, from: Pt, boxes: &[Rect]) -> bool {
     let samples: Vec<Pt> = (0..=STEPS)
         .map(|k| shapes::quadratic(into, corner, from, k as f64 / STEPS as f64))
         .collect();
-    let spare: Vec<Rect> = boxes
-        .iter()
-        .map(|r| Rect(r.0 - 0.5, r.1 - 0.5, r.2 + 0.5, r.3 + 0.5))
-        .collect();
-    let cut = samples
-        .windows(2)
-        .any(|w| spare.iter().any(|r| r.cut_by(w[0], w[1])));
+    let cut = samples.windows(2).any(|w| {
+        boxes
+            .iter()
+            .any(|r| Rect(r.0 - 0.5, r.1 - 0.5, r.2 + 0.5, r.3 + 0.5).cut_by(w[0], w[1]))
+    });
     // The cap between the curve and the corner, as a polygon.
     let mut cap = samples;
     cap.push(corner);

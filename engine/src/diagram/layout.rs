@@ -919,6 +919,9 @@ fn place(
             }
         }
         *vg.dag.ranks_mut() = kept;
+    } else if !long.is_empty() {
+        // layout-rs's optimizer would pull a longer link's far end back up to one rank.
+        sink_nodes(&mut vg.dag, &long, step);
     } else {
         RankOptimizer::new(&mut vg.dag).optimize();
     }

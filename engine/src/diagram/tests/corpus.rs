@@ -730,6 +730,25 @@ fn depths(svg: &str, horizontal: bool) -> BTreeMap<String, f64> {
         .collect()
 }
 
+/// A longer link keeps its length where its source starts nothing else: the source stays that
+/// many ranks above its target rather than sinking next to it (as a plain layered ranking
+/// would, to shorten the edge).
+#[test]
+fn a_longer_links_source_does_not_sink_towards_its_target() {
+    for (src, far_above) in [
+        ("flowchart TD\nW --> X --> Y --> B\nA ----> B", "W"),
+        ("flowchart TD\nW --> X --> Y --> B\nA ---> B", "X"),
+        ("flowchart TD\nW --> X --> Y --> B\nA --> B", "Y"),
+    ] {
+        let depth = depths(&draw(src).svg, false);
+        let (a, level) = (depth["A"], depth[far_above]);
+        assert!(
+            (a - level).abs() < 0.5,
+            "{src:?}: A at {a}, {far_above} at {level}"
+        );
+    }
+}
+
 /// Mermaid's "minimum length of a link": each extra `-`, `.` or `=` adds a rank. Next to the
 /// chain A→B→C→D→E (a rank a step), each target must lie level with the chain node its
 /// link reaches, in every direction, inside a subgraph, with labels and with `&` lists: a

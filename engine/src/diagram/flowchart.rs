@@ -129,7 +129,8 @@ pub struct Emphasis {
     pub italic: bool,
 }
 
-/// The node shapes of the Mermaid flowchart grammar, by their brackets.
+/// The node shapes of the Mermaid flowchart grammar: by their brackets, then the others of
+/// Mermaid's shape table (`@{ shape: … }`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Shape {
     /// `A[text]` (and a bare `A`)
@@ -161,12 +162,76 @@ pub enum Shape {
     Trapezoid,
     /// `A[\text/]`
     TrapezoidAlt,
+    /// `@{ shape: notch-rect }` (card)
+    NotchedRect,
+    /// `@{ shape: lin-rect }` (lined or shaded process)
+    LinedRect,
+    /// `@{ shape: div-rect }` (divided process)
+    DividedRect,
+    /// `@{ shape: win-pane }` (internal storage)
+    WindowPane,
+    /// `@{ shape: tag-rect }` (tagged process)
+    TaggedRect,
+    /// `@{ shape: st-rect }` (processes)
+    StackedRect,
+    /// `@{ shape: sl-rect }` (manual input)
+    SlopedRect,
+    /// `@{ shape: bow-rect }` (stored data)
+    BowTieRect,
+    /// `@{ shape: notch-pent }` (loop limit)
+    LoopLimit,
+    /// `@{ shape: delay }` (half-rounded rectangle)
+    Delay,
+    /// `@{ shape: curv-trap }` (display)
+    CurvedTrapezoid,
+    /// `@{ shape: doc }`
+    Document,
+    /// `@{ shape: lin-doc }`
+    LinedDocument,
+    /// `@{ shape: tag-doc }`
+    TaggedDocument,
+    /// `@{ shape: docs }` (documents)
+    StackedDocument,
+    /// `@{ shape: flag }` (paper tape)
+    PaperTape,
+    /// `@{ shape: h-cyl }` (direct access storage)
+    HorizontalCylinder,
+    /// `@{ shape: lin-cyl }` (disk)
+    LinedCylinder,
+    /// `@{ shape: tri }` (extract)
+    Triangle,
+    /// `@{ shape: flip-tri }` (manual file)
+    FlippedTriangle,
+    /// `@{ shape: sm-circ }` (start)
+    SmallCircle,
+    /// `@{ shape: f-circ }` (junction)
+    FilledCircle,
+    /// `@{ shape: fr-circ }` (stop)
+    FramedCircle,
+    /// `@{ shape: cross-circ }` (summary)
+    CrossedCircle,
+    /// `@{ shape: fork }` (join) where ranks run down or up: a bar across
+    Fork,
+    /// `@{ shape: fork }` where ranks run sideways: a bar upright
+    ForkSideways,
+    /// `@{ shape: hourglass }` (collate)
+    Hourglass,
+    /// `@{ shape: bolt }` (communication link)
+    Bolt,
+    /// `@{ shape: brace }` (comment)
+    BraceLeft,
+    /// `@{ shape: brace-r }`
+    BraceRight,
+    /// `@{ shape: braces }`
+    Braces,
+    /// `@{ shape: text }`: the label alone
+    Text,
 }
 
 #[cfg(test)]
 impl Shape {
     /// Every shape, for tests and the golden diagrams.
-    pub const ALL: [Shape; 14] = [
+    pub const ALL: [Shape; 46] = [
         Shape::Rect,
         Shape::Round,
         Shape::Stadium,
@@ -181,6 +246,38 @@ impl Shape {
         Shape::ParallelogramAlt,
         Shape::Trapezoid,
         Shape::TrapezoidAlt,
+        Shape::NotchedRect,
+        Shape::LinedRect,
+        Shape::DividedRect,
+        Shape::WindowPane,
+        Shape::TaggedRect,
+        Shape::StackedRect,
+        Shape::SlopedRect,
+        Shape::BowTieRect,
+        Shape::LoopLimit,
+        Shape::Delay,
+        Shape::CurvedTrapezoid,
+        Shape::Document,
+        Shape::LinedDocument,
+        Shape::TaggedDocument,
+        Shape::StackedDocument,
+        Shape::PaperTape,
+        Shape::HorizontalCylinder,
+        Shape::LinedCylinder,
+        Shape::Triangle,
+        Shape::FlippedTriangle,
+        Shape::SmallCircle,
+        Shape::FilledCircle,
+        Shape::FramedCircle,
+        Shape::CrossedCircle,
+        Shape::Fork,
+        Shape::ForkSideways,
+        Shape::Hourglass,
+        Shape::Bolt,
+        Shape::BraceLeft,
+        Shape::BraceRight,
+        Shape::Braces,
+        Shape::Text,
     ];
 
     /// A stable lowercase name (used in class names).
@@ -200,6 +297,38 @@ impl Shape {
             Shape::ParallelogramAlt => "parallelogram-alt",
             Shape::Trapezoid => "trapezoid",
             Shape::TrapezoidAlt => "trapezoid-alt",
+            Shape::NotchedRect => "notch-rect",
+            Shape::LinedRect => "lin-rect",
+            Shape::DividedRect => "div-rect",
+            Shape::WindowPane => "win-pane",
+            Shape::TaggedRect => "tag-rect",
+            Shape::StackedRect => "st-rect",
+            Shape::SlopedRect => "sl-rect",
+            Shape::BowTieRect => "bow-rect",
+            Shape::LoopLimit => "notch-pent",
+            Shape::Delay => "delay",
+            Shape::CurvedTrapezoid => "curv-trap",
+            Shape::Document => "doc",
+            Shape::LinedDocument => "lin-doc",
+            Shape::TaggedDocument => "tag-doc",
+            Shape::StackedDocument => "docs",
+            Shape::PaperTape => "flag",
+            Shape::HorizontalCylinder => "h-cyl",
+            Shape::LinedCylinder => "lin-cyl",
+            Shape::Triangle => "tri",
+            Shape::FlippedTriangle => "flip-tri",
+            Shape::SmallCircle => "sm-circ",
+            Shape::FilledCircle => "f-circ",
+            Shape::FramedCircle => "fr-circ",
+            Shape::CrossedCircle => "cross-circ",
+            Shape::Fork => "fork",
+            Shape::ForkSideways => "fork",
+            Shape::Hourglass => "hourglass",
+            Shape::Bolt => "bolt",
+            Shape::BraceLeft => "brace",
+            Shape::BraceRight => "brace-r",
+            Shape::Braces => "braces",
+            Shape::Text => "text",
         }
     }
 }
@@ -816,7 +945,11 @@ impl Parser {
     }
 
     /// Adds or updates the node, returning its index.
-    fn add_node(&mut self, spec: NodeSpec) -> usize {
+    fn add_node(&mut self, mut spec: NodeSpec) -> usize {
+        // A fork's bar lies across the way ranks run.
+        if spec.shape == Some(Shape::Fork) && self.chart.direction.is_horizontal() {
+            spec.shape = Some(Shape::ForkSideways);
+        }
         if let Some(&open) = self.open.last()
             && !self.placed.contains(spec.id)
             && self.chart.subgraphs[open].id.as_deref() != Some(spec.id)
@@ -1477,109 +1610,60 @@ fn markdown(md: &str) -> (String, Vec<Emphasis>) {
 }
 
 /// The shape Mermaid's `@{ shape: … }` name stands for, by its short name or an alias (the
-/// flowchart page's shape table), as the nearest shape drawn here; `None` for a name not in
-/// the table.
+/// flowchart page's shape table); `None` for a name not in the table. The mindmap shapes
+/// (`bang`, `cloud`) and `datastore` are drawn as rectangles.
 fn shape_named(name: &str) -> Option<Shape> {
     Some(match name {
-        "rect"
-        | "proc"
-        | "process"
-        | "rectangle"
-        | "notch-rect"
-        | "card"
-        | "notched-rectangle"
-        | "div-rect"
-        | "div-proc"
-        | "divided-process"
-        | "divided-rectangle"
-        | "lin-rect"
-        | "lin-proc"
-        | "lined-process"
-        | "lined-rectangle"
-        | "shaded-process"
-        | "st-rect"
-        | "processes"
-        | "procs"
-        | "stacked-rectangle"
-        | "tag-rect"
-        | "tag-proc"
-        | "tagged-process"
-        | "tagged-rectangle"
-        | "win-pane"
-        | "internal-storage"
-        | "window-pane"
-        | "doc"
-        | "document"
-        | "docs"
-        | "documents"
-        | "st-doc"
-        | "stacked-document"
-        | "lin-doc"
-        | "lined-document"
-        | "tag-doc"
-        | "tagged-document"
-        | "fork"
-        | "join"
-        | "text"
-        | "sl-rect"
-        | "manual-input"
-        | "sloped-rectangle"
-        | "bow-rect"
-        | "bow-tie-rectangle"
-        | "stored-data"
-        | "cloud"
-        | "bang"
-        | "bolt"
-        | "com-link"
-        | "lightning-bolt"
-        | "brace"
-        | "brace-l"
-        | "comment"
-        | "brace-r"
-        | "braces"
-        | "hourglass"
-        | "collate"
-        | "tri"
-        | "extract"
-        | "triangle"
-        | "flip-tri"
-        | "flipped-triangle"
-        | "manual-file"
-        | "notch-pent"
-        | "loop-limit"
-        | "notched-pentagon"
-        | "curv-trap"
-        | "curved-trapezoid"
-        | "display"
-        | "delay"
-        | "half-rounded-rectangle"
-        | "datastore"
+        "rect" | "proc" | "process" | "rectangle" | "bang" | "cloud" | "datastore"
         | "data-store" => Shape::Rect,
         "rounded" | "event" => Shape::Round,
         "stadium" | "pill" | "terminal" => Shape::Stadium,
         "fr-rect" | "framed-rectangle" | "subproc" | "subprocess" | "subroutine" => {
             Shape::Subroutine
         }
-        "cyl"
-        | "cylinder"
-        | "database"
-        | "db"
-        | "h-cyl"
-        | "das"
-        | "horizontal-cylinder"
-        | "lin-cyl"
-        | "disk"
-        | "lined-cylinder" => Shape::Cylinder,
-        "circle" | "circ" | "sm-circ" | "small-circle" | "start" | "f-circ" | "filled-circle"
-        | "junction" | "cross-circ" | "crossed-circle" | "summary" => Shape::Circle,
-        "dbl-circ" | "double-circle" | "fr-circ" | "framed-circle" | "stop" => Shape::DoubleCircle,
+        "cyl" | "cylinder" | "database" | "db" => Shape::Cylinder,
+        "circle" | "circ" => Shape::Circle,
+        "dbl-circ" | "double-circle" => Shape::DoubleCircle,
+        "odd" => Shape::Asymmetric,
         "diam" | "decision" | "diamond" | "question" => Shape::Rhombus,
         "hex" | "hexagon" | "prepare" => Shape::Hexagon,
         "lean-r" | "in-out" | "lean-right" => Shape::Parallelogram,
         "lean-l" | "lean-left" | "out-in" => Shape::ParallelogramAlt,
         "trap-b" | "priority" | "trapezoid" | "trapezoid-bottom" => Shape::Trapezoid,
         "trap-t" | "inv-trapezoid" | "manual" | "trapezoid-top" => Shape::TrapezoidAlt,
-        "odd" | "flag" | "paper-tape" => Shape::Asymmetric,
+        "notch-rect" | "card" | "notched-rectangle" => Shape::NotchedRect,
+        "lin-rect" | "lin-proc" | "lined-process" | "lined-rectangle" | "shaded-process" => {
+            Shape::LinedRect
+        }
+        "div-rect" | "div-proc" | "divided-process" | "divided-rectangle" => Shape::DividedRect,
+        "win-pane" | "internal-storage" | "window-pane" => Shape::WindowPane,
+        "tag-rect" | "tag-proc" | "tagged-process" | "tagged-rectangle" => Shape::TaggedRect,
+        "st-rect" | "processes" | "procs" | "stacked-rectangle" => Shape::StackedRect,
+        "sl-rect" | "manual-input" | "sloped-rectangle" => Shape::SlopedRect,
+        "bow-rect" | "bow-tie-rectangle" | "stored-data" => Shape::BowTieRect,
+        "notch-pent" | "loop-limit" | "notched-pentagon" => Shape::LoopLimit,
+        "delay" | "half-rounded-rectangle" => Shape::Delay,
+        "curv-trap" | "curved-trapezoid" | "display" => Shape::CurvedTrapezoid,
+        "doc" | "document" => Shape::Document,
+        "lin-doc" | "lined-document" => Shape::LinedDocument,
+        "tag-doc" | "tagged-document" => Shape::TaggedDocument,
+        "docs" | "documents" | "st-doc" | "stacked-document" => Shape::StackedDocument,
+        "flag" | "paper-tape" => Shape::PaperTape,
+        "h-cyl" | "das" | "horizontal-cylinder" => Shape::HorizontalCylinder,
+        "lin-cyl" | "disk" | "lined-cylinder" => Shape::LinedCylinder,
+        "tri" | "extract" | "triangle" => Shape::Triangle,
+        "flip-tri" | "manual-file" | "flipped-triangle" => Shape::FlippedTriangle,
+        "sm-circ" | "small-circle" | "start" => Shape::SmallCircle,
+        "f-circ" | "filled-circle" | "junction" => Shape::FilledCircle,
+        "fr-circ" | "framed-circle" | "stop" => Shape::FramedCircle,
+        "cross-circ" | "crossed-circle" | "summary" => Shape::CrossedCircle,
+        "fork" | "join" => Shape::Fork,
+        "hourglass" | "collate" => Shape::Hourglass,
+        "bolt" | "com-link" | "lightning-bolt" => Shape::Bolt,
+        "brace" | "brace-l" | "comment" => Shape::BraceLeft,
+        "brace-r" => Shape::BraceRight,
+        "braces" => Shape::Braces,
+        "text" => Shape::Text,
         _ => return None,
     })
 }
@@ -1725,7 +1809,8 @@ mod tests {
             "flowchart TD\nA[rect] --> B(round) --> C([stadium]) --> D[[sub]] --> E[(db)]\nF((circle)) --> G(((double))) --> H>flag] --> I{diamond} --> J{{hex}}\nK[/para/] --> L[\\alt\\] --> M[/trap\\] --> N[\\trapalt/] --> O",
         );
         let shapes: Vec<Shape> = c.nodes.iter().map(|n| n.shape).collect();
-        let mut expected = Shape::ALL.to_vec();
+        // The shapes with brackets come first in `ALL`.
+        let mut expected = Shape::ALL[..14].to_vec();
         expected.push(Shape::Rect);
         assert_eq!(shapes, expected);
         assert_eq!(c.nodes[12].label, "trap");

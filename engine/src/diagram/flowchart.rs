@@ -1991,95 +1991,103 @@ mod tests {
         assert_eq!(c.notes.len(), 3, "{:?}", c.notes);
         assert!(c.notes[2].contains("`warp`"));
         // Every short name and alias of Mermaid's shape table is known.
-        for name in [
-            "bang",
-            "notch-rect",
-            "card",
-            "cloud",
-            "hourglass",
-            "collate",
-            "bolt",
-            "com-link",
-            "brace",
-            "brace-l",
-            "comment",
-            "brace-r",
-            "braces",
-            "lean-r",
-            "in-out",
-            "lean-l",
-            "out-in",
-            "datastore",
-            "cyl",
-            "database",
-            "db",
-            "diam",
-            "decision",
-            "question",
-            "delay",
-            "h-cyl",
-            "das",
-            "lin-cyl",
-            "disk",
-            "curv-trap",
-            "display",
-            "div-rect",
-            "doc",
-            "document",
-            "rounded",
-            "event",
-            "tri",
-            "extract",
-            "fork",
-            "join",
-            "win-pane",
-            "f-circ",
-            "junction",
-            "lin-doc",
-            "lin-rect",
-            "notch-pent",
-            "loop-limit",
-            "flip-tri",
-            "manual-file",
-            "sl-rect",
-            "manual-input",
-            "trap-t",
-            "manual",
-            "docs",
-            "st-rect",
-            "processes",
-            "odd",
-            "flag",
-            "paper-tape",
-            "hex",
-            "prepare",
-            "trap-b",
-            "priority",
-            "rect",
-            "proc",
-            "circle",
-            "circ",
-            "sm-circ",
-            "start",
-            "dbl-circ",
-            "fr-circ",
-            "stop",
-            "bow-rect",
-            "stored-data",
+        for row in SHAPE_TABLE {
+            for name in row {
+                assert!(shape_named(name).is_some(), "{name}");
+            }
+        }
+    }
+
+    /// Mermaid's shape table (its flowchart page), a row a shape: short name, then aliases.
+    const SHAPE_TABLE: [&[&str]; 46] = [
+        &["rect", "proc", "process", "rectangle"],
+        &["rounded", "event"],
+        &["stadium", "pill", "terminal"],
+        &[
             "fr-rect",
+            "framed-rectangle",
+            "subproc",
             "subprocess",
             "subroutine",
-            "cross-circ",
-            "summary",
-            "tag-doc",
-            "tag-rect",
-            "stadium",
-            "pill",
-            "terminal",
-            "text",
-        ] {
-            assert!(shape_named(name).is_some(), "{name}");
+        ],
+        &["cyl", "cylinder", "database", "db"],
+        &["circle", "circ"],
+        &["dbl-circ", "double-circle"],
+        &["odd"],
+        &["diam", "decision", "diamond", "question"],
+        &["hex", "hexagon", "prepare"],
+        &["lean-r", "in-out", "lean-right"],
+        &["lean-l", "lean-left", "out-in"],
+        &["trap-b", "priority", "trapezoid", "trapezoid-bottom"],
+        &["trap-t", "inv-trapezoid", "manual", "trapezoid-top"],
+        &["notch-rect", "card", "notched-rectangle"],
+        &[
+            "lin-rect",
+            "lin-proc",
+            "lined-process",
+            "lined-rectangle",
+            "shaded-process",
+        ],
+        &[
+            "div-rect",
+            "div-proc",
+            "divided-process",
+            "divided-rectangle",
+        ],
+        &["win-pane", "internal-storage", "window-pane"],
+        &["tag-rect", "tag-proc", "tagged-process", "tagged-rectangle"],
+        &["st-rect", "processes", "procs", "stacked-rectangle"],
+        &["sl-rect", "manual-input", "sloped-rectangle"],
+        &["bow-rect", "bow-tie-rectangle", "stored-data"],
+        &["notch-pent", "loop-limit", "notched-pentagon"],
+        &["delay", "half-rounded-rectangle"],
+        &["curv-trap", "curved-trapezoid", "display"],
+        &["doc", "document"],
+        &["lin-doc", "lined-document"],
+        &["tag-doc", "tagged-document"],
+        &["docs", "documents", "st-doc", "stacked-document"],
+        &["flag", "paper-tape"],
+        &["h-cyl", "das", "horizontal-cylinder"],
+        &["lin-cyl", "disk", "lined-cylinder"],
+        &["tri", "extract", "triangle"],
+        &["flip-tri", "manual-file", "flipped-triangle"],
+        &["sm-circ", "small-circle", "start"],
+        &["f-circ", "filled-circle", "junction"],
+        &["fr-circ", "framed-circle", "stop"],
+        &["cross-circ", "crossed-circle", "summary"],
+        &["fork", "join"],
+        &["hourglass", "collate"],
+        &["bolt", "com-link", "lightning-bolt"],
+        &["brace", "brace-l", "comment"],
+        &["brace-r"],
+        &["braces"],
+        &["text"],
+        // Mindmap shapes and the data store, drawn as rectangles.
+        &["bang", "cloud", "datastore", "data-store"],
+    ];
+
+    #[test]
+    fn each_row_of_the_shape_table_is_its_own_shape() {
+        let mut seen = Vec::new();
+        for row in &SHAPE_TABLE[..SHAPE_TABLE.len() - 1] {
+            let shape = shape_named(row[0]).expect("known");
+            for alias in &row[1..] {
+                assert_eq!(shape_named(alias), Some(shape), "{alias} is {}", row[0]);
+            }
+            assert!(
+                !seen.contains(&shape),
+                "{} is drawn as another row's shape",
+                row[0]
+            );
+            seen.push(shape);
         }
+        // Every shape but the upright fork bar is some row's.
+        assert_eq!(seen.len(), Shape::ALL.len() - 1);
+        // A fork's bar lies across the ranks.
+        let across = chart("flowchart TD\nA@{ shape: fork } --> B");
+        assert_eq!(across.nodes[0].shape, Shape::Fork);
+        let upright = chart("flowchart LR\nA@{ shape: join } --> B\nC --> A");
+        assert_eq!(upright.nodes[0].shape, Shape::ForkSideways);
     }
 
     #[test]

@@ -708,6 +708,14 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     }
 }
 
+/// The elements [`shape_element`] writes for a node of `shape` in `b`.
+#[cfg(test)]
+pub(super) fn shape_markup(shape: Shape, b: Bounds) -> String {
+    let mut w = Writer::new();
+    shape_element(&mut w, shape, b);
+    w.out
+}
+
 /// Appends the path through `points`, its ends moved to `first` and `last`: smooth
 /// (`shapes::curve`), or, for an edge routed around boxes, straight runs whose bends are
 /// rounded (`shapes::bend`, the radius the router checked against the boxes).

@@ -226,12 +226,18 @@ pub enum Shape {
     Braces,
     /// `@{ shape: text }`: the label alone
     Text,
+    /// `@{ shape: datastore }`: lines above and below, open at the sides
+    DataStore,
+    /// `@{ shape: cloud }`
+    Cloud,
+    /// `@{ shape: bang }`
+    Bang,
 }
 
 #[cfg(test)]
 impl Shape {
     /// Every shape, for tests and the golden diagrams.
-    pub const ALL: [Shape; 46] = [
+    pub const ALL: [Shape; 49] = [
         Shape::Rect,
         Shape::Round,
         Shape::Stadium,
@@ -278,6 +284,9 @@ impl Shape {
         Shape::BraceRight,
         Shape::Braces,
         Shape::Text,
+        Shape::DataStore,
+        Shape::Cloud,
+        Shape::Bang,
     ];
 
     /// A stable lowercase name (used in class names).
@@ -329,6 +338,9 @@ impl Shape {
             Shape::BraceRight => "brace-r",
             Shape::Braces => "braces",
             Shape::Text => "text",
+            Shape::DataStore => "datastore",
+            Shape::Cloud => "cloud",
+            Shape::Bang => "bang",
         }
     }
 }
@@ -1610,12 +1622,10 @@ fn markdown(md: &str) -> (String, Vec<Emphasis>) {
 }
 
 /// The shape Mermaid's `@{ shape: … }` name stands for, by its short name or an alias (the
-/// flowchart page's shape table); `None` for a name not in the table. The mindmap shapes
-/// (`bang`, `cloud`) and `datastore` are drawn as rectangles.
+/// flowchart page's shape table); `None` for a name not in the table.
 fn shape_named(name: &str) -> Option<Shape> {
     Some(match name {
-        "rect" | "proc" | "process" | "rectangle" | "bang" | "cloud" | "datastore"
-        | "data-store" => Shape::Rect,
+        "rect" | "proc" | "process" | "rectangle" => Shape::Rect,
         "rounded" | "event" => Shape::Round,
         "stadium" | "pill" | "terminal" => Shape::Stadium,
         "fr-rect" | "framed-rectangle" | "subproc" | "subprocess" | "subroutine" => {
@@ -1664,6 +1674,9 @@ fn shape_named(name: &str) -> Option<Shape> {
         "brace-r" => Shape::BraceRight,
         "braces" => Shape::Braces,
         "text" => Shape::Text,
+        "datastore" | "data-store" => Shape::DataStore,
+        "cloud" => Shape::Cloud,
+        "bang" => Shape::Bang,
         _ => return None,
     })
 }
@@ -1999,7 +2012,7 @@ mod tests {
     }
 
     /// Mermaid's shape table (its flowchart page), a row a shape: short name, then aliases.
-    const SHAPE_TABLE: [&[&str]; 46] = [
+    const SHAPE_TABLE: [&[&str]; 48] = [
         &["rect", "proc", "process", "rectangle"],
         &["rounded", "event"],
         &["stadium", "pill", "terminal"],
@@ -2062,14 +2075,15 @@ mod tests {
         &["brace-r"],
         &["braces"],
         &["text"],
-        // Mindmap shapes and the data store, drawn as rectangles.
-        &["bang", "cloud", "datastore", "data-store"],
+        &["datastore", "data-store"],
+        &["cloud"],
+        &["bang"],
     ];
 
     #[test]
     fn each_row_of_the_shape_table_is_its_own_shape() {
         let mut seen = Vec::new();
-        for row in &SHAPE_TABLE[..SHAPE_TABLE.len() - 1] {
+        for row in SHAPE_TABLE {
             let shape = shape_named(row[0]).expect("known");
             for alias in &row[1..] {
                 assert_eq!(shape_named(alias), Some(shape), "{alias} is {}", row[0]);

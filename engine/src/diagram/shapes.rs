@@ -3,6 +3,7 @@
 
 use super::flowchart::Shape;
 use super::text::Block;
+use std::f64::consts::SQRT_2;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pt {
@@ -130,7 +131,18 @@ pub fn size(shape: Shape, text: &Block) -> (f64, f64) {
         Shape::StackedRect => (w + 2.0 * STACK, h + 2.0 * STACK),
         Shape::SlopedRect => (w, h + band(h) * 2.0),
         Shape::BowTieRect => (w + 2.0 * bow(h), h),
-        Shape::LoopLimit | Shape::Text => (w, h),
+        Shape::LoopLimit | Shape::Text | Shape::DataStore => (w, h),
+        Shape::Cloud | Shape::Bang => {
+            // The label's box fits the ellipse √2 times its half-size; the bumps or bites
+            // go round that.
+            let (rx, ry) = ((tw / 2.0 + 6.0) * SQRT_2, (th / 2.0 + 4.0) * SQRT_2);
+            let margin = if shape == Shape::Bang {
+                2.0 * SCALLOP
+            } else {
+                SCALLOP
+            };
+            (2.0 * (rx + margin), 2.0 * (ry + margin))
+        }
         Shape::Delay => (w + h / 2.0, h),
         Shape::CurvedTrapezoid => (w + 0.75 * h, h),
         Shape::Document | Shape::TaggedDocument => (w, h + wave(h)),
@@ -204,6 +216,9 @@ pub fn label_center(shape: Shape, b: Bounds, text_height: f64) -> Pt {
 fn slant(h: f64) -> f64 {
     h * 0.4
 }
+
+/// How far a cloud's bumps reach out, or a bang's bites in, at most.
+const SCALLOP: f64 = 9.0;
 
 /// The cut corner of a card.
 const NOTCH: f64 = 12.0;
@@ -371,6 +386,7 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
         | Shape::WindowPane
         | Shape::TaggedRect
         | Shape::Text
+        | Shape::DataStore
         | Shape::BraceLeft
         | Shape::BraceRight
         | Shape::Braces
@@ -432,7 +448,9 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
         | Shape::TaggedDocument
         | Shape::StackedDocument
         | Shape::PaperTape
-        | Shape::HorizontalCylinder => Outline::Traced { shape, bounds: b },
+        | Shape::HorizontalCylinder
+        | Shape::Cloud
+        | Shape::Bang => Outline::Traced { shape, bounds: b },
     }
 }
 
@@ -445,6 +463,8 @@ pub enum Paint {
     Solid,
     /// A line on or beside the face: not filled, and not part of the node's area.
     Line,
+    /// Filled as a face is, its outline not drawn (a data store's open sides).
+    Fill,
     /// Not painted: part of the node's area where nothing is drawn (a comment's text).
     Bare,
 }
@@ -578,6 +598,17 @@ pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
             }
             out
         }
+        Shape::DataStore => vec![
+            Piece {
+                paint: Paint::Fill,
+                closed: true,
+                points: box_points(b),
+            },
+            h(t),
+            h(bo),
+        ],
+        Shape::Cloud => vec![Piece::face(scalloped(b, 1.0))],
+        Shape::Bang => vec![Piece::face(scalloped(b, -1.0))],
         Shape::Fork | Shape::ForkSideways => vec![Piece {
             paint: Paint::Solid,
             closed: true,
@@ -710,6 +741,37 @@ pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
             ]
         }
     })
+}
+
+/// A cloud (`out` 1: bumps out from an ellipse inside `b`) or a bang (`out` -1: bites in
+/// from the ellipse that fills `b`), each bump or bite a half ellipse over a chord.
+fn scalloped(b: Bounds, out: f64) -> Vec<Pt> {
+    let depth = SCALLOP.min(b.w.min(b.h) / 4.0);
+    let inset = if out > 0.0 { depth } else { 0.0 };
+    let (rx, ry) = (b.w / 2.0 - inset, b.h / 2.0 - inset);
+    // Some ten bumps round a wide cloud, at least six.
+    let n = ((rx + ry) / 12.0).round().clamp(6.0, 14.0) as usize;
+    let anchor = |k: usize| {
+        let a = std::f64::consts::TAU * k as f64 / n as f64 - std::f64::consts::FRAC_PI_2;
+        Pt::new(b.center.x + rx * a.cos(), b.center.y + ry * a.sin())
+    };
+    let mut pts = Vec::with_capacity(n * 8);
+    for k in 0..n {
+        let (p, q) = (anchor(k), anchor(k + 1));
+        let half = q.minus(p).scale(0.5);
+        let mid = p.plus(half);
+        // Clockwise on screen: the outward normal of p → q is to its left.
+        let normal = Pt::new(half.y, -half.x)
+            .unit()
+            .unwrap_or(Pt::new(0.0, -1.0));
+        let normal = normal.scale(out * depth);
+        // From p over the bump to just before q (q starts the next one).
+        for step in 0..8 {
+            let a = std::f64::consts::PI * f64::from(step) / 8.0;
+            pts.push(mid.minus(half.scale(a.cos())).plus(normal.scale(a.sin())));
+        }
+    }
+    pts
 }
 
 /// A curly brace along the side `x` from `t` to `bo`, its point towards `-side` (1 for a

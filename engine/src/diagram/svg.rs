@@ -134,6 +134,12 @@ mod paint {
         ("stroke", "#4a6fa5"),
         ("stroke-width", "1.5"),
     );
+    /// A node's face where its outline is not drawn.
+    pub const SHAPE_FILL: Run = run!(
+        ("class", "pb-d-shape-fill"),
+        ("fill", "#eef4ff"),
+        ("stroke", "none")
+    );
     /// A node's area where nothing is drawn.
     pub const SHAPE_BARE: Run = run!(
         ("class", "pb-d-shape-bare"),
@@ -599,6 +605,7 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 shapes::Paint::Face => PAINT,
                 shapes::Paint::Solid => paint::SHAPE_SOLID,
                 shapes::Paint::Line => paint::SHAPE_LINE,
+                shapes::Paint::Fill => paint::SHAPE_FILL,
                 shapes::Paint::Bare => paint::SHAPE_BARE,
             };
             w.leaf_painted("path", &[("d", Val::Ours(&d))], paint);
@@ -1139,6 +1146,9 @@ fn node_class(shape: Shape) -> Val<'static> {
         Shape::BraceRight => plain!("pb-d-node pb-d-brace-r"),
         Shape::Braces => plain!("pb-d-node pb-d-braces"),
         Shape::Text => plain!("pb-d-node pb-d-text"),
+        Shape::DataStore => plain!("pb-d-node pb-d-datastore"),
+        Shape::Cloud => plain!("pb-d-node pb-d-cloud"),
+        Shape::Bang => plain!("pb-d-node pb-d-bang"),
         Shape::Fork | Shape::ForkSideways => plain!("pb-d-node pb-d-fork"),
     }
 }

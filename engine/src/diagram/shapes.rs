@@ -153,7 +153,7 @@ pub fn size(shape: Shape, text: &Block) -> (f64, f64) {
         Shape::LinedCylinder => (w, h + 2.0 * cylinder_cap(w) + LINED),
         Shape::Triangle | Shape::FlippedTriangle => {
             // As Mermaid: as tall as wide, the label in the wide half.
-            let side = (tw + th + 2.0 * PAD_X + 2.0 * PAD_Y).max(MIN_W + 20.0);
+            let side = (tw + th + 2.0 * PAD_X + 2.0).max(MIN_W + 20.0);
             (side, side)
         }
         // Mermaid draws these without their label.

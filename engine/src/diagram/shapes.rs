@@ -391,7 +391,8 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
         | Shape::BraceRight
         | Shape::Braces
         | Shape::Fork
-        | Shape::ForkSideways => outline(Shape::Rect, b),
+        | Shape::ForkSideways
+        | Shape::Hourglass => outline(Shape::Rect, b),
         Shape::NotchedRect => poly(&[(l + NOTCH, t), (r, t), (r, bo), (l, bo), (l, t + NOTCH)]),
         Shape::LoopLimit => {
             let e = (b.h * 0.3).min(b.w * 0.1).min(12.0);
@@ -407,18 +408,6 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
         Shape::Triangle => poly(&[(b.center.x, t), (r, bo), (l, bo)]),
         Shape::FlippedTriangle => poly(&[(l, t), (r, t), (b.center.x, bo)]),
         Shape::SlopedRect => poly(&[(l, t + b.h / 3.0), (r, t), (r, bo), (l, bo)]),
-        Shape::Hourglass => {
-            // A waist of two pixels keeps the centre inside, where edges start.
-            let cx = b.center.x;
-            poly(&[
-                (l, t),
-                (r, t),
-                (cx + 1.0, cy),
-                (r, bo),
-                (l, bo),
-                (cx - 1.0, cy),
-            ])
-        }
         Shape::Bolt => {
             // Two strokes down to the left, offset by a step across the middle.
             let (w, h) = (b.w, b.h);
@@ -567,8 +556,24 @@ pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
         | Shape::Triangle
         | Shape::FlippedTriangle
         | Shape::SlopedRect
-        | Shape::Hourglass
         | Shape::Bolt => vec![Piece::face(polygon(outline(shape, b)))],
+        Shape::Hourglass => vec![
+            // Edges end on its box: from above or below on the glass, from the sides beside
+            // its waist rather than in its notch.
+            Piece {
+                paint: Paint::Bare,
+                closed: true,
+                points: box_points(b),
+            },
+            Piece::face(vec![
+                Pt::new(l, t),
+                Pt::new(r, t),
+                Pt::new(cx + 1.0, cy),
+                Pt::new(r, bo),
+                Pt::new(l, bo),
+                Pt::new(cx - 1.0, cy),
+            ]),
+        ],
         Shape::LinedRect => vec![Piece::face(box_points(b)), v(l + FRAME)],
         Shape::DividedRect => vec![Piece::face(box_points(b)), h(t + band_of_total(b.h))],
         Shape::WindowPane => vec![Piece::face(box_points(b)), h(t + PANE), v(l + PANE)],

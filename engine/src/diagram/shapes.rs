@@ -327,11 +327,14 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
     let (l, r, t, bo) = (b.left(), b.right(), b.top(), b.bottom());
     let cy = b.center.y;
     let poly = |pts: &[(f64, f64)]| Outline::Polygon(Corners::new(pts));
-    match shape {
-        Shape::Rect | Shape::Subroutine => Outline::Polygon(Corners {
+    let whole_box = || {
+        Outline::Polygon(Corners {
             is_box: true,
             ..Corners::new(&[(l, t), (r, t), (r, bo), (l, bo)])
-        }),
+        })
+    };
+    match shape {
+        Shape::Rect | Shape::Subroutine => whole_box(),
         Shape::Round => Outline::RoundedBox {
             bounds: b,
             r: 8.0_f64.min(b.h / 2.0),
@@ -392,7 +395,7 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
         | Shape::Braces
         | Shape::Fork
         | Shape::ForkSideways
-        | Shape::Hourglass => outline(Shape::Rect, b),
+        | Shape::Hourglass => whole_box(),
         Shape::NotchedRect => poly(&[(l + NOTCH, t), (r, t), (r, bo), (l, bo), (l, t + NOTCH)]),
         Shape::LoopLimit => {
             let e = (b.h * 0.3).min(b.w * 0.1).min(12.0);
@@ -422,7 +425,11 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
             ])
         }
         Shape::SmallCircle | Shape::FilledCircle | Shape::FramedCircle | Shape::CrossedCircle => {
-            outline(Shape::Circle, b)
+            Outline::Ellipse {
+                center: b.center,
+                rx: b.w / 2.0,
+                ry: b.h / 2.0,
+            }
         }
         Shape::LinedCylinder => Outline::Cylinder {
             bounds: b,
@@ -527,6 +534,11 @@ fn box_points(b: Bounds) -> Vec<Pt> {
 /// from their [`Outline`]). The pieces that are not lines cover the node's area: edges end on
 /// its outline.
 pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
+    (!shape.has_brackets()).then(|| traced(shape, b))
+}
+
+/// [`pieces`] for a shape without brackets.
+fn traced(shape: Shape, b: Bounds) -> Vec<Piece> {
     let (l, r, t, bo) = (b.left(), b.right(), b.top(), b.bottom());
     let (cx, cy) = (b.center.x, b.center.y);
     let polygon = |o: Outline| match o {
@@ -536,7 +548,7 @@ pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
     let circle = |rx: f64, steps: usize| arc(b.center, rx, rx, 0.0, 360.0, steps).collect();
     let v = |x: f64| Piece::line(vec![Pt::new(x, t), Pt::new(x, bo)]);
     let h = |y: f64| Piece::line(vec![Pt::new(l, y), Pt::new(r, y)]);
-    Some(match shape {
+    match shape {
         Shape::Rect
         | Shape::Round
         | Shape::Stadium
@@ -550,7 +562,7 @@ pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
         | Shape::Parallelogram
         | Shape::ParallelogramAlt
         | Shape::Trapezoid
-        | Shape::TrapezoidAlt => return None,
+        | Shape::TrapezoidAlt => Vec::new(),
         Shape::NotchedRect
         | Shape::LoopLimit
         | Shape::Triangle
@@ -745,7 +757,7 @@ pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
                 Piece::line(arc(Pt::new(cx, t + c + LINED), rx, c, 180.0, 0.0, 24).collect()),
             ]
         }
-    })
+    }
 }
 
 /// A cloud (`out` 1: bumps out from an ellipse inside `b`) or a bang (`out` -1: bites in
@@ -819,9 +831,7 @@ impl Outline {
     pub fn contains(&self, p: Pt) -> bool {
         match self {
             Outline::Polygon(corners) => polygon_contains(corners.as_slice(), p),
-            Outline::Traced { shape, bounds } => {
-                pieces(*shape, *bounds).is_some_and(|pieces| area_contains(&pieces, p))
-            }
+            Outline::Traced { shape, bounds } => area_contains(&traced(*shape, *bounds), p),
             Outline::Ellipse { center, rx, ry } => {
                 let dx = (p.x - center.x) / rx;
                 let dy = (p.y - center.y) / ry;
@@ -890,10 +900,9 @@ pub fn crossing(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
     {
         return inside.plus(d.scale(t));
     }
-    if let Outline::Traced { shape, bounds } = *outline
-        && let Some(pieces) = pieces(shape, bounds)
-    {
+    if let Outline::Traced { shape, bounds } = *outline {
         // Traced once for the whole search.
+        let pieces = traced(shape, bounds);
         return bisect_by(|p| area_contains(&pieces, p), inside, outside);
     }
     bisect(outline, inside, outside)

@@ -1529,6 +1529,26 @@ mod tests {
             ("stroke-width", plain!("1")),
         ];
         assert_eq!(paint::HEAD.0, written(&head));
+        let shape_line = [
+            ("class", plain!("pb-d-shape-line")),
+            ("fill", plain!("none")),
+            ("stroke", NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ];
+        assert_eq!(paint::SHAPE_LINE.0, written(&shape_line));
+        let solid = [
+            ("class", plain!("pb-d-shape-solid")),
+            ("fill", NODE_LINE),
+            ("stroke", NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ];
+        assert_eq!(paint::SHAPE_SOLID.0, written(&solid));
+        let fill = [
+            ("class", plain!("pb-d-shape-fill")),
+            ("fill", NODE_FILL),
+            ("stroke", plain!("none")),
+        ];
+        assert_eq!(paint::SHAPE_FILL.0, written(&fill));
         for stroke in [
             Stroke::Solid,
             Stroke::Dotted,

@@ -129,7 +129,8 @@ pub struct Emphasis {
     pub italic: bool,
 }
 
-/// The node shapes of the Mermaid flowchart grammar, by their brackets.
+/// The node shapes of the Mermaid flowchart grammar: by their brackets, then the others of
+/// Mermaid's shape table (`@{ shape: … }`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Shape {
     /// `A[text]` (and a bare `A`)
@@ -161,12 +162,105 @@ pub enum Shape {
     Trapezoid,
     /// `A[\text/]`
     TrapezoidAlt,
+    /// `@{ shape: notch-rect }` (card)
+    NotchedRect,
+    /// `@{ shape: lin-rect }` (lined or shaded process)
+    LinedRect,
+    /// `@{ shape: div-rect }` (divided process)
+    DividedRect,
+    /// `@{ shape: win-pane }` (internal storage)
+    WindowPane,
+    /// `@{ shape: tag-rect }` (tagged process)
+    TaggedRect,
+    /// `@{ shape: st-rect }` (processes)
+    StackedRect,
+    /// `@{ shape: sl-rect }` (manual input)
+    SlopedRect,
+    /// `@{ shape: bow-rect }` (stored data)
+    BowTieRect,
+    /// `@{ shape: notch-pent }` (loop limit)
+    LoopLimit,
+    /// `@{ shape: delay }` (half-rounded rectangle)
+    Delay,
+    /// `@{ shape: curv-trap }` (display)
+    CurvedTrapezoid,
+    /// `@{ shape: doc }`
+    Document,
+    /// `@{ shape: lin-doc }`
+    LinedDocument,
+    /// `@{ shape: tag-doc }`
+    TaggedDocument,
+    /// `@{ shape: docs }` (documents)
+    StackedDocument,
+    /// `@{ shape: flag }` (paper tape)
+    PaperTape,
+    /// `@{ shape: h-cyl }` (direct access storage)
+    HorizontalCylinder,
+    /// `@{ shape: lin-cyl }` (disk)
+    LinedCylinder,
+    /// `@{ shape: tri }` (extract)
+    Triangle,
+    /// `@{ shape: flip-tri }` (manual file)
+    FlippedTriangle,
+    /// `@{ shape: sm-circ }` (start)
+    SmallCircle,
+    /// `@{ shape: f-circ }` (junction)
+    FilledCircle,
+    /// `@{ shape: fr-circ }` (stop)
+    FramedCircle,
+    /// `@{ shape: cross-circ }` (summary)
+    CrossedCircle,
+    /// `@{ shape: fork }` (join) where ranks run down or up: a bar across
+    Fork,
+    /// `@{ shape: fork }` where ranks run sideways: a bar upright
+    ForkSideways,
+    /// `@{ shape: hourglass }` (collate)
+    Hourglass,
+    /// `@{ shape: bolt }` (communication link)
+    Bolt,
+    /// `@{ shape: brace }` (comment)
+    BraceLeft,
+    /// `@{ shape: brace-r }`
+    BraceRight,
+    /// `@{ shape: braces }`
+    Braces,
+    /// `@{ shape: text }`: the label alone
+    Text,
+    /// `@{ shape: datastore }`: lines above and below, open at the sides
+    DataStore,
+    /// `@{ shape: cloud }`
+    Cloud,
+    /// `@{ shape: bang }`
+    Bang,
+}
+
+impl Shape {
+    /// Whether the shape is one of the fourteen of the bracket syntax (`[ ]`, `( )`, …).
+    pub fn has_brackets(self) -> bool {
+        matches!(
+            self,
+            Shape::Rect
+                | Shape::Round
+                | Shape::Stadium
+                | Shape::Subroutine
+                | Shape::Cylinder
+                | Shape::Circle
+                | Shape::DoubleCircle
+                | Shape::Asymmetric
+                | Shape::Rhombus
+                | Shape::Hexagon
+                | Shape::Parallelogram
+                | Shape::ParallelogramAlt
+                | Shape::Trapezoid
+                | Shape::TrapezoidAlt
+        )
+    }
 }
 
 #[cfg(test)]
 impl Shape {
     /// Every shape, for tests and the golden diagrams.
-    pub const ALL: [Shape; 14] = [
+    pub const ALL: [Shape; 49] = [
         Shape::Rect,
         Shape::Round,
         Shape::Stadium,
@@ -181,6 +275,41 @@ impl Shape {
         Shape::ParallelogramAlt,
         Shape::Trapezoid,
         Shape::TrapezoidAlt,
+        Shape::NotchedRect,
+        Shape::LinedRect,
+        Shape::DividedRect,
+        Shape::WindowPane,
+        Shape::TaggedRect,
+        Shape::StackedRect,
+        Shape::SlopedRect,
+        Shape::BowTieRect,
+        Shape::LoopLimit,
+        Shape::Delay,
+        Shape::CurvedTrapezoid,
+        Shape::Document,
+        Shape::LinedDocument,
+        Shape::TaggedDocument,
+        Shape::StackedDocument,
+        Shape::PaperTape,
+        Shape::HorizontalCylinder,
+        Shape::LinedCylinder,
+        Shape::Triangle,
+        Shape::FlippedTriangle,
+        Shape::SmallCircle,
+        Shape::FilledCircle,
+        Shape::FramedCircle,
+        Shape::CrossedCircle,
+        Shape::Fork,
+        Shape::ForkSideways,
+        Shape::Hourglass,
+        Shape::Bolt,
+        Shape::BraceLeft,
+        Shape::BraceRight,
+        Shape::Braces,
+        Shape::Text,
+        Shape::DataStore,
+        Shape::Cloud,
+        Shape::Bang,
     ];
 
     /// A stable lowercase name (used in class names).
@@ -200,6 +329,41 @@ impl Shape {
             Shape::ParallelogramAlt => "parallelogram-alt",
             Shape::Trapezoid => "trapezoid",
             Shape::TrapezoidAlt => "trapezoid-alt",
+            Shape::NotchedRect => "notch-rect",
+            Shape::LinedRect => "lin-rect",
+            Shape::DividedRect => "div-rect",
+            Shape::WindowPane => "win-pane",
+            Shape::TaggedRect => "tag-rect",
+            Shape::StackedRect => "st-rect",
+            Shape::SlopedRect => "sl-rect",
+            Shape::BowTieRect => "bow-rect",
+            Shape::LoopLimit => "notch-pent",
+            Shape::Delay => "delay",
+            Shape::CurvedTrapezoid => "curv-trap",
+            Shape::Document => "doc",
+            Shape::LinedDocument => "lin-doc",
+            Shape::TaggedDocument => "tag-doc",
+            Shape::StackedDocument => "docs",
+            Shape::PaperTape => "flag",
+            Shape::HorizontalCylinder => "h-cyl",
+            Shape::LinedCylinder => "lin-cyl",
+            Shape::Triangle => "tri",
+            Shape::FlippedTriangle => "flip-tri",
+            Shape::SmallCircle => "sm-circ",
+            Shape::FilledCircle => "f-circ",
+            Shape::FramedCircle => "fr-circ",
+            Shape::CrossedCircle => "cross-circ",
+            Shape::Fork => "fork",
+            Shape::ForkSideways => "fork",
+            Shape::Hourglass => "hourglass",
+            Shape::Bolt => "bolt",
+            Shape::BraceLeft => "brace",
+            Shape::BraceRight => "brace-r",
+            Shape::Braces => "braces",
+            Shape::Text => "text",
+            Shape::DataStore => "datastore",
+            Shape::Cloud => "cloud",
+            Shape::Bang => "bang",
         }
     }
 }
@@ -816,7 +980,11 @@ impl Parser {
     }
 
     /// Adds or updates the node, returning its index.
-    fn add_node(&mut self, spec: NodeSpec) -> usize {
+    fn add_node(&mut self, mut spec: NodeSpec) -> usize {
+        // A fork's bar lies across the way ranks run.
+        if spec.shape == Some(Shape::Fork) && self.chart.direction.is_horizontal() {
+            spec.shape = Some(Shape::ForkSideways);
+        }
         if let Some(&open) = self.open.last()
             && !self.placed.contains(spec.id)
             && self.chart.subgraphs[open].id.as_deref() != Some(spec.id)
@@ -1477,109 +1645,61 @@ fn markdown(md: &str) -> (String, Vec<Emphasis>) {
 }
 
 /// The shape Mermaid's `@{ shape: … }` name stands for, by its short name or an alias (the
-/// flowchart page's shape table), as the nearest shape drawn here; `None` for a name not in
-/// the table.
+/// flowchart page's shape table); `None` for a name not in the table.
 fn shape_named(name: &str) -> Option<Shape> {
     Some(match name {
-        "rect"
-        | "proc"
-        | "process"
-        | "rectangle"
-        | "notch-rect"
-        | "card"
-        | "notched-rectangle"
-        | "div-rect"
-        | "div-proc"
-        | "divided-process"
-        | "divided-rectangle"
-        | "lin-rect"
-        | "lin-proc"
-        | "lined-process"
-        | "lined-rectangle"
-        | "shaded-process"
-        | "st-rect"
-        | "processes"
-        | "procs"
-        | "stacked-rectangle"
-        | "tag-rect"
-        | "tag-proc"
-        | "tagged-process"
-        | "tagged-rectangle"
-        | "win-pane"
-        | "internal-storage"
-        | "window-pane"
-        | "doc"
-        | "document"
-        | "docs"
-        | "documents"
-        | "st-doc"
-        | "stacked-document"
-        | "lin-doc"
-        | "lined-document"
-        | "tag-doc"
-        | "tagged-document"
-        | "fork"
-        | "join"
-        | "text"
-        | "sl-rect"
-        | "manual-input"
-        | "sloped-rectangle"
-        | "bow-rect"
-        | "bow-tie-rectangle"
-        | "stored-data"
-        | "cloud"
-        | "bang"
-        | "bolt"
-        | "com-link"
-        | "lightning-bolt"
-        | "brace"
-        | "brace-l"
-        | "comment"
-        | "brace-r"
-        | "braces"
-        | "hourglass"
-        | "collate"
-        | "tri"
-        | "extract"
-        | "triangle"
-        | "flip-tri"
-        | "flipped-triangle"
-        | "manual-file"
-        | "notch-pent"
-        | "loop-limit"
-        | "notched-pentagon"
-        | "curv-trap"
-        | "curved-trapezoid"
-        | "display"
-        | "delay"
-        | "half-rounded-rectangle"
-        | "datastore"
-        | "data-store" => Shape::Rect,
+        "rect" | "proc" | "process" | "rectangle" => Shape::Rect,
         "rounded" | "event" => Shape::Round,
         "stadium" | "pill" | "terminal" => Shape::Stadium,
         "fr-rect" | "framed-rectangle" | "subproc" | "subprocess" | "subroutine" => {
             Shape::Subroutine
         }
-        "cyl"
-        | "cylinder"
-        | "database"
-        | "db"
-        | "h-cyl"
-        | "das"
-        | "horizontal-cylinder"
-        | "lin-cyl"
-        | "disk"
-        | "lined-cylinder" => Shape::Cylinder,
-        "circle" | "circ" | "sm-circ" | "small-circle" | "start" | "f-circ" | "filled-circle"
-        | "junction" | "cross-circ" | "crossed-circle" | "summary" => Shape::Circle,
-        "dbl-circ" | "double-circle" | "fr-circ" | "framed-circle" | "stop" => Shape::DoubleCircle,
+        "cyl" | "cylinder" | "database" | "db" => Shape::Cylinder,
+        "circle" | "circ" => Shape::Circle,
+        "dbl-circ" | "double-circle" => Shape::DoubleCircle,
+        "odd" => Shape::Asymmetric,
         "diam" | "decision" | "diamond" | "question" => Shape::Rhombus,
         "hex" | "hexagon" | "prepare" => Shape::Hexagon,
         "lean-r" | "in-out" | "lean-right" => Shape::Parallelogram,
         "lean-l" | "lean-left" | "out-in" => Shape::ParallelogramAlt,
         "trap-b" | "priority" | "trapezoid" | "trapezoid-bottom" => Shape::Trapezoid,
         "trap-t" | "inv-trapezoid" | "manual" | "trapezoid-top" => Shape::TrapezoidAlt,
-        "odd" | "flag" | "paper-tape" => Shape::Asymmetric,
+        "notch-rect" | "card" | "notched-rectangle" => Shape::NotchedRect,
+        "lin-rect" | "lin-proc" | "lined-process" | "lined-rectangle" | "shaded-process" => {
+            Shape::LinedRect
+        }
+        "div-rect" | "div-proc" | "divided-process" | "divided-rectangle" => Shape::DividedRect,
+        "win-pane" | "internal-storage" | "window-pane" => Shape::WindowPane,
+        "tag-rect" | "tag-proc" | "tagged-process" | "tagged-rectangle" => Shape::TaggedRect,
+        "st-rect" | "processes" | "procs" | "stacked-rectangle" => Shape::StackedRect,
+        "sl-rect" | "manual-input" | "sloped-rectangle" => Shape::SlopedRect,
+        "bow-rect" | "bow-tie-rectangle" | "stored-data" => Shape::BowTieRect,
+        "notch-pent" | "loop-limit" | "notched-pentagon" => Shape::LoopLimit,
+        "delay" | "half-rounded-rectangle" => Shape::Delay,
+        "curv-trap" | "curved-trapezoid" | "display" => Shape::CurvedTrapezoid,
+        "doc" | "document" => Shape::Document,
+        "lin-doc" | "lined-document" => Shape::LinedDocument,
+        "tag-doc" | "tagged-document" => Shape::TaggedDocument,
+        "docs" | "documents" | "st-doc" | "stacked-document" => Shape::StackedDocument,
+        "flag" | "paper-tape" => Shape::PaperTape,
+        "h-cyl" | "das" | "horizontal-cylinder" => Shape::HorizontalCylinder,
+        "lin-cyl" | "disk" | "lined-cylinder" => Shape::LinedCylinder,
+        "tri" | "extract" | "triangle" => Shape::Triangle,
+        "flip-tri" | "manual-file" | "flipped-triangle" => Shape::FlippedTriangle,
+        "sm-circ" | "small-circle" | "start" => Shape::SmallCircle,
+        "f-circ" | "filled-circle" | "junction" => Shape::FilledCircle,
+        "fr-circ" | "framed-circle" | "stop" => Shape::FramedCircle,
+        "cross-circ" | "crossed-circle" | "summary" => Shape::CrossedCircle,
+        "fork" | "join" => Shape::Fork,
+        "hourglass" | "collate" => Shape::Hourglass,
+        "bolt" | "com-link" | "lightning-bolt" => Shape::Bolt,
+        "brace" | "brace-l" | "comment" => Shape::BraceLeft,
+        "brace-r" => Shape::BraceRight,
+        "braces" => Shape::Braces,
+        "text" => Shape::Text,
+        "datastore" | "data-store" => Shape::DataStore,
+        "cloud" => Shape::Cloud,
+        "bang" => Shape::Bang,
         _ => return None,
     })
 }
@@ -1725,7 +1845,8 @@ mod tests {
             "flowchart TD\nA[rect] --> B(round) --> C([stadium]) --> D[[sub]] --> E[(db)]\nF((circle)) --> G(((double))) --> H>flag] --> I{diamond} --> J{{hex}}\nK[/para/] --> L[\\alt\\] --> M[/trap\\] --> N[\\trapalt/] --> O",
         );
         let shapes: Vec<Shape> = c.nodes.iter().map(|n| n.shape).collect();
-        let mut expected = Shape::ALL.to_vec();
+        // The shapes with brackets come first in `ALL`.
+        let mut expected = Shape::ALL[..14].to_vec();
         expected.push(Shape::Rect);
         assert_eq!(shapes, expected);
         assert_eq!(c.nodes[12].label, "trap");
@@ -1906,95 +2027,104 @@ mod tests {
         assert_eq!(c.notes.len(), 3, "{:?}", c.notes);
         assert!(c.notes[2].contains("`warp`"));
         // Every short name and alias of Mermaid's shape table is known.
-        for name in [
-            "bang",
-            "notch-rect",
-            "card",
-            "cloud",
-            "hourglass",
-            "collate",
-            "bolt",
-            "com-link",
-            "brace",
-            "brace-l",
-            "comment",
-            "brace-r",
-            "braces",
-            "lean-r",
-            "in-out",
-            "lean-l",
-            "out-in",
-            "datastore",
-            "cyl",
-            "database",
-            "db",
-            "diam",
-            "decision",
-            "question",
-            "delay",
-            "h-cyl",
-            "das",
-            "lin-cyl",
-            "disk",
-            "curv-trap",
-            "display",
-            "div-rect",
-            "doc",
-            "document",
-            "rounded",
-            "event",
-            "tri",
-            "extract",
-            "fork",
-            "join",
-            "win-pane",
-            "f-circ",
-            "junction",
-            "lin-doc",
-            "lin-rect",
-            "notch-pent",
-            "loop-limit",
-            "flip-tri",
-            "manual-file",
-            "sl-rect",
-            "manual-input",
-            "trap-t",
-            "manual",
-            "docs",
-            "st-rect",
-            "processes",
-            "odd",
-            "flag",
-            "paper-tape",
-            "hex",
-            "prepare",
-            "trap-b",
-            "priority",
-            "rect",
-            "proc",
-            "circle",
-            "circ",
-            "sm-circ",
-            "start",
-            "dbl-circ",
-            "fr-circ",
-            "stop",
-            "bow-rect",
-            "stored-data",
+        for row in SHAPE_TABLE {
+            for name in row {
+                assert!(shape_named(name).is_some(), "{name}");
+            }
+        }
+    }
+
+    /// Mermaid's shape table (its flowchart page), a row a shape: short name, then aliases.
+    const SHAPE_TABLE: [&[&str]; 48] = [
+        &["rect", "proc", "process", "rectangle"],
+        &["rounded", "event"],
+        &["stadium", "pill", "terminal"],
+        &[
             "fr-rect",
+            "framed-rectangle",
+            "subproc",
             "subprocess",
             "subroutine",
-            "cross-circ",
-            "summary",
-            "tag-doc",
-            "tag-rect",
-            "stadium",
-            "pill",
-            "terminal",
-            "text",
-        ] {
-            assert!(shape_named(name).is_some(), "{name}");
+        ],
+        &["cyl", "cylinder", "database", "db"],
+        &["circle", "circ"],
+        &["dbl-circ", "double-circle"],
+        &["odd"],
+        &["diam", "decision", "diamond", "question"],
+        &["hex", "hexagon", "prepare"],
+        &["lean-r", "in-out", "lean-right"],
+        &["lean-l", "lean-left", "out-in"],
+        &["trap-b", "priority", "trapezoid", "trapezoid-bottom"],
+        &["trap-t", "inv-trapezoid", "manual", "trapezoid-top"],
+        &["notch-rect", "card", "notched-rectangle"],
+        &[
+            "lin-rect",
+            "lin-proc",
+            "lined-process",
+            "lined-rectangle",
+            "shaded-process",
+        ],
+        &[
+            "div-rect",
+            "div-proc",
+            "divided-process",
+            "divided-rectangle",
+        ],
+        &["win-pane", "internal-storage", "window-pane"],
+        &["tag-rect", "tag-proc", "tagged-process", "tagged-rectangle"],
+        &["st-rect", "processes", "procs", "stacked-rectangle"],
+        &["sl-rect", "manual-input", "sloped-rectangle"],
+        &["bow-rect", "bow-tie-rectangle", "stored-data"],
+        &["notch-pent", "loop-limit", "notched-pentagon"],
+        &["delay", "half-rounded-rectangle"],
+        &["curv-trap", "curved-trapezoid", "display"],
+        &["doc", "document"],
+        &["lin-doc", "lined-document"],
+        &["tag-doc", "tagged-document"],
+        &["docs", "documents", "st-doc", "stacked-document"],
+        &["flag", "paper-tape"],
+        &["h-cyl", "das", "horizontal-cylinder"],
+        &["lin-cyl", "disk", "lined-cylinder"],
+        &["tri", "extract", "triangle"],
+        &["flip-tri", "manual-file", "flipped-triangle"],
+        &["sm-circ", "small-circle", "start"],
+        &["f-circ", "filled-circle", "junction"],
+        &["fr-circ", "framed-circle", "stop"],
+        &["cross-circ", "crossed-circle", "summary"],
+        &["fork", "join"],
+        &["hourglass", "collate"],
+        &["bolt", "com-link", "lightning-bolt"],
+        &["brace", "brace-l", "comment"],
+        &["brace-r"],
+        &["braces"],
+        &["text"],
+        &["datastore", "data-store"],
+        &["cloud"],
+        &["bang"],
+    ];
+
+    #[test]
+    fn each_row_of_the_shape_table_is_its_own_shape() {
+        let mut seen = Vec::new();
+        for row in SHAPE_TABLE {
+            let shape = shape_named(row[0]).expect("known");
+            for alias in &row[1..] {
+                assert_eq!(shape_named(alias), Some(shape), "{alias} is {}", row[0]);
+            }
+            assert!(
+                !seen.contains(&shape),
+                "{} is drawn as another row's shape",
+                row[0]
+            );
+            seen.push(shape);
         }
+        // Every shape but the upright fork bar is some row's.
+        assert_eq!(seen.len(), Shape::ALL.len() - 1);
+        // A fork's bar lies across the ranks.
+        let across = chart("flowchart TD\nA@{ shape: fork } --> B");
+        assert_eq!(across.nodes[0].shape, Shape::Fork);
+        let upright = chart("flowchart LR\nA@{ shape: join } --> B\nC --> A");
+        assert_eq!(upright.nodes[0].shape, Shape::ForkSideways);
     }
 
     #[test]

@@ -161,4 +161,5 @@ mod tests {
     mod golden;
     mod props;
     mod sequence;
+    mod shapes;
 }

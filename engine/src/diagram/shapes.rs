@@ -3,6 +3,7 @@
 
 use super::flowchart::Shape;
 use super::text::Block;
+use std::f64::consts::SQRT_2;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pt {
@@ -121,11 +122,150 @@ pub fn size(shape: Shape, text: &Block) -> (f64, f64) {
         Shape::Parallelogram | Shape::ParallelogramAlt | Shape::Trapezoid | Shape::TrapezoidAlt => {
             (w + 2.0 * slant(h), h)
         }
+        Shape::NotchedRect => (w + NOTCH / 2.0, h),
+        Shape::LinedRect | Shape::BraceLeft | Shape::BraceRight => (w + FRAME, h),
+        Shape::Braces => (w + 2.0 * FRAME, h),
+        Shape::DividedRect => (w, h + band(h)),
+        Shape::WindowPane => (w + PANE, h + PANE),
+        Shape::TaggedRect => (w + tag(h), h),
+        Shape::StackedRect => (w + 2.0 * STACK, h + 2.0 * STACK),
+        Shape::SlopedRect => (w, h + band(h) * 2.0),
+        Shape::BowTieRect => (w + 2.0 * bow(h), h),
+        Shape::LoopLimit | Shape::Text | Shape::DataStore => (w, h),
+        Shape::Cloud | Shape::Bang => {
+            // The label's box fits the ellipse √2 times its half-size; the bumps or bites
+            // go round that.
+            let (rx, ry) = ((tw / 2.0 + 6.0) * SQRT_2, (th / 2.0 + 4.0) * SQRT_2);
+            let margin = if shape == Shape::Bang {
+                2.0 * SCALLOP
+            } else {
+                SCALLOP
+            };
+            (2.0 * (rx + margin), 2.0 * (ry + margin))
+        }
+        Shape::Delay => (w + h / 2.0, h),
+        Shape::CurvedTrapezoid => (w + 0.75 * h, h),
+        Shape::Document | Shape::TaggedDocument => (w, h + wave(h)),
+        Shape::LinedDocument => (w + FRAME, h + wave(h)),
+        Shape::StackedDocument => (w + 2.0 * STACK, h + wave(h) + 2.0 * STACK),
+        Shape::PaperTape => (w, h + 2.0 * wave(h)),
+        Shape::HorizontalCylinder => (w + 2.0 * cap_across(h), h),
+        Shape::LinedCylinder => (w, h + 2.0 * cylinder_cap(w) + LINED),
+        Shape::Triangle | Shape::FlippedTriangle => {
+            // As Mermaid: as tall as wide, the label in the wide half.
+            let side = (tw + th + 2.0 * PAD_X + 2.0).max(MIN_W + 20.0);
+            (side, side)
+        }
+        // Mermaid draws these without their label.
+        Shape::SmallCircle | Shape::FilledCircle | Shape::FramedCircle => (14.0, 14.0),
+        Shape::CrossedCircle => (44.0, 44.0),
+        Shape::Fork => (70.0, 10.0),
+        Shape::ForkSideways => (10.0, 70.0),
+        Shape::Hourglass => (30.0, 30.0),
+        Shape::Bolt => (35.0, 70.0),
     }
+}
+
+/// Whether the node's label is drawn: Mermaid leaves it out of its small symbols.
+pub fn shows_label(shape: Shape) -> bool {
+    !matches!(
+        shape,
+        Shape::SmallCircle
+            | Shape::FilledCircle
+            | Shape::FramedCircle
+            | Shape::CrossedCircle
+            | Shape::Fork
+            | Shape::ForkSideways
+            | Shape::Hourglass
+            | Shape::Bolt
+    )
+}
+
+/// The centre of the label of a node of `shape` drawn in `b`: off the box's centre where the
+/// shape gives part of its box to something else (a cap, a band, the copies behind a stack).
+pub fn label_center(shape: Shape, b: Bounds, text_height: f64) -> Pt {
+    let h = b.h;
+    let (dx, dy) = match shape {
+        Shape::Cylinder => (0.0, cylinder_cap(b.w) / 2.0),
+        Shape::LinedCylinder => (0.0, (cylinder_cap(b.w) + LINED) / 2.0),
+        Shape::LinedRect | Shape::BraceLeft => (FRAME / 2.0, 0.0),
+        Shape::BraceRight => (-FRAME / 2.0, 0.0),
+        Shape::DividedRect => (0.0, band_of_total(h) / 2.0),
+        Shape::WindowPane => (PANE / 2.0, PANE / 2.0),
+        Shape::TaggedRect => (-tag(h) / 2.0, 0.0),
+        Shape::StackedRect => (-STACK, STACK),
+        // The slope rises a third of the height.
+        Shape::SlopedRect => (0.0, h / 6.0),
+        Shape::Delay => (-h / 4.0, 0.0),
+        Shape::CurvedTrapezoid => (-h / 8.0, 0.0),
+        Shape::HorizontalCylinder => (-cap_across(h) / 2.0, 0.0),
+        Shape::Document | Shape::TaggedDocument => (0.0, -wave_of_total(h) / 2.0),
+        Shape::LinedDocument => (FRAME / 2.0, -wave_of_total(h) / 2.0),
+        Shape::StackedDocument => {
+            let a = wave_of_total(h - 2.0 * STACK);
+            (-STACK, STACK - a / 2.0)
+        }
+        // Near the base, where the triangle is widest.
+        Shape::Triangle => (0.0, h / 2.0 - text_height / 2.0 - PAD_Y - 4.0),
+        Shape::FlippedTriangle => (0.0, -(h / 2.0 - text_height / 2.0 - PAD_Y - 4.0)),
+        _ => (0.0, 0.0),
+    };
+    b.center.plus(Pt::new(dx, dy))
 }
 
 fn slant(h: f64) -> f64 {
     h * 0.4
+}
+
+/// How far a cloud's bumps reach out, or a bang's bites in, at most.
+const SCALLOP: f64 = 9.0;
+
+/// The cut corner of a card.
+const NOTCH: f64 = 12.0;
+/// The band at the side of a lined process or lined document, and the room for a brace.
+const FRAME: f64 = 8.0;
+/// The bands at the top and left of a window pane (internal storage).
+const PANE: f64 = 10.0;
+/// How far each copy behind a stack (processes, documents) is offset.
+const STACK: f64 = 5.0;
+/// The gap between a lined cylinder's top and its second line.
+const LINED: f64 = 5.0;
+
+/// The band above a divided process's label (a quarter of the label's box); a sloped
+/// rectangle rises twice that.
+fn band(h: f64) -> f64 {
+    h * 0.25
+}
+
+/// [`band`] of a divided process whose whole height, band included, is `total`.
+fn band_of_total(total: f64) -> f64 {
+    total * 0.2
+}
+
+/// The height of a document's wave (an eighth of the label's box, as Mermaid).
+fn wave(h: f64) -> f64 {
+    (h / 8.0).max(3.0)
+}
+
+/// [`wave`] of a document whose whole height, wave included, is `total`.
+fn wave_of_total(total: f64) -> f64 {
+    // h + h/8 = total where the wave is not at its least.
+    (total / 9.0).max(3.0).min(total / 2.0)
+}
+
+/// The side of a tagged process's corner tag.
+fn tag(h: f64) -> f64 {
+    (h * 0.3).clamp(6.0, 14.0)
+}
+
+/// How far a stored-data shape's curved sides bow.
+fn bow(h: f64) -> f64 {
+    (h / 6.0).clamp(4.0, 10.0)
+}
+
+/// The half-width of a horizontal cylinder's end caps.
+fn cap_across(h: f64) -> f64 {
+    (h * 0.15).clamp(5.0, 12.0)
 }
 
 /// A polygon's corners, kept inline (at most six: the hexagon) so an outline costs no
@@ -175,17 +315,26 @@ pub enum Outline {
         bounds: Bounds,
         cap: f64,
     },
+    /// The area of the pieces that [`pieces`] traces for `shape` (curves as short straight
+    /// runs), where no outline above fits.
+    Traced {
+        shape: Shape,
+        bounds: Bounds,
+    },
 }
 
 pub fn outline(shape: Shape, b: Bounds) -> Outline {
     let (l, r, t, bo) = (b.left(), b.right(), b.top(), b.bottom());
     let cy = b.center.y;
     let poly = |pts: &[(f64, f64)]| Outline::Polygon(Corners::new(pts));
-    match shape {
-        Shape::Rect | Shape::Subroutine => Outline::Polygon(Corners {
+    let whole_box = || {
+        Outline::Polygon(Corners {
             is_box: true,
             ..Corners::new(&[(l, t), (r, t), (r, bo), (l, bo)])
-        }),
+        })
+    };
+    match shape {
+        Shape::Rect | Shape::Subroutine => whole_box(),
         Shape::Round => Outline::RoundedBox {
             bounds: b,
             r: 8.0_f64.min(b.h / 2.0),
@@ -235,27 +384,454 @@ pub fn outline(shape: Shape, b: Bounds) -> Outline {
             let e = slant(b.h);
             poly(&[(l, t), (r, t), (r - e, bo), (l + e, bo)])
         }
+        Shape::LinedRect
+        | Shape::DividedRect
+        | Shape::WindowPane
+        | Shape::TaggedRect
+        | Shape::Text
+        | Shape::DataStore
+        | Shape::BraceLeft
+        | Shape::BraceRight
+        | Shape::Braces
+        | Shape::Fork
+        | Shape::ForkSideways
+        | Shape::Hourglass => whole_box(),
+        Shape::NotchedRect => poly(&[(l + NOTCH, t), (r, t), (r, bo), (l, bo), (l, t + NOTCH)]),
+        Shape::LoopLimit => {
+            let e = (b.h * 0.3).min(b.w * 0.1).min(12.0);
+            poly(&[
+                (l + e, t),
+                (r - e, t),
+                (r, t + e),
+                (r, bo),
+                (l, bo),
+                (l, t + e),
+            ])
+        }
+        Shape::Triangle => poly(&[(b.center.x, t), (r, bo), (l, bo)]),
+        Shape::FlippedTriangle => poly(&[(l, t), (r, t), (b.center.x, bo)]),
+        Shape::SlopedRect => poly(&[(l, t + b.h / 3.0), (r, t), (r, bo), (l, bo)]),
+        Shape::Bolt => {
+            // Two strokes down to the left, offset by a step across the middle.
+            let (w, h) = (b.w, b.h);
+            let at = |fx: f64, fy: f64| (l + fx * w, t + fy * h);
+            poly(&[
+                at(1.0, 0.0),
+                at(0.0, 0.55),
+                at(0.6, 0.55),
+                at(0.0, 1.0),
+                at(1.0, 0.45),
+                at(0.4, 0.45),
+            ])
+        }
+        Shape::SmallCircle | Shape::FilledCircle | Shape::FramedCircle | Shape::CrossedCircle => {
+            Outline::Ellipse {
+                center: b.center,
+                rx: b.w / 2.0,
+                ry: b.h / 2.0,
+            }
+        }
+        Shape::LinedCylinder => Outline::Cylinder {
+            bounds: b,
+            cap: cylinder_cap(b.w),
+        },
+        Shape::StackedRect
+        | Shape::BowTieRect
+        | Shape::Delay
+        | Shape::CurvedTrapezoid
+        | Shape::Document
+        | Shape::LinedDocument
+        | Shape::TaggedDocument
+        | Shape::StackedDocument
+        | Shape::PaperTape
+        | Shape::HorizontalCylinder
+        | Shape::Cloud
+        | Shape::Bang => Outline::Traced { shape, bounds: b },
     }
+}
+
+/// How a piece of a node's drawing is painted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paint {
+    /// Filled and outlined as a node is.
+    Face,
+    /// Filled in the outline's colour (a junction, a fork's bar).
+    Solid,
+    /// A line on or beside the face: not filled, and not part of the node's area.
+    Line,
+    /// Filled as a face is, its outline not drawn (a data store's open sides).
+    Fill,
+    /// Not painted: part of the node's area where nothing is drawn (a comment's text).
+    Bare,
+}
+
+/// A piece of a node's drawing: a closed polygon, or for a [`Paint::Line`] a polyline (closed
+/// when `closed`). Curves are traced as straight runs short enough to look round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    pub paint: Paint,
+    pub closed: bool,
+    pub points: Vec<Pt>,
+}
+
+impl Piece {
+    fn face(points: Vec<Pt>) -> Piece {
+        Piece {
+            paint: Paint::Face,
+            closed: true,
+            points,
+        }
+    }
+    fn line(points: Vec<Pt>) -> Piece {
+        Piece {
+            paint: Paint::Line,
+            closed: false,
+            points,
+        }
+    }
+}
+
+/// Points along the ellipse around `c` from `from` to `to` degrees (0 to the right, 90 down),
+/// both ends included, `steps` runs between.
+fn arc(c: Pt, rx: f64, ry: f64, from: f64, to: f64, steps: usize) -> impl Iterator<Item = Pt> {
+    (0..=steps).map(move |k| {
+        let a = (from + (to - from) * k as f64 / steps as f64).to_radians();
+        Pt::new(c.x + rx * a.cos(), c.y + ry * a.sin())
+    })
+}
+
+/// Points along a wavy edge from `x0` to `x1` (either way round): at `x` it lies
+/// `amp · sin(2π · cycles · (x - left) / width)` below `base`, so that edges traced either way
+/// over the same span match.
+fn wavy(x0: f64, x1: f64, left: f64, width: f64, base: f64, amp: f64, cycles: f64) -> Vec<Pt> {
+    const STEPS: usize = 32;
+    (0..=STEPS)
+        .map(|k| {
+            let x = x0 + (x1 - x0) * k as f64 / STEPS as f64;
+            let phase = std::f64::consts::TAU * cycles * (x - left) / width;
+            Pt::new(x, base + amp * phase.sin())
+        })
+        .collect()
+}
+
+/// A document's outline in the box from `tl` to `br`: flat top and sides, the bottom a wave
+/// of height `a` (most of a cycle, as Mermaid's) that reaches the box's bottom.
+fn document(tl: Pt, br: Pt, a: f64) -> Vec<Pt> {
+    let (l, r, t, bo) = (tl.x, br.x, tl.y, br.y);
+    let mut pts = vec![Pt::new(l, t), Pt::new(r, t)];
+    pts.extend(wavy(r, l, l, r - l, bo - a, a, 0.8));
+    pts
+}
+
+/// The corners of the box `b`, clockwise from the top left.
+fn box_points(b: Bounds) -> Vec<Pt> {
+    let (tl, br) = b.corners();
+    vec![tl, Pt::new(br.x, tl.y), br, Pt::new(tl.x, br.y)]
+}
+
+/// How a node of `shape` in `b` is drawn, piece by piece, back to front, for the shapes
+/// drawn as traced pieces (`None` for the fourteen of the bracket syntax, which are drawn
+/// from their [`Outline`]). The pieces that are not lines cover the node's area: edges end on
+/// its outline.
+pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
+    (!shape.has_brackets()).then(|| traced(shape, b))
+}
+
+/// [`pieces`] for a shape without brackets.
+fn traced(shape: Shape, b: Bounds) -> Vec<Piece> {
+    let (l, r, t, bo) = (b.left(), b.right(), b.top(), b.bottom());
+    let (cx, cy) = (b.center.x, b.center.y);
+    let polygon = |o: Outline| match o {
+        Outline::Polygon(c) => c.as_slice().to_vec(),
+        _ => box_points(b),
+    };
+    let circle = |rx: f64, steps: usize| arc(b.center, rx, rx, 0.0, 360.0, steps).collect();
+    let v = |x: f64| Piece::line(vec![Pt::new(x, t), Pt::new(x, bo)]);
+    let h = |y: f64| Piece::line(vec![Pt::new(l, y), Pt::new(r, y)]);
+    match shape {
+        Shape::Rect
+        | Shape::Round
+        | Shape::Stadium
+        | Shape::Subroutine
+        | Shape::Cylinder
+        | Shape::Circle
+        | Shape::DoubleCircle
+        | Shape::Asymmetric
+        | Shape::Rhombus
+        | Shape::Hexagon
+        | Shape::Parallelogram
+        | Shape::ParallelogramAlt
+        | Shape::Trapezoid
+        | Shape::TrapezoidAlt => Vec::new(),
+        Shape::NotchedRect
+        | Shape::LoopLimit
+        | Shape::Triangle
+        | Shape::FlippedTriangle
+        | Shape::SlopedRect
+        | Shape::Bolt => vec![Piece::face(polygon(outline(shape, b)))],
+        Shape::Hourglass => vec![
+            // Edges end on its box: from above or below on the glass, from the sides beside
+            // its waist rather than in its notch.
+            Piece {
+                paint: Paint::Bare,
+                closed: true,
+                points: box_points(b),
+            },
+            Piece::face(vec![
+                Pt::new(l, t),
+                Pt::new(r, t),
+                Pt::new(cx + 1.0, cy),
+                Pt::new(r, bo),
+                Pt::new(l, bo),
+                Pt::new(cx - 1.0, cy),
+            ]),
+        ],
+        Shape::LinedRect => vec![Piece::face(box_points(b)), v(l + FRAME)],
+        Shape::DividedRect => vec![Piece::face(box_points(b)), h(t + band_of_total(b.h))],
+        Shape::WindowPane => vec![Piece::face(box_points(b)), h(t + PANE), v(l + PANE)],
+        Shape::TaggedRect => {
+            let e = tag(b.h);
+            vec![
+                Piece::face(box_points(b)),
+                Piece::line(vec![Pt::new(r - e, bo), Pt::new(r, bo - e)]),
+            ]
+        }
+        Shape::Text => vec![Piece {
+            paint: Paint::Bare,
+            closed: true,
+            points: box_points(b),
+        }],
+        Shape::BraceLeft | Shape::BraceRight | Shape::Braces => {
+            let mut out = vec![Piece {
+                paint: Paint::Bare,
+                closed: true,
+                points: box_points(b),
+            }];
+            if shape != Shape::BraceRight {
+                out.push(Piece::line(brace(l, t, bo, 1.0)));
+            }
+            if shape != Shape::BraceLeft {
+                out.push(Piece::line(brace(r, t, bo, -1.0)));
+            }
+            out
+        }
+        Shape::DataStore => vec![
+            Piece {
+                paint: Paint::Fill,
+                closed: true,
+                points: box_points(b),
+            },
+            h(t),
+            h(bo),
+        ],
+        Shape::Cloud => vec![Piece::face(scalloped(b, 1.0))],
+        Shape::Bang => vec![Piece::face(scalloped(b, -1.0))],
+        Shape::Fork | Shape::ForkSideways => vec![Piece {
+            paint: Paint::Solid,
+            closed: true,
+            points: box_points(b),
+        }],
+        Shape::SmallCircle => vec![Piece::face(circle(b.w / 2.0, 24))],
+        Shape::FilledCircle => vec![Piece {
+            paint: Paint::Solid,
+            closed: true,
+            points: circle(b.w / 2.0, 24),
+        }],
+        Shape::FramedCircle => vec![
+            Piece::face(circle(b.w / 2.0, 24)),
+            Piece {
+                paint: Paint::Solid,
+                closed: true,
+                points: circle(b.w * 5.0 / 14.0, 24),
+            },
+        ],
+        Shape::CrossedCircle => {
+            let d = b.w / 2.0 * std::f64::consts::FRAC_1_SQRT_2;
+            vec![
+                Piece::face(circle(b.w / 2.0, 48)),
+                Piece::line(vec![Pt::new(cx - d, cy - d), Pt::new(cx + d, cy + d)]),
+                Piece::line(vec![Pt::new(cx - d, cy + d), Pt::new(cx + d, cy - d)]),
+            ]
+        }
+        Shape::StackedRect => (0..3)
+            .rev()
+            .map(|k| {
+                let o = STACK * f64::from(k);
+                Piece::face(box_points(Bounds {
+                    center: Pt::new(cx - STACK + o, cy + STACK - o),
+                    w: b.w - 2.0 * STACK,
+                    h: b.h - 2.0 * STACK,
+                }))
+            })
+            .collect(),
+        Shape::StackedDocument => {
+            let a = wave_of_total(b.h - 2.0 * STACK);
+            (0..3)
+                .rev()
+                .map(|k| {
+                    let o = STACK * f64::from(k);
+                    let tl = Pt::new(l + o, t + 2.0 * STACK - o);
+                    let br = Pt::new(r - 2.0 * STACK + o, bo - o);
+                    Piece::face(document(tl, br, a))
+                })
+                .collect()
+        }
+        Shape::Document => vec![Piece::face(document(
+            Pt::new(l, t),
+            Pt::new(r, bo),
+            wave_of_total(b.h),
+        ))],
+        Shape::LinedDocument => {
+            let a = wave_of_total(b.h);
+            let face = document(Pt::new(l, t), Pt::new(r, bo), a);
+            // The line down to where it meets the wave.
+            let x = l + FRAME;
+            let phase = std::f64::consts::TAU * 0.8 * FRAME / b.w;
+            let end = bo - a + a * phase.sin();
+            vec![
+                Piece::face(face),
+                Piece::line(vec![Pt::new(x, t), Pt::new(x, end)]),
+            ]
+        }
+        Shape::TaggedDocument => {
+            let a = wave_of_total(b.h);
+            let e = tag(b.h - a);
+            let y_at = |x: f64| {
+                let phase = std::f64::consts::TAU * 0.8 * (x - l) / b.w;
+                bo - a + a * phase.sin()
+            };
+            vec![
+                Piece::face(document(Pt::new(l, t), Pt::new(r, bo), a)),
+                Piece::line(vec![Pt::new(r - e, y_at(r - e)), Pt::new(r, y_at(r) - e)]),
+            ]
+        }
+        Shape::PaperTape => {
+            // Top and bottom waves run alike: a flag in the wind.
+            let a = (b.h / 10.0).max(3.0).min(b.h / 4.0);
+            let mut pts = wavy(l, r, l, b.w, t + a, -a, 1.0);
+            pts.extend(wavy(r, l, l, b.w, bo - a, -a, 1.0));
+            vec![Piece::face(pts)]
+        }
+        Shape::Delay => {
+            let rr = b.h / 2.0;
+            let mut pts = vec![Pt::new(l, t)];
+            pts.extend(arc(Pt::new(r - rr, cy), rr, rr, -90.0, 90.0, 24));
+            pts.push(Pt::new(l, bo));
+            vec![Piece::face(pts)]
+        }
+        Shape::CurvedTrapezoid => {
+            let rr = b.h / 2.0;
+            let e = b.h / 4.0;
+            let mut pts = vec![Pt::new(l + e, t)];
+            pts.extend(arc(Pt::new(r - rr, cy), rr, rr, -90.0, 90.0, 24));
+            pts.extend([Pt::new(l + e, bo), Pt::new(l, cy)]);
+            vec![Piece::face(pts)]
+        }
+        Shape::BowTieRect => {
+            // Stored data: the left side bows out, the right side in.
+            let e = bow(b.h);
+            let ry = b.h / 2.0;
+            let mut pts: Vec<Pt> = arc(Pt::new(l + e, cy), e, ry, 90.0, 270.0, 16).collect();
+            pts.extend(arc(Pt::new(r, cy), e, ry, 270.0, 90.0, 16));
+            vec![Piece::face(pts)]
+        }
+        Shape::HorizontalCylinder => {
+            let e = cap_across(b.h);
+            let ry = b.h / 2.0;
+            let (left, right) = (Pt::new(l + e, cy), Pt::new(r - e, cy));
+            let mut pts: Vec<Pt> = arc(left, e, ry, 90.0, 270.0, 16).collect();
+            pts.extend(arc(right, e, ry, -90.0, 90.0, 16));
+            // The near end, seen whole.
+            let rim = arc(right, e, ry, 90.0, 270.0, 16).collect();
+            vec![Piece::face(pts), Piece::line(rim)]
+        }
+        Shape::LinedCylinder => {
+            let c = cylinder_cap(b.w);
+            let rx = b.w / 2.0;
+            let (top, bottom) = (Pt::new(cx, t + c), Pt::new(cx, bo - c));
+            let mut pts: Vec<Pt> = arc(top, rx, c, 180.0, 360.0, 24).collect();
+            pts.extend(arc(bottom, rx, c, 0.0, 180.0, 24));
+            vec![
+                Piece::face(pts),
+                Piece::line(arc(top, rx, c, 180.0, 0.0, 24).collect()),
+                Piece::line(arc(Pt::new(cx, t + c + LINED), rx, c, 180.0, 0.0, 24).collect()),
+            ]
+        }
+    }
+}
+
+/// A cloud (`out` 1: bumps out from an ellipse inside `b`) or a bang (`out` -1: bites in
+/// from the ellipse that fills `b`), each bump or bite a half ellipse over a chord.
+fn scalloped(b: Bounds, out: f64) -> Vec<Pt> {
+    let depth = SCALLOP.min(b.w.min(b.h) / 4.0);
+    let inset = if out > 0.0 { depth } else { 0.0 };
+    let (rx, ry) = (b.w / 2.0 - inset, b.h / 2.0 - inset);
+    // Some ten bumps round a wide cloud, at least six.
+    let n = ((rx + ry) / 12.0).round().clamp(6.0, 14.0) as usize;
+    let anchor = |k: usize| {
+        let a = std::f64::consts::TAU * k as f64 / n as f64 - std::f64::consts::FRAC_PI_2;
+        Pt::new(b.center.x + rx * a.cos(), b.center.y + ry * a.sin())
+    };
+    let mut pts = Vec::with_capacity(n * 8);
+    for k in 0..n {
+        let (p, q) = (anchor(k), anchor(k + 1));
+        let half = q.minus(p).scale(0.5);
+        let mid = p.plus(half);
+        // Clockwise on screen: the outward normal of p → q is to its left.
+        let normal = Pt::new(half.y, -half.x)
+            .unit()
+            .unwrap_or(Pt::new(0.0, -1.0));
+        let normal = normal.scale(out * depth);
+        // From p over the bump to just before q (q starts the next one).
+        for step in 0..8 {
+            let a = std::f64::consts::PI * f64::from(step) / 8.0;
+            pts.push(mid.minus(half.scale(a.cos())).plus(normal.scale(a.sin())));
+        }
+    }
+    pts
+}
+
+/// A curly brace along the side `x` from `t` to `bo`, its point towards `-side` (1 for a
+/// brace on the left, pointing left).
+fn brace(x: f64, t: f64, bo: f64, side: f64) -> Vec<Pt> {
+    let rr = FRAME / 2.0;
+    let mid = (t + bo) / 2.0;
+    // Angles mirrored for a brace on the right.
+    let turn = |deg: f64| if side > 0.0 { deg } else { 180.0 - deg };
+    let mut pts: Vec<Pt> = arc(
+        Pt::new(x + side * FRAME, t + rr),
+        rr,
+        rr,
+        turn(270.0),
+        turn(180.0),
+        6,
+    )
+    .collect();
+    pts.extend(arc(Pt::new(x, mid - rr), rr, rr, turn(0.0), turn(90.0), 6));
+    pts.extend(arc(
+        Pt::new(x, mid + rr),
+        rr,
+        rr,
+        turn(270.0),
+        turn(360.0),
+        6,
+    ));
+    pts.extend(arc(
+        Pt::new(x + side * FRAME, bo - rr),
+        rr,
+        rr,
+        turn(180.0),
+        turn(90.0),
+        6,
+    ));
+    pts
 }
 
 impl Outline {
     pub fn contains(&self, p: Pt) -> bool {
         match self {
-            Outline::Polygon(corners) => {
-                let pts = corners.as_slice();
-                let mut inside = false;
-                let mut j = pts.len().wrapping_sub(1);
-                for (i, a) in pts.iter().enumerate() {
-                    let b = pts[j];
-                    if (a.y > p.y) != (b.y > p.y)
-                        && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x
-                    {
-                        inside = !inside;
-                    }
-                    j = i;
-                }
-                inside
-            }
+            Outline::Polygon(corners) => polygon_contains(corners.as_slice(), p),
+            Outline::Traced { shape, bounds } => area_contains(&traced(*shape, *bounds), p),
             Outline::Ellipse { center, rx, ry } => {
                 let dx = (p.x - center.x) / rx;
                 let dy = (p.y - center.y) / ry;
@@ -291,6 +867,27 @@ impl Outline {
     }
 }
 
+/// Whether `p` is inside the polygon through `pts` (even-odd).
+fn polygon_contains(pts: &[Pt], p: Pt) -> bool {
+    let mut inside = false;
+    let mut j = pts.len().wrapping_sub(1);
+    for (i, a) in pts.iter().enumerate() {
+        let b = pts[j];
+        if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
+}
+
+/// Whether `p` is inside the area the pieces cover (every piece but lines).
+fn area_contains(pieces: &[Piece], p: Pt) -> bool {
+    pieces
+        .iter()
+        .any(|piece| piece.paint != Paint::Line && polygon_contains(&piece.points, p))
+}
+
 /// Where the segment from `inside` to `outside` crosses the outline: solved exactly for a
 /// convex outline `inside` is strictly inside, else found by bisection on `contains` (to a
 /// thousandth of a pixel; coordinates are printed to a tenth).
@@ -303,12 +900,22 @@ pub fn crossing(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
     {
         return inside.plus(d.scale(t));
     }
+    if let Outline::Traced { shape, bounds } = *outline {
+        // Traced once for the whole search.
+        let pieces = traced(shape, bounds);
+        return bisect_by(|p| area_contains(&pieces, p), inside, outside);
+    }
     bisect(outline, inside, outside)
 }
 
 /// Where the segment crosses the outline by bisection on `contains`: the outside end of a step
 /// under a thousandth of a pixel long.
 fn bisect(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
+    bisect_by(|p| outline.contains(p), inside, outside)
+}
+
+/// [`bisect`] on any test of being inside.
+fn bisect_by(contains: impl Fn(Pt) -> bool, inside: Pt, outside: Pt) -> Pt {
     let (mut a, mut b) = (inside, outside);
     for _ in 0..40 {
         // |a - b| < 0.001, without a square root each round.
@@ -317,7 +924,7 @@ fn bisect(outline: &Outline, inside: Pt, outside: Pt) -> Pt {
             break;
         }
         let m = a.lerp(b, 0.5);
-        if outline.contains(m) {
+        if contains(m) {
             a = m;
         } else {
             b = m;
@@ -398,6 +1005,7 @@ impl Outline {
                     None => Some(t),
                 }
             }
+            Outline::Traced { .. } => None,
         }
     }
 }

@@ -120,6 +120,32 @@ mod paint {
         ("stroke", "#4a6fa5"),
         ("stroke-width", "1.5"),
     );
+    /// A line on a node's face.
+    pub const SHAPE_LINE: Run = run!(
+        ("class", "pb-d-shape-line"),
+        ("fill", "none"),
+        ("stroke", "#4a6fa5"),
+        ("stroke-width", "1.5"),
+    );
+    /// A node filled in its outline's colour.
+    pub const SHAPE_SOLID: Run = run!(
+        ("class", "pb-d-shape-solid"),
+        ("fill", "#4a6fa5"),
+        ("stroke", "#4a6fa5"),
+        ("stroke-width", "1.5"),
+    );
+    /// A node's face where its outline is not drawn.
+    pub const SHAPE_FILL: Run = run!(
+        ("class", "pb-d-shape-fill"),
+        ("fill", "#eef4ff"),
+        ("stroke", "none")
+    );
+    /// A node's area where nothing is drawn.
+    pub const SHAPE_BARE: Run = run!(
+        ("class", "pb-d-shape-bare"),
+        ("fill", "none"),
+        ("stroke", "none")
+    );
     /// An arrowhead.
     pub const HEAD: Run = run!(
         ("fill", "#57606a"),
@@ -565,6 +591,27 @@ fn lines_styled(
 fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
     // After each shape's own attributes.
     const PAINT: Run = paint::SHAPE;
+    if let Some(pieces) = shapes::pieces(shape, b) {
+        for piece in &pieces {
+            let d = |d: &mut String| {
+                if let Some((first, rest)) = piece.points.split_first() {
+                    push_path(d, &[("M", &[*first]), (" L", rest)]);
+                }
+                if piece.closed {
+                    d.push_str(" Z");
+                }
+            };
+            let paint = match piece.paint {
+                shapes::Paint::Face => PAINT,
+                shapes::Paint::Solid => paint::SHAPE_SOLID,
+                shapes::Paint::Line => paint::SHAPE_LINE,
+                shapes::Paint::Fill => paint::SHAPE_FILL,
+                shapes::Paint::Bare => paint::SHAPE_BARE,
+            };
+            w.leaf_painted("path", &[("d", Val::Ours(&d))], paint);
+        }
+        return;
+    }
     match shapes::outline(shape, b) {
         Outline::Polygon(corners) => {
             let pts = |d: &mut String| push_path(d, &[("", corners.as_slice())]);
@@ -630,6 +677,8 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             ],
             PAINT,
         ),
+        // Drawn from their pieces, above.
+        Outline::Traced { .. } => {}
         Outline::Cylinder { bounds, cap } => {
             let (rx, c) = (bounds.w / 2.0, cap);
             let (l, r) = (bounds.left(), bounds.right());
@@ -664,6 +713,14 @@ fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             );
         }
     }
+}
+
+/// The elements [`shape_element`] writes for a node of `shape` in `b`.
+#[cfg(test)]
+pub(super) fn shape_markup(shape: Shape, b: Bounds) -> String {
+    let mut w = Writer::new();
+    shape_element(&mut w, shape, b);
+    w.out
 }
 
 /// Appends the path through `points`, its ends moved to `first` and `last`: smooth
@@ -1059,6 +1116,40 @@ fn node_class(shape: Shape) -> Val<'static> {
         Shape::ParallelogramAlt => plain!("pb-d-node pb-d-parallelogram-alt"),
         Shape::Trapezoid => plain!("pb-d-node pb-d-trapezoid"),
         Shape::TrapezoidAlt => plain!("pb-d-node pb-d-trapezoid-alt"),
+        Shape::NotchedRect => plain!("pb-d-node pb-d-notch-rect"),
+        Shape::LinedRect => plain!("pb-d-node pb-d-lin-rect"),
+        Shape::DividedRect => plain!("pb-d-node pb-d-div-rect"),
+        Shape::WindowPane => plain!("pb-d-node pb-d-win-pane"),
+        Shape::TaggedRect => plain!("pb-d-node pb-d-tag-rect"),
+        Shape::StackedRect => plain!("pb-d-node pb-d-st-rect"),
+        Shape::SlopedRect => plain!("pb-d-node pb-d-sl-rect"),
+        Shape::BowTieRect => plain!("pb-d-node pb-d-bow-rect"),
+        Shape::LoopLimit => plain!("pb-d-node pb-d-notch-pent"),
+        Shape::Delay => plain!("pb-d-node pb-d-delay"),
+        Shape::CurvedTrapezoid => plain!("pb-d-node pb-d-curv-trap"),
+        Shape::Document => plain!("pb-d-node pb-d-doc"),
+        Shape::LinedDocument => plain!("pb-d-node pb-d-lin-doc"),
+        Shape::TaggedDocument => plain!("pb-d-node pb-d-tag-doc"),
+        Shape::StackedDocument => plain!("pb-d-node pb-d-docs"),
+        Shape::PaperTape => plain!("pb-d-node pb-d-flag"),
+        Shape::HorizontalCylinder => plain!("pb-d-node pb-d-h-cyl"),
+        Shape::LinedCylinder => plain!("pb-d-node pb-d-lin-cyl"),
+        Shape::Triangle => plain!("pb-d-node pb-d-tri"),
+        Shape::FlippedTriangle => plain!("pb-d-node pb-d-flip-tri"),
+        Shape::SmallCircle => plain!("pb-d-node pb-d-sm-circ"),
+        Shape::FilledCircle => plain!("pb-d-node pb-d-f-circ"),
+        Shape::FramedCircle => plain!("pb-d-node pb-d-fr-circ"),
+        Shape::CrossedCircle => plain!("pb-d-node pb-d-cross-circ"),
+        Shape::Hourglass => plain!("pb-d-node pb-d-hourglass"),
+        Shape::Bolt => plain!("pb-d-node pb-d-bolt"),
+        Shape::BraceLeft => plain!("pb-d-node pb-d-brace"),
+        Shape::BraceRight => plain!("pb-d-node pb-d-brace-r"),
+        Shape::Braces => plain!("pb-d-node pb-d-braces"),
+        Shape::Text => plain!("pb-d-node pb-d-text"),
+        Shape::DataStore => plain!("pb-d-node pb-d-datastore"),
+        Shape::Cloud => plain!("pb-d-node pb-d-cloud"),
+        Shape::Bang => plain!("pb-d-node pb-d-bang"),
+        Shape::Fork | Shape::ForkSideways => plain!("pb-d-node pb-d-fork"),
     }
 }
 
@@ -1167,13 +1258,13 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         );
         w.newline();
         shape_element(&mut w, n.shape, n.bounds);
-        let mut at = n.bounds.center;
-        if n.shape == Shape::Cylinder {
-            at.y += shapes::cylinder_cap(n.bounds.w) / 2.0;
+        if shapes::shows_label(n.shape) {
+            let at = shapes::label_center(n.shape, n.bounds, n.text.height);
+            let node = &chart.nodes[i];
+            let styled =
+                (!node.emphasis.is_empty()).then(|| (node.label.as_str(), &node.emphasis[..]));
+            lines_styled(&mut w, TEXT, colour::TEXT, &n.text, at, styled);
         }
-        let node = &chart.nodes[i];
-        let styled = (!node.emphasis.is_empty()).then(|| (node.label.as_str(), &node.emphasis[..]));
-        lines_styled(&mut w, TEXT, colour::TEXT, &n.text, at, styled);
         w.close("g");
         w.newline();
     }
@@ -1438,6 +1529,26 @@ mod tests {
             ("stroke-width", plain!("1")),
         ];
         assert_eq!(paint::HEAD.0, written(&head));
+        let shape_line = [
+            ("class", plain!("pb-d-shape-line")),
+            ("fill", plain!("none")),
+            ("stroke", NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ];
+        assert_eq!(paint::SHAPE_LINE.0, written(&shape_line));
+        let solid = [
+            ("class", plain!("pb-d-shape-solid")),
+            ("fill", NODE_LINE),
+            ("stroke", NODE_LINE),
+            ("stroke-width", plain!("1.5")),
+        ];
+        assert_eq!(paint::SHAPE_SOLID.0, written(&solid));
+        let fill = [
+            ("class", plain!("pb-d-shape-fill")),
+            ("fill", NODE_FILL),
+            ("stroke", plain!("none")),
+        ];
+        assert_eq!(paint::SHAPE_FILL.0, written(&fill));
         for stroke in [
             Stroke::Solid,
             Stroke::Dotted,

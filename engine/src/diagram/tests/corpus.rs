@@ -303,10 +303,8 @@ fn read_svg(svg: &str) -> Read {
                         }
                     }
                 } else if t.starts_with(" path") {
-                    // A cylinder's outline: its M/V/A commands' points.
-                    let d = attr(&t, "d").unwrap_or("");
-                    let v = numbers(d);
-                    if let [x, y, ..] = v[..] {
+                    // Its M, L and curves' points (a cylinder's V and A are within its ellipse).
+                    for (x, y) in path_points(attr(&t, "d").unwrap_or("")) {
                         b.grow(x, y);
                     }
                 }

@@ -11,7 +11,7 @@ use crate::diagram::{self, Frame};
 use crate::html::i18n::EN;
 use proptest::prelude::*;
 
-const SHAPES: [(&str, &str); 14] = [
+const SHAPES: [(&str, &str); 28] = [
     ("[", "]"),
     ("(", ")"),
     ("([", "])"),
@@ -26,6 +26,21 @@ const SHAPES: [(&str, &str); 14] = [
     ("[\\", "\\]"),
     ("[/", "\\]"),
     ("[\\", "/]"),
+    // Named shapes of Mermaid's table, curved, stacked, open or without a label.
+    ("@{ shape: doc, label: ", " }"),
+    ("@{ shape: docs, label: ", " }"),
+    ("@{ shape: st-rect, label: ", " }"),
+    ("@{ shape: cloud, label: ", " }"),
+    ("@{ shape: bang, label: ", " }"),
+    ("@{ shape: delay, label: ", " }"),
+    ("@{ shape: h-cyl, label: ", " }"),
+    ("@{ shape: lin-cyl, label: ", " }"),
+    ("@{ shape: flag, label: ", " }"),
+    ("@{ shape: tri, label: ", " }"),
+    ("@{ shape: brace, label: ", " }"),
+    ("@{ shape: hourglass, label: ", " }"),
+    ("@{ shape: bolt, label: ", " }"),
+    ("@{ shape: fork, label: ", " }"),
 ];
 
 const ARROWS: [&str; 10] = [
@@ -49,7 +64,7 @@ fn spec() -> impl Strategy<Value = Spec> {
         .prop_flat_map(move |n| {
             (
                 prop::sample::select(vec!["TD", "LR", "BT", "RL"]),
-                prop::collection::vec((0usize..14, label, 0usize..4), n),
+                prop::collection::vec((0..SHAPES.len(), label, 0usize..4), n),
                 any::<bool>(),
                 prop::collection::vec(
                     (

@@ -1550,70 +1550,74 @@ fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
     if best_count == 0 {
         return;
     }
-    let mut best = vg.dag.ranks().clone();
+    // The best order seen, every rank's nodes one after another (sorting keeps each rank's
+    // length): one buffer.
+    let mut best: Vec<NodeHandle> = vg.dag.ranks().iter().flatten().copied().collect();
+    // One rank's nodes with their sort keys, reused for every rank.
+    let mut keyed: Vec<(f64, usize, NodeHandle)> = Vec::new();
     for round in 0..8 {
         let down = round % 2 == 0;
-        let order: Vec<usize> = if down {
-            (1..levels).collect()
-        } else {
-            (0..levels - 1).rev().collect()
-        };
-        for i in order {
-            let (neighbour_row, row) = if down { (i - 1, i) } else { (i + 1, i) };
+        for step in 1..levels {
+            let (neighbour_row, row) = if down {
+                (step - 1, step)
+            } else {
+                (levels - step, levels - 1 - step)
+            };
             let pos = &mut scratch.pos;
             for (p, h) in vg.dag.row(neighbour_row).iter().enumerate() {
                 pos[h.get_index()] = p;
             }
-            let mut keyed: Vec<(f64, usize, NodeHandle)> = vg
-                .dag
-                .row(row)
-                .iter()
-                .enumerate()
-                .map(|(p, &h)| {
-                    let adj = if down {
-                        vg.dag.predecessors(h)
-                    } else {
-                        vg.dag.successors(h)
-                    };
-                    let (sum, count) = adj
-                        .iter()
-                        .filter(|a| pos[a.get_index()] != usize::MAX)
-                        .map(|a| {
-                            let (a, me) = (a.get_index(), h.get_index());
-                            let port = if down {
-                                port_of(ports, a, me).0
-                            } else {
-                                port_of(ports, me, a).1
-                            };
-                            pos[a] as f64 + port
-                        })
-                        .fold((0.0, 0usize), |(s, c), q| (s + q, c + 1));
-                    let key = if count == 0 {
-                        p as f64
-                    } else {
-                        sum / count as f64
-                    };
-                    (key, p, h)
-                })
-                .collect();
+            keyed.clear();
+            keyed.extend(vg.dag.row(row).iter().enumerate().map(|(p, &h)| {
+                let adj = if down {
+                    vg.dag.predecessors(h)
+                } else {
+                    vg.dag.successors(h)
+                };
+                let (sum, count) = adj
+                    .iter()
+                    .filter(|a| pos[a.get_index()] != usize::MAX)
+                    .map(|a| {
+                        let (a, me) = (a.get_index(), h.get_index());
+                        let port = if down {
+                            port_of(ports, a, me).0
+                        } else {
+                            port_of(ports, me, a).1
+                        };
+                        pos[a] as f64 + port
+                    })
+                    .fold((0.0, 0usize), |(s, c), q| (s + q, c + 1));
+                let key = if count == 0 {
+                    p as f64
+                } else {
+                    sum / count as f64
+                };
+                (key, p, h)
+            }));
             for h in vg.dag.row(neighbour_row) {
                 pos[h.get_index()] = usize::MAX;
             }
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            *vg.dag.row_mut(row) = keyed.into_iter().map(|(_, _, h)| h).collect();
-        }
-        let count = crossings(&vg.dag, &mut scratch);
-        if count < best_count {
-            best_count = count;
-            best = vg.dag.ranks().clone();
-            if count == 0 {
-                break;
+            for (slot, &(_, _, h)) in vg.dag.row_mut(row).iter_mut().zip(&keyed) {
+                *slot = h;
             }
         }
+        let count = crossings(&vg.dag, &mut scratch);
+        // No crossings left: this order is the best, and nothing is left for the swaps.
+        if count == 0 {
+            return;
+        }
+        if count < best_count {
+            best_count = count;
+            best.clear();
+            best.extend(vg.dag.ranks().iter().flatten());
+        }
     }
-    *vg.dag.ranks_mut() = best;
-    if best_count == 0 {
-        return;
+    let mut rest = &best[..];
+    for row in vg.dag.ranks_mut() {
+        let (this, next) = rest.split_at(row.len());
+        row.copy_from_slice(this);
+        rest = next;
     }
     // Adjacent swaps, a few passes.
     transpose(vg, &mut scratch, 4);

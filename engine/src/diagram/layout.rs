@@ -896,8 +896,7 @@ fn place(
         for (s, &span) in run_segs.iter().zip(spans) {
             if span != step && span > 0 {
                 let key = (s.from.get_index(), s.to.get_index());
-                let at = long.entry(key).or_insert(span);
-                *at = (*at).max(span);
+                long.ask(key, span);
             }
         }
     }
@@ -1418,7 +1417,7 @@ impl Fit {
 fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
     let n = dag.len();
     let mut level = vec![0usize; n];
-    let span = |u: usize, v: usize| long.get(&(u, v)).copied().unwrap_or(step);
+    let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
     // Relaxed in node order until nothing changes: nodes mostly come in edge order, so a few
     // passes do; a DAG settles within `n`.
     let mut passes = 0;
@@ -1460,14 +1459,35 @@ fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
 }
 
 /// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
-/// the scope's usual step.
-type Spans = std::collections::HashMap<(usize, usize), usize>;
+/// the scope's usual step. A list sorted by edge: a chart has a few such edges, found by
+/// bisection without hashing.
+#[derive(Default)]
+struct Spans(Vec<((usize, usize), usize)>);
+
+impl Spans {
+    /// Asks for at least `span` ranks for `edge`.
+    fn ask(&mut self, edge: (usize, usize), span: usize) {
+        match self.0.binary_search_by_key(&edge, |&(e, _)| e) {
+            Ok(i) => self.0[i].1 = self.0[i].1.max(span),
+            Err(i) => self.0.insert(i, (edge, span)),
+        }
+    }
+
+    fn get(&self, edge: (usize, usize)) -> Option<usize> {
+        let i = self.0.binary_search_by_key(&edge, |&(e, _)| e).ok()?;
+        Some(self.0[i].1)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 /// Moves each node down as far as its successors and the spans to them allow, where it has
 /// no more predecessors than successors (so fewer edges run long), until nothing moves: what
 /// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
 fn sink_nodes(dag: &mut DAG, long: &Spans, step: usize) {
-    let span = |u: usize, v: usize| long.get(&(u, v)).copied().unwrap_or(step);
+    let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
     // Each move lowers a node, and no node goes below the deepest rank: this ends.
     loop {
         let mut moved = false;

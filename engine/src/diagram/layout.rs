@@ -1714,6 +1714,10 @@ fn crossings(dag: &DAG, scratch: &mut Scratch) -> usize {
 /// Edge crossings between rank `i` and rank `i + 1`.
 fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
     let Scratch { pos, ends, ports } = scratch;
+    // Edges that share an end cannot cross unless ports set them apart within their boxes.
+    if ports.is_empty() && (dag.row(i).len() < 2 || dag.row(i + 1).len() < 2) {
+        return 0;
+    }
     for (p, h) in dag.row(i + 1).iter().enumerate() {
         pos[h.get_index()] = p;
     }

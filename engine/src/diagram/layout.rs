@@ -1287,11 +1287,7 @@ fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
 /// its halo) and the points it wants to be near, with weights. Its buffers are reused.
 #[derive(Default)]
 struct Fit {
-    half: Vec<f64>,
-    /// Per box: where it is now, shifted in `solve`.
-    now: Vec<f64>,
-    /// Per box: where its points start in `points`.
-    first: Vec<usize>,
+    boxes: Vec<FitBox>,
     /// (position, weight), shifted in `solve`.
     points: Vec<(f64, f64)>,
     /// Pooled runs of boxes: (first box, end box, optimum).
@@ -1300,12 +1296,18 @@ struct Fit {
     out: Vec<f64>,
 }
 
+struct FitBox {
+    half: f64,
+    /// Where it is now, shifted in `solve`.
+    now: f64,
+    /// Where its points start in `points`.
+    first: usize,
+}
+
 impl Fit {
     fn with_capacity(boxes: usize, points: usize) -> Fit {
         Fit {
-            half: Vec::with_capacity(boxes),
-            now: Vec::with_capacity(boxes),
-            first: Vec::with_capacity(boxes),
+            boxes: Vec::with_capacity(boxes),
             points: Vec::with_capacity(points),
             pools: Vec::with_capacity(boxes),
             sorted: Vec::with_capacity(points),
@@ -1314,16 +1316,16 @@ impl Fit {
     }
 
     fn clear(&mut self) {
-        self.half.clear();
-        self.now.clear();
-        self.first.clear();
+        self.boxes.clear();
         self.points.clear();
     }
 
     fn start_box(&mut self, half: f64, now: f64) {
-        self.half.push(half);
-        self.now.push(now);
-        self.first.push(self.points.len());
+        self.boxes.push(FitBox {
+            half,
+            now,
+            first: self.points.len(),
+        });
     }
 
     fn point(&mut self, at: f64, weight: f64) {
@@ -1332,12 +1334,13 @@ impl Fit {
 
     /// Whether the box started last has no points yet.
     fn box_is_free(&self) -> bool {
-        self.first.last() == Some(&self.points.len())
+        self.boxes.last().map(|b| b.first) == Some(self.points.len())
     }
 
     /// Where the points of boxes `start..end` are in `points`.
     fn points_of(&self, start: usize, end: usize) -> std::ops::Range<usize> {
-        self.first[start]..self.first.get(end).copied().unwrap_or(self.points.len())
+        let end = self.boxes.get(end).map_or(self.points.len(), |b| b.first);
+        self.boxes[start].first..end
     }
 
     /// The centres minimizing the sum of weight × |centre − point| with every box at least
@@ -1348,17 +1351,17 @@ impl Fit {
     /// as near where they are as it allows; otherwise they go to its middle.
     fn solve(&mut self, stay: bool) -> &[f64] {
         let mut offset = 0.0;
-        for b in 0..self.half.len() {
+        for b in 0..self.boxes.len() {
             if b > 0 {
-                offset += self.half[b - 1] + self.half[b];
+                offset += self.boxes[b - 1].half + self.boxes[b].half;
             }
-            self.now[b] -= offset;
+            self.boxes[b].now -= offset;
             for k in self.points_of(b, b + 1) {
                 self.points[k].0 -= offset;
             }
         }
         self.pools.clear();
-        for b in 0..self.half.len() {
+        for b in 0..self.boxes.len() {
             let mut pool = (b, b + 1, self.median(b, b + 1, stay));
             while let Some(&(start, _, before)) = self.pools.last() {
                 if before <= pool.2 {
@@ -1374,7 +1377,7 @@ impl Fit {
         for &(start, end, at) in &self.pools {
             for b in start..end {
                 if b > 0 {
-                    offset += self.half[b - 1] + self.half[b];
+                    offset += self.boxes[b - 1].half + self.boxes[b].half;
                 }
                 self.out.push(at + offset);
             }
@@ -1400,7 +1403,8 @@ impl Fit {
             if below * 2.0 >= total * (1.0 - 1e-9) {
                 let next = self.sorted.get(k + 1).map_or(at, |p| p.0);
                 if stay {
-                    let now = self.now[start..end].iter().sum::<f64>() / (end - start) as f64;
+                    let now = self.boxes[start..end].iter().map(|b| b.now).sum::<f64>()
+                        / (end - start) as f64;
                     return now.clamp(at, next);
                 }
                 return (at + next) / 2.0;

@@ -908,16 +908,16 @@ fn place(
         // Nodes sit on even ranks and label boxes on odd ones. An odd rank without a label
         // box goes, so where no label lies between, neighbouring node ranks stay neighbours
         // and need no connector.
-        let ranks = std::mem::take(vg.dag.ranks_mut());
-        let mut kept = Vec::with_capacity(ranks.len());
-        for (i, row) in ranks.into_iter().enumerate() {
+        let mut i = 0;
+        vg.dag.ranks_mut().retain(|row| {
             let odd = i % 2 == 1;
-            if !odd || !row.is_empty() {
-                kept.push(row);
+            i += 1;
+            let kept = !odd || !row.is_empty();
+            if kept {
                 between.push(odd);
             }
-        }
-        *vg.dag.ranks_mut() = kept;
+            kept
+        });
     } else if !long.is_empty() {
         // layout-rs's optimizer would pull a longer link's far end back up to one rank.
         sink_nodes(&mut vg.dag, &long, step);
@@ -1452,9 +1452,15 @@ fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
         size[l] += 1;
     }
     // Room for a few more than each rank's nodes (what a first push would give): the
-    // connectors of long edges join the ranks later.
-    let mut ranks: Vec<Vec<NodeHandle>> =
-        size.iter().map(|&s| Vec::with_capacity(s.max(4))).collect();
+    // connectors of long edges join the ranks later. A rank without nodes (one a longer link
+    // skips, or a half rank without a label box) gets room with its first connector, if any.
+    let mut ranks: Vec<Vec<NodeHandle>> = size
+        .iter()
+        .map(|&s| match s {
+            0 => Vec::new(),
+            s => Vec::with_capacity(s.max(4)),
+        })
+        .collect();
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }

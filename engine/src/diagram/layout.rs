@@ -1288,11 +1288,10 @@ fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
 #[derive(Default)]
 struct Fit {
     boxes: Vec<FitBox>,
-    /// (position, weight), shifted in `solve`.
+    /// (position, weight), shifted in `solve` and sorted pool by pool in `median`.
     points: Vec<(f64, f64)>,
     /// Pooled runs of boxes: (first box, end box, optimum).
     pools: Vec<(usize, usize, f64)>,
-    sorted: Vec<(f64, f64)>,
     out: Vec<f64>,
 }
 
@@ -1310,7 +1309,6 @@ impl Fit {
             boxes: Vec::with_capacity(boxes),
             points: Vec::with_capacity(points),
             pools: Vec::with_capacity(boxes),
-            sorted: Vec::with_capacity(points),
             out: Vec::with_capacity(boxes),
         }
     }
@@ -1390,18 +1388,19 @@ impl Fit {
     /// boxes' mean position now.
     fn median(&mut self, start: usize, end: usize, stay: bool) -> f64 {
         let range = self.points_of(start, end);
-        self.sorted.clear();
-        self.sorted.extend_from_slice(&self.points[range]);
-        self.sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let total: f64 = self.sorted.iter().map(|p| p.1).sum();
+        // Sorted where they are: a pool's points are one run of `points`, and a stable sort
+        // of a run whose parts were sorted before orders it as sorting it afresh would.
+        self.points[range.clone()].sort_by(|a, b| a.0.total_cmp(&b.0));
+        let sorted = &self.points[range];
+        let total: f64 = sorted.iter().map(|p| p.1).sum();
         let mut below = 0.0;
-        for (k, &(at, w)) in self.sorted.iter().enumerate() {
+        for (k, &(at, w)) in sorted.iter().enumerate() {
             below += w;
             if below * 2.0 > total * (1.0 + 1e-9) {
                 return at;
             }
             if below * 2.0 >= total * (1.0 - 1e-9) {
-                let next = self.sorted.get(k + 1).map_or(at, |p| p.0);
+                let next = sorted.get(k + 1).map_or(at, |p| p.0);
                 if stay {
                     let now = self.boxes[start..end].iter().map(|b| b.now).sum::<f64>()
                         / (end - start) as f64;
@@ -1410,7 +1409,7 @@ impl Fit {
                 return (at + next) / 2.0;
             }
         }
-        self.sorted.last().map_or(0.0, |p| p.0)
+        sorted.last().map_or(0.0, |p| p.0)
     }
 }
 

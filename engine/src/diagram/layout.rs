@@ -23,8 +23,7 @@ use layout::core::color::Color;
 use layout::core::format::Visible;
 use layout::core::geometry::{Point, Position, do_boxes_intersect};
 use layout::core::style::StyleAttr;
-use layout::std_shapes::shapes::{Element, ShapeKind};
-use layout::topo::layout::VisualGraph;
+use layout::std_shapes::shapes::Element;
 use layout::topo::optimizer::RankOptimizer;
 use layout::topo::placer::EPSILON;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -713,15 +712,74 @@ fn style() -> StyleAttr {
     )
 }
 
-fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
-    let mut e = Element::create(
-        ShapeKind::Box(String::new()),
-        style(),
-        orientation,
-        Point::new(w, h),
-    );
-    e.pos = Position::new(Point::zero(), Point::new(w, h), Point::zero(), halo);
-    e
+/// A box of `w` × `h` with room `halo` around it, not placed yet.
+fn boxed(w: f64, h: f64, halo: Point) -> Position {
+    Position::new(Point::zero(), Point::new(w, h), Point::zero(), halo)
+}
+
+/// The layered graph of one scope: layout-rs's DAG (edges and ranks) and each box's place,
+/// in the part of layout-rs's `VisualGraph` API that `place` uses. A `VisualGraph` keeps a
+/// whole `Element` per box, shape and style, which nothing here reads.
+struct Layered {
+    dag: DAG,
+    positions: Vec<Position>,
+    orientation: Orientation,
+    /// Boxes from this index on are connectors (they are added last).
+    first_connector: usize,
+}
+
+impl Layered {
+    fn new(orientation: Orientation, boxes: usize) -> Layered {
+        let mut dag = DAG::new();
+        dag.set_validate(false);
+        Layered {
+            dag,
+            positions: Vec::with_capacity(boxes),
+            orientation,
+            first_connector: usize::MAX,
+        }
+    }
+
+    fn add_node(&mut self, pos: Position) -> NodeHandle {
+        self.positions.push(pos);
+        self.dag.new_node()
+    }
+
+    /// Adds a connector, the small box a long edge passes a rank through.
+    fn add_connector(&mut self) -> NodeHandle {
+        self.first_connector = self.first_connector.min(self.positions.len());
+        // `Element::empty_connector` sized as layout-rs sizes it, without its colour lookups.
+        let mut connector = Element::create_connector("", &style(), self.orientation);
+        connector.resize();
+        self.add_node(connector.pos)
+    }
+
+    fn num_nodes(&self) -> usize {
+        self.positions.len()
+    }
+
+    fn is_connector(&self, h: NodeHandle) -> bool {
+        h.get_index() >= self.first_connector
+    }
+
+    fn orientation(&self) -> Orientation {
+        self.orientation
+    }
+
+    fn pos(&self, h: NodeHandle) -> Position {
+        self.positions[h.get_index()]
+    }
+
+    fn pos_mut(&mut self, h: NodeHandle) -> &mut Position {
+        &mut self.positions[h.get_index()]
+    }
+
+    /// Swaps the axes of every box (a left-to-right layout is placed top to bottom).
+    fn transpose(&mut self) {
+        for p in &mut self.positions {
+            p.transpose();
+        }
+    }
 }
 
 /// One scope edge as `place` lays it out.
@@ -794,11 +852,11 @@ fn place(
         *s = (s.0 + dx, s.1 + dy);
     }
     let sizes = &sizes[..];
-    let mut vg = VisualGraph::new(orientation);
-    vg.dag.set_validate(false);
+    // Room for the items and label boxes; connectors come later.
+    let mut vg = Layered::new(orientation, sizes.len() + edges.len());
     // Item `i` is the layout's node `i`.
     for &(w, h) in sizes {
-        vg.add_node(element(orientation, w, h, halo(horizontal, false)));
+        vg.add_node(boxed(w, h, halo(horizontal, false)));
     }
     let handle = NodeHandle::new;
     let mut runs: Vec<Run> = Vec::with_capacity(edges.len());
@@ -844,7 +902,7 @@ fn place(
         let label = match label_size.filter(|_| label_boxes) {
             Some((w, h)) => {
                 half_ranks |= plan.edge_label[se.edge].is_some();
-                let l = vg.add_node(element(orientation, w, h, halo(horizontal, true)));
+                let l = vg.add_node(boxed(w, h, halo(horizontal, true)));
                 segs.push(seg(handle(f), l));
                 segs.push(seg(l, handle(t)));
                 Some((l, w, h))
@@ -942,8 +1000,7 @@ fn place(
         path_nodes.push(u);
         let mut prev = u;
         while level + 1 < target {
-            // `Element::empty_connector`, without its colour lookups.
-            let c = vg.add_node(Element::create_connector("", &style(), orientation));
+            let c = vg.add_connector();
             vg.dag.remove_edge(prev, v);
             vg.dag.add_edge(prev, c);
             vg.dag.add_edge(c, v);
@@ -989,15 +1046,12 @@ fn place(
         }
     }
     order_ranks(&mut vg, &edge_ports);
-    for h in vg.iter_nodes() {
-        if vg.is_connector(h) {
-            vg.element_mut(h).resize();
-        }
-    }
     // Each rank gets its depth and is packed; where boxes go across the ranks is ours
     // (`spread`).
     pack_ranks(&mut vg, &between)?;
-    let mut waypoint: Vec<bool> = vg.iter_nodes().map(|h| vg.is_connector(h)).collect();
+    let mut waypoint: Vec<bool> = (0..vg.num_nodes())
+        .map(|i| vg.is_connector(NodeHandle::new(i)))
+        .collect();
     for (h, _, _) in runs.iter().filter_map(|r| r.label) {
         waypoint[h.get_index()] = true;
     }
@@ -1127,7 +1181,7 @@ fn place(
 ///
 /// A rank marked `between` (see `place`) holds label boxes and the connectors passing them: it
 /// is as deep as its label boxes.
-fn pack_ranks(vg: &mut VisualGraph, between: &[bool]) -> Option<()> {
+fn pack_ranks(vg: &mut Layered, between: &[bool]) -> Option<()> {
     // Left to right is laid out top to bottom, transposed.
     let transpose = !vg.orientation().is_top_to_bottom();
     if transpose {
@@ -1203,7 +1257,7 @@ const SPREAD_SETTLED: f64 = 0.25;
 /// each box over its successors; then sweeps weigh both sides until nothing moves. Where the
 /// pulls balance (anywhere between them costs the same), the one-sided sweeps take the
 /// middle and the later ones leave the box where it is. A box with no neighbours keeps its place.
-fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
+fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
     let across = |p: &Position| {
         if horizontal {
             p.center().y
@@ -1567,7 +1621,7 @@ type Ports = std::collections::HashMap<(usize, usize), (f64, f64)>;
 /// order seen, then adjacent swaps that remove crossings. Bounded work, unlike layout-rs's
 /// own pass (cubic in the width of a rank, 50 rounds), which dominated the time. Edges that
 /// leave or reach a subgraph's box count from their member's side of it (`ports`).
-fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
+fn order_ranks(vg: &mut Layered, ports: &Ports) {
     let levels = vg.dag.num_levels();
     if levels < 2 {
         return;
@@ -1654,7 +1708,7 @@ fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
 
 /// Swaps neighbours within ranks where that removes crossings, for up to `passes` passes over
 /// all ranks (fewer when a pass changes nothing).
-fn transpose(vg: &mut VisualGraph, scratch: &mut Scratch, passes: usize) {
+fn transpose(vg: &mut Layered, scratch: &mut Scratch, passes: usize) {
     for _ in 0..passes {
         let mut changed = false;
         for i in 0..vg.dag.num_levels() {

@@ -1317,7 +1317,7 @@ fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
                     fit.point(at[i], 1e-3);
                 }
             }
-            for (&h, &x) in row.iter().zip(fit.solve(!one_sided)) {
+            for (&h, x) in row.iter().zip(fit.solve(!one_sided)) {
                 let i = h.get_index();
                 moved = moved.max((x - at[i]).abs());
                 at[i] = x;
@@ -1346,7 +1346,6 @@ struct Fit {
     points: Vec<(f64, f64)>,
     /// Pooled runs of boxes: (first box, end box, optimum).
     pools: Vec<(usize, usize, f64)>,
-    out: Vec<f64>,
 }
 
 struct FitBox {
@@ -1355,6 +1354,8 @@ struct FitBox {
     now: f64,
     /// Where its points start in `points`.
     first: usize,
+    /// Where `solve` puts it.
+    at: f64,
 }
 
 impl Fit {
@@ -1363,7 +1364,6 @@ impl Fit {
             boxes: Vec::with_capacity(boxes),
             points: Vec::with_capacity(points),
             pools: Vec::with_capacity(boxes),
-            out: Vec::with_capacity(boxes),
         }
     }
 
@@ -1377,6 +1377,7 @@ impl Fit {
             half,
             now,
             first: self.points.len(),
+            at: now,
         });
     }
 
@@ -1401,7 +1402,7 @@ impl Fit {
     /// regression, solved by pooling adjacent violators, a pool's optimum being the weighted
     /// median of its boxes' points. Where the median is an interval, `stay` keeps the boxes
     /// as near where they are as it allows; otherwise they go to its middle.
-    fn solve(&mut self, stay: bool) -> &[f64] {
+    fn solve(&mut self, stay: bool) -> impl Iterator<Item = f64> + '_ {
         let mut offset = 0.0;
         for b in 0..self.boxes.len() {
             if b > 0 {
@@ -1424,17 +1425,16 @@ impl Fit {
             }
             self.pools.push(pool);
         }
-        self.out.clear();
         let mut offset = 0.0;
         for &(start, end, at) in &self.pools {
             for b in start..end {
                 if b > 0 {
                     offset += self.boxes[b - 1].half + self.boxes[b].half;
                 }
-                self.out.push(at + offset);
+                self.boxes[b].at = at + offset;
             }
         }
-        &self.out
+        self.boxes.iter().map(|b| b.at)
     }
 
     /// The weighted median of the points of boxes `start..end`. When the weights split evenly
@@ -1886,7 +1886,7 @@ mod tests {
                 f.point(at, w);
             }
         }
-        f.solve(stay).to_vec()
+        f.solve(stay).collect()
     }
 
     #[test]

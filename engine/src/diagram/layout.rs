@@ -23,8 +23,7 @@ use layout::core::color::Color;
 use layout::core::format::Visible;
 use layout::core::geometry::{Point, Position, do_boxes_intersect};
 use layout::core::style::StyleAttr;
-use layout::std_shapes::shapes::{Element, ShapeKind};
-use layout::topo::layout::VisualGraph;
+use layout::std_shapes::shapes::Element;
 use layout::topo::optimizer::RankOptimizer;
 use layout::topo::placer::EPSILON;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -713,15 +712,74 @@ fn style() -> StyleAttr {
     )
 }
 
-fn element(orientation: Orientation, w: f64, h: f64, halo: Point) -> Element {
-    let mut e = Element::create(
-        ShapeKind::Box(String::new()),
-        style(),
-        orientation,
-        Point::new(w, h),
-    );
-    e.pos = Position::new(Point::zero(), Point::new(w, h), Point::zero(), halo);
-    e
+/// A box of `w` × `h` with room `halo` around it, not placed yet.
+fn boxed(w: f64, h: f64, halo: Point) -> Position {
+    Position::new(Point::zero(), Point::new(w, h), Point::zero(), halo)
+}
+
+/// The layered graph of one scope: layout-rs's DAG (edges and ranks) and each box's place,
+/// in the part of layout-rs's `VisualGraph` API that `place` uses. A `VisualGraph` keeps a
+/// whole `Element` per box, shape and style, which nothing here reads.
+struct Layered {
+    dag: DAG,
+    positions: Vec<Position>,
+    orientation: Orientation,
+    /// Boxes from this index on are connectors (they are added last).
+    first_connector: usize,
+}
+
+impl Layered {
+    fn new(orientation: Orientation, boxes: usize) -> Layered {
+        let mut dag = DAG::new();
+        dag.set_validate(false);
+        Layered {
+            dag,
+            positions: Vec::with_capacity(boxes),
+            orientation,
+            first_connector: usize::MAX,
+        }
+    }
+
+    fn add_node(&mut self, pos: Position) -> NodeHandle {
+        self.positions.push(pos);
+        self.dag.new_node()
+    }
+
+    /// Adds a connector, the small box a long edge passes a rank through.
+    fn add_connector(&mut self) -> NodeHandle {
+        self.first_connector = self.first_connector.min(self.positions.len());
+        // `Element::empty_connector` sized as layout-rs sizes it, without its colour lookups.
+        let mut connector = Element::create_connector("", &style(), self.orientation);
+        connector.resize();
+        self.add_node(connector.pos)
+    }
+
+    fn num_nodes(&self) -> usize {
+        self.positions.len()
+    }
+
+    fn is_connector(&self, h: NodeHandle) -> bool {
+        h.get_index() >= self.first_connector
+    }
+
+    fn orientation(&self) -> Orientation {
+        self.orientation
+    }
+
+    fn pos(&self, h: NodeHandle) -> Position {
+        self.positions[h.get_index()]
+    }
+
+    fn pos_mut(&mut self, h: NodeHandle) -> &mut Position {
+        &mut self.positions[h.get_index()]
+    }
+
+    /// Swaps the axes of every box (a left-to-right layout is placed top to bottom).
+    fn transpose(&mut self) {
+        for p in &mut self.positions {
+            p.transpose();
+        }
+    }
 }
 
 /// One scope edge as `place` lays it out.
@@ -794,11 +852,11 @@ fn place(
         *s = (s.0 + dx, s.1 + dy);
     }
     let sizes = &sizes[..];
-    let mut vg = VisualGraph::new(orientation);
-    vg.dag.set_validate(false);
+    // Room for the items and label boxes; connectors come later.
+    let mut vg = Layered::new(orientation, sizes.len() + edges.len());
     // Item `i` is the layout's node `i`.
     for &(w, h) in sizes {
-        vg.add_node(element(orientation, w, h, halo(horizontal, false)));
+        vg.add_node(boxed(w, h, halo(horizontal, false)));
     }
     let handle = NodeHandle::new;
     let mut runs: Vec<Run> = Vec::with_capacity(edges.len());
@@ -844,7 +902,7 @@ fn place(
         let label = match label_size.filter(|_| label_boxes) {
             Some((w, h)) => {
                 half_ranks |= plan.edge_label[se.edge].is_some();
-                let l = vg.add_node(element(orientation, w, h, halo(horizontal, true)));
+                let l = vg.add_node(boxed(w, h, halo(horizontal, true)));
                 segs.push(seg(handle(f), l));
                 segs.push(seg(l, handle(t)));
                 Some((l, w, h))
@@ -896,8 +954,7 @@ fn place(
         for (s, &span) in run_segs.iter().zip(spans) {
             if span != step && span > 0 {
                 let key = (s.from.get_index(), s.to.get_index());
-                let at = long.entry(key).or_insert(span);
-                *at = (*at).max(span);
+                long.ask(key, span);
             }
         }
     }
@@ -909,16 +966,16 @@ fn place(
         // Nodes sit on even ranks and label boxes on odd ones. An odd rank without a label
         // box goes, so where no label lies between, neighbouring node ranks stay neighbours
         // and need no connector.
-        let ranks = std::mem::take(vg.dag.ranks_mut());
-        let mut kept = Vec::with_capacity(ranks.len());
-        for (i, row) in ranks.into_iter().enumerate() {
+        let mut i = 0;
+        vg.dag.ranks_mut().retain(|row| {
             let odd = i % 2 == 1;
-            if !odd || !row.is_empty() {
-                kept.push(row);
+            i += 1;
+            let kept = !odd || !row.is_empty();
+            if kept {
                 between.push(odd);
             }
-        }
-        *vg.dag.ranks_mut() = kept;
+            kept
+        });
     } else if !long.is_empty() {
         // layout-rs's optimizer would pull a longer link's far end back up to one rank.
         sink_nodes(&mut vg.dag, &long, step);
@@ -943,8 +1000,7 @@ fn place(
         path_nodes.push(u);
         let mut prev = u;
         while level + 1 < target {
-            // `Element::empty_connector`, without its colour lookups.
-            let c = vg.add_node(Element::create_connector("", &style(), orientation));
+            let c = vg.add_connector();
             vg.dag.remove_edge(prev, v);
             vg.dag.add_edge(prev, c);
             vg.dag.add_edge(c, v);
@@ -990,15 +1046,12 @@ fn place(
         }
     }
     order_ranks(&mut vg, &edge_ports);
-    for h in vg.iter_nodes() {
-        if vg.is_connector(h) {
-            vg.element_mut(h).resize();
-        }
-    }
     // Each rank gets its depth and is packed; where boxes go across the ranks is ours
     // (`spread`).
     pack_ranks(&mut vg, &between)?;
-    let mut waypoint: Vec<bool> = vg.iter_nodes().map(|h| vg.is_connector(h)).collect();
+    let mut waypoint: Vec<bool> = (0..vg.num_nodes())
+        .map(|i| vg.is_connector(NodeHandle::new(i)))
+        .collect();
     for (h, _, _) in runs.iter().filter_map(|r| r.label) {
         waypoint[h.get_index()] = true;
     }
@@ -1128,7 +1181,7 @@ fn place(
 ///
 /// A rank marked `between` (see `place`) holds label boxes and the connectors passing them: it
 /// is as deep as its label boxes.
-fn pack_ranks(vg: &mut VisualGraph, between: &[bool]) -> Option<()> {
+fn pack_ranks(vg: &mut Layered, between: &[bool]) -> Option<()> {
     // Left to right is laid out top to bottom, transposed.
     let transpose = !vg.orientation().is_top_to_bottom();
     if transpose {
@@ -1204,7 +1257,7 @@ const SPREAD_SETTLED: f64 = 0.25;
 /// each box over its successors; then sweeps weigh both sides until nothing moves. Where the
 /// pulls balance (anywhere between them costs the same), the one-sided sweeps take the
 /// middle and the later ones leave the box where it is. A box with no neighbours keeps its place.
-fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
+fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
     let across = |p: &Position| {
         if horizontal {
             p.center().y
@@ -1264,7 +1317,7 @@ fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
                     fit.point(at[i], 1e-3);
                 }
             }
-            for (&h, &x) in row.iter().zip(fit.solve(!one_sided)) {
+            for (&h, x) in row.iter().zip(fit.solve(!one_sided)) {
                 let i = h.get_index();
                 moved = moved.max((x - at[i]).abs());
                 at[i] = x;
@@ -1288,43 +1341,44 @@ fn spread(vg: &mut VisualGraph, horizontal: bool, waypoint: &[bool]) {
 /// its halo) and the points it wants to be near, with weights. Its buffers are reused.
 #[derive(Default)]
 struct Fit {
-    half: Vec<f64>,
-    /// Per box: where it is now, shifted in `solve`.
-    now: Vec<f64>,
-    /// Per box: where its points start in `points`.
-    first: Vec<usize>,
-    /// (position, weight), shifted in `solve`.
+    boxes: Vec<FitBox>,
+    /// (position, weight), shifted in `solve` and sorted pool by pool in `median`.
     points: Vec<(f64, f64)>,
     /// Pooled runs of boxes: (first box, end box, optimum).
     pools: Vec<(usize, usize, f64)>,
-    sorted: Vec<(f64, f64)>,
-    out: Vec<f64>,
+}
+
+struct FitBox {
+    half: f64,
+    /// Where it is now, shifted in `solve`.
+    now: f64,
+    /// Where its points start in `points`.
+    first: usize,
+    /// Where `solve` puts it.
+    at: f64,
 }
 
 impl Fit {
     fn with_capacity(boxes: usize, points: usize) -> Fit {
         Fit {
-            half: Vec::with_capacity(boxes),
-            now: Vec::with_capacity(boxes),
-            first: Vec::with_capacity(boxes),
+            boxes: Vec::with_capacity(boxes),
             points: Vec::with_capacity(points),
             pools: Vec::with_capacity(boxes),
-            sorted: Vec::with_capacity(points),
-            out: Vec::with_capacity(boxes),
         }
     }
 
     fn clear(&mut self) {
-        self.half.clear();
-        self.now.clear();
-        self.first.clear();
+        self.boxes.clear();
         self.points.clear();
     }
 
     fn start_box(&mut self, half: f64, now: f64) {
-        self.half.push(half);
-        self.now.push(now);
-        self.first.push(self.points.len());
+        self.boxes.push(FitBox {
+            half,
+            now,
+            first: self.points.len(),
+            at: now,
+        });
     }
 
     fn point(&mut self, at: f64, weight: f64) {
@@ -1333,12 +1387,13 @@ impl Fit {
 
     /// Whether the box started last has no points yet.
     fn box_is_free(&self) -> bool {
-        self.first.last() == Some(&self.points.len())
+        self.boxes.last().map(|b| b.first) == Some(self.points.len())
     }
 
     /// Where the points of boxes `start..end` are in `points`.
     fn points_of(&self, start: usize, end: usize) -> std::ops::Range<usize> {
-        self.first[start]..self.first.get(end).copied().unwrap_or(self.points.len())
+        let end = self.boxes.get(end).map_or(self.points.len(), |b| b.first);
+        self.boxes[start].first..end
     }
 
     /// The centres minimizing the sum of weight × |centre − point| with every box at least
@@ -1347,19 +1402,19 @@ impl Fit {
     /// regression, solved by pooling adjacent violators, a pool's optimum being the weighted
     /// median of its boxes' points. Where the median is an interval, `stay` keeps the boxes
     /// as near where they are as it allows; otherwise they go to its middle.
-    fn solve(&mut self, stay: bool) -> &[f64] {
+    fn solve(&mut self, stay: bool) -> impl Iterator<Item = f64> + '_ {
         let mut offset = 0.0;
-        for b in 0..self.half.len() {
+        for b in 0..self.boxes.len() {
             if b > 0 {
-                offset += self.half[b - 1] + self.half[b];
+                offset += self.boxes[b - 1].half + self.boxes[b].half;
             }
-            self.now[b] -= offset;
+            self.boxes[b].now -= offset;
             for k in self.points_of(b, b + 1) {
                 self.points[k].0 -= offset;
             }
         }
         self.pools.clear();
-        for b in 0..self.half.len() {
+        for b in 0..self.boxes.len() {
             let mut pool = (b, b + 1, self.median(b, b + 1, stay));
             while let Some(&(start, _, before)) = self.pools.last() {
                 if before <= pool.2 {
@@ -1370,17 +1425,16 @@ impl Fit {
             }
             self.pools.push(pool);
         }
-        self.out.clear();
         let mut offset = 0.0;
         for &(start, end, at) in &self.pools {
             for b in start..end {
                 if b > 0 {
-                    offset += self.half[b - 1] + self.half[b];
+                    offset += self.boxes[b - 1].half + self.boxes[b].half;
                 }
-                self.out.push(at + offset);
+                self.boxes[b].at = at + offset;
             }
         }
-        &self.out
+        self.boxes.iter().map(|b| b.at)
     }
 
     /// The weighted median of the points of boxes `start..end`. When the weights split evenly
@@ -1388,26 +1442,28 @@ impl Fit {
     /// boxes' mean position now.
     fn median(&mut self, start: usize, end: usize, stay: bool) -> f64 {
         let range = self.points_of(start, end);
-        self.sorted.clear();
-        self.sorted.extend_from_slice(&self.points[range]);
-        self.sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let total: f64 = self.sorted.iter().map(|p| p.1).sum();
+        // Sorted where they are: a pool's points are one run of `points`, and a stable sort
+        // of a run whose parts were sorted before orders it as sorting it afresh would.
+        self.points[range.clone()].sort_by(|a, b| a.0.total_cmp(&b.0));
+        let sorted = &self.points[range];
+        let total: f64 = sorted.iter().map(|p| p.1).sum();
         let mut below = 0.0;
-        for (k, &(at, w)) in self.sorted.iter().enumerate() {
+        for (k, &(at, w)) in sorted.iter().enumerate() {
             below += w;
             if below * 2.0 > total * (1.0 + 1e-9) {
                 return at;
             }
             if below * 2.0 >= total * (1.0 - 1e-9) {
-                let next = self.sorted.get(k + 1).map_or(at, |p| p.0);
+                let next = sorted.get(k + 1).map_or(at, |p| p.0);
                 if stay {
-                    let now = self.now[start..end].iter().sum::<f64>() / (end - start) as f64;
+                    let now = self.boxes[start..end].iter().map(|b| b.now).sum::<f64>()
+                        / (end - start) as f64;
                     return now.clamp(at, next);
                 }
                 return (at + next) / 2.0;
             }
         }
-        self.sorted.last().map_or(0.0, |p| p.0)
+        sorted.last().map_or(0.0, |p| p.0)
     }
 }
 
@@ -1418,7 +1474,7 @@ impl Fit {
 fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
     let n = dag.len();
     let mut level = vec![0usize; n];
-    let span = |u: usize, v: usize| long.get(&(u, v)).copied().unwrap_or(step);
+    let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
     // Relaxed in node order until nothing changes: nodes mostly come in edge order, so a few
     // passes do; a DAG settles within `n`.
     let mut passes = 0;
@@ -1449,9 +1505,15 @@ fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
         size[l] += 1;
     }
     // Room for a few more than each rank's nodes (what a first push would give): the
-    // connectors of long edges join the ranks later.
-    let mut ranks: Vec<Vec<NodeHandle>> =
-        size.iter().map(|&s| Vec::with_capacity(s.max(4))).collect();
+    // connectors of long edges join the ranks later. A rank without nodes (one a longer link
+    // skips, or a half rank without a label box) gets room with its first connector, if any.
+    let mut ranks: Vec<Vec<NodeHandle>> = size
+        .iter()
+        .map(|&s| match s {
+            0 => Vec::new(),
+            s => Vec::with_capacity(s.max(4)),
+        })
+        .collect();
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }
@@ -1460,14 +1522,35 @@ fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
 }
 
 /// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
-/// the scope's usual step.
-type Spans = std::collections::HashMap<(usize, usize), usize>;
+/// the scope's usual step. A list sorted by edge: a chart has a few such edges, found by
+/// bisection without hashing.
+#[derive(Default)]
+struct Spans(Vec<((usize, usize), usize)>);
+
+impl Spans {
+    /// Asks for at least `span` ranks for `edge`.
+    fn ask(&mut self, edge: (usize, usize), span: usize) {
+        match self.0.binary_search_by_key(&edge, |&(e, _)| e) {
+            Ok(i) => self.0[i].1 = self.0[i].1.max(span),
+            Err(i) => self.0.insert(i, (edge, span)),
+        }
+    }
+
+    fn get(&self, edge: (usize, usize)) -> Option<usize> {
+        let i = self.0.binary_search_by_key(&edge, |&(e, _)| e).ok()?;
+        Some(self.0[i].1)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 /// Moves each node down as far as its successors and the spans to them allow, where it has
 /// no more predecessors than successors (so fewer edges run long), until nothing moves: what
 /// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
 fn sink_nodes(dag: &mut DAG, long: &Spans, step: usize) {
-    let span = |u: usize, v: usize| long.get(&(u, v)).copied().unwrap_or(step);
+    let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
     // Each move lowers a node, and no node goes below the deepest rank: this ends.
     loop {
         let mut moved = false;
@@ -1538,7 +1621,7 @@ type Ports = std::collections::HashMap<(usize, usize), (f64, f64)>;
 /// order seen, then adjacent swaps that remove crossings. Bounded work, unlike layout-rs's
 /// own pass (cubic in the width of a rank, 50 rounds), which dominated the time. Edges that
 /// leave or reach a subgraph's box count from their member's side of it (`ports`).
-fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
+fn order_ranks(vg: &mut Layered, ports: &Ports) {
     let levels = vg.dag.num_levels();
     if levels < 2 {
         return;
@@ -1550,70 +1633,74 @@ fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
     if best_count == 0 {
         return;
     }
-    let mut best = vg.dag.ranks().clone();
+    // The best order seen, every rank's nodes one after another (sorting keeps each rank's
+    // length): one buffer.
+    let mut best: Vec<NodeHandle> = vg.dag.ranks().iter().flatten().copied().collect();
+    // One rank's nodes with their sort keys, reused for every rank.
+    let mut keyed: Vec<(f64, usize, NodeHandle)> = Vec::new();
     for round in 0..8 {
         let down = round % 2 == 0;
-        let order: Vec<usize> = if down {
-            (1..levels).collect()
-        } else {
-            (0..levels - 1).rev().collect()
-        };
-        for i in order {
-            let (neighbour_row, row) = if down { (i - 1, i) } else { (i + 1, i) };
+        for step in 1..levels {
+            let (neighbour_row, row) = if down {
+                (step - 1, step)
+            } else {
+                (levels - step, levels - 1 - step)
+            };
             let pos = &mut scratch.pos;
             for (p, h) in vg.dag.row(neighbour_row).iter().enumerate() {
                 pos[h.get_index()] = p;
             }
-            let mut keyed: Vec<(f64, usize, NodeHandle)> = vg
-                .dag
-                .row(row)
-                .iter()
-                .enumerate()
-                .map(|(p, &h)| {
-                    let adj = if down {
-                        vg.dag.predecessors(h)
-                    } else {
-                        vg.dag.successors(h)
-                    };
-                    let (sum, count) = adj
-                        .iter()
-                        .filter(|a| pos[a.get_index()] != usize::MAX)
-                        .map(|a| {
-                            let (a, me) = (a.get_index(), h.get_index());
-                            let port = if down {
-                                port_of(ports, a, me).0
-                            } else {
-                                port_of(ports, me, a).1
-                            };
-                            pos[a] as f64 + port
-                        })
-                        .fold((0.0, 0usize), |(s, c), q| (s + q, c + 1));
-                    let key = if count == 0 {
-                        p as f64
-                    } else {
-                        sum / count as f64
-                    };
-                    (key, p, h)
-                })
-                .collect();
+            keyed.clear();
+            keyed.extend(vg.dag.row(row).iter().enumerate().map(|(p, &h)| {
+                let adj = if down {
+                    vg.dag.predecessors(h)
+                } else {
+                    vg.dag.successors(h)
+                };
+                let (sum, count) = adj
+                    .iter()
+                    .filter(|a| pos[a.get_index()] != usize::MAX)
+                    .map(|a| {
+                        let (a, me) = (a.get_index(), h.get_index());
+                        let port = if down {
+                            port_of(ports, a, me).0
+                        } else {
+                            port_of(ports, me, a).1
+                        };
+                        pos[a] as f64 + port
+                    })
+                    .fold((0.0, 0usize), |(s, c), q| (s + q, c + 1));
+                let key = if count == 0 {
+                    p as f64
+                } else {
+                    sum / count as f64
+                };
+                (key, p, h)
+            }));
             for h in vg.dag.row(neighbour_row) {
                 pos[h.get_index()] = usize::MAX;
             }
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            *vg.dag.row_mut(row) = keyed.into_iter().map(|(_, _, h)| h).collect();
-        }
-        let count = crossings(&vg.dag, &mut scratch);
-        if count < best_count {
-            best_count = count;
-            best = vg.dag.ranks().clone();
-            if count == 0 {
-                break;
+            for (slot, &(_, _, h)) in vg.dag.row_mut(row).iter_mut().zip(&keyed) {
+                *slot = h;
             }
         }
+        let count = crossings(&vg.dag, &mut scratch);
+        // No crossings left: this order is the best, and nothing is left for the swaps.
+        if count == 0 {
+            return;
+        }
+        if count < best_count {
+            best_count = count;
+            best.clear();
+            best.extend(vg.dag.ranks().iter().flatten());
+        }
     }
-    *vg.dag.ranks_mut() = best;
-    if best_count == 0 {
-        return;
+    let mut rest = &best[..];
+    for row in vg.dag.ranks_mut() {
+        let (this, next) = rest.split_at(row.len());
+        row.copy_from_slice(this);
+        rest = next;
     }
     // Adjacent swaps, a few passes.
     transpose(vg, &mut scratch, 4);
@@ -1621,7 +1708,7 @@ fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
 
 /// Swaps neighbours within ranks where that removes crossings, for up to `passes` passes over
 /// all ranks (fewer when a pass changes nothing).
-fn transpose(vg: &mut VisualGraph, scratch: &mut Scratch, passes: usize) {
+fn transpose(vg: &mut Layered, scratch: &mut Scratch, passes: usize) {
     for _ in 0..passes {
         let mut changed = false;
         for i in 0..vg.dag.num_levels() {
@@ -1690,6 +1777,10 @@ fn crossings(dag: &DAG, scratch: &mut Scratch) -> usize {
 /// Edge crossings between rank `i` and rank `i + 1`.
 fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
     let Scratch { pos, ends, ports } = scratch;
+    // Edges that share an end cannot cross unless ports set them apart within their boxes.
+    if ports.is_empty() && (dag.row(i).len() < 2 || dag.row(i + 1).len() < 2) {
+        return 0;
+    }
     for (p, h) in dag.row(i + 1).iter().enumerate() {
         pos[h.get_index()] = p;
     }
@@ -1795,7 +1886,7 @@ mod tests {
                 f.point(at, w);
             }
         }
-        f.solve(stay).to_vec()
+        f.solve(stay).collect()
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! the result becomes one box in the enclosing layout. So a subgraph's box holds exactly its
 //! members: the enclosing layout never places anything else inside it. An edge that crosses
 //! a subgraph's border is routed to the border in the enclosing layout, then straight to the
-//! member.
+//! member. Where that member lies deep enough in its subgraph, the edge does not put its
+//! ends' boxes one after the other: they may share a rank, as they would with every node
+//! ranked together (see `flat_edges`).
 //!
 //! `layout-rs` only knows boxes: labels become boxes of their measured size in the middle of
 //! their edge (so they get room and never sit on a node), and every shape's outline is ours.
@@ -349,6 +351,9 @@ struct Placed {
     edges: Vec<PlacedEdge>,
     width: f64,
     height: f64,
+    /// Per item of a subgraph's scope: its rank, counting node ranks only (not the half ranks
+    /// of label boxes); empty for the whole chart's scope, where nothing asks.
+    ranks: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -468,11 +473,65 @@ fn member_ports(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<(f64, f64)>
         .collect()
 }
 
+/// Per edge of `scope`: whether its end boxes may share a rank, the edge running across the
+/// rank between them. They may where it stands for an edge into or out of a subgraph's
+/// member and the member it reaches lies at least the link's length deeper in its box than
+/// the one it leaves does in its own (a node of the scope is at depth 0 in itself): with
+/// every node ranked together, as in mermaid.js, the two boxes would start on one rank.
+/// A labelled edge keeps its ranks (its label box sits between). Empty when no edge of the
+/// scope stands for a member's.
+fn flat_edges(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<bool> {
+    let edges = &plan.edges[scope];
+    let for_member = |end: Item, real: Option<Item>| {
+        matches!(end, Item::Cluster(_)) && real.is_some_and(|r| r != end)
+    };
+    if !edges.iter().any(|se| {
+        let (a, b) = plan.ends[se.edge];
+        for_member(se.from, a) || for_member(se.to, b)
+    }) {
+        return Vec::new();
+    }
+    edges
+        .iter()
+        .map(|se| {
+            let (Some(a), Some(b)) = plan.ends[se.edge] else {
+                return false;
+            };
+            let length = plan.chart.edges[se.edge].length;
+            se.from != se.to
+                && plan.edge_label[se.edge].is_none()
+                && member_rank(plan, se.to, b, placed)
+                    >= member_rank(plan, se.from, a, placed) + length
+        })
+        .collect()
+}
+
+/// The rank of `real` inside `end` (0 when `end` is `real` itself), through every subgraph
+/// between, counting node ranks.
+fn member_rank(plan: &Plan, end: Item, real: Item, placed: &[Placed]) -> usize {
+    let mut rank = 0;
+    let mut at = end;
+    while let Item::Cluster(s) = at {
+        if at == real {
+            break;
+        }
+        let inner = plan.rep(real, s + 1);
+        let k = plan.items[s + 1].iter().position(|&i| i == inner);
+        rank += k
+            .and_then(|k| placed.get(s + 1)?.ranks.get(k).copied())
+            .unwrap_or(0);
+        at = inner;
+    }
+    rank
+}
+
 /// One layout attempt. Its labels have their sizes but no lines (see `sized_as`).
 fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let chart = plan.chart;
     let n_scopes = plan.items.len();
     let mut placed: Vec<Placed> = vec![Placed::default(); n_scopes];
+    // Per scope: its edges that may run across a rank (see `flat_edges`).
+    let mut flats: Vec<Vec<bool>> = vec![Vec::new(); n_scopes];
     let mut cluster_size = vec![(0.0, 0.0); chart.subgraphs.len()];
     // Content offset inside each subgraph's box.
     let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];
@@ -486,7 +545,8 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             })
             .collect();
         let ports = member_ports(plan, scope, &placed);
-        let p = place(plan, scope, sizes, &ports, label_boxes)?;
+        flats[scope] = flat_edges(plan, scope, &placed);
+        let p = place(plan, scope, sizes, &ports, &flats[scope], label_boxes)?;
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
@@ -619,12 +679,44 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 let at = offset(l, &inner_at);
                 let moved = |p: &Pt| p.plus(at);
                 label_at = pe.label_at.map(|p| p.plus(at));
+                // An edge across a rank leaves and reaches a subgraph's side level with its
+                // member, not the side's middle.
+                let flat = flats[l].get(k) == Some(&true) && {
+                    let (f, t) = (outline_of(se.from).1, outline_of(se.to).1);
+                    if axis.x != 0.0 {
+                        f.left() < t.right() && t.left() < f.right()
+                    } else {
+                        f.top() < t.bottom() && t.top() < f.bottom()
+                    }
+                };
+                let side = |unit: Item, member: Pt, other: Item| {
+                    let (u, o) = (outline_of(unit).1, outline_of(other).1);
+                    if axis.x != 0.0 {
+                        let y = if o.center.y > u.center.y {
+                            u.bottom()
+                        } else {
+                            u.top()
+                        };
+                        Pt::new(member.x, y)
+                    } else {
+                        let x = if o.center.x > u.center.x {
+                            u.right()
+                        } else {
+                            u.left()
+                        };
+                        Pt::new(x, member.y)
+                    }
+                };
                 let mut pts = Vec::with_capacity(route.len() + 2);
                 pts.push(ba.center);
                 if se.from != a
                     && let Some(first) = route.first()
                 {
-                    pts.push(moved(first));
+                    pts.push(if flat {
+                        side(se.from, ba.center, se.to)
+                    } else {
+                        moved(first)
+                    });
                 }
                 if route.len() > 2 {
                     pts.extend(route[1..route.len() - 1].iter().map(moved));
@@ -632,7 +724,11 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 if se.to != b
                     && let Some(last) = route.last()
                 {
-                    pts.push(moved(last));
+                    pts.push(if flat {
+                        side(se.to, bb.center, se.from)
+                    } else {
+                        moved(last)
+                    });
                 }
                 pts.push(bb.center);
                 pts
@@ -746,12 +842,14 @@ struct Seg {
 }
 
 /// Lays out one scope. `None` when the layout engine produced nothing usable. `sizes` (per
-/// item) is widened in place for self-loops.
+/// item) is widened in place for self-loops. An edge marked in `flat` (see `flat_edges`) lets
+/// its ends share a rank.
 fn place(
     plan: &Plan,
     scope: usize,
     mut sizes: Vec<(f64, f64)>,
     ports: &[(f64, f64)],
+    flat: &[bool],
     label_boxes: bool,
 ) -> Option<Placed> {
     let items = &plan.items[scope];
@@ -880,12 +978,17 @@ fn place(
     // unlabelled edge spans twice its length.
     let step = if half_ranks { 2 } else { 1 };
     let mut long: Spans = Spans::default();
-    for (r, se) in runs.iter().zip(edges) {
+    // With a flat edge every span is listed, so a flat edge and another between the same
+    // boxes keep the other's span.
+    let any_flat = flat.contains(&true);
+    for (k, (r, se)) in runs.iter().zip(edges).enumerate() {
         let len = plan.chart.edges[se.edge].length;
         let Some(run_segs) = segs.get(r.segs.clone()) else {
             continue;
         };
+        let flat_run = r.label.is_none() && flat.get(k) == Some(&true);
         let spans: &[usize] = match (half_ranks, r.label.is_some()) {
+            _ if flat_run => &[0],
             (true, true) => &[len, len],
             (true, false) => &[2 * len],
             // A label box takes the first rank of its edge's span; a one-rank link with a
@@ -894,7 +997,7 @@ fn place(
             (false, false) => &[len],
         };
         for (s, &span) in run_segs.iter().zip(spans) {
-            if span != step && span > 0 {
+            if flat_run || (span > 0 && (any_flat || span != step)) {
                 let key = (s.from.get_index(), s.to.get_index());
                 let at = long.entry(key).or_insert(span);
                 *at = (*at).max(span);
@@ -990,6 +1093,15 @@ fn place(
         }
     }
     order_ranks(&mut vg, &edge_ports);
+    if any_flat {
+        let flat_runs = runs
+            .iter()
+            .zip(flat)
+            .filter(|(r, f)| **f && r.label.is_none());
+        for (run, _) in flat_runs {
+            adjoin(&mut vg, handle(run.from), handle(run.to), &edge_ports);
+        }
+    }
     for h in vg.iter_nodes() {
         if vg.is_connector(h) {
             vg.element_mut(h).resize();
@@ -1111,12 +1223,29 @@ fn place(
     for l in placed_edges.iter_mut().filter_map(|e| e.label_at.as_mut()) {
         *l = shift(*l);
     }
+    let mut ranks = Vec::new();
+    if scope > 0 {
+        ranks.resize(items.len(), 0);
+        let node_ranks =
+            (0..vg.dag.num_levels()).filter(|&i| !between.get(i).copied().unwrap_or(false));
+        for (rank, level) in node_ranks.enumerate() {
+            for h in vg
+                .dag
+                .row(level)
+                .iter()
+                .filter(|h| h.get_index() < items.len())
+            {
+                ranks[h.get_index()] = rank;
+            }
+        }
+    }
     Some(Placed {
         centers,
         points,
         edges: placed_edges,
         width: max.x - min.x,
         height: max.y - min.y,
+        ranks,
     })
 }
 
@@ -1617,6 +1746,38 @@ fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
     }
     // Adjacent swaps, a few passes.
     transpose(vg, &mut scratch, 4);
+}
+
+/// Moves `b` beside `a` (on the side it was on), or else `a` beside `b`, where they share a
+/// rank with boxes between and the move adds no crossings: an edge across the rank between
+/// them then passes no box.
+fn adjoin(vg: &mut VisualGraph, a: NodeHandle, b: NodeHandle, ports: &Ports) {
+    let level = vg.dag.level(a);
+    if vg.dag.level(b) != level {
+        return;
+    }
+    let mut scratch = Scratch::new(&vg.dag, ports);
+    let before = crossings(&vg.dag, &mut scratch);
+    let original = vg.dag.row(level).clone();
+    for (stay, go) in [(a, b), (b, a)] {
+        let row = vg.dag.row_mut(level);
+        let (Some(s), Some(g)) = (
+            row.iter().position(|&h| h == stay),
+            row.iter().position(|&h| h == go),
+        ) else {
+            return;
+        };
+        if s.abs_diff(g) <= 1 {
+            return;
+        }
+        row.remove(g);
+        let s = if g < s { s - 1 } else { s + 1 };
+        row.insert(s, go);
+        if crossings(&vg.dag, &mut scratch) <= before {
+            return;
+        }
+        *vg.dag.row_mut(level) = original.clone();
+    }
 }
 
 /// Swaps neighbours within ranks where that removes crossings, for up to `passes` passes over

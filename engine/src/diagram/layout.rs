@@ -681,7 +681,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 label_at = pe.label_at.map(|p| p.plus(at));
                 // An edge across a rank leaves and reaches a subgraph's side level with its
                 // member, not the side's middle.
-                let flat = flats[l].get(k) == Some(&true) && {
+                let flat = flats[l].get(k) == Some(&true) && route.len() == 2 && {
                     let (f, t) = (outline_of(se.from).1, outline_of(se.to).1);
                     if axis.x != 0.0 {
                         f.left() < t.right() && t.left() < f.right()
@@ -928,9 +928,11 @@ fn place(
         }
         let pair = (f.min(t), f.max(t));
         // (A self-loop's pair has equal ends, so it never matches.)
-        let repeated = runs
-            .iter()
-            .any(|r| (r.from.min(r.to), r.from.max(r.to)) == pair);
+        // Flat edges between one pair reach their boxes level with their members, apart.
+        let is_flat = |k: usize| flat.get(k) == Some(&true);
+        let repeated = runs.iter().enumerate().any(|(k, r)| {
+            (r.from.min(r.to), r.from.max(r.to)) == pair && !(is_flat(k) && is_flat(runs.len()))
+        });
         let label = plan.edge_label[se.edge].as_ref();
         // A label, or a repeated pair, gets a box of its own in the middle of the edge, so
         // the label has room and parallel edges take separate routes.

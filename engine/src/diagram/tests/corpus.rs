@@ -811,7 +811,8 @@ fn a_longer_link_puts_its_target_that_many_ranks_further() {
 /// deeper in its subgraph than the one it leaves (flowchart-1455: c1 in `three` to a2 under
 /// a1 in `one`), sit side by side on one rank, as mermaid.js draws them, in every direction,
 /// with no edge through a box. A longer link (`--->`) still puts its target that much
-/// further: `one` then comes after `three`.
+/// further: `one` then comes after `three`. A second such edge back between the same two
+/// (a1 to c2) runs across the gap as well, not round a detour beyond them.
 #[test]
 fn subgraphs_joined_through_their_members_sit_side_by_side() {
     let (_, src) = corpus()
@@ -820,7 +821,11 @@ fn subgraphs_joined_through_their_members_sit_side_by_side() {
         .expect("in the corpus");
     for direction in ["TB", "BT", "LR", "RL"] {
         let horizontal = direction == "LR" || direction == "RL";
-        for (link, beside) in [("c1-->a2", true), ("c1--->a2", false)] {
+        for (link, beside) in [
+            ("c1-->a2", true),
+            ("c1--->a2", false),
+            ("c1-->a2\n    a1-->c2", true),
+        ] {
             let src = src
                 .replacen("flowchart TB", &format!("flowchart {direction}"), 1)
                 .replacen("c1-->a2", link, 1);
@@ -843,6 +848,16 @@ fn subgraphs_joined_through_their_members_sit_side_by_side() {
                     !apart(three.0, one.0) && apart(three.1, one.1),
                     "{src}: three {three:?}, one {one:?}"
                 );
+                let (first, last) = (three.0.0.min(one.0.0), three.0.1.max(one.0.1));
+                for (key, line, _) in &read.edges {
+                    for &(x, y) in line {
+                        let along = if horizontal { x } else { y };
+                        assert!(
+                            first - 0.5 <= along && along <= last + 0.5,
+                            "{src}: {key} reaches {along}, outside {first}..{last}"
+                        );
+                    }
+                }
             } else {
                 assert!(apart(three.0, one.0), "{src}: three {three:?}, one {one:?}");
             }

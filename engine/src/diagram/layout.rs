@@ -477,9 +477,9 @@ fn member_ports(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<(f64, f64)>
 /// rank between them. They may where it stands for an edge into or out of a subgraph's
 /// member and the member it reaches lies at least the link's length deeper in its box than
 /// the one it leaves does in its own (a node of the scope is at depth 0 in itself): with
-/// every node ranked together, as in mermaid.js, the two boxes would start on one rank.
-/// A labelled edge keeps its ranks (its label box sits between). Empty when no edge of the
-/// scope stands for a member's.
+/// every node ranked together, as in mermaid.js, the two boxes would start on one rank (a
+/// label's box then sits on that rank between them). Empty when no edge of the scope stands
+/// for a member's.
 fn flat_edges(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<bool> {
     let edges = &plan.edges[scope];
     let for_member = |end: Item, real: Option<Item>| {
@@ -499,7 +499,6 @@ fn flat_edges(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<bool> {
             };
             let length = plan.chart.edges[se.edge].length;
             se.from != se.to
-                && plan.edge_label[se.edge].is_none()
                 && member_rank(plan, se.to, b, placed)
                     >= member_rank(plan, se.from, a, placed) + length
         })
@@ -679,9 +678,11 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 let at = offset(l, &inner_at);
                 let moved = |p: &Pt| p.plus(at);
                 label_at = pe.label_at.map(|p| p.plus(at));
-                // An edge across a rank leaves and reaches a subgraph's side level with its
-                // member, not the side's middle.
-                let flat = flats[l].get(k) == Some(&true) && route.len() == 2 && {
+                // An edge across a rank (straight from box to box, or through its label's box)
+                // leaves and reaches a subgraph's side level with its member, not the side's
+                // middle.
+                let straight = route.len() == 2 + usize::from(pe.label_at.is_some());
+                let flat = flats[l].get(k) == Some(&true) && straight && {
                     let (f, t) = (outline_of(se.from).1, outline_of(se.to).1);
                     if axis.x != 0.0 {
                         f.left() < t.right() && t.left() < f.right()
@@ -983,14 +984,20 @@ fn place(
     // With a flat edge every span is listed, so a flat edge and another between the same
     // boxes keep the other's span.
     let any_flat = flat.contains(&true);
+    // A flat edge runs across the rank, through its label's box if it has a label; the small
+    // box that parts a repeated pair keeps it to the ranks.
+    let is_flat_run = |k: usize, r: &Run| {
+        flat.get(k) == Some(&true)
+            && (r.label.is_none() || plan.edge_label[edges[k].edge].is_some())
+    };
     for (k, (r, se)) in runs.iter().zip(edges).enumerate() {
         let len = plan.chart.edges[se.edge].length;
         let Some(run_segs) = segs.get(r.segs.clone()) else {
             continue;
         };
-        let flat_run = r.label.is_none() && flat.get(k) == Some(&true);
+        let flat_run = is_flat_run(k, r);
         let spans: &[usize] = match (half_ranks, r.label.is_some()) {
-            _ if flat_run => &[0],
+            _ if flat_run => &[0, 0],
             (true, true) => &[len, len],
             (true, false) => &[2 * len],
             // A label box takes the first rank of its edge's span; a one-rank link with a
@@ -1011,6 +1018,25 @@ fn place(
     let mut between: Vec<bool> = Vec::new();
     if half_ranks {
         sink_nodes(&mut vg.dag, &long, step);
+        // Where a flat edge's ends did not come to share a rank, its label's box goes halfway
+        // down between them.
+        for (_, r) in runs.iter().enumerate().filter(|&(k, r)| is_flat_run(k, r)) {
+            let Some((l, _, _)) = r.label else {
+                continue;
+            };
+            let (from, to) = (handle(r.from), handle(r.to));
+            let (upper, lower) = if vg.dag.level(from) <= vg.dag.level(to) {
+                (from, to)
+            } else {
+                (to, from)
+            };
+            let (top, bottom) = (vg.dag.level(upper), vg.dag.level(lower));
+            let through =
+                vg.dag.successors(upper).contains(&l) && vg.dag.successors(l).contains(&lower);
+            if bottom > top + 1 && through {
+                vg.dag.update_node_rank_level(l, (top + bottom) / 2, None);
+            }
+        }
         // Nodes sit on even ranks and label boxes on odd ones. An odd rank without a label
         // box goes, so where no label lies between, neighbouring node ranks stay neighbours
         // and need no connector.
@@ -1095,14 +1121,13 @@ fn place(
         }
     }
     order_ranks(&mut vg, &edge_ports);
-    if any_flat {
-        let flat_runs = runs
-            .iter()
-            .zip(flat)
-            .filter(|(r, f)| **f && r.label.is_none());
-        for (run, _) in flat_runs {
-            adjoin(&mut vg, handle(run.from), handle(run.to), &edge_ports);
-        }
+    for (_, run) in runs.iter().enumerate().filter(|&(k, r)| is_flat_run(k, r)) {
+        let label = run.label.map(|(h, _, _)| h);
+        let chain: Vec<NodeHandle> = [Some(handle(run.from)), label, Some(handle(run.to))]
+            .into_iter()
+            .flatten()
+            .collect();
+        adjoin(&mut vg, &chain, &edge_ports);
     }
     for h in vg.iter_nodes() {
         if vg.is_connector(h) {
@@ -1750,31 +1775,51 @@ fn order_ranks(vg: &mut VisualGraph, ports: &Ports) {
     transpose(vg, &mut scratch, 4);
 }
 
-/// Moves `b` beside `a` (on the side it was on), or else `a` beside `b`, where they share a
-/// rank with boxes between and the move adds no crossings: an edge across the rank between
-/// them then passes no box.
-fn adjoin(vg: &mut VisualGraph, a: NodeHandle, b: NodeHandle, ports: &Ports) {
-    let level = vg.dag.level(a);
-    if vg.dag.level(b) != level {
+/// Lines up `chain` (the ends of an edge across a rank, with its label box between when it
+/// has one) next to each other in their rank: the rest moved beside the first end, on the
+/// side the far end was on, or else beside the far end, where that adds no crossings. The
+/// edge across the rank then passes no other box.
+fn adjoin(vg: &mut VisualGraph, chain: &[NodeHandle], ports: &Ports) {
+    let (Some(&first), Some(&last)) = (chain.first(), chain.last()) else {
+        return;
+    };
+    let level = vg.dag.level(first);
+    if chain.iter().any(|&h| vg.dag.level(h) != level) {
+        return;
+    }
+    let original = vg.dag.row(level).clone();
+    let at = |h: NodeHandle| original.iter().position(|&x| x == h);
+    let places: Option<Vec<usize>> = chain.iter().map(|&h| at(h)).collect();
+    let Some(places) = places else {
+        return;
+    };
+    let in_line = |step: isize| {
+        places
+            .windows(2)
+            .all(|w| w[1] as isize - w[0] as isize == step)
+    };
+    if in_line(1) || in_line(-1) {
         return;
     }
     let mut scratch = Scratch::new(&vg.dag, ports);
     let before = crossings(&vg.dag, &mut scratch);
-    let original = vg.dag.row(level).clone();
-    for (stay, go) in [(a, b), (b, a)] {
-        let row = vg.dag.row_mut(level);
-        let (Some(s), Some(g)) = (
-            row.iter().position(|&h| h == stay),
-            row.iter().position(|&h| h == go),
-        ) else {
-            return;
-        };
-        if s.abs_diff(g) <= 1 {
-            return;
+    for (stay, far) in [(first, last), (last, first)] {
+        let right = at(far) > at(stay);
+        // The others in order from `stay` outwards.
+        let mut others: Vec<NodeHandle> = chain.iter().copied().filter(|&h| h != stay).collect();
+        if stay == last {
+            others.reverse();
         }
-        row.remove(g);
-        let s = if g < s { s - 1 } else { s + 1 };
-        row.insert(s, go);
+        let row = vg.dag.row_mut(level);
+        row.retain(|h| !others.contains(h));
+        let Some(s) = row.iter().position(|&h| h == stay) else {
+            break;
+        };
+        if right {
+            row.splice(s + 1..s + 1, others.iter().copied());
+        } else {
+            row.splice(s..s, others.iter().rev().copied());
+        }
         if crossings(&vg.dag, &mut scratch) <= before {
             return;
         }

@@ -812,7 +812,8 @@ fn a_longer_link_puts_its_target_that_many_ranks_further() {
 /// a1 in `one`), sit side by side on one rank, as mermaid.js draws them, in every direction,
 /// with no edge through a box. A longer link (`--->`) still puts its target that much
 /// further: `one` then comes after `three`. A second such edge back between the same two
-/// (a1 to c2) runs across the gap as well, not round a detour beyond them.
+/// (a1 to c2) runs across the gap as well, not round a detour beyond them, and a label sits
+/// in the gap.
 #[test]
 fn subgraphs_joined_through_their_members_sit_side_by_side() {
     let (_, src) = corpus()
@@ -825,6 +826,7 @@ fn subgraphs_joined_through_their_members_sit_side_by_side() {
             ("c1-->a2", true),
             ("c1--->a2", false),
             ("c1-->a2\n    a1-->c2", true),
+            ("c1-- go -->a2", true),
         ] {
             let src = src
                 .replacen("flowchart TB", &format!("flowchart {direction}"), 1)
@@ -849,7 +851,16 @@ fn subgraphs_joined_through_their_members_sit_side_by_side() {
                     "{src}: three {three:?}, one {one:?}"
                 );
                 let (first, last) = (three.0.0.min(one.0.0), three.0.1.max(one.0.1));
-                for (key, line, _) in &read.edges {
+                for (key, line, label) in &read.edges {
+                    // A label sits in the gap between the two.
+                    if let Some(l) = label {
+                        let across = if horizontal { (l.1, l.3) } else { (l.0, l.2) };
+                        let gap = (three.1.1.min(one.1.1), three.1.0.max(one.1.0));
+                        assert!(
+                            gap.0 <= across.0 && across.1 <= gap.1,
+                            "{src}: {key}'s label {across:?} outside the gap {gap:?}"
+                        );
+                    }
                     for &(x, y) in line {
                         let along = if horizontal { x } else { y };
                         assert!(

@@ -1802,7 +1802,8 @@ fn adjoin(vg: &mut VisualGraph, chain: &[NodeHandle], ports: &Ports) {
         return;
     }
     let mut scratch = Scratch::new(&vg.dag, ports);
-    let before = crossings(&vg.dag, &mut scratch);
+    // Only the crossings next to this rank can change.
+    let before = local_crossings(&vg.dag, level, &mut scratch);
     for (stay, far) in [(first, last), (last, first)] {
         let right = at(far) > at(stay);
         // The others in order from `stay` outwards.
@@ -1820,7 +1821,7 @@ fn adjoin(vg: &mut VisualGraph, chain: &[NodeHandle], ports: &Ports) {
         } else {
             row.splice(s..s, others.iter().rev().copied());
         }
-        if crossings(&vg.dag, &mut scratch) <= before {
+        if local_crossings(&vg.dag, level, &mut scratch) <= before {
             return;
         }
         *vg.dag.row_mut(level) = original.clone();

@@ -7,7 +7,9 @@
 //! the result becomes one box in the enclosing layout. So a subgraph's box holds exactly its
 //! members: the enclosing layout never places anything else inside it. An edge that crosses
 //! a subgraph's border is routed to the border in the enclosing layout, then straight to the
-//! member.
+//! member. Where that member lies deep enough in its subgraph, the edge does not put its
+//! ends' boxes one after the other: they may share a rank, as they would with every node
+//! ranked together (see `flat_edges`).
 //!
 //! `layout-rs` only knows boxes: labels become boxes of their measured size in the middle of
 //! their edge (so they get room and never sit on a node), and every shape's outline is ours.
@@ -348,6 +350,9 @@ struct Placed {
     edges: Vec<PlacedEdge>,
     width: f64,
     height: f64,
+    /// Per item of a subgraph's scope: its rank, counting node ranks only (not the half ranks
+    /// of label boxes); empty for the whole chart's scope, where nothing asks.
+    ranks: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -467,11 +472,64 @@ fn member_ports(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<(f64, f64)>
         .collect()
 }
 
+/// Per edge of `scope`: whether its end boxes may share a rank, the edge running across the
+/// rank between them. They may where it stands for an edge into or out of a subgraph's
+/// member and the member it reaches lies at least the link's length deeper in its box than
+/// the one it leaves does in its own (a node of the scope is at depth 0 in itself): with
+/// every node ranked together, as in mermaid.js, the two boxes would start on one rank (a
+/// label's box then sits on that rank between them). Empty when no edge of the scope stands
+/// for a member's.
+fn flat_edges(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<bool> {
+    let edges = &plan.edges[scope];
+    let for_member = |end: Item, real: Option<Item>| {
+        matches!(end, Item::Cluster(_)) && real.is_some_and(|r| r != end)
+    };
+    if !edges.iter().any(|se| {
+        let (a, b) = plan.ends[se.edge];
+        for_member(se.from, a) || for_member(se.to, b)
+    }) {
+        return Vec::new();
+    }
+    edges
+        .iter()
+        .map(|se| {
+            let (Some(a), Some(b)) = plan.ends[se.edge] else {
+                return false;
+            };
+            let length = plan.chart.edges[se.edge].length;
+            se.from != se.to
+                && member_rank(plan, se.to, b, placed)
+                    >= member_rank(plan, se.from, a, placed) + length
+        })
+        .collect()
+}
+
+/// The rank of `real` inside `end` (0 when `end` is `real` itself), through every subgraph
+/// between, counting node ranks.
+fn member_rank(plan: &Plan, end: Item, real: Item, placed: &[Placed]) -> usize {
+    let mut rank = 0;
+    let mut at = end;
+    while let Item::Cluster(s) = at {
+        if at == real {
+            break;
+        }
+        let inner = plan.rep(real, s + 1);
+        let k = plan.items[s + 1].iter().position(|&i| i == inner);
+        rank += k
+            .and_then(|k| placed.get(s + 1)?.ranks.get(k).copied())
+            .unwrap_or(0);
+        at = inner;
+    }
+    rank
+}
+
 /// One layout attempt. Its labels have their sizes but no lines (see `sized_as`).
 fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let chart = plan.chart;
     let n_scopes = plan.items.len();
     let mut placed: Vec<Placed> = vec![Placed::default(); n_scopes];
+    // Per scope: its edges that may run across a rank (see `flat_edges`).
+    let mut flats: Vec<Vec<bool>> = vec![Vec::new(); n_scopes];
     let mut cluster_size = vec![(0.0, 0.0); chart.subgraphs.len()];
     // Content offset inside each subgraph's box.
     let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];
@@ -485,7 +543,8 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             })
             .collect();
         let ports = member_ports(plan, scope, &placed);
-        let p = place(plan, scope, sizes, &ports, label_boxes)?;
+        flats[scope] = flat_edges(plan, scope, &placed);
+        let p = place(plan, scope, sizes, &ports, &flats[scope], label_boxes)?;
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
@@ -618,12 +677,46 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 let at = offset(l, &inner_at);
                 let moved = |p: &Pt| p.plus(at);
                 label_at = pe.label_at.map(|p| p.plus(at));
+                // An edge across a rank (straight from box to box, or through its label's box)
+                // leaves and reaches a subgraph's side level with its member, not the side's
+                // middle.
+                let straight = route.len() == 2 + usize::from(pe.label_at.is_some());
+                let flat = flats[l].get(k) == Some(&true) && straight && {
+                    let (f, t) = (outline_of(se.from).1, outline_of(se.to).1);
+                    if axis.x != 0.0 {
+                        f.left() < t.right() && t.left() < f.right()
+                    } else {
+                        f.top() < t.bottom() && t.top() < f.bottom()
+                    }
+                };
+                let side = |unit: Item, member: Pt, other: Item| {
+                    let (u, o) = (outline_of(unit).1, outline_of(other).1);
+                    if axis.x != 0.0 {
+                        let y = if o.center.y > u.center.y {
+                            u.bottom()
+                        } else {
+                            u.top()
+                        };
+                        Pt::new(member.x, y)
+                    } else {
+                        let x = if o.center.x > u.center.x {
+                            u.right()
+                        } else {
+                            u.left()
+                        };
+                        Pt::new(x, member.y)
+                    }
+                };
                 let mut pts = Vec::with_capacity(route.len() + 2);
                 pts.push(ba.center);
                 if se.from != a
                     && let Some(first) = route.first()
                 {
-                    pts.push(moved(first));
+                    pts.push(if flat {
+                        side(se.from, ba.center, se.to)
+                    } else {
+                        moved(first)
+                    });
                 }
                 if route.len() > 2 {
                     pts.extend(route[1..route.len() - 1].iter().map(moved));
@@ -631,7 +724,11 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 if se.to != b
                     && let Some(last) = route.last()
                 {
-                    pts.push(moved(last));
+                    pts.push(if flat {
+                        side(se.to, bb.center, se.from)
+                    } else {
+                        moved(last)
+                    });
                 }
                 pts.push(bb.center);
                 pts
@@ -804,12 +901,14 @@ struct Seg {
 }
 
 /// Lays out one scope. `None` when the layout engine produced nothing usable. `sizes` (per
-/// item) is widened in place for self-loops.
+/// item) is widened in place for self-loops. An edge marked in `flat` (see `flat_edges`) lets
+/// its ends share a rank.
 fn place(
     plan: &Plan,
     scope: usize,
     mut sizes: Vec<(f64, f64)>,
     ports: &[(f64, f64)],
+    flat: &[bool],
     label_boxes: bool,
 ) -> Option<Placed> {
     let items = &plan.items[scope];
@@ -888,9 +987,11 @@ fn place(
         }
         let pair = (f.min(t), f.max(t));
         // (A self-loop's pair has equal ends, so it never matches.)
-        let repeated = runs
-            .iter()
-            .any(|r| (r.from.min(r.to), r.from.max(r.to)) == pair);
+        // Flat edges between one pair reach their boxes level with their members, apart.
+        let is_flat = |k: usize| flat.get(k) == Some(&true);
+        let repeated = runs.iter().enumerate().any(|(k, r)| {
+            (r.from.min(r.to), r.from.max(r.to)) == pair && !(is_flat(k) && is_flat(runs.len()))
+        });
         let label = plan.edge_label[se.edge].as_ref();
         // A label, or a repeated pair, gets a box of its own in the middle of the edge, so
         // the label has room and parallel edges take separate routes.
@@ -938,12 +1039,23 @@ fn place(
     // unlabelled edge spans twice its length.
     let step = if half_ranks { 2 } else { 1 };
     let mut long: Spans = Spans::default();
-    for (r, se) in runs.iter().zip(edges) {
+    // With a flat edge every span is listed, so a flat edge and another between the same
+    // boxes keep the other's span.
+    let any_flat = flat.contains(&true);
+    // A flat edge runs across the rank, through its label's box if it has a label; the small
+    // box that parts a repeated pair keeps it to the ranks.
+    let is_flat_run = |k: usize, r: &Run| {
+        flat.get(k) == Some(&true)
+            && (r.label.is_none() || plan.edge_label[edges[k].edge].is_some())
+    };
+    for (k, (r, se)) in runs.iter().zip(edges).enumerate() {
         let len = plan.chart.edges[se.edge].length;
         let Some(run_segs) = segs.get(r.segs.clone()) else {
             continue;
         };
+        let flat_run = is_flat_run(k, r);
         let spans: &[usize] = match (half_ranks, r.label.is_some()) {
+            _ if flat_run => &[0, 0],
             (true, true) => &[len, len],
             (true, false) => &[2 * len],
             // A label box takes the first rank of its edge's span; a one-rank link with a
@@ -952,7 +1064,7 @@ fn place(
             (false, false) => &[len],
         };
         for (s, &span) in run_segs.iter().zip(spans) {
-            if span != step && span > 0 {
+            if flat_run || (span > 0 && (any_flat || span != step)) {
                 let key = (s.from.get_index(), s.to.get_index());
                 long.ask(key, span);
             }
@@ -963,6 +1075,25 @@ fn place(
     let mut between: Vec<bool> = Vec::new();
     if half_ranks {
         sink_nodes(&mut vg.dag, &long, step);
+        // Where a flat edge's ends did not come to share a rank, its label's box goes halfway
+        // down between them.
+        for (_, r) in runs.iter().enumerate().filter(|&(k, r)| is_flat_run(k, r)) {
+            let Some((l, _, _)) = r.label else {
+                continue;
+            };
+            let (from, to) = (handle(r.from), handle(r.to));
+            let (upper, lower) = if vg.dag.level(from) <= vg.dag.level(to) {
+                (from, to)
+            } else {
+                (to, from)
+            };
+            let (top, bottom) = (vg.dag.level(upper), vg.dag.level(lower));
+            let through =
+                vg.dag.successors(upper).contains(&l) && vg.dag.successors(l).contains(&lower);
+            if bottom > top + 1 && through {
+                vg.dag.update_node_rank_level(l, (top + bottom) / 2, None);
+            }
+        }
         // Nodes sit on even ranks and label boxes on odd ones. An odd rank without a label
         // box goes, so where no label lies between, neighbouring node ranks stay neighbours
         // and need no connector.
@@ -1046,6 +1177,14 @@ fn place(
         }
     }
     order_ranks(&mut vg, &edge_ports);
+    for (_, run) in runs.iter().enumerate().filter(|&(k, r)| is_flat_run(k, r)) {
+        let label = run.label.map(|(h, _, _)| h);
+        let chain: Vec<NodeHandle> = [Some(handle(run.from)), label, Some(handle(run.to))]
+            .into_iter()
+            .flatten()
+            .collect();
+        adjoin(&mut vg, &chain, &edge_ports);
+    }
     // Each rank gets its depth and is packed; where boxes go across the ranks is ours
     // (`spread`).
     pack_ranks(&mut vg, &between)?;
@@ -1164,12 +1303,29 @@ fn place(
     for l in placed_edges.iter_mut().filter_map(|e| e.label_at.as_mut()) {
         *l = shift(*l);
     }
+    let mut ranks = Vec::new();
+    if scope > 0 {
+        ranks.resize(items.len(), 0);
+        let node_ranks =
+            (0..vg.dag.num_levels()).filter(|&i| !between.get(i).copied().unwrap_or(false));
+        for (rank, level) in node_ranks.enumerate() {
+            for h in vg
+                .dag
+                .row(level)
+                .iter()
+                .filter(|h| h.get_index() < items.len())
+            {
+                ranks[h.get_index()] = rank;
+            }
+        }
+    }
     Some(Placed {
         centers,
         points,
         edges: placed_edges,
         width: max.x - min.x,
         height: max.y - min.y,
+        ranks,
     })
 }
 
@@ -1704,6 +1860,59 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
     }
     // Adjacent swaps, a few passes.
     transpose(vg, &mut scratch, 4);
+}
+
+/// Lines up `chain` (the ends of an edge across a rank, with its label box between when it
+/// has one) next to each other in their rank: the rest moved beside the first end, on the
+/// side the far end was on, or else beside the far end, where that adds no crossings. The
+/// edge across the rank then passes no other box.
+fn adjoin(vg: &mut Layered, chain: &[NodeHandle], ports: &Ports) {
+    let (Some(&first), Some(&last)) = (chain.first(), chain.last()) else {
+        return;
+    };
+    let level = vg.dag.level(first);
+    if chain.iter().any(|&h| vg.dag.level(h) != level) {
+        return;
+    }
+    let original = vg.dag.row(level).clone();
+    let at = |h: NodeHandle| original.iter().position(|&x| x == h);
+    let places: Option<Vec<usize>> = chain.iter().map(|&h| at(h)).collect();
+    let Some(places) = places else {
+        return;
+    };
+    let in_line = |step: isize| {
+        places
+            .windows(2)
+            .all(|w| w[1] as isize - w[0] as isize == step)
+    };
+    if in_line(1) || in_line(-1) {
+        return;
+    }
+    let mut scratch = Scratch::new(&vg.dag, ports);
+    // Only the crossings next to this rank can change.
+    let before = local_crossings(&vg.dag, level, &mut scratch);
+    for (stay, far) in [(first, last), (last, first)] {
+        let right = at(far) > at(stay);
+        // The others in order from `stay` outwards.
+        let mut others: Vec<NodeHandle> = chain.iter().copied().filter(|&h| h != stay).collect();
+        if stay == last {
+            others.reverse();
+        }
+        let row = vg.dag.row_mut(level);
+        row.retain(|h| !others.contains(h));
+        let Some(s) = row.iter().position(|&h| h == stay) else {
+            break;
+        };
+        if right {
+            row.splice(s + 1..s + 1, others.iter().copied());
+        } else {
+            row.splice(s..s, others.iter().rev().copied());
+        }
+        if local_crossings(&vg.dag, level, &mut scratch) <= before {
+            return;
+        }
+        *vg.dag.row_mut(level) = original.clone();
+    }
 }
 
 /// Swaps neighbours within ranks where that removes crossings, for up to `passes` passes over

@@ -332,11 +332,31 @@ fn push_num(out: &mut String, v: f64) {
         out.push('-');
     }
     let u = t.unsigned_abs();
-    crate::html::push_decimal(out, u / 10);
+    push_whole(out, u / 10);
     if u % 10 != 0 {
         out.push('.');
         out.push(crate::html::digit(u % 10));
     }
+}
+
+/// Appends `n` in decimal. Coordinates are below 10 000: their digits go in one by one, which
+/// costs less than formatting into a buffer and copying it.
+fn push_whole(out: &mut String, n: u64) {
+    use crate::html::digit;
+    if n >= 10_000 {
+        crate::html::push_decimal(out, n);
+        return;
+    }
+    if n >= 1000 {
+        out.push(digit(n / 1000));
+    }
+    if n >= 100 {
+        out.push(digit(n / 100));
+    }
+    if n >= 10 {
+        out.push(digit(n / 10));
+    }
+    out.push(digit(n));
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.

@@ -182,6 +182,7 @@ impl Writer {
         }
     }
 
+    #[inline(always)]
     fn attrs(&mut self, attrs: &[(&'static str, Val)]) {
         for (name, value) in attrs {
             self.out.push(' ');
@@ -202,6 +203,7 @@ impl Writer {
     }
 
     /// `<tag …>`
+    #[inline(always)]
     fn open(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
@@ -210,6 +212,7 @@ impl Writer {
     }
 
     /// `<tag …/>` and a line break.
+    #[inline(always)]
     fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
@@ -218,6 +221,7 @@ impl Writer {
     }
 
     /// `<tag …/>` with `attrs` then the fixed ones of `paint`, and a line break.
+    #[inline(always)]
     fn leaf_painted(&mut self, tag: &'static str, attrs: &[(&'static str, Val)], paint: Run) {
         self.out.push('<');
         self.out.push_str(tag);

@@ -937,16 +937,27 @@ fn fill_from(out: &mut String, from: usize, value: &str) {
 /// The flowchart in words, for `<desc>`: written into one string, as filling the templates
 /// and joining the parts would make it.
 pub fn describe(chart: &Flowchart, t: &Strings) -> String {
-    // `Strings::fill(t.diagram_quote, …)` of the text with its line breaks as spaces.
+    // `Strings::fill(t.diagram_quote, …)` of the text with its line breaks as spaces: the
+    // template split once, for the dozens of quotes.
+    let quote_parts = Strings::split(t.diagram_quote);
     let quote = |out: &mut String, s: &str| {
-        fill_into(out, t.diagram_quote, |out| {
+        let Some((open, close)) = quote_parts else {
+            out.push_str(t.diagram_quote);
+            return;
+        };
+        out.push_str(open);
+        // Most labels are one line, copied whole.
+        if memchr::memchr(b'\n', s.as_bytes()).is_none() {
+            out.push_str(s);
+        } else {
             for (k, part) in s.split('\n').enumerate() {
                 if k > 0 {
                     out.push(' ');
                 }
                 out.push_str(part);
             }
-        });
+        }
+        out.push_str(close);
     };
     let node_name = |out: &mut String, id: &str| {
         let label = chart.label_of(id);

@@ -256,12 +256,9 @@ fn escape_into(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        // Most bytes are plain: one table lookup each rather than the match below.
-        if !NEEDS_WORK[usize::from(bytes[i])] {
-            i += 1;
-            continue;
-        }
+    // Most bytes are plain: passed over by one table lookup each rather than the match below.
+    while let Some(k) = bytes[i..].iter().position(|&b| NEEDS_WORK[usize::from(b)]) {
+        i += k;
         let (replacement, len) = match bytes[i] {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),

@@ -14,7 +14,7 @@
 use super::flowchart::{Edge, Emphasis, Flowchart, Marker, Shape, Stroke};
 use super::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Outline, Pt, RING};
-use super::text::{Block, FONT_FAMILY, FONT_SIZE, LINE_HEIGHT};
+use super::text::{Block, FONT_FAMILY_ESCAPED, FONT_SIZE, LINE_HEIGHT};
 use crate::html::i18n::Strings;
 
 /// The light theme, also used where no stylesheet applies.
@@ -421,7 +421,8 @@ fn start(
         ("width", Val::Num(wi)),
         ("height", Val::Num(hi)),
         ("viewBox", Val::Ours(&view)),
-        ("font-family", Val::Text(FONT_FAMILY)),
+        // Escaped already: made directly, as `Plain::new` refuses the `&` of its entities.
+        ("font-family", Val::Plain(Plain(FONT_FAMILY_ESCAPED))),
         ("font-size", Val::Num(FONT_SIZE)),
         ("style", plain!("max-width:100%;height:auto;")),
     ];
@@ -1567,6 +1568,14 @@ mod tests {
         assert_eq!(num(100.04), "100");
         assert_eq!(num(-907.15), "-907.2");
         assert_eq!(num(1e14), "100000000000000");
+    }
+
+    #[test]
+    fn the_font_family_is_escaped_as_escape_into_escapes_it() {
+        let fonts = "Arial, 'Liberation Sans', Helvetica, 'DejaVu Sans', sans-serif";
+        let mut out = String::new();
+        escape_into(&mut out, fonts);
+        assert_eq!(out, FONT_FAMILY_ESCAPED);
     }
 
     #[test]

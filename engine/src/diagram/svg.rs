@@ -14,7 +14,7 @@
 use super::flowchart::{Edge, Emphasis, Flowchart, Marker, Shape, Stroke};
 use super::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Outline, Pt, RING};
-use super::text::{Block, FONT_FAMILY, FONT_SIZE, LINE_HEIGHT};
+use super::text::{Block, FONT_FAMILY_ESCAPED, FONT_SIZE, LINE_HEIGHT};
 use crate::html::i18n::Strings;
 
 /// The light theme, also used where no stylesheet applies.
@@ -208,6 +208,7 @@ impl Writer {
         }
     }
 
+    #[inline(always)]
     fn attrs(&mut self, attrs: &[(&'static str, Val)]) {
         for (name, value) in attrs {
             self.out.push(' ');
@@ -228,6 +229,7 @@ impl Writer {
     }
 
     /// `<tag …>`
+    #[inline(always)]
     fn open(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
@@ -236,6 +238,7 @@ impl Writer {
     }
 
     /// `<tag …/>` and a line break.
+    #[inline(always)]
     fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Val)]) {
         self.out.push('<');
         self.out.push_str(tag);
@@ -244,6 +247,7 @@ impl Writer {
     }
 
     /// `<tag …/>` with `attrs` then the fixed ones of `paint`, and a line break.
+    #[inline(always)]
     fn leaf_painted(&mut self, tag: &'static str, attrs: &[(&'static str, Val)], paint: Run) {
         self.out.push('<');
         self.out.push_str(tag);
@@ -278,12 +282,9 @@ fn escape_into(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        // Most bytes are plain: one table lookup each rather than the match below.
-        if !NEEDS_WORK[usize::from(bytes[i])] {
-            i += 1;
-            continue;
-        }
+    // Most bytes are plain: passed over by one table lookup each rather than the match below.
+    while let Some(k) = bytes[i..].iter().position(|&b| NEEDS_WORK[usize::from(b)]) {
+        i += k;
         let (replacement, len) = match bytes[i] {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),
@@ -358,11 +359,31 @@ fn push_num(out: &mut String, v: f64) {
         out.push('-');
     }
     let u = t.unsigned_abs();
-    crate::html::push_decimal(out, u / 10);
+    push_whole(out, u / 10);
     if u % 10 != 0 {
         out.push('.');
         out.push(crate::html::digit(u % 10));
     }
+}
+
+/// Appends `n` in decimal. Coordinates are below 10 000: their digits go in one by one, which
+/// costs less than formatting into a buffer and copying it.
+fn push_whole(out: &mut String, n: u64) {
+    use crate::html::digit;
+    if n >= 10_000 {
+        crate::html::push_decimal(out, n);
+        return;
+    }
+    if n >= 1000 {
+        out.push(digit(n / 1000));
+    }
+    if n >= 100 {
+        out.push(digit(n / 100));
+    }
+    if n >= 10 {
+        out.push(digit(n / 10));
+    }
+    out.push(digit(n));
 }
 
 /// Appends a point, `x,y`, each as [`push_num`] writes it.
@@ -426,7 +447,8 @@ fn start(
         ("width", Val::Num(wi)),
         ("height", Val::Num(hi)),
         ("viewBox", Val::Ours(&view)),
-        ("font-family", Val::Text(FONT_FAMILY)),
+        // Escaped already: made directly, as `Plain::new` refuses the `&` of its entities.
+        ("font-family", Val::Plain(Plain(FONT_FAMILY_ESCAPED))),
         ("font-size", Val::Num(FONT_SIZE)),
         ("style", plain!("max-width:100%;height:auto;")),
     ];
@@ -970,16 +992,27 @@ fn fill_from(out: &mut String, from: usize, value: &str) {
 /// The flowchart in words, for `<desc>`: written into one string, as filling the templates
 /// and joining the parts would make it.
 pub fn describe(chart: &Flowchart, t: &Strings) -> String {
-    // `Strings::fill(t.diagram_quote, …)` of the text with its line breaks as spaces.
+    // `Strings::fill(t.diagram_quote, …)` of the text with its line breaks as spaces: the
+    // template split once, for the dozens of quotes.
+    let quote_parts = Strings::split(t.diagram_quote);
     let quote = |out: &mut String, s: &str| {
-        fill_into(out, t.diagram_quote, |out| {
+        let Some((open, close)) = quote_parts else {
+            out.push_str(t.diagram_quote);
+            return;
+        };
+        out.push_str(open);
+        // Most labels are one line, copied whole.
+        if memchr::memchr(b'\n', s.as_bytes()).is_none() {
+            out.push_str(s);
+        } else {
             for (k, part) in s.split('\n').enumerate() {
                 if k > 0 {
                     out.push(' ');
                 }
                 out.push_str(part);
             }
-        });
+        }
+        out.push_str(close);
     };
     let node_name = |out: &mut String, id: &str| {
         let label = chart.label_of(id);
@@ -1646,6 +1679,14 @@ mod tests {
         assert_eq!(num(100.04), "100");
         assert_eq!(num(-907.15), "-907.2");
         assert_eq!(num(1e14), "100000000000000");
+    }
+
+    #[test]
+    fn the_font_family_is_escaped_as_escape_into_escapes_it() {
+        let fonts = "Arial, 'Liberation Sans', Helvetica, 'DejaVu Sans', sans-serif";
+        let mut out = String::new();
+        escape_into(&mut out, fonts);
+        assert_eq!(out, FONT_FAMILY_ESCAPED);
     }
 
     #[test]

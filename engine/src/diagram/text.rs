@@ -2,8 +2,10 @@
 
 use super::font_widths::{FALLBACK, RUNS};
 
-/// The font the SVG asks for; the width table covers the widest of these that is common.
-pub const FONT_FAMILY: &str = "Arial, 'Liberation Sans', Helvetica, 'DejaVu Sans', sans-serif";
+/// The font the SVG asks for, as its `font-family` attribute gives it (the quotes escaped,
+/// once, here); the width table covers the widest of these that is common.
+pub const FONT_FAMILY_ESCAPED: &str =
+    "Arial, &#39;Liberation Sans&#39;, Helvetica, &#39;DejaVu Sans&#39;, sans-serif";
 /// Label font size, px.
 pub const FONT_SIZE: f64 = 14.0;
 /// Distance between baselines, px.

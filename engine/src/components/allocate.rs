@@ -415,7 +415,7 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
                 @let wid = cx.numbered_id("-w", &k_str, "");
                 @let ctx_id = context.map(|_| cx.numbered_id("-w", &k_str, "-ctx"));
                 @let weight = Amount(*w);
-                li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
+                li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id.map(Text)] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (Text(label)) @if !a.unit.trim().is_empty() { " (" (Text(a.unit.trim())) ")" } }
                     input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.numbered_name(".w.", &k_str, ""))

@@ -188,7 +188,7 @@ fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup 
                 @let pos_id = cx.numbered_id("-pos", &k_str, "");
                 @let pos_name = cx.numbered_name(".pos.", &k_str, "");
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
-                    data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
+                    data-pb-item=[if let Entry::Item(i) = entry { Some(Text(&p.items[*i].id)) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);
                     span class="pb-rank-label" { (Text(label)) }
                     @if let Some(c) = context { " " span class="pb-context" { (Text(c)) } }

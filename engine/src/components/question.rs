@@ -10,7 +10,7 @@ use crate::html::email;
 use crate::html::i18n::{Lang, Strings};
 use crate::html::{Digits, Num, RenderCx, Text};
 use crate::json::{Json, Value};
-use maud::{Markup, html};
+use maud::{Markup, PreEscaped, html};
 use serde_json::Value as JsonValue;
 
 /// A group of questions with the envelope fields the spec allows around them.
@@ -707,13 +707,14 @@ fn question(q: &Question, index: usize, cx: &RenderCx, prior: Option<&QuestionAn
                     legend class="pb-question-text" { (Text(&q.text)) }
                     @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
                     label class="pb-other-label" for=(other_id) { (Text(q.other_label(t))) }
-                    input type="text" id=(other_id) name=(name("other")) value=[other_text]
-                        placeholder=[field.and_then(|f| f.placeholder.as_deref())];
+                    input type="text" id=(other_id) name=(name("other")) value=[other_text.map(Text)]
+                        placeholder=[field.and_then(|f| f.placeholder.as_deref()).map(Text)];
                 }
             }
         }
         Mode::Single | Mode::Multi => {
             let multi = q.mode == Mode::Multi;
+            // A constant, written as it is rather than through maud's escaping.
             let input_type = if multi { "checkbox" } else { "radio" };
             let hint_id = multi.then(|| qid("hint"));
             let described = match (q.context.is_some(), multi) {
@@ -738,16 +739,16 @@ fn question(q: &Question, index: usize, cx: &RenderCx, prior: Option<&QuestionAn
                             @let option_id = id_base.numbered("o", &i_str, "");
                             @let badge_id = rec.then(|| id_base.numbered("o", &i_str, "-rec"));
                             div class={ "pb-option" @if rec { " pb-recommended" } } {
-                                input type=(input_type) id=(option_id) name=(pick)
+                                input type=(PreEscaped(input_type)) id=(option_id) name=(pick)
                                     value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
                                 label for=(option_id) { (Text(option)) }
                                 @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (Text(t.recommended)) } }
                             }
                         }
                         div class="pb-option pb-other" {
-                            input type=(input_type) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
+                            input type=(PreEscaped(input_type)) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
                             label for=(other_option_id) id=(other_label_id) { (Text(q.other_label(t))) }
-                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text]
+                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text.map(Text)]
                                 aria-labelledby=(other_label_id)
                                 placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
                         }

@@ -5,7 +5,7 @@ use super::check::{Checker, Obj};
 use super::{Component, NoAnswer};
 use crate::diag::Code;
 use crate::html::i18n::{Lang, Strings};
-use crate::html::{Fill, Parts, RenderCx, email};
+use crate::html::{Fill, Parts, RenderCx, Text, email};
 use crate::json::Json;
 use crate::options::Surface;
 use base64::Engine as _;
@@ -273,19 +273,19 @@ fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     let caption_id = cx.id_parts("caption");
     html! {
         (cx.root_start(Some(caption_id)))
-        figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(caption) {
+        figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(Text(caption)) {
             div class="pb-yt-facade" {
                 @if let Some(thumb) = &y.thumbnail {
-                    img src=(thumb) alt="" width="320" height="180";
+                    img src=(Text(thumb)) alt="" width="320" height="180";
                 } @else {
                     span class="pb-yt-placeholder" aria-hidden="true" { "▶" }
                 }
             }
-            figcaption id=(caption_id) { (caption) }
+            figcaption id=(caption_id) { (Text(caption)) }
             a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
                 @match &y.title {
                     Some(title) => (Fill(t.watch, title)),
-                    None => (t.watch_untitled),
+                    None => (Text(t.watch_untitled)),
                 }
             }
         }

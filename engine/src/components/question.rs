@@ -5,6 +5,7 @@
 use super::Kind;
 use super::answer::{AnswersError, FormFields, err, join, object, only_keys, strings, text};
 use super::check::{Checker, Obj, Routing, Seen};
+use super::shared::Shared;
 use crate::diag::Code;
 use crate::html::email;
 use crate::html::i18n::{Lang, Strings};
@@ -17,9 +18,9 @@ use serde_json::Value as JsonValue;
 #[derive(Debug, Clone)]
 pub struct QuestionSet {
     pub kind: Kind,
-    pub title: Option<String>,
-    pub source_summary: Option<String>,
-    pub skill_version: Option<String>,
+    pub title: Option<Shared>,
+    pub source_summary: Option<Shared>,
+    pub skill_version: Option<Shared>,
     pub routing: Option<Routing>,
     pub questions: Vec<Question>,
 }
@@ -40,25 +41,25 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Question {
     /// The author's id (empty for a standalone question without one).
-    pub id: String,
-    pub section: Option<String>,
-    pub text: String,
-    pub context: Option<String>,
-    pub options: Vec<String>,
+    pub id: Shared,
+    pub section: Option<Shared>,
+    pub text: Shared,
+    pub context: Option<Shared>,
+    pub options: Vec<Shared>,
     pub mode: Mode,
     /// Indexes of the options that carry the Recommended badge.
     pub recommended: Vec<usize>,
     pub open_field: Option<OpenField>,
     /// `open-question`'s placeholder.
-    pub placeholder: Option<String>,
+    pub placeholder: Option<Shared>,
 }
 
 /// `open_field`: renames the always-present Other row (or is the only field of a free-text
 /// question).
 #[derive(Debug, Clone)]
 pub struct OpenField {
-    pub label: String,
-    pub placeholder: Option<String>,
+    pub label: Shared,
+    pub placeholder: Option<Shared>,
 }
 
 impl Question {
@@ -137,7 +138,7 @@ pub fn parse_question(
     );
 
     let id = if rules.multi_field {
-        ck.required_string(
+        ck.required_shared(
             o,
             "id",
             "give every question a short unique id, e.g. \"id\": \"q1\"",
@@ -150,7 +151,7 @@ pub fn parse_question(
                 o.field("id"),
                 "give the question a short id, e.g. \"id\": \"q1\", or remove it",
             ),
-            None => Some(String::new()),
+            None => Some(Shared::from("")),
         }
     };
     let text = question_text(ck, o);
@@ -212,7 +213,7 @@ pub fn parse_question(
 }
 
 /// `question`, or the forgiven alias `q` (with a warning).
-fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
+fn question_text(ck: &mut Checker, o: &Obj) -> Option<Shared> {
     let hint = "write the prompt as \"question\": \"…\"";
     if o.get("question").is_none()
         && let Some(q) = o.get("q")
@@ -232,7 +233,7 @@ fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
         );
         return Some(text);
     }
-    ck.required_string(o, "question", hint)
+    ck.required_shared(o, "question", hint)
 }
 
 /// `open_field`: outer `None` = invalid, `Some(None)` = absent.
@@ -242,7 +243,7 @@ fn parse_open_field(ck: &mut Checker, o: &Obj) -> Option<Option<OpenField>> {
     };
     let f = ck.object(v, o.field("open_field"), "`open_field`")?;
     ck.unknown_fields(&f, &["label", "placeholder"], "`open_field`");
-    let label = ck.required_string(
+    let label = ck.required_shared(
         &f,
         "label",
         "give the free-text row a label, e.g. \"label\": \"I need to check with:\"",
@@ -260,7 +261,7 @@ fn parse_options(
     min: usize,
     max: Option<usize>,
     has_open_field: bool,
-) -> Option<Vec<String>> {
+) -> Option<Vec<Shared>> {
     let hint = "list the choices as plain strings, e.g. \"options\": [\"PostgreSQL\", \"MySQL\"]";
     let items = ck.array(o, "options", true, hint)?;
     let path = o.field("options");
@@ -297,7 +298,7 @@ fn parse_options(
                         "remove it; to rename the Other row use \"open_field\": { \"label\": \"…\" }".into(),
                     );
                 }
-                options.push(s.to_string());
+                options.push(ck.keep(s));
             }
             other => {
                 ok = false;
@@ -403,7 +404,7 @@ fn is_other(label: &str) -> bool {
 }
 
 /// `recommended`: never rejects; labels that match no option are dropped with a warning.
-fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) -> Vec<usize> {
+fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[Shared], mode: Mode) -> Vec<usize> {
     let Some(v) = o.get("recommended") else {
         return Vec::new();
     };
@@ -541,7 +542,7 @@ macro_rules! question_component {
 pub(crate) use question_component;
 
 /// Reads the envelope fields shared by the standalone components.
-pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<String>) {
+pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<Shared>) {
     ck.version(o);
     let routing = ck.routing(o);
     let skill_version = ck.optional_text(o, "skill_version");
@@ -607,7 +608,7 @@ struct QuestionModel<'a> {
     text: &'a str,
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    options: Option<&'a [String]>,
+    options: Option<&'a [Shared]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     other: Option<&'a str>,
 }
@@ -867,8 +868,8 @@ pub fn questions_to_json(set: &QuestionSet, answers: &[QuestionAnswer]) -> JsonV
     }
     let mut questions = serde_json::Map::new();
     for (q, a) in answered {
-        if !questions.contains_key(&q.id) {
-            questions.insert(q.id.clone(), question_to_json(q, a));
+        if !questions.contains_key(q.id.as_str()) {
+            questions.insert(q.id.to_string(), question_to_json(q, a));
         }
     }
     serde_json::json!({ "questions": questions })
@@ -1062,7 +1063,7 @@ pub fn export_questions(
             let mut picks: Vec<String> = a
                 .picks
                 .iter()
-                .filter_map(|i| q.options.get(*i).cloned())
+                .filter_map(|i| q.options.get(*i).map(|o| o.to_string()))
                 .collect();
             if let Some(other) = &a.other {
                 picks.push(format!("{} {other}", q.other_label(t)));
@@ -1106,10 +1107,10 @@ pub fn plain_text(set: &QuestionSet, t: &Strings, lines: &mut Vec<String>) {
         lines.push(title.to_uppercase());
     }
     if let Some(summary) = &set.source_summary {
-        lines.push(summary.clone());
+        lines.push(summary.to_string());
     }
     if let Some(r) = &set.routing {
-        lines.push(r.return_prompt.clone());
+        lines.push(r.return_prompt.to_string());
     }
     let mut section: Option<&str> = None;
     for q in &set.questions {
@@ -1163,7 +1164,7 @@ pub fn visible_text(set: &QuestionSet, push: &mut dyn FnMut(&str)) {
 
 #[cfg(test)]
 mod tests {
-    use super::{QuestionModel, SetModel, is_other};
+    use super::{QuestionModel, SetModel, Shared, is_other};
     use crate::components::check::tests::{serde_model, written_model};
 
     proptest::proptest! {
@@ -1175,13 +1176,20 @@ mod tests {
                 0..4,
             ),
         ) {
+            let options: Vec<Option<Vec<Shared>>> = questions
+                .iter()
+                .map(|(_, _, options, _)| {
+                    options.as_ref().map(|o| o.iter().map(|s| Shared::from(s.as_str())).collect())
+                })
+                .collect();
             let model = SetModel {
                 title: texts[0].as_deref(),
                 from: texts[1].as_deref(),
                 skill: texts[2].as_deref(),
                 questions: questions
                     .iter()
-                    .map(|(text, mode, options, other)| QuestionModel {
+                    .zip(&options)
+                    .map(|((text, mode, _, other), options)| QuestionModel {
                         text,
                         mode: ["single", "multi", "free", "open"][*mode],
                         options: options.as_deref(),

@@ -229,27 +229,40 @@ impl OwnBase {
 }
 
 /// A whole number's decimal digits, kept on the stack: an index inside an id or a field name,
-/// without `to_string`'s allocation.
-pub struct Digits {
-    buf: [u8; 20],
-    len: usize,
+/// without `to_string`'s allocation. Numbers below 100 (nearly every index) are slices of a
+/// constant, with no UTF-8 check of a buffer each time they are read.
+pub enum Digits {
+    Small(&'static str),
+    Large { buf: [u8; 20], len: usize },
 }
+
+/// "00", "01", … "99".
+const PAIRS: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
 impl Digits {
     pub fn new(n: usize) -> Digits {
-        let mut digits = itoa::Buffer::new();
-        let digits = digits.format(n).as_bytes();
-        let mut buf = [0u8; 20];
-        buf[..digits.len()].copy_from_slice(digits);
-        Digits {
-            buf,
-            len: digits.len(),
+        match n {
+            0..10 => Digits::Small(&PAIRS[2 * n + 1..2 * n + 2]),
+            10..100 => Digits::Small(&PAIRS[2 * n..2 * n + 2]),
+            _ => {
+                let mut digits = itoa::Buffer::new();
+                let digits = digits.format(n).as_bytes();
+                let mut buf = [0u8; 20];
+                buf[..digits.len()].copy_from_slice(digits);
+                Digits::Large {
+                    buf,
+                    len: digits.len(),
+                }
+            }
         }
     }
 
     pub fn as_str(&self) -> &str {
-        // Only ASCII digits are ever written.
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+        match self {
+            Digits::Small(digits) => digits,
+            // Only ASCII digits are ever written.
+            Digits::Large { buf, len } => std::str::from_utf8(&buf[..*len]).unwrap_or_default(),
+        }
     }
 }
 
@@ -758,7 +771,7 @@ mod tests {
             html! { p id=(Parts(["pb-1-", hostile, "-o", "2"])) { (Text(hostile)) } }.into_string(),
             html! { p id=(["pb-1-", hostile, "-o2"].concat()) { (hostile) } }.into_string()
         );
-        for n in [0, 7, 10, 99, 1234, usize::MAX] {
+        for n in (0..=200).chain([1234, usize::MAX]) {
             assert_eq!(Digits::new(n).as_str(), n.to_string());
             assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
         }

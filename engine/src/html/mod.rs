@@ -191,7 +191,13 @@ impl<const N: usize> Render for OwnId<'_, N> {
 impl<const N: usize> OwnId<'_, N> {
     /// The id joined, as the head of more ids (a question's `pb-1a2b3c4d-b1-q0-`).
     pub fn joined(&self) -> OwnBase {
-        OwnBase(self.0.concat())
+        // Sized and pushed part by part: `concat` goes through the general join, which costs
+        // about twice as much for these few short parts.
+        let mut joined = String::with_capacity(self.0.iter().map(|p| p.len()).sum());
+        for part in self.0 {
+            joined.push_str(part);
+        }
+        OwnBase(joined)
     }
 }
 

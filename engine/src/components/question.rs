@@ -554,7 +554,8 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
     let email = cx.surface.is_email();
     let title_id = set.title.as_ref().map(|_| cx.id_parts("title"));
     let groups = sections(&set.questions);
-    // Email carries no model: skip building one there.
+    // Email carries no model: skip building one there. (The classes and styles below are
+    // constants, written as they are rather than through maud's escaping.)
     let set_model = (!email).then(|| model(set, cx.t));
     html! {
         @if let Some(model) = &set_model {
@@ -565,10 +566,10 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
         @if let Some(title) = &set.title {
             // The id is on the text, not the heading: mdBook's search indexes a heading with an id as
             // a section title and shows that text as HTML.
-            h2 class=[(!email).then_some("pb-title")] style=[email.then_some(email::TITLE)] { span id=[title_id] { (Text(title)) } }
+            h2 class=[(!email).then_some(PreEscaped("pb-title"))] style=[email.then_some(PreEscaped(email::TITLE))] { span id=[title_id] { (Text(title)) } }
         }
         @if let Some(summary) = &set.source_summary {
-            p class=[(!email).then_some("pb-summary")] style=[email.then_some(email::MUTED)] { (Text(summary)) }
+            p class=[(!email).then_some(PreEscaped("pb-summary"))] style=[email.then_some(PreEscaped(email::MUTED))] { (Text(summary)) }
         }
         @if let Some(r) = &set.routing {
             @if email { (r.render_email()) } @else { (r.render()) }
@@ -577,8 +578,8 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
             @if let Some(section) = group.0 {
                 @let g = Digits::new(g);
                 @let section_id = cx.numbered_id("-s", &g, "");
-                div class=[(!email).then_some("pb-section")] role=[(!email).then_some("group")] aria-labelledby=[(!email).then_some(section_id)] {
-                    h3 class=[(!email).then_some("pb-section-title")] style=[email.then_some(email::TITLE)] { span id=(section_id) { (Text(section)) } }
+                div class=[(!email).then_some(PreEscaped("pb-section"))] role=[(!email).then_some(PreEscaped("group"))] aria-labelledby=[(!email).then_some(section_id)] {
+                    h3 class=[(!email).then_some(PreEscaped("pb-section-title"))] style=[email.then_some(PreEscaped(email::TITLE))] { span id=(section_id) { (Text(section)) } }
                     @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
                 }
             } @else {

@@ -64,7 +64,7 @@ fn first_to_escape(bytes: &[u8], quote: u8) -> Option<usize> {
         if from + 8 > n && (from == n || !may_need_escaping(word(n - 8))) {
             return None;
         }
-    } else if n >= 4 && !may_need_escaping(half(0) | half(n - 4) << 32) {
+    } else if n >= 4 && !may_need_escaping(half(0) | (half(n - 4) << 32)) {
         return None;
     }
     let mask = escaped_bytes(quote);
@@ -155,7 +155,7 @@ fn may_need_escaping(word: u64) -> bool {
     let between =
         (ONES * (0x7F + 0x28)).wrapping_sub(low) & !word & low.wrapping_add(ONES * (0x7F - 0x21));
     // `<` (0x3C) and `>` (0x3E) are the bytes that are 0x3E with bit 1 set: a zero-byte test.
-    let angle = (word | ONES * 0x02) ^ (ONES * 0x3E);
+    let angle = (word | (ONES * 0x02)) ^ (ONES * 0x3E);
     let angles = angle.wrapping_sub(ONES) & !angle;
     (between | angles) & HIGHS != 0
 }

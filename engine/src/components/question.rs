@@ -9,7 +9,7 @@ use super::shared::Shared;
 use crate::diag::Code;
 use crate::html::email;
 use crate::html::i18n::{Lang, Strings};
-use crate::html::{Digits, Num, RenderCx, Text};
+use crate::html::{Digits, Num, OwnId, RenderCx, Text};
 use crate::json::{Json, Value};
 use maud::{Markup, PreEscaped, html};
 use serde_json::Value as JsonValue;
@@ -552,11 +552,14 @@ pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<Sha
 /// Markup for a whole question set.
 pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer]>) -> Markup {
     let email = cx.surface.is_email();
+    let t = cx.t;
     let title_id = set.title.as_ref().map(|_| cx.id_parts("title"));
     let groups = sections(&set.questions);
     // Email carries no model: skip building one there. (The classes and styles below are
     // constants, written as they are rather than through maud's escaping.)
     let set_model = (!email).then(|| model(set, cx.t));
+    // The questions are written in this one buffer, not each in its own and then copied: a
+    // section's group is opened and closed around its questions by hand (`SectionStart`).
     html! {
         @if let Some(model) = &set_model {
             (cx.root_start_with_model(title_id, model))
@@ -575,18 +578,125 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
             @if email { (r.render_email()) } @else { (r.render()) }
         }
         @for (g, group) in groups.iter().enumerate() {
+            @let g = Digits::new(g);
             @if let Some(section) = group.0 {
-                @let g = Digits::new(g);
-                @let section_id = cx.numbered_id("-s", &g, "");
-                div class=[(!email).then_some(PreEscaped("pb-section"))] role=[(!email).then_some(PreEscaped("group"))] aria-labelledby=[(!email).then_some(section_id)] {
-                    h3 class=[(!email).then_some(PreEscaped("pb-section-title"))] style=[email.then_some(PreEscaped(email::TITLE))] { span id=(section_id) { (Text(section)) } }
-                    @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
-                }
-            } @else {
-                @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
+                (SectionStart { id: cx.numbered_id("-s", &g, ""), title: section, email })
             }
+            @for index in group.1.clone() {
+                @let q = &set.questions[index];
+                @let prior = answers.and_then(|a| a.get(index));
+                @if email {
+                    (email_question(q, cx))
+                } @else {
+                    @let n = Digits::new(index);
+                    @let id_base = cx.numbered_id("-q", &n, "-").joined();
+                    @let name_base = cx.numbered_name(".q", &n, ".").joined();
+                    // Ids and names of the question's parts stay in parts: no allocation for each.
+                    @let qid = |s| id_base.id(s);
+                    @let name = |s| name_base.id(s);
+                    @let context_id = q.context.as_ref().map(|_| qid("ctx"));
+                    @let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
+                    @let other_text = prior.and_then(|a| a.other.as_deref());
+                    @match q.mode {
+                        Mode::Open => {
+                            @let text_id = qid("text");
+                            div class="pb-question pb-open" data-pb-question=(Num(index)) {
+                                label class="pb-question-text" for=(text_id) { (Text(&q.text)) }
+                                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
+                                textarea id=(text_id) name=(name("text")) rows="3"
+                                    placeholder=[q.placeholder.as_deref().map(Text)] aria-describedby=[&context_id] {
+                                    (Text(prior.and_then(|a| a.text.as_deref()).unwrap_or("")))
+                                }
+                            }
+                        }
+                        Mode::FreeText => {
+                            @let field = q.open_field.as_ref();
+                            @let other_id = qid("other");
+                            fieldset class="pb-question pb-free-text" data-pb-question=(Num(index)) aria-describedby=[&context_id] {
+                                legend class="pb-question-text" { (Text(&q.text)) }
+                                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
+                                label class="pb-other-label" for=(other_id) { (Text(q.other_label(t))) }
+                                input type="text" id=(other_id) name=(name("other")) value=[other_text.map(Text)]
+                                    placeholder=[field.and_then(|f| f.placeholder.as_deref()).map(Text)];
+                            }
+                        }
+                        Mode::Single | Mode::Multi => {
+                            @let multi = q.mode == Mode::Multi;
+                            // A constant, written as it is rather than through maud's escaping.
+                            @let input_type = if multi { "checkbox" } else { "radio" };
+                            @let hint_id = multi.then(|| qid("hint"));
+                            @let described = match (q.context.is_some(), multi) {
+                                (true, true) => Some(id_base.id_list("ctx", Some("hint"))),
+                                (true, false) => Some(id_base.id_list("ctx", None)),
+                                (false, true) => Some(id_base.id_list("hint", None)),
+                                (false, false) => None,
+                            };
+                            @let other_label_id = qid("other-label");
+                            @let other_option_id = qid("o-other");
+                            @let pick = name("pick");
+                            fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
+                                data-pb-question=(Num(index)) aria-describedby=[described] {
+                                legend class="pb-question-text" { (Text(&q.text)) }
+                                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
+                                @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (Text(t.select_all)) } }
+                                div class="pb-options" {
+                                    @for (i, option) in q.options.iter().enumerate() {
+                                        @let rec = q.recommended.contains(&i);
+                                        @let i_str = Digits::new(i);
+                                        @let option_id = id_base.numbered("o", &i_str, "");
+                                        @let badge_id = rec.then(|| id_base.numbered("o", &i_str, "-rec"));
+                                        div class={ "pb-option" @if rec { " pb-recommended" } } {
+                                            input type=(PreEscaped(input_type)) id=(option_id) name=(pick)
+                                                value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
+                                            label for=(option_id) { (Text(option)) }
+                                            @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (Text(t.recommended)) } }
+                                        }
+                                    }
+                                    div class="pb-option pb-other" {
+                                        input type=(PreEscaped(input_type)) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
+                                        label for=(other_option_id) id=(other_label_id) { (Text(q.other_label(t))) }
+                                        input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text.map(Text)]
+                                            aria-labelledby=(other_label_id)
+                                            placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
+                                    }
+                                }
+                                (super::check::note_box(cx, qid("note"), &name("note"), t.note, note))
+                            }
+                        }
+                    }
+                }
+            }
+            @if group.0.is_some() { (PreEscaped("</div>")) }
         }
         (cx.root_end())
+    }
+}
+
+/// The opening of a section's group and its heading, as maud would write
+/// `div … { h3 … { span id=… { title } } …` up to the questions: [`render`] writes the
+/// section's questions after it and closes the `div` itself.
+struct SectionStart<'a> {
+    id: OwnId<'a, 4>,
+    title: &'a str,
+    email: bool,
+}
+
+impl maud::Render for SectionStart<'_> {
+    fn render_to(&self, out: &mut String) {
+        if self.email {
+            out.push_str("<div><h3 style=\"");
+            out.push_str(email::TITLE);
+            out.push_str("\">");
+        } else {
+            out.push_str("<div class=\"pb-section\" role=\"group\" aria-labelledby=\"");
+            self.id.render_to(out);
+            out.push_str("\"><h3 class=\"pb-section-title\">");
+        }
+        out.push_str("<span id=\"");
+        self.id.render_to(out);
+        out.push_str("\">");
+        Text(self.title).render_to(out);
+        out.push_str("</span></h3>");
     }
 }
 
@@ -673,93 +783,6 @@ fn sections(questions: &[Question]) -> Vec<(Option<&str>, std::ops::Range<usize>
         }
     }
     groups
-}
-
-fn question(q: &Question, index: usize, cx: &RenderCx, prior: Option<&QuestionAnswer>) -> Markup {
-    if cx.surface.is_email() {
-        return email_question(q, cx);
-    }
-    let t = cx.t;
-    let n = Digits::new(index);
-    let id_base = cx.numbered_id("-q", &n, "-").joined();
-    let name_base = cx.numbered_name(".q", &n, ".").joined();
-    // Ids and names of the question's parts stay in parts: no allocation for each.
-    let qid = |s| id_base.id(s);
-    let name = |s| name_base.id(s);
-    let context_id = q.context.as_ref().map(|_| qid("ctx"));
-    let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
-    let other_text = prior.and_then(|a| a.other.as_deref());
-    match q.mode {
-        Mode::Open => html! {
-            @let text_id = qid("text");
-            div class="pb-question pb-open" data-pb-question=(Num(index)) {
-                label class="pb-question-text" for=(text_id) { (Text(&q.text)) }
-                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                textarea id=(text_id) name=(name("text")) rows="3"
-                    placeholder=[q.placeholder.as_deref().map(Text)] aria-describedby=[&context_id] {
-                    (Text(prior.and_then(|a| a.text.as_deref()).unwrap_or("")))
-                }
-            }
-        },
-        Mode::FreeText => {
-            let field = q.open_field.as_ref();
-            let other_id = qid("other");
-            html! {
-                fieldset class="pb-question pb-free-text" data-pb-question=(Num(index)) aria-describedby=[&context_id] {
-                    legend class="pb-question-text" { (Text(&q.text)) }
-                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                    label class="pb-other-label" for=(other_id) { (Text(q.other_label(t))) }
-                    input type="text" id=(other_id) name=(name("other")) value=[other_text.map(Text)]
-                        placeholder=[field.and_then(|f| f.placeholder.as_deref()).map(Text)];
-                }
-            }
-        }
-        Mode::Single | Mode::Multi => {
-            let multi = q.mode == Mode::Multi;
-            // A constant, written as it is rather than through maud's escaping.
-            let input_type = if multi { "checkbox" } else { "radio" };
-            let hint_id = multi.then(|| qid("hint"));
-            let described = match (q.context.is_some(), multi) {
-                (true, true) => Some(id_base.id_list("ctx", Some("hint"))),
-                (true, false) => Some(id_base.id_list("ctx", None)),
-                (false, true) => Some(id_base.id_list("hint", None)),
-                (false, false) => None,
-            };
-            let other_label_id = qid("other-label");
-            let other_option_id = qid("o-other");
-            let pick = name("pick");
-            html! {
-                fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
-                    data-pb-question=(Num(index)) aria-describedby=[described] {
-                    legend class="pb-question-text" { (Text(&q.text)) }
-                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                    @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (Text(t.select_all)) } }
-                    div class="pb-options" {
-                        @for (i, option) in q.options.iter().enumerate() {
-                            @let rec = q.recommended.contains(&i);
-                            @let i_str = Digits::new(i);
-                            @let option_id = id_base.numbered("o", &i_str, "");
-                            @let badge_id = rec.then(|| id_base.numbered("o", &i_str, "-rec"));
-                            div class={ "pb-option" @if rec { " pb-recommended" } } {
-                                input type=(PreEscaped(input_type)) id=(option_id) name=(pick)
-                                    value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
-                                label for=(option_id) { (Text(option)) }
-                                @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (Text(t.recommended)) } }
-                            }
-                        }
-                        div class="pb-option pb-other" {
-                            input type=(PreEscaped(input_type)) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
-                            label for=(other_option_id) id=(other_label_id) { (Text(q.other_label(t))) }
-                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text.map(Text)]
-                                aria-labelledby=(other_label_id)
-                                placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
-                        }
-                    }
-                    (super::check::note_box(cx, qid("note"), &name("note"), t.note, note))
-                }
-            }
-        }
-    }
 }
 
 /// A read-only preview for mail: options with empty glyphs, the badge, the Other row.

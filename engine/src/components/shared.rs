@@ -134,6 +134,14 @@ impl PartialEq<Shared> for String {
     }
 }
 
+/// Written escaped as [`crate::html::Text`] writes a string (maud would otherwise format it
+/// through `Display`, escaping it byte by byte).
+impl maud::Render for Shared {
+    fn render_to(&self, out: &mut String) {
+        crate::html::escape_into(self.as_str(), out);
+    }
+}
+
 impl serde::Serialize for Shared {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
@@ -153,6 +161,11 @@ mod tests {
         assert_eq!(s, Shared::from("héllo"));
         assert_eq!(s, "héllo");
         assert_eq!(format!("{s}|{s:?}"), "héllo|\"héllo\"");
+        let hostile = Shared::from("a\"b<c>&'d");
+        assert_eq!(
+            maud::html! { p title=(hostile) { (hostile) } }.into_string(),
+            maud::html! { p title=(hostile.as_str()) { (hostile.as_str()) } }.into_string()
+        );
         // Offsets that are not a slice of the text read as nothing rather than a panic.
         assert_eq!(Shared::slice(&text, start + 1, start + 2).as_str(), "");
     }

@@ -174,11 +174,23 @@ impl<'s> Json<'s> {
     }
 }
 
-/// `a == b`, with the length and the first byte compared in place: keys and field names that
-/// differ mostly differ there, and need no call to `memcmp`.
+/// `a == b`, with the length and the first byte compared first: keys and field names that
+/// differ mostly differ there. Equal lengths of 4 to 16 bytes (most keys) are compared as two
+/// overlapping words each, without a call to `memcmp`.
 #[inline]
 pub fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() || a.first() != b.first() {
+        return false;
+    }
+    let n = a.len();
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+    let half = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or_default());
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
 }
 
 /// Parses `text` as one JSON value surrounded by optional whitespace.
@@ -608,6 +620,38 @@ fn is_smart_quote(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_agrees_with_equality() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+        ];
+        let long = "abcdefghijklmnopqrstuvwxyz";
+        for n in 0..=long.len() {
+            let a = &long[..n];
+            assert!(same(a, a));
+            for i in 0..n {
+                // The same length with one byte changed, at every place.
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'_';
+                let b = String::from_utf8(b).unwrap();
+                assert!(!same(a, &b), "{a:?} {b:?}");
+            }
+        }
+        for a in words {
+            for b in words {
+                assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn parses_nested_values_with_offsets() {

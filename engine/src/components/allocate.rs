@@ -4,6 +4,7 @@ use super::answer::{
     AnswersError, FormFields, Part, err, join, object, only_keys, text, type_name,
 };
 use super::check::{Checker, NoteField, Obj, Routing};
+use super::shared::Shared;
 use super::list::{
     Entry, Item, ListModel, add_box, apply_list_op, focus_after, footer, header, item_index,
     list_state, list_to_json, note_json, parse_items, removed_json, removed_line, removed_list,
@@ -31,13 +32,13 @@ const FIELDS: [&str; 9] = [
 
 #[derive(Debug, Clone)]
 pub struct Allocate {
-    pub title: Option<String>,
-    pub instruction: Option<String>,
+    pub title: Option<Shared>,
+    pub instruction: Option<Shared>,
     pub items: Vec<Item>,
     /// The authored weights, rescaled so they sum to `total` (not rounded).
     pub weights: Vec<f64>,
     pub total: f64,
-    pub unit: String,
+    pub unit: Shared,
     pub note: NoteField,
     pub routing: Option<Routing>,
 }
@@ -50,7 +51,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
     ck.optional_str(o, "skill_version");
     let unit = ck
         .optional_string(o, "unit")
-        .unwrap_or_else(|| "%".to_string());
+        .unwrap_or_else(|| Shared::from("%"));
     let note = ck.note_field(o);
     let routing = ck.routing(o);
     let total = match ck.optional_number(o, "total") {
@@ -182,7 +183,7 @@ impl Component for Allocate {
         let weights: serde_json::Map<String, JsonValue> = answer
             .weights
             .iter()
-            .filter_map(|(&i, &w)| Some((self.items.get(i)?.id.clone(), amount_json(w))))
+            .filter_map(|(&i, &w)| Some((self.items.get(i)?.id.to_string(), amount_json(w))))
             .collect();
         if !weights.is_empty() {
             o.insert("weights".into(), weights.into());
@@ -209,7 +210,7 @@ impl Component for Allocate {
             lines.push(title.to_uppercase());
         }
         if let Some(i) = &self.instruction {
-            lines.push(i.clone());
+            lines.push(i.to_string());
         }
         let shown = round_to_total(&self.weights, self.total);
         for (item, w) in self.items.iter().zip(&shown) {
@@ -242,7 +243,7 @@ impl Component for Allocate {
             self.unit
         ));
         if let Some(r) = &self.routing {
-            lines.push(r.return_prompt.clone());
+            lines.push(r.return_prompt.to_string());
         }
     }
 
@@ -415,7 +416,7 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
                 @let wid = cx.numbered_id("-w", &k_str, "");
                 @let ctx_id = context.map(|_| cx.numbered_id("-w", &k_str, "-ctx"));
                 @let weight = Amount(*w);
-                li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id] {
+                li class={ "pb-alloc-item" @if id.is_none() { " pb-added" } } data-pb-item=[id.map(Text)] {
                     input type="hidden" name=(item_name) value=(state);
                     label for=(wid) { (Text(label)) @if !a.unit.trim().is_empty() { " (" (Text(a.unit.trim())) ")" } }
                     input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.numbered_name(".w.", &k_str, ""))
@@ -568,7 +569,7 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
                 Ok(w) if w.is_finite() && (0.0..=MAX_AMOUNT).contains(&w) => w,
                 _ => {
                     let label = match &e {
-                        Entry::Item(i) => a.items[*i].label.clone(),
+                        Entry::Item(i) => a.items[*i].label.to_string(),
                         Entry::Added(l) => l.clone(),
                     };
                     return Err(err(

@@ -1,17 +1,21 @@
 //! What every component's parser shares: the checker that reports problems with their place,
 //! the envelope fields (`routing`, `note_field`), and the note box they render.
 
+use super::shared::Shared;
 use crate::diag::{Code, Diagnostic, Severity, push_token};
 use crate::html::{Text, escape_into};
 use crate::json::{Json, Member, Value, same};
 use maud::{Markup, html};
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt::Display;
+use std::sync::Arc;
 
 /// `routing`: who sent the document and what to do with the answers (spec §5).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Routing {
-    pub from: String,
-    pub return_prompt: String,
+    pub from: Shared,
+    pub return_prompt: Shared,
 }
 
 impl Routing {
@@ -49,7 +53,7 @@ impl Routing {
 pub struct NoteField {
     pub enabled: bool,
     /// The author's label; `None` means the localized default.
-    pub label: Option<String>,
+    pub label: Option<Shared>,
 }
 
 /// The strings met so far in one list (option labels, item or question ids), borrowed from the
@@ -117,6 +121,9 @@ pub struct Checker<'a> {
     pub errors: usize,
     /// The block's JSON text, when known (`with_text`).
     text: &'a str,
+    /// One copy of `text`, made when a component first keeps a string of it (see
+    /// [`Checker::keep`]).
+    shared: OnceCell<Arc<str>>,
 }
 
 /// Where a value sits in the block, as a chain of borrowed JSON Pointer tokens: the pointer
@@ -222,6 +229,7 @@ impl<'a> Checker<'a> {
             diags: Vec::new(),
             errors: 0,
             text: "",
+            shared: OnceCell::new(),
         }
     }
 
@@ -269,6 +277,18 @@ impl<'a> Checker<'a> {
             }
         }
         start + 1 + i.min(bytes.len())
+    }
+
+    /// `s`, a string of the block's JSON, as a component keeps it: a slice of the shared copy
+    /// of the block's text when it is a part of that text (a string without escapes), else a
+    /// copy of its own.
+    pub fn keep(&self, s: &str) -> Shared {
+        let (base, at) = (self.text.as_ptr() as usize, s.as_ptr() as usize);
+        if !s.is_empty() && at >= base && at + s.len() <= base + self.text.len() {
+            let text = self.shared.get_or_init(|| Arc::from(self.text));
+            return Shared::slice(text, at - base, at - base + s.len());
+        }
+        Shared::from(s)
     }
 
     pub fn report(
@@ -382,6 +402,11 @@ impl<'a> Checker<'a> {
         self.required_str(o, key, hint).map(str::to_owned)
     }
 
+    /// [`Checker::required_string`], kept (see [`Checker::keep`]).
+    pub fn required_shared(&mut self, o: &Obj, key: &str, hint: &str) -> Option<Shared> {
+        self.required_str(o, key, hint).map(|s| self.keep(s))
+    }
+
     /// [`Checker::required_string`], borrowed from the JSON.
     pub fn required_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str, hint: &str) -> Option<&'j str> {
         match o.get(key) {
@@ -393,9 +418,9 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A string that must not be empty (or only whitespace).
-    pub fn nonempty_string(&mut self, v: &Json, path: Path, hint: &str) -> Option<String> {
-        self.nonempty_str(v, path, hint).map(str::to_owned)
+    /// A string that must not be empty (or only whitespace), kept (see [`Checker::keep`]).
+    pub fn nonempty_string(&mut self, v: &Json, path: Path, hint: &str) -> Option<Shared> {
+        self.nonempty_str(v, path, hint).map(|s| self.keep(s))
     }
 
     fn nonempty_str<'j>(&mut self, v: &'j Json<'j>, path: Path, hint: &str) -> Option<&'j str> {
@@ -419,9 +444,9 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// An optional string field (any string, empty allowed).
-    pub fn optional_string(&mut self, o: &Obj, key: &str) -> Option<String> {
-        self.optional_str(o, key).map(str::to_owned)
+    /// An optional string field (any string, empty allowed), kept (see [`Checker::keep`]).
+    pub fn optional_string(&mut self, o: &Obj, key: &str) -> Option<Shared> {
+        self.optional_str(o, key).map(|s| self.keep(s))
     }
 
     /// [`Checker::optional_string`], borrowed from the JSON: for a field that is only checked,
@@ -444,9 +469,9 @@ impl<'a> Checker<'a> {
 
     /// An optional text shown to the reader (a title, a context line, a section name): a
     /// blank one is left out, with a warning, so that no empty heading, dangling "— " or
-    /// empty `##` line is drawn or exported.
-    pub fn optional_text(&mut self, o: &Obj, key: &str) -> Option<String> {
-        self.optional_text_str(o, key).map(str::to_owned)
+    /// empty `##` line is drawn or exported. Kept (see [`Checker::keep`]).
+    pub fn optional_text(&mut self, o: &Obj, key: &str) -> Option<Shared> {
+        self.optional_text_str(o, key).map(|s| self.keep(s))
     }
 
     fn optional_text_str<'j>(&mut self, o: &Obj<'j, '_>, key: &str) -> Option<&'j str> {
@@ -467,10 +492,22 @@ impl<'a> Checker<'a> {
     /// An optional string clamped to `max` characters (with a warning when it was longer);
     /// blank counts as absent, as in [`Checker::optional_text`].
     pub fn clamped_string(&mut self, o: &Obj, key: &str, max: usize) -> Option<String> {
+        self.clamped(o, key, max).map(Cow::into_owned)
+    }
+
+    /// [`Checker::clamped_string`], kept (see [`Checker::keep`]).
+    pub fn clamped_shared(&mut self, o: &Obj, key: &str, max: usize) -> Option<Shared> {
+        match self.clamped(o, key, max)? {
+            Cow::Borrowed(s) => Some(self.keep(s)),
+            Cow::Owned(s) => Some(s.into()),
+        }
+    }
+
+    fn clamped<'j>(&mut self, o: &Obj<'j, '_>, key: &str, max: usize) -> Option<Cow<'j, str>> {
         let s = self.optional_text_str(o, key)?;
         let count = s.chars().count();
         if count <= max {
-            return Some(s.to_owned());
+            return Some(Cow::Borrowed(s));
         }
         let at = o.start_of(key);
         self.warn(
@@ -480,7 +517,7 @@ impl<'a> Checker<'a> {
             format!("`{key}` is {count} characters; it is shown clamped to {max}"),
             format!("shorten `{key}` to at most {max} characters"),
         );
-        Some(s.chars().take(max).collect())
+        Some(Cow::Owned(s.chars().take(max).collect()))
     }
 
     pub fn optional_bool(&mut self, o: &Obj, key: &str) -> Option<bool> {
@@ -587,7 +624,7 @@ impl<'a> Checker<'a> {
         let v = o.get("routing")?;
         let r = self.object(v, o.field("routing"), "`routing`")?;
         self.unknown_fields(&r, &["from", "return_prompt"], "`routing`");
-        let from = self.required_string(
+        let from = self.required_shared(
             &r,
             "from",
             "give the sender's name, e.g. \"from\": \"Elad\"",
@@ -602,7 +639,7 @@ impl<'a> Checker<'a> {
                 None
             }
             Some(p) => match &p.value {
-                Value::String(s) => Some(s.to_string()),
+                Value::String(s) => Some(self.keep(s)),
                 _ => {
                     self.wrong_type(
                         p,
@@ -615,7 +652,7 @@ impl<'a> Checker<'a> {
             },
         };
         let (from, return_prompt) = (from?, return_prompt?);
-        if !return_prompt.contains(&from) {
+        if !return_prompt.contains(from.as_str()) {
             let at = r.start_of("return_prompt");
             self.warn(
                 Code::RoutingFromMissing,
@@ -649,7 +686,7 @@ impl<'a> Checker<'a> {
             label: self
                 .optional_str(&n, "label")
                 .filter(|l| !blank(l))
-                .map(str::to_owned),
+                .map(|l| self.keep(l)),
         }
     }
 }

@@ -5,6 +5,7 @@
 use super::Kind;
 use super::answer::{AnswersError, FormFields, clean_text, err, strings, text};
 use super::check::{Checker, Obj, Routing, Seen};
+use super::shared::Shared;
 use crate::diag::Code;
 use crate::html::i18n::Strings;
 use crate::html::{Fill, Focus, RenderCx, escape_into};
@@ -13,9 +14,9 @@ use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
-    pub id: String,
-    pub label: String,
-    pub context: Option<String>,
+    pub id: Shared,
+    pub label: Shared,
+    pub context: Option<Shared>,
 }
 
 /// Parses `items` for prioritize and allocate: non-empty, each with a non-empty unique `id` and
@@ -64,7 +65,7 @@ pub fn parse_items<T>(
             "id",
             "give every item a short unique id, e.g. \"id\": \"eu\"",
         );
-        let label = ck.required_string(
+        let label = ck.required_shared(
             &io,
             "label",
             "give the item the text the reader sees, e.g. \"label\": \"EU\"",
@@ -85,7 +86,7 @@ pub fn parse_items<T>(
         }
         if let (Some(id), Some(label), Some(more)) = (id, label, more) {
             ids.insert(id);
-            let id = id.to_owned();
+            let id = ck.keep(id);
             items.push((Item { id, label, context }, more));
         }
     }

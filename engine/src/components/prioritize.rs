@@ -4,6 +4,7 @@ use super::answer::{
     AnswersError, FormFields, Part, err, join, object, only_keys, text, type_name,
 };
 use super::check::{Checker, NoteField, Obj, Routing};
+use super::shared::Shared;
 use super::list::{
     Entry, Item, ListModel, add_box, apply_list_op, check_permutation, focus_after, footer, header,
     item_index, list_state, list_to_json, note_json, parse_items, removed_json, removed_line, removed_list,
@@ -31,8 +32,8 @@ pub const MAX_SELECT_POSITIONS: usize = 50;
 
 #[derive(Debug, Clone)]
 pub struct Prioritize {
-    pub title: Option<String>,
-    pub instruction: Option<String>,
+    pub title: Option<Shared>,
+    pub instruction: Option<Shared>,
     /// The authored, suggested order.
     pub items: Vec<Item>,
     pub note: NoteField,
@@ -122,7 +123,7 @@ impl Component for Prioritize {
             lines.push(title.to_uppercase());
         }
         if let Some(i) = &self.instruction {
-            lines.push(i.clone());
+            lines.push(i.to_string());
         }
         for (n, item) in self.items.iter().enumerate() {
             let context = item
@@ -133,7 +134,7 @@ impl Component for Prioritize {
             lines.push(format!("{}. {}{context}", n + 1, item.label));
         }
         if let Some(r) = &self.routing {
-            lines.push(r.return_prompt.clone());
+            lines.push(r.return_prompt.to_string());
         }
     }
 
@@ -188,7 +189,7 @@ fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup 
                 @let pos_id = cx.numbered_id("-pos", &k_str, "");
                 @let pos_name = cx.numbered_name(".pos.", &k_str, "");
                 li class={ "pb-rank-item" @if matches!(entry, Entry::Added(_)) { " pb-added" } }
-                    data-pb-item=[if let Entry::Item(i) = entry { Some(&p.items[*i].id) } else { None }] {
+                    data-pb-item=[if let Entry::Item(i) = entry { Some(Text(&p.items[*i].id)) } else { None }] {
                     input type="hidden" name=(item_name) value=(state);
                     span class="pb-rank-label" { (Text(label)) }
                     @if let Some(c) = context { " " span class="pb-context" { (Text(c)) } }

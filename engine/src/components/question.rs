@@ -5,21 +5,22 @@
 use super::Kind;
 use super::answer::{AnswersError, FormFields, err, join, object, only_keys, strings, text};
 use super::check::{Checker, Obj, Routing, Seen};
+use super::shared::Shared;
 use crate::diag::Code;
 use crate::html::email;
 use crate::html::i18n::{Lang, Strings};
-use crate::html::{Digits, Num, RenderCx, Text};
+use crate::html::{Digits, Num, OwnId, RenderCx, Text};
 use crate::json::{Json, Value};
-use maud::{Markup, html};
+use maud::{Markup, PreEscaped, html};
 use serde_json::Value as JsonValue;
 
 /// A group of questions with the envelope fields the spec allows around them.
 #[derive(Debug, Clone)]
 pub struct QuestionSet {
     pub kind: Kind,
-    pub title: Option<String>,
-    pub source_summary: Option<String>,
-    pub skill_version: Option<String>,
+    pub title: Option<Shared>,
+    pub source_summary: Option<Shared>,
+    pub skill_version: Option<Shared>,
     pub routing: Option<Routing>,
     pub questions: Vec<Question>,
 }
@@ -40,25 +41,25 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Question {
     /// The author's id (empty for a standalone question without one).
-    pub id: String,
-    pub section: Option<String>,
-    pub text: String,
-    pub context: Option<String>,
-    pub options: Vec<String>,
+    pub id: Shared,
+    pub section: Option<Shared>,
+    pub text: Shared,
+    pub context: Option<Shared>,
+    pub options: Vec<Shared>,
     pub mode: Mode,
     /// Indexes of the options that carry the Recommended badge.
     pub recommended: Vec<usize>,
     pub open_field: Option<OpenField>,
     /// `open-question`'s placeholder.
-    pub placeholder: Option<String>,
+    pub placeholder: Option<Shared>,
 }
 
 /// `open_field`: renames the always-present Other row (or is the only field of a free-text
 /// question).
 #[derive(Debug, Clone)]
 pub struct OpenField {
-    pub label: String,
-    pub placeholder: Option<String>,
+    pub label: Shared,
+    pub placeholder: Option<Shared>,
 }
 
 impl Question {
@@ -137,7 +138,7 @@ pub fn parse_question(
     );
 
     let id = if rules.multi_field {
-        ck.required_string(
+        ck.required_shared(
             o,
             "id",
             "give every question a short unique id, e.g. \"id\": \"q1\"",
@@ -150,7 +151,7 @@ pub fn parse_question(
                 o.field("id"),
                 "give the question a short id, e.g. \"id\": \"q1\", or remove it",
             ),
-            None => Some(String::new()),
+            None => Some(Shared::from("")),
         }
     };
     let text = question_text(ck, o);
@@ -212,7 +213,7 @@ pub fn parse_question(
 }
 
 /// `question`, or the forgiven alias `q` (with a warning).
-fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
+fn question_text(ck: &mut Checker, o: &Obj) -> Option<Shared> {
     let hint = "write the prompt as \"question\": \"…\"";
     if o.get("question").is_none()
         && let Some(q) = o.get("q")
@@ -232,7 +233,7 @@ fn question_text(ck: &mut Checker, o: &Obj) -> Option<String> {
         );
         return Some(text);
     }
-    ck.required_string(o, "question", hint)
+    ck.required_shared(o, "question", hint)
 }
 
 /// `open_field`: outer `None` = invalid, `Some(None)` = absent.
@@ -242,7 +243,7 @@ fn parse_open_field(ck: &mut Checker, o: &Obj) -> Option<Option<OpenField>> {
     };
     let f = ck.object(v, o.field("open_field"), "`open_field`")?;
     ck.unknown_fields(&f, &["label", "placeholder"], "`open_field`");
-    let label = ck.required_string(
+    let label = ck.required_shared(
         &f,
         "label",
         "give the free-text row a label, e.g. \"label\": \"I need to check with:\"",
@@ -260,7 +261,7 @@ fn parse_options(
     min: usize,
     max: Option<usize>,
     has_open_field: bool,
-) -> Option<Vec<String>> {
+) -> Option<Vec<Shared>> {
     let hint = "list the choices as plain strings, e.g. \"options\": [\"PostgreSQL\", \"MySQL\"]";
     let items = ck.array(o, "options", true, hint)?;
     let path = o.field("options");
@@ -297,7 +298,7 @@ fn parse_options(
                         "remove it; to rename the Other row use \"open_field\": { \"label\": \"…\" }".into(),
                     );
                 }
-                options.push(s.to_string());
+                options.push(ck.keep(s));
             }
             other => {
                 ok = false;
@@ -403,7 +404,7 @@ fn is_other(label: &str) -> bool {
 }
 
 /// `recommended`: never rejects; labels that match no option are dropped with a warning.
-fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[String], mode: Mode) -> Vec<usize> {
+fn parse_recommended(ck: &mut Checker, o: &Obj, options: &[Shared], mode: Mode) -> Vec<usize> {
     let Some(v) = o.get("recommended") else {
         return Vec::new();
     };
@@ -541,7 +542,7 @@ macro_rules! question_component {
 pub(crate) use question_component;
 
 /// Reads the envelope fields shared by the standalone components.
-pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<String>) {
+pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<Shared>) {
     ck.version(o);
     let routing = ck.routing(o);
     let skill_version = ck.optional_text(o, "skill_version");
@@ -551,10 +552,14 @@ pub fn parse_envelope(ck: &mut Checker, o: &Obj) -> (Option<Routing>, Option<Str
 /// Markup for a whole question set.
 pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer]>) -> Markup {
     let email = cx.surface.is_email();
+    let t = cx.t;
     let title_id = set.title.as_ref().map(|_| cx.id_parts("title"));
     let groups = sections(&set.questions);
-    // Email carries no model: skip building one there.
+    // Email carries no model: skip building one there. (The classes and styles below are
+    // constants, written as they are rather than through maud's escaping.)
     let set_model = (!email).then(|| model(set, cx.t));
+    // The questions are written in this one buffer, not each in its own and then copied: a
+    // section's group is opened and closed around its questions by hand (`SectionStart`).
     html! {
         @if let Some(model) = &set_model {
             (cx.root_start_with_model(title_id, model))
@@ -564,27 +569,134 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
         @if let Some(title) = &set.title {
             // The id is on the text, not the heading: mdBook's search indexes a heading with an id as
             // a section title and shows that text as HTML.
-            h2 class=[(!email).then_some("pb-title")] style=[email.then_some(email::TITLE)] { span id=[title_id] { (Text(title)) } }
+            h2 class=[(!email).then_some(PreEscaped("pb-title"))] style=[email.then_some(PreEscaped(email::TITLE))] { span id=[title_id] { (Text(title)) } }
         }
         @if let Some(summary) = &set.source_summary {
-            p class=[(!email).then_some("pb-summary")] style=[email.then_some(email::MUTED)] { (Text(summary)) }
+            p class=[(!email).then_some(PreEscaped("pb-summary"))] style=[email.then_some(PreEscaped(email::MUTED))] { (Text(summary)) }
         }
         @if let Some(r) = &set.routing {
             @if email { (r.render_email()) } @else { (r.render()) }
         }
         @for (g, group) in groups.iter().enumerate() {
+            @let g = Digits::new(g);
             @if let Some(section) = group.0 {
-                @let g = Digits::new(g);
-                @let section_id = cx.numbered_id("-s", &g, "");
-                div class=[(!email).then_some("pb-section")] role=[(!email).then_some("group")] aria-labelledby=[(!email).then_some(section_id)] {
-                    h3 class=[(!email).then_some("pb-section-title")] style=[email.then_some(email::TITLE)] { span id=(section_id) { (Text(section)) } }
-                    @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
-                }
-            } @else {
-                @for i in group.1.clone() { (question(&set.questions[i], i, cx, answers.and_then(|a| a.get(i)))) }
+                (SectionStart { id: cx.numbered_id("-s", &g, ""), title: section, email })
             }
+            @for index in group.1.clone() {
+                @let q = &set.questions[index];
+                @let prior = answers.and_then(|a| a.get(index));
+                @if email {
+                    (email_question(q, cx))
+                } @else {
+                    @let n = Digits::new(index);
+                    @let id_base = cx.numbered_id("-q", &n, "-").joined();
+                    @let name_base = cx.numbered_name(".q", &n, ".").joined();
+                    // Ids and names of the question's parts stay in parts: no allocation for each.
+                    @let qid = |s| id_base.id(s);
+                    @let name = |s| name_base.id(s);
+                    @let context_id = q.context.as_ref().map(|_| qid("ctx"));
+                    @let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
+                    @let other_text = prior.and_then(|a| a.other.as_deref());
+                    @match q.mode {
+                        Mode::Open => {
+                            @let text_id = qid("text");
+                            div class="pb-question pb-open" data-pb-question=(Num(index)) {
+                                label class="pb-question-text" for=(text_id) { (Text(&q.text)) }
+                                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
+                                textarea id=(text_id) name=(name("text")) rows="3"
+                                    placeholder=[q.placeholder.as_deref().map(Text)] aria-describedby=[&context_id] {
+                                    (Text(prior.and_then(|a| a.text.as_deref()).unwrap_or("")))
+                                }
+                            }
+                        }
+                        Mode::FreeText => {
+                            @let field = q.open_field.as_ref();
+                            @let other_id = qid("other");
+                            fieldset class="pb-question pb-free-text" data-pb-question=(Num(index)) aria-describedby=[&context_id] {
+                                legend class="pb-question-text" { (Text(&q.text)) }
+                                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
+                                label class="pb-other-label" for=(other_id) { (Text(q.other_label(t))) }
+                                input type="text" id=(other_id) name=(name("other")) value=[other_text.map(Text)]
+                                    placeholder=[field.and_then(|f| f.placeholder.as_deref()).map(Text)];
+                            }
+                        }
+                        Mode::Single | Mode::Multi => {
+                            @let multi = q.mode == Mode::Multi;
+                            // A constant, written as it is rather than through maud's escaping.
+                            @let input_type = if multi { "checkbox" } else { "radio" };
+                            @let hint_id = multi.then(|| qid("hint"));
+                            @let described = match (q.context.is_some(), multi) {
+                                (true, true) => Some(id_base.id_list("ctx", Some("hint"))),
+                                (true, false) => Some(id_base.id_list("ctx", None)),
+                                (false, true) => Some(id_base.id_list("hint", None)),
+                                (false, false) => None,
+                            };
+                            @let other_label_id = qid("other-label");
+                            @let other_option_id = qid("o-other");
+                            @let pick = name("pick");
+                            fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
+                                data-pb-question=(Num(index)) aria-describedby=[described] {
+                                legend class="pb-question-text" { (Text(&q.text)) }
+                                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
+                                @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (Text(t.select_all)) } }
+                                div class="pb-options" {
+                                    @for (i, option) in q.options.iter().enumerate() {
+                                        @let rec = q.recommended.contains(&i);
+                                        @let i_str = Digits::new(i);
+                                        @let option_id = id_base.numbered("o", &i_str, "");
+                                        @let badge_id = rec.then(|| id_base.numbered("o", &i_str, "-rec"));
+                                        div class={ "pb-option" @if rec { " pb-recommended" } } {
+                                            input type=(PreEscaped(input_type)) id=(option_id) name=(pick)
+                                                value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
+                                            label for=(option_id) { (Text(option)) }
+                                            @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (Text(t.recommended)) } }
+                                        }
+                                    }
+                                    div class="pb-option pb-other" {
+                                        input type=(PreEscaped(input_type)) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
+                                        label for=(other_option_id) id=(other_label_id) { (Text(q.other_label(t))) }
+                                        input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text.map(Text)]
+                                            aria-labelledby=(other_label_id)
+                                            placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
+                                    }
+                                }
+                                (super::check::note_box(cx, qid("note"), &name("note"), t.note, note))
+                            }
+                        }
+                    }
+                }
+            }
+            @if group.0.is_some() { (PreEscaped("</div>")) }
         }
         (cx.root_end())
+    }
+}
+
+/// The opening of a section's group and its heading, as maud would write
+/// `div … { h3 … { span id=… { title } } …` up to the questions: [`render`] writes the
+/// section's questions after it and closes the `div` itself.
+struct SectionStart<'a> {
+    id: OwnId<'a, 4>,
+    title: &'a str,
+    email: bool,
+}
+
+impl maud::Render for SectionStart<'_> {
+    fn render_to(&self, out: &mut String) {
+        if self.email {
+            out.push_str("<div><h3 style=\"");
+            out.push_str(email::TITLE);
+            out.push_str("\">");
+        } else {
+            out.push_str("<div class=\"pb-section\" role=\"group\" aria-labelledby=\"");
+            self.id.render_to(out);
+            out.push_str("\"><h3 class=\"pb-section-title\">");
+        }
+        out.push_str("<span id=\"");
+        self.id.render_to(out);
+        out.push_str("\">");
+        Text(self.title).render_to(out);
+        out.push_str("</span></h3>");
     }
 }
 
@@ -607,7 +719,7 @@ struct QuestionModel<'a> {
     text: &'a str,
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    options: Option<&'a [String]>,
+    options: Option<&'a [Shared]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     other: Option<&'a str>,
 }
@@ -671,92 +783,6 @@ fn sections(questions: &[Question]) -> Vec<(Option<&str>, std::ops::Range<usize>
         }
     }
     groups
-}
-
-fn question(q: &Question, index: usize, cx: &RenderCx, prior: Option<&QuestionAnswer>) -> Markup {
-    if cx.surface.is_email() {
-        return email_question(q, cx);
-    }
-    let t = cx.t;
-    let n = Digits::new(index);
-    let id_base = cx.numbered_id("-q", &n, "-").joined();
-    let name_base = cx.numbered_name(".q", &n, ".").joined();
-    // Ids and names of the question's parts stay in parts: no allocation for each.
-    let qid = |s| id_base.id(s);
-    let name = |s| name_base.id(s);
-    let context_id = q.context.as_ref().map(|_| qid("ctx"));
-    let note = prior.and_then(|a| a.note.as_deref()).unwrap_or("");
-    let other_text = prior.and_then(|a| a.other.as_deref());
-    match q.mode {
-        Mode::Open => html! {
-            @let text_id = qid("text");
-            div class="pb-question pb-open" data-pb-question=(Num(index)) {
-                label class="pb-question-text" for=(text_id) { (Text(&q.text)) }
-                @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                textarea id=(text_id) name=(name("text")) rows="3"
-                    placeholder=[q.placeholder.as_deref().map(Text)] aria-describedby=[&context_id] {
-                    (Text(prior.and_then(|a| a.text.as_deref()).unwrap_or("")))
-                }
-            }
-        },
-        Mode::FreeText => {
-            let field = q.open_field.as_ref();
-            let other_id = qid("other");
-            html! {
-                fieldset class="pb-question pb-free-text" data-pb-question=(Num(index)) aria-describedby=[&context_id] {
-                    legend class="pb-question-text" { (Text(&q.text)) }
-                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                    label class="pb-other-label" for=(other_id) { (Text(q.other_label(t))) }
-                    input type="text" id=(other_id) name=(name("other")) value=[other_text]
-                        placeholder=[field.and_then(|f| f.placeholder.as_deref())];
-                }
-            }
-        }
-        Mode::Single | Mode::Multi => {
-            let multi = q.mode == Mode::Multi;
-            let input_type = if multi { "checkbox" } else { "radio" };
-            let hint_id = multi.then(|| qid("hint"));
-            let described = match (q.context.is_some(), multi) {
-                (true, true) => Some(id_base.id_list("ctx", Some("hint"))),
-                (true, false) => Some(id_base.id_list("ctx", None)),
-                (false, true) => Some(id_base.id_list("hint", None)),
-                (false, false) => None,
-            };
-            let other_label_id = qid("other-label");
-            let other_option_id = qid("o-other");
-            let pick = name("pick");
-            html! {
-                fieldset class={ "pb-question " @if multi { "pb-multi" } @else { "pb-single" } }
-                    data-pb-question=(Num(index)) aria-describedby=[described] {
-                    legend class="pb-question-text" { (Text(&q.text)) }
-                    @if let Some(c) = &q.context { p class="pb-context" id=[&context_id] { (Text(c)) } }
-                    @if let Some(h) = &hint_id { p class="pb-hint" id=(h) { (Text(t.select_all)) } }
-                    div class="pb-options" {
-                        @for (i, option) in q.options.iter().enumerate() {
-                            @let rec = q.recommended.contains(&i);
-                            @let i_str = Digits::new(i);
-                            @let option_id = id_base.numbered("o", &i_str, "");
-                            @let badge_id = rec.then(|| id_base.numbered("o", &i_str, "-rec"));
-                            div class={ "pb-option" @if rec { " pb-recommended" } } {
-                                input type=(input_type) id=(option_id) name=(pick)
-                                    value=(Num(i)) aria-describedby=[&badge_id] checked[prior.is_some_and(|a| a.picks.contains(&i))];
-                                label for=(option_id) { (Text(option)) }
-                                @if let Some(b) = &badge_id { span class="pb-badge" id=(b) { (Text(t.recommended)) } }
-                            }
-                        }
-                        div class="pb-option pb-other" {
-                            input type=(input_type) id=(other_option_id) name=(pick) value="other" checked[other_text.is_some()];
-                            label for=(other_option_id) id=(other_label_id) { (Text(q.other_label(t))) }
-                            input type="text" class="pb-other-text" id=(qid("other")) name=(name("other")) value=[other_text]
-                                aria-labelledby=(other_label_id)
-                                placeholder=[q.open_field.as_ref().and_then(|f| f.placeholder.as_deref()).map(Text)];
-                        }
-                    }
-                    (super::check::note_box(cx, qid("note"), &name("note"), t.note, note))
-                }
-            }
-        }
-    }
 }
 
 /// A read-only preview for mail: options with empty glyphs, the badge, the Other row.
@@ -866,8 +892,8 @@ pub fn questions_to_json(set: &QuestionSet, answers: &[QuestionAnswer]) -> JsonV
     }
     let mut questions = serde_json::Map::new();
     for (q, a) in answered {
-        if !questions.contains_key(&q.id) {
-            questions.insert(q.id.clone(), question_to_json(q, a));
+        if !questions.contains_key(q.id.as_str()) {
+            questions.insert(q.id.to_string(), question_to_json(q, a));
         }
     }
     serde_json::json!({ "questions": questions })
@@ -1061,7 +1087,7 @@ pub fn export_questions(
             let mut picks: Vec<String> = a
                 .picks
                 .iter()
-                .filter_map(|i| q.options.get(*i).cloned())
+                .filter_map(|i| q.options.get(*i).map(|o| o.to_string()))
                 .collect();
             if let Some(other) = &a.other {
                 picks.push(format!("{} {other}", q.other_label(t)));
@@ -1105,10 +1131,10 @@ pub fn plain_text(set: &QuestionSet, t: &Strings, lines: &mut Vec<String>) {
         lines.push(title.to_uppercase());
     }
     if let Some(summary) = &set.source_summary {
-        lines.push(summary.clone());
+        lines.push(summary.to_string());
     }
     if let Some(r) = &set.routing {
-        lines.push(r.return_prompt.clone());
+        lines.push(r.return_prompt.to_string());
     }
     let mut section: Option<&str> = None;
     for q in &set.questions {
@@ -1162,7 +1188,7 @@ pub fn visible_text(set: &QuestionSet, push: &mut dyn FnMut(&str)) {
 
 #[cfg(test)]
 mod tests {
-    use super::{QuestionModel, SetModel, is_other};
+    use super::{QuestionModel, SetModel, Shared, is_other};
     use crate::components::check::tests::{serde_model, written_model};
 
     proptest::proptest! {
@@ -1174,13 +1200,20 @@ mod tests {
                 0..4,
             ),
         ) {
+            let options: Vec<Option<Vec<Shared>>> = questions
+                .iter()
+                .map(|(_, _, options, _)| {
+                    options.as_ref().map(|o| o.iter().map(|s| Shared::from(s.as_str())).collect())
+                })
+                .collect();
             let model = SetModel {
                 title: texts[0].as_deref(),
                 from: texts[1].as_deref(),
                 skill: texts[2].as_deref(),
                 questions: questions
                     .iter()
-                    .map(|(text, mode, options, other)| QuestionModel {
+                    .zip(&options)
+                    .map(|((text, mode, _, other), options)| QuestionModel {
                         text,
                         mode: ["single", "multi", "free", "open"][*mode],
                         options: options.as_deref(),

@@ -2,10 +2,11 @@
 
 use super::answer::{AnswersError, FormFields, Part, err};
 use super::check::{Checker, Obj};
+use super::shared::Shared;
 use super::{Component, NoAnswer};
 use crate::diag::Code;
 use crate::html::i18n::{Lang, Strings};
-use crate::html::{Fill, Parts, RenderCx, email};
+use crate::html::{Fill, Parts, RenderCx, Text, email};
 use crate::json::Json;
 use crate::options::Surface;
 use base64::Engine as _;
@@ -20,18 +21,18 @@ pub const MAX_TITLE: usize = 200;
 
 #[derive(Debug, Clone)]
 pub struct Youtube {
-    pub id: String,
-    pub title: Option<String>,
+    pub id: Shared,
+    pub title: Option<Shared>,
     /// A validated `data:image/(png|jpeg|webp);base64,…` URI.
-    pub thumbnail: Option<String>,
+    pub thumbnail: Option<Shared>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
     ck.unknown_fields(o, &FIELDS, "a youtube block");
     ck.version(o);
     ck.optional_str(o, "skill_version");
-    let title = ck.clamped_string(o, "title", MAX_TITLE);
-    let id = ck.required_string(
+    let title = ck.clamped_shared(o, "title", MAX_TITLE);
+    let id = ck.required_shared(
         o,
         "id",
         "give the 11-character video id, e.g. \"id\": \"dQw4w9WgXcQ\"",
@@ -61,7 +62,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Youtube> {
             None => Err(format!("it is a JSON {}, not a data URI string", v.value.type_name())),
         };
         match checked {
-        Ok(t) => Some(t.to_owned()),
+        Ok(t) => Some(ck.keep(t)),
         Err(why) => {
             let at = o.start_of("thumbnail");
             ck.warn(
@@ -239,7 +240,7 @@ fn render(y: &Youtube, cx: &RenderCx) -> Markup {
         // is a link too, so a reader whose client hides images still reaches the video.
         let cid = y.thumbnail.as_ref().filter(|_| cx.cid_images).map(|thumb| {
             let cid = format!("{}-{}@passback", cx.block, y.id);
-            cx.thumbnails.borrow_mut().push((cid.clone(), thumb.clone()));
+            cx.thumbnails.borrow_mut().push((cid.clone(), thumb.to_string()));
             cid
         });
         return html! {
@@ -273,19 +274,19 @@ fn render(y: &Youtube, cx: &RenderCx) -> Markup {
     let caption_id = cx.id_parts("caption");
     html! {
         (cx.root_start(Some(caption_id)))
-        figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(caption) {
+        figure class="pb-yt" data-pb-embed=[embed] data-pb-title=(Text(caption)) {
             div class="pb-yt-facade" {
                 @if let Some(thumb) = &y.thumbnail {
-                    img src=(thumb) alt="" width="320" height="180";
+                    img src=(Text(thumb)) alt="" width="320" height="180";
                 } @else {
                     span class="pb-yt-placeholder" aria-hidden="true" { "▶" }
                 }
             }
-            figcaption id=(caption_id) { (caption) }
+            figcaption id=(caption_id) { (Text(caption)) }
             a class="pb-yt-link" href=(watch) rel="noopener noreferrer" {
                 @match &y.title {
                     Some(title) => (Fill(t.watch, title)),
-                    None => (t.watch_untitled),
+                    None => (Text(t.watch_untitled)),
                 }
             }
         }

@@ -46,26 +46,29 @@ fn escape_dirty(text: &str, quote: u8, out: &mut String) {
 }
 
 /// Where the first byte of `bytes` that has an entity is, if any: eight bytes at a time, the
-/// last (partial) eight by a word that overlaps the one before it.
+/// last (partial) eight by a word that overlaps the one before it, and four to seven bytes as
+/// two overlapping halves of one word. A word that may hold one is read byte by byte.
 fn first_to_escape(bytes: &[u8], quote: u8) -> Option<usize> {
-    let word_at = |i: usize| {
-        let word: [u8; 8] = bytes[i..i + 8].try_into().unwrap_or_default();
-        needs_escaping(u64::from_le_bytes(word), quote)
+    let n = bytes.len();
+    let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap_or_default());
+    let half = |i: usize| {
+        u64::from(u32::from_le_bytes(
+            bytes[i..i + 4].try_into().unwrap_or_default(),
+        ))
     };
-    let mut i = 0;
-    if bytes.len() >= 8 {
-        while i + 8 <= bytes.len() {
-            if word_at(i) {
-                break;
-            }
-            i += 8;
+    let mut from = 0;
+    if n >= 8 {
+        while from + 8 <= n && !may_need_escaping(word(from)) {
+            from += 8;
         }
-        if i + 8 > bytes.len() && (i == bytes.len() || !word_at(bytes.len() - 8)) {
+        if from + 8 > n && (from == n || !may_need_escaping(word(n - 8))) {
             return None;
         }
+    } else if n >= 4 && !may_need_escaping(half(0) | (half(n - 4) << 32)) {
+        return None;
     }
     let mask = escaped_bytes(quote);
-    (i..bytes.len()).find(|&k| is_escaped(bytes[k], mask))
+    (from..n).find(|&k| is_escaped(bytes[k], mask))
 }
 
 /// The bytes that have an entity inside an attribute quoted with `quote`, as a bit set: all
@@ -140,18 +143,21 @@ fn escape_long(text: &str, quote: u8, out: &mut String) {
     out.push_str(&text[start..]);
 }
 
-/// Whether any of the eight bytes is `&`, `<`, `>` or `quote` (the zero-byte test on `word` XOR
-/// each character repeated).
-fn needs_escaping(word: u64, quote: u8) -> bool {
+/// Whether any of the eight bytes may have an entity in an attribute quoted either way: one
+/// of `&`, `<`, `>`, `"` and `'`, or `#`, `$` and `%`, which sit between them (two tests
+/// instead of one per character; the byte-by-byte read sorts them out).
+fn may_need_escaping(word: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Each term has a byte's high bit set where `word` holds that character (exact as to
-    // whether there is one); the terms are combined without branches and tested once.
-    let zero_bytes = |c: u8| {
-        let x = word ^ (ONES * u64::from(c));
-        x.wrapping_sub(ONES) & !x
-    };
-    (zero_bytes(b'&') | zero_bytes(b'<') | zero_bytes(b'>') | zero_bytes(quote)) & HIGHS != 0
+    const HIGHS: u64 = ONES * 0x80;
+    // Bytes from 0x22 (`"`) to 0x27 (`'`): the high bit of each byte below 0x80 whose low
+    // seven bits are above 0x21 and below 0x28, each byte's sums kept within the byte.
+    let low = word & (ONES * 0x7F);
+    let between =
+        (ONES * (0x7F + 0x28)).wrapping_sub(low) & !word & low.wrapping_add(ONES * (0x7F - 0x21));
+    // `<` (0x3C) and `>` (0x3E) are the bytes that are 0x3E with bit 1 set: a zero-byte test.
+    let angle = (word | (ONES * 0x02)) ^ (ONES * 0x3E);
+    let angles = angle.wrapping_sub(ONES) & !angle;
+    (between | angles) & HIGHS != 0
 }
 
 /// An element id, field name or value in parts that may come from the document (an item's
@@ -191,7 +197,13 @@ impl<const N: usize> Render for OwnId<'_, N> {
 impl<const N: usize> OwnId<'_, N> {
     /// The id joined, as the head of more ids (a question's `pb-1a2b3c4d-b1-q0-`).
     pub fn joined(&self) -> OwnBase {
-        OwnBase(self.0.concat())
+        // Sized and pushed part by part: `concat` goes through the general join, which costs
+        // about twice as much for these few short parts.
+        let mut joined = String::with_capacity(self.0.iter().map(|p| p.len()).sum());
+        for part in self.0 {
+            joined.push_str(part);
+        }
+        OwnBase(joined)
     }
 }
 
@@ -229,27 +241,40 @@ impl OwnBase {
 }
 
 /// A whole number's decimal digits, kept on the stack: an index inside an id or a field name,
-/// without `to_string`'s allocation.
-pub struct Digits {
-    buf: [u8; 20],
-    len: usize,
+/// without `to_string`'s allocation. Numbers below 100 (nearly every index) are slices of a
+/// constant, with no UTF-8 check of a buffer each time they are read.
+pub enum Digits {
+    Small(&'static str),
+    Large { buf: [u8; 20], len: usize },
 }
+
+/// "00", "01", … "99".
+const PAIRS: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
 impl Digits {
     pub fn new(n: usize) -> Digits {
-        let mut digits = itoa::Buffer::new();
-        let digits = digits.format(n).as_bytes();
-        let mut buf = [0u8; 20];
-        buf[..digits.len()].copy_from_slice(digits);
-        Digits {
-            buf,
-            len: digits.len(),
+        match n {
+            0..10 => Digits::Small(&PAIRS[2 * n + 1..2 * n + 2]),
+            10..100 => Digits::Small(&PAIRS[2 * n..2 * n + 2]),
+            _ => {
+                let mut digits = itoa::Buffer::new();
+                let digits = digits.format(n).as_bytes();
+                let mut buf = [0u8; 20];
+                buf[..digits.len()].copy_from_slice(digits);
+                Digits::Large {
+                    buf,
+                    len: digits.len(),
+                }
+            }
         }
     }
 
     pub fn as_str(&self) -> &str {
-        // Only ASCII digits are ever written.
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+        match self {
+            Digits::Small(digits) => digits,
+            // Only ASCII digits are ever written.
+            Digits::Large { buf, len } => std::str::from_utf8(&buf[..*len]).unwrap_or_default(),
+        }
     }
 }
 
@@ -758,7 +783,7 @@ mod tests {
             html! { p id=(Parts(["pb-1-", hostile, "-o", "2"])) { (Text(hostile)) } }.into_string(),
             html! { p id=(["pb-1-", hostile, "-o2"].concat()) { (hostile) } }.into_string()
         );
-        for n in [0, 7, 10, 99, 1234, usize::MAX] {
+        for n in (0..=200).chain([1234, usize::MAX]) {
             assert_eq!(Digits::new(n).as_str(), n.to_string());
             assert_eq!(html! { (Num(n)) }.into_string(), n.to_string());
         }
@@ -839,6 +864,22 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn the_word_test_finds_every_byte_with_an_entity() {
+        for byte in 0..=255u8 {
+            for at in 0..8 {
+                let mut word = [b'a'; 8];
+                word[at] = byte;
+                let expected = matches!(byte, b'"'..=b'\'' | b'<' | b'>');
+                assert_eq!(
+                    may_need_escaping(u64::from_le_bytes(word)),
+                    expected,
+                    "{byte:#x} at {at}"
+                );
+            }
+        }
     }
 
     #[test]

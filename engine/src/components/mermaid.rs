@@ -462,7 +462,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                 None => { div class="pb-diagram-canvas" { (svg) } }
             }
             details class="pb-diagram-source" open[!drawing.drawn] {
-                summary { (t.diagram_source) }
+                summary { (Text(t.diagram_source)) }
                 pre { code class="language-mermaid" { (Text(&m.source)) } }
             }
             figcaption id=(caption_id) { (Text(caption)) }
@@ -470,7 +470,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         (super::check::note_box(cx, cx.id_parts("comment"), &cx.name_parts("comment"), t.comment_diagram, whole))
         @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
             details class="pb-diagram-parts" {
-                summary { (t.comment_parts) }
+                summary { (Text(t.comment_parts)) }
                 ul {
                     @for (i, node) in chart.nodes.iter().enumerate() {
                         @let n = Digits::new(i);

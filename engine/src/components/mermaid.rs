@@ -15,7 +15,7 @@ use crate::diagram::{self, Frame, layout};
 use crate::html::email;
 use crate::html::i18n::Lang;
 use crate::html::i18n::Strings;
-use crate::html::{Digits, Fill, RenderCx, Text, escape_into};
+use crate::html::{Digits, RenderCx, Text, escape_into};
 use crate::json::Json;
 use maud::{Markup, PreEscaped, Render, html};
 use serde_json::Value as JsonValue;
@@ -449,6 +449,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let model = Model {
         title: m.title.as_deref(),
     };
+    let (node_label, edge_label) = (Slots::new(t.comment_node), Slots::new(t.comment_edge));
     html! {
         (cx.root_start_with_model(Some(caption_id), &model))
         figure class="pb-diagram" {
@@ -461,7 +462,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                 None => { div class="pb-diagram-canvas" { (svg) } }
             }
             details class="pb-diagram-source" open[!drawing.drawn] {
-                summary { (t.diagram_source) }
+                summary { (Text(t.diagram_source)) }
                 pre { code class="language-mermaid" { (Text(&m.source)) } }
             }
             figcaption id=(caption_id) { (Text(caption)) }
@@ -469,13 +470,13 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         (super::check::note_box(cx, cx.id_parts("comment"), &cx.name_parts("comment"), t.comment_diagram, whole))
         @if let Some(chart) = m.chart.as_ref().filter(|c| !c.nodes.is_empty()) {
             details class="pb-diagram-parts" {
-                summary { (t.comment_parts) }
+                summary { (Text(t.comment_parts)) }
                 ul {
                     @for (i, node) in chart.nodes.iter().enumerate() {
                         @let n = Digits::new(i);
                         @let id = cx.numbered_id("-node", &n, "");
                         li {
-                            label for=(id) { (Fill(t.comment_node, &node.label)) }
+                            label for=(id) { (Fill1(node_label, &node.label)) }
                             textarea id=(id) name=(cx.numbered_name(".node.", &n, "")) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                         }
                     }
@@ -486,7 +487,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                         @let id = cx.numbered_id("-edge", &n, "");
                         li {
                             label for=(id) {
-                                (Fill2(t.comment_edge, from, to))
+                                (Fill2(edge_label, from, to))
                                 @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
                             }
                             textarea id=(id) name=(cx.numbered_name(".edge.", &n, "")) rows="1"
@@ -500,30 +501,78 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     }
 }
 
+/// A template of the engine's strings with its `{}` slots found once per diagram rather than
+/// once per box or arrow.
+#[derive(Clone, Copy)]
+struct Slots<'a> {
+    template: &'a str,
+    /// The text before the first `{}` and after it.
+    first: Option<(&'a str, &'a str)>,
+    /// The text after the first `{}` split at the second.
+    second: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> Slots<'a> {
+    fn new(template: &'a str) -> Slots<'a> {
+        let first = Strings::split(template);
+        let second = first.and_then(|(_, after)| Strings::split(after));
+        Slots {
+            template,
+            first,
+            second,
+        }
+    }
+}
+
+/// A template filled as `Strings::fill(template, a)` fills it, escaped, written straight into
+/// the page.
+struct Fill1<'a>(Slots<'a>, &'a str);
+
+impl Render for Fill1<'_> {
+    fn render_to(&self, out: &mut String) {
+        match self.0.first {
+            Some((before, after)) => {
+                escape_into(before, out);
+                escape_into(self.1, out);
+                escape_into(after, out);
+            }
+            None => escape_into(self.0.template, out),
+        }
+    }
+}
+
 /// A two-slot template filled as `Strings::fill(&Strings::fill(template, a), b)` fills it, escaped,
 /// written straight into the page.
-struct Fill2<'a>(&'a str, &'a str, &'a str);
+struct Fill2<'a>(Slots<'a>, &'a str, &'a str);
 
 impl Render for Fill2<'_> {
     fn render_to(&self, out: &mut String) {
+        let Fill2(slots, a, b) = *self;
+        // A non-empty `a` without braces cannot make a `{}` with its neighbours, so `b` takes
+        // the template's second slot.
+        if let (Some((before, _)), Some((between, after))) = (slots.first, slots.second)
+            && !a.is_empty()
+            && !a.contains(['{', '}'])
+        {
+            for part in [before, a, between, b, after] {
+                escape_into(part, out);
+            }
+            return;
+        }
         let start = out.len();
-        Fill(self.0, self.1).render_to(out);
+        Fill1(slots, a).render_to(out);
         // The second fill takes the first `{}` left, which may come from `a`. Escaping adds no
         // braces and keeps each character's neighbours, so it is the first in the escaped text.
         let Some((before, _)) = Strings::split(&out[start..]) else {
             return;
         };
         let at = start + before.len();
-        if self
-            .2
-            .bytes()
-            .any(|c| matches!(c, b'&' | b'<' | b'>' | b'"'))
-        {
-            let mut b = String::with_capacity(self.2.len() + 8);
-            escape_into(self.2, &mut b);
-            out.replace_range(at..at + 2, &b);
+        if b.bytes().any(|c| matches!(c, b'&' | b'<' | b'>' | b'"')) {
+            let mut escaped = String::with_capacity(b.len() + 8);
+            escape_into(b, &mut escaped);
+            out.replace_range(at..at + 2, &escaped);
         } else {
-            out.replace_range(at..at + 2, self.2);
+            out.replace_range(at..at + 2, b);
         }
     }
 }
@@ -753,7 +802,10 @@ mod tests {
                     let want = Text(&Strings::fill(&Strings::fill(template, a), b))
                         .render()
                         .0;
-                    assert_eq!(Fill2(template, a, b).render().0, want, "{template} {a} {b}");
+                    let slots = Slots::new(template);
+                    assert_eq!(Fill2(slots, a, b).render().0, want, "{template} {a} {b}");
+                    let want = Text(&Strings::fill(template, a)).render().0;
+                    assert_eq!(Fill1(slots, a).render().0, want, "{template} {a}");
                 }
             }
         }

@@ -186,7 +186,7 @@ pub struct OwnId<'a, const N: usize>([&'a str; N]);
 
 impl<const N: usize> Render for OwnId<'_, N> {
     // Inlined where it is written, the constant parts are copied as constants.
-    #[inline]
+    #[inline(always)]
     fn render_to(&self, out: &mut String) {
         for part in self.0 {
             out.push_str(part);

@@ -15,7 +15,7 @@ use crate::diagram::{self, Frame, layout};
 use crate::html::email;
 use crate::html::i18n::Lang;
 use crate::html::i18n::Strings;
-use crate::html::{Digits, RenderCx, Text, escape_into};
+use crate::html::{Digits, Fill, RenderCx, Text, escape_into};
 use crate::json::Json;
 use maud::{Markup, PreEscaped, Render, html};
 use serde_json::Value as JsonValue;
@@ -449,7 +449,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let model = Model {
         title: m.title.as_deref(),
     };
-    let (node_label, edge_label) = (Slots::new(t.comment_node), Slots::new(t.comment_edge));
+    let edge_label = Slots::new(t.comment_edge);
     html! {
         (cx.root_start_with_model(Some(caption_id), &model))
         figure class="pb-diagram" {
@@ -476,7 +476,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                         @let n = Digits::new(i);
                         @let id = cx.numbered_id("-node", &n, "");
                         li {
-                            label for=(id) { (Fill1(node_label, &node.label)) }
+                            label for=(id) { (Fill(t.comment_node, &node.label)) }
                             textarea id=(id) name=(cx.numbered_name(".node.", &n, "")) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                         }
                     }
@@ -501,8 +501,8 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     }
 }
 
-/// A template of the engine's strings with its `{}` slots found once per diagram rather than
-/// once per box or arrow.
+/// A two-slot template of the engine's strings with its `{}` slots found once per diagram
+/// rather than once per arrow.
 #[derive(Clone, Copy)]
 struct Slots<'a> {
     template: &'a str,
@@ -520,23 +520,6 @@ impl<'a> Slots<'a> {
             template,
             first,
             second,
-        }
-    }
-}
-
-/// A template filled as `Strings::fill(template, a)` fills it, escaped, written straight into
-/// the page.
-struct Fill1<'a>(Slots<'a>, &'a str);
-
-impl Render for Fill1<'_> {
-    fn render_to(&self, out: &mut String) {
-        match self.0.first {
-            Some((before, after)) => {
-                escape_into(before, out);
-                escape_into(self.1, out);
-                escape_into(after, out);
-            }
-            None => escape_into(self.0.template, out),
         }
     }
 }
@@ -560,7 +543,7 @@ impl Render for Fill2<'_> {
             return;
         }
         let start = out.len();
-        Fill1(slots, a).render_to(out);
+        Fill(slots.template, a).render_to(out);
         // The second fill takes the first `{}` left, which may come from `a`. Escaping adds no
         // braces and keeps each character's neighbours, so it is the first in the escaped text.
         let Some((before, _)) = Strings::split(&out[start..]) else {
@@ -805,7 +788,7 @@ mod tests {
                     let slots = Slots::new(template);
                     assert_eq!(Fill2(slots, a, b).render().0, want, "{template} {a} {b}");
                     let want = Text(&Strings::fill(template, a)).render().0;
-                    assert_eq!(Fill1(slots, a).render().0, want, "{template} {a}");
+                    assert_eq!(Fill(template, a).render().0, want, "{template} {a}");
                 }
             }
         }

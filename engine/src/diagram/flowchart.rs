@@ -234,29 +234,6 @@ pub enum Shape {
     Bang,
 }
 
-impl Shape {
-    /// Whether the shape is one of the fourteen of the bracket syntax (`[ ]`, `( )`, …).
-    pub fn has_brackets(self) -> bool {
-        matches!(
-            self,
-            Shape::Rect
-                | Shape::Round
-                | Shape::Stadium
-                | Shape::Subroutine
-                | Shape::Cylinder
-                | Shape::Circle
-                | Shape::DoubleCircle
-                | Shape::Asymmetric
-                | Shape::Rhombus
-                | Shape::Hexagon
-                | Shape::Parallelogram
-                | Shape::ParallelogramAlt
-                | Shape::Trapezoid
-                | Shape::TrapezoidAlt
-        )
-    }
-}
-
 #[cfg(test)]
 impl Shape {
     /// Every shape, for tests and the golden diagrams.

@@ -534,10 +534,11 @@ fn box_points(b: Bounds) -> Vec<Pt> {
 /// from their [`Outline`]). The pieces that are not lines cover the node's area: edges end on
 /// its outline.
 pub fn pieces(shape: Shape, b: Bounds) -> Option<Vec<Piece>> {
-    (!shape.has_brackets()).then(|| traced(shape, b))
+    let pieces = traced(shape, b);
+    (!pieces.is_empty()).then_some(pieces)
 }
 
-/// [`pieces`] for a shape without brackets.
+/// [`pieces`], empty for the bracket shapes (every traced shape has at least one piece).
 fn traced(shape: Shape, b: Bounds) -> Vec<Piece> {
     let (l, r, t, bo) = (b.left(), b.right(), b.top(), b.bottom());
     let (cx, cy) = (b.center.x, b.center.y);

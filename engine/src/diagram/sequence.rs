@@ -210,7 +210,6 @@ impl Sequence {
     /// The participants as nodes and the messages as edges, in order: what comments are
     /// pinned to and checked against.
     pub fn as_flowchart(&self) -> Flowchart {
-        let id = |i: usize| self.participants[i].id.clone();
         Flowchart {
             nodes: self
                 .participants
@@ -225,8 +224,9 @@ impl Sequence {
             edges: self
                 .messages()
                 .map(|m| Edge {
-                    from: id(m.from),
-                    to: id(m.to),
+                    // Node `i` is participant `i`.
+                    from: m.from,
+                    to: m.to,
                     label: (!m.text.is_empty()).then(|| m.text.clone()),
                     label_emphasis: Vec::new(),
                     stroke: match m.line {
@@ -2019,8 +2019,8 @@ mod tests {
             ]
         );
         let chart = s.as_flowchart();
-        assert_eq!(chart.edges[0].from, "A");
-        assert_eq!(chart.edges[0].to, "J");
+        assert_eq!(chart.id_of(chart.edges[0].from), "A");
+        assert_eq!(chart.id_of(chart.edges[0].to), "J");
         assert_eq!(chart.label_of("J"), "John");
     }
 

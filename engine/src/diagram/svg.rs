@@ -949,18 +949,18 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
         .iter()
         .zip(chart.edge_occurrences())
         .map(|(e, n)| {
-            let mut key = String::with_capacity(e.from.len() + e.to.len() + 6);
-            push_edge_key(&mut key, e, n);
+            let mut key = String::new();
+            push_edge_key(&mut key, chart, e, n);
             key
         })
         .collect()
 }
 
 /// Appends the data-edge key of `e`, the `n`th earlier copy of its pair (see [`edge_keys`]).
-fn push_edge_key(key: &mut String, e: &Edge, n: usize) {
-    key.push_str(&e.from);
+fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
+    key.push_str(chart.id_of(e.from));
     key.push('→');
-    key.push_str(&e.to);
+    key.push_str(chart.id_of(e.to));
     if n > 0 {
         key.push('#');
         crate::html::push_decimal(key, n as u64 + 1);
@@ -1072,10 +1072,10 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
                 }
                 let start = out.len();
                 fill_into(out, t.diagram_arrow, |out| {
-                    quote(out, chart.label_of(&e.from));
+                    quote(out, &chart.nodes[e.from].label);
                 });
                 second.clear();
-                quote(&mut second, chart.label_of(&e.to));
+                quote(&mut second, &chart.nodes[e.to].label);
                 fill_from(out, start, &second);
                 // Each note after ", ".
                 if let Some(l) = &e.label {
@@ -1277,7 +1277,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
     let mut key = String::with_capacity(32);
     for ((i, path), n) in d.edges.iter().enumerate().zip(chart.edge_occurrences()) {
         key.clear();
-        push_edge_key(&mut key, &chart.edges[i], n);
+        push_edge_key(&mut key, chart, &chart.edges[i], n);
         edge(&mut w, chart, i, path, &key);
     }
     for (i, n) in d.nodes.iter().enumerate() {
@@ -1396,8 +1396,8 @@ mod tests {
             .iter()
             .map(|e| {
                 let mut s = Strings::fill(
-                    &Strings::fill(t.diagram_arrow, &quote(chart.label_of(&e.from))),
-                    &quote(chart.label_of(&e.to)),
+                    &Strings::fill(t.diagram_arrow, &quote(&chart.nodes[e.from].label)),
+                    &quote(&chart.nodes[e.to].label),
                 );
                 let mut notes: Vec<String> = Vec::new();
                 if let Some(l) = &e.label {

@@ -394,7 +394,7 @@ pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
 /// moves the lines in once one is kept).
 fn sized_as(b: &Block) -> Block {
     Block {
-        lines: Vec::new(),
+        text: String::new(),
         width: b.width,
         height: b.height,
     }
@@ -539,7 +539,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
-            let title_h = if title.lines.iter().all(String::is_empty) {
+            let title_h = if title.text.bytes().all(|b| b == b'\n') {
                 0.0
             } else {
                 title.height + 4.0

@@ -1876,7 +1876,8 @@ pub fn layout(seq: &Sequence) -> Drawing {
                 .fold(f64::NEG_INFINITY, f64::max)
                 + GROUP_PAD;
             let title = label(&g.title, NAME_WRAP * 2.0).map(|b| {
-                let cy = MARGIN + b.lines.len().min(1) as f64 * LINE_HEIGHT / 2.0;
+                // (A block has at least one line.)
+                let cy = MARGIN + LINE_HEIGHT / 2.0;
                 ((lo + hi) / 2.0, cy, b)
             });
             let w = (hi - lo).max(title.as_ref().map_or(0.0, |(_, _, b)| b.width + 12.0));
@@ -1895,7 +1896,9 @@ pub fn layout(seq: &Sequence) -> Drawing {
     // A group's title keeps to one line's height: cut to its first line.
     for (_, t, _) in &mut groups {
         if let Some((_, _, b)) = t {
-            b.lines.truncate(1);
+            if let Some(end) = b.text.find('\n') {
+                b.text.truncate(end);
+            }
             b.height = LINE_HEIGHT;
         }
     }

@@ -548,10 +548,10 @@ fn lines_styled(
     let mut from = 0;
     let mut starts = Vec::new();
     if let Some((label, _)) = styled {
-        for line in &block.lines {
+        for line in block.lines() {
             let at = label
                 .get(from..)
-                .and_then(|r| r.find(line.as_str()))
+                .and_then(|r| r.find(line))
                 .map_or(usize::MAX, |i| from + i);
             if at != usize::MAX {
                 from = at + line.len();
@@ -572,8 +572,8 @@ fn lines_styled(
     let top = center.y - block.height / 2.0;
     // Baseline: the middle of the line plus about a third of the font size.
     let baseline = |i: usize| Val::Num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);
-    if block.lines.len() == 1 {
-        let dir = direction_of(block.lines[0].chars());
+    if !block.is_multiline() {
+        let dir = direction_of(block.text.chars());
         w.open(
             "text",
             &[
@@ -585,7 +585,7 @@ fn lines_styled(
                 ("fill", fill),
             ],
         );
-        line_text(w, &block.lines[0], style_of(0));
+        line_text(w, &block.text, style_of(0));
     } else {
         w.open(
             "text",
@@ -595,7 +595,7 @@ fn lines_styled(
                 ("fill", fill),
             ],
         );
-        for (i, line) in block.lines.iter().enumerate() {
+        for (i, line) in block.lines().enumerate() {
             // A line break between the lines, so the text reads as words (a wrapped
             // "refresh in" / "background" is not "inbackground" to a checker or a copy).
             if i > 0 {
@@ -1260,7 +1260,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
                 ("stroke-width", plain!("1")),
             ],
         );
-        if c.title.lines.iter().any(|l| !l.is_empty()) {
+        if c.title.text.bytes().any(|b| b != b'\n') {
             // Top left, where edges entering from above are least likely to cross it.
             let at = Pt::new(
                 b.left() + 10.0 + c.title.width / 2.0,

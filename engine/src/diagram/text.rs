@@ -110,6 +110,21 @@ fn wrap(label: &str, max: f64) -> Vec<String> {
 /// in the order [`width`] sums them, so every width (and every wrapping decision) is exactly
 /// what measuring the whole line would give.
 fn wrap_measured(label: &str, max: f64) -> (String, f64) {
+    // Most labels are a few single-spaced words on one line, well inside `max`: that line is
+    // the label itself, measured in one pass. The margin is far beyond the rounding of the
+    // word-by-word test below, which would keep every word on the line; and the width is
+    // the same sum, taken in the same order.
+    let bytes = label.as_bytes();
+    let one_line = bytes.first().is_some_and(|&b| b != b' ')
+        && bytes.last() != Some(&b' ')
+        && !bytes.contains(&b'\n')
+        && !bytes.windows(2).any(|pair| pair == b"  ");
+    if one_line {
+        let line_width = width(label);
+        if line_width + 1.0 <= max {
+            return (label.to_string(), 0.0_f64.max(line_width));
+        }
+    }
     let space_ems = advance(' ');
     let space = width(" ");
     // The lines are at most the label: one allocation, with no string per line.

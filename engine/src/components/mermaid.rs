@@ -9,7 +9,7 @@ use super::answer::{
 use super::check::{Checker, Obj};
 use super::{Component, prefix_lines};
 use crate::diag::Code;
-use crate::diagram::flowchart::{self, Edge, Flowchart};
+use crate::diagram::flowchart::{self, Flowchart};
 use crate::diagram::sequence::{self, Sequence};
 use crate::diagram::{self, Frame, layout};
 use crate::html::email;
@@ -277,8 +277,8 @@ impl Component for Mermaid {
             (Some(seq), _) => lines.push(format!("  {}", diagram::svg::sequence::describe(seq, t))),
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
-                for n in &chart.nodes {
-                    let linked = chart.edges.iter().any(|e| e.from == n.id || e.to == n.id);
+                for (i, n) in chart.nodes.iter().enumerate() {
+                    let linked = chart.edges.iter().any(|e| e.from == i || e.to == i);
                     if !linked && chart.subgraph_named(&n.id).is_none() {
                         lines.push(format!("  {}", n.label.replace('\n', " ")));
                     }
@@ -291,8 +291,8 @@ impl Component for Mermaid {
                         .unwrap_or_default();
                     lines.push(format!(
                         "  {} → {}{label}",
-                        chart.label_of(&e.from),
-                        chart.label_of(&e.to)
+                        chart.nodes[e.from].label,
+                        chart.nodes[e.to].label
                     ));
                 }
             }
@@ -412,7 +412,8 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         .as_ref()
         .filter(|_| comments.iter().any(|c| matches!(c, Comment::Edge { .. })))
         .map(Flowchart::edge_occurrences);
-    let on_edge = |index: usize, edge: &Edge| {
+    // The comment on edge `index`, which runs from the node with id `from` to `to`.
+    let on_edge = |index: usize, from_id: &str, to_id: &str| {
         let Some(occurrences) = &occurrences else {
             return "";
         };
@@ -424,7 +425,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                     to,
                     text,
                     nth,
-                } if *from == edge.from && *to == edge.to => Some((*nth, text.as_str())),
+                } if from == from_id && to == to_id => Some((*nth, text.as_str())),
                 _ => None,
             })
         };
@@ -481,8 +482,8 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                         }
                     }
                     @for (i, edge) in chart.edges.iter().enumerate() {
-                        @let from = chart.label_of(&edge.from);
-                        @let to = chart.label_of(&edge.to);
+                        @let from = &chart.nodes[edge.from].label;
+                        @let to = &chart.nodes[edge.to].label;
                         @let n = Digits::new(i);
                         @let id = cx.numbered_id("-edge", &n, "");
                         li {
@@ -491,7 +492,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                                 @if let Some(l) = &edge.label { " (" (Text(l)) ")" }
                             }
                             textarea id=(id) name=(cx.numbered_name(".edge.", &n, "")) rows="1"
-                                data-pb-edge={ (Text(&edge.from)) "→" (Text(&edge.to)) } { (Text(on_edge(i, edge))) }
+                                data-pb-edge={ (Text(chart.id_of(edge.from))) "→" (Text(chart.id_of(edge.to))) } { (Text(on_edge(i, chart.id_of(edge.from), chart.id_of(edge.to)))) }
                         }
                     }
                 }
@@ -683,7 +684,11 @@ fn check_edge(
             "this diagram has no edges to comment on; comment on the whole diagram",
         )
     })?;
-    if chart.edges.iter().any(|e| e.from == from && e.to == to) {
+    if chart
+        .edges
+        .iter()
+        .any(|e| chart.id_of(e.from) == from && chart.id_of(e.to) == to)
+    {
         Ok(())
     } else {
         Err(err(
@@ -710,8 +715,8 @@ fn comments_form(m: &Mermaid, fields: &FormFields) -> Vec<Comment> {
         for (i, edge) in chart.edges.iter().enumerate() {
             if let Some(text) = get(&format!("edge.{i}")) {
                 out.push(Comment::Edge {
-                    from: edge.from.clone(),
-                    to: edge.to.clone(),
+                    from: chart.id_of(edge.from).to_string(),
+                    to: chart.id_of(edge.to).to_string(),
                     text,
                     nth: Some(occurrences[i]),
                 });
@@ -742,16 +747,16 @@ fn export_comments(m: &Mermaid, comments: &[Comment]) -> String {
                 }
             }
         }
-        let mut done: Vec<(&str, &str)> = Vec::new();
+        let mut done: Vec<(usize, usize)> = Vec::new();
         for edge in &chart.edges {
-            if done.contains(&(edge.from.as_str(), edge.to.as_str())) {
+            if done.contains(&(edge.from, edge.to)) {
                 continue;
             }
-            done.push((&edge.from, &edge.to));
+            done.push((edge.from, edge.to));
             for c in comments {
                 if let Comment::Edge { from, to, text, .. } = c
-                    && *from == edge.from
-                    && *to == edge.to
+                    && *from == chart.id_of(edge.from)
+                    && *to == chart.id_of(edge.to)
                 {
                     lines.push(format!("- Edge `{from}→{to}` — {text}"));
                 }

@@ -49,16 +49,21 @@ impl Flowchart {
                 })
                 .collect();
         }
-        let mut seen: std::collections::HashMap<(&str, &str), usize> =
+        let mut seen: std::collections::HashMap<(usize, usize), usize> =
             std::collections::HashMap::with_capacity(self.edges.len());
         self.edges
             .iter()
             .map(|e| {
-                let n = seen.entry((e.from.as_str(), e.to.as_str())).or_insert(0);
+                let n = seen.entry((e.from, e.to)).or_insert(0);
                 *n += 1;
                 *n - 1
             })
             .collect()
+    }
+
+    /// The id of node `node` (an index into `nodes`, as an edge's ends are).
+    pub fn id_of(&self, node: usize) -> &str {
+        &self.nodes[node].id
     }
 
     /// The label of node `id` (the id itself when unknown).
@@ -374,8 +379,11 @@ pub enum Marker {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
-    pub from: String,
-    pub to: String,
+    /// The node it starts at, as an index into `Flowchart::nodes` (ids are looked up there
+    /// only where they are written out).
+    pub from: usize,
+    /// The node it ends at, as `from` is given.
+    pub to: usize,
     pub label: Option<String>,
     /// Bold and italic runs of a markdown label, as byte ranges of `label`.
     pub label_emphasis: Vec<Emphasis>,
@@ -787,8 +795,8 @@ impl Parser {
                     };
                     let (label, label_emphasis) = label.unzip();
                     self.chart.edges.push(Edge {
-                        from: self.chart.nodes[from].id.clone(),
-                        to: self.chart.nodes[to].id.clone(),
+                        from,
+                        to,
                         label,
                         label_emphasis: label_emphasis.unwrap_or_default(),
                         stroke: link.stroke,
@@ -910,12 +918,16 @@ impl Parser {
         if !id.starts_with("L_") {
             return false;
         }
-        let mut seen: Vec<(&str, &str)> = Vec::new();
+        let mut seen: Vec<(usize, usize)> = Vec::new();
         self.chart.edges.iter().any(|e| {
-            let n = seen.iter().filter(|p| **p == (&e.from, &e.to)).count();
-            seen.push((&e.from, &e.to));
+            let n = seen.iter().filter(|p| **p == (e.from, e.to)).count();
+            seen.push((e.from, e.to));
             let k = if n == 0 { 0 } else { n + 1 };
-            id == format!("L_{}_{}_{k}", e.from, e.to)
+            id == format!(
+                "L_{}_{}_{k}",
+                self.chart.id_of(e.from),
+                self.chart.id_of(e.to)
+            )
         })
     }
 
@@ -1753,8 +1765,8 @@ mod tests {
             .map(|e| {
                 format!(
                     "{}→{}{}",
-                    e.from,
-                    e.to,
+                    c.id_of(e.from),
+                    c.id_of(e.to),
                     e.label
                         .as_ref()
                         .map(|l| format!(" ({l})"))

@@ -142,7 +142,7 @@ struct Plan<'c> {
     edge_label: Vec<Option<Block>>,
     /// Per edge: what its ends stand for (`thing`), looked up once for the plan and every
     /// layout attempt.
-    ends: Vec<(Option<Item>, Option<Item>)>,
+    ends: Vec<(Item, Item)>,
     /// Set when a layout gave up for `MAX_LAYOUT_BOXES`.
     too_large: std::cell::Cell<bool>,
     /// Per subgraph: whether an edge joins something inside it to something outside. Such a
@@ -205,12 +205,8 @@ impl<'c> Plan<'c> {
             plan.items[sub.parent.map_or(0, |p| p + 1)].push(Item::Cluster(s));
         }
         for (e, edge) in chart.edges.iter().enumerate() {
-            let ends = (plan.thing(&edge.from), plan.thing(&edge.to));
-            plan.ends.push(ends);
-            let (Some(a), Some(b)) = ends else {
-                plan.routing.push(Routing::Direct);
-                continue;
-            };
+            let (a, b) = (plan.thing(edge.from), plan.thing(edge.to));
+            plan.ends.push((a, b));
             if a == b {
                 let s = plan.scope_of(a);
                 plan.routing.push(Routing::SelfLoop(s));
@@ -238,13 +234,12 @@ impl<'c> Plan<'c> {
         plan
     }
 
-    /// What a node id stands for in the drawing.
-    fn thing(&self, id: &str) -> Option<Item> {
-        let i = self.chart.nodes.iter().position(|n| n.id == id)?;
-        Some(match self.names_cluster(i) {
+    /// What node `i` stands for in the drawing.
+    fn thing(&self, i: usize) -> Item {
+        match self.names_cluster(i) {
             Some(s) => Item::Cluster(s),
             None => Item::Node(i),
-        })
+        }
     }
 
     /// The subgraph node `i` names, if any.
@@ -399,7 +394,7 @@ pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
 /// moves the lines in once one is kept).
 fn sized_as(b: &Block) -> Block {
     Block {
-        lines: Vec::new(),
+        text: String::new(),
         width: b.width,
         height: b.height,
     }
@@ -435,8 +430,8 @@ fn member_ports(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<(f64, f64)>
         return Vec::new();
     }
     let horizontal = plan.direction(scope).is_horizontal();
-    let offset = |end: Item, real: Option<Item>| -> f64 {
-        let (Item::Cluster(s), Some(real)) = (end, real) else {
+    let offset = |end: Item, real: Item| -> f64 {
+        let Item::Cluster(s) = end else {
             return 0.0;
         };
         if real == end {
@@ -481,9 +476,7 @@ fn member_ports(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<(f64, f64)>
 /// for a member's.
 fn flat_edges(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<bool> {
     let edges = &plan.edges[scope];
-    let for_member = |end: Item, real: Option<Item>| {
-        matches!(end, Item::Cluster(_)) && real.is_some_and(|r| r != end)
-    };
+    let for_member = |end: Item, real: Item| matches!(end, Item::Cluster(_)) && real != end;
     if !edges.iter().any(|se| {
         let (a, b) = plan.ends[se.edge];
         for_member(se.from, a) || for_member(se.to, b)
@@ -493,9 +486,7 @@ fn flat_edges(plan: &Plan, scope: usize, placed: &[Placed]) -> Vec<bool> {
     edges
         .iter()
         .map(|se| {
-            let (Some(a), Some(b)) = plan.ends[se.edge] else {
-                return false;
-            };
+            let (a, b) = plan.ends[se.edge];
             let length = plan.chart.edges[se.edge].length;
             se.from != se.to
                 && member_rank(plan, se.to, b, placed)
@@ -548,7 +539,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
-            let title_h = if title.lines.iter().all(String::is_empty) {
+            let title_h = if title.text.bytes().all(|b| b == b'\n') {
                 0.0
             } else {
                 title.height + 4.0
@@ -620,15 +611,6 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     for e in 0..chart.edges.len() {
         let (a, b) = plan.ends[e];
         let label = plan.edge_label[e].as_ref().map(sized_as);
-        let (Some(a), Some(b)) = (a, b) else {
-            edges.push(EdgePath {
-                points: vec![Pt::new(0.0, 0.0), Pt::new(0.0, 0.0)],
-                label: None,
-                axis: Pt::new(0.0, 1.0),
-                straight: false,
-            });
-            continue;
-        };
         let (oa, ba) = outline_of(a);
         let (ob, bb) = outline_of(b);
         let mut label_at = None;
@@ -2201,7 +2183,7 @@ mod tests {
             .edges
             .iter()
             .zip(&c.edges)
-            .find(|(_, ce)| ce.from == "A" && ce.to == "E")
+            .find(|(_, ce)| c.id_of(ce.from) == "A" && c.id_of(ce.to) == "E")
             .map(|(e, _)| e)
             .expect("A --> E");
         let inner = &e.points[1..e.points.len() - 1];

@@ -10,7 +10,6 @@
 use super::flowchart::Flowchart;
 use super::layout::{Drawing, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Pt};
-use std::collections::HashMap;
 
 /// How far a rerouted edge keeps from the boxes it passes: half a subgraph's padding, so an
 /// edge between a member and its subgraph's border runs down the middle of the gap rather
@@ -125,26 +124,9 @@ pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
     if boxes.len() < 3 {
         return;
     }
-    // Node indices by id: looked up in place for a small chart, hashed once for a larger one.
-    let index: HashMap<&str, usize> = if chart.nodes.len() > 32 {
-        chart
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id.as_str(), i))
-            .collect()
-    } else {
-        HashMap::new()
-    };
-    let find = |id: &str| match index.is_empty() {
-        true => chart.nodes.iter().position(|n| n.id == id),
-        false => index.get(id).copied(),
-    };
     for e in 0..d.edges.len() {
         let edge = &chart.edges[e];
-        let (Some(a), Some(b)) = (find(&edge.from), find(&edge.to)) else {
-            continue;
-        };
+        let (a, b) = (edge.from, edge.to);
         if a == b {
             continue;
         }

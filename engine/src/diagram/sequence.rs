@@ -210,7 +210,6 @@ impl Sequence {
     /// The participants as nodes and the messages as edges, in order: what comments are
     /// pinned to and checked against.
     pub fn as_flowchart(&self) -> Flowchart {
-        let id = |i: usize| self.participants[i].id.clone();
         Flowchart {
             nodes: self
                 .participants
@@ -225,8 +224,9 @@ impl Sequence {
             edges: self
                 .messages()
                 .map(|m| Edge {
-                    from: id(m.from),
-                    to: id(m.to),
+                    // Node `i` is participant `i`.
+                    from: m.from,
+                    to: m.to,
                     label: (!m.text.is_empty()).then(|| m.text.clone()),
                     label_emphasis: Vec::new(),
                     stroke: match m.line {
@@ -1876,7 +1876,8 @@ pub fn layout(seq: &Sequence) -> Drawing {
                 .fold(f64::NEG_INFINITY, f64::max)
                 + GROUP_PAD;
             let title = label(&g.title, NAME_WRAP * 2.0).map(|b| {
-                let cy = MARGIN + b.lines.len().min(1) as f64 * LINE_HEIGHT / 2.0;
+                // (A block has at least one line.)
+                let cy = MARGIN + LINE_HEIGHT / 2.0;
                 ((lo + hi) / 2.0, cy, b)
             });
             let w = (hi - lo).max(title.as_ref().map_or(0.0, |(_, _, b)| b.width + 12.0));
@@ -1895,7 +1896,9 @@ pub fn layout(seq: &Sequence) -> Drawing {
     // A group's title keeps to one line's height: cut to its first line.
     for (_, t, _) in &mut groups {
         if let Some((_, _, b)) = t {
-            b.lines.truncate(1);
+            if let Some(end) = b.text.find('\n') {
+                b.text.truncate(end);
+            }
             b.height = LINE_HEIGHT;
         }
     }
@@ -2019,8 +2022,8 @@ mod tests {
             ]
         );
         let chart = s.as_flowchart();
-        assert_eq!(chart.edges[0].from, "A");
-        assert_eq!(chart.edges[0].to, "J");
+        assert_eq!(chart.id_of(chart.edges[0].from), "A");
+        assert_eq!(chart.id_of(chart.edges[0].to), "J");
         assert_eq!(chart.label_of("J"), "John");
     }
 

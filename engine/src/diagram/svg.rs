@@ -548,10 +548,10 @@ fn lines_styled(
     let mut from = 0;
     let mut starts = Vec::new();
     if let Some((label, _)) = styled {
-        for line in &block.lines {
+        for line in block.lines() {
             let at = label
                 .get(from..)
-                .and_then(|r| r.find(line.as_str()))
+                .and_then(|r| r.find(line))
                 .map_or(usize::MAX, |i| from + i);
             if at != usize::MAX {
                 from = at + line.len();
@@ -572,8 +572,8 @@ fn lines_styled(
     let top = center.y - block.height / 2.0;
     // Baseline: the middle of the line plus about a third of the font size.
     let baseline = |i: usize| Val::Num(top + LINE_HEIGHT * (i as f64 + 0.5) + 0.35 * FONT_SIZE);
-    if block.lines.len() == 1 {
-        let dir = direction_of(block.lines[0].chars());
+    if !block.is_multiline() {
+        let dir = direction_of(block.text.chars());
         w.open(
             "text",
             &[
@@ -585,7 +585,7 @@ fn lines_styled(
                 ("fill", fill),
             ],
         );
-        line_text(w, &block.lines[0], style_of(0));
+        line_text(w, &block.text, style_of(0));
     } else {
         w.open(
             "text",
@@ -595,7 +595,7 @@ fn lines_styled(
                 ("fill", fill),
             ],
         );
-        for (i, line) in block.lines.iter().enumerate() {
+        for (i, line) in block.lines().enumerate() {
             // A line break between the lines, so the text reads as words (a wrapped
             // "refresh in" / "background" is not "inbackground" to a checker or a copy).
             if i > 0 {
@@ -949,18 +949,18 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
         .iter()
         .zip(chart.edge_occurrences())
         .map(|(e, n)| {
-            let mut key = String::with_capacity(e.from.len() + e.to.len() + 6);
-            push_edge_key(&mut key, e, n);
+            let mut key = String::new();
+            push_edge_key(&mut key, chart, e, n);
             key
         })
         .collect()
 }
 
 /// Appends the data-edge key of `e`, the `n`th earlier copy of its pair (see [`edge_keys`]).
-fn push_edge_key(key: &mut String, e: &Edge, n: usize) {
-    key.push_str(&e.from);
+fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
+    key.push_str(chart.id_of(e.from));
     key.push('→');
-    key.push_str(&e.to);
+    key.push_str(chart.id_of(e.to));
     if n > 0 {
         key.push('#');
         crate::html::push_decimal(key, n as u64 + 1);
@@ -1072,10 +1072,10 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
                 }
                 let start = out.len();
                 fill_into(out, t.diagram_arrow, |out| {
-                    quote(out, chart.label_of(&e.from));
+                    quote(out, &chart.nodes[e.from].label);
                 });
                 second.clear();
-                quote(&mut second, chart.label_of(&e.to));
+                quote(&mut second, &chart.nodes[e.to].label);
                 fill_from(out, start, &second);
                 // Each note after ", ".
                 if let Some(l) = &e.label {
@@ -1260,7 +1260,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
                 ("stroke-width", plain!("1")),
             ],
         );
-        if c.title.lines.iter().any(|l| !l.is_empty()) {
+        if c.title.text.bytes().any(|b| b != b'\n') {
             // Top left, where edges entering from above are least likely to cross it.
             let at = Pt::new(
                 b.left() + 10.0 + c.title.width / 2.0,
@@ -1277,7 +1277,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
     let mut key = String::with_capacity(32);
     for ((i, path), n) in d.edges.iter().enumerate().zip(chart.edge_occurrences()) {
         key.clear();
-        push_edge_key(&mut key, &chart.edges[i], n);
+        push_edge_key(&mut key, chart, &chart.edges[i], n);
         edge(&mut w, chart, i, path, &key);
     }
     for (i, n) in d.nodes.iter().enumerate() {
@@ -1396,8 +1396,8 @@ mod tests {
             .iter()
             .map(|e| {
                 let mut s = Strings::fill(
-                    &Strings::fill(t.diagram_arrow, &quote(chart.label_of(&e.from))),
-                    &quote(chart.label_of(&e.to)),
+                    &Strings::fill(t.diagram_arrow, &quote(&chart.nodes[e.from].label)),
+                    &quote(&chart.nodes[e.to].label),
                 );
                 let mut notes: Vec<String> = Vec::new();
                 if let Some(l) = &e.label {

@@ -98,25 +98,48 @@ fn ems(line: &str) -> f64 {
 /// wider than `max`. A single word wider than `max` keeps its own line.
 #[cfg(test)]
 fn wrap(label: &str, max: f64) -> Vec<String> {
-    wrap_measured(label, max).0
+    wrap_measured(label, max)
+        .0
+        .split('\n')
+        .map(str::to_string)
+        .collect()
 }
 
-/// The lines of `label` wrapped at `max` (see `wrap`), and the widest line's width, px: each
-/// line's width is kept as it grows, adding one character's advance at a time in the order
-/// [`width`] sums them, so every width (and every wrapping decision) is exactly what measuring
-/// the whole line would give.
-fn wrap_measured(label: &str, max: f64) -> (Vec<String>, f64) {
+/// The lines of `label` wrapped at `max` (see `wrap`), joined by `\n`, and the widest line's
+/// width, px: each line's width is kept as it grows, adding one character's advance at a time
+/// in the order [`width`] sums them, so every width (and every wrapping decision) is exactly
+/// what measuring the whole line would give.
+fn wrap_measured(label: &str, max: f64) -> (String, f64) {
+    // Most labels are a few single-spaced words on one line, well inside `max`: that line is
+    // the label itself, measured in one pass. The margin is far beyond the rounding of the
+    // word-by-word test below, which would keep every word on the line; and the width is
+    // the same sum, taken in the same order.
+    let bytes = label.as_bytes();
+    let one_line = bytes.first().is_some_and(|&b| b != b' ')
+        && bytes.last() != Some(&b' ')
+        && !bytes.contains(&b'\n')
+        && !bytes.windows(2).any(|pair| pair == b"  ");
+    if one_line {
+        let line_width = width(label);
+        if line_width + 1.0 <= max {
+            return (label.to_string(), 0.0_f64.max(line_width));
+        }
+    }
     let space_ems = advance(' ');
     let space = width(" ");
-    let mut lines = Vec::new();
+    // The lines are at most the label: one allocation, with no string per line.
+    let mut lines = String::with_capacity(label.len());
     let mut widest: f64 = 0.0;
-    for part in label.split('\n') {
-        // A line is at most its part: one allocation unless the part wraps.
-        let mut line = String::with_capacity(part.len());
+    for (k, part) in label.split('\n').enumerate() {
+        if k > 0 {
+            lines.push('\n');
+        }
+        // Where the line being filled starts in `lines`.
+        let mut line_start = lines.len();
         let mut line_ems = ems("");
         for word in part.split(' ').filter(|w| !w.is_empty()) {
-            if line.is_empty() {
-                line.push_str(word);
+            if lines.len() == line_start {
+                lines.push_str(word);
                 line_ems = ems(word);
                 continue;
             }
@@ -126,17 +149,17 @@ fn wrap_measured(label: &str, max: f64) -> (Vec<String>, f64) {
                 .map(advance)
                 .fold((ems(""), line_ems + space_ems), |(w, l), a| (w + a, l + a));
             if line_ems * FONT_SIZE + space + word_ems * FONT_SIZE <= max {
-                line.push(' ');
-                line.push_str(word);
+                lines.push(' ');
+                lines.push_str(word);
                 line_ems = joined_ems;
             } else {
-                lines.push(std::mem::take(&mut line));
+                lines.push('\n');
                 widest = widest.max(line_ems * FONT_SIZE);
-                line.push_str(word);
+                line_start = lines.len();
+                lines.push_str(word);
                 line_ems = word_ems;
             }
         }
-        lines.push(line);
         widest = widest.max(line_ems * FONT_SIZE);
     }
     (lines, widest)
@@ -145,7 +168,8 @@ fn wrap_measured(label: &str, max: f64) -> (Vec<String>, f64) {
 /// Lines and the size of the block they make.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
-    pub lines: Vec<String>,
+    /// The lines, joined by `\n` (no line holds one); at least one line, maybe empty.
+    pub text: String,
     pub width: f64,
     pub height: f64,
 }
@@ -157,13 +181,23 @@ impl Block {
     }
 
     pub fn wrapped(label: &str, max: f64) -> Block {
-        let (lines, width) = wrap_measured(label, max);
-        let height = LINE_HEIGHT * lines.len() as f64;
+        let (text, width) = wrap_measured(label, max);
+        let height = LINE_HEIGHT * (memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1) as f64;
         Block {
-            lines,
+            text,
             width,
             height,
         }
+    }
+
+    /// Its lines, in order.
+    pub fn lines(&self) -> std::str::Split<'_, char> {
+        self.text.split('\n')
+    }
+
+    /// Whether it has more than one line.
+    pub fn is_multiline(&self) -> bool {
+        memchr::memchr(b'\n', self.text.as_bytes()).is_some()
     }
 }
 
@@ -244,7 +278,7 @@ mod tests {
             let max = (bits() % 300) as f64;
             let (lines, widest) = wrap_measured(&label, max);
             let (want, want_widest) = wrap_whole(&label, max);
-            assert_eq!(lines, want, "{label:?} {max}");
+            assert_eq!(lines, want.join("\n"), "{label:?} {max}");
             assert_eq!(widest.to_bits(), want_widest.to_bits(), "{label:?} {max}");
         }
     }
@@ -259,7 +293,7 @@ mod tests {
         );
         assert_eq!(wrap("", 10.0), [""]);
         let b = Block::new("Serve stale + refresh in background and then some more words here");
-        assert!(b.lines.len() > 1);
+        assert!(b.is_multiline());
         assert!(b.width <= WRAP_WIDTH);
     }
 }

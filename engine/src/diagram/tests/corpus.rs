@@ -100,7 +100,9 @@ fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
             .collect();
         let mut edges: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for e in &chart.edges {
-            *edges.entry((&e.from, &e.to)).or_default() += 1;
+            *edges
+                .entry((chart.id_of(e.from), chart.id_of(e.to)))
+                .or_default() += 1;
         }
         let mut want_edges: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for e in want["edges"].as_array().expect("edges") {

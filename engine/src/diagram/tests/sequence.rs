@@ -356,9 +356,9 @@ fn the_documentation_corpus_is_drawn_and_tidy() {
         }
         for (e, k) in chart.edges.iter().zip(chart.edge_occurrences()) {
             let key = if k == 0 {
-                format!("{}→{}", e.from, e.to)
+                format!("{}→{}", chart.id_of(e.from), chart.id_of(e.to))
             } else {
-                format!("{}→{}#{}", e.from, e.to, k + 1)
+                format!("{}→{}#{}", chart.id_of(e.from), chart.id_of(e.to), k + 1)
             };
             let needle = format!("data-edge=\"{}\"", key.replace('&', "&amp;"));
             if r.svg.matches(&needle).count() != 1 {

@@ -175,12 +175,12 @@ pub fn parse<'s>(text: &'s str, arena: &'s Bump) -> Result<Parsed<'s>, ParseErro
     };
     p.skip_ws();
     if p.pos >= p.bytes.len() {
-        return Err(p.error("the block is empty: expected a JSON object"));
+        return Err(*p.error("the block is empty: expected a JSON object"));
     }
-    let value = p.value(0)?;
+    let value = p.value(0).map_err(|e| *e)?;
     p.skip_ws();
     if p.pos < p.bytes.len() {
-        return Err(p.error("unexpected text after the end of the JSON value"));
+        return Err(*p.error("unexpected text after the end of the JSON value"));
     }
     Ok(Parsed {
         value,
@@ -222,6 +222,10 @@ pub fn rescue_smart_quotes(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// A step of the parse. The error is boxed: it is rare, and a `Result` no larger than its
+/// value is cheaper to hand back from every value of the tree.
+type Step<T> = Result<T, Box<ParseError>>;
+
 struct Parser<'t> {
     bytes: &'t [u8],
     text: &'t str,
@@ -232,15 +236,15 @@ struct Parser<'t> {
 }
 
 impl<'t> Parser<'t> {
-    fn error(&self, message: &str) -> ParseError {
-        ParseError {
+    fn error(&self, message: &str) -> Box<ParseError> {
+        Box::new(ParseError {
             offset: self.pos.min(self.bytes.len()),
             message: message.to_string(),
             too_deep: false,
-        }
+        })
     }
 
-    fn unexpected(&self, expected: &str) -> ParseError {
+    fn unexpected(&self, expected: &str) -> Box<ParseError> {
         match self
             .text
             .get(self.pos..)
@@ -260,7 +264,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json<'t>, ParseError> {
+    fn value(&mut self, depth: usize) -> Step<Json<'t>> {
         let start = self.pos;
         let value = match self.bytes.get(self.pos) {
             Some(b'{') => self.object(depth)?,
@@ -275,18 +279,18 @@ impl<'t> Parser<'t> {
         Ok(Json { start, value })
     }
 
-    fn enter(&self, depth: usize) -> Result<(), ParseError> {
+    fn enter(&self, depth: usize) -> Step<()> {
         if depth >= MAX_DEPTH {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 offset: self.pos,
                 message: format!("JSON nested more than {MAX_DEPTH} levels deep"),
                 too_deep: true,
-            });
+            }));
         }
         Ok(())
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
+    fn object(&mut self, depth: usize) -> Step<Value<'t>> {
         self.enter(depth)?;
         self.pos += 1;
         self.skip_ws();
@@ -355,7 +359,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
+    fn array(&mut self, depth: usize) -> Step<Value<'t>> {
         self.enter(depth)?;
         self.pos += 1;
         self.skip_ws();
@@ -389,7 +393,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value<'t>) -> Result<Value<'t>, ParseError> {
+    fn literal(&mut self, word: &str, value: Value<'t>) -> Step<Value<'t>> {
         if self.bytes[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
             Ok(value)
@@ -398,7 +402,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn number(&mut self) -> Result<Value<'t>, ParseError> {
+    fn number(&mut self) -> Step<Value<'t>> {
         let start = self.pos;
         if self.bytes.get(self.pos) == Some(&b'-') {
             self.pos += 1;
@@ -439,11 +443,11 @@ impl<'t> Parser<'t> {
         }
         match text.parse::<f64>() {
             Ok(n) if n.is_finite() => Ok(Value::Number(n)),
-            _ => Err(ParseError {
+            _ => Err(Box::new(ParseError {
                 offset: start,
                 message: format!("the number {text} is out of range"),
                 too_deep: false,
-            }),
+            })),
         }
     }
 
@@ -455,7 +459,7 @@ impl<'t> Parser<'t> {
 
     /// A string: borrowed from the text when it holds no escape, decoded into the arena when it
     /// does.
-    fn string(&mut self) -> Result<&'t str, ParseError> {
+    fn string(&mut self) -> Step<&'t str> {
         let start = self.pos + 1; // past the opening quote
         let end = start + plain_run(&self.bytes[start..]);
         // Most strings hold no escape: one scan to the closing quote, and a slice of the text.
@@ -470,7 +474,7 @@ impl<'t> Parser<'t> {
     /// The rest of a string that stopped at an escape (or at an error) before its closing
     /// quote: `self.pos` is there, `start` is the string's first byte.
     #[cold]
-    fn escaped_string(&mut self, start: usize) -> Result<&'t str, ParseError> {
+    fn escaped_string(&mut self, start: usize) -> Step<&'t str> {
         let mut out = BumpString::new_in(self.arena);
         let mut run_start = start;
         loop {
@@ -501,7 +505,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn escape(&mut self, out: &mut BumpString) -> Result<(), ParseError> {
+    fn escape(&mut self, out: &mut BumpString) -> Step<()> {
         let c = match self.bytes.get(self.pos) {
             Some(b'"') => '"',
             Some(b'\\') => '\\',
@@ -544,7 +548,7 @@ impl<'t> Parser<'t> {
         Ok(())
     }
 
-    fn hex4(&mut self) -> Result<u32, ParseError> {
+    fn hex4(&mut self) -> Step<u32> {
         let digits = self
             .text
             .get(self.pos..self.pos + 4)

@@ -109,6 +109,12 @@ impl Value<'_> {
 }
 
 impl<'s> Json<'s> {
+    /// What a slot holds until its value is parsed into it.
+    const UNSET: Json<'s> = Json {
+        start: 0,
+        value: Value::Null,
+    };
+
     /// The member `key` of an object (the last one when the key repeats).
     pub fn get(&self, key: &str) -> Option<&'s Json<'s>> {
         match self.value {
@@ -177,7 +183,8 @@ pub fn parse<'s>(text: &'s str, arena: &'s Bump) -> Result<Parsed<'s>, ParseErro
     if p.pos >= p.bytes.len() {
         return Err(*p.error("the block is empty: expected a JSON object"));
     }
-    let value = p.value(0).map_err(|e| *e)?;
+    let mut value = Json::UNSET;
+    p.value(0, &mut value).map_err(|e| *e)?;
     p.skip_ws();
     if p.pos < p.bytes.len() {
         return Err(*p.error("unexpected text after the end of the JSON value"));
@@ -264,9 +271,12 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Step<Json<'t>> {
-        let start = self.pos;
-        let value = match self.bytes.get(self.pos) {
+    /// Parses the value here into `slot`, the place in its list where it is kept: a value
+    /// handed back by return is copied there again, and that copy is slow to read right after
+    /// the stores that wrote it.
+    fn value(&mut self, depth: usize, slot: &mut Json<'t>) -> Step<()> {
+        slot.start = self.pos;
+        slot.value = match self.bytes.get(self.pos) {
             Some(b'{') => self.object(depth)?,
             Some(b'[') => self.array(depth)?,
             Some(b'"') => Value::String(self.string()?),
@@ -276,7 +286,7 @@ impl<'t> Parser<'t> {
             Some(b'-' | b'0'..=b'9') => self.number()?,
             _ => return Err(self.unexpected("a value")),
         };
-        Ok(Json { start, value })
+        Ok(())
     }
 
     fn enter(&self, depth: usize) -> Step<()> {
@@ -317,27 +327,26 @@ impl<'t> Parser<'t> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = self.value(depth + 1)?;
+            members.push(Member {
+                key,
+                key_start,
+                value: Json::UNSET,
+            });
+            let last = members.len() - 1;
+            self.value(depth + 1, &mut members[last].value)?;
+            let earlier = &members[..last];
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(key),
                 None => {
-                    let duplicate = members.iter().any(|m| same(m.key, key));
-                    if members.len() >= WIDE_OBJECT {
-                        let mut set: HashSet<&'t str> = members.iter().map(|m| m.key).collect();
-                        set.insert(key);
-                        seen = Some(set);
+                    if earlier.len() >= WIDE_OBJECT {
+                        seen = Some(members.iter().map(|m| m.key).collect());
                     }
-                    duplicate
+                    earlier.iter().any(|m| same(m.key, key))
                 }
             };
             if duplicate {
                 self.duplicate_keys.push((key_start, key));
             }
-            members.push(Member {
-                key,
-                key_start,
-                value,
-            });
             self.skip_ws();
             match self.bytes.get(self.pos) {
                 Some(b',') => {
@@ -371,7 +380,9 @@ impl<'t> Parser<'t> {
         let mut items = BumpVec::with_capacity_in(4, self.arena);
         loop {
             self.skip_ws();
-            items.push(self.value(depth + 1)?);
+            items.push(Json::UNSET);
+            let last = items.len() - 1;
+            self.value(depth + 1, &mut items[last])?;
             self.skip_ws();
             match self.bytes.get(self.pos) {
                 Some(b',') => {
@@ -666,6 +677,10 @@ mod tests {
         let p = parse(r#"{"a": 1, "b": {"c": 1, "c": 2}, "a": 3, "a": 4}"#).unwrap();
         let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| *k).collect();
         assert_eq!(keys, ["c", "a", "a"]);
+        // A repeat inside a repeated key's value is met, and recorded, first.
+        let p = parse(r#"{"a": 1, "a": {"b": 1, "b": 2}}"#).unwrap();
+        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| *k).collect();
+        assert_eq!(keys, ["b", "a"]);
         // Past the width where keys move into a set, before and after the switch.
         let mut wide: Vec<String> = (0..30).map(|i| format!("\"k{i}\": {i}")).collect();
         wide.insert(10, "\"k3\": 0".into());

@@ -7,6 +7,7 @@ use crate::components::check::{Checker, closest};
 use crate::components::{AnyComponent, Kind};
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::json::{self, Json};
+use bumpalo::Bump;
 use comrak::nodes::{AstNode, NodeValue};
 use comrak::{Arena, Options as ComrakOptions};
 use serde::Serialize;
@@ -241,6 +242,8 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     diagnostics.extend(over);
     let root = reopen_unclosed_html(arena, &mut text, &mut diagnostics);
     let mut parts_left = limits.diagram_parts_for(src.len());
+    // Every block's JSON tree, one block at a time (see `check_block`).
+    let mut json_arena = Bump::new();
 
     // Room for one component per 192 bytes, a few more than the densest documents hold (the
     // component-dense 20 KB bench document has 80): a block is over 300 bytes, and a list that
@@ -290,7 +293,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         id.push('b');
         crate::html::push_decimal(&mut id, blocks.len() as u64 + 1);
         let map = PosMap::for_fence(&lines, &literal, line);
-        let (mut component, mut diags) = check_block(&id, kind, &literal, &map);
+        let (mut component, mut diags) = check_block(&id, kind, &literal, &map, &mut json_arena);
         if let Some(AnyComponent::Mermaid(m)) = &mut component
             && let Some(chart) = &m.chart
         {
@@ -359,16 +362,21 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
 }
 
 /// Validates one block's JSON text. `map` locates byte offsets of `text` in the original.
+/// The JSON tree is built in `arena`, emptied first: a component keeps nothing of the tree, and
+/// the blocks of a document take turns in one arena, which allocates only while it grows.
 pub fn check_block(
     id: &str,
     kind: Kind,
     text: &str,
     map: &PosMap,
+    arena: &mut Bump,
 ) -> (Option<AnyComponent>, Vec<Diagnostic>) {
+    arena.reset();
+    let arena = &*arena;
     let locate = |offset: usize| map.locate(offset);
     let mut ck = Checker::new(id, &locate).with_text(text);
-    let component =
-        parse_lenient(text, &mut ck).and_then(|json| AnyComponent::parse(kind, &json, &mut ck));
+    let component = parse_lenient(text, arena, &mut ck)
+        .and_then(|json| AnyComponent::parse(kind, &json, &mut ck));
     (component, ck.diags)
 }
 
@@ -399,14 +407,14 @@ pub fn preorder<'a>(root: &'a AstNode<'a>) -> impl Iterator<Item = &'a AstNode<'
 /// Strict JSON first; on failure, the spec's rescues (smart quotes, trailing commas), each
 /// reported as a warning. (A nested ```json fence was already blanked out by the pre-scan,
 /// `rescue_nested_fences`, before comrak saw the document.)
-fn parse_lenient<'t>(text: &'t str, ck: &mut Checker) -> Option<Json<'t>> {
-    let first = json::parse(text);
+fn parse_lenient<'t>(text: &'t str, arena: &'t Bump, ck: &mut Checker) -> Option<Json<'t>> {
+    let first = json::parse(text, arena);
     // With the offset of the first quote the rescue straightened (it keeps byte offsets).
     let (parsed, rescued_quotes) = match first {
         Ok(p) => (p, None),
         Err(err) => match json::rescue_smart_quotes(text).map(|fixed| {
             let at = text.bytes().zip(fixed.bytes()).position(|(a, b)| a != b);
-            json::parse(&fixed).map(|p| (p.into_owned(), at.unwrap_or(0)))
+            json::parse(arena.alloc_str(&fixed), arena).map(|p| (p, at.unwrap_or(0)))
         }) {
             Some(Ok((p, at))) => (p, Some(at)),
             _ => {
@@ -973,15 +981,19 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         }
         (lead + first_line_end + 1, inner)
     };
-    let kind = match json::parse(text) {
+    let json_arena = Bump::new();
+    let kind = match json::parse(text, &json_arena) {
         Ok(parsed) => bare_kind(&parsed.value),
-        Err(_) => json::rescue_smart_quotes(text)
-            .and_then(|t| json::parse(&t).ok().and_then(|p| bare_kind(&p.value))),
+        Err(_) => json::rescue_smart_quotes(text).and_then(|t| {
+            json::parse(&t, &json_arena)
+                .ok()
+                .and_then(|p| bare_kind(&p.value))
+        }),
     }?;
     // The block's line is where it starts: its ```json fence, when it has one.
     let line = lines.locate(lead).0.max(1);
     let map = PosMap::offset(lines, text_start);
-    let (component, mut diagnostics) = check_block("b1", kind, text, &map);
+    let (component, mut diagnostics) = check_block("b1", kind, text, &map, &mut Bump::new());
     diagnostics.insert(
         0,
         Diagnostic {
@@ -1031,8 +1043,9 @@ fn broken_bare_json(src: &str, lines: &LineIndex) -> Option<Diagnostic> {
         return None;
     }
     let start = src.len() - body.trim_start().len();
-    let err = json::parse(trimmed).err()?;
-    if json::rescue_smart_quotes(trimmed).is_some_and(|t| json::parse(&t).is_ok()) {
+    let arena = Bump::new();
+    let err = json::parse(trimmed, &arena).err()?;
+    if json::rescue_smart_quotes(trimmed).is_some_and(|t| json::parse(&t, &arena).is_ok()) {
         return None;
     }
     let (line, column) = lines.locate(start + err.offset);

@@ -2,8 +2,12 @@
 //! the exact line and column of the field it is about. It accepts exactly what `JSON.parse`
 //! accepts, plus trailing commas (recorded, so the caller can warn about the rescue). Nesting is
 //! capped so hostile input cannot exhaust the stack; every step is linear in the input.
+//!
+//! The tree lives in an arena the caller provides: a block's objects and arrays cost no
+//! allocation each, and the whole tree is freed at once with the arena.
 
-use std::borrow::Cow;
+use bumpalo::Bump;
+use bumpalo::collections::{String as BumpString, Vec as BumpVec};
 use std::collections::HashSet;
 
 /// How deep arrays and objects may nest before the parser refuses the input.
@@ -13,8 +17,9 @@ pub const MAX_DEPTH: usize = 96;
 const WIDE_OBJECT: usize = 16;
 
 /// A parsed JSON value and the byte offset where it starts. Strings borrow from the parsed
-/// text (`'s`) unless they hold escapes: most keys and values are copied nowhere.
-#[derive(Debug, Clone, PartialEq)]
+/// text unless they hold escapes (then they are decoded into the arena): most keys and values
+/// are copied nowhere. `'s` is the text's and the arena's lifetime.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Json<'s> {
     /// Byte offset of the value's first character in the parsed text.
     pub start: usize,
@@ -23,20 +28,20 @@ pub struct Json<'s> {
 }
 
 /// A JSON value; objects keep their members in source order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value<'s> {
     Null,
     Bool(bool),
     Number(f64),
-    String(Cow<'s, str>),
-    Array(Vec<Json<'s>>),
-    Object(Vec<Member<'s>>),
+    String(&'s str),
+    Array(&'s [Json<'s>]),
+    Object(&'s [Member<'s>]),
 }
 
 /// One `"key": value` pair of an object.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Member<'s> {
-    pub key: Cow<'s, str>,
+    pub key: &'s str,
     pub key_start: usize,
     pub value: Json<'s>,
 }
@@ -57,18 +62,7 @@ pub struct Parsed<'s> {
     /// Offsets of trailing commas that were dropped before `}` or `]`.
     pub trailing_commas: Vec<usize>,
     /// Keys that appeared twice in one object (the last one wins, as in `JSON.parse`).
-    pub duplicate_keys: Vec<(usize, String)>,
-}
-
-impl Parsed<'_> {
-    /// As [`Json::into_owned`], for a parse of text that does not live on.
-    pub fn into_owned(self) -> Parsed<'static> {
-        Parsed {
-            value: self.value.into_owned(),
-            trailing_commas: self.trailing_commas,
-            duplicate_keys: self.duplicate_keys,
-        }
-    }
+    pub duplicate_keys: Vec<(usize, &'s str)>,
 }
 
 impl Json<'_> {
@@ -82,7 +76,7 @@ impl Json<'_> {
             match &at.value {
                 Value::Object(members) => {
                     let m = members.iter().rev().find(|m| m.key_start <= key_start)?;
-                    crate::diag::push_token(&mut out, &m.key);
+                    crate::diag::push_token(&mut out, m.key);
                     if m.key_start == key_start {
                         return Some(out);
                     }
@@ -115,59 +109,40 @@ impl Value<'_> {
 }
 
 impl<'s> Json<'s> {
-    /// A copy that owns its strings, for a value parsed from text that does not live on.
-    pub fn into_owned(self) -> Json<'static> {
-        let value = match self.value {
-            Value::Null => Value::Null,
-            Value::Bool(b) => Value::Bool(b),
-            Value::Number(n) => Value::Number(n),
-            Value::String(s) => Value::String(Cow::Owned(s.into_owned())),
-            Value::Array(items) => Value::Array(items.into_iter().map(Json::into_owned).collect()),
-            Value::Object(members) => Value::Object(
-                members
-                    .into_iter()
-                    .map(|m| Member {
-                        key: Cow::Owned(m.key.into_owned()),
-                        key_start: m.key_start,
-                        value: m.value.into_owned(),
-                    })
-                    .collect(),
-            ),
-        };
-        Json {
-            start: self.start,
-            value,
-        }
-    }
+    /// What a slot holds until its value is parsed into it.
+    const UNSET: Json<'s> = Json {
+        start: 0,
+        value: Value::Null,
+    };
 
     /// The member `key` of an object (the last one when the key repeats).
-    pub fn get(&self, key: &str) -> Option<&Json<'s>> {
-        match &self.value {
+    pub fn get(&self, key: &str) -> Option<&'s Json<'s>> {
+        match self.value {
             Value::Object(members) => members
                 .iter()
                 .rev()
-                .find(|m| same(&m.key, key))
+                .find(|m| same(m.key, key))
                 .map(|m| &m.value),
             _ => None,
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
-        match &self.value {
+    pub fn as_str(&self) -> Option<&'s str> {
+        match self.value {
             Value::String(s) => Some(s),
             _ => None,
         }
     }
 
-    pub fn as_array(&self) -> Option<&[Json<'s>]> {
-        match &self.value {
+    pub fn as_array(&self) -> Option<&'s [Json<'s>]> {
+        match self.value {
             Value::Array(items) => Some(items),
             _ => None,
         }
     }
 
-    pub fn as_object(&self) -> Option<&[Member<'s>]> {
-        match &self.value {
+    pub fn as_object(&self) -> Option<&'s [Member<'s>]> {
+        match self.value {
             Value::Object(members) => Some(members),
             _ => None,
         }
@@ -193,23 +168,26 @@ pub fn same(a: &str, b: &str) -> bool {
     }
 }
 
-/// Parses `text` as one JSON value surrounded by optional whitespace.
-pub fn parse(text: &str) -> Result<Parsed<'_>, ParseError> {
+/// Parses `text` as one JSON value surrounded by optional whitespace, building the tree in
+/// `arena`.
+pub fn parse<'s>(text: &'s str, arena: &'s Bump) -> Result<Parsed<'s>, ParseError> {
     let mut p = Parser {
         bytes: text.as_bytes(),
         text,
+        arena,
         pos: 0,
         trailing_commas: Vec::new(),
         duplicate_keys: Vec::new(),
     };
     p.skip_ws();
     if p.pos >= p.bytes.len() {
-        return Err(p.error("the block is empty: expected a JSON object"));
+        return Err(*p.error("the block is empty: expected a JSON object"));
     }
-    let value = p.value(0)?;
+    let mut value = Json::UNSET;
+    p.value(0, &mut value).map_err(|e| *e)?;
     p.skip_ws();
     if p.pos < p.bytes.len() {
-        return Err(p.error("unexpected text after the end of the JSON value"));
+        return Err(*p.error("unexpected text after the end of the JSON value"));
     }
     Ok(Parsed {
         value,
@@ -251,24 +229,29 @@ pub fn rescue_smart_quotes(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// A step of the parse. The error is boxed: it is rare, and a `Result` no larger than its
+/// value is cheaper to hand back from every value of the tree.
+type Step<T> = Result<T, Box<ParseError>>;
+
 struct Parser<'t> {
     bytes: &'t [u8],
     text: &'t str,
+    arena: &'t Bump,
     pos: usize,
     trailing_commas: Vec<usize>,
-    duplicate_keys: Vec<(usize, String)>,
+    duplicate_keys: Vec<(usize, &'t str)>,
 }
 
 impl<'t> Parser<'t> {
-    fn error(&self, message: &str) -> ParseError {
-        ParseError {
+    fn error(&self, message: &str) -> Box<ParseError> {
+        Box::new(ParseError {
             offset: self.pos.min(self.bytes.len()),
             message: message.to_string(),
             too_deep: false,
-        }
+        })
     }
 
-    fn unexpected(&self, expected: &str) -> ParseError {
+    fn unexpected(&self, expected: &str) -> Box<ParseError> {
         match self
             .text
             .get(self.pos..)
@@ -288,9 +271,12 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json<'t>, ParseError> {
-        let start = self.pos;
-        let value = match self.bytes.get(self.pos) {
+    /// Parses the value here into `slot`, the place in its list where it is kept: a value
+    /// handed back by return is copied there again, and that copy is slow to read right after
+    /// the stores that wrote it.
+    fn value(&mut self, depth: usize, slot: &mut Json<'t>) -> Step<()> {
+        slot.start = self.pos;
+        slot.value = match self.bytes.get(self.pos) {
             Some(b'{') => self.object(depth)?,
             Some(b'[') => self.array(depth)?,
             Some(b'"') => Value::String(self.string()?),
@@ -300,34 +286,34 @@ impl<'t> Parser<'t> {
             Some(b'-' | b'0'..=b'9') => self.number()?,
             _ => return Err(self.unexpected("a value")),
         };
-        Ok(Json { start, value })
+        Ok(())
     }
 
-    fn enter(&self, depth: usize) -> Result<(), ParseError> {
+    fn enter(&self, depth: usize) -> Step<()> {
         if depth >= MAX_DEPTH {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 offset: self.pos,
                 message: format!("JSON nested more than {MAX_DEPTH} levels deep"),
                 too_deep: true,
-            });
+            }));
         }
         Ok(())
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
+    fn object(&mut self, depth: usize) -> Step<Value<'t>> {
         self.enter(depth)?;
         self.pos += 1;
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
-            return Ok(Value::Object(Vec::new()));
+            return Ok(Value::Object(&[]));
         }
-        // Room for a component object's handful of members, allocated once up front.
-        let mut members: Vec<Member<'t>> = Vec::with_capacity(8);
+        // Room for a component object's handful of members, taken once up front.
+        let mut members: BumpVec<Member<'t>> = BumpVec::with_capacity_in(8, self.arena);
         // Duplicate keys: a scan of `members` for small objects (component objects have a handful
         // of keys, and hashing costs more), a set once an object is wide enough that scanning
         // would turn quadratic.
-        let mut seen: Option<HashSet<Cow<'t, str>>> = None;
+        let mut seen: Option<HashSet<&'t str>> = None;
         loop {
             self.skip_ws();
             if self.bytes.get(self.pos) != Some(&b'"') {
@@ -341,28 +327,26 @@ impl<'t> Parser<'t> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = self.value(depth + 1)?;
-            let duplicate = match &mut seen {
-                Some(set) => !set.insert(key.clone()),
-                None => {
-                    let duplicate = members.iter().any(|m| same(&m.key, &key));
-                    if members.len() >= WIDE_OBJECT {
-                        let mut set: HashSet<Cow<'t, str>> =
-                            members.iter().map(|m| m.key.clone()).collect();
-                        set.insert(key.clone());
-                        seen = Some(set);
-                    }
-                    duplicate
-                }
-            };
-            if duplicate {
-                self.duplicate_keys.push((key_start, key.to_string()));
-            }
             members.push(Member {
                 key,
                 key_start,
-                value,
+                value: Json::UNSET,
             });
+            let last = members.len() - 1;
+            self.value(depth + 1, &mut members[last].value)?;
+            let earlier = &members[..last];
+            let duplicate = match &mut seen {
+                Some(set) => !set.insert(key),
+                None => {
+                    if earlier.len() >= WIDE_OBJECT {
+                        seen = Some(members.iter().map(|m| m.key).collect());
+                    }
+                    earlier.iter().any(|m| same(m.key, key))
+                }
+            };
+            if duplicate {
+                self.duplicate_keys.push((key_start, key));
+            }
             self.skip_ws();
             match self.bytes.get(self.pos) {
                 Some(b',') => {
@@ -372,31 +356,33 @@ impl<'t> Parser<'t> {
                     if self.bytes.get(self.pos) == Some(&b'}') {
                         self.trailing_commas.push(comma);
                         self.pos += 1;
-                        return Ok(Value::Object(members));
+                        return Ok(Value::Object(members.into_bump_slice()));
                     }
                 }
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Value::Object(members));
+                    return Ok(Value::Object(members.into_bump_slice()));
                 }
                 _ => return Err(self.unexpected("',' or '}'")),
             }
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value<'t>, ParseError> {
+    fn array(&mut self, depth: usize) -> Step<Value<'t>> {
         self.enter(depth)?;
         self.pos += 1;
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b']') {
             self.pos += 1;
-            return Ok(Value::Array(Vec::new()));
+            return Ok(Value::Array(&[]));
         }
-        // Allocated once for a short list; a longer one grows as usual.
-        let mut items = Vec::with_capacity(4);
+        // Taken once for a short list; a longer one grows as usual.
+        let mut items = BumpVec::with_capacity_in(4, self.arena);
         loop {
             self.skip_ws();
-            items.push(self.value(depth + 1)?);
+            items.push(Json::UNSET);
+            let last = items.len() - 1;
+            self.value(depth + 1, &mut items[last])?;
             self.skip_ws();
             match self.bytes.get(self.pos) {
                 Some(b',') => {
@@ -406,19 +392,19 @@ impl<'t> Parser<'t> {
                     if self.bytes.get(self.pos) == Some(&b']') {
                         self.trailing_commas.push(comma);
                         self.pos += 1;
-                        return Ok(Value::Array(items));
+                        return Ok(Value::Array(items.into_bump_slice()));
                     }
                 }
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(items.into_bump_slice()));
                 }
                 _ => return Err(self.unexpected("',' or ']'")),
             }
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value<'t>) -> Result<Value<'t>, ParseError> {
+    fn literal(&mut self, word: &str, value: Value<'t>) -> Step<Value<'t>> {
         if self.bytes[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
             Ok(value)
@@ -427,7 +413,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn number(&mut self) -> Result<Value<'t>, ParseError> {
+    fn number(&mut self) -> Step<Value<'t>> {
         let start = self.pos;
         if self.bytes.get(self.pos) == Some(&b'-') {
             self.pos += 1;
@@ -468,11 +454,11 @@ impl<'t> Parser<'t> {
         }
         match text.parse::<f64>() {
             Ok(n) if n.is_finite() => Ok(Value::Number(n)),
-            _ => Err(ParseError {
+            _ => Err(Box::new(ParseError {
                 offset: start,
                 message: format!("the number {text} is out of range"),
                 too_deep: false,
-            }),
+            })),
         }
     }
 
@@ -482,14 +468,15 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// A string: borrowed from the text when it holds no escape, copied when it does.
-    fn string(&mut self) -> Result<Cow<'t, str>, ParseError> {
+    /// A string: borrowed from the text when it holds no escape, decoded into the arena when it
+    /// does.
+    fn string(&mut self) -> Step<&'t str> {
         let start = self.pos + 1; // past the opening quote
         let end = start + plain_run(&self.bytes[start..]);
         // Most strings hold no escape: one scan to the closing quote, and a slice of the text.
         if self.bytes.get(end) == Some(&b'"') {
             self.pos = end + 1;
-            return Ok(Cow::Borrowed(&self.text[start..end]));
+            return Ok(&self.text[start..end]);
         }
         self.pos = end;
         self.escaped_string(start)
@@ -498,8 +485,8 @@ impl<'t> Parser<'t> {
     /// The rest of a string that stopped at an escape (or at an error) before its closing
     /// quote: `self.pos` is there, `start` is the string's first byte.
     #[cold]
-    fn escaped_string(&mut self, start: usize) -> Result<Cow<'t, str>, ParseError> {
-        let mut out = String::new();
+    fn escaped_string(&mut self, start: usize) -> Step<&'t str> {
+        let mut out = BumpString::new_in(self.arena);
         let mut run_start = start;
         loop {
             let run = &self.text[run_start..self.pos];
@@ -508,7 +495,7 @@ impl<'t> Parser<'t> {
                 Some(b'"') => {
                     out.push_str(run);
                     self.pos += 1;
-                    return Ok(Cow::Owned(out));
+                    return Ok(out.into_bump_str());
                 }
                 Some(b'\\') => {
                     out.push_str(run);
@@ -529,7 +516,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn escape(&mut self, out: &mut String) -> Result<(), ParseError> {
+    fn escape(&mut self, out: &mut BumpString) -> Step<()> {
         let c = match self.bytes.get(self.pos) {
             Some(b'"') => '"',
             Some(b'\\') => '\\',
@@ -572,7 +559,7 @@ impl<'t> Parser<'t> {
         Ok(())
     }
 
-    fn hex4(&mut self) -> Result<u32, ParseError> {
+    fn hex4(&mut self) -> Step<u32> {
         let digits = self
             .text
             .get(self.pos..self.pos + 4)
@@ -620,6 +607,11 @@ fn is_smart_quote(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As [`super::parse`], in an arena of its own that lives as long as the test.
+    fn parse(text: &str) -> Result<Parsed<'_>, ParseError> {
+        super::parse(text, Box::leak(Box::new(Bump::new())))
+    }
 
     #[test]
     fn same_agrees_with_equality() {
@@ -683,8 +675,12 @@ mod tests {
     #[test]
     fn duplicate_keys_are_recorded_in_order() {
         let p = parse(r#"{"a": 1, "b": {"c": 1, "c": 2}, "a": 3, "a": 4}"#).unwrap();
-        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| k.as_str()).collect();
+        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| *k).collect();
         assert_eq!(keys, ["c", "a", "a"]);
+        // A repeat inside a repeated key's value is met, and recorded, first.
+        let p = parse(r#"{"a": 1, "a": {"b": 1, "b": 2}}"#).unwrap();
+        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| *k).collect();
+        assert_eq!(keys, ["b", "a"]);
         // Past the width where keys move into a set, before and after the switch.
         let mut wide: Vec<String> = (0..30).map(|i| format!("\"k{i}\": {i}")).collect();
         wide.insert(10, "\"k3\": 0".into());
@@ -692,21 +688,21 @@ mod tests {
         wide.push("\"k29\": 0".into());
         let text = format!("{{{}}}", wide.join(", "));
         let p = parse(&text).unwrap();
-        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| k.as_str()).collect();
+        let keys: Vec<&str> = p.duplicate_keys.iter().map(|(_, k)| *k).collect();
         assert_eq!(keys, ["k3", "k3", "k29"]);
     }
 
     #[test]
     fn plain_strings_are_borrowed_and_escaped_ones_decoded() {
-        let p = parse(r#"{"plain": "a b", "esc\u0041": "x\"y\n", "": ""}"#).unwrap();
+        let text = r#"{"plain": "a b", "esc\u0041": "x\"y\n", "": ""}"#;
+        let p = parse(text).unwrap();
         let members = p.value.as_object().unwrap();
-        assert!(matches!(members[0].key, Cow::Borrowed("plain")));
-        assert!(matches!(
-            &members[0].value.value,
-            Value::String(Cow::Borrowed("a b"))
-        ));
+        let in_text = |s: &str| text.as_bytes().as_ptr_range().contains(&s.as_ptr());
+        assert_eq!(members[0].key, "plain");
+        assert!(in_text(members[0].key));
+        assert!(in_text(members[0].value.as_str().unwrap()));
         assert_eq!(members[1].key, "escA");
-        assert!(matches!(members[1].key, Cow::Owned(_)));
+        assert!(!in_text(members[1].key));
         assert_eq!(members[1].value.as_str(), Some("x\"y\n"));
         assert_eq!(members[2].value.as_str(), Some(""));
         // Errors inside a string are still reported where they are.
@@ -715,8 +711,6 @@ mod tests {
         assert!(err.message.contains("line break"));
         let err = parse(r#"{"a": "never closed}"#).unwrap_err();
         assert!(err.message.contains("not closed"));
-        // An owned copy is equal to the borrowed value.
-        assert_eq!(p.value.clone().into_owned(), p.value);
     }
 
     #[test]

@@ -116,7 +116,8 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Allocate> {
             "give the categories the split you suggest".into(),
         );
     }
-    let weights = rescale(&raw, total);
+    let mut weights = raw;
+    rescale(&mut weights, total);
     (ck.errors == 0).then_some(Allocate {
         title,
         instruction,
@@ -271,16 +272,16 @@ pub fn quoted_amount(n: f64) -> String {
     }
 }
 
-/// Scales `weights` so they sum to `total`; all zero becomes an even split.
-pub fn rescale(weights: &[f64], total: f64) -> Vec<f64> {
+/// Scales `weights`, in place, so they sum to `total`; all zero becomes an even split.
+pub fn rescale(weights: &mut [f64], total: f64) {
     let sum: f64 = weights.iter().sum();
-    if weights.is_empty() {
-        return Vec::new();
-    }
     if sum <= 0.0 {
-        return vec![total / weights.len() as f64; weights.len()];
+        weights.fill(total / weights.len() as f64);
+        return;
     }
-    weights.iter().map(|w| w * total / sum).collect()
+    for w in weights {
+        *w = *w * total / sum;
+    }
 }
 
 /// Rounds weights that sum to `total` for display, keeping the sum exact: whole numbers when
@@ -295,8 +296,8 @@ pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
     }
     let step = if total.fract() == 0.0 { 1.0 } else { 0.01 };
     let units_total = (total / step).round() as i64;
-    let scaled: Vec<f64> = weights.iter().map(|w| w / step).collect();
-    let mut units: Vec<i64> = scaled.iter().map(|s| s.floor() as i64).collect();
+    let scaled = |i: usize| weights[i] / step;
+    let mut units: Vec<i64> = (0..weights.len()).map(|i| scaled(i).floor() as i64).collect();
     // Flooring loses less than one step per weight: more than that left over is rounding noise
     // in weights that did not quite sum to the total, and is not handed out.
     let floored = units.iter().fold(0i64, |sum, u| sum.saturating_add(*u));
@@ -305,7 +306,7 @@ pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
         .min(weights.len() as i64);
     let mut order: Vec<usize> = (0..weights.len()).collect();
     order.sort_by(|&a, &b| {
-        let (fa, fb) = (scaled[a] - scaled[a].floor(), scaled[b] - scaled[b].floor());
+        let (fa, fb) = (scaled(a) - scaled(a).floor(), scaled(b) - scaled(b).floor());
         fb.partial_cmp(&fa)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(a.cmp(&b))
@@ -316,7 +317,8 @@ pub fn round_to_total(weights: &[f64], total: f64) -> Vec<f64> {
         left -= 1;
         i += 1;
     }
-    units.iter().map(|u| *u as f64 * step).collect()
+    // Collected in place, into the units' own allocation.
+    units.into_iter().map(|u| u as f64 * step).collect()
 }
 
 /// A weight as people write it: `35`, `12.5`, `0.33`.
@@ -697,8 +699,8 @@ fn resolve_split(a: &Allocate, ans: &SplitAnswer) -> (Vec<(Entry, f64)>, Option<
         .collect();
     // Removing a category hands its weight to the rest in proportion (evenly if all are 0):
     // that is rescaling the kept authored weights to the total.
-    let kept_authored: Vec<f64> = kept.iter().map(|i| a.weights[*i]).collect();
-    let base = rescale(&kept_authored, a.total);
+    let mut base: Vec<f64> = kept.iter().map(|i| a.weights[*i]).collect();
+    rescale(&mut base, a.total);
     let mut entries: Vec<(Entry, f64)> = kept
         .iter()
         .zip(&base)
@@ -708,8 +710,8 @@ fn resolve_split(a: &Allocate, ans: &SplitAnswer) -> (Vec<(Entry, f64)>, Option<
     let sum: f64 = entries.iter().map(|(_, w)| w).sum();
     let mut notice = None;
     if (sum - a.total).abs() > 1e-6 {
-        let weights: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
-        let scaled = rescale(&weights, a.total);
+        let mut scaled: Vec<f64> = entries.iter().map(|(_, w)| *w).collect();
+        rescale(&mut scaled, a.total);
         for (e, w) in entries.iter_mut().zip(scaled) {
             e.1 = w;
         }
@@ -796,11 +798,18 @@ fn export_split(a: &Allocate, ans: &SplitAnswer) -> (String, Option<String>) {
 mod tests {
     use super::*;
 
+    /// `weights` rescaled, as a new list.
+    fn rescaled(weights: &[f64], total: f64) -> Vec<f64> {
+        let mut w = weights.to_vec();
+        rescale(&mut w, total);
+        w
+    }
+
     #[test]
     fn rounding_keeps_the_total() {
-        let w = rescale(&[1.0, 1.0, 1.0], 100.0);
+        let w = rescaled(&[1.0, 1.0, 1.0], 100.0);
         assert_eq!(round_to_total(&w, 100.0), vec![34.0, 33.0, 33.0]);
-        let w = rescale(&[2.0, 1.0], 10.5);
+        let w = rescaled(&[2.0, 1.0], 10.5);
         let r = round_to_total(&w, 10.5);
         assert!((r.iter().sum::<f64>() - 10.5).abs() < 1e-9);
         assert_eq!(format_number(r[0]), "7");
@@ -811,13 +820,13 @@ mod tests {
     fn rounding_never_counts_out_more_than_one_step_per_weight() {
         // Out-of-range or non-finite input is shown as it is; before, 1e308 asked for about
         // 9.2e18 single-step rounds.
-        let huge = rescale(&[1e308, 1e308], 1e308);
+        let huge = rescaled(&[1e308, 1e308], 1e308);
         assert_eq!(round_to_total(&huge, 1e308).len(), 2);
         assert_eq!(round_to_total(&[f64::NAN, 1.0], 100.0)[1], 1.0);
         // In range but not summing to the total: at most one extra step per weight.
         assert_eq!(round_to_total(&[1.0, 1.0], 1e15), vec![2.0, 2.0]);
         // The largest total, in hundredths: no overflow, and the sum is kept.
-        let w = rescale(&[1.0, 2.0], 999_999_999_999_999.5);
+        let w = rescaled(&[1.0, 2.0], 999_999_999_999_999.5);
         let r = round_to_total(&w, 999_999_999_999_999.5);
         assert!(
             (r.iter().sum::<f64>() - 999_999_999_999_999.5).abs() < 1.0,
@@ -853,6 +862,6 @@ mod tests {
 
     #[test]
     fn all_zero_is_an_even_split() {
-        assert_eq!(rescale(&[0.0, 0.0], 50.0), vec![25.0, 25.0]);
+        assert_eq!(rescaled(&[0.0, 0.0], 50.0), vec![25.0, 25.0]);
     }
 }

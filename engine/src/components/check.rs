@@ -198,7 +198,7 @@ impl<'j> Obj<'j, '_> {
         self.members
             .iter()
             .rev()
-            .find(|m| same(&m.key, key))
+            .find(|m| same(m.key, key))
             .map(|m| &m.value)
     }
 
@@ -375,7 +375,7 @@ impl<'a> Checker<'a> {
             Some(Json {
                 value: Value::String(s),
                 ..
-            }) if s == "1" => {}
+            }) if *s == "1" => {}
             Some(v) => self.error(
                 Code::WrongVersion,
                 v.start,
@@ -591,7 +591,7 @@ impl<'a> Checker<'a> {
     /// neither the list nor the name is built for them.
     pub fn unknown_fields_among(&mut self, o: &Obj, groups: &[&[&str]], what: impl Display) {
         for m in o.members {
-            if groups.iter().any(|g| g.iter().any(|k| same(k, &m.key))) {
+            if groups.iter().any(|g| g.iter().any(|k| same(k, m.key))) {
                 continue;
             }
             let known = groups.concat();
@@ -600,19 +600,19 @@ impl<'a> Checker<'a> {
                 self.warn(
                     Code::UnknownField,
                     m.key_start,
-                    &o.path(&m.key),
+                    &o.path(m.key),
                     format!("`q` is ignored: it is an alias of `question`, which {what} also has"),
                     "remove `q` and keep `question`".to_string(),
                 );
                 continue;
             }
-            let suggestion = closest(&m.key, &known)
+            let suggestion = closest(m.key, &known)
                 .map(|k| format!("did you mean `{k}`? Otherwise remove it"))
                 .unwrap_or_else(|| format!("remove it; {what} takes {}", known.join(", ")));
             self.warn(
                 Code::UnknownField,
                 m.key_start,
-                &o.path(&m.key),
+                &o.path(m.key),
                 format!("unknown field `{}` in {what} is ignored", m.key),
                 suggestion,
             );

@@ -589,8 +589,9 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
                     (email_question(q, cx))
                 } @else {
                     @let n = Digits::new(index);
-                    @let id_base = cx.numbered_id("-q", &n, "-").joined();
-                    @let name_base = cx.numbered_name(".q", &n, ".").joined();
+                    @let id_head = cx.numbered_id("-q", &n, "-").joined();
+                    @let name_head = cx.numbered_name(".q", &n, ".").joined();
+                    @let (id_base, name_base) = (id_head.base(), name_head.base());
                     // Ids and names of the question's parts stay in parts: no allocation for each.
                     @let qid = |s| id_base.id(s);
                     @let name = |s| name_base.id(s);

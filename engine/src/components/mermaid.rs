@@ -369,7 +369,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let caption = m.title.as_deref().unwrap_or(t.diagram);
     let svg_id = cx.id_parts("svg").joined();
     let frame = Frame {
-        id: svg_id.as_str(),
+        id: svg_id.base().as_str(),
         title: caption,
         t,
         inline_style: cx.surface.is_email(),

@@ -554,7 +554,6 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
     let email = cx.surface.is_email();
     let t = cx.t;
     let title_id = set.title.as_ref().map(|_| cx.id_parts("title"));
-    let groups = sections(&set.questions);
     // Email carries no model: skip building one there. (The classes and styles below are
     // constants, written as they are rather than through maud's escaping.)
     let set_model = (!email).then(|| model(set, cx.t));
@@ -577,20 +576,21 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
         @if let Some(r) = &set.routing {
             @if email { (r.render_email()) } @else { (r.render()) }
         }
-        @for (g, group) in groups.iter().enumerate() {
+        @for (g, (section, members)) in sections(&set.questions).enumerate() {
             @let g = Digits::new(g);
-            @if let Some(section) = group.0 {
+            @if let Some(section) = section {
                 (SectionStart { id: cx.numbered_id("-s", &g, ""), title: section, email })
             }
-            @for index in group.1.clone() {
+            @for index in members {
                 @let q = &set.questions[index];
                 @let prior = answers.and_then(|a| a.get(index));
                 @if email {
                     (email_question(q, cx))
                 } @else {
                     @let n = Digits::new(index);
-                    @let id_base = cx.numbered_id("-q", &n, "-").joined();
-                    @let name_base = cx.numbered_name(".q", &n, ".").joined();
+                    @let id_head = cx.numbered_id("-q", &n, "-").joined();
+                    @let name_head = cx.numbered_name(".q", &n, ".").joined();
+                    @let (id_base, name_base) = (id_head.base(), name_head.base());
                     // Ids and names of the question's parts stay in parts: no allocation for each.
                     @let qid = |s| id_base.id(s);
                     @let name = |s| name_base.id(s);
@@ -666,7 +666,7 @@ pub fn render(set: &QuestionSet, cx: &RenderCx, answers: Option<&[QuestionAnswer
                     }
                 }
             }
-            @if group.0.is_some() { (PreEscaped("</div>")) }
+            @if section.is_some() { (PreEscaped("</div>")) }
         }
         (cx.root_end())
     }
@@ -773,16 +773,22 @@ fn model<'a>(set: &'a QuestionSet, t: &'a Strings) -> SetModel<'a> {
 }
 
 /// Consecutive questions with the same `section` form one group (spec: strictly consecutive):
-/// its title, borrowed, and the range of its questions.
-fn sections(questions: &[Question]) -> Vec<(Option<&str>, std::ops::Range<usize>)> {
-    let mut groups: Vec<(Option<&str>, std::ops::Range<usize>)> = Vec::new();
-    for (i, q) in questions.iter().enumerate() {
-        match groups.last_mut() {
-            Some((section, members)) if *section == q.section.as_deref() => members.end = i + 1,
-            _ => groups.push((q.section.as_deref(), i..i + 1)),
-        }
-    }
-    groups
+/// its title, borrowed, and the range of its questions, found as the groups are written rather
+/// than collected first.
+fn sections(
+    questions: &[Question],
+) -> impl Iterator<Item = (Option<&str>, std::ops::Range<usize>)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let section = questions.get(start)?.section.as_deref();
+        let members = questions[start..]
+            .iter()
+            .take_while(|q| q.section.as_deref() == section)
+            .count();
+        let group = (section, start..start + members);
+        start += members;
+        Some(group)
+    })
 }
 
 /// A read-only preview for mail: options with empty glyphs, the badge, the Other row.

@@ -195,47 +195,84 @@ impl<const N: usize> Render for OwnId<'_, N> {
 }
 
 impl<const N: usize> OwnId<'_, N> {
-    /// The id joined, as the head of more ids (a question's `pb-1a2b3c4d-b1-q0-`).
-    pub fn joined(&self) -> OwnBase {
-        // Sized and pushed part by part: `concat` goes through the general join, which costs
-        // about twice as much for these few short parts.
-        let mut joined = String::with_capacity(self.0.iter().map(|p| p.len()).sum());
-        for part in self.0 {
-            joined.push_str(part);
+    /// The id joined, as the head of more ids (a question's `pb-1a2b3c4d-b1-q0-`): see
+    /// [`Joined::base`].
+    pub fn joined(&self) -> Joined {
+        let len = self.0.iter().map(|p| p.len()).sum();
+        if len > INLINE_ID {
+            // Sized and pushed part by part: `concat` goes through the general join, which
+            // costs about twice as much for these few short parts.
+            let mut joined = String::with_capacity(len);
+            for part in self.0 {
+                joined.push_str(part);
+            }
+            return Joined::Heap(joined);
         }
-        OwnBase(joined)
+        let mut buf = [0u8; INLINE_ID];
+        let mut at = 0;
+        for part in self.0 {
+            buf[at..at + part.len()].copy_from_slice(part.as_bytes());
+            at += part.len();
+        }
+        Joined::Inline { buf, len }
     }
 }
 
-/// An [`OwnId`] joined into one string, the head of the ids built on it.
-pub struct OwnBase(String);
+/// Room on the stack for a joined id: the engine's are much shorter (`pb-` and a hash's eight
+/// hex digits, a block's and a question's numbers, a few separators).
+const INLINE_ID: usize = 64;
 
-impl OwnBase {
-    pub fn as_str(&self) -> &str {
-        &self.0
+/// An [`OwnId`] joined into one string: on the stack, so a question's heads allocate nothing;
+/// on the heap only if one is longer than the engine makes them.
+pub enum Joined {
+    Inline { buf: [u8; INLINE_ID], len: usize },
+    Heap(String),
+}
+
+impl Joined {
+    /// The joined id, read once, as the head of the ids built on it.
+    pub fn base(&self) -> OwnBase<'_> {
+        OwnBase(match self {
+            // Whole `&str`s were copied in: the bytes are UTF-8.
+            Joined::Inline { buf, len } => std::str::from_utf8(&buf[..*len]).unwrap_or_default(),
+            Joined::Heap(joined) => joined,
+        })
+    }
+}
+
+/// An [`OwnId`] joined (see [`Joined`]), the head of the ids built on it.
+#[derive(Clone, Copy)]
+pub struct OwnBase<'a>(&'a str);
+
+impl<'b> OwnBase<'b> {
+    pub fn as_str(&self) -> &'b str {
+        self.0
     }
 
     /// `{base}{suffix}`.
-    pub fn id(&self, suffix: &'static str) -> OwnId<'_, 2> {
-        OwnId([&self.0, suffix])
+    pub fn id(&self, suffix: &'static str) -> OwnId<'b, 2> {
+        OwnId([self.0, suffix])
     }
 
     /// `{base}{suffix}{n}{tail}` (`…-o2-rec`).
     pub fn numbered<'a>(
-        &'a self,
+        &self,
         suffix: &'static str,
         n: &'a Digits,
         tail: &'static str,
-    ) -> OwnId<'a, 4> {
-        OwnId([&self.0, suffix, n.as_str(), tail])
+    ) -> OwnId<'a, 4>
+    where
+        'b: 'a,
+    {
+        OwnId([self.0, suffix, n.as_str(), tail])
     }
 
     /// The ids `{base}{first}` and `{base}{second}`, space-separated (an `aria-describedby`
     /// list), or the first alone.
-    pub fn id_list(&self, first: &'static str, second: Option<&'static str>) -> OwnId<'_, 5> {
+    pub fn id_list(&self, first: &'static str, second: Option<&'static str>) -> OwnId<'b, 5> {
         match second {
-            Some(second) => OwnId([&self.0, first, " ", &self.0, second]),
-            None => OwnId([&self.0, first, "", "", ""]),
+            Some(second) => OwnId([self.0, first, " ", self.0, second]),
+            None => OwnId([self.0, first, "", "", ""]),
         }
     }
 }
@@ -809,8 +846,14 @@ mod tests {
     #[test]
     fn own_ids_join_their_parts() {
         let n = Digits::new(12);
-        let base = OwnId(["pb-1a2b3c4d-b1", "-q", n.as_str(), "-"]).joined();
+        let joined = OwnId(["pb-1a2b3c4d-b1", "-q", n.as_str(), "-"]).joined();
+        let base = joined.base();
         assert_eq!(base.as_str(), "pb-1a2b3c4d-b1-q12-");
+        let long = "x".repeat(INLINE_ID);
+        assert_eq!(
+            OwnId([&long[..], "-q1"]).joined().base().as_str(),
+            format!("{long}-q1")
+        );
         assert_eq!(base.id("note").render().0, "pb-1a2b3c4d-b1-q12-note");
         assert_eq!(
             base.numbered("o", &Digits::new(3), "-rec").render().0,

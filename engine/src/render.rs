@@ -201,8 +201,11 @@ fn police(parsed: &mut document::Parsed, src: &str) -> bool {
 }
 
 /// The block size `raise_heap_trim_threshold` frees: glibc then keeps up to twice this much
-/// free memory at the top of each heap instead of returning it.
-pub const HEAP_SETTLE_BYTES: usize = 512 << 10;
+/// free memory at the top of each heap instead of returning it, and serves blocks up to this
+/// size from the heap rather than mapping each. 4 MB: a 200 KB document's tree arena and page
+/// are blocks of a megabyte or more, which a threshold of 512 KB mapped and unmapped every
+/// render (some 670 page faults a render; see the benches' `heap` test).
+pub const HEAP_SETTLE_BYTES: usize = 4 << 20;
 
 /// Call once at the start of a process that renders many documents on its main thread (the
 /// mdBook preprocessor, the benches). With glibc, every such render of a document of a few tens

@@ -1,9 +1,14 @@
-//! The bench documents render again and again without faulting their memory back in: with
-//! `raise_heap_trim_threshold` called first, as the benches, `passback bench` and the mdBook
-//! preprocessor do, glibc keeps the blocks a render frees for the next one. At 200 KB a typical
-//! document's tree arena and page are blocks of a megabyte or more; with the threshold raised
-//! to only 512 KB they were mapped and unmapped every render, some 670 page faults each, and
-//! the render took 1.67× plain comrak's time instead of 1.29×.
+//! Documents render again and again on the main thread without faulting their memory back
+//! in: with `raise_heap_trim_threshold` called first, as the benches, `passback bench` and the
+//! mdBook preprocessor do, glibc keeps the blocks a render frees for the next one. Without it,
+//! a 20 KB document took about 20 page faults a render (glibc trimmed the main heap after
+//! each). At 200 KB a typical document's tree arena and page are blocks of a megabyte or more;
+//! with the threshold raised to only 512 KB they were mapped and unmapped every render, some
+//! 670 page faults each, and the render took 1.67× plain comrak's time instead of 1.29×.
+//!
+//! Its own binary without the test harness (`harness = false`): the thresholds are
+//! process-wide, and only the main thread's heap (glibc's main arena) was trimmed this way;
+//! the harness would run the test on another thread.
 
 /// Minor page faults of this process so far (`minflt`, the tenth field of /proc/self/stat).
 #[cfg(target_os = "linux")]
@@ -24,6 +29,7 @@ fn main() {
     passback_engine::raise_heap_trim_threshold();
     let options = passback_engine::Options::default();
     for (name, doc) in [
+        ("typical 20 KB", passback_benches::typical(20_000)),
         ("typical 200 KB", passback_benches::typical(200_000)),
         ("dense 200 KB", passback_benches::dense(200_000)),
     ] {

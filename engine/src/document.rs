@@ -981,7 +981,8 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         }
         (lead + first_line_end + 1, inner)
     };
-    let json_arena = Bump::new();
+    // One arena for the shape test and then the block's own check, which empties it first.
+    let mut json_arena = Bump::new();
     let kind = match json::parse(text, &json_arena) {
         Ok(parsed) => bare_kind(&parsed.value),
         Err(_) => json::rescue_smart_quotes(text).and_then(|t| {
@@ -993,7 +994,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
     // The block's line is where it starts: its ```json fence, when it has one.
     let line = lines.locate(lead).0.max(1);
     let map = PosMap::offset(lines, text_start);
-    let (component, mut diagnostics) = check_block("b1", kind, text, &map, &mut Bump::new());
+    let (component, mut diagnostics) = check_block("b1", kind, text, &map, &mut json_arena);
     diagnostics.insert(
         0,
         Diagnostic {

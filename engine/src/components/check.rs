@@ -815,7 +815,7 @@ impl<I: maud::Render, N: maud::Render> maud::Render for NoteBox<'_, I, N> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::components::list::{ItemModel, ListModel};
+    use crate::components::list::{Item, ListModel};
     use serde::Serialize;
 
     #[test]
@@ -837,14 +837,19 @@ pub(crate) mod tests {
             total in proptest::option::of(proptest::num::f64::ANY),
             weights in proptest::option::of(proptest::collection::vec(0.0..1e6f64, 0..4)),
         ) {
+            let items: Vec<Item> = items
+                .iter()
+                .map(|(id, label, context)| Item {
+                    id: Shared::from(id.as_str()),
+                    label: Shared::from(label.as_str()),
+                    context: context.as_deref().map(Shared::from),
+                })
+                .collect();
             let model = ListModel {
                 title: texts[0].as_deref(),
                 from: texts[1].as_deref(),
                 prompt: texts[2].as_deref(),
-                items: items
-                    .iter()
-                    .map(|(id, label, context)| ItemModel { id, label, context: context.as_deref() })
-                    .collect(),
+                items: &items,
                 total,
                 unit: texts[3].as_deref(),
                 weights: weights.as_deref(),

@@ -12,10 +12,12 @@ use crate::html::{Fill, Focus, RenderCx, escape_into};
 use maud::{Markup, html};
 use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq)]
+/// An item, as its block model (`ListModel`) writes it too.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Item {
     pub id: Shared,
     pub label: Shared,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Shared>,
 }
 
@@ -382,7 +384,7 @@ pub struct ListModel<'a> {
     pub from: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<&'a str>,
-    pub items: Vec<ItemModel<'a>>,
+    pub items: &'a [Item],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -390,14 +392,6 @@ pub struct ListModel<'a> {
     /// The authored shares, rescaled to `total` and unrounded, as the export compares them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weights: Option<&'a [f64]>,
-}
-
-#[derive(serde::Serialize)]
-pub struct ItemModel<'a> {
-    pub id: &'a str,
-    pub label: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<&'a str>,
 }
 
 impl<'a> ListModel<'a> {
@@ -410,14 +404,7 @@ impl<'a> ListModel<'a> {
             title,
             from: routing.map(|r| r.from.as_str()),
             prompt: routing.map(|r| r.return_prompt.as_str()),
-            items: items
-                .iter()
-                .map(|i| ItemModel {
-                    id: &i.id,
-                    label: &i.label,
-                    context: i.context.as_deref(),
-                })
-                .collect(),
+            items,
             total: None,
             unit: None,
             weights: None,
@@ -433,13 +420,13 @@ impl crate::html::model::WriteModel for ListModel<'_> {
         json.optional_string("prompt", self.prompt);
         json.key("items");
         json.open('[');
-        for item in &self.items {
+        for item in self.items {
             json.open('{');
             json.key("id");
-            json.string(item.id);
+            json.string(&item.id);
             json.key("label");
-            json.string(item.label);
-            json.optional_string("context", item.context);
+            json.string(&item.label);
+            json.optional_string("context", item.context.as_deref());
             json.close('}');
         }
         json.close(']');

@@ -711,7 +711,36 @@ struct SetModel<'a> {
     from: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     skill: Option<&'a str>,
-    questions: Vec<QuestionModel<'a>>,
+    questions: QuestionModels<'a>,
+}
+
+/// Each question's model, made as it is written rather than collected first.
+struct QuestionModels<'a> {
+    questions: &'a [Question],
+    t: &'a Strings,
+}
+
+impl<'a> QuestionModels<'a> {
+    fn iter(&self) -> impl Iterator<Item = QuestionModel<'a>> {
+        let t = self.t;
+        self.questions.iter().map(move |q| QuestionModel {
+            text: &q.text,
+            mode: match q.mode {
+                Mode::Single => "single",
+                Mode::Multi => "multi",
+                Mode::FreeText => "free",
+                Mode::Open => "open",
+            },
+            options: q.has_options().then_some(&q.options[..]),
+            other: (q.mode != Mode::Open).then(|| q.other_label(t)),
+        })
+    }
+}
+
+impl serde::Serialize for QuestionModels<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -732,7 +761,7 @@ impl crate::html::model::WriteModel for SetModel<'_> {
         json.optional_string("skill", self.skill);
         json.key("questions");
         json.open('[');
-        for q in &self.questions {
+        for q in self.questions.iter() {
             json.open('{');
             json.key("text");
             json.string(q.text);
@@ -754,21 +783,10 @@ fn model<'a>(set: &'a QuestionSet, t: &'a Strings) -> SetModel<'a> {
         title: set.title.as_deref(),
         from: set.routing.as_ref().map(|r| r.from.as_str()),
         skill: set.skill_version.as_deref(),
-        questions: set
-            .questions
-            .iter()
-            .map(|q| QuestionModel {
-                text: &q.text,
-                mode: match q.mode {
-                    Mode::Single => "single",
-                    Mode::Multi => "multi",
-                    Mode::FreeText => "free",
-                    Mode::Open => "open",
-                },
-                options: q.has_options().then_some(&q.options[..]),
-                other: (q.mode != Mode::Open).then(|| q.other_label(t)),
-            })
-            .collect(),
+        questions: QuestionModels {
+            questions: &set.questions,
+            t,
+        },
     }
 }
 
@@ -1194,7 +1212,7 @@ pub fn visible_text(set: &QuestionSet, push: &mut dyn FnMut(&str)) {
 
 #[cfg(test)]
 mod tests {
-    use super::{QuestionModel, SetModel, Shared, is_other};
+    use super::{Mode, OpenField, Question, QuestionModels, SetModel, Shared, is_other};
     use crate::components::check::tests::{serde_model, written_model};
 
     proptest::proptest! {
@@ -1202,30 +1220,35 @@ mod tests {
         fn set_models_write_as_serde_json_would(
             texts in proptest::collection::vec(proptest::option::of(".{0,12}"), 3),
             questions in proptest::collection::vec(
-                (".{0,12}", 0..4usize, proptest::option::of(proptest::collection::vec(".{0,8}", 0..4)), proptest::option::of(".{0,8}")),
+                (".{0,12}", 0..4usize, proptest::collection::vec(".{0,8}", 0..4), proptest::option::of(".{0,8}")),
                 0..4,
             ),
         ) {
-            let options: Vec<Option<Vec<Shared>>> = questions
+            let questions: Vec<Question> = questions
                 .iter()
-                .map(|(_, _, options, _)| {
-                    options.as_ref().map(|o| o.iter().map(|s| Shared::from(s.as_str())).collect())
+                .map(|(text, mode, options, other)| Question {
+                    id: Shared::from(""),
+                    section: None,
+                    text: Shared::from(text.as_str()),
+                    context: None,
+                    options: options.iter().map(|o| Shared::from(o.as_str())).collect(),
+                    mode: [Mode::Single, Mode::Multi, Mode::FreeText, Mode::Open][*mode],
+                    recommended: Vec::new(),
+                    open_field: other.as_deref().map(|label| OpenField {
+                        label: Shared::from(label),
+                        placeholder: None,
+                    }),
+                    placeholder: None,
                 })
                 .collect();
             let model = SetModel {
                 title: texts[0].as_deref(),
                 from: texts[1].as_deref(),
                 skill: texts[2].as_deref(),
-                questions: questions
-                    .iter()
-                    .zip(&options)
-                    .map(|((text, mode, _, other), options)| QuestionModel {
-                        text,
-                        mode: ["single", "multi", "free", "open"][*mode],
-                        options: options.as_deref(),
-                        other: other.as_deref(),
-                    })
-                    .collect(),
+                questions: QuestionModels {
+                    questions: &questions,
+                    t: crate::html::i18n::Lang::En.strings(),
+                },
             };
             proptest::prop_assert_eq!(written_model(&model), serde_model(&model));
         }

@@ -125,6 +125,9 @@ enum Routing {
     SelfLoop(usize),
 }
 
+/// One thing per scope. Most charts have no subgraphs, so one scope: kept inline.
+type PerScope<T> = SmallVec<[T; 1]>;
+
 /// The scope tree: scope 0 is the whole chart, scope `s + 1` is subgraph `s`.
 struct Plan<'c> {
     chart: &'c Flowchart,
@@ -133,8 +136,8 @@ struct Plan<'c> {
     names_cluster: Vec<Option<usize>>,
     /// Per node: the scope it sits in; empty when the chart has no subgraphs (see `node_scope`).
     node_scope: Vec<usize>,
-    items: Vec<Vec<Item>>,
-    edges: Vec<Vec<ScopeEdge>>,
+    items: PerScope<Vec<Item>>,
+    edges: PerScope<Vec<ScopeEdge>>,
     routing: Vec<Routing>,
     node_text: Vec<Block>,
     cluster_title: Vec<Block>,
@@ -327,8 +330,8 @@ impl<'c> Plan<'c> {
 
 /// `scopes` empty lists, the first (the whole chart's, where most of `all` go) with room for
 /// `all`: filled without growing in a chart without subgraphs.
-fn scoped<T>(scopes: usize, all: usize) -> Vec<Vec<T>> {
-    let mut lists = Vec::with_capacity(scopes);
+fn scoped<T>(scopes: usize, all: usize) -> PerScope<Vec<T>> {
+    let mut lists = PerScope::with_capacity(scopes);
     lists.push(Vec::with_capacity(all));
     lists.resize_with(scopes, Vec::new);
     lists
@@ -518,9 +521,9 @@ fn member_rank(plan: &Plan, end: Item, real: Item, placed: &[Placed]) -> usize {
 fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let chart = plan.chart;
     let n_scopes = plan.items.len();
-    let mut placed: Vec<Placed> = vec![Placed::default(); n_scopes];
+    let mut placed: PerScope<Placed> = PerScope::from_elem(Placed::default(), n_scopes);
     // Per scope: its edges that may run across a rank (see `flat_edges`).
-    let mut flats: Vec<Vec<bool>> = vec![Vec::new(); n_scopes];
+    let mut flats: PerScope<Vec<bool>> = PerScope::from_elem(Vec::new(), n_scopes);
     let mut cluster_size = vec![(0.0, 0.0); chart.subgraphs.len()];
     // Content offset inside each subgraph's box.
     let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];

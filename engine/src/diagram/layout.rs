@@ -878,8 +878,11 @@ impl Layered {
 #[derive(Default)]
 struct Graph {
     links: Vec<Links>,
-    ranks: Vec<Vec<NodeHandle>>,
+    ranks: Vec<Rank>,
 }
+
+/// One rank's boxes, in order: a small chart's ranks hold a few each, kept inline.
+type Rank = SmallVec<[NodeHandle; 4]>;
 
 #[derive(Default)]
 struct Links {
@@ -934,19 +937,19 @@ impl Graph {
         self.ranks.len()
     }
 
-    fn row(&self, level: usize) -> &Vec<NodeHandle> {
+    fn row(&self, level: usize) -> &Rank {
         &self.ranks[level]
     }
 
-    fn row_mut(&mut self, level: usize) -> &mut Vec<NodeHandle> {
+    fn row_mut(&mut self, level: usize) -> &mut Rank {
         &mut self.ranks[level]
     }
 
-    fn ranks(&self) -> &[Vec<NodeHandle>] {
+    fn ranks(&self) -> &[Rank] {
         &self.ranks
     }
 
-    fn ranks_mut(&mut self) -> &mut Vec<Vec<NodeHandle>> {
+    fn ranks_mut(&mut self) -> &mut Vec<Rank> {
         &mut self.ranks
     }
 
@@ -966,7 +969,7 @@ impl Graph {
             self.ranks[from].remove(at);
         }
         if self.ranks.len() <= level {
-            self.ranks.resize_with(level + 1, Vec::new);
+            self.ranks.resize_with(level + 1, Rank::new);
         }
         self.ranks[level].push(h);
     }
@@ -1754,16 +1757,9 @@ fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
     for &l in &level {
         size[l] += 1;
     }
-    // Room for a few more than each rank's nodes (what a first push would give): the
-    // connectors of long edges join the ranks later. A rank without nodes (one a longer link
-    // skips, or a half rank without a label box) gets room with its first connector, if any.
-    let mut ranks: Vec<Vec<NodeHandle>> = size
-        .iter()
-        .map(|&s| match s {
-            0 => Vec::new(),
-            s => Vec::with_capacity(s.max(4)),
-        })
-        .collect();
+    // Room for each rank's nodes, inline for a few; the connectors of long edges join the
+    // ranks later.
+    let mut ranks: Vec<Rank> = size.iter().map(|&s| Rank::with_capacity(s)).collect();
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }
@@ -1998,9 +1994,9 @@ fn adjoin(vg: &mut Layered, chain: &[NodeHandle], ports: &Ports) {
             break;
         };
         if right {
-            row.splice(s + 1..s + 1, others.iter().copied());
+            row.insert_many(s + 1, others.iter().copied());
         } else {
-            row.splice(s..s, others.iter().rev().copied());
+            row.insert_many(s, others.iter().rev().copied());
         }
         if local_crossings(&vg.dag, level, &mut scratch) <= before {
             return;
@@ -2134,6 +2130,10 @@ mod tests {
         (ours, theirs)
     }
 
+    fn as_vecs(ranks: &[Rank]) -> Vec<Vec<NodeHandle>> {
+        ranks.iter().map(|r| r.to_vec()).collect()
+    }
+
     #[test]
     fn the_search_answers_as_layout_rs_does() {
         // Small pseudo-random graphs (cycles allowed), every pair asked both ways: the answers
@@ -2184,7 +2184,7 @@ mod tests {
             let (mut ours, mut theirs) = both(n, &edges);
             assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
             theirs.recompute_node_ranks();
-            assert_eq!(ours.ranks(), &theirs.ranks()[..], "{edges:?}");
+            assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");
         }
         // A cycle is refused.
         let (mut dag, _) = both(2, &[(0, 1), (1, 0)]);
@@ -2203,7 +2203,7 @@ mod tests {
             sink_nodes(&mut ours, &Spans::default(), 1);
             theirs.recompute_node_ranks();
             layout::topo::optimizer::RankOptimizer::new(&mut theirs).optimize();
-            assert_eq!(ours.ranks(), &theirs.ranks()[..], "{edges:?}");
+            assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");
         }
     }
 

@@ -1880,8 +1880,9 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
         return;
     }
     // The best order seen, every rank's nodes one after another (sorting keeps each rank's
-    // length): one buffer.
-    let mut best: Vec<NodeHandle> = vg.dag.ranks().iter().flatten().copied().collect();
+    // length): one buffer, as long as the graph (every box is in a rank).
+    let mut best: Vec<NodeHandle> = Vec::with_capacity(vg.dag.len());
+    best.extend(vg.dag.ranks().iter().flatten());
     // One rank's nodes with their sort keys, reused for every rank.
     let mut keyed: Vec<(f64, usize, NodeHandle)> = Vec::new();
     for round in 0..8 {

@@ -1828,8 +1828,9 @@ fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
 /// once, so a query costs at most the graph's size. The buffers are reused across queries.
 #[derive(Default)]
 struct Search {
-    seen: Vec<bool>,
-    stack: Vec<NodeHandle>,
+    /// Inline for a small chart's graph.
+    seen: SmallVec<[bool; 32]>,
+    stack: SmallVec<[NodeHandle; 8]>,
 }
 
 impl Search {

@@ -1721,9 +1721,8 @@ impl Fit {
 }
 
 /// Ranks the nodes as layout-rs's `DAG::recompute_node_ranks` does (each node on the rank of
-/// the longest path reaching it, each rank in node order), without its traversal's lists and
-/// with each rank allocated once. `None` on a cycle, where layout-rs panics (`place` breaks
-/// every cycle first).
+/// the longest path reaching it, each rank in node order), without its traversal's lists.
+/// `None` on a cycle, where layout-rs panics (`place` breaks every cycle first).
 fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
     let n = dag.len();
     let mut level = vec![0usize; n];
@@ -1753,13 +1752,7 @@ fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
         }
     }
     let levels = level.iter().max().map_or(0, |m| m + 1);
-    let mut size = vec![0usize; levels];
-    for &l in &level {
-        size[l] += 1;
-    }
-    // Room for each rank's nodes, inline for a few; the connectors of long edges join the
-    // ranks later.
-    let mut ranks: Vec<Rank> = size.iter().map(|&s| Rank::with_capacity(s)).collect();
+    let mut ranks: Vec<Rank> = vec![Rank::new(); levels];
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }

@@ -1762,9 +1762,9 @@ fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
 
 /// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
 /// the scope's usual step. A list sorted by edge: a chart has a few such edges, found by
-/// bisection without hashing.
+/// bisection without hashing, and kept inline.
 #[derive(Default)]
-struct Spans(Vec<((usize, usize), usize)>);
+struct Spans(SmallVec<[((usize, usize), usize); 4]>);
 
 impl Spans {
     /// Asks for at least `span` ranks for `edge`.

@@ -6,6 +6,7 @@
 //! order of first appearance (a subgraph's id counts as a node), edges in source order with
 //! chains and `&` groups expanded left to right.
 
+use smallvec::SmallVec;
 use std::collections::HashSet;
 
 /// A flowchart's nodes (in order of first appearance) and edges (in source order).
@@ -672,6 +673,9 @@ const IGNORED: [&str; 6] = [
     "direction",
 ];
 
+/// The node indices of an `&` group: mostly one node, so kept inline.
+type Group = SmallVec<[usize; 4]>;
+
 #[derive(Default)]
 struct Parser {
     chart: Flowchart,
@@ -680,8 +684,8 @@ struct Parser {
     /// Nodes already placed in a subgraph.
     placed: HashSet<String>,
     /// Scratch for `statement`: the node indices of the groups either side of an arrow.
-    previous: Vec<usize>,
-    next: Vec<usize>,
+    previous: Group,
+    next: Group,
     /// Edge ids (`A e1@--> B`): `e1@{ … }` sets that edge's attributes, not a node's.
     edge_ids: HashSet<String>,
 }
@@ -892,7 +896,7 @@ impl Parser {
     }
 
     /// `A & B & C`: their node indices go to `ids`.
-    fn group(&mut self, c: &mut Cursor, ids: &mut Vec<usize>) -> Result<(), Unsupported> {
+    fn group(&mut self, c: &mut Cursor, ids: &mut Group) -> Result<(), Unsupported> {
         loop {
             c.skip_ws();
             let Some(node) = c.node()? else {

@@ -19,15 +19,15 @@
 use super::flowchart::{Direction, Flowchart, Shape};
 use super::shapes::{self, Bounds, Outline, Pt};
 use super::text::Block;
-use layout::adt::dag::{DAG, NodeHandle};
+use layout::adt::dag::NodeHandle;
 use layout::core::base::Orientation;
 use layout::core::color::Color;
 use layout::core::format::Visible;
 use layout::core::geometry::{Point, Position, do_boxes_intersect};
 use layout::core::style::StyleAttr;
 use layout::std_shapes::shapes::Element;
-use layout::topo::optimizer::RankOptimizer;
 use layout::topo::placer::EPSILON;
+use smallvec::SmallVec;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Larger diagrams are not drawn (the source is shown instead).
@@ -125,6 +125,9 @@ enum Routing {
     SelfLoop(usize),
 }
 
+/// One thing per scope. Most charts have no subgraphs, so one scope: kept inline.
+type PerScope<T> = SmallVec<[T; 1]>;
+
 /// The scope tree: scope 0 is the whole chart, scope `s + 1` is subgraph `s`.
 struct Plan<'c> {
     chart: &'c Flowchart,
@@ -133,8 +136,8 @@ struct Plan<'c> {
     names_cluster: Vec<Option<usize>>,
     /// Per node: the scope it sits in; empty when the chart has no subgraphs (see `node_scope`).
     node_scope: Vec<usize>,
-    items: Vec<Vec<Item>>,
-    edges: Vec<Vec<ScopeEdge>>,
+    items: PerScope<Vec<Item>>,
+    edges: PerScope<Vec<ScopeEdge>>,
     routing: Vec<Routing>,
     node_text: Vec<Block>,
     cluster_title: Vec<Block>,
@@ -327,8 +330,8 @@ impl<'c> Plan<'c> {
 
 /// `scopes` empty lists, the first (the whole chart's, where most of `all` go) with room for
 /// `all`: filled without growing in a chart without subgraphs.
-fn scoped<T>(scopes: usize, all: usize) -> Vec<Vec<T>> {
-    let mut lists = Vec::with_capacity(scopes);
+fn scoped<T>(scopes: usize, all: usize) -> PerScope<Vec<T>> {
+    let mut lists = PerScope::with_capacity(scopes);
     lists.push(Vec::with_capacity(all));
     lists.resize_with(scopes, Vec::new);
     lists
@@ -518,9 +521,9 @@ fn member_rank(plan: &Plan, end: Item, real: Item, placed: &[Placed]) -> usize {
 fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let chart = plan.chart;
     let n_scopes = plan.items.len();
-    let mut placed: Vec<Placed> = vec![Placed::default(); n_scopes];
+    let mut placed: PerScope<Placed> = PerScope::from_elem(Placed::default(), n_scopes);
     // Per scope: its edges that may run across a rank (see `flat_edges`).
-    let mut flats: Vec<Vec<bool>> = vec![Vec::new(); n_scopes];
+    let mut flats: PerScope<Vec<bool>> = PerScope::from_elem(Vec::new(), n_scopes);
     let mut cluster_size = vec![(0.0, 0.0); chart.subgraphs.len()];
     // Content offset inside each subgraph's box.
     let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];
@@ -796,11 +799,11 @@ fn boxed(w: f64, h: f64, halo: Point) -> Position {
     Position::new(Point::zero(), Point::new(w, h), Point::zero(), halo)
 }
 
-/// The layered graph of one scope: layout-rs's DAG (edges and ranks) and each box's place,
-/// in the part of layout-rs's `VisualGraph` API that `place` uses. A `VisualGraph` keeps a
-/// whole `Element` per box, shape and style, which nothing here reads.
+/// The layered graph of one scope: its edges and ranks (`Graph`) and each box's place, in the
+/// part of layout-rs's `VisualGraph` API that `place` uses. A `VisualGraph` keeps a whole
+/// `Element` per box, shape and style, which nothing here reads.
 struct Layered {
-    dag: DAG,
+    dag: Graph,
     positions: Vec<Position>,
     orientation: Orientation,
     /// Boxes from this index on are connectors (they are added last).
@@ -809,10 +812,8 @@ struct Layered {
 
 impl Layered {
     fn new(orientation: Orientation, boxes: usize) -> Layered {
-        let mut dag = DAG::new();
-        dag.set_validate(false);
         Layered {
-            dag,
+            dag: Graph::with_capacity(boxes),
             positions: Vec::with_capacity(boxes),
             orientation,
             first_connector: usize::MAX,
@@ -824,13 +825,22 @@ impl Layered {
         self.dag.new_node()
     }
 
-    /// Adds a connector, the small box a long edge passes a rank through.
-    fn add_connector(&mut self) -> NodeHandle {
+    /// Room for `more` boxes.
+    fn reserve(&mut self, more: usize) {
+        self.positions.reserve_exact(more);
+        self.dag.links.reserve_exact(more);
+    }
+
+    /// Adds a connector, the small box a long edge passes a rank through, at the end of rank
+    /// `level`.
+    fn add_connector(&mut self, level: usize) -> NodeHandle {
         self.first_connector = self.first_connector.min(self.positions.len());
         // `Element::empty_connector` sized as layout-rs sizes it, without its colour lookups.
         let mut connector = Element::create_connector("", &style(), self.orientation);
         connector.resize();
-        self.add_node(connector.pos)
+        let c = self.add_node(connector.pos);
+        self.dag.ranks[level].push(c);
+        c
     }
 
     fn num_nodes(&self) -> usize {
@@ -858,6 +868,110 @@ impl Layered {
         for p in &mut self.positions {
             p.transpose();
         }
+    }
+}
+
+/// A scope's layout graph as layout-rs's `DAG` keeps one: per box its layout edges out and
+/// in, each list in the order its edges were added, and the ranks, each a list of boxes in
+/// order. A `DAG` gives each box two lists of its own on the heap; here a box's first few
+/// edges are kept inline, so a small chart's graph is a few allocations, not a few per box.
+#[derive(Default)]
+struct Graph {
+    links: Vec<Links>,
+    ranks: Vec<Rank>,
+}
+
+/// One rank's boxes, in order: a small chart's ranks hold a few each, kept inline.
+type Rank = SmallVec<[NodeHandle; 4]>;
+
+#[derive(Default)]
+struct Links {
+    successors: SmallVec<[NodeHandle; 2]>,
+    predecessors: SmallVec<[NodeHandle; 2]>,
+}
+
+impl Graph {
+    fn with_capacity(boxes: usize) -> Graph {
+        Graph {
+            links: Vec::with_capacity(boxes),
+            ranks: Vec::new(),
+        }
+    }
+
+    /// A new box, in no rank yet (`rank_nodes` ranks them all).
+    fn new_node(&mut self) -> NodeHandle {
+        self.links.push(Links::default());
+        NodeHandle::new(self.links.len() - 1)
+    }
+
+    fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    fn add_edge(&mut self, from: NodeHandle, to: NodeHandle) {
+        self.links[from.get_index()].successors.push(to);
+        self.links[to.get_index()].predecessors.push(from);
+    }
+
+    /// Removes the first edge from `from` to `to`, keeping the others in order.
+    fn remove_edge(&mut self, from: NodeHandle, to: NodeHandle) {
+        let succ = &mut self.links[from.get_index()].successors;
+        if let Some(at) = succ.iter().position(|&h| h == to) {
+            succ.remove(at);
+        }
+        let pred = &mut self.links[to.get_index()].predecessors;
+        if let Some(at) = pred.iter().position(|&h| h == from) {
+            pred.remove(at);
+        }
+    }
+
+    fn successors(&self, h: NodeHandle) -> &[NodeHandle] {
+        &self.links[h.get_index()].successors
+    }
+
+    fn predecessors(&self, h: NodeHandle) -> &[NodeHandle] {
+        &self.links[h.get_index()].predecessors
+    }
+
+    fn num_levels(&self) -> usize {
+        self.ranks.len()
+    }
+
+    fn row(&self, level: usize) -> &Rank {
+        &self.ranks[level]
+    }
+
+    fn row_mut(&mut self, level: usize) -> &mut Rank {
+        &mut self.ranks[level]
+    }
+
+    fn ranks(&self) -> &[Rank] {
+        &self.ranks
+    }
+
+    fn ranks_mut(&mut self) -> &mut Vec<Rank> {
+        &mut self.ranks
+    }
+
+    /// The rank `h` is in. Panics when it is in none (`guarded` catches it).
+    fn level(&self, h: NodeHandle) -> usize {
+        self.ranks
+            .iter()
+            .position(|row| row.contains(&h))
+            .expect("every box is ranked")
+    }
+
+    /// Moves `h` to the end of rank `level`.
+    fn update_node_rank_level(&mut self, h: NodeHandle, level: usize) {
+        let from = self.level(h);
+        let at = self.ranks[from].iter().position(|&x| x == h);
+        if let Some(at) = at {
+            self.ranks[from].remove(at);
+        }
+        if self.ranks.len() <= level {
+            self.ranks.resize_with(level + 1, Rank::new);
+        }
+        self.ranks[level].push(h);
     }
 }
 
@@ -1073,7 +1187,7 @@ fn place(
             let through =
                 vg.dag.successors(upper).contains(&l) && vg.dag.successors(l).contains(&lower);
             if bottom > top + 1 && through {
-                vg.dag.update_node_rank_level(l, (top + bottom) / 2, None);
+                vg.dag.update_node_rank_level(l, (top + bottom) / 2);
             }
         }
         // Nodes sit on even ranks and label boxes on odd ones. An odd rank without a label
@@ -1089,17 +1203,19 @@ fn place(
             }
             kept
         });
-    } else if !long.is_empty() {
-        // layout-rs's optimizer would pull a longer link's far end back up to one rank.
-        sink_nodes(&mut vg.dag, &long, step);
     } else {
-        RankOptimizer::new(&mut vg.dag).optimize();
+        // As layout-rs's `RankOptimizer`, which would pull a longer link's far end back up to
+        // one rank.
+        sink_nodes(&mut vg.dag, &long, step);
     }
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
     // Room for every segment's path (a repeated one is counted again): filled without growing.
     let path_len = |s: &Seg| 2 + vg.dag.level(s.to).saturating_sub(vg.dag.level(s.from) + 1);
-    let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(segs.iter().map(path_len).sum());
+    let path_room: usize = segs.iter().map(path_len).sum();
+    let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(path_room);
+    // A path's connectors are its nodes but its ends: room for all of them at once.
+    vg.reserve(path_room - 2 * segs.len());
     for k in 0..segs.len() {
         let (u, v) = (segs[k].from, segs[k].to);
         if let Some(done) = segs[..k].iter().find(|s| (s.from, s.to) == (u, v)) {
@@ -1113,11 +1229,10 @@ fn place(
         path_nodes.push(u);
         let mut prev = u;
         while level + 1 < target {
-            let c = vg.add_connector();
+            let c = vg.add_connector(level + 1);
             vg.dag.remove_edge(prev, v);
             vg.dag.add_edge(prev, c);
             vg.dag.add_edge(c, v);
-            vg.dag.update_node_rank_level(c, level + 1, None);
             path_nodes.push(c);
             prev = c;
             level += 1;
@@ -1606,10 +1721,9 @@ impl Fit {
 }
 
 /// Ranks the nodes as layout-rs's `DAG::recompute_node_ranks` does (each node on the rank of
-/// the longest path reaching it, each rank in node order), without its traversal's lists and
-/// with each rank allocated once. `None` on a cycle, where layout-rs panics (`place` breaks
-/// every cycle first).
-fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
+/// the longest path reaching it, each rank in node order), without its traversal's lists.
+/// `None` on a cycle, where layout-rs panics (`place` breaks every cycle first).
+fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
     let n = dag.len();
     let mut level = vec![0usize; n];
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
@@ -1638,20 +1752,7 @@ fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
         }
     }
     let levels = level.iter().max().map_or(0, |m| m + 1);
-    let mut size = vec![0usize; levels];
-    for &l in &level {
-        size[l] += 1;
-    }
-    // Room for a few more than each rank's nodes (what a first push would give): the
-    // connectors of long edges join the ranks later. A rank without nodes (one a longer link
-    // skips, or a half rank without a label box) gets room with its first connector, if any.
-    let mut ranks: Vec<Vec<NodeHandle>> = size
-        .iter()
-        .map(|&s| match s {
-            0 => Vec::new(),
-            s => Vec::with_capacity(s.max(4)),
-        })
-        .collect();
+    let mut ranks: Vec<Rank> = vec![Rank::new(); levels];
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }
@@ -1661,9 +1762,9 @@ fn rank_nodes(dag: &mut DAG, long: &Spans, step: usize) -> Option<()> {
 
 /// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
 /// the scope's usual step. A list sorted by edge: a chart has a few such edges, found by
-/// bisection without hashing.
+/// bisection without hashing, and kept inline.
 #[derive(Default)]
-struct Spans(Vec<((usize, usize), usize)>);
+struct Spans(SmallVec<[((usize, usize), usize); 4]>);
 
 impl Spans {
     /// Asks for at least `span` ranks for `edge`.
@@ -1687,7 +1788,7 @@ impl Spans {
 /// Moves each node down as far as its successors and the spans to them allow, where it has
 /// no more predecessors than successors (so fewer edges run long), until nothing moves: what
 /// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
-fn sink_nodes(dag: &mut DAG, long: &Spans, step: usize) {
+fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
     // Each move lowers a node, and no node goes below the deepest rank: this ends.
     loop {
@@ -1704,7 +1805,7 @@ fn sink_nodes(dag: &mut DAG, long: &Spans, step: usize) {
                 .map(|&v| dag.level(v).saturating_sub(span(u, v.get_index())))
                 .min();
             if let Some(lowest) = lowest.filter(|&l| l > dag.level(node)) {
-                dag.update_node_rank_level(node, lowest, None);
+                dag.update_node_rank_level(node, lowest);
                 moved = true;
             }
         }
@@ -1720,13 +1821,14 @@ fn sink_nodes(dag: &mut DAG, long: &Spans, step: usize) {
 /// once, so a query costs at most the graph's size. The buffers are reused across queries.
 #[derive(Default)]
 struct Search {
-    seen: Vec<bool>,
-    stack: Vec<NodeHandle>,
+    /// Inline for a small chart's graph.
+    seen: SmallVec<[bool; 32]>,
+    stack: SmallVec<[NodeHandle; 8]>,
 }
 
 impl Search {
     /// Whether `to` can be reached from `from` (a node reaches itself).
-    fn reaches(&mut self, dag: &DAG, from: NodeHandle, to: NodeHandle) -> bool {
+    fn reaches(&mut self, dag: &Graph, from: NodeHandle, to: NodeHandle) -> bool {
         if from == to {
             return true;
         }
@@ -1772,8 +1874,9 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
         return;
     }
     // The best order seen, every rank's nodes one after another (sorting keeps each rank's
-    // length): one buffer.
-    let mut best: Vec<NodeHandle> = vg.dag.ranks().iter().flatten().copied().collect();
+    // length): one buffer, as long as the graph (every box is in a rank).
+    let mut best: Vec<NodeHandle> = Vec::with_capacity(vg.dag.len());
+    best.extend(vg.dag.ranks().iter().flatten());
     // One rank's nodes with their sort keys, reused for every rank.
     let mut keyed: Vec<(f64, usize, NodeHandle)> = Vec::new();
     for round in 0..8 {
@@ -1886,9 +1989,9 @@ fn adjoin(vg: &mut Layered, chain: &[NodeHandle], ports: &Ports) {
             break;
         };
         if right {
-            row.splice(s + 1..s + 1, others.iter().copied());
+            row.insert_many(s + 1, others.iter().copied());
         } else {
-            row.splice(s..s, others.iter().rev().copied());
+            row.insert_many(s, others.iter().rev().copied());
         }
         if local_crossings(&vg.dag, level, &mut scratch) <= before {
             return;
@@ -1938,7 +2041,7 @@ struct Scratch<'p> {
 }
 
 impl<'p> Scratch<'p> {
-    fn new(dag: &DAG, ports: &'p Ports) -> Scratch<'p> {
+    fn new(dag: &Graph, ports: &'p Ports) -> Scratch<'p> {
         Scratch {
             pos: vec![usize::MAX; dag.len()],
             ends: Vec::new(),
@@ -1948,7 +2051,7 @@ impl<'p> Scratch<'p> {
 }
 
 /// Crossings between rank `i` and its neighbours.
-fn local_crossings(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
+fn local_crossings(dag: &Graph, i: usize, scratch: &mut Scratch) -> usize {
     let mut n = 0;
     if i > 0 {
         n += crossings_between(dag, i - 1, scratch);
@@ -1959,14 +2062,14 @@ fn local_crossings(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
     n
 }
 
-fn crossings(dag: &DAG, scratch: &mut Scratch) -> usize {
+fn crossings(dag: &Graph, scratch: &mut Scratch) -> usize {
     (0..dag.num_levels().saturating_sub(1))
         .map(|i| crossings_between(dag, i, scratch))
         .sum()
 }
 
 /// Edge crossings between rank `i` and rank `i + 1`.
-fn crossings_between(dag: &DAG, i: usize, scratch: &mut Scratch) -> usize {
+fn crossings_between(dag: &Graph, i: usize, scratch: &mut Scratch) -> usize {
     let Scratch { pos, ends, ports } = scratch;
     // Edges that share an end cannot cross unless ports set them apart within their boxes.
     if ports.is_empty() && (dag.row(i).len() < 2 || dag.row(i + 1).len() < 2) {
@@ -2004,6 +2107,28 @@ mod tests {
     use super::*;
     use crate::diagram::flowchart;
 
+    use layout::adt::dag::DAG;
+
+    /// Our graph and layout-rs's, with `n` boxes and `edges` added in order.
+    fn both(n: usize, edges: &[(usize, usize)]) -> (Graph, DAG) {
+        let mut ours = Graph::default();
+        let mut theirs = DAG::new();
+        theirs.set_validate(false);
+        for _ in 0..n {
+            ours.new_node();
+            theirs.new_node();
+        }
+        for &(a, b) in edges {
+            ours.add_edge(NodeHandle::new(a), NodeHandle::new(b));
+            theirs.add_edge(NodeHandle::new(a), NodeHandle::new(b));
+        }
+        (ours, theirs)
+    }
+
+    fn as_vecs(ranks: &[Rank]) -> Vec<Vec<NodeHandle>> {
+        ranks.iter().map(|r| r.to_vec()).collect()
+    }
+
     #[test]
     fn the_search_answers_as_layout_rs_does() {
         // Small pseudo-random graphs (cycles allowed), every pair asked both ways: the answers
@@ -2013,59 +2138,68 @@ mod tests {
         let mut search = Search::default();
         for _ in 0..200 {
             let n = 1 + next(9);
-            let mut dag = DAG::new();
-            dag.set_validate(false);
-            let nodes: Vec<NodeHandle> = (0..n).map(|_| dag.new_node()).collect();
-            for _ in 0..next(2 * n as u64 + 1) {
-                let (a, b) = (nodes[next(n as u64)], nodes[next(n as u64)]);
-                dag.add_edge(a, b);
-            }
-            for &a in &nodes {
-                for &b in &nodes {
-                    assert_eq!(search.reaches(&dag, a, b), dag.is_reachable(a, b));
+            let edges: Vec<(usize, usize)> = (0..next(2 * n as u64 + 1))
+                .map(|_| (next(n as u64), next(n as u64)))
+                .collect();
+            let (ours, theirs) = both(n, &edges);
+            for a in (0..n).map(NodeHandle::new) {
+                for b in (0..n).map(NodeHandle::new) {
+                    assert_eq!(search.reaches(&ours, a, b), theirs.is_reachable(a, b));
                 }
             }
         }
     }
 
+    /// Small pseudo-random DAGs on up to 12 boxes (edges follow a shuffled order, with
+    /// repeats and self-edges).
+    fn random_dags(seed: u64, count: usize) -> Vec<(usize, Vec<(usize, usize)>)> {
+        let mut bits = crate::diagram::xorshift(seed);
+        let mut next = |m: u64| (bits() % m) as usize;
+        (0..count)
+            .map(|_| {
+                let n = 1 + next(12);
+                let mut order: Vec<usize> = (0..n).collect();
+                for i in (1..n).rev() {
+                    order.swap(i, next(i as u64 + 1));
+                }
+                let edges = (0..next(3 * n as u64 + 1))
+                    .map(|_| {
+                        let (a, b) = (next(n as u64), next(n as u64));
+                        (order[a.min(b)], order[a.max(b)])
+                    })
+                    .collect();
+                (n, edges)
+            })
+            .collect()
+    }
+
     #[test]
     fn nodes_are_ranked_as_layout_rs_ranks_them() {
-        // Small pseudo-random DAGs (edges follow a shuffled order, with repeats and
-        // self-edges): the ranks must be layout-rs's.
-        let mut bits = crate::diagram::xorshift(0x1234_5678);
-        let mut next = |m: u64| (bits() % m) as usize;
-        for _ in 0..300 {
-            let n = 1 + next(12);
-            let mut order: Vec<usize> = (0..n).collect();
-            for i in (1..n).rev() {
-                order.swap(i, next(i as u64 + 1));
-            }
-            let edges: Vec<(usize, usize)> = (0..next(3 * n as u64 + 1))
-                .map(|_| {
-                    let (a, b) = (next(n as u64), next(n as u64));
-                    (order[a.min(b)], order[a.max(b)])
-                })
-                .collect();
-            let build = || {
-                let mut dag = DAG::new();
-                dag.set_validate(false);
-                dag.new_nodes(n);
-                for &(a, b) in &edges {
-                    dag.add_edge(NodeHandle::new(a), NodeHandle::new(b));
-                }
-                dag
-            };
-            let (mut ours, mut theirs) = (build(), build());
+        for (n, edges) in random_dags(0x1234_5678, 300) {
+            let (mut ours, mut theirs) = both(n, &edges);
             assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
             theirs.recompute_node_ranks();
-            assert_eq!(ours.ranks(), theirs.ranks(), "{edges:?}");
+            assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");
         }
         // A cycle is refused.
-        let mut dag = DAG::new();
-        dag.new_nodes(2);
-        dag.add_edge(NodeHandle::new(0), NodeHandle::new(1));
-        dag.add_edge(NodeHandle::new(1), NodeHandle::new(0));
+        let (mut dag, _) = both(2, &[(0, 1), (1, 0)]);
         assert_eq!(rank_nodes(&mut dag, &Spans::default(), 1), None);
+    }
+
+    #[test]
+    fn nodes_sink_as_layout_rs_sinks_them() {
+        // Without longer links, `sink_nodes` moves boxes as layout-rs's `RankOptimizer`
+        // does, box for box and in the same order within each rank.
+        for (n, edges) in random_dags(0x0bad_cafe, 300) {
+            // (`place` adds no self-edge, which would hold its box in layout-rs's optimizer.)
+            let edges: Vec<(usize, usize)> = edges.into_iter().filter(|(a, b)| a != b).collect();
+            let (mut ours, mut theirs) = both(n, &edges);
+            assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
+            sink_nodes(&mut ours, &Spans::default(), 1);
+            theirs.recompute_node_ranks();
+            layout::topo::optimizer::RankOptimizer::new(&mut theirs).optimize();
+            assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");
+        }
     }
 
     /// Solves one rank: per box (half width, points as (at, weight)).

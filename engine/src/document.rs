@@ -252,6 +252,8 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     let expected_blocks = (src.len() / 192).min(128);
     let mut blocks = Vec::with_capacity(expected_blocks);
     let mut nodes = Vec::with_capacity(expected_blocks);
+    // Per block, how many diagnostics the walk had found before it: its own go after them.
+    let mut diagnostics_at = Vec::with_capacity(expected_blocks);
     let mut footnotes = Vec::new();
     let mut police = crate::sanitize::Police::default();
     for node in preorder(root) {
@@ -289,12 +291,42 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             };
             (line, kind, std::mem::take(&mut cb.literal))
         };
-        let mut id = String::with_capacity(4);
-        id.push('b');
-        crate::html::push_decimal(&mut id, blocks.len() as u64 + 1);
-        let map = PosMap::for_fence(&lines, &literal, line);
-        let (mut component, mut diags) = check_block(&id, kind, &literal, &map, &mut json_arena);
-        if let Some(AnyComponent::Mermaid(m)) = &mut component
+        blocks.push(Block {
+            info: BlockInfo {
+                id: block_id(blocks.len()),
+                kind,
+                valid: false,
+                line,
+            },
+            source: literal,
+            component: None,
+        });
+        diagnostics_at.push(diagnostics.len());
+        nodes.push(node);
+    }
+    // Each kind's blocks are checked together, each kind's in document order: a kind's code (a
+    // flowchart's parser and layout above all) stays in the instruction cache from one block
+    // to the next, where document order would run through every kind's for each section of a
+    // component-dense document. Nothing a check does depends on the blocks checked before it.
+    let mut block_diagnostics: Vec<Vec<Diagnostic>> = vec![Vec::new(); blocks.len()];
+    for &kind in Kind::ALL {
+        for (b, diags) in blocks.iter_mut().zip(&mut block_diagnostics) {
+            if b.info.kind == kind {
+                let map = PosMap::for_fence(&lines, &b.source, b.info.line);
+                (b.component, *diags) =
+                    check_block(&b.info.id, kind, &b.source, &map, &mut json_arena);
+            }
+        }
+    }
+    // Then, in document order, what depends on the blocks before: the diagram budget, and
+    // each block's diagnostics among the walk's.
+    let mut walk_diagnostics = std::mem::take(&mut diagnostics).into_iter();
+    let mut taken = 0;
+    for ((b, mut diags), at) in blocks.iter_mut().zip(block_diagnostics).zip(diagnostics_at) {
+        diagnostics.extend(walk_diagnostics.by_ref().take(at - taken));
+        taken = at;
+        let (id, line) = (&b.info.id, b.info.line);
+        if let Some(AnyComponent::Mermaid(m)) = &mut b.component
             && let Some(chart) = &m.chart
         {
             // Every node and edge gets a comment field: past the budget, the diagram keeps
@@ -331,24 +363,14 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
             d.block = Some(id.clone());
         }
         diagnostics.append(&mut diags);
+        b.info.valid = b.component.is_some();
         // An invalid block is shown as written, so the ```json lines the pre-scan blanked
         // come back.
-        let source = match rescued {
-            Some(_) if component.is_none() => unblank_fences(src, line, &literal),
-            _ => literal,
-        };
-        blocks.push(Block {
-            info: BlockInfo {
-                id,
-                kind,
-                valid: component.is_some(),
-                line,
-            },
-            source,
-            component,
-        });
-        nodes.push(node);
+        if rescued.is_some() && !b.info.valid {
+            b.source = unblank_fences(src, line, &b.source);
+        }
     }
+    diagnostics.extend(walk_diagnostics);
     Parsed {
         root,
         blocks,
@@ -359,6 +381,14 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         bare: false,
         rtl_possible: crate::html::i18n::may_hold_rtl(src),
     }
+}
+
+/// A block's id: `b` and its number from 1.
+fn block_id(index: usize) -> String {
+    let mut id = String::with_capacity(4);
+    id.push('b');
+    crate::html::push_decimal(&mut id, index as u64 + 1);
+    id
 }
 
 /// Validates one block's JSON text. `map` locates byte offsets of `text` in the original.

@@ -647,8 +647,84 @@ struct Found {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// Renders one block at a time, and keeps what the components found besides their markup.
+struct BlockRenderer<'r> {
+    reading: &'r Reading,
+    options: &'r Options,
+    answers: Option<&'r answers::Responses>,
+    frame_src: Option<&'static str>,
+    published: std::cell::RefCell<Vec<(String, Arc<str>)>>,
+    thumbnails: std::cell::RefCell<Vec<(String, String)>>,
+    /// Each block's id prefix (`pb-1a2b3c4d-b1`) is written over the last one in this buffer,
+    /// instead of being allocated per block.
+    id_prefix: String,
+}
+
+impl<'r> BlockRenderer<'r> {
+    fn new(
+        reading: &'r Reading,
+        options: &'r Options,
+        answers: Option<&'r answers::Responses>,
+    ) -> BlockRenderer<'r> {
+        BlockRenderer {
+            reading,
+            options,
+            answers,
+            frame_src: None,
+            published: Default::default(),
+            thumbnails: Default::default(),
+            id_prefix: reading.id_base.clone(),
+        }
+    }
+
+    /// The block's component, or its source shown as invalid.
+    fn render(&mut self, b: &document::Block) -> String {
+        let Some(c) = &b.component else {
+            return invalid_block(b, self.options.surface).into_string();
+        };
+        let (options, lang) = (self.options, self.reading.lang);
+        self.id_prefix.truncate(self.reading.id_base.len());
+        self.id_prefix.push_str(&b.info.id);
+        let cx = html::RenderCx {
+            block: &b.info.id,
+            id_prefix: &self.id_prefix,
+            surface: options.surface,
+            tag: b.info.kind.tag(),
+            t: lang.strings(),
+            rtl: lang.dir() == "rtl",
+            focus: self.answers.and_then(|a| a.focus_in(&b.info.id)),
+            diagram_base: options.diagram_base_url.as_deref(),
+            cid_images: options.cid_images && options.surface.is_email(),
+            diagrams: &self.published,
+            thumbnails: &self.thumbnails,
+        };
+        self.frame_src = self.frame_src.or(c.frame_source(options.surface));
+        c.render(&cx, self.answers.and_then(|a| a.get(&b.info.id)))
+            .into_string()
+    }
+
+    /// What the components found, and `diagnostics` about the blocks left out.
+    fn found(self, diagnostics: Vec<Diagnostic>) -> Found {
+        Found {
+            frame_src: self.frame_src,
+            published: self.published.into_inner(),
+            thumbnails: self.thumbnails.into_inner(),
+            diagnostics,
+        }
+    }
+}
+
 /// Renders every block, its component or its source shown as invalid: the markup in block
 /// order.
+///
+/// The blocks render kind by kind (every single-choice block, then every multi-choice one…):
+/// in a component-dense document, document order would run through every kind's code for
+/// each section and keep little of it in the instruction cache; kind by kind, one kind's code
+/// serves all its blocks. Each kind's blocks still render in document order, so the diagrams
+/// and thumbnails a mail publishes keep theirs. Only the output budget depends on the order
+/// across kinds (it cuts the components from the first one past it, in document order): when
+/// the markup passes the budget, or the request goes away, the blocks render again one after
+/// another as the budget asks.
 fn render_blocks(
     blocks: &[document::Block],
     reading: &Reading,
@@ -656,18 +732,49 @@ fn render_blocks(
     answers: Option<&answers::Responses>,
     src_len: usize,
 ) -> (Vec<String>, Found) {
-    let lang = reading.lang;
-    let diagram_base = options.diagram_base_url.as_deref();
-    let mut frame_src = None;
-    let published = std::cell::RefCell::new(Vec::new());
-    let thumbnails = std::cell::RefCell::new(Vec::new());
-    // Each block's id prefix (`pb-1a2b3c4d-b1`) is written over the last one in this buffer,
-    // instead of being allocated per block.
-    let mut id_prefix = reading.id_base.clone();
+    let budget = crate::budget::limits().output_bytes_for(src_len);
+    let mut renderer = BlockRenderer::new(reading, options, answers);
+    let mut markup = vec![String::new(); blocks.len()];
+    let mut total = 0;
+    let mut within_budget = true;
+    'kinds: for &kind in crate::components::Kind::ALL {
+        for (b, out) in blocks.iter().zip(&mut markup) {
+            if b.info.kind != kind {
+                continue;
+            }
+            if crate::budget::cancelled() {
+                within_budget = false;
+                break 'kinds;
+            }
+            *out = renderer.render(b);
+            total += out.len();
+            if total > budget {
+                within_budget = false;
+                break 'kinds;
+            }
+        }
+    }
+    if within_budget {
+        let found = renderer.found(Vec::new());
+        return (markup, found);
+    }
+    render_blocks_in_order(blocks, reading, options, answers, budget)
+}
+
+/// [`render_blocks`] one block after another, in document order: the components from the
+/// first one past `budget` bytes of markup on (and from a cancelled render's point on) are
+/// shown as their source.
+fn render_blocks_in_order(
+    blocks: &[document::Block],
+    reading: &Reading,
+    options: &Options,
+    answers: Option<&answers::Responses>,
+    budget: usize,
+) -> (Vec<String>, Found) {
+    let mut renderer = BlockRenderer::new(reading, options, answers);
     let mut markup = Vec::with_capacity(blocks.len());
     let mut diagnostics = Vec::new();
-    // The components' markup is held to the document's output budget (see `crate::budget`).
-    let mut bytes_left = crate::budget::limits().output_bytes_for(src_len);
+    let mut bytes_left = budget;
     let mut over_budget = false;
     for b in blocks {
         // A render whose request is gone stops here: what it would write is never read.
@@ -675,31 +782,7 @@ fn render_blocks(
             markup.push(invalid_block(b, options.surface).into_string());
             continue;
         }
-        id_prefix.truncate(reading.id_base.len());
-        id_prefix.push_str(&b.info.id);
-        let html = {
-            let cx = html::RenderCx {
-                block: &b.info.id,
-                id_prefix: &id_prefix,
-                surface: options.surface,
-                tag: b.info.kind.tag(),
-                t: lang.strings(),
-                rtl: lang.dir() == "rtl",
-                focus: answers.and_then(|a| a.focus_in(&b.info.id)),
-                diagram_base,
-                cid_images: options.cid_images && options.surface.is_email(),
-                diagrams: &published,
-                thumbnails: &thumbnails,
-            };
-            match &b.component {
-                Some(c) => {
-                    frame_src = frame_src.or(c.frame_source(options.surface));
-                    c.render(&cx, answers.and_then(|a| a.get(&b.info.id)))
-                        .into_string()
-                }
-                None => invalid_block(b, options.surface).into_string(),
-            }
-        };
+        let html = renderer.render(b);
         if html.len() > bytes_left {
             over_budget = true;
             diagnostics.push(Diagnostic {
@@ -710,8 +793,7 @@ fn render_blocks(
                 column: 1,
                 path: String::new(),
                 message: format!(
-                    "the components from this one on would write more than the document's budget of {} bytes of markup, so they are shown as their source",
-                    crate::budget::limits().output_bytes_for(src_len)
+                    "the components from this one on would write more than the document's budget of {budget} bytes of markup, so they are shown as their source"
                 ),
                 hint: "split the document in several".into(),
             });
@@ -721,15 +803,9 @@ fn render_blocks(
         bytes_left -= html.len();
         markup.push(html);
     }
-    let found = Found {
-        frame_src,
-        published: published.into_inner(),
-        thumbnails: thumbnails.into_inner(),
-        diagnostics,
-    };
+    let found = renderer.found(diagnostics);
     (markup, found)
 }
-
 /// The document root around `body` (about `body_len` bytes), the page or other wrapping the
 /// format asks for, and the rendering's hash, blocks and diagnostics.
 #[allow(clippy::too_many_arguments)]

@@ -208,3 +208,24 @@ fn a_cancelled_render_stops_and_is_not_cached() {
     let again = engine.render(&doc, &Options::default());
     assert_eq!(again.html.matches("pb-block pb-single-choice").count(), 50);
 }
+
+#[test]
+fn the_output_budget_cuts_in_document_order_whatever_the_kinds() {
+    // Kinds alternate, so a cut by kind would leave later single-choice blocks drawn after
+    // open questions that were cut.
+    let open = "```open-question\n{ \"version\": \"1\", \"question\": \"Why?\" }\n```\n";
+    let doc = format!("{CHOICE}\n{open}\n").repeat(100);
+    let small = Limits::new(250_000, 20_000, 64 * 1024);
+    let out = with_limits(small, None, || rendered(&doc));
+    let warned = over_budget(&out.diagnostics);
+    assert_eq!(warned.len(), 1, "{:?}", out.diagnostics);
+    let cut: usize = warned[0].block.as_deref().unwrap()[1..].parse().unwrap();
+    assert!(cut > 2 && cut < 200, "cut at b{cut}");
+    for n in 1..=200 {
+        let as_source = out
+            .html
+            .contains(&format!("<pre class=\"pb-invalid\" data-pb-block=\"b{n}\""));
+        let drawn = !as_source;
+        assert_eq!(drawn, n < cut, "b{n} (cut at b{cut})");
+    }
+}

@@ -125,6 +125,9 @@ enum Routing {
     SelfLoop(usize),
 }
 
+/// One thing per node or edge of a chart: a small chart's are kept inline.
+type Few<T> = SmallVec<[T; 8]>;
+
 /// One thing per scope. Most charts have no subgraphs, so one scope: kept inline.
 type PerScope<T> = SmallVec<[T; 1]>;
 
@@ -529,7 +532,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];
     // Inner scopes first: a subgraph's box size comes from its own layout.
     for scope in (0..n_scopes).rev() {
-        let sizes: Vec<(f64, f64)> = plan.items[scope]
+        let sizes: Few<(f64, f64)> = plan.items[scope]
             .iter()
             .map(|it| match *it {
                 Item::Node(i) => shapes::size(chart.nodes[i].shape, &plan.node_text[i]),
@@ -961,9 +964,26 @@ impl Graph {
             .expect("every box is ranked")
     }
 
+    /// Each box's rank (0 for a box in none), for passes that ask often: `level` looks
+    /// through the ranks.
+    fn levels(&self) -> Vec<usize> {
+        let mut levels = vec![0; self.len()];
+        for (level, row) in self.ranks.iter().enumerate() {
+            for h in row {
+                levels[h.get_index()] = level;
+            }
+        }
+        levels
+    }
+
     /// Moves `h` to the end of rank `level`.
     fn update_node_rank_level(&mut self, h: NodeHandle, level: usize) {
         let from = self.level(h);
+        self.move_node(h, from, level);
+    }
+
+    /// Moves `h` from rank `from` to the end of rank `level`.
+    fn move_node(&mut self, h: NodeHandle, from: usize, level: usize) {
         let at = self.ranks[from].iter().position(|&x| x == h);
         if let Some(at) = at {
             self.ranks[from].remove(at);
@@ -1002,7 +1022,7 @@ struct Seg {
 fn place(
     plan: &Plan,
     scope: usize,
-    mut sizes: Vec<(f64, f64)>,
+    mut sizes: Few<(f64, f64)>,
     ports: &[(f64, f64)],
     flat: &[bool],
     label_boxes: bool,
@@ -1019,7 +1039,11 @@ fn place(
     } else {
         Orientation::TopToBottom
     };
-    let index_of = |item: Item| items.iter().position(|i| *i == item);
+    // Without subgraphs, item `i` is node `i`: no search.
+    let index_of = |item: Item| match item {
+        Item::Node(i) if items.get(i) == Some(&item) => Some(i),
+        _ => items.iter().position(|i| *i == item),
+    };
     // A self-loop is drawn by hand beside its node (right of it, or below it in a horizontal
     // layout): the node's box is widened by the room the loop and its label need. Per item,
     // and left empty (all zero) when the scope has no self-loop.
@@ -1168,7 +1192,7 @@ fn place(
     }
     rank_nodes(&mut vg.dag, &long, step)?;
     // Per rank: whether it lies between two node ranks and holds label boxes only.
-    let mut between: Vec<bool> = Vec::new();
+    let mut between: Few<bool> = Few::new();
     if half_ranks {
         sink_nodes(&mut vg.dag, &long, step);
         // Where a flat edge's ends did not come to share a rank, its label's box goes halfway
@@ -1211,7 +1235,10 @@ fn place(
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
     // Room for every segment's path (a repeated one is counted again): filled without growing.
-    let path_len = |s: &Seg| 2 + vg.dag.level(s.to).saturating_sub(vg.dag.level(s.from) + 1);
+    // Each box's rank (connectors, added below, are never asked).
+    let levels = vg.dag.levels();
+    let level_of = |h: NodeHandle| levels[h.get_index()];
+    let path_len = |s: &Seg| 2 + level_of(s.to).saturating_sub(level_of(s.from) + 1);
     let path_room: usize = segs.iter().map(path_len).sum();
     let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(path_room);
     // A path's connectors are its nodes but its ends: room for all of them at once.
@@ -1223,8 +1250,8 @@ fn place(
             continue;
         }
         let start = path_nodes.len();
-        let target = vg.dag.level(v);
-        let mut level = vg.dag.level(u);
+        let target = level_of(v);
+        let mut level = level_of(u);
         // The ends and one connector per rank between them.
         path_nodes.push(u);
         let mut prev = u;
@@ -1790,6 +1817,7 @@ impl Spans {
 /// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
 fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
+    let mut levels = dag.levels();
     // Each move lowers a node, and no node goes below the deepest rank: this ends.
     loop {
         let mut moved = false;
@@ -1802,10 +1830,11 @@ fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
             let lowest = fwds
                 .iter()
                 .filter(|&&v| v != node)
-                .map(|&v| dag.level(v).saturating_sub(span(u, v.get_index())))
+                .map(|&v| levels[v.get_index()].saturating_sub(span(u, v.get_index())))
                 .min();
-            if let Some(lowest) = lowest.filter(|&l| l > dag.level(node)) {
-                dag.update_node_rank_level(node, lowest);
+            if let Some(lowest) = lowest.filter(|&l| l > levels[u]) {
+                dag.move_node(node, levels[u], lowest);
+                levels[u] = lowest;
                 moved = true;
             }
         }
@@ -1875,10 +1904,10 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
     }
     // The best order seen, every rank's nodes one after another (sorting keeps each rank's
     // length): one buffer, as long as the graph (every box is in a rank).
-    let mut best: Vec<NodeHandle> = Vec::with_capacity(vg.dag.len());
-    best.extend(vg.dag.ranks().iter().flatten());
+    let mut best: SmallVec<[NodeHandle; 32]> = SmallVec::with_capacity(vg.dag.len());
+    best.extend(vg.dag.ranks().iter().flatten().copied());
     // One rank's nodes with their sort keys, reused for every rank.
-    let mut keyed: Vec<(f64, usize, NodeHandle)> = Vec::new();
+    let mut keyed: Few<(f64, usize, NodeHandle)> = Few::new();
     for round in 0..8 {
         let down = round % 2 == 0;
         for step in 1..levels {
@@ -1934,7 +1963,7 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
         if count < best_count {
             best_count = count;
             best.clear();
-            best.extend(vg.dag.ranks().iter().flatten());
+            best.extend(vg.dag.ranks().iter().flatten().copied());
         }
     }
     let mut rest = &best[..];
@@ -2036,7 +2065,7 @@ fn port_of(ports: &Ports, from: usize, to: usize) -> (f64, f64) {
 /// ranks, as positions along each (a port moves an end within its box's place).
 struct Scratch<'p> {
     pos: Vec<usize>,
-    ends: Vec<(f64, f64)>,
+    ends: SmallVec<[(f64, f64); 16]>,
     ports: &'p Ports,
 }
 
@@ -2044,7 +2073,7 @@ impl<'p> Scratch<'p> {
     fn new(dag: &Graph, ports: &'p Ports) -> Scratch<'p> {
         Scratch {
             pos: vec![usize::MAX; dag.len()],
-            ends: Vec::new(),
+            ends: SmallVec::new(),
             ports,
         }
     }

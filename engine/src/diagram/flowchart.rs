@@ -570,7 +570,7 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
 /// Splits on newlines and `;` outside quotes and brackets; drops `%%` comments. A quoted
 /// label inside brackets, and an `@{ … }` block, may run over several lines; a line that
 /// starts with a link (`--> b`) continues the statement before it.
-fn statements(source: &str) -> Statements<'_> {
+fn statements(source: &str) -> Vec<(usize, &str)> {
     let mut out = split_statements(source);
     let mut i = 1;
     while i < out.len() {
@@ -593,13 +593,10 @@ fn statements(source: &str) -> Statements<'_> {
     out
 }
 
-/// Statements with their offsets: a small chart's are kept inline.
-type Statements<'s> = SmallVec<[(usize, &'s str); 16]>;
-
-fn split_statements(source: &str) -> Statements<'_> {
+fn split_statements(source: &str) -> Vec<(usize, &str)> {
     // At most one statement per separator, and one after the last: no growing.
     let mut out =
-        Statements::with_capacity(memchr::memchr2_iter(b'\n', b';', source.as_bytes()).count() + 1);
+        Vec::with_capacity(memchr::memchr2_iter(b'\n', b';', source.as_bytes()).count() + 1);
     let mut start = 0;
     let mut depth = 0i32;
     let mut quoted = false;
@@ -657,7 +654,7 @@ fn has_closer(bytes: &[u8], i: usize) -> bool {
     memchr::memchr3(b'"', b'}', b']', &bytes[i..]).is_some()
 }
 
-fn push<'s>(out: &mut Statements<'s>, source: &'s str, start: usize, end: usize) {
+fn push<'s>(out: &mut Vec<(usize, &'s str)>, source: &'s str, start: usize, end: usize) {
     let Some(raw) = source.get(start..end) else {
         return;
     };

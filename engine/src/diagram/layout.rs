@@ -811,6 +811,8 @@ struct Layered {
     orientation: Orientation,
     /// Boxes from this index on are connectors (they are added last).
     first_connector: usize,
+    /// A connector's box, once one is made: they are all alike.
+    connector: Option<Position>,
 }
 
 impl Layered {
@@ -820,6 +822,7 @@ impl Layered {
             positions: Vec::with_capacity(boxes),
             orientation,
             first_connector: usize::MAX,
+            connector: None,
         }
     }
 
@@ -839,9 +842,13 @@ impl Layered {
     fn add_connector(&mut self, level: usize) -> NodeHandle {
         self.first_connector = self.first_connector.min(self.positions.len());
         // `Element::empty_connector` sized as layout-rs sizes it, without its colour lookups.
-        let mut connector = Element::create_connector("", &style(), self.orientation);
-        connector.resize();
-        let c = self.add_node(connector.pos);
+        let orientation = self.orientation;
+        let pos = *self.connector.get_or_insert_with(|| {
+            let mut connector = Element::create_connector("", &style(), orientation);
+            connector.resize();
+            connector.pos
+        });
+        let c = self.add_node(pos);
         self.dag.ranks[level].push(c);
         c
     }
@@ -964,16 +971,14 @@ impl Graph {
             .expect("every box is ranked")
     }
 
-    /// Each box's rank (0 for a box in none), for passes that ask often: `level` looks
+    /// Sets each ranked box's rank in `levels`, for passes that ask often: `level` looks
     /// through the ranks.
-    fn levels(&self) -> Vec<usize> {
-        let mut levels = vec![0; self.len()];
+    fn fill_levels(&self, levels: &mut [usize]) {
         for (level, row) in self.ranks.iter().enumerate() {
             for h in row {
                 levels[h.get_index()] = level;
             }
         }
-        levels
     }
 
     /// Moves `h` to the end of rank `level`.
@@ -1190,11 +1195,12 @@ fn place(
             }
         }
     }
-    rank_nodes(&mut vg.dag, &long, step)?;
+    // Each box's rank, kept along with the ranks.
+    let mut levels = rank_nodes(&mut vg.dag, &long, step)?;
     // Per rank: whether it lies between two node ranks and holds label boxes only.
     let mut between: Few<bool> = Few::new();
     if half_ranks {
-        sink_nodes(&mut vg.dag, &long, step);
+        sink_nodes(&mut vg.dag, &long, step, &mut levels);
         // Where a flat edge's ends did not come to share a rank, its label's box goes halfway
         // down between them.
         for (_, r) in runs.iter().enumerate().filter(|&(k, r)| is_flat_run(k, r)) {
@@ -1227,16 +1233,16 @@ fn place(
             }
             kept
         });
+        vg.dag.fill_levels(&mut levels);
     } else {
         // As layout-rs's `RankOptimizer`, which would pull a longer link's far end back up to
         // one rank.
-        sink_nodes(&mut vg.dag, &long, step);
+        sink_nodes(&mut vg.dag, &long, step, &mut levels);
     }
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
     // Room for every segment's path (a repeated one is counted again): filled without growing.
-    // Each box's rank (connectors, added below, are never asked).
-    let levels = vg.dag.levels();
+    // (Connectors, added below, are never asked their rank.)
     let level_of = |h: NodeHandle| levels[h.get_index()];
     let path_len = |s: &Seg| 2 + level_of(s.to).saturating_sub(level_of(s.from) + 1);
     let path_room: usize = segs.iter().map(path_len).sum();
@@ -1312,13 +1318,8 @@ fn place(
     // Each rank gets its depth and is packed; where boxes go across the ranks is ours
     // (`spread`).
     pack_ranks(&mut vg, &between)?;
-    let mut waypoint: Vec<bool> = (0..vg.num_nodes())
-        .map(|i| vg.is_connector(NodeHandle::new(i)))
-        .collect();
-    for (h, _, _) in runs.iter().filter_map(|r| r.label) {
-        waypoint[h.get_index()] = true;
-    }
-    spread(&mut vg, horizontal, &waypoint);
+    // Label boxes and connectors, the waypoints, come after the items.
+    spread(&mut vg, horizontal, items.len());
     let center = |h: NodeHandle| {
         let c = vg.pos(h).center();
         Pt::new(c.x, c.y)
@@ -1537,7 +1538,9 @@ const SPREAD_SETTLED: f64 = 0.25;
 /// each box over its successors; then sweeps weigh both sides until nothing moves. Where the
 /// pulls balance (anywhere between them costs the same), the one-sided sweeps take the
 /// middle and the later ones leave the box where it is. A box with no neighbours keeps its place.
-fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
+///
+/// Boxes from `first_waypoint` on are waypoints.
+fn spread(vg: &mut Layered, horizontal: bool, first_waypoint: usize) {
     let across = |p: &Position| {
         if horizontal {
             p.center().y
@@ -1554,7 +1557,7 @@ fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
         .map(|i| across(&vg.pos(NodeHandle::new(i))))
         .collect();
     // Weight of the layout edge from `u` down to `v`.
-    let weight = |u: usize, v: usize| match (waypoint[u], waypoint[v]) {
+    let weight = |u: usize, v: usize| match (u >= first_waypoint, v >= first_waypoint) {
         (true, true) => 8.0,
         (false, true) => 2.0,
         (true, false) => 3.0,
@@ -1722,6 +1725,10 @@ impl Fit {
     /// boxes' mean position now.
     fn median(&mut self, start: usize, end: usize, stay: bool) -> f64 {
         let range = self.points_of(start, end);
+        // One point (a box with one neighbour) is its own median.
+        if range.len() == 1 {
+            return self.points[range.start].0;
+        }
         // Sorted where they are: a pool's points are one run of `points`, and a stable sort
         // of a run whose parts were sorted before orders it as sorting it afresh would.
         self.points[range.clone()].sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -1749,8 +1756,9 @@ impl Fit {
 
 /// Ranks the nodes as layout-rs's `DAG::recompute_node_ranks` does (each node on the rank of
 /// the longest path reaching it, each rank in node order), without its traversal's lists.
-/// `None` on a cycle, where layout-rs panics (`place` breaks every cycle first).
-fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
+/// `None` on a cycle, where layout-rs panics (`place` breaks every cycle first); else each
+/// node's rank.
+fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<Vec<usize>> {
     let n = dag.len();
     let mut level = vec![0usize; n];
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
@@ -1784,7 +1792,7 @@ fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
         ranks[l].push(NodeHandle::new(i));
     }
     *dag.ranks_mut() = ranks;
-    Some(())
+    Some(level)
 }
 
 /// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
@@ -1815,9 +1823,9 @@ impl Spans {
 /// Moves each node down as far as its successors and the spans to them allow, where it has
 /// no more predecessors than successors (so fewer edges run long), until nothing moves: what
 /// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
-fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
+/// `levels` holds each node's rank, and is kept up to date.
+fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize, levels: &mut [usize]) {
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
-    let mut levels = dag.levels();
     // Each move lowers a node, and no node goes below the deepest rank: this ends.
     loop {
         let mut moved = false;
@@ -2206,7 +2214,7 @@ mod tests {
     fn nodes_are_ranked_as_layout_rs_ranks_them() {
         for (n, edges) in random_dags(0x1234_5678, 300) {
             let (mut ours, mut theirs) = both(n, &edges);
-            assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
+            assert!(rank_nodes(&mut ours, &Spans::default(), 1).is_some());
             theirs.recompute_node_ranks();
             assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");
         }
@@ -2223,8 +2231,8 @@ mod tests {
             // (`place` adds no self-edge, which would hold its box in layout-rs's optimizer.)
             let edges: Vec<(usize, usize)> = edges.into_iter().filter(|(a, b)| a != b).collect();
             let (mut ours, mut theirs) = both(n, &edges);
-            assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
-            sink_nodes(&mut ours, &Spans::default(), 1);
+            let mut levels = rank_nodes(&mut ours, &Spans::default(), 1).expect("a DAG");
+            sink_nodes(&mut ours, &Spans::default(), 1, &mut levels);
             theirs.recompute_node_ranks();
             layout::topo::optimizer::RankOptimizer::new(&mut theirs).optimize();
             assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");

@@ -1072,8 +1072,16 @@ impl<'s> Cursor<'s> {
     }
 
     fn skip_ws(&mut self) {
-        let r = self.rest();
-        self.pos += r.len() - r.trim_start().len();
+        // ASCII white space (as `char::is_whitespace` has it) byte by byte; past anything
+        // else non-ASCII, as `trim_start` sees it.
+        let bytes = self.s.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') = bytes.get(self.pos) {
+            self.pos += 1;
+        }
+        if bytes.get(self.pos).is_some_and(|b| !b.is_ascii()) {
+            let r = self.rest();
+            self.pos += r.len() - r.trim_start().len();
+        }
     }
 
     fn error(&self, message: String) -> Unsupported {
@@ -1454,8 +1462,11 @@ fn has_icon(s: &str) -> bool {
 /// codes (`#quot;`, `#9829;`) are decoded; new lines inside a quoted label break it too.
 pub fn label_text(raw: &str) -> (String, Vec<Emphasis>) {
     let raw = raw.trim();
-    // Most labels are plain words: nothing to decode.
-    if !raw.contains(['<', '#', '`', ':', '\n']) {
+    // Most labels are plain words: nothing to decode. (Bytes, not chars: these are ASCII.)
+    if !raw
+        .bytes()
+        .any(|b| matches!(b, b'<' | b'#' | b'`' | b':' | b'\n'))
+    {
         return (raw.to_string(), Vec::new());
     }
     if let Some(md) = raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
@@ -1756,6 +1767,30 @@ mod tests {
                     "{hay:?} {needle:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn white_space_is_skipped_as_trim_start_skips_it() {
+        let texts = [
+            "",
+            " ",
+            "a",
+            " \t\r\n\x0b\x0cb",
+            "\u{a0} x",
+            " \u{2003}\ty",
+            "\u{85}",
+            "é ",
+            "  中",
+        ];
+        for text in texts {
+            let mut c = Cursor {
+                s: text,
+                pos: 0,
+                base: 0,
+            };
+            c.skip_ws();
+            assert_eq!(c.rest(), text.trim_start(), "{text:?}");
         }
     }
 

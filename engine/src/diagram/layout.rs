@@ -1787,7 +1787,8 @@ fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<Vec<usize>> 
         }
     }
     let levels = level.iter().max().map_or(0, |m| m + 1);
-    let mut ranks: Vec<Rank> = vec![Rank::new(); levels];
+    let mut ranks: Vec<Rank> = Vec::with_capacity(levels);
+    ranks.resize_with(levels, Rank::new);
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }
@@ -1913,7 +1914,9 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
     // The best order seen, every rank's nodes one after another (sorting keeps each rank's
     // length): one buffer, as long as the graph (every box is in a rank).
     let mut best: SmallVec<[NodeHandle; 32]> = SmallVec::with_capacity(vg.dag.len());
-    best.extend(vg.dag.ranks().iter().flatten().copied());
+    for row in vg.dag.ranks() {
+        best.extend_from_slice(row);
+    }
     // One rank's nodes with their sort keys, reused for every rank.
     let mut keyed: Few<(f64, usize, NodeHandle)> = Few::new();
     for round in 0..8 {
@@ -1971,7 +1974,9 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
         if count < best_count {
             best_count = count;
             best.clear();
-            best.extend(vg.dag.ranks().iter().flatten().copied());
+            for row in vg.dag.ranks() {
+                best.extend_from_slice(row);
+            }
         }
     }
     let mut rest = &best[..];

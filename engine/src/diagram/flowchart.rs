@@ -603,8 +603,18 @@ fn split_statements(source: &str) -> Vec<(usize, &str)> {
     // The depth an `@{` opened at, while it is open.
     let mut attrs: Option<i32> = None;
     let bytes = source.as_bytes();
+    // The bytes the match below acts on: runs of others are passed over at once.
+    let acted_on = |b: u8| {
+        matches!(
+            b,
+            b'"' | b'{' | b'[' | b'(' | b']' | b')' | b'}' | b'\n' | b'%' | b';'
+        )
+    };
     let mut i = 0;
     while i <= bytes.len() {
+        while bytes.get(i).is_some_and(|&b| !acted_on(b)) {
+            i += 1;
+        }
         let b = bytes.get(i).copied();
         match b {
             Some(b'"') => quoted = !quoted,
@@ -658,9 +668,11 @@ fn push<'s>(out: &mut Vec<(usize, &'s str)>, source: &'s str, start: usize, end:
     let Some(raw) = source.get(start..end) else {
         return;
     };
-    let trimmed = raw.trim();
+    let trimmed = raw.trim_start();
+    let lead = raw.len() - trimmed.len();
+    let trimmed = trimmed.trim_end();
     if !trimmed.is_empty() {
-        out.push((start + (raw.len() - raw.trim_start().len()), trimmed));
+        out.push((start + lead, trimmed));
     }
 }
 

@@ -603,8 +603,18 @@ fn split_statements(source: &str) -> Vec<(usize, &str)> {
     // The depth an `@{` opened at, while it is open.
     let mut attrs: Option<i32> = None;
     let bytes = source.as_bytes();
+    // The bytes the match below acts on: runs of others are passed over at once.
+    let acted_on = |b: u8| {
+        matches!(
+            b,
+            b'"' | b'{' | b'[' | b'(' | b']' | b')' | b'}' | b'\n' | b'%' | b';'
+        )
+    };
     let mut i = 0;
     while i <= bytes.len() {
+        while bytes.get(i).is_some_and(|&b| !acted_on(b)) {
+            i += 1;
+        }
         let b = bytes.get(i).copied();
         match b {
             Some(b'"') => quoted = !quoted,
@@ -658,9 +668,11 @@ fn push<'s>(out: &mut Vec<(usize, &'s str)>, source: &'s str, start: usize, end:
     let Some(raw) = source.get(start..end) else {
         return;
     };
-    let trimmed = raw.trim();
+    let trimmed = raw.trim_start();
+    let lead = raw.len() - trimmed.len();
+    let trimmed = trimmed.trim_end();
     if !trimmed.is_empty() {
-        out.push((start + (raw.len() - raw.trim_start().len()), trimmed));
+        out.push((start + lead, trimmed));
     }
 }
 
@@ -1072,8 +1084,16 @@ impl<'s> Cursor<'s> {
     }
 
     fn skip_ws(&mut self) {
-        let r = self.rest();
-        self.pos += r.len() - r.trim_start().len();
+        // ASCII white space (as `char::is_whitespace` has it) byte by byte; past anything
+        // else non-ASCII, as `trim_start` sees it.
+        let bytes = self.s.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') = bytes.get(self.pos) {
+            self.pos += 1;
+        }
+        if bytes.get(self.pos).is_some_and(|b| !b.is_ascii()) {
+            let r = self.rest();
+            self.pos += r.len() - r.trim_start().len();
+        }
     }
 
     fn error(&self, message: String) -> Unsupported {
@@ -1454,8 +1474,11 @@ fn has_icon(s: &str) -> bool {
 /// codes (`#quot;`, `#9829;`) are decoded; new lines inside a quoted label break it too.
 pub fn label_text(raw: &str) -> (String, Vec<Emphasis>) {
     let raw = raw.trim();
-    // Most labels are plain words: nothing to decode.
-    if !raw.contains(['<', '#', '`', ':', '\n']) {
+    // Most labels are plain words: nothing to decode. (Bytes, not chars: these are ASCII.)
+    if !raw
+        .bytes()
+        .any(|b| matches!(b, b'<' | b'#' | b'`' | b':' | b'\n'))
+    {
         return (raw.to_string(), Vec::new());
     }
     if let Some(md) = raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
@@ -1756,6 +1779,30 @@ mod tests {
                     "{hay:?} {needle:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn white_space_is_skipped_as_trim_start_skips_it() {
+        let texts = [
+            "",
+            " ",
+            "a",
+            " \t\r\n\x0b\x0cb",
+            "\u{a0} x",
+            " \u{2003}\ty",
+            "\u{85}",
+            "é ",
+            "  中",
+        ];
+        for text in texts {
+            let mut c = Cursor {
+                s: text,
+                pos: 0,
+                base: 0,
+            };
+            c.skip_ws();
+            assert_eq!(c.rest(), text.trim_start(), "{text:?}");
         }
     }
 

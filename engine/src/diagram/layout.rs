@@ -125,6 +125,9 @@ enum Routing {
     SelfLoop(usize),
 }
 
+/// One thing per node or edge of a chart: a small chart's are kept inline.
+type Few<T> = SmallVec<[T; 8]>;
+
 /// One thing per scope. Most charts have no subgraphs, so one scope: kept inline.
 type PerScope<T> = SmallVec<[T; 1]>;
 
@@ -529,7 +532,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
     let mut inset = vec![Pt::new(0.0, 0.0); chart.subgraphs.len()];
     // Inner scopes first: a subgraph's box size comes from its own layout.
     for scope in (0..n_scopes).rev() {
-        let sizes: Vec<(f64, f64)> = plan.items[scope]
+        let sizes: Few<(f64, f64)> = plan.items[scope]
             .iter()
             .map(|it| match *it {
                 Item::Node(i) => shapes::size(chart.nodes[i].shape, &plan.node_text[i]),
@@ -808,6 +811,8 @@ struct Layered {
     orientation: Orientation,
     /// Boxes from this index on are connectors (they are added last).
     first_connector: usize,
+    /// A connector's box, once one is made: they are all alike.
+    connector: Option<Position>,
 }
 
 impl Layered {
@@ -817,6 +822,7 @@ impl Layered {
             positions: Vec::with_capacity(boxes),
             orientation,
             first_connector: usize::MAX,
+            connector: None,
         }
     }
 
@@ -836,9 +842,13 @@ impl Layered {
     fn add_connector(&mut self, level: usize) -> NodeHandle {
         self.first_connector = self.first_connector.min(self.positions.len());
         // `Element::empty_connector` sized as layout-rs sizes it, without its colour lookups.
-        let mut connector = Element::create_connector("", &style(), self.orientation);
-        connector.resize();
-        let c = self.add_node(connector.pos);
+        let orientation = self.orientation;
+        let pos = *self.connector.get_or_insert_with(|| {
+            let mut connector = Element::create_connector("", &style(), orientation);
+            connector.resize();
+            connector.pos
+        });
+        let c = self.add_node(pos);
         self.dag.ranks[level].push(c);
         c
     }
@@ -961,9 +971,24 @@ impl Graph {
             .expect("every box is ranked")
     }
 
+    /// Sets each ranked box's rank in `levels`, for passes that ask often: `level` looks
+    /// through the ranks.
+    fn fill_levels(&self, levels: &mut [usize]) {
+        for (level, row) in self.ranks.iter().enumerate() {
+            for h in row {
+                levels[h.get_index()] = level;
+            }
+        }
+    }
+
     /// Moves `h` to the end of rank `level`.
     fn update_node_rank_level(&mut self, h: NodeHandle, level: usize) {
         let from = self.level(h);
+        self.move_node(h, from, level);
+    }
+
+    /// Moves `h` from rank `from` to the end of rank `level`.
+    fn move_node(&mut self, h: NodeHandle, from: usize, level: usize) {
         let at = self.ranks[from].iter().position(|&x| x == h);
         if let Some(at) = at {
             self.ranks[from].remove(at);
@@ -1002,7 +1027,7 @@ struct Seg {
 fn place(
     plan: &Plan,
     scope: usize,
-    mut sizes: Vec<(f64, f64)>,
+    mut sizes: Few<(f64, f64)>,
     ports: &[(f64, f64)],
     flat: &[bool],
     label_boxes: bool,
@@ -1019,7 +1044,11 @@ fn place(
     } else {
         Orientation::TopToBottom
     };
-    let index_of = |item: Item| items.iter().position(|i| *i == item);
+    // Without subgraphs, item `i` is node `i`: no search.
+    let index_of = |item: Item| match item {
+        Item::Node(i) if items.get(i) == Some(&item) => Some(i),
+        _ => items.iter().position(|i| *i == item),
+    };
     // A self-loop is drawn by hand beside its node (right of it, or below it in a horizontal
     // layout): the node's box is widened by the room the loop and its label need. Per item,
     // and left empty (all zero) when the scope has no self-loop.
@@ -1166,11 +1195,12 @@ fn place(
             }
         }
     }
-    rank_nodes(&mut vg.dag, &long, step)?;
+    // Each box's rank, kept along with the ranks.
+    let mut levels = rank_nodes(&mut vg.dag, &long, step)?;
     // Per rank: whether it lies between two node ranks and holds label boxes only.
-    let mut between: Vec<bool> = Vec::new();
+    let mut between: Few<bool> = Few::new();
     if half_ranks {
-        sink_nodes(&mut vg.dag, &long, step);
+        sink_nodes(&mut vg.dag, &long, step, &mut levels);
         // Where a flat edge's ends did not come to share a rank, its label's box goes halfway
         // down between them.
         for (_, r) in runs.iter().enumerate().filter(|&(k, r)| is_flat_run(k, r)) {
@@ -1203,15 +1233,18 @@ fn place(
             }
             kept
         });
+        vg.dag.fill_levels(&mut levels);
     } else {
         // As layout-rs's `RankOptimizer`, which would pull a longer link's far end back up to
         // one rank.
-        sink_nodes(&mut vg.dag, &long, step);
+        sink_nodes(&mut vg.dag, &long, step, &mut levels);
     }
     // Long edges pass through one small connector per rank they cross. Each segment's path
     // lies in `path_nodes`; segments with the same ends share one.
     // Room for every segment's path (a repeated one is counted again): filled without growing.
-    let path_len = |s: &Seg| 2 + vg.dag.level(s.to).saturating_sub(vg.dag.level(s.from) + 1);
+    // (Connectors, added below, are never asked their rank.)
+    let level_of = |h: NodeHandle| levels[h.get_index()];
+    let path_len = |s: &Seg| 2 + level_of(s.to).saturating_sub(level_of(s.from) + 1);
     let path_room: usize = segs.iter().map(path_len).sum();
     let mut path_nodes: Vec<NodeHandle> = Vec::with_capacity(path_room);
     // A path's connectors are its nodes but its ends: room for all of them at once.
@@ -1223,8 +1256,8 @@ fn place(
             continue;
         }
         let start = path_nodes.len();
-        let target = vg.dag.level(v);
-        let mut level = vg.dag.level(u);
+        let target = level_of(v);
+        let mut level = level_of(u);
         // The ends and one connector per rank between them.
         path_nodes.push(u);
         let mut prev = u;
@@ -1285,13 +1318,8 @@ fn place(
     // Each rank gets its depth and is packed; where boxes go across the ranks is ours
     // (`spread`).
     pack_ranks(&mut vg, &between)?;
-    let mut waypoint: Vec<bool> = (0..vg.num_nodes())
-        .map(|i| vg.is_connector(NodeHandle::new(i)))
-        .collect();
-    for (h, _, _) in runs.iter().filter_map(|r| r.label) {
-        waypoint[h.get_index()] = true;
-    }
-    spread(&mut vg, horizontal, &waypoint);
+    // Label boxes and connectors, the waypoints, come after the items.
+    spread(&mut vg, horizontal, items.len());
     let center = |h: NodeHandle| {
         let c = vg.pos(h).center();
         Pt::new(c.x, c.y)
@@ -1510,7 +1538,9 @@ const SPREAD_SETTLED: f64 = 0.25;
 /// each box over its successors; then sweeps weigh both sides until nothing moves. Where the
 /// pulls balance (anywhere between them costs the same), the one-sided sweeps take the
 /// middle and the later ones leave the box where it is. A box with no neighbours keeps its place.
-fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
+///
+/// Boxes from `first_waypoint` on are waypoints.
+fn spread(vg: &mut Layered, horizontal: bool, first_waypoint: usize) {
     let across = |p: &Position| {
         if horizontal {
             p.center().y
@@ -1527,7 +1557,7 @@ fn spread(vg: &mut Layered, horizontal: bool, waypoint: &[bool]) {
         .map(|i| across(&vg.pos(NodeHandle::new(i))))
         .collect();
     // Weight of the layout edge from `u` down to `v`.
-    let weight = |u: usize, v: usize| match (waypoint[u], waypoint[v]) {
+    let weight = |u: usize, v: usize| match (u >= first_waypoint, v >= first_waypoint) {
         (true, true) => 8.0,
         (false, true) => 2.0,
         (true, false) => 3.0,
@@ -1695,6 +1725,10 @@ impl Fit {
     /// boxes' mean position now.
     fn median(&mut self, start: usize, end: usize, stay: bool) -> f64 {
         let range = self.points_of(start, end);
+        // One point (a box with one neighbour) is its own median.
+        if range.len() == 1 {
+            return self.points[range.start].0;
+        }
         // Sorted where they are: a pool's points are one run of `points`, and a stable sort
         // of a run whose parts were sorted before orders it as sorting it afresh would.
         self.points[range.clone()].sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -1722,8 +1756,9 @@ impl Fit {
 
 /// Ranks the nodes as layout-rs's `DAG::recompute_node_ranks` does (each node on the rank of
 /// the longest path reaching it, each rank in node order), without its traversal's lists.
-/// `None` on a cycle, where layout-rs panics (`place` breaks every cycle first).
-fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
+/// `None` on a cycle, where layout-rs panics (`place` breaks every cycle first); else each
+/// node's rank.
+fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<Vec<usize>> {
     let n = dag.len();
     let mut level = vec![0usize; n];
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
@@ -1752,12 +1787,13 @@ fn rank_nodes(dag: &mut Graph, long: &Spans, step: usize) -> Option<()> {
         }
     }
     let levels = level.iter().max().map_or(0, |m| m + 1);
-    let mut ranks: Vec<Rank> = vec![Rank::new(); levels];
+    let mut ranks: Vec<Rank> = Vec::with_capacity(levels);
+    ranks.resize_with(levels, Rank::new);
     for (i, &l) in level.iter().enumerate() {
         ranks[l].push(NodeHandle::new(i));
     }
     *dag.ranks_mut() = ranks;
-    Some(())
+    Some(level)
 }
 
 /// Per layout edge `(from, to)` (node indices): how many ranks it spans, where that is not
@@ -1788,7 +1824,8 @@ impl Spans {
 /// Moves each node down as far as its successors and the spans to them allow, where it has
 /// no more predecessors than successors (so fewer edges run long), until nothing moves: what
 /// layout-rs's `RankOptimizer` does, but keeping each edge's span (`long`, else `step`).
-fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
+/// `levels` holds each node's rank, and is kept up to date.
+fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize, levels: &mut [usize]) {
     let span = |u: usize, v: usize| long.get((u, v)).unwrap_or(step);
     // Each move lowers a node, and no node goes below the deepest rank: this ends.
     loop {
@@ -1802,10 +1839,11 @@ fn sink_nodes(dag: &mut Graph, long: &Spans, step: usize) {
             let lowest = fwds
                 .iter()
                 .filter(|&&v| v != node)
-                .map(|&v| dag.level(v).saturating_sub(span(u, v.get_index())))
+                .map(|&v| levels[v.get_index()].saturating_sub(span(u, v.get_index())))
                 .min();
-            if let Some(lowest) = lowest.filter(|&l| l > dag.level(node)) {
-                dag.update_node_rank_level(node, lowest);
+            if let Some(lowest) = lowest.filter(|&l| l > levels[u]) {
+                dag.move_node(node, levels[u], lowest);
+                levels[u] = lowest;
                 moved = true;
             }
         }
@@ -1875,10 +1913,12 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
     }
     // The best order seen, every rank's nodes one after another (sorting keeps each rank's
     // length): one buffer, as long as the graph (every box is in a rank).
-    let mut best: Vec<NodeHandle> = Vec::with_capacity(vg.dag.len());
-    best.extend(vg.dag.ranks().iter().flatten());
+    let mut best: SmallVec<[NodeHandle; 32]> = SmallVec::with_capacity(vg.dag.len());
+    for row in vg.dag.ranks() {
+        best.extend_from_slice(row);
+    }
     // One rank's nodes with their sort keys, reused for every rank.
-    let mut keyed: Vec<(f64, usize, NodeHandle)> = Vec::new();
+    let mut keyed: Few<(f64, usize, NodeHandle)> = Few::new();
     for round in 0..8 {
         let down = round % 2 == 0;
         for step in 1..levels {
@@ -1934,7 +1974,9 @@ fn order_ranks(vg: &mut Layered, ports: &Ports) {
         if count < best_count {
             best_count = count;
             best.clear();
-            best.extend(vg.dag.ranks().iter().flatten());
+            for row in vg.dag.ranks() {
+                best.extend_from_slice(row);
+            }
         }
     }
     let mut rest = &best[..];
@@ -2036,7 +2078,7 @@ fn port_of(ports: &Ports, from: usize, to: usize) -> (f64, f64) {
 /// ranks, as positions along each (a port moves an end within its box's place).
 struct Scratch<'p> {
     pos: Vec<usize>,
-    ends: Vec<(f64, f64)>,
+    ends: SmallVec<[(f64, f64); 16]>,
     ports: &'p Ports,
 }
 
@@ -2044,7 +2086,7 @@ impl<'p> Scratch<'p> {
     fn new(dag: &Graph, ports: &'p Ports) -> Scratch<'p> {
         Scratch {
             pos: vec![usize::MAX; dag.len()],
-            ends: Vec::new(),
+            ends: SmallVec::new(),
             ports,
         }
     }
@@ -2177,7 +2219,7 @@ mod tests {
     fn nodes_are_ranked_as_layout_rs_ranks_them() {
         for (n, edges) in random_dags(0x1234_5678, 300) {
             let (mut ours, mut theirs) = both(n, &edges);
-            assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
+            assert!(rank_nodes(&mut ours, &Spans::default(), 1).is_some());
             theirs.recompute_node_ranks();
             assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");
         }
@@ -2194,8 +2236,8 @@ mod tests {
             // (`place` adds no self-edge, which would hold its box in layout-rs's optimizer.)
             let edges: Vec<(usize, usize)> = edges.into_iter().filter(|(a, b)| a != b).collect();
             let (mut ours, mut theirs) = both(n, &edges);
-            assert_eq!(rank_nodes(&mut ours, &Spans::default(), 1), Some(()));
-            sink_nodes(&mut ours, &Spans::default(), 1);
+            let mut levels = rank_nodes(&mut ours, &Spans::default(), 1).expect("a DAG");
+            sink_nodes(&mut ours, &Spans::default(), 1, &mut levels);
             theirs.recompute_node_ranks();
             layout::topo::optimizer::RankOptimizer::new(&mut theirs).optimize();
             assert_eq!(as_vecs(ours.ranks()), *theirs.ranks(), "{edges:?}");

@@ -115,7 +115,8 @@ fn blocked(
 
 /// Routes again every edge of `d` that passes through a box it does not connect.
 pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
-    let boxes: Vec<(usize, Rect)> = d
+    // A small chart's boxes are kept inline.
+    let boxes: smallvec::SmallVec<[(usize, Rect); 8]> = d
         .nodes
         .iter()
         .enumerate()

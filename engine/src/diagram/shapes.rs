@@ -831,6 +831,12 @@ fn brace(x: f64, t: f64, bo: f64, side: f64) -> Vec<Pt> {
 impl Outline {
     pub fn contains(&self, p: Pt) -> bool {
         match self {
+            // The even-odd test of the box's four corners, worked out: only its two upright
+            // sides can cross a level ray, and they cross it exactly at their x.
+            Outline::Polygon(c) if c.is_box => {
+                let (tl, br) = (c.pts[0], c.pts[2]);
+                (tl.y > p.y) != (br.y > p.y) && (p.x < br.x) != (p.x < tl.x)
+            }
             Outline::Polygon(corners) => polygon_contains(corners.as_slice(), p),
             Outline::Traced { shape, bounds } => area_contains(&traced(*shape, *bounds), p),
             Outline::Ellipse { center, rx, ry } => {
@@ -1127,16 +1133,20 @@ pub fn clip_start(path: &mut Vec<Pt>, outline: &Outline) {
     if first_out == 0 {
         return;
     }
-    let at = crossing(outline, path[first_out - 1], path[first_out]);
-    path.drain(..first_out);
-    path.insert(0, at);
+    path[first_out - 1] = crossing(outline, path[first_out - 1], path[first_out]);
+    path.drain(..first_out - 1);
 }
 
 /// As `clip_start`, for the end of the path.
 pub fn clip_end(path: &mut Vec<Pt>, outline: &Outline) {
-    path.reverse();
-    clip_start(path, outline);
-    path.reverse();
+    let Some(last_out) = path.iter().rposition(|p| !outline.contains(*p)) else {
+        return;
+    };
+    if last_out + 1 == path.len() {
+        return;
+    }
+    path[last_out + 1] = crossing(outline, path[last_out + 1], path[last_out]);
+    path.truncate(last_out + 2);
 }
 
 /// How far along each of its sides the bend of an edge routed around boxes is rounded, at

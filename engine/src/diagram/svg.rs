@@ -257,6 +257,7 @@ impl Writer {
     }
 
     /// `</tag>`
+    #[inline(always)]
     fn close(&mut self, tag: &'static str) {
         self.out.push_str("</");
         self.out.push_str(tag);
@@ -365,8 +366,9 @@ fn tenths(v: f64) -> Option<i64> {
     let x = v * 10.0;
     // `f64::round` is a library call on the baseline target. Below 2^52 the cast truncates
     // and the fraction left is exact, so rounding half away from zero by hand gives the same
-    // whole number; at or above 4e15 (or NaN) `round` gives no value within 1e15 either.
-    if x.is_nan() || x.abs() >= 4e15 {
+    // whole number. The rounded value is within 1e15 just when `x` is below 1e15 + 0.5 (exact
+    // in an f64): one test for that, for the range the cast needs, and with NaN's for NaN.
+    if x.is_nan() || x.abs() >= 1e15 + 0.5 {
         return None;
     }
     let whole = x as i64;
@@ -378,7 +380,7 @@ fn tenths(v: f64) -> Option<i64> {
     } else {
         whole
     };
-    (t.unsigned_abs() <= 1_000_000_000_000_000).then_some(t)
+    Some(t)
 }
 
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
@@ -1049,8 +1051,8 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
         }
         out.push_str(close);
     };
-    let node_name = |out: &mut String, id: &str| {
-        let label = chart.label_of(id);
+    // A node's label, and its id when that differs.
+    let node_name = |out: &mut String, id: &str, label: &str| {
         quote(out, label);
         if label != id {
             out.push_str(" (");
@@ -1088,7 +1090,7 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
                 if k > 0 {
                     out.push_str("; ");
                 }
-                node_name(out, &n.id);
+                node_name(out, &n.id, &n.label);
             }
         });
     }
@@ -1119,11 +1121,8 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
         fill_from(out, start, second);
     };
     // The second value of a two-slot template, written here first.
-    let mut second = if chart.edges.is_empty() && chart.subgraphs.is_empty() {
-        String::new()
-    } else {
-        String::with_capacity(64)
-    };
+    // (Made only when needed: arrows rarely need it.)
+    let mut second = String::new();
     if !chart.edges.is_empty() {
         out.push(' ');
         fill_into(&mut out, t.diagram_arrows, |out| {
@@ -1169,7 +1168,7 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
             if parts > 0 {
                 second.push_str(", ");
             }
-            node_name(&mut second, m);
+            node_name(&mut second, m, chart.label_of(m));
             parts += 1;
         }
         for c in children {
@@ -1551,6 +1550,11 @@ mod tests {
             1e14 + 0.05,
             -1e14,
             1e15,
+            1e15 + 0.375,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            -1e15 - 0.375,
+            (1e15 + 0.5) / 10.0,
             1e14 * 1.0000001,
             4e14,
             4.5e14,

@@ -210,8 +210,9 @@ impl Writer {
 
     #[inline(always)]
     fn attrs(&mut self, attrs: &[(&'static str, Val)]) {
-        for (name, value) in attrs {
-            self.out.push(' ');
+        for (k, (name, value)) in attrs.iter().enumerate() {
+            // The quote that ends the value before goes in with the space before this one.
+            self.out.push_str(if k == 0 { " " } else { "\" " });
             self.out.push_str(name);
             self.out.push_str("=\"");
             match *value {
@@ -224,6 +225,8 @@ impl Writer {
                     self.out.push_str(p.0);
                 }
             }
+        }
+        if !attrs.is_empty() {
             self.out.push('"');
         }
     }

@@ -450,6 +450,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
     let model = Model {
         title: m.title.as_deref(),
     };
+    let node_label = Strings::split(t.comment_node);
     let edge_label = Slots::new(t.comment_edge);
     html! {
         (cx.root_start_with_model(Some(caption_id), &model))
@@ -477,7 +478,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
                         @let n = Digits::new(i);
                         @let id = cx.numbered_id("-node", &n, "");
                         li {
-                            label for=(id) { (Fill(t.comment_node, &node.label)) }
+                            label for=(id) { (Fill1(t.comment_node, node_label, &node.label)) }
                             textarea id=(id) name=(cx.numbered_name(".node.", &n, "")) rows="1" data-pb-node=(Text(&node.id)) { (Text(on_node(&node.id))) }
                         }
                     }
@@ -521,6 +522,24 @@ impl<'a> Slots<'a> {
             template,
             first,
             second,
+        }
+    }
+}
+
+/// A one-slot template filled as [`Fill`] fills it: the template, its text before and after
+/// the slot (found once per diagram, by `Strings::split`), and the value.
+struct Fill1<'a>(&'a str, Option<(&'a str, &'a str)>, &'a str);
+
+impl Render for Fill1<'_> {
+    fn render_to(&self, out: &mut String) {
+        let Fill1(template, slot, value) = *self;
+        match slot {
+            Some((before, after)) => {
+                for part in [before, value, after] {
+                    escape_into(part, out);
+                }
+            }
+            None => escape_into(template, out),
         }
     }
 }
@@ -794,6 +813,8 @@ mod tests {
                     assert_eq!(Fill2(slots, a, b).render().0, want, "{template} {a} {b}");
                     let want = Text(&Strings::fill(template, a)).render().0;
                     assert_eq!(Fill(template, a).render().0, want, "{template} {a}");
+                    let slot = Strings::split(template);
+                    assert_eq!(Fill1(template, slot, a).render().0, want, "{template} {a}");
                 }
             }
         }

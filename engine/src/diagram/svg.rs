@@ -210,8 +210,9 @@ impl Writer {
 
     #[inline(always)]
     fn attrs(&mut self, attrs: &[(&'static str, Val)]) {
-        for (name, value) in attrs {
-            self.out.push(' ');
+        for (k, (name, value)) in attrs.iter().enumerate() {
+            // The quote that ends the value before goes in with the space before this one.
+            self.out.push_str(if k == 0 { " " } else { "\" " });
             self.out.push_str(name);
             self.out.push_str("=\"");
             match *value {
@@ -224,6 +225,8 @@ impl Writer {
                     self.out.push_str(p.0);
                 }
             }
+        }
+        if !attrs.is_empty() {
             self.out.push('"');
         }
     }
@@ -257,6 +260,7 @@ impl Writer {
     }
 
     /// `</tag>`
+    #[inline(always)]
     fn close(&mut self, tag: &'static str) {
         self.out.push_str("</");
         self.out.push_str(tag);
@@ -282,9 +286,8 @@ fn escape_into(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    // Most bytes are plain: passed over by one table lookup each rather than the match below.
-    while let Some(k) = bytes[i..].iter().position(|&b| NEEDS_WORK[usize::from(b)]) {
-        i += k;
+    while let Some(at) = next_work(bytes, i) {
+        i = at;
         let (replacement, len) = match bytes[i] {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),
@@ -316,6 +319,42 @@ fn escape_into(out: &mut String, s: &str) {
 /// of U+FFFE and U+FFFF).
 const NEEDS_WORK: [bool; 256] = crate::html::controls_and(&[b'&', b'<', b'>', b'"', b'\'', 0xEF]);
 
+/// Where the first byte from `from` on that [`escape_into`] looks at is. Most bytes are plain:
+/// passed over eight at a time while whole words are, then by one table lookup each rather
+/// than the match there.
+fn next_work(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(word) = bytes.get(from..from + 8) {
+        if may_need_work(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+            break;
+        }
+        from += 8;
+    }
+    let k = bytes[from..]
+        .iter()
+        .position(|&b| NEEDS_WORK[usize::from(b)])?;
+    Some(from + k)
+}
+
+/// Whether any of the eight bytes is one [`NEEDS_WORK`] marks (never false when one is): a
+/// control, one of `"#$%&'` (`#$%` sit between those to escape: one range test), `<` or `>`,
+/// or 0xEF. Each test is exact for whether some byte passes it.
+fn may_need_work(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = ONES * 0x80;
+    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w;
+    // Below 0x20: the high bit of a byte below 0x80 that borrows when 0x20 is taken from it.
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    // From 0x22 (`"`) to 0x27 (`'`): the high bit of each byte below 0x80 whose low seven
+    // bits are above 0x21 and below 0x28, each byte's sums kept within the byte.
+    let low = word & (ONES * 0x7F);
+    let between =
+        (ONES * (0x7F + 0x28)).wrapping_sub(low) & !word & low.wrapping_add(ONES * (0x7F - 0x21));
+    // `<` (0x3C) and `>` (0x3E) are the bytes that are 0x3E with bit 1 set.
+    let angles = zero_byte((word | (ONES * 0x02)) ^ (ONES * 0x3E));
+    let ef = zero_byte(word ^ (ONES * 0xEF));
+    (control | between | angles | ef) & HIGHS != 0
+}
+
 /// A coordinate: one decimal, no trailing `.0`, no `-0`.
 #[cfg(test)]
 fn num(v: f64) -> String {
@@ -330,8 +369,9 @@ fn tenths(v: f64) -> Option<i64> {
     let x = v * 10.0;
     // `f64::round` is a library call on the baseline target. Below 2^52 the cast truncates
     // and the fraction left is exact, so rounding half away from zero by hand gives the same
-    // whole number; at or above 4e15 (or NaN) `round` gives no value within 1e15 either.
-    if x.is_nan() || x.abs() >= 4e15 {
+    // whole number. The rounded value is within 1e15 just when `x` is below 1e15 + 0.5 (exact
+    // in an f64): one test for that, for the range the cast needs, and with NaN's for NaN.
+    if x.is_nan() || x.abs() >= 1e15 + 0.5 {
         return None;
     }
     let whole = x as i64;
@@ -343,7 +383,7 @@ fn tenths(v: f64) -> Option<i64> {
     } else {
         whole
     };
-    (t.unsigned_abs() <= 1_000_000_000_000_000).then_some(t)
+    Some(t)
 }
 
 /// Appends [`num`]`(v)`, written from whole tenths (integer formatting is much cheaper than
@@ -1002,7 +1042,7 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
         };
         out.push_str(open);
         // Most labels are one line, copied whole.
-        if memchr::memchr(b'\n', s.as_bytes()).is_none() {
+        if !s.as_bytes().contains(&b'\n') {
             out.push_str(s);
         } else {
             for (k, part) in s.split('\n').enumerate() {
@@ -1014,8 +1054,8 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
         }
         out.push_str(close);
     };
-    let node_name = |out: &mut String, id: &str| {
-        let label = chart.label_of(id);
+    // A node's label, and its id when that differs.
+    let node_name = |out: &mut String, id: &str, label: &str| {
         quote(out, label);
         if label != id {
             out.push_str(" (");
@@ -1053,16 +1093,39 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
                 if k > 0 {
                     out.push_str("; ");
                 }
-                node_name(out, &n.id);
+                node_name(out, &n.id, &n.label);
             }
         });
     }
-    // The second value of a two-slot template, written here first.
-    let mut second = if chart.edges.is_empty() && chart.subgraphs.is_empty() {
-        String::new()
-    } else {
-        String::with_capacity(64)
+    // The arrow template split at both its slots, once.
+    let arrow_slots = Strings::split(t.diagram_arrow)
+        .and_then(|(before, rest)| Some((before, Strings::split(rest)?)));
+    // `Strings::fill(&Strings::fill(t.diagram_arrow, …), …)` of two quoted labels; `second`
+    // is room for the second where the filled text has to be searched again.
+    let arrow = |out: &mut String, second: &mut String, from: &str, to: &str| {
+        let start = out.len();
+        if let Some((before, (between, after))) = arrow_slots {
+            out.push_str(before);
+            quote(out, from);
+            // A non-empty first value without braces makes no `{}` with its neighbours: the
+            // second value takes the template's second slot.
+            let first = &out.as_bytes()[start + before.len()..];
+            if !first.is_empty() && !first.iter().any(|&b| b == b'{' || b == b'}') {
+                out.push_str(between);
+                quote(out, to);
+                out.push_str(after);
+                return;
+            }
+            out.truncate(start);
+        }
+        fill_into(out, t.diagram_arrow, |out| quote(out, from));
+        second.clear();
+        quote(second, to);
+        fill_from(out, start, second);
     };
+    // The second value of a two-slot template, written here first.
+    // (Made only when needed: arrows rarely need it.)
+    let mut second = String::new();
     if !chart.edges.is_empty() {
         out.push(' ');
         fill_into(&mut out, t.diagram_arrows, |out| {
@@ -1070,13 +1133,8 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
                 if k > 0 {
                     out.push_str("; ");
                 }
-                let start = out.len();
-                fill_into(out, t.diagram_arrow, |out| {
-                    quote(out, &chart.nodes[e.from].label);
-                });
-                second.clear();
-                quote(&mut second, &chart.nodes[e.to].label);
-                fill_from(out, start, &second);
+                let (from, to) = (&chart.nodes[e.from].label, &chart.nodes[e.to].label);
+                arrow(out, &mut second, from, to);
                 // Each note after ", ".
                 if let Some(l) = &e.label {
                     out.push_str(", ");
@@ -1113,7 +1171,7 @@ pub fn describe(chart: &Flowchart, t: &Strings) -> String {
             if parts > 0 {
                 second.push_str(", ");
             }
-            node_name(&mut second, m);
+            node_name(&mut second, m, chart.label_of(m));
             parts += 1;
         }
         for c in children {
@@ -1495,6 +1553,11 @@ mod tests {
             1e14 + 0.05,
             -1e14,
             1e15,
+            1e15 + 0.375,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            -1e15 - 0.375,
+            (1e15 + 0.5) / 10.0,
             1e14 * 1.0000001,
             4e14,
             4.5e14,
@@ -1690,10 +1753,40 @@ mod tests {
     }
 
     #[test]
+    fn a_word_may_need_work_exactly_when_a_byte_passes_its_tests() {
+        let mut bits = crate::diagram::xorshift(0x5851_f42d_4c95_7f2d);
+        // Bytes around each kind the table marks, and the rest at random.
+        let near = [
+            0x00, 0x1F, 0x20, 0x21, 0x22, 0x26, 0x27, 0x28, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x7F,
+            0x80, 0xA2, 0xBC, 0xBE, 0xEE, 0xEF, 0xF0, 0xFF, b'a', b' ',
+        ];
+        for round in 0..200_000 {
+            let b = bits();
+            let word = if round % 2 == 0 {
+                b
+            } else {
+                u64::from_le_bytes(std::array::from_fn(|k| {
+                    near[(b >> (8 * k)) as usize % near.len()]
+                }))
+            };
+            // `#$%` pass too, for the one range test.
+            let want = word
+                .to_le_bytes()
+                .iter()
+                .any(|&b| NEEDS_WORK[usize::from(b)] || matches!(b, b'#' | b'$' | b'%'));
+            assert_eq!(may_need_work(word), want, "{word:#018x}");
+        }
+    }
+
+    #[test]
     fn xml_forbidden_characters_are_dropped_and_whitespace_flattened() {
         let mut out = String::new();
         escape_into(&mut out, "a\tb\nc\u{7}d\u{FFFE}e\u{FFFF}f\u{FFFD}é\u{EFFF}");
         assert_eq!(out, "a b cdef\u{FFFD}é\u{EFFF}");
+        // The same past the first eight bytes, which are passed over whole.
+        let mut out = String::new();
+        escape_into(&mut out, "12345678\u{FFFF}<abcdefghij\u{EFFF}k&l'm\"\u{1}");
+        assert_eq!(out, "12345678&lt;abcdefghij\u{EFFF}k&amp;l&#39;m&quot;");
     }
 
     #[test]

@@ -806,6 +806,7 @@ fn render_blocks_in_order(
     let found = renderer.found(diagnostics);
     (markup, found)
 }
+
 /// The document root around `body` (about `body_len` bytes), the page or other wrapping the
 /// format asks for, and the rendering's hash, blocks and diagnostics.
 #[allow(clippy::too_many_arguments)]

@@ -11,8 +11,8 @@
 //! email), and every element carries a class the stylesheet themes with CSS custom
 //! properties: a stylesheet rule beats a presentation attribute, and no `style=` is needed.
 
-use super::flowchart::{Edge, Emphasis, Flowchart, Marker, Shape, Stroke};
-use super::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use super::flowchart::{Edge, Emphasis, Flowchart, Marker, Shape, Stroke, Subgraph};
+use super::layout::{ClusterBox, Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::shapes::{self, Bounds, Outline, Pt, RING};
 use super::text::{Block, FONT_FAMILY_ESCAPED, FONT_SIZE, LINE_HEIGHT};
 use crate::html::i18n::Strings;
@@ -1318,16 +1318,6 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
                 ("stroke-width", plain!("1")),
             ],
         );
-        if c.title.text.bytes().any(|b| b != b'\n') {
-            // Top left, where edges entering from above are least likely to cross it.
-            let at = Pt::new(
-                b.left() + 10.0 + c.title.width / 2.0,
-                b.top() + 8.0 + c.title.height / 2.0,
-            );
-            let styled = (!sub.title_emphasis.is_empty())
-                .then(|| (sub.title.as_str(), &sub.title_emphasis[..]));
-            lines_styled(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at, styled);
-        }
         w.close("g");
         w.newline();
     }
@@ -1337,6 +1327,9 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         key.clear();
         push_edge_key(&mut key, chart, &chart.edges[i], n);
         edge(&mut w, chart, i, path, &key);
+    }
+    for (s, c) in d.clusters.iter().enumerate() {
+        cluster_title(&mut w, &chart.subgraphs[s], c);
     }
     for (i, n) in d.nodes.iter().enumerate() {
         let Some(n) = n else { continue };
@@ -1365,6 +1358,48 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
     }
     w.close("svg");
     (w.finish(), width, height)
+}
+
+/// A subgraph's title, top left in its box, where edges entering from above are least likely to
+/// cross it. It is drawn over the edges on a patch of the box's colour: an edge that does cross
+/// it passes behind the words instead of striking them through. Clicks go through it to the box
+/// (a subgraph that is also a node takes comments) or the edge beneath.
+fn cluster_title(w: &mut Writer, sub: &Subgraph, c: &ClusterBox) {
+    if !c.title.text.bytes().any(|b| b != b'\n') {
+        return;
+    }
+    let b = c.bounds;
+    let top = b.top() + 8.0;
+    let at = Pt::new(
+        b.left() + 10.0 + c.title.width / 2.0,
+        top + c.title.height / 2.0,
+    );
+    w.open(
+        "g",
+        &[
+            ("class", plain!("pb-d-cluster-label")),
+            ("pointer-events", plain!("none")),
+        ],
+    );
+    w.newline();
+    // The patch covers the letters and little more: an arrow that only passes close by, or
+    // ends on a box just below, stays whole.
+    w.leaf(
+        "rect",
+        &[
+            ("class", plain!("pb-d-cluster-title-bg")),
+            ("x", Val::Num(at.x - c.title.width / 2.0 - 1.0)),
+            ("y", Val::Num(top + 2.0)),
+            ("width", Val::Num(c.title.width + 2.0)),
+            ("height", Val::Num(c.title.height - 3.0)),
+            ("fill", colour::CLUSTER_FILL),
+        ],
+    );
+    let styled =
+        (!sub.title_emphasis.is_empty()).then(|| (sub.title.as_str(), &sub.title_emphasis[..]));
+    lines_styled(w, CLUSTER_TITLE, colour::MUTED, &c.title, at, styled);
+    w.close("g");
+    w.newline();
 }
 
 /// A neutral box naming the diagram and its type, for diagrams not drawn here; and its width

@@ -2,7 +2,8 @@
 //! (`fixtures/mermaid-flowcharts/`): how many are drawn, whether the engine reads the same nodes
 //! and edges as mermaid.js's parser (`parse.json`), and a geometric check of every SVG drawn,
 //! read back from the SVG text: no two node boxes overlap, no edge passes through a node box it
-//! does not connect, no edge label lies on a node box.
+//! does not connect, no edge label lies on a node box, every subgraph title lies over the edges
+//! on a patch that hides no arrowhead.
 
 use crate::diagram::{self, Frame, flowchart};
 use crate::html::i18n::EN;
@@ -260,6 +261,11 @@ struct Read {
     /// Subgraph id → its box.
     clusters: Vec<(String, Box4)>,
     edges: Vec<ReadEdge>,
+    /// Each arrowhead's corners.
+    heads: Vec<Vec<(f64, f64)>>,
+    /// Each subgraph title's words, its patch (if it has one), and whether an edge is drawn
+    /// after it (over it).
+    titles: Vec<(String, Option<Box4>, bool)>,
 }
 
 /// Reads node boxes and edge lines and labels back from the SVG the engine wrote.
@@ -268,11 +274,37 @@ fn read_svg(svg: &str) -> Read {
         nodes: Vec::new(),
         clusters: Vec::new(),
         edges: Vec::new(),
+        heads: Vec::new(),
+        titles: Vec::new(),
     };
     for group in svg.split("<g ").skip(1) {
         let head = &group[..group.find('>').unwrap_or(group.len())];
         let body = &group[..group.find("</g>").unwrap_or(group.len())];
         let tags: Vec<&str> = body.split('<').skip(1).collect();
+        if head.contains("pb-d-edge") {
+            for t in tags.iter().filter(|t| t.contains("pb-d-head")) {
+                read.heads
+                    .push(path_points(attr(&format!(" {t}"), "d").unwrap_or("")));
+            }
+            for title in &mut read.titles {
+                title.2 = true;
+            }
+        }
+        for (i, t) in tags.iter().enumerate() {
+            if !t.starts_with("text") || !t.contains("pb-d-cluster-title") {
+                continue;
+            }
+            let words = t.split_once('>').map_or("", |(_, w)| w).to_string();
+            let patch = i
+                .checked_sub(1)
+                .map(|j| format!(" {}", tags[j]))
+                .filter(|p| p.contains("pb-d-cluster-title-bg"))
+                .map(|p| {
+                    let (x, y) = (num(&p, "x"), num(&p, "y"));
+                    Box4(x, y, x + num(&p, "width"), y + num(&p, "height"))
+                });
+            read.titles.push((words, patch, false));
+        }
         if let Some(id) = attr(&format!(" {head}"), "data-node") {
             if head.contains("pb-d-cluster") {
                 if let Some(t) = tags.iter().find(|t| t.contains("pb-d-cluster-box")) {
@@ -360,6 +392,24 @@ pub fn geometry_faults(svg: &str) -> Vec<String> {
             {
                 faults.push(format!("the label of {key} lies on {id}"));
             }
+        }
+    }
+    // Subgraph titles go over the edges, each on a patch that hides what passes behind its
+    // words but no arrowhead (one whose corner it clips by a pixel or so still reads as one).
+    for (words, patch, edge_over) in &read.titles {
+        if *edge_over {
+            faults.push(format!("an edge is drawn over the title {words:?}"));
+        }
+        let Some(patch) = patch else {
+            faults.push(format!("the title {words:?} has no patch"));
+            continue;
+        };
+        if read
+            .heads
+            .iter()
+            .any(|h| h.iter().any(|&(x, y)| patch.inset(1.5).contains(x, y)))
+        {
+            faults.push(format!("the title {words:?} hides an arrowhead"));
         }
     }
     faults
@@ -483,6 +533,30 @@ fn the_check_finds_an_edge_through_a_box() {
         <g class=\"pb-d-node\" data-node=\"C\"><rect x=\"0\" y=\"80\" width=\"10\" height=\"10\"/></g>\
         <g class=\"pb-d-edge\" data-edge=\"A→C\"><path class=\"pb-d-line\" d=\"M5 10 C5 30 5 60 5 80\"/></g></svg>";
     assert_eq!(geometry_faults(svg), ["edge A→C passes through B"]);
+}
+
+#[test]
+fn the_check_finds_a_title_under_an_edge_or_over_an_arrowhead() {
+    let title = "<g class=\"pb-d-cluster-label\"><rect class=\"pb-d-cluster-title-bg\" x=\"10\" y=\"10\" width=\"60\" height=\"15\"/>\
+        <text class=\"pb-d-cluster-title\" x=\"40\" y=\"22\">Group</text></g>";
+    let edge = |head_y: f64| {
+        format!(
+            "<g class=\"pb-d-edge\" data-edge=\"A→B\"><path class=\"pb-d-head\" d=\"M40,{head_y} L35,{} L45,{} Z\"/>\
+            <path class=\"pb-d-line\" d=\"M40,0 L40,{head_y}\"/></g>",
+            head_y - 9.0,
+            head_y - 9.0
+        )
+    };
+    // Over the edge, its arrowhead clear of the patch: nothing wrong.
+    assert!(geometry_faults(&format!("<svg>{}{title}</svg>", edge(40.0))).is_empty());
+    assert_eq!(
+        geometry_faults(&format!("<svg>{title}{}</svg>", edge(40.0))),
+        ["an edge is drawn over the title \"Group\""]
+    );
+    assert_eq!(
+        geometry_faults(&format!("<svg>{}{title}</svg>", edge(30.0))),
+        ["the title \"Group\" hides an arrowhead"]
+    );
 }
 
 #[test]

@@ -985,11 +985,7 @@ impl Parser {
     }
 
     /// Adds or updates the node, returning its index.
-    fn add_node(&mut self, mut spec: NodeSpec) -> usize {
-        // A fork's bar lies across the way ranks run.
-        if spec.shape == Some(Shape::Fork) && self.chart.direction.is_horizontal() {
-            spec.shape = Some(Shape::ForkSideways);
-        }
+    fn add_node(&mut self, spec: NodeSpec) -> usize {
         if let Some(&open) = self.open.last()
             && !self.placed.contains(spec.id)
             && self.chart.subgraphs[open].id.as_deref() != Some(spec.id)
@@ -2160,11 +2156,11 @@ mod tests {
         }
         // Every shape but the upright fork bar is some row's.
         assert_eq!(seen.len(), Shape::ALL.len() - 1);
-        // A fork's bar lies across the ranks.
+        // A fork is one shape here; the layout stands its bar across the way ranks run.
         let across = chart("flowchart TD\nA@{ shape: fork } --> B");
         assert_eq!(across.nodes[0].shape, Shape::Fork);
         let upright = chart("flowchart LR\nA@{ shape: join } --> B\nC --> A");
-        assert_eq!(upright.nodes[0].shape, Shape::ForkSideways);
+        assert_eq!(upright.nodes[0].shape, Shape::Fork);
     }
 
     #[test]

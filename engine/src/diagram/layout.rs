@@ -286,6 +286,19 @@ impl<'c> Plan<'c> {
         self.chart.direction
     }
 
+    /// Node `i`'s shape as drawn: a fork's bar lies across the way ranks run in its scope.
+    fn shape(&self, i: usize) -> Shape {
+        match self.chart.nodes[i].shape {
+            Shape::Fork | Shape::ForkSideways
+                if self.direction(self.node_scope(i)).is_horizontal() =>
+            {
+                Shape::ForkSideways
+            }
+            Shape::ForkSideways => Shape::Fork,
+            shape => shape,
+        }
+    }
+
     fn scope_of(&self, item: Item) -> usize {
         match item {
             Item::Node(i) => self.node_scope(i),
@@ -535,7 +548,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
         let sizes: Few<(f64, f64)> = plan.items[scope]
             .iter()
             .map(|it| match *it {
-                Item::Node(i) => shapes::size(chart.nodes[i].shape, &plan.node_text[i]),
+                Item::Node(i) => shapes::size(plan.shape(i), &plan.node_text[i]),
                 Item::Cluster(s) => cluster_size[s],
             })
             .collect();
@@ -577,10 +590,10 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             let center = p.centers[k].plus(offset(scope, &inner_at));
             match *item {
                 Item::Node(i) => {
-                    let (w, h) = shapes::size(chart.nodes[i].shape, &plan.node_text[i]);
+                    let (w, h) = shapes::size(plan.shape(i), &plan.node_text[i]);
                     nodes[i] = Some(NodeBox {
                         bounds: Bounds { center, w, h },
-                        shape: chart.nodes[i].shape,
+                        shape: plan.shape(i),
                         text: sized_as(&plan.node_text[i]),
                     });
                 }
@@ -605,7 +618,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                     w: 0.0,
                     h: 0.0,
                 });
-                (shapes::outline(chart.nodes[i].shape, b), b)
+                (shapes::outline(plan.shape(i), b), b)
             }
             Item::Cluster(s) => {
                 let b = clusters[s].bounds;
@@ -2348,6 +2361,33 @@ mod tests {
         let d = layout(&c).expect("drawn");
         let at = |id: &str| centre_of(&c, &d, id);
         assert!((at("a").x - at("b").x).abs() < 0.5 && at("a").y < at("b").y);
+    }
+
+    #[test]
+    fn a_forks_bar_lies_across_the_ranks_of_its_own_subgraph() {
+        let shape_of = |src: &str, id: &str| {
+            let c = chart(src);
+            let d = layout(&c).expect("drawn");
+            let i = c.nodes.iter().position(|n| n.id == id).expect("the node");
+            let n = d.nodes[i].as_ref().expect("placed");
+            (n.shape, n.bounds.w > n.bounds.h)
+        };
+        // The chart's direction, and a subgraph's own where it keeps it.
+        assert_eq!(
+            shape_of("flowchart TD\nF@{ shape: fork } --> B", "F"),
+            (Shape::Fork, true)
+        );
+        assert_eq!(
+            shape_of("flowchart LR\nF@{ shape: fork } --> B", "F"),
+            (Shape::ForkSideways, false)
+        );
+        let inside =
+            "flowchart TD\nsubgraph S\ndirection LR\nA --> F@{ shape: fork } --> B\nend\nX --> S";
+        assert_eq!(shape_of(inside, "F"), (Shape::ForkSideways, false));
+        // A subgraph linked out runs its parent's way, and so does its fork.
+        let linked =
+            "flowchart TD\nsubgraph S\ndirection LR\nA --> F@{ shape: fork } --> B\nend\nX --> A";
+        assert_eq!(shape_of(linked, "F"), (Shape::Fork, true));
     }
 
     #[test]

@@ -558,7 +558,7 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
         if scope > 0 {
             let s = scope - 1;
             let title = &plan.cluster_title[s];
-            let title_h = if title.text.bytes().all(|b| b == b'\n') {
+            let title_h = if title.is_blank() {
                 0.0
             } else {
                 title.height + 4.0
@@ -590,10 +590,11 @@ fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
             let center = p.centers[k].plus(offset(scope, &inner_at));
             match *item {
                 Item::Node(i) => {
-                    let (w, h) = shapes::size(plan.shape(i), &plan.node_text[i]);
+                    let shape = plan.shape(i);
+                    let (w, h) = shapes::size(shape, &plan.node_text[i]);
                     nodes[i] = Some(NodeBox {
                         bounds: Bounds { center, w, h },
-                        shape: plan.shape(i),
+                        shape,
                         text: sized_as(&plan.node_text[i]),
                     });
                 }

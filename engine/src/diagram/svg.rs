@@ -1365,15 +1365,11 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
 /// it passes behind the words instead of striking them through. Clicks go through it to the box
 /// (a subgraph that is also a node takes comments) or the edge beneath.
 fn cluster_title(w: &mut Writer, sub: &Subgraph, c: &ClusterBox) {
-    if !c.title.text.bytes().any(|b| b != b'\n') {
+    if c.title.is_blank() {
         return;
     }
-    let b = c.bounds;
-    let top = b.top() + 8.0;
-    let at = Pt::new(
-        b.left() + 10.0 + c.title.width / 2.0,
-        top + c.title.height / 2.0,
-    );
+    let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
+    let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
     w.open(
         "g",
         &[
@@ -1388,7 +1384,7 @@ fn cluster_title(w: &mut Writer, sub: &Subgraph, c: &ClusterBox) {
         "rect",
         &[
             ("class", plain!("pb-d-cluster-title-bg")),
-            ("x", Val::Num(at.x - c.title.width / 2.0 - 1.0)),
+            ("x", Val::Num(left - 1.0)),
             ("y", Val::Num(top + 2.0)),
             ("width", Val::Num(c.title.width + 2.0)),
             ("height", Val::Num(c.title.height - 3.0)),

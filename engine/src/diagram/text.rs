@@ -195,6 +195,11 @@ impl Block {
         self.text.split('\n')
     }
 
+    /// Whether it has nothing to draw: no line holds any text.
+    pub fn is_blank(&self) -> bool {
+        self.text.bytes().all(|b| b == b'\n')
+    }
+
     /// Whether it has more than one line.
     pub fn is_multiline(&self) -> bool {
         // Labels are short: a plain search costs less than setting up `memchr`'s vector one.

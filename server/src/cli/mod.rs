@@ -111,37 +111,47 @@ const SUMMARY_COLUMN: usize = 36;
 fn usage() -> String {
     let mut text = "passback — render PassbackAI decision documents\n\nUSAGE:\n".to_string();
     for command in &COMMANDS {
-        let synopsis = command.synopsis();
-        text.push_str(&synopsis);
-        let last = synopsis.lines().last().unwrap_or_default();
-        let width = last.chars().count();
-        if width < SUMMARY_COLUMN {
-            text.push_str(&" ".repeat(SUMMARY_COLUMN - width));
-        } else {
-            text.push('\n');
-            text.push_str(&" ".repeat(SUMMARY_COLUMN));
-        }
-        text.push_str(command.summary);
-        text.push('\n');
+        push_columns(
+            &mut text,
+            &command.synopsis(),
+            SUMMARY_COLUMN,
+            command.summary,
+        );
     }
     text.push_str(USAGE_END);
     text
 }
 
+/// Appends `head`, then spaces up to `column` (or, when its last line reaches that far, a new
+/// line indented to it), then `lines`, each line after the first indented to `column`.
+fn push_columns(text: &mut String, head: &str, column: usize, lines: &str) {
+    let width = head.lines().last().unwrap_or_default().chars().count();
+    text.push_str(head);
+    if width < column {
+        text.push_str(&" ".repeat(column - width));
+    } else {
+        text.push('\n');
+        text.push_str(&" ".repeat(column));
+    }
+    for (i, line) in lines.lines().enumerate() {
+        if i > 0 {
+            text.push_str(&" ".repeat(column));
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+}
+
 impl Command {
-    /// `  passback NAME ARGS…`, one line each, without the last line's newline.
+    /// `  passback NAME ARGS…`, continuation lines under the first argument, without a final
+    /// newline.
     fn synopsis(&self) -> String {
         let lead = format!("  passback {}", self.name);
-        let indent = " ".repeat(lead.chars().count() + 1);
-        let mut text = lead;
-        for (i, line) in self.usage.synopsis.iter().enumerate() {
-            text.push_str(if i == 0 { " " } else { "\n" });
-            if i > 0 {
-                text.push_str(&indent);
-            }
-            text.push_str(line);
+        let indent = format!("\n{}", " ".repeat(lead.chars().count() + 1));
+        match self.usage.synopsis {
+            [] => lead,
+            lines => format!("{lead} {}", lines.join(&indent)),
         }
-        text
     }
 
     /// `passback NAME --help`.
@@ -160,26 +170,11 @@ impl Command {
         if !usage.flags.is_empty() {
             text.push_str("\nOPTIONS:\n");
             for flag in usage.flags {
-                let mut head = format!("  --{}", flag.name);
-                if !flag.value.is_empty() {
-                    head.push(' ');
-                    head.push_str(flag.value);
-                }
-                let width = head.chars().count();
-                text.push_str(&head);
-                if width < usage.column {
-                    text.push_str(&" ".repeat(usage.column - width));
-                } else {
-                    text.push('\n');
-                    text.push_str(&" ".repeat(usage.column));
-                }
-                for (i, line) in flag.about.lines().enumerate() {
-                    if i > 0 {
-                        text.push_str(&" ".repeat(usage.column));
-                    }
-                    text.push_str(line);
-                    text.push('\n');
-                }
+                let head = match flag.value {
+                    "" => format!("  --{}", flag.name),
+                    value => format!("  --{} {value}", flag.name),
+                };
+                push_columns(&mut text, &head, usage.column, flag.about);
             }
         }
         if !usage.notes.is_empty() {

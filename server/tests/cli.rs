@@ -231,6 +231,7 @@ fn validate_exit_codes_and_shape() {
     }
 }
 
+/// The example shows every component the registry knows, in the registry's order.
 #[test]
 fn validate_the_example_document() {
     let out = passback(&["validate", &example()], None);
@@ -242,19 +243,8 @@ fn validate_the_example_document() {
         .iter()
         .filter_map(|b| b["kind"].as_str())
         .collect();
-    assert_eq!(
-        kinds,
-        [
-            "single-choice",
-            "multi-choice",
-            "open-question",
-            "questionnaire",
-            "prioritize",
-            "allocate",
-            "youtube",
-            "mermaid"
-        ]
-    );
+    let registry: Vec<&str> = passback_engine::Kind::ALL.iter().map(|k| k.tag()).collect();
+    assert_eq!(kinds, registry);
 }
 
 #[test]
@@ -370,6 +360,60 @@ fn help_in_every_spelling() {
         stdout(&out),
         format!("passback {}\n", env!("CARGO_PKG_VERSION"))
     );
+}
+
+/// The commands of the binary's table, as its message for an unknown command lists them.
+fn table_commands() -> Vec<String> {
+    let err = stderr(&passback(&["no-such-command"], None));
+    let list = err
+        .split_once("the commands are ")
+        .and_then(|(_, rest)| rest.split_once(" (see --help)"))
+        .map_or("", |(list, _)| list);
+    let names: Vec<String> = list
+        .split(", ")
+        .flat_map(|part| part.split(" and "))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        names.len() >= 7 && names.iter().all(|n| !n.is_empty() && !n.contains(' ')),
+        "{err}"
+    );
+    names
+}
+
+/// The usage and every `COMMAND --help` come from one table: each command the table holds has a
+/// line in `passback --help` (as in its own help) and help that names it.
+#[test]
+fn usage_and_help_cover_every_command_of_the_table() {
+    let top = stdout(&passback(&["--help"], None));
+    let listed: Vec<&str> = top
+        .lines()
+        .filter_map(|l| l.strip_prefix("  passback "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|name| !name.starts_with('-') && *name != "help")
+        .collect();
+    let table = table_commands();
+    assert_eq!(listed, table, "{top}");
+    for name in &table {
+        let out = passback(&[name, "--help"], None);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let help = stdout(&out);
+        let title = format!("passback {name} — ");
+        assert!(help.starts_with(&title), "{help}");
+        // Its summary and synopsis are the usage's own.
+        let summary = help
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .replacen(&title, "", 1);
+        assert!(top.contains(&format!(" {summary}\n")), "{name}: {summary}");
+        let synopsis: String = help
+            .split_once("USAGE:\n")
+            .and_then(|(_, rest)| rest.split_once("\n\n").or(Some((rest, ""))))
+            .map_or("", |(synopsis, _)| synopsis)
+            .to_string();
+        assert!(top.contains(synopsis.trim_end()), "{name}: {synopsis}");
+    }
 }
 
 #[test]

@@ -1,0 +1,298 @@
+//! `passback serve`: the HTTP service.
+
+use super::shared::{prepared_state, public_url, retention};
+use super::{Args, Flag, Usage};
+use std::io::Write;
+
+pub(super) const USAGE: Usage = Usage {
+    synopsis: &[
+        "[--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]",
+        "[--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]",
+        "[--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]",
+        "[--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]",
+        "[--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]",
+        "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
+        "[--route-limit N/min|N/h|off]",
+    ],
+    about: "",
+    column: 28,
+    flags: &[
+        Flag {
+            name: "listen",
+            value: "ADDR",
+            about: "address and port to listen on (default 127.0.0.1:8080; port 0 picks one)",
+        },
+        Flag {
+            name: "max-body",
+            value: "BYTES",
+            about: "largest request body (default 1048576, 1 MiB)",
+        },
+        Flag {
+            name: "header-timeout",
+            value: "SECS",
+            about: "time a client has to send its request headers (default 10)",
+        },
+        Flag {
+            name: "request-timeout",
+            value: "SECS",
+            about: "time one request may take, body and render included (default 30)",
+        },
+        Flag {
+            name: "max-connections",
+            value: "N",
+            about: "connections served at once; more get 503 (default 1024)",
+        },
+        Flag {
+            name: "cache-entries",
+            value: "N",
+            about: "rendered documents the cache keeps (default 4096)",
+        },
+        Flag {
+            name: "cache-bytes",
+            value: "BYTES",
+            about: "bytes the cache keeps (default 67108864, 64 MiB)",
+        },
+        Flag {
+            name: "public-url",
+            value: "URL",
+            about: "the server's address as mail clients and readers reach it: email\n\
+                    previews link diagrams as PNG images from it instead of inline SVG,\n\
+                    and review links of routed documents start with it",
+        },
+        Flag {
+            name: "store",
+            value: "SPEC",
+            about: "where routed documents are kept: sqlite:PATH (default\n\
+                    sqlite:passback.db, created with the first routed document),\n\
+                    postgres://USER@HOST:PORT/DATABASE (replicas may share it), or off",
+        },
+        Flag {
+            name: "retention",
+            value: "TIME",
+            about: "how long a routed document may live, and its tombstone after it is\n\
+                    deleted: seconds, or a number with s, m, h or d (default 30d)",
+        },
+        Flag {
+            name: "max-responses",
+            value: "N",
+            about: "responses one routed document takes at most (default 1000)",
+        },
+        Flag {
+            name: "body-timeout",
+            value: "SECS",
+            about: "time a client has to send a request's body (default 10; then 408)",
+        },
+        Flag {
+            name: "max-connections-per-client",
+            value: "N",
+            about: "connections one client address may hold (default 256)",
+        },
+        Flag {
+            name: "max-renders",
+            value: "N",
+            about: "renders, validations and exports run at once (default: the cores)",
+        },
+        Flag {
+            name: "queue-timeout",
+            value: "SECS",
+            about: "time a request waits for a render slot before a 503 with\n\
+                    Retry-After (default 5)",
+        },
+        Flag {
+            name: "max-table-cells",
+            value: "N",
+            about: "table cells one document may make, GFM's filled-in ones included\n\
+                    (default 250000; also at most its length in bytes plus 4096)",
+        },
+        Flag {
+            name: "max-diagram-parts",
+            value: "N",
+            about: "diagram nodes and edges with comment fields per document\n\
+                    (default 20000; also at most a quarter of its length plus 4096)",
+        },
+        Flag {
+            name: "max-output-bytes",
+            value: "BYTES",
+            about: "component markup per document (default 33554432, 32 MiB; also at\n\
+                    most 64 bytes per byte of the document plus 1 MiB)",
+        },
+        Flag {
+            name: "hash-secret",
+            value: "TEXT",
+            about: "the secret content hashes (ETags, /v1/render/{hash}) are keyed with;\n\
+                    also PASSBACK_HASH_SECRET. Replicas behind one address need the\n\
+                    same; without one, a random secret is drawn at start",
+        },
+        Flag {
+            name: "metrics-listen",
+            value: "ADDR",
+            about: "serve /metrics on this address only (e.g. 127.0.0.1:9090), not on\n\
+                    --listen",
+        },
+        Flag {
+            name: "route-limit",
+            value: "RATE",
+            about: "documents one client address may route, N/min or N/h: a burst of N,\n\
+                    then one per minute/N (hour/N); more get 429 (default off)",
+        },
+    ],
+    notes: "",
+};
+
+pub(super) fn run(a: &Args) -> Result<i32, String> {
+    a.no_positional("no positional argument", "")?;
+    let config = config(a)?;
+
+    // The log never holds up a request: a full queue drops lines and counts them.
+    tracing_subscriber::fmt()
+        .with_writer(passback_server::log::stderr())
+        .with_target(false)
+        .init();
+    // Renders are CPU-bound: more blocking threads than cores only queue inside the kernel
+    // instead of in tokio, and every extra thread can bring the allocator another arena.
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(cores * 2)
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let served = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let metrics = match config.metrics_listen {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .map_err(|e| format!("cannot listen on --metrics-listen {at}: {e}"))?,
+            ),
+            None => None,
+        };
+        let described = config.store.describe();
+        let state = prepared_state(config).await?;
+        let metrics_at = metrics.as_ref().and_then(|m| m.local_addr().ok());
+        if let Some(metrics) = metrics {
+            tokio::spawn(passback_server::serve_metrics(
+                metrics,
+                state.clone(),
+                passback_server::shutdown_signal(),
+            ));
+        }
+        tracing::info!(store = %described, "routed documents");
+        println!("passback: listening on http://{addr}");
+        if let Some(at) = metrics_at {
+            println!("passback: metrics on http://{at}/metrics");
+        }
+        let _ = std::io::stdout().flush();
+        passback_server::serve(listener, state, passback_server::shutdown_signal()).await;
+        Ok::<(), String>(())
+    });
+    // `run` has waited out the grace period; a render still running on the blocking pool
+    // cannot be interrupted, and dropping the runtime would wait for it: exit without it.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served?;
+    Ok(0)
+}
+
+/// The server's configuration from the flags; the first mistake found is the one reported.
+fn config(a: &Args) -> Result<passback_server::Config, String> {
+    let mut config = passback_server::Config::default();
+    if let Some(addr) = a.flag("listen")? {
+        let addr = addr.parse().map_err(|_| {
+            format!("--listen must be an address such as 127.0.0.1:8080, not `{addr}`")
+        })?;
+        config = config.with_listen(addr);
+    }
+    if let Some(n) = a.number::<usize>("max-body", "a number of bytes")? {
+        config = config.with_max_body(n);
+    }
+    if let Some(n) = a.number::<f64>("header-timeout", "a number of seconds")? {
+        config = config.with_header_timeout(seconds(n, "header-timeout")?);
+    }
+    if let Some(n) = a.number::<f64>("request-timeout", "a number of seconds")? {
+        config = config.with_request_timeout(seconds(n, "request-timeout")?);
+    }
+    if let Some(n) = a.number::<usize>("max-connections", "a whole number")? {
+        config = config.with_max_connections(at_least_one(n, "max-connections")?);
+    }
+    let entries = a
+        .number::<usize>("cache-entries", "a whole number")?
+        .unwrap_or(config.cache.max_entries);
+    let bytes = a
+        .number::<usize>("cache-bytes", "a number of bytes")?
+        .unwrap_or(config.cache.max_bytes);
+    config = config.with_cache(passback_engine::CacheConfig::new(entries, bytes));
+    if let Some(url) = a.flag("public-url")? {
+        config = config.with_public_url(Some(public_url(url)?));
+    }
+    let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
+    config = config.with_store(passback_server::store::StoreConfig::parse(store)?);
+    if let Some(time) = a.flag("retention")? {
+        config = config.with_retention(retention(time)?);
+    }
+    if let Some(n) = a.number::<u64>("max-responses", "a whole number")? {
+        config = config.with_max_responses(at_least_one(n, "max-responses")?);
+    }
+    if let Some(rate) = a.flag("route-limit")? {
+        config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
+    }
+    if let Some(n) = a.number::<f64>("body-timeout", "a number of seconds")? {
+        config = config.with_body_timeout(seconds(n, "body-timeout")?);
+    }
+    if let Some(n) = a.number::<usize>("max-connections-per-client", "a whole number")? {
+        config =
+            config.with_max_connections_per_client(at_least_one(n, "max-connections-per-client")?);
+    }
+    if let Some(n) = a.number::<usize>("max-renders", "a whole number")? {
+        config = config.with_max_renders(at_least_one(n, "max-renders")?);
+    }
+    if let Some(n) = a.number::<f64>("queue-timeout", "a number of seconds")? {
+        config = config.with_queue_timeout(seconds(n, "queue-timeout")?);
+    }
+    let caps = config.limits;
+    config = config.with_limits(passback_engine::Limits::new(
+        a.number::<usize>("max-table-cells", "a whole number")?
+            .unwrap_or(caps.table_cells),
+        a.number::<usize>("max-diagram-parts", "a whole number")?
+            .unwrap_or(caps.diagram_parts),
+        a.number::<usize>("max-output-bytes", "a number of bytes")?
+            .unwrap_or(caps.output_bytes),
+    ));
+    let secret = match a.flag("hash-secret")? {
+        Some(s) => Some(s.to_string()),
+        None => std::env::var("PASSBACK_HASH_SECRET").ok(),
+    };
+    if let Some(secret) = secret {
+        if secret.is_empty() {
+            return Err("--hash-secret (or PASSBACK_HASH_SECRET) must not be empty".into());
+        }
+        config = config.with_hash_secret(Some(passback_server::hash_secret_from(&secret)));
+    }
+    if let Some(addr) = a.flag("metrics-listen")? {
+        let addr = addr.parse().map_err(|_| {
+            format!("--metrics-listen must be an address such as 127.0.0.1:9090, not `{addr}`")
+        })?;
+        config = config.with_metrics_listen(Some(addr));
+    }
+    Ok(config)
+}
+
+/// A count that must not be zero.
+fn at_least_one<T: PartialEq + From<u8>>(n: T, name: &str) -> Result<T, String> {
+    if n == T::from(0) {
+        Err(format!("--{name} must be at least 1"))
+    } else {
+        Ok(n)
+    }
+}
+
+fn seconds(n: f64, name: &str) -> Result<std::time::Duration, String> {
+    if n.is_finite() && n > 0.0 && n < 1e9 {
+        Ok(std::time::Duration::from_secs_f64(n))
+    } else {
+        Err(format!("--{name} must be a positive number of seconds"))
+    }
+}

@@ -9,6 +9,7 @@ mod common;
 use common::http::{Reply, fetch, request, send};
 use common::store::Backend;
 use common::{Served, serve};
+use passback_engine::Kind;
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -378,16 +379,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_ne!(spec.is_error, Some(true));
     let spec = spec.structured_content.expect("structured content");
     let reference = spec["reference"].as_str().expect("the reference");
-    for tag in [
-        "single-choice",
-        "multi-choice",
-        "open-question",
-        "questionnaire",
-        "prioritize",
-        "allocate",
-        "youtube",
-        "mermaid",
-    ] {
+    for tag in Kind::ALL.iter().map(|kind| kind.tag()) {
         assert!(reference.contains(&format!("## {tag}")), "{tag}");
         assert!(spec["schema"]["$defs"][tag].is_object(), "{tag}");
     }

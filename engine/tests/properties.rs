@@ -2,22 +2,19 @@
 //! deterministic; validate and render agree on which blocks are valid; and answers generated
 //! from a document always export, with every answer the reader gave present in the export.
 
-use passback_engine::{Doc, answers_from_json, export};
+use passback_engine::{Doc, Kind, answers_from_json, export};
 use passback_engine::{Options, Surface, render, validate};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const TAGS: [&str; 9] = [
-    "single-choice",
-    "multi-choice",
-    "open-question",
-    "questionnaire",
-    "prioritize",
-    "allocate",
-    "youtube",
-    "mermaid",
-    "json",
-];
+/// Every component's fence tag, and `json`, a fence that is no component.
+fn tags() -> Vec<&'static str> {
+    Kind::ALL
+        .iter()
+        .map(|kind| kind.tag())
+        .chain(["json"])
+        .collect()
+}
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -71,8 +68,8 @@ fn json_value() -> impl Strategy<Value = Value> {
 fn markdown() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         "[a-z #*_>\\-\\[\\]()`!|:\n]{0,30}",
-        (prop::sample::select(TAGS.to_vec()), json_value()).prop_map(|(tag, v)| format!("```{tag}\n{v}\n```\n")),
-        (prop::sample::select(TAGS.to_vec()), "[{}\\[\\]\",: a-z0-9\u{201C}\u{201D}]{0,40}").prop_map(|(tag, body)| format!("```{tag}\n{body}\n```\n")),
+        (prop::sample::select(tags()), json_value()).prop_map(|(tag, v)| format!("```{tag}\n{v}\n```\n")),
+        (prop::sample::select(tags()), "[{}\\[\\]\",: a-z0-9\u{201C}\u{201D}]{0,40}").prop_map(|(tag, body)| format!("```{tag}\n{body}\n```\n")),
         Just("<b>raw</b> <script>x</script>\n".to_string()),
         Just("> quoted\n> ```open-question\n> {\"version\":\"1\",\"question\":\"Q\"}\n> ```\n".to_string()),
         Just("- item\n\n  ```single-choice\n  {\"version\":\"1\",\"question\":\"Q\",\"options\":[\"A\",\"B\"]}\n  ```\n".to_string()),
@@ -102,7 +99,7 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_json_in_every_fence_never_panics(tag in prop::sample::select(TAGS.to_vec()), v in json_value()) {
+    fn arbitrary_json_in_every_fence_never_panics(tag in prop::sample::select(tags()), v in json_value()) {
         let doc = format!("```{tag}\n{v}\n```\n");
         let out = render(&doc, &Options::default());
         let _ = answers_from_json(&Doc::parse(&doc), &json!({ "b1": v }));

@@ -4,10 +4,9 @@
 
 mod common;
 
+use common::http::call;
 use mail_parser::{MessageParser, MimeHeaders, PartType};
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -109,7 +108,7 @@ fn the_cli_writes_a_message_every_parser_reads_with_every_image_inside() {
     let mut images = 0;
     let mut drawn_diagrams = 0;
     for doc in documents() {
-        let out = Command::new(env!("CARGO_BIN_EXE_passback"))
+        let out = common::passback()
             .args(["render", "--surface", "email", "--format", "eml"])
             .args(["--respond-url", "https://app.example/r/1"])
             .arg(&doc)
@@ -136,7 +135,7 @@ fn the_cli_writes_a_message_every_parser_reads_with_every_image_inside() {
 #[test]
 fn the_subject_is_the_title_and_the_hebrew_text_part_reads_right_to_left() {
     let doc = root().join("fixtures/email/decision.he.md");
-    let out = Command::new(env!("CARGO_BIN_EXE_passback"))
+    let out = common::passback()
         .args(["render", "--surface", "email", "--format", "eml"])
         .arg(&doc)
         .output()
@@ -166,36 +165,29 @@ fn the_subject_is_the_title_and_the_hebrew_text_part_reads_right_to_left() {
 fn the_server_answers_format_eml_as_message_rfc822() {
     let served = common::serve(&[]);
     let doc = std::fs::read(root().join("examples/decision.md")).expect("the example");
-    let mut stream = std::net::TcpStream::connect(&served.addr).expect("connect");
-    write!(
-        stream,
-        "POST /v1/render?surface=email&format=eml HTTP/1.1\r\nHost: x\r\nContent-Type: text/markdown\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        doc.len()
-    )
-    .expect("write");
-    stream.write_all(&doc).expect("write the body");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).expect("read");
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a head");
-    let head = String::from_utf8_lossy(&response[..split]).to_ascii_lowercase();
-    assert!(head.starts_with("http/1.1 200"), "{head}");
-    assert!(head.contains("content-type: message/rfc822"), "{head}");
-    let body = &response[split + 4..];
-    assert!(check_message("POST /v1/render eml", body) >= 1);
-    // eml needs the email surface.
-    let mut stream = std::net::TcpStream::connect(&served.addr).expect("connect");
-    write!(
-        stream,
-        "POST /v1/render?format=eml HTTP/1.1\r\nHost: x\r\nContent-Type: text/markdown\r\nContent-Length: 4\r\nConnection: close\r\n\r\n# Hi"
-    )
-    .expect("write");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read");
+    let markdown = [("content-type", "text/markdown")];
+    let path = "/v1/render?surface=email&format=eml";
+    let reply = call(&served.addr, "POST", path, &markdown, &doc);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let content_type = reply.header("content-type").unwrap_or("");
     assert!(
-        response.starts_with("HTTP/1.1 400") && response.contains("surface=email"),
-        "{response}"
+        content_type
+            .to_ascii_lowercase()
+            .starts_with("message/rfc822"),
+        "{content_type}"
+    );
+    assert!(check_message("POST /v1/render eml", &reply.body) >= 1);
+    // eml needs the email surface.
+    let reply = call(
+        &served.addr,
+        "POST",
+        "/v1/render?format=eml",
+        &markdown,
+        "# Hi",
+    );
+    assert!(
+        reply.status == 400 && reply.text().contains("surface=email"),
+        "{}",
+        reply.text()
     );
 }

@@ -4,21 +4,18 @@
 
 mod common;
 
-use common::http::{peak_rss_kib, status_of};
+use common::http::{parse_reply, request, status_of};
 use common::serve;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-fn get(path: &str) -> Vec<u8> {
-    format!("GET {path} HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n").into_bytes()
-}
-
-fn post(body: &str) -> Vec<u8> {
-    format!("POST /v1/render HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: text/markdown\r\ncontent-length: {}\r\n\r\n{body}", body.len()).into_bytes()
+/// A render of the Markdown `body`.
+fn render(body: &str) -> Vec<u8> {
+    let typed = [("content-type", "text/markdown")];
+    request("POST", "/v1/render", &typed, body.as_bytes())
 }
 
 const DOC: &str = "```single-choice\n{\"version\":\"1\",\"question\":\"Which?\",\"options\":[\"A\",\"B\"]}\n```\n";
@@ -31,7 +28,10 @@ fn oversized_heads_get_431() {
         "a".repeat(100 * 1024)
     );
     assert_eq!(status_of(&s.addr, big.as_bytes()), 431);
-    assert_eq!(status_of(&s.addr, &get("/healthz")), 200);
+    assert_eq!(
+        status_of(&s.addr, &request("GET", "/healthz", &[], b"")),
+        200
+    );
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn ten_thousand_dropped_connections_leak_nothing() {
     let handles: Vec<_> = (0..64)
         .map(|_| {
             let addr = s.addr.clone();
-            std::thread::spawn(move || status_of(&addr, &get("/healthz")))
+            std::thread::spawn(move || status_of(&addr, &request("GET", "/healthz", &[], b"")))
         })
         .collect();
     let codes: Vec<u16> = handles
@@ -66,10 +66,13 @@ fn a_reader_that_never_reads_does_not_hold_up_others() {
     let s = serve(&["--max-body", "4000000"]);
     let big = "Words and more words for a large page. ".repeat(60_000);
     let mut slow = TcpStream::connect(&s.addr).expect("connect");
-    slow.write_all(&post(&big)).expect("send a big render");
+    slow.write_all(&render(&big)).expect("send a big render");
     // Never read the multi-megabyte answer; others must still be served.
     for _ in 0..20 {
-        assert_eq!(status_of(&s.addr, &get("/healthz")), 200);
+        assert_eq!(
+            status_of(&s.addr, &request("GET", "/healthz", &[], b"")),
+            200
+        );
     }
     drop(slow);
 }
@@ -86,9 +89,9 @@ fn a_flood_has_no_errors_bounded_memory_and_sigterm_finishes_in_flight_work() {
                 for i in 0..100 {
                     // A mix: cache hits, misses (distinct documents) and health checks.
                     let code = match i % 3 {
-                        0 => status_of(&addr, &post(DOC)),
-                        1 => status_of(&addr, &post(&format!("{DOC}\nworker {w} request {i}\n"))),
-                        _ => status_of(&addr, &get("/healthz")),
+                        0 => status_of(&addr, &render(DOC)),
+                        1 => status_of(&addr, &render(&format!("{DOC}\nworker {w} request {i}\n"))),
+                        _ => status_of(&addr, &request("GET", "/healthz", &[], b"")),
                     };
                     if code == 200 {
                         ok.fetch_add(1, Ordering::Relaxed)
@@ -109,7 +112,7 @@ fn a_flood_has_no_errors_bounded_memory_and_sigterm_finishes_in_flight_work() {
         failed.load(Ordering::Relaxed)
     );
     assert_eq!(ok.load(Ordering::Relaxed), 3200);
-    let rss = peak_rss_kib(s.child.id());
+    let rss = s.peak_rss_kib();
     eprintln!("peak RSS after 3,200 requests: {rss} KiB");
     assert!(rss > 0 && rss < 256 * 1024, "peak RSS {rss} KiB");
 
@@ -121,30 +124,28 @@ fn a_flood_has_no_errors_bounded_memory_and_sigterm_finishes_in_flight_work() {
             let addr = s.addr.clone();
             std::thread::spawn(move || {
                 let body = format!("{DOC}\nlate {i}\n");
-                let head = format!("POST /v1/render HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: text/markdown\r\ncontent-length: {}\r\n\r\n", body.len());
+                let raw = render(&body);
+                let (head, body) = raw.split_at(raw.len() - body.len());
                 let mut c = TcpStream::connect(&addr).expect("connect before the signal");
-                c.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
-                c.write_all(head.as_bytes()).expect("head");
+                c.set_read_timeout(Some(Duration::from_secs(30)))
+                    .expect("timeout");
+                c.write_all(head).expect("head");
                 std::thread::sleep(Duration::from_millis(300));
-                c.write_all(body.as_bytes()).expect("body after the signal");
-                let mut buf = String::new();
-                let _ = c.read_to_string(&mut buf);
-                buf.split_whitespace().nth(1).map(str::to_string).unwrap_or_default()
+                c.write_all(body).expect("body after the signal");
+                let mut buf = Vec::new();
+                let _ = c.read_to_end(&mut buf);
+                parse_reply(&buf).status
             })
         })
         .collect();
     std::thread::sleep(Duration::from_millis(100));
-    let killed = Command::new("kill")
-        .args(["-TERM", &s.child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let codes: Vec<String> = in_flight
+    s.terminate();
+    let codes: Vec<u16> = in_flight
         .into_iter()
         .map(|h| h.join().expect("client"))
         .collect();
     assert!(
-        codes.iter().all(|c| c == "200"),
+        codes.iter().all(|c| *c == 200),
         "in-flight requests: {codes:?}"
     );
     let status = s.child.wait().expect("exit");
@@ -161,17 +162,11 @@ fn the_cache_stays_within_its_byte_bound() {
     let body = section.repeat(60);
     for i in 0..600 {
         assert_eq!(
-            status_of(&s.addr, &post(&format!("{body}\ndocument {i}\n"))),
+            status_of(&s.addr, &render(&format!("{body}\ndocument {i}\n"))),
             200
         );
     }
-    let metrics = {
-        let mut c = TcpStream::connect(&s.addr).expect("connect");
-        c.write_all(&get("/metrics")).expect("metrics");
-        let mut out = String::new();
-        let _ = c.read_to_string(&mut out);
-        out
-    };
+    let metrics = s.get("/metrics").text();
     let gauge = |name: &str| -> f64 {
         metrics
             .lines()
@@ -184,7 +179,7 @@ fn the_cache_stays_within_its_byte_bound() {
         gauge("passback_cache_evictions_total") > 100.0,
         "the cache evicted: {metrics}"
     );
-    let rss = peak_rss_kib(s.child.id());
+    let rss = s.peak_rss_kib();
     eprintln!("peak RSS with a 2 MiB cache after 600 renders of ~96 KB each: {rss} KiB");
     assert!(
         rss < 2 * 1024 + 96 * 1024,

@@ -5,60 +5,31 @@
 
 mod common;
 
-use common::http::{parse_reply, peak_rss_kib, request, send, status_of, urlencode};
-
-use passback_server::{AppState, Config, serve};
-use std::io::{Read, Write};
+use common::http::{parse_reply, read_reply, request, send, status_of, urlencode};
+use common::{Served, Server};
+use passback_server::{AppState, Config};
 use std::net::SocketAddr;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::oneshot;
-
-/// A server on port 0 with `state`; stopped when the sender is dropped or fires.
-async fn start(state: Arc<AppState>) -> (SocketAddr, oneshot::Sender<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(serve(listener, state, async {
-        let _ = rx.await;
-    }));
-    (addr, tx)
-}
-
-/// A request with its content type (every route here reads one).
-fn typed(method: &str, path: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
-    request(method, path, &[("content-type", content_type)], body)
-}
 
 const CHOICE: &str = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n";
 
 #[tokio::test]
 async fn a_form_post_cannot_carry_a_document_render_would_refuse() {
-    let state = Arc::new(AppState::new(Config::default().with_max_body(2000)));
-    let (addr, _stop) = start(state).await;
+    let server = Server::start(Config::default().with_max_body(2000)).await;
     let doc = format!("{}{CHOICE}", "Some prose.\n\n".repeat(200));
     assert!(doc.len() > 2000);
     // /v1/render refuses it…
-    let r = send(
-        addr,
-        typed("POST", "/v1/render", "text/markdown", doc.as_bytes()),
-    )
-    .await;
+    let r = server.post_as("/v1/render", "text/markdown", &doc).await;
     assert_eq!(r.status, 413);
     // …and so does /v1/answers, though its encoded form fits the form allowance.
     let form = format!("pb.source={}&pb.surface=page&b1.pick=0", urlencode(&doc));
-    let r = send(
-        addr,
-        typed(
-            "POST",
-            "/v1/answers",
-            "application/x-www-form-urlencoded",
-            form.as_bytes(),
-        ),
-    )
-    .await;
+    let r = server
+        .post_as("/v1/answers", "application/x-www-form-urlencoded", form)
+        .await;
     assert_eq!(r.status, 413, "{}", r.text());
     assert!(
         r.text().contains("pb.source") && r.text().contains("--max-body"),
@@ -73,7 +44,7 @@ async fn with_every_render_slot_taken_a_request_gets_503_and_retry_after() {
         .with_max_renders(2)
         .with_queue_timeout(Duration::from_millis(200));
     let state = Arc::new(AppState::new(config));
-    let (addr, _stop) = start(state.clone()).await;
+    let server = Server::with_state(state.clone()).await;
     let doc = CHOICE.repeat(100);
     let held = state
         .renders
@@ -82,22 +53,18 @@ async fn with_every_render_slot_taken_a_request_gets_503_and_retry_after() {
         .await
         .expect("take the slots");
     for path in ["/v1/render", "/v1/validate"] {
-        let r = send(addr, typed("POST", path, "text/markdown", doc.as_bytes())).await;
+        let r = server.post_as(path, "text/markdown", &doc).await;
         assert_eq!(r.status, 503, "{path}");
         assert_eq!(r.header("retry-after"), Some("1"));
         assert!(r.text().contains("busy"), "{}", r.text());
     }
     // Healthz and cached or small renders do not wait for a slot.
-    let r = send(addr, typed("GET", "/healthz", "text/plain", b"")).await;
+    let r = server.get("/healthz").await;
     assert_eq!(r.status, 200);
     drop(held);
-    let r = send(
-        addr,
-        typed("POST", "/v1/render", "text/markdown", doc.as_bytes()),
-    )
-    .await;
+    let r = server.post_as("/v1/render", "text/markdown", &doc).await;
     assert_eq!(r.status, 200);
-    let m = send(addr, typed("GET", "/metrics", "text/plain", b"")).await;
+    let m = server.get("/metrics").await;
     assert!(
         m.text().contains("passback_requests_shed_total 2"),
         "{}",
@@ -108,17 +75,13 @@ async fn with_every_render_slot_taken_a_request_gets_503_and_retry_after() {
 #[tokio::test]
 async fn a_body_sent_a_byte_at_a_time_runs_out_of_time() {
     let config = Config::default().with_body_timeout(Duration::from_millis(300));
-    let (addr, _stop) = start(Arc::new(AppState::new(config))).await;
-    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let server = Server::start(config).await;
+    let mut s = TcpStream::connect(server.addr).await.expect("connect");
     s.write_all(b"POST /v1/render HTTP/1.1\r\nhost: t\r\ncontent-type: text/markdown\r\ncontent-length: 1000\r\n\r\nab")
         .await
         .expect("write");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
-        .await
-        .expect("answered before the request timeout")
-        .expect("read");
-    let r = parse_reply(&buf);
+    // Answered before the request timeout.
+    let r = read_reply(&mut s, Duration::from_secs(20)).await;
     assert_eq!(r.status, 408);
     assert!(r.text().contains("--body-timeout"), "{}", r.text());
 }
@@ -138,7 +101,8 @@ async fn one_host_holding_connections_open_cannot_lock_others_out() {
         .with_max_connections(60)
         .with_max_connections_per_client(20)
         .with_body_timeout(Duration::from_secs(30));
-    let (addr, _stop) = start(Arc::new(AppState::new(config))).await;
+    let server = Server::start(config).await;
+    let addr = server.addr;
     // The attacker: 60 connections, each a head promising 1000 bytes and two of them.
     let mut held = Vec::new();
     for _ in 0..60 {
@@ -154,12 +118,10 @@ async fn one_host_holding_connections_open_cannot_lock_others_out() {
     s.write_all(b"GET /healthz HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
         .await
         .expect("write");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
-        .await
-        .expect("answered")
-        .expect("read");
-    assert_eq!(parse_reply(&buf).status, 200);
+    assert_eq!(
+        read_reply(&mut s, Duration::from_secs(20)).await.status,
+        200
+    );
     // …while the attacker's connections past its share were turned away with a 503.
     let mut turned_away = 0;
     for mut s in held.drain(40..) {
@@ -177,41 +139,29 @@ async fn content_hashes_are_keyed_with_the_server_secret() {
         let doc = doc.clone();
         async move {
             let config = Config::default().with_hash_secret(secret);
-            let (addr, stop) = start(Arc::new(AppState::new(config))).await;
-            let r = send(
-                addr,
-                typed("POST", "/v1/render", "text/markdown", doc.as_bytes()),
-            )
-            .await;
+            let server = Server::start(config).await;
+            let r = server.post_as("/v1/render", "text/markdown", &doc).await;
             assert_eq!(r.status, 200);
             let etag = r
                 .header("etag")
                 .expect("an ETag")
                 .trim_matches('"')
                 .to_string();
-            (addr, stop, etag)
+            (server, etag)
         }
     };
     let shared = passback_server::hash_secret_from("replicas share this");
-    let (addr, _a, one) = etag_from(Some(shared)).await;
-    let (_, _b, two) = etag_from(Some(shared)).await;
-    let (_, _c, random) = etag_from(None).await;
+    let (server, one) = etag_from(Some(shared)).await;
+    let (_b, two) = etag_from(Some(shared)).await;
+    let (_c, random) = etag_from(None).await;
     assert_eq!(one, two, "replicas with one secret name renderings alike");
     assert_ne!(one, random);
     // The hash anyone can work out offline names nothing on the server.
     let offline = passback_engine::content_hash(&doc, &passback_engine::Options::default());
     assert_ne!(one, offline);
-    let r = send(
-        addr,
-        typed("GET", &format!("/v1/render/{offline}"), "text/plain", b""),
-    )
-    .await;
+    let r = server.get(&format!("/v1/render/{offline}")).await;
     assert_eq!(r.status, 404);
-    let r = send(
-        addr,
-        typed("GET", &format!("/v1/render/{one}"), "text/plain", b""),
-    )
-    .await;
+    let r = server.get(&format!("/v1/render/{one}")).await;
     assert_eq!(r.status, 200);
 }
 
@@ -221,56 +171,30 @@ async fn metrics_can_be_kept_off_the_public_address() {
     let metrics_addr = metrics.local_addr().expect("addr");
     let config = Config::default().with_metrics_listen(Some(metrics_addr));
     let state = Arc::new(AppState::new(config));
-    let (addr, _stop) = start(state.clone()).await;
+    let server = Server::with_state(state.clone()).await;
     tokio::spawn(passback_server::serve_metrics(
         metrics,
         state,
         std::future::pending(),
     ));
-    let r = send(addr, typed("GET", "/metrics", "text/plain", b"")).await;
+    let r = server.get("/metrics").await;
     assert_eq!(r.status, 404);
-    let r = send(metrics_addr, typed("GET", "/metrics", "text/plain", b"")).await;
+    let r = send(metrics_addr, request("GET", "/metrics", &[], b"")).await;
     assert_eq!(r.status, 200);
     assert!(r.text().contains("passback_log_lines_dropped_total"));
-    let r = send(metrics_addr, typed("GET", "/healthz", "text/plain", b"")).await;
+    let r = send(metrics_addr, request("GET", "/healthz", &[], b"")).await;
     assert_eq!(r.status, 404);
 }
 
 #[test]
 fn a_log_nobody_reads_never_holds_up_a_request() {
     // Standard error is a pipe this test never reads: it fills after a few hundred lines.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", "off"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start passback serve");
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
-        &mut line,
-    )
-    .expect("listening line");
-    let addr = line
-        .trim()
-        .rsplit("http://")
-        .next()
-        .expect("addr")
-        .to_string();
-    let healthz = b"GET /healthz HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n";
+    let served = Served::start(&["--store", "off"], Stdio::piped());
+    let healthz = request("GET", "/healthz", &[], b"");
     let answered = (0..6000)
-        .filter(|_| status_of(&addr, healthz) == 200)
+        .filter(|_| status_of(&served.addr, &healthz) == 200)
         .count();
-    let metrics = {
-        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
-        s.write_all(b"GET /metrics HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
-            .expect("write");
-        let mut buf = String::new();
-        let _ = s.read_to_string(&mut buf);
-        buf
-    };
-    let _ = child.kill();
-    let _ = child.wait();
+    let metrics = served.get("/metrics").text();
     assert_eq!(answered, 6000);
     let dropped: u64 = metrics
         .lines()
@@ -326,7 +250,8 @@ fn worst_case_documents_in_parallel_get_answers_within_a_memory_bound() {
                 doc.truncate(doc.len() - 8);
                 doc.push_str(&format!("\n\n{i}\n"));
                 let path = ["/v1/render", "/v1/validate"][i / 16 % 2];
-                status_of(&addr, &typed("POST", path, "text/markdown", doc.as_bytes()))
+                let typed = [("content-type", "text/markdown")];
+                status_of(&addr, &request("POST", path, &typed, doc.as_bytes()))
             })
         })
         .collect();
@@ -339,7 +264,7 @@ fn worst_case_documents_in_parallel_get_answers_within_a_memory_bound() {
         "{statuses:?}"
     );
     assert!(statuses.contains(&200), "{statuses:?}");
-    let peak = peak_rss_kib(served.child.id());
+    let peak = served.peak_rss_kib();
     assert!(peak < 1024 * 1024, "peak RSS {peak} KiB");
     println!("statuses {statuses:?}; peak RSS {} MiB", peak / 1024);
 }

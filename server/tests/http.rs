@@ -3,76 +3,20 @@
 
 mod common;
 
-use common::http::{Reply, parse_reply, request, send, urlencode};
-use passback_server::{Config, run};
-use std::net::SocketAddr;
+use common::Server;
+use common::http::{Reply, read_reply, request, send, urlencode};
+use common::store::Backend;
+use passback_server::Config;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
-
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<()>,
-}
-
-impl Server {
-    async fn start(config: Config) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
-        let addr = listener.local_addr().expect("bound address");
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(run(listener, config, async {
-            let _ = rx.await;
-        }));
-        Server {
-            addr,
-            stop: Some(tx),
-            task,
-        }
-    }
-
-    async fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        tokio::time::timeout(Duration::from_secs(20), self.task)
-            .await
-            .expect("server stops")
-            .expect("server task ok");
-    }
-}
-
-/// A GET without headers or body.
-async fn get(addr: SocketAddr, path: &str) -> Reply {
-    send(addr, request("GET", path, &[], b"")).await
-}
-
-/// A form POST as a browser without JavaScript sends it; `html` adds `accept: text/html`.
-async fn post_form(addr: SocketAddr, path: &str, form: &str, html: bool) -> Reply {
-    let mut headers = vec![("content-type", "application/x-www-form-urlencoded")];
-    if html {
-        headers.push(("accept", "text/html"));
-    }
-    send(addr, request("POST", path, &headers, form.as_bytes())).await
-}
+use tokio::net::TcpStream;
 
 const DOC: &str = "# Plan\n\nPick one.\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which auth method?\", \"options\": [\"PIN\", \"Magic link\"], \"recommended\": \"Magic link\" }\n```\n";
 
 #[tokio::test]
 async fn render_then_fetch_by_hash_with_etag() {
     let server = Server::start(Config::default()).await;
-    let r = send(
-        server.addr,
-        request(
-            "POST",
-            "/v1/render",
-            &[("content-type", "text/markdown")],
-            DOC.as_bytes(),
-        ),
-    )
-    .await;
+    let r = server.post_as("/v1/render", "text/markdown", DOC).await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.text().contains("class=\"pb-block pb-single-choice\""));
     let csp = r.header("content-security-policy").expect("CSP on HTML");
@@ -95,7 +39,7 @@ async fn render_then_fetch_by_hash_with_etag() {
         .to_string();
     assert_eq!(location, format!("/v1/render/{}", etag.trim_matches('"')));
 
-    let again = get(server.addr, &location).await;
+    let again = server.get(&location).await;
     assert_eq!(again.status, 200);
     assert_eq!(again.body, r.body);
     assert!(
@@ -104,20 +48,16 @@ async fn render_then_fetch_by_hash_with_etag() {
             .unwrap_or("")
             .contains("immutable")
     );
-    let not_modified = send(
-        server.addr,
-        request("GET", &location, &[("if-none-match", &etag)], b""),
-    )
-    .await;
+    let not_modified = server
+        .send("GET", &location, &[("if-none-match", &etag)], b"")
+        .await;
     assert_eq!(not_modified.status, 304);
     assert!(not_modified.body.is_empty());
     // If-Match compares strongly; a mismatch is 412 on any method.
     for (value, status) in [(etag.as_str(), 200), ("\"other\"", 412), ("*", 200)] {
-        let r = send(
-            server.addr,
-            request("GET", &location, &[("if-match", value)], b""),
-        )
-        .await;
+        let r = server
+            .send("GET", &location, &[("if-match", value)], b"")
+            .await;
         assert_eq!(r.status, status, "GET if-match {value}");
     }
     // A conditional POST: If-None-Match naming this rendering (or *) is 412, as HTTP says for
@@ -129,16 +69,14 @@ async fn render_then_fetch_by_hash_with_etag() {
         ("if-match", "\"other\"", 412),
         ("if-match", etag.as_str(), 200),
     ] {
-        let r = send(
-            server.addr,
-            request(
+        let r = server
+            .send(
                 "POST",
                 "/v1/render",
                 &[("content-type", "text/markdown"), (header, value)],
-                DOC.as_bytes(),
-            ),
-        )
-        .await;
+                DOC,
+            )
+            .await;
         assert_eq!(r.status, status, "POST {header}: {value}");
         if status == 412 {
             assert!(
@@ -148,16 +86,9 @@ async fn render_then_fetch_by_hash_with_etag() {
             );
         }
     }
-    let missing = send(
-        server.addr,
-        request(
-            "GET",
-            "/v1/render/00000000000000000000000000000000",
-            &[],
-            b"",
-        ),
-    )
-    .await;
+    let missing = server
+        .get("/v1/render/00000000000000000000000000000000")
+        .await;
     assert_eq!(missing.status, 404);
     assert!(missing.problem_detail().contains("POST the document"));
     server.stop().await;
@@ -167,16 +98,13 @@ async fn render_then_fetch_by_hash_with_etag() {
 async fn render_accepts_json_typed_blocks_and_formats() {
     let server = Server::start(Config::default()).await;
     let body = serde_json::json!({ "markdown": DOC }).to_string();
-    let r = send(
-        server.addr,
-        request(
-            "POST",
+    let r = server
+        .post_as(
             "/v1/render?format=json&surface=email",
-            &[("content-type", "application/json")],
+            "application/json",
             body.as_bytes(),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(r.status, 200);
     let v: serde_json::Value = serde_json::from_slice(&r.body).expect("json format");
     assert!(
@@ -192,16 +120,13 @@ async fn render_accepts_json_typed_blocks_and_formats() {
         { "type": "youtube", "version": "1", "id": "dQw4w9WgXcQ", "title": "Tour" }
     ]})
     .to_string();
-    let r = send(
-        server.addr,
-        request(
-            "POST",
+    let r = server
+        .post_as(
             "/v1/render?surface=routed",
-            &[("content-type", "application/json")],
+            "application/json",
             blocks.as_bytes(),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(
         r.text().contains("pb-prioritize")
@@ -213,11 +138,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
             .contains("frame-src https://www.youtube-nocookie.com")
     );
 
-    let page = send(
-        server.addr,
-        request("POST", "/v1/render?format=page", &[], DOC.as_bytes()),
-    )
-    .await;
+    let page = server.post("/v1/render?format=page", DOC).await;
     let css = page
         .text()
         .split("href=\"/assets/")
@@ -225,7 +146,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
         .and_then(|s| s.split('"').next())
         .expect("stylesheet link")
         .to_string();
-    let asset = get(server.addr, &format!("/assets/{css}")).await;
+    let asset = server.get(&format!("/assets/{css}")).await;
     assert_eq!(asset.status, 200);
     assert!(
         asset
@@ -240,11 +161,7 @@ async fn render_accepts_json_typed_blocks_and_formats() {
             .contains("immutable")
     );
 
-    let bad = send(
-        server.addr,
-        request("POST", "/v1/render?surface=paper", &[], DOC.as_bytes()),
-    )
-    .await;
+    let bad = server.post("/v1/render?surface=paper", DOC).await;
     assert_eq!(bad.status, 400);
     assert!(
         bad.problem_detail()
@@ -256,79 +173,51 @@ async fn render_accepts_json_typed_blocks_and_formats() {
 #[tokio::test]
 async fn bad_requests_get_problem_details() {
     let server = Server::start(Config::default().with_max_body(1000)).await;
-    let a = server.addr;
-    let r = send(
-        a,
-        request(
-            "POST",
-            "/v1/render",
-            &[("content-type", "text/markdown")],
-            b"ok \xff\xfe",
-        ),
-    )
-    .await;
+    let a = &server;
+    let r = a
+        .post_as("/v1/render", "text/markdown", b"ok \xff\xfe")
+        .await;
     assert_eq!(r.status, 400);
     assert!(r.problem_detail().contains("not valid UTF-8"));
-    let r = send(
-        a,
-        request(
-            "POST",
-            "/v1/validate",
-            &[("content-type", "application/json")],
-            b"{\"markdown\": ",
-        ),
-    )
-    .await;
+    let r = a
+        .post_as("/v1/validate", "application/json", b"{\"markdown\": ")
+        .await;
     assert_eq!(r.status, 400);
     assert!(r.problem_detail().contains("not valid JSON"));
-    let r = send(
-        a,
-        request("POST", "/v1/render", &[("content-type", "image/png")], b"x"),
-    )
-    .await;
+    let r = a.post_as("/v1/render", "image/png", b"x").await;
     assert_eq!(r.status, 415);
     assert!(r.problem_detail().contains("text/markdown"));
     // A body in another charset would be misread as UTF-8: refused, naming the charset.
     for path in ["/v1/render", "/v1/validate", "/v1/answers"] {
-        let r = send(
-            a,
-            request(
-                "POST",
-                path,
-                &[("content-type", "text/markdown; charset=ISO-8859-1")],
-                b"caf\xe9",
-            ),
-        )
-        .await;
+        let r = a
+            .post_as(path, "text/markdown; charset=ISO-8859-1", b"caf\xe9")
+            .await;
         assert_eq!(r.status, 415, "{path}");
         assert!(r.problem_detail().contains("charset=iso-8859-1"), "{path}");
     }
-    let r = send(
-        a,
-        request(
+    let r = a
+        .send(
             "POST",
             "/v1/validate",
             &[("content-type", "text/markdown; charset=\"UTF-8\"")],
             "café".as_bytes(),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(r.status, 200);
-    let r = send(a, request("POST", "/v1/render", &[], &vec![b'a'; 5000])).await;
+    let r = a.post("/v1/render", &vec![b'a'; 5000]).await;
     assert_eq!(r.status, 413);
     assert!(r.problem_detail().contains("1000-byte limit"));
-    let r = send(a, request("DELETE", "/v1/render", &[], b"")).await;
+    let r = a.send("DELETE", "/v1/render", &[], b"").await;
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("POST"));
     // HEAD works wherever GET does, so Allow names it.
-    let r = send(a, request("PUT", "/healthz", &[], b"")).await;
+    let r = a.send("PUT", "/healthz", &[], b"").await;
     assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
-    let r = send(a, request("HEAD", "/healthz", &[], b"")).await;
+    let r = a.send("HEAD", "/healthz", &[], b"").await;
     assert_eq!(r.status, 200);
     // A compressed body is refused, not rendered as its compressed bytes.
-    let r = send(
-        a,
-        request(
+    let r = a
+        .send(
             "POST",
             "/v1/render",
             &[
@@ -336,9 +225,8 @@ async fn bad_requests_get_problem_details() {
                 ("content-encoding", "gzip"),
             ],
             b"\x1f\x8b\x08\x00",
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(r.status, 415);
     assert!(r.problem_detail().contains("Content-Encoding gzip"));
     // /v1/answers judges the media type first, as /v1/render does: 415, not 400 for the bytes;
@@ -348,11 +236,7 @@ async fn bad_requests_get_problem_details() {
         ("application/json", br#"{"markdown": "x"}"#, 400),
         ("application/json", br#"{"responses": {}}"#, 400),
     ] {
-        let r = send(
-            a,
-            request("POST", "/v1/answers", &[("content-type", media)], body),
-        )
-        .await;
+        let r = a.post_as("/v1/answers", media, body).await;
         assert_eq!(r.status, status, "{media}");
         if status == 400 {
             assert!(r.problem_detail().contains("\"responses\""));
@@ -363,24 +247,17 @@ async fn bad_requests_get_problem_details() {
     assert!(doc.len() < 1000);
     let form = format!("pb.source={}&b1.q0.text=hi", urlencode(&doc));
     assert!(form.len() > 1000);
-    let r = post_form(a, "/v1/answers", &form, false).await;
+    let r = a.post_form("/v1/answers", &form, false).await;
     assert_eq!(r.status, 200, "{}", r.text());
-    let r = get(a, "/nope").await;
+    let r = a.get("/nope").await;
     assert_eq!(r.status, 404);
     r.problem_detail();
     let body =
         serde_json::json!({ "markdown": DOC, "responses": { "b1": { "selected": ["SMS"] } } })
             .to_string();
-    let r = send(
-        a,
-        request(
-            "POST",
-            "/v1/answers",
-            &[("content-type", "application/json")],
-            body.as_bytes(),
-        ),
-    )
-    .await;
+    let r = a
+        .post_as("/v1/answers", "application/json", body.as_bytes())
+        .await;
     assert_eq!(r.status, 422);
     assert!(r.problem_detail().contains("\"SMS\" is not an option"));
     server.stop().await;
@@ -423,7 +300,7 @@ async fn answers_from_the_form_and_from_json_agree() {
         "pb.source={}&pb.surface=page&b1.q0.pick=1&b1.q0.note=fast&pb.op=export",
         urlencode(DOC)
     );
-    let from_form = post_form(server.addr, "/v1/answers", &form, false).await;
+    let from_form = server.post_form("/v1/answers", &form, false).await;
     assert_eq!(from_form.status, 200, "{}", from_form.text());
     assert!(
         from_form
@@ -432,23 +309,16 @@ async fn answers_from_the_form_and_from_json_agree() {
             .starts_with("text/markdown")
     );
     let json = serde_json::json!({ "markdown": DOC, "responses": { "b1": { "selected": ["Magic link"], "note": "fast" } } }).to_string();
-    let from_json = send(
-        server.addr,
-        request(
-            "POST",
-            "/v1/answers",
-            &[("content-type", "application/json")],
-            json.as_bytes(),
-        ),
-    )
-    .await;
+    let from_json = server
+        .post_as("/v1/answers", "application/json", json.as_bytes())
+        .await;
     assert_eq!(from_json.text(), from_form.text());
     assert_eq!(
         from_json.text(),
         "**Q: Which auth method?**\nAnswer: Magic link\nNote: fast\n"
     );
 
-    let page = post_form(server.addr, "/v1/answers", &form, true).await;
+    let page = server.post_form("/v1/answers", &form, true).await;
     assert_eq!(page.status, 200);
     assert!(page.text().contains("Answer: Magic link") && page.text().contains("data-pb-copy"));
     assert!(page.header("content-security-policy").is_some());
@@ -467,9 +337,8 @@ async fn answers_from_the_form_and_from_json_agree() {
         ("text/markdown;q=0.4, text/html;q=0.5", true),
         ("application/json", false),
     ] {
-        let r = send(
-            server.addr,
-            request(
+        let r = server
+            .send(
                 "POST",
                 "/v1/answers",
                 &[
@@ -477,9 +346,8 @@ async fn answers_from_the_form_and_from_json_agree() {
                     ("accept", accept),
                 ],
                 form.as_bytes(),
-            ),
-        )
-        .await;
+            )
+            .await;
         let ty = r.header("content-type").unwrap_or("").to_string();
         assert_eq!(ty.starts_with("text/html"), html, "{accept}: {ty}");
     }
@@ -494,7 +362,7 @@ async fn a_list_edit_without_javascript_returns_the_updated_form() {
         "pb.source={}&b1.item=i%3Aeu&b1.item=i%3Aus&b1.op=down%3A0",
         urlencode(doc)
     );
-    let r = post_form(server.addr, "/v1/answers", &form, true).await;
+    let r = server.post_form("/v1/answers", &form, true).await;
     assert_eq!(r.status, 200);
     let html = r.text();
     let (us, eu) = (
@@ -530,12 +398,7 @@ async fn slow_bodies_hit_the_request_time_limit() {
         Server::start(Config::default().with_request_timeout(Duration::from_millis(300))).await;
     let mut s = TcpStream::connect(server.addr).await.expect("connect");
     s.write_all(b"POST /v1/render HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-length: 100\r\n\r\nonly part").await.expect("write");
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
-        .await
-        .expect("answered")
-        .expect("read");
-    let r = parse_reply(&buf);
+    let r = read_reply(&mut s, Duration::from_secs(10)).await;
     assert_eq!(r.status, 503);
     assert!(r.problem_detail().contains("took longer than"));
     server.stop().await;
@@ -548,7 +411,7 @@ async fn the_connection_limit_turns_extra_clients_away() {
         .await
         .expect("first connection");
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let r = get(server.addr, "/healthz").await;
+    let r = server.get("/healthz").await;
     assert_eq!(r.status, 503);
     assert!(r.problem_detail().contains("connection limit"));
     drop(_holder);
@@ -558,39 +421,38 @@ async fn the_connection_limit_turns_extra_clients_away() {
 #[tokio::test]
 async fn a_panicking_handler_is_one_500_and_the_server_keeps_serving() {
     let server = Server::start(Config::default().with_panic_route(true)).await;
-    let r = get(server.addr, "/__panic").await;
+    let r = server.get("/__panic").await;
     assert_eq!(r.status, 500);
     assert!(r.problem_detail().contains("still running"));
-    let ok = get(server.addr, "/healthz").await;
+    let ok = server.get("/healthz").await;
     assert_eq!((ok.status, ok.text().as_str()), (200, "ok\n"));
     server.stop().await;
 }
 
 #[tokio::test]
 async fn shutdown_finishes_in_flight_requests() {
-    let server = Server::start(Config::default()).await;
+    let mut server = Server::start(Config::default()).await;
     let mut s = TcpStream::connect(server.addr).await.expect("connect");
-    let body = DOC.as_bytes();
-    let head = format!(
-        "POST /v1/validate HTTP/1.1\r\nhost: t\r\nconnection: close\r\ncontent-type: text/markdown\r\ncontent-length: {}\r\n\r\n",
-        body.len()
+    let raw = request(
+        "POST",
+        "/v1/validate",
+        &[("content-type", "text/markdown")],
+        DOC.as_bytes(),
     );
-    s.write_all(head.as_bytes()).await.expect("head");
-    s.write_all(&body[..10]).await.expect("part of the body");
+    // The head and the first ten bytes of the body before the shutdown, the rest after.
+    let (before, after) = raw.split_at(raw.len() - DOC.len() + 10);
+    s.write_all(before)
+        .await
+        .expect("head and part of the body");
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let Server { addr, stop, task } = server;
-    let _ = stop.expect("stop sender").send(());
+    server.begin_shutdown();
     tokio::time::sleep(Duration::from_millis(100)).await;
-    s.write_all(&body[10..]).await.expect("rest of the body");
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).await.expect("read");
-    let r = parse_reply(&buf);
+    s.write_all(after).await.expect("rest of the body");
+    let r = read_reply(&mut s, Duration::from_secs(20)).await;
     assert_eq!(r.status, 200, "the in-flight request finished");
     assert!(r.text().contains("\"outcome\":\"valid\""));
-    tokio::time::timeout(Duration::from_secs(20), task)
-        .await
-        .expect("server stops")
-        .expect("ok");
+    let addr = server.addr;
+    server.stop().await;
     assert!(
         TcpStream::connect(addr).await.is_err(),
         "no longer accepting"
@@ -601,14 +463,10 @@ async fn shutdown_finishes_in_flight_requests() {
 async fn metrics_count_requests_and_cache_hits() {
     let server = Server::start(Config::default()).await;
     for _ in 0..3 {
-        let r = send(
-            server.addr,
-            request("POST", "/v1/render", &[], DOC.as_bytes()),
-        )
-        .await;
+        let r = server.post("/v1/render", DOC).await;
         assert_eq!(r.status, 200);
     }
-    let m = get(server.addr, "/metrics").await.text();
+    let m = server.get("/metrics").await.text();
     assert!(
         m.contains("passback_requests_total{route=\"/v1/render\",status=\"200\"} 3"),
         "{m}"
@@ -668,71 +526,37 @@ fn timing_names(parts: &[(String, Option<String>, f64)]) -> Vec<String> {
 #[tokio::test]
 async fn render_validate_and_answers_say_what_the_server_spent() {
     let server = Server::start(Config::default()).await;
-    let miss = send(
-        server.addr,
-        request("POST", "/v1/render", &[], DOC.as_bytes()),
-    )
-    .await;
+    let miss = server.post("/v1/render", DOC).await;
     assert_eq!(miss.status, 200);
     assert_eq!(
         timing_names(&server_timing(&miss)),
         ["parse", "cache:miss", "render"]
     );
-    let hit = send(
-        server.addr,
-        request("POST", "/v1/render", &[], DOC.as_bytes()),
-    )
-    .await;
+    let hit = server.post("/v1/render", DOC).await;
     assert_eq!(timing_names(&server_timing(&hit)), ["parse", "cache:hit"]);
     // Another surface is another rendering: a miss again.
-    let email = send(
-        server.addr,
-        request("POST", "/v1/render?surface=email", &[], DOC.as_bytes()),
-    )
-    .await;
+    let email = server.post("/v1/render?surface=email", DOC).await;
     assert_eq!(
         timing_names(&server_timing(&email)),
         ["parse", "cache:miss", "render"]
     );
     // A whole MIME message is built on every request: no cache part.
-    let eml = send(
-        server.addr,
-        request(
-            "POST",
-            "/v1/render?surface=email&format=eml",
-            &[],
-            DOC.as_bytes(),
-        ),
-    )
-    .await;
+    let eml = server
+        .post("/v1/render?surface=email&format=eml", DOC)
+        .await;
     assert_eq!(eml.status, 200, "{}", eml.text());
     assert_eq!(timing_names(&server_timing(&eml)), ["parse", "render"]);
-    let v = send(
-        server.addr,
-        request("POST", "/v1/validate", &[], DOC.as_bytes()),
-    )
-    .await;
+    let v = server.post("/v1/validate", DOC).await;
     assert_eq!(v.status, 200);
     assert_eq!(timing_names(&server_timing(&v)), ["parse", "validate"]);
     let body = serde_json::json!({ "markdown": DOC, "responses": {} }).to_string();
-    let a = send(
-        server.addr,
-        request(
-            "POST",
-            "/v1/answers",
-            &[("content-type", "application/json")],
-            body.as_bytes(),
-        ),
-    )
-    .await;
+    let a = server
+        .post_as("/v1/answers", "application/json", body.as_bytes())
+        .await;
     assert_eq!(a.status, 200, "{}", a.text());
     assert_eq!(timing_names(&server_timing(&a)), ["parse", "export"]);
     // A refused request spent nothing worth reporting.
-    let bad = send(
-        server.addr,
-        request("POST", "/v1/render?surface=web", &[], DOC.as_bytes()),
-    )
-    .await;
+    let bad = server.post("/v1/render?surface=web", DOC).await;
     assert_eq!(bad.status, 400);
     assert!(bad.header("server-timing").is_none());
     server.stop().await;
@@ -785,23 +609,15 @@ async fn histograms_count_every_request_and_tell_a_hit_from_a_cold_render() {
     }
     let (hits, healthz) = (9, 4);
     for _ in 0..=hits {
-        let r = send(
-            server.addr,
-            request("POST", "/v1/render", &[], big.as_bytes()),
-        )
-        .await;
+        let r = server.post("/v1/render", big.as_bytes()).await;
         assert_eq!(r.status, 200);
     }
-    let r = send(
-        server.addr,
-        request("POST", "/v1/render?surface=routed", &[], DOC.as_bytes()),
-    )
-    .await;
+    let r = server.post("/v1/render?surface=routed", DOC).await;
     assert_eq!(r.status, 200);
     for _ in 0..healthz {
-        assert_eq!(get(server.addr, "/healthz").await.status, 200);
+        assert_eq!(server.get("/healthz").await.status, 200);
     }
-    let m = get(server.addr, "/metrics").await.text();
+    let m = server.get("/metrics").await.text();
     let requests = "passback_request_duration_seconds";
     assert_eq!(
         sample(&m, &format!("{requests}_count{{route=\"/v1/render\"}}")),
@@ -860,16 +676,16 @@ async fn histograms_count_every_request_and_tell_a_hit_from_a_cold_render() {
 #[tokio::test]
 async fn the_playground_renders_pasted_documents() {
     let server = Server::start(Config::default()).await;
-    let r = get(server.addr, "/").await;
+    let r = server.get("/").await;
     assert_eq!(r.status, 200);
     assert!(r.text().contains("<textarea") && r.text().contains("action=\"/\""));
     let form = format!("markdown={}", urlencode(DOC));
-    let r = post_form(server.addr, "/", &form, false).await;
+    let r = server.post_form("/", &form, false).await;
     assert_eq!(r.status, 200);
     let html = r.text();
     assert!(html.contains("pb-single-choice") && html.contains("action=\"/v1/answers\""));
     assert!(html.contains("Which auth method?</legend>"));
-    let schema = get(server.addr, "/v1/schema.json").await;
+    let schema = server.get("/v1/schema.json").await;
     assert_eq!(schema.status, 200);
     serde_json::from_slice::<serde_json::Value>(&schema.body).expect("schema is JSON");
     server.stop().await;
@@ -881,13 +697,9 @@ async fn the_playground_renders_pasted_documents() {
 async fn the_playground_post_keeps_the_text_and_lists_the_problems() {
     let server = Server::start(Config::default()).await;
     let doc = "\n# Plan\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\"] }\n```\n";
-    let r = post_form(
-        server.addr,
-        "/",
-        &format!("markdown={}", urlencode(doc)),
-        false,
-    )
-    .await;
+    let r = server
+        .post_form("/", &format!("markdown={}", urlencode(doc)), false)
+        .await;
     assert_eq!(r.status, 200);
     let html = r.text();
     let escaped = doc.replace('"', "&quot;");
@@ -909,7 +721,7 @@ async fn the_playground_post_keeps_the_text_and_lists_the_problems() {
 #[tokio::test]
 async fn the_playground_serves_its_assets_and_examples() {
     let server = Server::start(Config::default()).await;
-    let page = get(server.addr, "/").await;
+    let page = server.get("/").await;
     let csp = page.header("content-security-policy").unwrap_or("");
     assert!(
         csp.starts_with("default-src 'none'; script-src 'self'; style-src 'self';")
@@ -928,7 +740,7 @@ async fn the_playground_serves_its_assets_and_examples() {
         ("/assets/playground-", "text/css; charset=utf-8"),
     ] {
         let path = linked(prefix);
-        let r = get(server.addr, &path).await;
+        let r = server.get(&path).await;
         assert_eq!(r.status, 200, "{path}");
         assert_eq!(r.header("content-type"), Some(content_type), "{path}");
         assert!(
@@ -937,7 +749,7 @@ async fn the_playground_serves_its_assets_and_examples() {
                 .contains("immutable")
         );
     }
-    let js = get(server.addr, &linked("/assets/playground-")).await;
+    let js = server.get(&linked("/assets/playground-")).await;
     assert_eq!(js.status, 200);
     let scripts: Vec<&str> = html
         .match_indices("<script src=\"")
@@ -947,7 +759,7 @@ async fn the_playground_serves_its_assets_and_examples() {
         scripts[0].starts_with("/assets/playground-")
             && scripts[1].starts_with("/assets/passback-")
     );
-    let examples = get(server.addr, &linked("/assets/playground-examples-")).await;
+    let examples = server.get(&linked("/assets/playground-examples-")).await;
     let list: serde_json::Value = serde_json::from_slice(&examples.body).expect("examples JSON");
     let list = list.as_array().expect("a list");
     assert_eq!(list.len(), 10);
@@ -956,7 +768,7 @@ async fn the_playground_serves_its_assets_and_examples() {
         include_str!("../../examples/decision.md")
     );
     // An example by link, without JavaScript: loaded, rendered, marked current.
-    let hebrew = get(server.addr, "/?example=hebrew").await;
+    let hebrew = server.get("/?example=hebrew").await;
     assert_eq!(hebrew.status, 200);
     let html = hebrew.text();
     assert!(html.contains("class=\"pb-doc\" dir=\"rtl\" lang=\"he\""));
@@ -965,7 +777,7 @@ async fn the_playground_serves_its_assets_and_examples() {
             "href=\"/?example=hebrew\" data-pbp-example=\"hebrew\" aria-current=\"page\""
         )
     );
-    let unknown = get(server.addr, "/?example=nothing").await;
+    let unknown = server.get("/?example=nothing").await;
     assert_eq!(unknown.status, 200);
     assert!(!unknown.text().contains("class=\"pb-doc\""));
     server.stop().await;
@@ -975,14 +787,13 @@ async fn the_playground_serves_its_assets_and_examples() {
 #[tokio::test]
 async fn the_openapi_description_matches_the_real_routes() {
     // Routed documents need a store: a file in a folder of its own, removed after.
-    let folder = std::env::temp_dir().join(format!("passback-openapi-{}", std::process::id()));
-    std::fs::create_dir_all(&folder).expect("a temporary folder");
-    let store = passback_server::store::StoreConfig::Sqlite(folder.join("routed.db"));
+    let backend = Backend::sqlite();
+    let store = passback_server::store::StoreConfig::Sqlite(backend.file());
     let server = Server::start(Config::default().with_store(store)).await;
-    let served = get(server.addr, "/v1/openapi.yaml").await;
+    let served = server.get("/v1/openapi.yaml").await;
     assert_eq!(served.status, 200);
     let yaml = served.text();
-    assert_eq!(yaml, passback_server::handlers::OPENAPI);
+    assert_eq!(yaml, common::openapi());
     // Paths are the two-space keys under `paths:`, methods the four-space keys under each.
     let mut documented: Vec<(String, String)> = Vec::new();
     let mut in_paths = false;
@@ -1004,14 +815,7 @@ async fn the_openapi_description_matches_the_real_routes() {
             }
         }
     }
-    let mut real: Vec<(String, String)> = passback_server::handlers::ROUTES
-        .iter()
-        .flat_map(|(route, methods)| {
-            methods
-                .split(", ")
-                .map(move |m| (route.to_string(), m.to_string()))
-        })
-        .collect();
+    let mut real = common::routes();
     documented.sort();
     real.sort();
     assert_eq!(documented, real, "openapi.yaml and the router disagree");
@@ -1021,38 +825,31 @@ async fn the_openapi_description_matches_the_real_routes() {
             .replace("{hash}", "0123456789abcdef0123456789abcdef")
             .replace("{name}", "x.css")
             .replace("{id}", "AAAAAAAAAAAAAAAAAAAAAA");
-        let r = send(
-            server.addr,
-            request(
+        let r = server
+            .send(
                 method,
                 &concrete,
                 &[("content-type", "text/markdown")],
                 b"# hi",
-            ),
-        )
-        .await;
+            )
+            .await;
         assert_ne!(r.status, 405, "{method} {path}");
         if !path.contains('{') {
             assert_ne!(r.status, 404, "{method} {path}");
         }
     }
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&folder);
 }
 
 #[tokio::test]
 async fn email_previews_with_a_respond_link_and_a_text_alternative() {
     let server = Server::start(Config::default()).await;
-    let html = send(
-        server.addr,
-        request(
-            "POST",
+    let html = server
+        .post(
             "/v1/render?surface=email&format=page&respond_url=https%3A%2F%2Fapp.example%2Fr%2F7",
-            &[],
-            DOC.as_bytes(),
-        ),
-    )
-    .await;
+            DOC,
+        )
+        .await;
     assert_eq!(html.status, 200);
     // Without --public-url nothing links out: images only from data:.
     let csp = html.header("content-security-policy").unwrap_or("");
@@ -1063,16 +860,12 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
             && !body.contains("<form")
             && !body.contains("<script")
     );
-    let text = send(
-        server.addr,
-        request(
-            "POST",
+    let text = server
+        .post(
             "/v1/render?surface=email&format=text&respond_url=https%3A%2F%2Fapp.example%2Fr%2F7",
-            &[],
-            DOC.as_bytes(),
-        ),
-    )
-    .await;
+            DOC,
+        )
+        .await;
     assert!(
         text.header("content-type")
             .unwrap_or("")
@@ -1082,16 +875,12 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
         text.text().contains("( ) Magic link (Recommended)")
             && text.text().ends_with("Respond: https://app.example/r/7\n")
     );
-    let bad = send(
-        server.addr,
-        request(
-            "POST",
+    let bad = server
+        .post(
             "/v1/render?surface=email&respond_url=javascript%3Aalert(1)",
-            &[],
-            DOC.as_bytes(),
-        ),
-    )
-    .await;
+            DOC,
+        )
+        .await;
     assert_eq!(bad.status, 400);
     server.stop().await;
 }
@@ -1102,11 +891,9 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
         Server::start(Config::default().with_public_url(Some("https://render.example".into())))
             .await;
     let doc = "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD; A[Paste] --> B[Review]\", \"title\": \"Loop\" }\n```\n";
-    let reply = send(
-        server.addr,
-        request("POST", "/v1/render?surface=email", &[], doc.as_bytes()),
-    )
-    .await;
+    let reply = server
+        .post("/v1/render?surface=email", doc.as_bytes())
+        .await;
     // The preview may load the images it links, from the public URL's origin and nowhere else.
     let csp = reply.header("content-security-policy").unwrap_or("");
     assert!(
@@ -1122,13 +909,13 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
         .to_string();
     assert!(src.ends_with(".png") && !email.contains("<svg"), "{email}");
     let key = src.trim_end_matches(".png");
-    let svg = get(server.addr, &format!("/v1/diagrams/{key}.svg")).await;
+    let svg = server.get(&format!("/v1/diagrams/{key}.svg")).await;
     assert_eq!(
         (svg.status, svg.header("content-type")),
         (200, Some("image/svg+xml"))
     );
     assert!(svg.text().contains("data-node=\"A\""));
-    let png = get(server.addr, &format!("/v1/diagrams/{key}.png")).await;
+    let png = server.get(&format!("/v1/diagrams/{key}.png")).await;
     assert_eq!(
         (png.status, png.header("content-type")),
         (200, Some("image/png"))
@@ -1140,21 +927,14 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
             .contains("immutable")
     );
     // Served again from the kept PNG: the same bytes.
-    let again = get(server.addr, &format!("/v1/diagrams/{key}.png")).await;
+    let again = server.get(&format!("/v1/diagrams/{key}.png")).await;
     assert_eq!((again.status, again.body), (200, png.body));
-    let missing = get(
-        server.addr,
-        "/v1/diagrams/00000000000000000000000000000000.png",
-    )
-    .await;
+    let missing = server
+        .get("/v1/diagrams/00000000000000000000000000000000.png")
+        .await;
     assert_eq!(missing.status, 404);
     // The page surface keeps its inline SVG.
-    let page = send(
-        server.addr,
-        request("POST", "/v1/render", &[], doc.as_bytes()),
-    )
-    .await
-    .text();
+    let page = server.post("/v1/render", doc.as_bytes()).await.text();
     assert!(page.contains("<svg") && !page.contains("/v1/diagrams/"));
     server.stop().await;
 }

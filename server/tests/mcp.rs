@@ -1,20 +1,21 @@
 //! The MCP tools (contract §6) driven by the official SDK's own client: over stdio against the
 //! real `passback mcp`, and over streamable HTTP against the real `passback serve` at `/mcp`.
 //! Readers answer over real HTTP, as a browser without JavaScript and as JSON; the tools then
-//! pull what they sent. The stores are SQLite files in temporary folders, and PostgreSQL (found
-//! through `PASSBACK_TEST_POSTGRES`, as in `store.rs`; `off` skips it).
+//! pull what they sent. The stores are the harness's backends (`common::store`): SQLite files in
+//! temporary folders, and PostgreSQL.
 
 mod common;
 
+use common::http::{Reply, fetch, request, send};
+use common::store::Backend;
 use common::{Served, serve};
+use passback_engine::Kind;
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 type Client = RunningService<RoleClient, ()>;
@@ -35,37 +36,9 @@ fn doc_blocks() -> Value {
 // ---------------------------------------------------------------------------------------------
 // Clients and stores
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh temporary folder, removed when dropped.
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new() -> Folder {
-        let dir = std::env::temp_dir().join(format!(
-            "passback-mcp-test_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        Folder(dir)
-    }
-
-    /// `sqlite:` a file in the folder (not created yet).
-    fn sqlite(&self) -> String {
-        format!("sqlite:{}", self.0.join("routed.db").display())
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `passback mcp {args}` as a child process, connected over its standard input and output.
 async fn stdio_client(args: &[&str]) -> Client {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_passback"));
+    let mut command = tokio::process::Command::from(common::passback());
     command.arg("mcp").args(args);
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
@@ -123,25 +96,15 @@ fn ids(listed: &Value) -> Vec<u64> {
         .collect()
 }
 
-fn web() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .expect("an HTTP client")
-}
-
 /// A reader's post to `/r/{id}/responses`: (status, body).
 async fn answer(addr: &str, id: &str, content_type: &str, body: String) -> (u16, String) {
-    let reply = web()
-        .post(format!("http://{addr}/r/{id}/responses"))
-        .header("content-type", content_type)
-        .header("accept", "application/json")
-        .body(body)
-        .send()
-        .await
-        .expect("post the answers");
-    let status = reply.status().as_u16();
-    (status, reply.text().await.expect("a body"))
+    let path = format!("/r/{id}/responses");
+    let headers = [
+        ("content-type", content_type),
+        ("accept", "application/json"),
+    ];
+    let reply = fetch(addr, "POST", &path, &headers, body).await;
+    (reply.status, reply.text())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,17 +180,17 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     )
     .await;
     assert_ne!(typed["id"], routed["id"]);
-    let kept = web()
-        .get(format!(
-            "http://{addr}/v1/documents/{}",
-            typed["id"].as_str().unwrap()
-        ))
-        .bearer_auth(typed["token"].as_str().unwrap())
-        .send()
-        .await
-        .expect("the document");
-    assert_eq!(kept.status().as_u16(), 200);
-    let kept: Value = serde_json::from_str(&kept.text().await.unwrap()).unwrap();
+    let bearer = format!("Bearer {}", typed["token"].as_str().unwrap());
+    let kept = fetch(
+        addr,
+        "GET",
+        &format!("/v1/documents/{}", typed["id"].as_str().unwrap()),
+        &[("authorization", &bearer)],
+        b"",
+    )
+    .await;
+    assert_eq!(kept.status, 200);
+    let kept = kept.json();
     assert!(
         kept["markdown"]
             .as_str()
@@ -237,16 +200,10 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     );
 
     // The reader's page, and the answers: the form's own post (no JavaScript), then JSON.
-    let page = web()
-        .get(format!("http://{addr}/r/{id}"))
-        .send()
-        .await
-        .expect("the review page");
-    assert_eq!(page.status().as_u16(), 200);
+    let page = fetch(addr, "GET", &format!("/r/{id}"), &[], b"").await;
+    assert_eq!(page.status, 200);
     assert!(
         page.text()
-            .await
-            .unwrap()
             .contains(&format!("action=\"/r/{id}/responses\""))
     );
     let (status, body) = answer(
@@ -422,16 +379,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_ne!(spec.is_error, Some(true));
     let spec = spec.structured_content.expect("structured content");
     let reference = spec["reference"].as_str().expect("the reference");
-    for tag in [
-        "single-choice",
-        "multi-choice",
-        "open-question",
-        "questionnaire",
-        "prioritize",
-        "allocate",
-        "youtube",
-        "mermaid",
-    ] {
+    for tag in Kind::ALL.iter().map(|kind| kind.tag()) {
         assert!(reference.contains(&format!("## {tag}")), "{tag}");
         assert!(spec["schema"]["$defs"][tag].is_object(), "{tag}");
     }
@@ -443,15 +391,10 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert!(error.contains("takes no arguments"), "{error}");
 }
 
-// ---------------------------------------------------------------------------------------------
-// The tests
-
-/// An agent on the desktop: `passback mcp` on stdio, on the SQLite file `passback serve` uses.
-/// The long-poll in `passback mcp` wakes when the server, another process, stores an answer.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stdio_the_routed_loop_on_a_shared_sqlite_file() {
-    let folder = Folder::new();
-    let store = folder.sqlite();
+/// The routed loop with `passback mcp` on stdio and `passback serve` serving the review links,
+/// two processes on one store.
+async fn stdio_beside_a_server(backend: &Backend) {
+    let store = backend.spec();
     let server = serve(&["--store", &store]);
     let public = format!("http://{}", server.addr);
     let client = stdio_client(&["--store", &store, "--public-url", &public]).await;
@@ -459,11 +402,21 @@ async fn stdio_the_routed_loop_on_a_shared_sqlite_file() {
     client.cancel().await.expect("the session ends");
 }
 
+// ---------------------------------------------------------------------------------------------
+// The tests
+
+/// An agent on the desktop: `passback mcp` on stdio, on the SQLite file `passback serve` uses.
+/// The long-poll in `passback mcp` wakes when the server, another process, stores an answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_the_routed_loop_on_a_shared_sqlite_file() {
+    stdio_beside_a_server(&Backend::sqlite()).await;
+}
+
 /// An agent over the network: streamable HTTP at `/mcp` on the server itself.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_the_routed_loop() {
-    let folder = Folder::new();
-    let server = serve(&["--store", &folder.sqlite()]);
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
     let client = http_client(&server).await;
     the_routed_loop(&client, &server.addr).await;
     client.cancel().await.expect("the session ends");
@@ -474,19 +427,11 @@ async fn http_the_routed_loop() {
 /// `passback mcp` on stdio is not limited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routing_is_limited_per_client_over_http_and_mcp() {
-    let folder = Folder::new();
-    let store = folder.sqlite();
-    let server = serve(&["--store", &store, "--route-limit", "2/min"]);
-    let post = || async {
-        web()
-            .post(format!("http://{}/v1/documents", server.addr))
-            .header("content-type", "text/markdown")
-            .body(DOC)
-            .send()
-            .await
-            .expect("route over HTTP")
-    };
-    assert_eq!(post().await.status().as_u16(), 201);
+    let backend = Backend::sqlite();
+    let server = backend.serve(&["--route-limit", "2/min"]);
+    let markdown = [("content-type", "text/markdown")];
+    let post = || fetch(&server.addr, "POST", "/v1/documents", &markdown, DOC);
+    assert_eq!(post().await.status, 201);
     let client = http_client(&server).await;
     let routed = ok(&client, "route_document", json!({ "markdown": DOC })).await;
     assert!(routed["review_url"].is_string());
@@ -496,18 +441,18 @@ async fn routing_is_limited_per_client_over_http_and_mcp() {
     let wait = value["retry_after"].as_u64().expect("retry_after");
     assert!((1..=30).contains(&wait), "{value}");
     let limited = post().await;
-    assert_eq!(limited.status().as_u16(), 429);
-    let after: u64 = limited.headers()["retry-after"]
-        .to_str()
-        .expect("ASCII")
+    assert_eq!(limited.status, 429);
+    let after: u64 = limited
+        .header("retry-after")
+        .expect("a Retry-After")
         .parse()
         .expect("whole seconds");
     assert!((1..=30).contains(&after), "Retry-After {after}");
     assert_eq!(
-        limited.headers()["content-type"],
-        "application/problem+json"
+        limited.header("content-type"),
+        Some("application/problem+json")
     );
-    let problem: Value = limited.json().await.expect("a problem");
+    let problem = limited.json();
     assert_eq!(problem["status"], 429);
     assert_eq!(problem["retry_after"], after);
     assert!(
@@ -519,7 +464,7 @@ async fn routing_is_limited_per_client_over_http_and_mcp() {
     // Reading and answering are not limited, nor is an agent on stdio.
     let validated = ok(&client, "validate_document", json!({ "markdown": DOC })).await;
     assert_eq!(validated["outcome"], "valid");
-    let local = stdio_client(&["--store", &store]).await;
+    let local = stdio_client(&["--store", &backend.spec()]).await;
     for _ in 0..3 {
         ok(&local, "route_document", json!({ "markdown": DOC })).await;
     }
@@ -531,41 +476,9 @@ async fn routing_is_limited_per_client_over_http_and_mcp() {
 /// database's notification.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_the_routed_loop_on_postgres() {
-    let base = std::env::var("PASSBACK_TEST_POSTGRES")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    if base == "off" {
-        eprintln!("PASSBACK_TEST_POSTGRES=off: skipping a PostgreSQL test");
-        return;
+    if let Some(backend) = Backend::postgres() {
+        stdio_beside_a_server(&backend).await;
     }
-    let schema = format!(
-        "passback_mcp_test_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::SeqCst)
-    );
-    let (db, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls)
-        .await
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot reach PostgreSQL at {base} ({e}): start it (scripts/test does), point \
-                 PASSBACK_TEST_POSTGRES at one, or set PASSBACK_TEST_POSTGRES=off to skip"
-            )
-        });
-    tokio::spawn(connection);
-    db.batch_execute(&format!("CREATE SCHEMA {schema}"))
-        .await
-        .expect("a schema for the test");
-    let join = if base.contains('?') { '&' } else { '?' };
-    let store = format!("{base}{join}options=-csearch_path%3D{schema}");
-    {
-        let server = serve(&["--store", &store]);
-        let public = format!("http://{}", server.addr);
-        let client = stdio_client(&["--store", &store, "--public-url", &public]).await;
-        the_routed_loop(&client, &server.addr).await;
-        client.cancel().await.expect("the session ends");
-    }
-    db.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-        .await
-        .expect("drop the test's schema");
 }
 
 /// With `--store off`, the store's tools say how to turn it on; the others still work.
@@ -593,77 +506,58 @@ async fn without_a_store_the_routing_tools_say_how_to_enable_it() {
     over_stdio.cancel().await.expect("the session ends");
 }
 
+/// What an MCP client sends with each message.
+const MCP: [(&str, &str); 2] = [
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+];
+
+/// A request to `/mcp` that must be refused as problem+json: (status, detail, `Allow`).
+async fn refusal(
+    server: &Served,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: impl AsRef<[u8]>,
+) -> (u16, String, Option<String>) {
+    let reply: Reply = fetch(&server.addr, method, "/mcp", headers, body).await;
+    let allow = reply.header("allow").map(str::to_string);
+    (reply.status, reply.problem_detail(), allow)
+}
+
 /// `/mcp` refuses what is not an MCP client's request as problem+json, saying what to send.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_refusals_are_problems_that_name_the_fix() {
     let server = serve(&["--store", "off"]);
-    let url = format!("http://{}/mcp", server.addr);
     let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }).to_string();
-    let send = |request: reqwest::RequestBuilder| async move {
-        let reply = request.send().await.expect("a reply");
-        let status = reply.status().as_u16();
-        let allow = reply
-            .headers()
-            .get("allow")
-            .map(|v| v.to_str().unwrap().to_string());
-        let content_type = reply
-            .headers()
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_string());
-        let body: Value = serde_json::from_str(&reply.text().await.unwrap()).expect("JSON");
-        assert_eq!(
-            content_type.as_deref(),
-            Some("application/problem+json"),
-            "{body}"
-        );
-        assert_eq!(body["status"], status);
-        (status, body["detail"].as_str().unwrap().to_string(), allow)
-    };
-    let mcp = |request: reqwest::RequestBuilder| {
-        request
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-    };
 
-    let (status, detail, allow) = send(web().get(&url)).await;
+    let (status, detail, allow) = refusal(&server, "GET", &[], b"").await;
     assert_eq!((status, allow.as_deref()), (405, Some("POST")), "{detail}");
-    let (status, detail, _) = send(web().post(&url).body(list.clone())).await;
+    let (status, detail, _) = refusal(&server, "POST", &[], &list).await;
     assert_eq!(status, 415, "{detail}");
     assert!(detail.contains("application/json"), "{detail}");
-    let (status, detail, _) = send(
-        web()
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "text/html")
-            .body(list.clone()),
-    )
-    .await;
+    let html = [
+        ("content-type", "application/json"),
+        ("accept", "text/html"),
+    ];
+    let (status, detail, _) = refusal(&server, "POST", &html, &list).await;
     assert_eq!(status, 406, "{detail}");
     assert!(
         detail.contains("Accept: application/json, text/event-stream"),
         "{detail}"
     );
-    let (status, detail, _) = send(mcp(web().post(&url)).body("{\"jsonrpc\":")).await;
+    let (status, detail, _) = refusal(&server, "POST", &MCP, "{\"jsonrpc\":").await;
     assert_eq!(status, 400, "{detail}");
     assert!(detail.contains("not valid JSON"), "{detail}");
-    let (status, detail, _) = send(mcp(web().post(&url)).body(format!("[{list}]"))).await;
+    let (status, detail, _) = refusal(&server, "POST", &MCP, format!("[{list}]")).await;
     assert_eq!(status, 400, "{detail}");
     assert!(detail.contains("one JSON-RPC message"), "{detail}");
     // A Host the server does not know (DNS rebinding), and a page from another origin.
-    let (status, detail, _) = send(
-        mcp(web().post(&url))
-            .header("host", "attacker.example")
-            .body(list.clone()),
-    )
-    .await;
+    let foreign_host = [MCP[0], MCP[1], ("host", "attacker.example")];
+    let (status, detail, _) = refusal(&server, "POST", &foreign_host, &list).await;
     assert_eq!(status, 403, "{detail}");
     assert!(detail.contains("--public-url"), "{detail}");
-    let (status, detail, _) = send(
-        mcp(web().post(&url))
-            .header("origin", "https://attacker.example")
-            .body(list.clone()),
-    )
-    .await;
+    let foreign_page = [MCP[0], MCP[1], ("origin", "https://attacker.example")];
+    let (status, detail, _) = refusal(&server, "POST", &foreign_page, &list).await;
     assert_eq!(status, 403, "{detail}");
     assert!(detail.contains("another origin"), "{detail}");
     // A response or a notification from the client is taken with 202 and no body, as MCP asks.
@@ -672,13 +566,9 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         json!({ "jsonrpc": "2.0", "id": 8, "error": { "code": -1, "message": "no" } }),
         json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
     ] {
-        let reply = mcp(web().post(&url))
-            .body(message.to_string())
-            .send()
-            .await
-            .expect("a reply");
-        assert_eq!(reply.status().as_u16(), 202, "{message}");
-        assert_eq!(reply.text().await.unwrap(), "", "{message}");
+        let reply = fetch(&server.addr, "POST", "/mcp", &MCP, message.to_string()).await;
+        assert_eq!(reply.status, 202, "{message}");
+        assert_eq!(reply.text(), "", "{message}");
     }
     // A malformed response is refused as any malformed message is.
     for message in [
@@ -686,21 +576,16 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         json!({ "jsonrpc": "2.0", "id": {}, "result": {} }),
         json!({ "jsonrpc": "2.0", "id": 7, "result": {}, "error": { "code": 1, "message": "x" } }),
     ] {
-        let (status, detail, _) = send(mcp(web().post(&url)).body(message.to_string())).await;
+        let (status, detail, _) = refusal(&server, "POST", &MCP, message.to_string()).await;
         assert_eq!(status, 400, "{message}: {detail}");
     }
     // A client that takes JSON, without naming event streams (curl's */*, or none), is answered.
     for accept in [None, Some("*/*"), Some("application/json")] {
-        let mut request = web()
-            .post(&url)
-            .header("content-type", "application/json")
-            .body(list.clone());
-        if let Some(accept) = accept {
-            request = request.header("accept", accept);
-        }
-        let reply = request.send().await.expect("a reply");
-        assert_eq!(reply.status().as_u16(), 200, "{accept:?}");
-        let body: Value = serde_json::from_str(&reply.text().await.unwrap()).expect("JSON");
+        let mut headers = vec![("content-type", "application/json")];
+        headers.extend(accept.map(|accept| ("accept", accept)));
+        let reply = fetch(&server.addr, "POST", "/mcp", &headers, &list).await;
+        assert_eq!(reply.status, 200, "{accept:?}");
+        let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
             Some(4),
@@ -710,31 +595,20 @@ async fn http_refusals_are_problems_that_name_the_fix() {
     // Over the body limit, as on every route: refused from the Content-Length, before the body
     // is read. The client sends only the head, as a client waiting for the answer would (one
     // that kept writing 2 MiB could meet the closed connection before reading the 413).
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
-         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
-        server.addr,
-        2 * 1024 * 1024
+    let length = (2 * 1024 * 1024).to_string();
+    let head_only = [
+        ("host", server.addr.as_str()),
+        MCP[0],
+        MCP[1],
+        ("content-length", &length),
+    ];
+    let reply = send(&server.addr, request("POST", "/mcp", &head_only, b"")).await;
+    assert_eq!(reply.status, 413, "{}", reply.text());
+    assert_eq!(
+        reply.header("content-type"),
+        Some("application/problem+json")
     );
-    let reply = tokio::task::spawn_blocking({
-        let addr = server.addr.clone();
-        move || {
-            use std::io::{Read, Write};
-            let mut stream = std::net::TcpStream::connect(&addr).expect("a connection");
-            stream
-                .set_read_timeout(Some(Duration::from_secs(30)))
-                .unwrap();
-            stream.write_all(head.as_bytes()).expect("the head is sent");
-            let mut reply = Vec::new();
-            let _ = stream.read_to_end(&mut reply);
-            String::from_utf8_lossy(&reply).into_owned()
-        }
-    })
-    .await
-    .unwrap();
-    assert!(reply.starts_with("HTTP/1.1 413 "), "{reply}");
-    assert!(reply.contains("application/problem+json"), "{reply}");
-    assert!(reply.contains("--max-body"), "{reply}");
+    assert!(reply.text().contains("--max-body"), "{}", reply.text());
 }
 
 /// `passback mcp` refuses a bad command line at once, in one line, before reading any input.
@@ -747,7 +621,7 @@ fn mcp_refuses_a_bad_command_line_in_one_line() {
         (&["--listen", "127.0.0.1:0"], "unknown option --listen"),
         (&["extra"], "takes no positional argument"),
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
+        let out = common::passback()
             .arg("mcp")
             .args(args)
             .stdin(Stdio::null())

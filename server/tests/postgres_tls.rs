@@ -4,19 +4,15 @@
 //! command, `ssl = on` and a pg_hba.conf that refuses every connection without TLS. A machine
 //! without `initdb` or `openssl` skips the throwaway clusters, saying so.
 
+mod common;
+
+use common::store::{postgres_url, runtime, with_query};
 use passback_server::store::{Lookup, Routing, StoreConfig};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
 
 /// Connects and migrates the store `url` names: `Ok` with its routing, or the error it gave.
 fn open(url: &str) -> Result<Routing, String> {
@@ -45,17 +41,6 @@ fn round_trip(routing: &Routing) {
     });
 }
 
-fn test_database() -> Option<String> {
-    let base = std::env::var("PASSBACK_TEST_POSTGRES")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    (base != "off").then_some(base)
-}
-
-fn with_query(base: &str, query: &str) -> String {
-    let join = if base.contains('?') { '&' } else { '?' };
-    format!("{base}{join}{query}")
-}
-
 #[test]
 fn every_sslmode_parses_and_a_bad_one_is_named() {
     for mode in ["disable", "prefer", "require"] {
@@ -80,8 +65,7 @@ fn every_sslmode_parses_and_a_bad_one_is_named() {
 
 #[test]
 fn the_test_database_is_reached_as_its_sslmode_says() {
-    let Some(base) = test_database() else {
-        eprintln!("PASSBACK_TEST_POSTGRES=off: skipping");
+    let Some(base) = postgres_url() else {
         return;
     };
     // TLS when the server offers it, plain otherwise: either way it connects.

@@ -1,28 +1,16 @@
 //! Routed documents end to end (contract §6), over real HTTP against the real `passback serve`
-//! binary, on both backends: an SQLite file in a temporary folder, and PostgreSQL in a schema
-//! made for the test and dropped after it.
-//!
-//! PostgreSQL is found through `PASSBACK_TEST_POSTGRES` (default
-//! `postgres://postgres@127.0.0.1:5432/test`); `scripts/test` starts one when none runs. Set it
-//! to `off` to skip the PostgreSQL tests on a machine without one.
+//! binary, on both backends (`common::store`): an SQLite file in a temporary folder, and
+//! PostgreSQL in a schema made for the test and dropped after it.
 
 mod common;
 
-use common::http::{Reply, request, send_blocking};
+use common::http::{Reply, call};
+use common::store::Backend;
 use common::{Served, serve};
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 const DOC: &str = "# Launch\n\nWhich region first?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\",\"options\":[\"EU\",\"US\"]}\n```\n\n```prioritize\n{\"version\":\"1\",\"items\":[{\"id\":\"docs\",\"label\":\"Docs\"},{\"id\":\"sdk\",\"label\":\"SDK\"},{\"id\":\"ui\",\"label\":\"UI\"}]}\n```\n";
-
-/// One request on its own connection, with the `Host` the server was reached at (review links
-/// are built from it), and its whole reply.
-fn call(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-    let headers: Vec<(&str, &str)> = [("host", addr)].iter().chain(headers).copied().collect();
-    send_blocking(addr, &request(method, path, &headers, body)).expect("a reply")
-}
 
 fn bearer(token: &str) -> String {
     format!("Bearer {token}")
@@ -85,150 +73,6 @@ fn response_ids(reply: &Reply) -> Vec<u64> {
         .iter()
         .map(|r| r["response_id"].as_u64().expect("a response_id"))
         .collect()
-}
-
-// ---------------------------------------------------------------------------------------------
-// The two backends
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-fn unique(prefix: &str) -> String {
-    format!(
-        "{prefix}_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::SeqCst)
-    )
-}
-
-enum Backend {
-    Sqlite(PathBuf),
-    Postgres { base: String, schema: String },
-}
-
-impl Backend {
-    /// An SQLite file in a fresh temporary folder (the file itself not created).
-    fn sqlite() -> Backend {
-        let dir = std::env::temp_dir().join(unique("passback-store-test"));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        Backend::Sqlite(dir)
-    }
-
-    /// A fresh schema in the test database; `None` when the tests are told to skip it.
-    fn postgres() -> Option<Backend> {
-        let base = std::env::var("PASSBACK_TEST_POSTGRES")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-        if base == "off" {
-            eprintln!("PASSBACK_TEST_POSTGRES=off: skipping a PostgreSQL test");
-            return None;
-        }
-        let schema = unique("passback_test");
-        pg(&base, &format!("CREATE SCHEMA {schema}"));
-        Some(Backend::Postgres { base, schema })
-    }
-
-    fn file(&self) -> PathBuf {
-        match self {
-            Backend::Sqlite(dir) => dir.join("routed.db"),
-            Backend::Postgres { .. } => unreachable!("not a file"),
-        }
-    }
-
-    /// The `--store` value.
-    fn spec(&self) -> String {
-        match self {
-            Backend::Sqlite(_) => format!("sqlite:{}", self.file().display()),
-            Backend::Postgres { base, schema } => {
-                let join = if base.contains('?') { '&' } else { '?' };
-                format!("{base}{join}options=-csearch_path%3D{schema}")
-            }
-        }
-    }
-
-    fn serve(&self, extra: &[&str]) -> Served {
-        let spec = self.spec();
-        let mut args = vec!["--store", spec.as_str()];
-        args.extend_from_slice(extra);
-        serve(&args)
-    }
-
-    /// Rows the database holds for document `id`: (documents, responses), read directly.
-    fn rows(&self, id: &str) -> (i64, i64) {
-        match self {
-            Backend::Sqlite(_) => {
-                let c = rusqlite::Connection::open(self.file()).expect("open the file");
-                let count = |sql: &str| c.query_row(sql, [id], |r| r.get(0)).expect(sql);
-                (
-                    count("SELECT count(*) FROM documents WHERE id = ?1 AND markdown IS NOT NULL"),
-                    count("SELECT count(*) FROM responses WHERE document_id = ?1"),
-                )
-            }
-            Backend::Postgres { base, schema } => {
-                let rows = pg_query(
-                    base,
-                    &format!(
-                        "SELECT (SELECT count(*) FROM {schema}.documents WHERE id = $1 AND markdown IS NOT NULL),
-                                (SELECT count(*) FROM {schema}.responses WHERE document_id = $1)"
-                    ),
-                    id,
-                );
-                (rows.0, rows.1)
-            }
-        }
-    }
-}
-
-impl Drop for Backend {
-    fn drop(&mut self) {
-        match self {
-            Backend::Sqlite(dir) => {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            Backend::Postgres { base, schema } => {
-                pg(base, &format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
-            }
-        }
-    }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
-async fn pg_client(base: &str) -> tokio_postgres::Client {
-    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
-        .await
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot reach PostgreSQL at {base} ({e}): start it (scripts/test does), point \
-                 PASSBACK_TEST_POSTGRES at one, or set PASSBACK_TEST_POSTGRES=off to skip"
-            )
-        });
-    tokio::spawn(connection);
-    client
-}
-
-fn pg(base: &str, sql: &str) {
-    runtime().block_on(async {
-        pg_client(base)
-            .await
-            .batch_execute(sql)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    });
-}
-
-fn pg_query(base: &str, sql: &str, id: &str) -> (i64, i64) {
-    runtime().block_on(async {
-        let row = pg_client(base)
-            .await
-            .query_one(sql, &[&id])
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        (row.get(0), row.get(1))
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -895,7 +739,7 @@ fn serve_refuses_a_store_it_cannot_use() {
             "--store postgres",
         ),
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_passback"))
+        let out = common::passback()
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
             .output()

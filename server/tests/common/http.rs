@@ -1,12 +1,14 @@
 //! A raw HTTP/1.1 client for the tests: one request per connection (`connection: close`),
 //! written byte for byte, so slow, chunked and malformed clients can be played exactly, and the
-//! whole reply read back.
+//! whole reply read back. [`fetch`] and [`call`] are the ordinary requests, as a browser or an
+//! agent makes them; [`request`], [`send`] and [`read_reply`] the raw bytes and the raw socket.
 
 use std::io::{Read, Write};
-use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpStream, ToSocketAddrs};
 
+/// A reply as it came off the wire.
 #[derive(Debug)]
 pub struct Reply {
     /// 0 when no status line came back.
@@ -120,14 +122,56 @@ pub fn request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) 
     bytes
 }
 
+/// `headers` with a `Host` naming `addr`, as a client that dialled it sends: review links are
+/// built from it, and `/mcp` refuses a host it does not know.
+fn with_host<'a>(addr: &'a str, headers: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let named = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host"));
+    let host = (!named).then_some(("host", addr));
+    host.into_iter().chain(headers.iter().copied()).collect()
+}
+
+/// One request to the server at `addr` on its own connection, with the `Host` it was reached
+/// at, and its whole reply (a minute at most).
+pub async fn fetch(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: impl AsRef<[u8]>,
+) -> Reply {
+    send(
+        addr,
+        request(method, path, &with_host(addr, headers), body.as_ref()),
+    )
+    .await
+}
+
+/// [`fetch`] from a plain thread.
+pub fn call(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: impl AsRef<[u8]>,
+) -> Reply {
+    let raw = request(method, path, &with_host(addr, headers), body.as_ref());
+    send_blocking(addr, &raw).expect("a reply")
+}
+
 /// Sends `raw` on a new connection and reads the whole reply (a minute at most).
-pub async fn send(addr: SocketAddr, raw: Vec<u8>) -> Reply {
-    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+pub async fn send(addr: impl ToSocketAddrs, raw: Vec<u8>) -> Reply {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
     s.write_all(&raw).await.expect("write the request");
+    read_reply(&mut s, Duration::from_secs(60)).await
+}
+
+/// Reads what comes back on `stream` until the server closes it, which it must do `within`
+/// the time given.
+pub async fn read_reply(stream: &mut TcpStream, within: Duration) -> Reply {
     let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), s.read_to_end(&mut buf))
+    tokio::time::timeout(within, stream.read_to_end(&mut buf))
         .await
-        .expect("a reply within a minute")
+        .unwrap_or_else(|_| panic!("a reply within {within:?}"))
         .expect("read the reply");
     parse_reply(&buf)
 }
@@ -159,16 +203,4 @@ pub fn urlencode(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-/// The process's peak resident memory (VmHWM) in KiB, or 0 when it cannot be read.
-pub fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }

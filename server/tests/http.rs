@@ -982,7 +982,7 @@ async fn the_openapi_description_matches_the_real_routes() {
     let served = get(server.addr, "/v1/openapi.yaml").await;
     assert_eq!(served.status, 200);
     let yaml = served.text();
-    assert_eq!(yaml, passback_server::handlers::OPENAPI);
+    assert_eq!(yaml, passback_server::http::OPENAPI);
     // Paths are the two-space keys under `paths:`, methods the four-space keys under each.
     let mut documented: Vec<(String, String)> = Vec::new();
     let mut in_paths = false;
@@ -1004,7 +1004,7 @@ async fn the_openapi_description_matches_the_real_routes() {
             }
         }
     }
-    let mut real: Vec<(String, String)> = passback_server::handlers::ROUTES
+    let mut real: Vec<(String, String)> = passback_server::http::ROUTES
         .iter()
         .flat_map(|(route, methods)| {
             methods

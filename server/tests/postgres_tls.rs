@@ -4,7 +4,8 @@
 //! command, `ssl = on` and a pg_hba.conf that refuses every connection without TLS. A machine
 //! without `initdb` or `openssl` skips the throwaway clusters, saying so.
 
-use passback_server::store::{Lookup, Routing, StoreConfig};
+use passback_server::routing::Routing;
+use passback_server::store::{Lookup, StoreConfig};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;

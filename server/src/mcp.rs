@@ -4,8 +4,8 @@
 //! Two transports serve the same tools: `passback mcp` on stdio (an agent on the desktop starts
 //! it, [`stdio`]), and streamable HTTP at `POST /mcp` on `passback serve` (`http::mcp`). Both
 //! go through the routing core the HTTP routes use ([`crate::routing`]), so ids, tokens,
-//! expiry, limits and long-polls behave alike; its refusals become tool errors in one place,
-//! [`Refusal::from`].
+//! expiry, limits and long-polls behave alike; its refusals become tool errors in one place
+//! (`impl From<RoutingError> for Refusal`).
 
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;

@@ -2,36 +2,21 @@
 //! `list_responses`, `validate_document` and `get_components_spec`.
 //!
 //! Two transports serve the same tools: `passback mcp` on stdio (an agent on the desktop starts
-//! it), and streamable HTTP at `POST /mcp` on `passback serve`. Both go through the code the
-//! HTTP routes use ([`routed::route_checked`], [`crate::store::Routing::authorized`],
-//! [`routed::responses_after`]), so ids, tokens, expiry, limits and long-polls behave alike.
-//!
-//! `/mcp` is stateless: every POST carries one JSON-RPC message and gets its answer as JSON
-//! (no sessions, no event stream), so it needs nothing beyond the server's ordinary
-//! request-response path and works the same behind several replicas.
+//! it, [`stdio`]), and streamable HTTP at `POST /mcp` on `passback serve` (`http::mcp`). Both
+//! go through the routing core the HTTP routes use ([`crate::routing`]), so ids, tokens,
+//! expiry, limits and long-polls behave alike; its refusals become tool errors in one place
+//! (`impl From<RoutingError> for Refusal`).
 
-// The HTTP handler returns a ready response as its error, as in `handlers`.
-#![allow(clippy::result_large_err)]
-
-use crate::AppState;
-use crate::handlers::{media, read_body_of, truncate};
-use crate::problem::{Resp, problem};
-use crate::routed::{self, NotRouted};
-use crate::store::Denied;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::header::{self, HeaderValue};
-use hyper::{Request, StatusCode};
+use crate::blocks::blocks_to_markdown;
+use crate::quote::truncate;
+use crate::routing::{MAX_WAIT, RoutingError, take_route_token};
+use crate::state::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
@@ -88,87 +73,36 @@ impl PassbackMcp {
             "route_document",
             &["markdown", "blocks", "expires_in"],
         )?;
-        let Some(routing) = &self.state.routing else {
-            return Err(Refusal::new(routed::STORE_OFF));
-        };
-        let expires_in = routed::lifetime(args.get("expires_in"), routing).map_err(Refusal::new)?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let expires_in = routing.lifetime(args.get("expires_in"))?;
         let src = self.document(args, "route_document")?;
-        if let Err(wait) = routed::take_route_token(&self.state, self.client) {
-            return Err(Refusal::new(routed::over_limit(&self.state, wait))
-                .with("retry_after", json!(wait.as_secs())));
-        }
-        match routed::route_checked(&self.state, routing, src, expires_in).await {
-            Ok((_, body)) => Ok(body),
-            Err(NotRouted::Violating {
-                errors,
-                diagnostics,
-            }) => Err(Refusal::new(routed::violation(errors)).with("diagnostics", diagnostics)),
-            Err(NotRouted::Store(e)) => {
-                routed::log_store_failure(&e);
-                Err(Refusal::new(routed::STORE_UNAVAILABLE))
-            }
-            Err(NotRouted::Internal) => Err(Refusal::new(
-                "Validation failed on an internal error; please report it.",
-            )),
-            Err(NotRouted::Busy(_)) => Err(Refusal::new(
-                "The server is busy: every render slot is taken; retry in a moment.",
-            )),
-        }
+        take_route_token(self.state.route_limiter.as_ref(), self.client)?;
+        let checked = routing
+            .route_checked(&self.state.slots(), src, expires_in)
+            .await?;
+        Ok(checked.record(&self.state.origin()))
     }
 
     async fn list_responses(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "list_responses", &["id", "token", "since", "wait"])?;
-        let Some(routing) = &self.state.routing else {
-            return Err(Refusal::new(routed::STORE_OFF));
-        };
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let id = text_arg(args, "id", "the id route_document answered")?;
         let token = text_arg(args, "token", "the token route_document answered")?;
         let since = since_arg(args.get("since"))?;
         let wait = wait_arg(args.get("wait"))?;
-        let doc = match routing.authorized(id, token).await {
-            Ok(Ok(doc)) => doc,
-            Ok(Err(Denied::WrongToken)) => {
-                return Err(Refusal::new(
-                    "That token is not this document's; use the token route_document answered when it routed the document.",
-                ));
-            }
-            Ok(Err(Denied::Gone)) => {
-                return Err(Refusal::new(
-                    "This document is gone: it was deleted or its time ran out, and its answers with it. Route it again to collect new answers.",
-                ));
-            }
-            Ok(Err(Denied::Unknown)) => {
-                return Err(Refusal::new(format!(
-                    "There is no document \"{}\" in this store (never routed here, or forgotten after the retention period); check the id route_document answered.",
-                    truncate(id)
-                )));
-            }
-            Err(e) => {
-                routed::log_store_failure(&e);
-                return Err(Refusal::new(routed::STORE_UNAVAILABLE));
-            }
-        };
-        routed::responses_after(routing, &doc, since, wait)
-            .await
-            .map_err(|e| {
-                routed::log_store_failure(&e);
-                Refusal::new(routed::STORE_UNAVAILABLE)
-            })
+        let doc = routing.authorized(id, token).await?;
+        Ok(routing.responses_after(&doc, since, wait).await?)
     }
 
     async fn validate_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "validate_document", &["markdown", "blocks"])?;
         let src = self.document(args, "validate_document")?;
-        let validated =
-            crate::handlers::heavy(&self.state, move || passback_engine::validate(&src))
-                .await
-                .map_err(|r| {
-                    Refusal::new(if r.status() == hyper::StatusCode::SERVICE_UNAVAILABLE {
-                        "The server is busy: every render slot is taken; retry in a moment."
-                    } else {
-                        "Validation failed on an internal error; please report it."
-                    })
-                })?;
+        let validated = self
+            .state
+            .slots()
+            .run(move || passback_engine::validate(&src))
+            .await
+            .map_err(RoutingError::from)?;
         serde_json::to_value(&validated)
             .map_err(|e| Refusal::new(format!("The result could not be written as JSON: {e}.")))
     }
@@ -177,7 +111,7 @@ impl PassbackMcp {
     fn document(&self, args: &JsonObject, tool: &str) -> Result<String, Refusal> {
         let src = match (args.get("blocks"), args.get("markdown")) {
             (Some(blocks), _) if !blocks.is_null() => {
-                crate::handlers::blocks_to_markdown(blocks).map_err(Refusal::new)?
+                blocks_to_markdown(blocks).map_err(Refusal::new)?
             }
             (_, Some(Value::String(markdown))) => markdown.clone(),
             (_, None | Some(Value::Null)) => {
@@ -250,6 +184,36 @@ impl Refusal {
     }
 }
 
+/// The routing core's refusal as a tool error: the one place its outcomes become the tools'
+/// words. Where the HTTP routes name their own ways (a token from `POST /v1/documents`, a page
+/// for a missing document), these name the tools'.
+impl From<RoutingError> for Refusal {
+    fn from(e: RoutingError) -> Self {
+        match e {
+            RoutingError::WrongToken => Refusal::new(
+                "That token is not this document's; use the token route_document answered when it routed the document.",
+            ),
+            RoutingError::Gone => Refusal::new(
+                "This document is gone: it was deleted or its time ran out, and its answers with it. Route it again to collect new answers.",
+            ),
+            RoutingError::Unknown { id } => Refusal::new(format!(
+                "There is no document \"{}\" in this store (never routed here, or forgotten after the retention period); check the id route_document answered.",
+                truncate(&id)
+            )),
+            RoutingError::OverLimit { wait, .. } => {
+                Refusal::new(e.to_string()).with("retry_after", json!(wait.as_secs()))
+            }
+            RoutingError::Violating {
+                ref diagnostics, ..
+            } => {
+                let diagnostics = diagnostics.clone();
+                Refusal::new(e.to_string()).with("diagnostics", diagnostics)
+            }
+            _ => Refusal::new(e.to_string()),
+        }
+    }
+}
+
 /// Refuses arguments the tool does not take (a misspelt name would otherwise be ignored).
 fn only(args: &JsonObject, tool: &str, names: &[&str]) -> Result<(), Refusal> {
     let Some(unknown) = args.keys().find(|k| !names.contains(&k.as_str())) else {
@@ -307,9 +271,9 @@ fn since_refusal(v: Option<&Value>) -> Refusal {
 }
 
 /// `wait`: seconds to wait for a response when there is none yet, from 0 (the default) to
-/// [`routed::MAX_WAIT`].
+/// [`MAX_WAIT`].
 fn wait_arg(v: Option<&Value>) -> Result<Duration, Refusal> {
-    let max = routed::MAX_WAIT.as_secs();
+    let max = MAX_WAIT.as_secs();
     match v {
         None | Some(Value::Null) => Ok(Duration::ZERO),
         Some(given) => given
@@ -335,17 +299,17 @@ const TOOL_NAMES: [&str; 4] = [
     "get_components_spec",
 ];
 
-const TAGS: [&str; 9] = [
-    "markdown",
-    "single-choice",
-    "multi-choice",
-    "open-question",
-    "questionnaire",
-    "prioritize",
-    "allocate",
-    "youtube",
-    "mermaid",
-];
+/// Every component's tag, from the engine's registry.
+fn component_tags() -> impl Iterator<Item = &'static str> {
+    passback_engine::Kind::ALL.iter().map(|k| k.tag())
+}
+
+/// What a typed block's `type` may be: `markdown`, or a component's tag.
+fn block_types() -> Vec<&'static str> {
+    std::iter::once("markdown")
+        .chain(component_tags())
+        .collect()
+}
 
 /// The `markdown` and `blocks` arguments, shared by route_document and validate_document.
 fn document_properties() -> JsonObject {
@@ -360,7 +324,7 @@ fn document_properties() -> JsonObject {
             "items": {
                 "type": "object",
                 "required": ["type"],
-                "properties": { "type": { "enum": TAGS } }
+                "properties": { "type": { "enum": block_types() } }
             }
         }
     }) else {
@@ -395,7 +359,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         "id": { "type": "string", "description": "The document's id, from route_document." },
         "token": { "type": "string", "description": "The document's token, from route_document: it alone opens the answers." },
         "since": { "type": "integer", "minimum": 0, "default": 0, "description": "Only responses after this response_id (0: all). Pass the last response_id you have." },
-        "wait": { "type": "number", "minimum": 0, "maximum": routed::MAX_WAIT.as_secs(), "default": 0, "description": "When there is no newer response yet, wait up to this many seconds for one and answer as soon as it arrives (an empty list when the time is up)." }
+        "wait": { "type": "number", "minimum": 0, "maximum": MAX_WAIT.as_secs(), "default": 0, "description": "When there is no newer response yet, wait up to this many seconds for one and answer as soon as it arrives (an empty list when the time is up)." }
     }) else {
         unreachable!("an object literal")
     };
@@ -434,7 +398,10 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         ),
         Tool::new(
             "get_components_spec",
-            "How to write a PassbackAI document: every component (single-choice, multi-choice, open-question, questionnaire, prioritize, allocate, youtube, mermaid) with its fields, an example, what the reader does and what the exported answer looks like, as Markdown; and the JSON Schema (2020-12) of every component and of typed blocks. Read it before writing a document.",
+            format!(
+                "How to write a PassbackAI document: every component ({}) with its fields, an example, what the reader does and what the exported answer looks like, as Markdown; and the JSON Schema (2020-12) of every component and of typed blocks. Read it before writing a document.",
+                component_tags().collect::<Vec<_>>().join(", ")
+            ),
             schema(JsonObject::new(), &[]),
         )
         .with_title("The component reference and schema")
@@ -481,237 +448,6 @@ impl ServerHandler for PassbackMcp {
         };
         Ok(result.into())
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Streamable HTTP: POST /mcp
-
-/// `POST /mcp`: one JSON-RPC message in, its answer out as JSON. The Content-Type, the body
-/// (within `--max-body`, like every other) and its JSON are checked here, so each fault gets a
-/// sentence; the SDK's transport checks the rest (Accept, Host and Origin against DNS
-/// rebinding, the protocol version). Its plain-text refusals are answered as problem+json, as
-/// everywhere on this server.
-pub async fn http(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
-    let client = routed::client_of(&req);
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string);
-    let (mut parts, body) = req.into_parts();
-    accept_as_mcp_client(&mut parts.headers);
-    let content_type = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_ascii_lowercase);
-    if media(&content_type) != "application/json" {
-        return problem(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            format!(
-                "POST /mcp takes one JSON-RPC message as application/json, not {}.",
-                truncate(
-                    content_type
-                        .as_deref()
-                        .unwrap_or("a body without a Content-Type")
-                )
-            ),
-        );
-    }
-    let bytes = match read_body_of(
-        &parts.headers,
-        body,
-        state.config.max_body,
-        state.config.body_timeout,
-    )
-    .await
-    {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    match json_rpc_message(&bytes) {
-        Err(why) => return problem(StatusCode::BAD_REQUEST, why),
-        // This server never sends the client a request, so a response answers nothing here; it
-        // is taken, as MCP has servers take responses (202, no body). The stateless transport
-        // would refuse it with a JSON-RPC error instead.
-        Ok(Message::Response) => {
-            let mut r = hyper::Response::new(Full::new(Bytes::new()));
-            *r.status_mut() = StatusCode::ACCEPTED;
-            return r;
-        }
-        Ok(Message::Other) => {}
-    }
-    let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
-        .with_json_response(true)
-        .with_sse_keep_alive(None)
-        .with_max_request_body_bytes(state.config.max_body)
-        .with_allowed_hosts(allowed_hosts(&state))
-        .with_allowed_origins(allowed_origins(&state))
-        .enforce_origin_validation();
-    let tools = PassbackMcp::new(state).for_client(client);
-    let service = StreamableHttpService::new(
-        move || Ok(tools.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let answer = service
-        .handle(Request::from_parts(parts, Full::new(bytes)))
-        .await;
-    let (parts, body) = answer.into_parts();
-    let Ok(collected) = body.collect().await;
-    let body = collected.to_bytes();
-    if parts.status.is_client_error() || parts.status.is_server_error() {
-        return refused(parts.status, &body, host.as_deref());
-    }
-    let mut r = hyper::Response::from_parts(parts, Full::new(body));
-    // Tool answers carry review links, tokens and answers.
-    r.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    r
-}
-
-/// A client that takes JSON (`application/json`, `application/*`, `*/*`, or no Accept at all,
-/// as curl sends) takes what this endpoint answers: its Accept is written as an MCP client's,
-/// which the transport looks for. A client that names only other types still gets 406.
-fn accept_as_mcp_client(headers: &mut hyper::HeaderMap) {
-    let ranges: Vec<String> = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|range| {
-            range
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .collect();
-    let json = ranges.is_empty()
-        || ranges
-            .iter()
-            .any(|r| matches!(r.as_str(), "*/*" | "application/*" | "application/json"));
-    if json {
-        headers.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-    }
-}
-
-/// What one JSON-RPC message posted to `/mcp` is.
-enum Message {
-    /// A client's response to a server request: no method, a result or an error.
-    Response,
-    /// Anything else (a request, a notification, or neither): the transport judges it.
-    Other,
-}
-
-/// Whether `body` is one JSON-RPC 2.0 message (batches left MCP in its 2025-06-18 version), and
-/// which kind; the error says what was sent instead.
-fn json_rpc_message(body: &[u8]) -> Result<Message, String> {
-    let example = "such as {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}";
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        format!("The body is not valid JSON ({e}); send one JSON-RPC message, {example}.")
-    })?;
-    match value.get("jsonrpc") {
-        Some(Value::String(v)) if v == "2.0" => {
-            // A response as JSON-RPC words it: the id of the request it answers, and one of a
-            // result or an error, each an object. Anything else goes to the transport, which
-            // refuses it.
-            let id = matches!(value.get("id"), Some(Value::String(_) | Value::Number(_)));
-            let result = value.get("result").map(Value::is_object);
-            let error = value.get("error").map(Value::is_object);
-            let answers = matches!((result, error), (Some(true), None) | (None, Some(true)));
-            Ok(if value.get("method").is_none() && id && answers {
-                Message::Response
-            } else {
-                Message::Other
-            })
-        }
-        _ if value.is_array() => Err(format!(
-            "The body is a batch; MCP takes one JSON-RPC message per request, {example}."
-        )),
-        _ => Err(format!(
-            "The body is not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\"); send one, {example}."
-        )),
-    }
-}
-
-/// The transport's refusal (plain text or a JSON-RPC error) as problem+json, with what to do about it.
-fn refused(status: StatusCode, body: &Bytes, host: Option<&str>) -> Resp {
-    // The transport words some refusals as a JSON-RPC error; its message is what it said.
-    let rpc_message = serde_json::from_slice::<Value>(body)
-        .ok()
-        .and_then(|v| v["error"]["message"].as_str().map(str::to_string));
-    let said = match rpc_message {
-        Some(message) => message.into(),
-        None => String::from_utf8_lossy(body),
-    };
-    let said = said.trim().trim_end_matches('.');
-    // The transport reads a message it cannot decode as an unsupported media type; the
-    // Content-Type was checked already, so it is the message that is wrong.
-    let status = if status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        StatusCode::BAD_REQUEST
-    } else {
-        status
-    };
-    let detail = if status == StatusCode::NOT_ACCEPTABLE {
-        "POST /mcp answers with JSON: send Accept: application/json, text/event-stream (as MCP clients do), or no Accept at all.".to_string()
-    } else if status == StatusCode::FORBIDDEN && said.contains("Host") {
-        format!(
-            "This server answers MCP only at the addresses it knows (a guard against DNS rebinding), and the Host header {} is not one of them; connect through 127.0.0.1 or localhost, or start the server with --public-url set to the address clients use.",
-            truncate(host.unwrap_or("(none)"))
-        )
-    } else if status == StatusCode::FORBIDDEN && said.contains("Origin") {
-        "A web page from another origin may not call this server's MCP endpoint; connect from an MCP client, or serve the page from this server's --public-url.".to_string()
-    } else if said.is_empty() {
-        format!(
-            "The MCP request was refused ({status}); send one JSON-RPC message as application/json, accepting application/json and text/event-stream."
-        )
-    } else {
-        format!("The MCP request was refused: {}.", truncate(said))
-    };
-    let mut r = problem(status, detail);
-    if status == StatusCode::METHOD_NOT_ALLOWED {
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
-    }
-    r
-}
-
-/// The Host names `/mcp` answers: loopback, the address the server listens on, and the host of
-/// `--public-url`. (A port-less entry matches any port.)
-fn allowed_hosts(state: &AppState) -> Vec<String> {
-    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).into();
-    let listen = state.bound.get().copied().unwrap_or(state.config.listen);
-    if !listen.ip().is_unspecified() {
-        hosts.push(listen.ip().to_string());
-    }
-    if let Some(host) = state.config.public_url.as_deref().and_then(crate::web_host) {
-        hosts.push(host.to_string());
-    }
-    hosts
-}
-
-/// The browser origins `/mcp` answers (requests without an Origin, as agents send them,
-/// always pass): pages on loopback, and pages from `--public-url`.
-fn allowed_origins(state: &AppState) -> Vec<String> {
-    let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
-        .map(String::from)
-        .into();
-    if let Some(url) = &state.config.public_url
-        && let Some(host) = crate::web_host(url)
-        && let Some((scheme, _)) = url.split_once("://")
-    {
-        // `[::1]:8080` names a port; `[::1]` and `example.com` do not.
-        let named = host.rsplit(']').next().unwrap_or(host).contains(':');
-        let port = if named { "" } else { ":*" };
-        origins.push(format!("{}://{host}{port}", scheme.to_ascii_lowercase()));
-    }
-    origins
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -103,7 +103,6 @@ impl CacheOutcome {
 const SURFACES: [Surface; 3] = [Surface::Page, Surface::Routed, Surface::Email];
 const OUTCOMES: [CacheOutcome; 2] = [CacheOutcome::Hit, CacheOutcome::Miss];
 
-#[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(&'static str, u16), u64>>,
     /// Request durations by route.
@@ -114,23 +113,28 @@ pub struct Metrics {
     shed: AtomicU64,
 }
 
-/// A histogram for every route of [`crate::handlers::ROUTES`], then one for "other".
+/// A histogram for every route, in the route table's order, then one for "other".
 struct RouteDurations(Box<[(&'static str, Histogram)]>);
 
-impl Default for RouteDurations {
-    fn default() -> Self {
-        let routes = crate::handlers::ROUTES.iter().map(|&(route, _)| route);
-        RouteDurations(
-            routes
-                .chain(["other"])
-                .map(|route| (route, Histogram::default()))
-                .collect(),
-        )
-    }
-}
-
 impl Metrics {
-    /// A request answered: `route` is its fixed label (a pattern of `ROUTES`, or "other").
+    /// Counters for a server whose routes are `routes` (their patterns, the fixed labels
+    /// requests are counted by).
+    pub fn new(routes: impl Iterator<Item = &'static str>) -> Self {
+        Metrics {
+            requests: Mutex::default(),
+            durations: RouteDurations(
+                routes
+                    .chain(["other"])
+                    .map(|route| (route, Histogram::default()))
+                    .collect(),
+            ),
+            renders: Default::default(),
+            rejected: AtomicU64::default(),
+            shed: AtomicU64::default(),
+        }
+    }
+
+    /// A request answered: `route` is its fixed label (a route's pattern, or "other").
     pub fn observe(&self, route: &'static str, status: u16, elapsed: Duration) {
         *self
             .requests

@@ -7,7 +7,8 @@
 mod common;
 
 use common::store::{postgres_url, runtime, with_query};
-use passback_server::store::{Lookup, Routing, StoreConfig};
+use passback_server::routing::Routing;
+use passback_server::store::{Lookup, StoreConfig};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;

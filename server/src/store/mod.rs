@@ -2,22 +2,24 @@
 //! embedded SQLite file ([`sqlite`], the default) and PostgreSQL ([`postgres`], for several
 //! replicas sharing one database). Nothing is stored unless a client routes a document.
 //!
-//! The HTTP routes (and any other front end, such as tools for agents) go through
-//! [`Routing`], which adds what every front end needs on top of the trait: the secrets, the
-//! clock, the expiry rule and the limits.
+//! The HTTP routes and the MCP tools go through [`crate::routing::Routing`], which adds what
+//! every front end needs on top of the trait: the secrets, the clock, the expiry rule and the
+//! limits.
 //!
 //! The schema lives in `server/migrations/{sqlite,postgres}/NNNN_*.sql`; each backend applies
 //! the ones it has not applied yet when it opens the database (see `docs/store.md`).
 
+mod config;
 pub mod pg_tls;
 pub mod postgres;
 pub mod sqlite;
+
+pub use config::StoreConfig;
 
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -179,74 +181,6 @@ impl std::error::Error for StoreError {}
 impl StoreError {
     pub(crate) fn new(context: &str, e: impl fmt::Display) -> StoreError {
         StoreError(format!("{context}: {e}"))
-    }
-}
-
-/// Where routed documents are kept (`passback serve --store`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum StoreConfig {
-    /// Nowhere: the routed routes answer 404 saying how to turn them on. The library's default;
-    /// `passback serve` defaults to `sqlite:passback.db`.
-    #[default]
-    Off,
-    /// An SQLite file, created with the first routed document.
-    Sqlite(PathBuf),
-    /// A PostgreSQL database, by its `postgres://` URL.
-    Postgres(String),
-}
-
-impl StoreConfig {
-    /// Reads `sqlite:PATH`, `postgres://…` (or `postgresql://…`) or `off`.
-    pub fn parse(spec: &str) -> Result<StoreConfig, String> {
-        if spec == "off" {
-            return Ok(StoreConfig::Off);
-        }
-        if let Some(path) = spec.strip_prefix("sqlite:") {
-            let path = path.strip_prefix("//").unwrap_or(path);
-            if path.is_empty() {
-                return Err("--store sqlite: needs a file path, such as sqlite:passback.db".into());
-            }
-            return Ok(StoreConfig::Sqlite(PathBuf::from(path)));
-        }
-        if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-            // The TLS settings too: a bad sslmode, or a CA file that cannot be read, is said now.
-            pg_tls::target(spec).map_err(|e| format!("--store: {e}"))?;
-            return Ok(StoreConfig::Postgres(spec.to_string()));
-        }
-        Err(format!(
-            "--store must be sqlite:PATH, postgres://USER@HOST/DATABASE or off, not `{spec}`"
-        ))
-    }
-
-    /// The store this names, not yet opened (`None` when off). Nothing is touched until the
-    /// first operation, or [`Store::prepare`].
-    pub fn open(&self) -> Option<Arc<dyn Store>> {
-        match self {
-            StoreConfig::Off => None,
-            StoreConfig::Sqlite(path) => Some(Arc::new(sqlite::SqliteStore::new(path.clone()))),
-            StoreConfig::Postgres(url) => Some(Arc::new(postgres::PostgresStore::new(url.clone()))),
-        }
-    }
-
-    /// How the store is described in the log: never a password.
-    pub fn describe(&self) -> String {
-        match self {
-            StoreConfig::Off => "off".into(),
-            StoreConfig::Sqlite(path) => format!("sqlite:{}", path.display()),
-            StoreConfig::Postgres(url) => match pg_tls::target(url) {
-                Ok(t) => format!(
-                    "postgres (database {}, TLS {})",
-                    t.config.get_dbname().unwrap_or("of the user's name"),
-                    match (t.config.get_ssl_mode(), t.verified) {
-                        (tokio_postgres::config::SslMode::Disable, _) => "off",
-                        (_, true) => "with the server's certificate checked",
-                        (tokio_postgres::config::SslMode::Require, false) => "required",
-                        _ => "when offered",
-                    }
-                ),
-                Err(_) => "postgres".into(),
-            },
-        }
     }
 }
 
@@ -430,124 +364,6 @@ impl Waiters {
                 () = tokio::time::sleep_until(next) => {}
             }
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// What every front end does with the store
-
-/// A routed document as created: what the sender keeps.
-#[derive(Debug, Clone)]
-pub struct Routed {
-    pub id: String,
-    /// The bearer token, shown once: the store keeps only its hash.
-    pub token: String,
-    pub hash: String,
-    pub created_at: Millis,
-    pub expires_at: Millis,
-}
-
-/// The store with the rules every front end shares: fresh secrets, expiry within the
-/// retention period, the limit of responses per document.
-#[derive(Clone)]
-pub struct Routing {
-    pub store: Arc<dyn Store>,
-    /// How long a document may live, and how long a tombstone is kept.
-    pub retention: Duration,
-    /// Responses one document takes at most.
-    pub max_responses: u64,
-}
-
-/// How a bearer token fails to open a document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Denied {
-    /// The id names no document (404).
-    Unknown,
-    /// Deleted or expired (410).
-    Gone,
-    /// The token is not the document's (403).
-    WrongToken,
-}
-
-impl Routing {
-    /// Keeps `markdown` (already validated) for `expires_in` (at most the retention period; the
-    /// retention period when `None`).
-    pub async fn route(
-        &self,
-        markdown: String,
-        hash: String,
-        expires_in: Option<Duration>,
-    ) -> Result<Routed, StoreError> {
-        let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
-        let created_at = now();
-        let routed = Routed {
-            id: random_secret(ID_BYTES)?,
-            token: random_secret(TOKEN_BYTES)?,
-            hash,
-            created_at,
-            expires_at: created_at.saturating_add(lifetime.as_millis() as Millis),
-        };
-        self.store
-            .create(NewDocument {
-                id: routed.id.clone(),
-                token_hash: *blake3::hash(routed.token.as_bytes()).as_bytes(),
-                markdown,
-                hash: routed.hash.clone(),
-                created_at: routed.created_at,
-                expires_at: routed.expires_at,
-            })
-            .await?;
-        Ok(routed)
-    }
-
-    /// The live document `id` (for a reader: no token needed, the id is the secret).
-    pub async fn document(&self, id: &str) -> Result<Lookup<Document>, StoreError> {
-        if !is_document_id(id) {
-            return Ok(Lookup::Unknown);
-        }
-        self.store.document(id, now()).await
-    }
-
-    /// The live document `id`, if `token` is its bearer token.
-    pub async fn authorized(
-        &self,
-        id: &str,
-        token: &str,
-    ) -> Result<Result<Document, Denied>, StoreError> {
-        Ok(match self.document(id).await? {
-            Lookup::Live(doc) if doc.token_matches(token) => Ok(doc),
-            Lookup::Live(_) => Err(Denied::WrongToken),
-            Lookup::Gone => Err(Denied::Gone),
-            Lookup::Unknown => Err(Denied::Unknown),
-        })
-    }
-
-    /// Keeps a reader's response to `id`.
-    pub async fn respond(
-        &self,
-        id: &str,
-        reviewer: Option<String>,
-        component_inputs: Value,
-        annotations: Value,
-        export: String,
-    ) -> Result<Added, StoreError> {
-        let response = NewResponse {
-            received_at: now(),
-            reviewer,
-            component_inputs,
-            annotations,
-            export,
-        };
-        self.store
-            .add_response(id, response, self.max_responses)
-            .await
-    }
-
-    /// Expires what is due and forgets tombstones older than the retention period.
-    pub async fn sweep(&self) -> Result<u64, StoreError> {
-        let now = now();
-        let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
-        self.store.expire(now, forget_before).await
     }
 }
 

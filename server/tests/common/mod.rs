@@ -12,7 +12,7 @@ pub use launch::{Served, Server, passback, serve};
 /// Every route the server answers and each of its methods, as (pattern, method) pairs, from the
 /// server's own route table: the one place the tests name the module that holds it.
 pub fn routes() -> Vec<(String, String)> {
-    passback_server::handlers::ROUTES
+    passback_server::http::ROUTES
         .iter()
         .flat_map(|(route, methods)| {
             methods
@@ -24,5 +24,5 @@ pub fn routes() -> Vec<(String, String)> {
 
 /// The OpenAPI description the server serves at `/v1/openapi.yaml`.
 pub fn openapi() -> &'static str {
-    passback_server::handlers::OPENAPI
+    passback_server::http::OPENAPI
 }

@@ -1,19 +1,29 @@
 //! `GET /` and `POST /`: the playground. The page itself is in `pages`, its script, styles and
 //! examples in `assets` and `examples`.
 
-use crate::AppState;
-use crate::handlers::read_document;
+use super::render::render_counted;
+use super::request::read_document;
+use super::response::{PLAYGROUND_CSP, Resp, html, unadmitted};
 use crate::pages;
-use crate::problem::{PLAYGROUND_CSP, Resp, html};
+use crate::state::AppState;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
-use hyper::{Request, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use passback_engine::{Options, parse_urlencoded};
 use std::sync::Arc;
 
+/// `GET /` or `POST /`.
+pub async fn serve(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
+    if req.method() == Method::POST {
+        post(state, req).await
+    } else {
+        get(state, &req).await
+    }
+}
+
 /// `GET /`, or `GET /?example=NAME` with that example loaded and rendered (an unknown name
 /// loads nothing).
-pub async fn get(state: Arc<AppState>, req: &Request<Incoming>) -> Resp {
+async fn get(state: Arc<AppState>, req: &Request<Incoming>) -> Resp {
     let query = parse_urlencoded(req.uri().query().unwrap_or("")).unwrap_or_default();
     let example = query
         .iter()
@@ -26,7 +36,7 @@ pub async fn get(state: Arc<AppState>, req: &Request<Incoming>) -> Resp {
 }
 
 /// `POST /`: the form's post without JavaScript, answered with the document rendered.
-pub async fn post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+async fn post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     match read_document(&state, req).await {
         Ok(src) => page(state, src, None).await,
         Err(r) => r,
@@ -36,22 +46,24 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
 /// The playground with `src` in the editor and rendered beside it.
 async fn page(state: Arc<AppState>, src: String, example: Option<&'static str>) -> Resp {
     let engine_state = state.clone();
-    let page = crate::handlers::heavy(&state, move || {
-        let rendered = crate::handlers::render_counted(&engine_state, &src, &Options::default());
-        let shown = pages::Shown {
-            fragment: &rendered.html,
-            diagnostics: &rendered.diagnostics,
-            blocks: rendered.blocks.len(),
-        };
-        (
-            pages::playground(&src, Some(shown), example),
-            rendered.frame_src,
-        )
-    })
-    .await;
+    let page = state
+        .slots()
+        .run(move || {
+            let rendered = render_counted(&engine_state, &src, &Options::default());
+            let shown = pages::Shown {
+                fragment: &rendered.html,
+                diagnostics: &rendered.diagnostics,
+                blocks: rendered.blocks.len(),
+            };
+            (
+                pages::playground(&src, Some(shown), example),
+                rendered.frame_src,
+            )
+        })
+        .await;
     match page {
         Ok((page, frame_src)) => respond(page, frame_src),
-        Err(r) => r,
+        Err(refused) => unadmitted(refused),
     }
 }
 

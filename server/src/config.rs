@@ -1,0 +1,192 @@
+//! The service's limits and settings: [`Config`], what `passback serve`'s flags set.
+
+use crate::limit;
+use crate::store;
+use passback_engine::CacheConfig;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Service limits and settings (the `serve` flags).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Largest accepted request body, in bytes, chunked or not.
+    pub max_body: usize,
+    /// How long a client may take to send its request headers.
+    pub header_timeout: Duration,
+    /// How long one request may take, body read and render included.
+    pub request_timeout: Duration,
+    /// Most connections served at once; more are turned away with 503.
+    pub max_connections: usize,
+    /// How long shutdown waits for in-flight requests.
+    pub shutdown_grace: Duration,
+    pub cache: CacheConfig,
+    /// The service's public base URL. When set, email previews link drawn diagrams as
+    /// `{public_url}/v1/diagrams/{key}.png` images instead of inline SVG.
+    pub public_url: Option<String>,
+    /// Where routed documents are kept (`--store`); off by default in the library, so
+    /// embedding the server writes no file unless asked to (`passback serve` defaults to
+    /// `sqlite:passback.db`).
+    pub store: store::StoreConfig,
+    /// How long a routed document may live (its `expires_in` at most), and how long its
+    /// tombstone is kept after it went.
+    pub retention: Duration,
+    /// Responses one routed document takes at most.
+    pub max_responses: u64,
+    /// How long a client may take to send a request's body, from the end of its head.
+    pub body_timeout: Duration,
+    /// Most connections one client address may hold at once; more are turned away with 503
+    /// (so one host cannot take every connection).
+    pub max_connections_per_client: usize,
+    /// Most renders, validations and exports running at once (they are CPU-bound); the
+    /// default is the number of cores.
+    pub max_renders: usize,
+    /// How long a request waits for a render slot before it is answered 503 with
+    /// `Retry-After`.
+    pub queue_timeout: Duration,
+    /// The render budget's caps (see [`passback_engine::Limits`]).
+    pub limits: passback_engine::Limits,
+    /// The secret the content hash is keyed with (`--hash-secret`); `None` draws one at
+    /// random when the state is made. Replicas behind one address share it so their ETags
+    /// agree.
+    pub hash_secret: Option<[u8; 32]>,
+    /// Serve `/metrics` only on this separate address (`--metrics-listen`); the main address
+    /// then answers 404 there.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Documents one client may route (`POST /v1/documents`, the MCP tool `route_document` over
+    /// HTTP) per minute or hour; `None` for no limit.
+    pub route_limit: Option<limit::RouteLimit>,
+    /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
+    #[doc(hidden)]
+    pub panic_route: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            max_body: 1024 * 1024,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            shutdown_grace: Duration::from_secs(30),
+            cache: CacheConfig::new(4096, 64 * 1024 * 1024),
+            panic_route: false,
+            public_url: None,
+            store: store::StoreConfig::Off,
+            retention: Duration::from_secs(30 * 24 * 3600),
+            max_responses: 1000,
+            body_timeout: Duration::from_secs(10),
+            max_connections_per_client: 256,
+            max_renders: std::thread::available_parallelism().map_or(2, usize::from),
+            queue_timeout: Duration::from_secs(5),
+            // A 1 MiB document of components writes about 16 MiB of markup.
+            limits: passback_engine::Limits::new(250_000, 20_000, 32 << 20),
+            hash_secret: None,
+            metrics_listen: None,
+            route_limit: None,
+        }
+    }
+}
+
+impl Config {
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+    pub fn with_header_timeout(mut self, t: Duration) -> Self {
+        self.header_timeout = t;
+        self
+    }
+    pub fn with_request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+    pub fn with_max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n;
+        self
+    }
+    pub fn with_cache(mut self, cache: CacheConfig) -> Self {
+        self.cache = cache;
+        self
+    }
+    #[doc(hidden)]
+    pub fn with_panic_route(mut self, on: bool) -> Self {
+        self.panic_route = on;
+        self
+    }
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        self.public_url = url;
+        self
+    }
+    pub fn with_listen(mut self, addr: SocketAddr) -> Self {
+        self.listen = addr;
+        self
+    }
+    pub fn with_store(mut self, store: store::StoreConfig) -> Self {
+        self.store = store;
+        self
+    }
+    pub fn with_retention(mut self, retention: Duration) -> Self {
+        self.retention = retention;
+        self
+    }
+    pub fn with_max_responses(mut self, n: u64) -> Self {
+        self.max_responses = n;
+        self
+    }
+    pub fn with_body_timeout(mut self, t: Duration) -> Self {
+        self.body_timeout = t;
+        self
+    }
+    pub fn with_max_connections_per_client(mut self, n: usize) -> Self {
+        self.max_connections_per_client = n;
+        self
+    }
+    pub fn with_max_renders(mut self, n: usize) -> Self {
+        self.max_renders = n;
+        self
+    }
+    pub fn with_queue_timeout(mut self, t: Duration) -> Self {
+        self.queue_timeout = t;
+        self
+    }
+    pub fn with_limits(mut self, limits: passback_engine::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+    pub fn with_hash_secret(mut self, secret: Option<[u8; 32]>) -> Self {
+        self.hash_secret = secret;
+        self
+    }
+    pub fn with_metrics_listen(mut self, addr: Option<SocketAddr>) -> Self {
+        self.metrics_listen = addr;
+        self
+    }
+    pub fn with_route_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
+        self.route_limit = limit;
+        self
+    }
+}
+
+/// A hash secret from a passphrase of any length (`--hash-secret`, `PASSBACK_HASH_SECRET`):
+/// replicas given the same passphrase key their hashes alike.
+pub fn hash_secret_from(passphrase: &str) -> [u8; 32] {
+    blake3::derive_key(
+        "passback-render 2026 content hash secret",
+        passphrase.as_bytes(),
+    )
+}
+
+/// A secret drawn from the system's random source, for a server given none.
+pub(crate) fn random_secret() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No random source: the time and the process id, hashed. Unguessable enough to keep
+        // a passer-by from testing guesses, and the hashes stay valid for this process.
+        let seed = format!("{:?} {}", std::time::SystemTime::now(), std::process::id());
+        key = *blake3::hash(seed.as_bytes()).as_bytes();
+    }
+    key
+}

@@ -1,0 +1,123 @@
+//! The HTTP API over hyper: [`handle`] answers one request by the route table.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `response`, `request` | below everything here: responses (problem+json and the routing core's refusals, security headers, private JSON, ETags, Server-Timing); reading a request (body limits, content type, the document, `Accept`, conditions) |
+//! | `render`, `answers`, `documents`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
+//! | `routes` | the route table: pattern, methods, long-poll, handler |
+//!
+//! This module itself is the dispatcher: it bounds a request's time, turns a panic into a 500
+//! for that request only, answers 404 and 405, counts and logs.
+
+mod answers;
+mod assets;
+mod documents;
+mod mcp;
+pub(crate) mod meta;
+mod playground;
+mod render;
+pub(crate) mod request;
+pub(crate) mod response;
+pub mod review;
+pub mod routes;
+
+pub use meta::OPENAPI;
+pub use routes::ROUTES;
+
+use crate::quote::truncate;
+use crate::state::AppState;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Request, StatusCode};
+use response::{Resp, problem};
+use routes::Route;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Answers one request: routes it, bounds its time, turns a panic into a 500 for this request
+/// only, counts it, and logs one line (never the document's text).
+pub async fn handle(state: Arc<AppState>, mut req: Request<Incoming>, peer: SocketAddr) -> Resp {
+    let start = Instant::now();
+    req.extensions_mut().insert(crate::limit::ClientAddr(peer));
+    let method = req.method().clone();
+    let found = Route::of(req.uri().path());
+    // A fixed label per route, so metrics and logs never carry user-chosen paths.
+    let route = found.map_or("other", |r| r.pattern);
+    let timeout = state.config.request_timeout;
+    // A long-poll (or the MCP tool list_responses) may wait up to a minute before it has
+    // anything to answer.
+    let timeout = if found.is_some_and(|r| r.long_poll) {
+        timeout + crate::routing::MAX_WAIT
+    } else {
+        timeout
+    };
+    let task = tokio::spawn(dispatch(state.clone(), req, found));
+    let abort = task.abort_handle();
+    let response = match tokio::time::timeout(timeout, task).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) if e.is_panic() => {
+            tracing::error!(route, "handler panicked");
+            problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The server hit an internal error on this request; the service is still running. Please report it.",
+            )
+        }
+        Ok(Err(_)) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The request was cancelled.",
+        ),
+        Err(_) => {
+            abort.abort();
+            problem(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "The request took longer than {} s and was stopped; send a smaller document.",
+                    timeout.as_secs()
+                ),
+            )
+        }
+    };
+    let status = response.status().as_u16();
+    let elapsed = start.elapsed();
+    state.metrics.observe(route, status, elapsed);
+    tracing::info!(%peer, %method, route, status, micros = elapsed.as_micros() as u64, "request");
+    response
+}
+
+/// `route` is [`Route::of`] the request's path, found by `handle`.
+async fn dispatch(
+    state: Arc<AppState>,
+    req: Request<Incoming>,
+    route: Option<&'static Route>,
+) -> Resp {
+    let path = req.uri().path().to_string();
+    if state.config.panic_route && path == "/__panic" {
+        panic!("the test route panics on purpose");
+    }
+    let Some(route) = route else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            format!(
+                "There is nothing at {}; see GET / for the playground and GET /v1/openapi.yaml for the API.",
+                truncate(&path)
+            ),
+        );
+    };
+    if !route.serves(req.method()) {
+        let mut r = problem(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!(
+                "{} does not take {}; use {}.",
+                truncate(&path),
+                req.method(),
+                route.methods
+            ),
+        );
+        if let Ok(v) = HeaderValue::from_str(&route.allow()) {
+            r.headers_mut().insert(header::ALLOW, v);
+        }
+        return r;
+    }
+    route.call(state, req, route.param(&path)).await
+}

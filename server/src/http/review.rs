@@ -1,0 +1,362 @@
+//! The reader's routes (contract §6): the routed document at its review link, and the
+//! answers posted back from it (the page's form without JavaScript, or JSON). The rules are the
+//! routing core's ([`crate::routing`]); its refusals are answered through [`refused`], as
+//! pages when a browser asked.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /r/{id}` | the document on the routed surface |
+//! | `POST /r/{id}/responses` | keep the reader's answers; the "sent" page or JSON |
+
+// Readers return a ready response as their error, as in `request`.
+#![allow(clippy::result_large_err)]
+
+use super::render::render_counted;
+use super::request::{form_or_json, read_body, utf8, wants_html};
+use super::response::{Resp, html, no_store, private_json, problem, refused, unadmitted};
+use crate::routing::RoutingError;
+use crate::state::AppState;
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Request, StatusCode};
+use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, Options, Surface};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The longest reviewer name kept.
+const MAX_REVIEWER_CHARS: usize = 200;
+
+/// The options a routed document renders with: the routed surface, its form posting back to
+/// this server by id, and no copy of the source in the form.
+fn routed_options(id: &str, format: Format) -> Options {
+    Options::default()
+        .with_surface(Surface::Routed)
+        .with_format(format)
+        .with_answers_action(Some(format!("/r/{id}/responses")))
+        .with_form_source(false)
+}
+
+/// `GET /r/{id}`.
+pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
+    let Some(routing) = state.routing.clone() else {
+        return refused(RoutingError::StoreOff, false);
+    };
+    let browser = wants_html(&req);
+    let doc = match routing.live(id).await {
+        Ok(doc) => doc,
+        Err(e) => return refused(e, browser),
+    };
+    let options = routed_options(id, Format::Page);
+    let engine_state = state.clone();
+    let rendered = state
+        .slots()
+        .run(move || render_counted(&engine_state, &doc.markdown, &options))
+        .await;
+    let rendered = match rendered {
+        Ok(r) => r,
+        Err(refused) => return unadmitted(refused),
+    };
+    let mut r = html(
+        StatusCode::OK,
+        Bytes::copy_from_slice(rendered.body().as_bytes()),
+        rendered.frame_src,
+    );
+    no_store(&mut r);
+    r.headers_mut()
+        .insert("x-robots-tag", HeaderValue::from_static("noindex"));
+    r
+}
+
+/// `POST /r/{id}/responses`.
+pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
+    let Some(routing) = state.routing.clone() else {
+        return refused(RoutingError::StoreOff, false);
+    };
+    let browser = wants_html(&req);
+    let id = id.to_string();
+    let form = match form_or_json(
+        &req,
+        "the review page's form (application/x-www-form-urlencoded) or JSON {\"responses\", \"reviewer\"}",
+    ) {
+        Ok(form) => form,
+        Err(r) => return r,
+    };
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let text = match utf8(body) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let doc = match routing.live(&id).await {
+        Ok(doc) => doc,
+        Err(e) => return refused(e, browser),
+    };
+    let markdown = doc.markdown.clone();
+    let decode_id = id.clone();
+    let decoded = tokio::task::spawn_blocking(move || {
+        if form {
+            decode_form(&decode_id, &markdown, &text)
+        } else {
+            decode_json(&markdown, &text)
+        }
+    })
+    .await;
+    let answer = match decoded {
+        Ok(Ok(a)) => a,
+        Ok(Err(r)) => return r,
+        Err(_) => {
+            return problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The answers could not be read on an internal error; please report it.",
+            );
+        }
+    };
+    let (inputs, annotations, export, notices, reviewer) = match answer {
+        Answer::Edited(page, frame_src) => return html(StatusCode::OK, page, frame_src),
+        Answer::Export {
+            inputs,
+            annotations,
+            export,
+            notices,
+            reviewer,
+        } => (inputs, annotations, export, notices, reviewer),
+    };
+    // The form shown again on the "sent" page takes the comments back with the answers.
+    let mut refill = inputs.clone();
+    if let (Some(map), Some(list)) = (refill.as_object_mut(), annotations.as_array())
+        && !list.is_empty()
+    {
+        map.insert("annotations".into(), annotations.clone());
+    }
+    let stored = match routing
+        .respond(&id, reviewer, inputs, annotations, export)
+        .await
+    {
+        Ok(stored) => stored,
+        Err(e) => return refused(e, browser),
+    };
+    let mut r = if browser {
+        let (markdown, shown) = (doc.markdown, stored.export.clone());
+        let notices = notices.clone();
+        let name = stored.reviewer.clone();
+        let page = tokio::task::spawn_blocking(move || {
+            sent_page(&id, &markdown, &refill, name.as_deref(), &shown, &notices)
+        })
+        .await;
+        match page {
+            Ok((page, frame_src)) => html(StatusCode::CREATED, page, frame_src),
+            // Kept all the same: say so plainly.
+            Err(_) => private_json(
+                StatusCode::CREATED,
+                &json!({ "response_id": stored.response_id, "export": stored.export }),
+            ),
+        }
+    } else {
+        private_json(
+            StatusCode::CREATED,
+            &json!({ "response_id": stored.response_id, "export": stored.export }),
+        )
+    };
+    no_store(&mut r);
+    for n in &notices {
+        let ascii: String = n
+            .chars()
+            .map(|c| {
+                if c.is_ascii() && !c.is_ascii_control() {
+                    c
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        if let Ok(v) = HeaderValue::from_str(&ascii) {
+            r.headers_mut().append("passback-notice", v);
+        }
+    }
+    r
+}
+
+/// What a reader's post amounts to.
+enum Answer {
+    /// A list edit without JavaScript: the page again, with the edit made (nothing kept).
+    Edited(String, Option<&'static str>),
+    /// Answers to keep.
+    Export {
+        inputs: Value,
+        /// The reader's comments on the prose (contract §7), `[]` when none.
+        annotations: Value,
+        export: String,
+        notices: Vec<String>,
+        reviewer: Option<String>,
+    },
+}
+
+/// The checked comments of `responses`, as contract §7 writes them.
+fn annotations_json(responses: &passback_engine::Responses) -> Value {
+    serde_json::to_value(responses.annotations()).unwrap_or_else(|_| Value::Array(Vec::new()))
+}
+
+/// The review page's form post. The page carries no copy of the document: it goes back in
+/// here, from the store, in place of anything the post says it is.
+fn decode_form(id: &str, markdown: &str, text: &str) -> Result<Answer, Resp> {
+    let posted = passback_engine::parse_urlencoded(text)
+        .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
+    let mut reviewer = None;
+    let mut pairs = vec![
+        ("pb.source".to_string(), markdown.to_string()),
+        ("pb.surface".to_string(), Surface::Routed.name().to_string()),
+    ];
+    for (k, v) in posted {
+        match k.as_str() {
+            "pb.source" | "pb.surface" => {}
+            "pb.reviewer" => reviewer = Some(v),
+            _ => pairs.push((k, v)),
+        }
+    }
+    let reviewer = reviewer_name(reviewer.as_deref())?;
+    let mut post = passback_engine::answers_from_form(&pairs).map_err(|e| {
+        if e.kind() == AnswersErrorKind::Malformed {
+            problem(StatusCode::BAD_REQUEST, format!("{e}."))
+        } else {
+            problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("The answers do not fit the document: {e}."),
+            )
+        }
+    })?;
+    if post.op == FormOp::Edit {
+        post.responses.set_reviewer(reviewer.clone());
+        let page = passback_engine::render_with_answers(
+            markdown,
+            &routed_options(id, Format::Page),
+            &post.responses,
+        );
+        let frame_src = page.frame_src;
+        return Ok(Answer::Edited(page.into_body(), frame_src));
+    }
+    let export = passback_engine::export(&post.doc, &post.responses);
+    let mut notices = post.notices;
+    notices.extend(export.notices);
+    Ok(Answer::Export {
+        inputs: passback_engine::answers_to_json(&post.doc, &post.responses),
+        annotations: annotations_json(&post.responses),
+        export: export.markdown,
+        notices,
+        reviewer,
+    })
+}
+
+/// `{ "responses": {…}, "reviewer": "…" }`.
+fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
+    let json: Value = serde_json::from_str(text).map_err(|e| {
+        problem(
+            StatusCode::BAD_REQUEST,
+            format!("The body is not valid JSON: {e}."),
+        )
+    })?;
+    let Some(responses) = json.get("responses").filter(|r| r.is_object()) else {
+        return Err(problem(
+            StatusCode::BAD_REQUEST,
+            "The JSON needs \"responses\": an object of answers keyed by block id, such as {\"responses\": {\"b1\": {\"selected\": [\"…\"]}}}.",
+        ));
+    };
+    let reviewer = match json.get("reviewer") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => {
+            return Err(problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "\"reviewer\" must be a string (the reader's name), or left out.",
+            ));
+        }
+    };
+    let reviewer = reviewer_name(reviewer)?;
+    let doc = Doc::parse(markdown);
+    let checked = passback_engine::answers_from_json(&doc, responses).map_err(|e| {
+        problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("The responses do not fit the document: {e}."),
+        )
+    })?;
+    let export = passback_engine::export(&doc, &checked);
+    // componentInputs is the block map alone; the comments are kept beside it.
+    let mut inputs = responses.clone();
+    if let Some(map) = inputs.as_object_mut() {
+        map.remove("annotations");
+    }
+    Ok(Answer::Export {
+        inputs,
+        annotations: annotations_json(&checked),
+        export: export.markdown,
+        notices: export.notices,
+        reviewer,
+    })
+}
+
+/// The reviewer's name, trimmed; `None` when empty.
+fn reviewer_name(name: Option<&str>) -> Result<Option<String>, Resp> {
+    let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    if name.chars().count() > MAX_REVIEWER_CHARS || name.chars().any(char::is_control) {
+        return Err(problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "\"reviewer\" must be a name on one line of at most {MAX_REVIEWER_CHARS} characters."
+            ),
+        ));
+    }
+    Ok(Some(name.to_string()))
+}
+
+/// The page a reader sees after sending: what was sent, and the form again with their answers
+/// (and name) filled in, to change and send again; in the document's language.
+fn sent_page(
+    id: &str,
+    markdown: &str,
+    inputs: &Value,
+    reviewer: Option<&str>,
+    export: &str,
+    notices: &[String],
+) -> (String, Option<&'static str>) {
+    let doc = Doc::parse(markdown);
+    let again = passback_engine::answers_from_json(&doc, inputs)
+        .map(|mut filled| {
+            filled.set_reviewer(reviewer.map(str::to_string));
+            passback_engine::render_with_answers(
+                markdown,
+                &routed_options(id, Format::Fragment),
+                &filled,
+            )
+        })
+        .ok();
+    let frame_src = again.as_ref().and_then(|p| p.frame_src);
+    let page = passback_engine::sent_page(
+        &doc,
+        export,
+        notices,
+        again.as_ref().map(|p| p.html.as_str()),
+        &format!("/r/{id}"),
+        "/assets",
+    );
+    (page, frame_src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reviewer_names_are_one_short_line() {
+        assert_eq!(
+            reviewer_name(Some("  Dana ")).ok(),
+            Some(Some("Dana".into()))
+        );
+        assert_eq!(reviewer_name(Some("  ")).ok(), Some(None));
+        assert!(reviewer_name(Some("a\nb")).is_err());
+        assert!(reviewer_name(Some(&"x".repeat(201))).is_err());
+    }
+}

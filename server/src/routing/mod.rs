@@ -1,0 +1,317 @@
+//! The routed documents' rules (contract §6), with no HTTP in them: a sender routes a document,
+//! a reader answers it, the sender lists the answers with the document's bearer token. The HTTP
+//! routes (`http::documents`, `http::review`) and the MCP tools (`mcp`) both call these, so ids,
+//! tokens, expiry, limits and long-polls behave alike; each maps [`RoutingError`] in one place.
+//!
+//! | rule | here |
+//! |---|---|
+//! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
+//! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
+//! | how many a client may route (`--route-limit`) | [`take_route_token`] |
+//! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
+//! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
+//! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
+//! | delete it; expire what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+
+mod error;
+
+pub use error::RoutingError;
+
+use crate::admission::RenderSlots;
+use crate::limit::RouteLimiter;
+use crate::quote::truncate;
+use crate::store::{
+    self, Added, Document, ID_BYTES, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
+    StoredResponse, TOKEN_BYTES,
+};
+use passback_engine::Options;
+use serde_json::{Value, json};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The longest `wait` a long-poll may ask for.
+pub const MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// A routed document as created: what the sender keeps.
+#[derive(Debug, Clone)]
+pub struct Routed {
+    pub id: String,
+    /// The bearer token, shown once: the store keeps only its hash.
+    pub token: String,
+    pub hash: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+}
+
+/// A document routed after its validation: it, and the validation's warnings.
+pub struct Checked {
+    pub routed: Routed,
+    pub diagnostics: Value,
+}
+
+impl Checked {
+    /// The sender's record, `{ id, review_url, token, hash, expires_at, diagnostics }`, with
+    /// review links under `origin`.
+    pub fn record(&self, origin: &str) -> Value {
+        let routed = &self.routed;
+        json!({
+            "id": routed.id,
+            "review_url": format!("{origin}/r/{}", routed.id),
+            "token": routed.token,
+            "hash": routed.hash,
+            "expires_at": store::rfc3339(routed.expires_at),
+            "diagnostics": self.diagnostics,
+        })
+    }
+}
+
+/// The store with the rules every front end shares: fresh secrets, expiry within the
+/// retention period, the limit of responses per document.
+#[derive(Clone)]
+pub struct Routing {
+    pub store: Arc<dyn Store>,
+    /// How long a document may live, and how long a tombstone is kept.
+    pub retention: Duration,
+    /// Responses one document takes at most.
+    pub max_responses: u64,
+}
+
+impl Routing {
+    /// Keeps `markdown` (already validated) for `expires_in` (at most the retention period; the
+    /// retention period when `None`).
+    pub async fn route(
+        &self,
+        markdown: String,
+        hash: String,
+        expires_in: Option<Duration>,
+    ) -> Result<Routed, StoreError> {
+        let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
+        let created_at = store::now();
+        let routed = Routed {
+            id: store::random_secret(ID_BYTES)?,
+            token: store::random_secret(TOKEN_BYTES)?,
+            hash,
+            created_at,
+            expires_at: created_at.saturating_add(lifetime.as_millis() as Millis),
+        };
+        self.store
+            .create(NewDocument {
+                id: routed.id.clone(),
+                token_hash: *blake3::hash(routed.token.as_bytes()).as_bytes(),
+                markdown,
+                hash: routed.hash.clone(),
+                created_at: routed.created_at,
+                expires_at: routed.expires_at,
+            })
+            .await?;
+        Ok(routed)
+    }
+
+    /// Validates `src` in a render slot and, when it is valid, keeps it: every front end routes
+    /// a document through here.
+    pub async fn route_checked(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+    ) -> Result<Checked, RoutingError> {
+        let (src, validation, hash) = slots
+            .run(move || {
+                let validation = passback_engine::validate(&src);
+                let hash = passback_engine::content_hash(&src, &Options::default());
+                (src, validation, hash)
+            })
+            .await?;
+        let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
+        if !validation.ok {
+            let errors = validation
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == passback_engine::Severity::Error)
+                .count();
+            return Err(RoutingError::Violating {
+                errors,
+                diagnostics,
+            });
+        }
+        let routed = self
+            .route(src, hash, expires_in)
+            .await
+            .map_err(RoutingError::store)?;
+        Ok(Checked {
+            routed,
+            diagnostics,
+        })
+    }
+
+    /// A document's `expires_in`, when given: whole seconds, at least 1, at most the retention
+    /// period. The error says what to give instead.
+    pub fn lifetime(&self, expires_in: Option<&Value>) -> Result<Option<Duration>, RoutingError> {
+        let retention = self.retention.as_secs();
+        match expires_in {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => match v.as_u64().filter(|&s| s >= 1) {
+                Some(s) if s <= retention => Ok(Some(Duration::from_secs(s))),
+                Some(s) => Err(RoutingError::Lifetime(format!(
+                    "\"expires_in\" is {s} s, over this server's retention period of {retention} s (--retention); give at most {retention}, or leave it out to keep the document that long."
+                ))),
+                None => Err(RoutingError::Lifetime(format!(
+                    "\"expires_in\" must be a whole number of seconds, at least 1 and at most {retention}, not {}.",
+                    truncate(&v.to_string())
+                ))),
+            },
+        }
+    }
+
+    /// The document `id`: live, gone or unknown (for a reader: no token needed, the id is the
+    /// secret).
+    pub async fn document(&self, id: &str) -> Result<Lookup<Document>, StoreError> {
+        if !store::is_document_id(id) {
+            return Ok(Lookup::Unknown);
+        }
+        self.store.document(id, store::now()).await
+    }
+
+    /// The live document `id`, for a reader.
+    pub async fn live(&self, id: &str) -> Result<Document, RoutingError> {
+        match self.document(id).await.map_err(RoutingError::store)? {
+            Lookup::Live(doc) => Ok(doc),
+            Lookup::Gone => Err(RoutingError::Gone),
+            Lookup::Unknown => Err(RoutingError::Unknown { id: id.to_string() }),
+        }
+    }
+
+    /// The live document `id`, if `token` is its bearer token: for its sender.
+    pub async fn authorized(&self, id: &str, token: &str) -> Result<Document, RoutingError> {
+        let doc = self.live(id).await?;
+        if doc.token_matches(token) {
+            Ok(doc)
+        } else {
+            Err(RoutingError::WrongToken)
+        }
+    }
+
+    /// Deletes the document `id` and its responses, leaving a tombstone.
+    pub async fn delete(&self, id: &str) -> Result<(), RoutingError> {
+        match self.store.delete(id, store::now()).await {
+            Ok(Lookup::Live(())) => Ok(()),
+            Ok(Lookup::Gone) => Err(RoutingError::Gone),
+            Ok(Lookup::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
+            Err(e) => Err(RoutingError::store(e)),
+        }
+    }
+
+    /// Keeps a reader's response to `id`, unless the document holds its limit of them.
+    pub async fn respond(
+        &self,
+        id: &str,
+        reviewer: Option<String>,
+        component_inputs: Value,
+        annotations: Value,
+        export: String,
+    ) -> Result<Box<StoredResponse>, RoutingError> {
+        let response = NewResponse {
+            received_at: store::now(),
+            reviewer,
+            component_inputs,
+            annotations,
+            export,
+        };
+        match self
+            .store
+            .add_response(id, response, self.max_responses)
+            .await
+        {
+            Ok(Added::Stored(stored)) => Ok(stored),
+            Ok(Added::Gone) => Err(RoutingError::Gone),
+            Ok(Added::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
+            Ok(Added::Full) => Err(RoutingError::Full {
+                max_responses: self.max_responses,
+            }),
+            Err(e) => Err(RoutingError::store(e)),
+        }
+    }
+
+    /// `{ document, responses }`: the responses to `doc` after `since`, oldest first, waiting
+    /// up to `wait` for the first when there are none yet. Every front end lists responses
+    /// through here, once the token was checked ([`Routing::authorized`]).
+    pub async fn responses_after(
+        &self,
+        doc: &Document,
+        since: u64,
+        wait: Duration,
+    ) -> Result<Value, RoutingError> {
+        let found = if wait.is_zero() {
+            self.store.responses(&doc.id, since).await
+        } else {
+            self.store.wait_for_responses(&doc.id, since, wait).await
+        }
+        .map_err(RoutingError::store)?;
+        Ok(json!({
+            "document": document_summary(doc),
+            "responses": found.iter().map(response_json).collect::<Vec<_>>(),
+        }))
+    }
+
+    /// Expires what is due and forgets tombstones older than the retention period.
+    pub async fn sweep(&self) -> Result<u64, StoreError> {
+        let now = store::now();
+        let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
+        self.store.expire(now, forget_before).await
+    }
+}
+
+/// Takes one of `client`'s routing tokens (`--route-limit`). Without a limit, or a client
+/// address (the MCP tools on stdio), there is nothing to take.
+pub fn take_route_token(
+    limiter: Option<&RouteLimiter>,
+    client: Option<IpAddr>,
+) -> Result<(), RoutingError> {
+    match (limiter, client) {
+        (Some(limiter), Some(ip)) => {
+            limiter
+                .take(ip, std::time::Instant::now())
+                .map_err(|wait| RoutingError::OverLimit {
+                    wait,
+                    limit: limiter.limit(),
+                })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Expires documents and forgets old tombstones now, then every minute (until aborted).
+pub async fn sweep_every_minute(routing: Routing) {
+    let mut every = tokio::time::interval(Duration::from_secs(60));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        match routing.sweep().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(expired = n, "routed documents expired"),
+            Err(e) => tracing::warn!(error = %e, "the store's sweep failed"),
+        }
+    }
+}
+
+/// The document's `{ id, hash, created_at, expires_at }`.
+fn document_summary(doc: &Document) -> Value {
+    json!({
+        "id": doc.id,
+        "hash": doc.hash,
+        "created_at": store::rfc3339(doc.created_at),
+        "expires_at": store::rfc3339(doc.expires_at),
+    })
+}
+
+fn response_json(r: &StoredResponse) -> Value {
+    json!({
+        "response_id": r.response_id,
+        "received_at": store::rfc3339(r.received_at),
+        "reviewer": r.reviewer,
+        "componentInputs": r.component_inputs,
+        "annotations": r.annotations,
+        "export": r.export,
+    })
+}

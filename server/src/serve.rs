@@ -1,0 +1,240 @@
+//! The accept loop: connections taken up to `--max-connections` and each client address's
+//! share of them, turned away with a short 503 beyond; each request handed to [`crate::http`];
+//! the graceful shutdown; and the separate `--metrics-listen` address.
+
+use crate::http;
+use crate::http::response::{problem, problem_body};
+use crate::state::AppState;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::future::Future;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// Serves `listener` with `state` until `shutdown` resolves; then finishes in-flight requests
+/// (up to the grace period) and returns. [`crate::run`] makes the state first; made beforehand,
+/// it can [`crate::store::Store::prepare`] its store.
+pub async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    if let Ok(addr) = listener.local_addr() {
+        let _ = state.bound.set(addr);
+    }
+    // Expiry runs beside the server; it touches no SQLite file before one exists.
+    let sweeper = state
+        .routing
+        .clone()
+        .map(|routing| tokio::spawn(crate::routing::sweep_every_minute(routing)));
+    let permits = Arc::new(Semaphore::new(state.config.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.config.header_timeout)
+        .keep_alive(true)
+        // Request heads over 64 KiB are answered 431 by hyper.
+        .max_header_size(64 * 1024);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            tokio::spawn(turn_away(stream));
+            state.metrics.rejected_connection();
+            continue;
+        };
+        // One client address may hold only its share of the connections: a host that opens
+        // them by the thousand and sends nothing (or a body a byte at a time) cannot lock
+        // everyone else out.
+        let Some(client) = ClientSlot::take(&state, peer.ip()) else {
+            drop(permit);
+            tokio::spawn(turn_away(stream));
+            state.metrics.rejected_connection();
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let state = state.clone();
+        let service = service_fn(move |req: hyper::Request<Incoming>| {
+            let state = state.clone();
+            async move { Ok::<_, std::convert::Infallible>(http::handle(state, req, peer).await) }
+        });
+        let conn = http.serve_connection(TokioIo::new(stream), service);
+        let watched = graceful.watch(conn);
+        tokio::spawn(async move {
+            // Errors here are clients going away or timing out on headers; nothing to answer.
+            if let Err(e) = watched.await {
+                tracing::debug!(error = %e, "connection ended");
+            }
+            drop(client);
+            drop(permit);
+        });
+    }
+    drop(listener);
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
+    // Long-polls answer now (with what they have) instead of holding up the shutdown.
+    if let Some(routing) = &state.routing {
+        routing.store.wake_all();
+    }
+    let grace = state.config.shutdown_grace;
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("shutdown grace period over; closing remaining connections");
+    }
+}
+
+/// A connection counted against its client address's share; given back when dropped.
+struct ClientSlot {
+    state: Arc<AppState>,
+    ip: std::net::IpAddr,
+}
+
+impl ClientSlot {
+    fn take(state: &Arc<AppState>, ip: std::net::IpAddr) -> Option<ClientSlot> {
+        let mut clients = state.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let held = clients.entry(ip).or_insert(0);
+        if *held >= state.config.max_connections_per_client {
+            return None;
+        }
+        *held += 1;
+        Some(ClientSlot {
+            state: state.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut clients = self.state.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(held) = clients.get_mut(&self.ip) {
+            *held -= 1;
+            if *held == 0 {
+                clients.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Serves `GET /metrics` alone on `listener` (`--metrics-listen`), until `shutdown` resolves:
+/// an address only the monitoring reaches, so the public one need not show the counters.
+pub async fn serve_metrics(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.config.header_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(conn) => conn,
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let state = state.clone();
+        let service = service_fn(move |req: hyper::Request<Incoming>| {
+            let state = state.clone();
+            async move {
+                let r = if req.uri().path() == "/metrics" {
+                    http::meta::metrics_text(&state)
+                } else {
+                    problem(
+                        hyper::StatusCode::NOT_FOUND,
+                        "This address serves GET /metrics only.",
+                    )
+                };
+                Ok::<_, std::convert::Infallible>(r)
+            }
+        });
+        let conn = http.serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(60), conn).await;
+        });
+    }
+}
+
+/// Over the connection limit: a short 503 and close. The request head is read first (briefly):
+/// closing a socket with unread input resets it, and the client could lose the 503.
+async fn turn_away(mut stream: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 2048];
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+        while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await;
+    let _ = tokio::time::timeout(
+        Duration::from_secs(2),
+        stream.write_all(TURNED_AWAY.as_bytes()),
+    )
+    .await;
+    let _ = stream.shutdown().await;
+}
+
+/// The whole 503 `turn_away` writes, built once: it is the same for every refused connection,
+/// and refusing is the overload path.
+static TURNED_AWAY: LazyLock<String> = LazyLock::new(|| {
+    let body = problem_body(
+        hyper::StatusCode::SERVICE_UNAVAILABLE,
+        "The server is at its connection limit; retry in a moment.".into(),
+    );
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+});
+
+/// Resolves on SIGTERM or ctrl-c.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

@@ -17,39 +17,34 @@ pub const CSS: &str = concat!(
     include_str!("../assets/enhance.css")
 );
 
+/// `[(name, text), …]` for files of `engine/assets/js`, read in at compile time.
+macro_rules! script_files {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../assets/js/", $name)))),*]
+    };
+}
+
 /// The script's files (`engine/assets/js`), in the order they are joined: `head.js` opens the
 /// one function they share and `tail.js` closes it. The core comes before the components, which
 /// register themselves with it as they load; the page's start comes last. `tests/registry.rs`
 /// holds every file of the folder to a place here.
-pub const SCRIPT_FILES: [(&str, &str); 16] = [
-    ("head.js", include_str!("../assets/js/head.js")),
-    ("core.js", include_str!("../assets/js/core.js")),
-    ("list.js", include_str!("../assets/js/list.js")),
-    ("question.js", include_str!("../assets/js/question.js")),
-    (
-        "single_choice.js",
-        include_str!("../assets/js/single_choice.js"),
-    ),
-    (
-        "multi_choice.js",
-        include_str!("../assets/js/multi_choice.js"),
-    ),
-    (
-        "open_question.js",
-        include_str!("../assets/js/open_question.js"),
-    ),
-    (
-        "questionnaire.js",
-        include_str!("../assets/js/questionnaire.js"),
-    ),
-    ("prioritize.js", include_str!("../assets/js/prioritize.js")),
-    ("allocate.js", include_str!("../assets/js/allocate.js")),
-    ("youtube.js", include_str!("../assets/js/youtube.js")),
-    ("mermaid.js", include_str!("../assets/js/mermaid.js")),
-    ("prose.js", include_str!("../assets/js/prose.js")),
-    ("chapter.js", include_str!("../assets/js/chapter.js")),
-    ("page.js", include_str!("../assets/js/page.js")),
-    ("tail.js", include_str!("../assets/js/tail.js")),
+pub const SCRIPT_FILES: [(&str, &str); 16] = script_files![
+    "head.js",
+    "core.js",
+    "list.js",
+    "question.js",
+    "single_choice.js",
+    "multi_choice.js",
+    "open_question.js",
+    "questionnaire.js",
+    "prioritize.js",
+    "allocate.js",
+    "youtube.js",
+    "mermaid.js",
+    "prose.js",
+    "chapter.js",
+    "page.js",
+    "tail.js",
 ];
 
 /// The script: [`SCRIPT_FILES`] joined, with `STRINGS` (the chrome strings) after the head.
@@ -64,16 +59,14 @@ fn joined_script() -> String {
     out
 }
 
-/// `var STRINGS = {"en":{"added_by_you":"added by you",…},…};`: the strings the script reads
-/// (`Strings::for_script`), by language code.
+/// `var STRINGS = { "en": {"added_by_you":"added by you",…}, … };`: the strings the script reads
+/// (`Strings::for_script`), by language code, a line for each.
 fn write_strings(out: &mut String) {
     out.push_str(
         "/** The chrome strings by language, from engine/src/html/i18n.rs (written by the engine). */\nvar STRINGS = {",
     );
     for (k, lang) in Lang::ALL.into_iter().enumerate() {
-        if k > 0 {
-            out.push(',');
-        }
+        out.push_str(if k > 0 { ",\n  " } else { "\n  " });
         write_js_string(out, lang.code());
         out.push_str(": {");
         for (j, (name, text)) in lang.strings().for_script().into_iter().enumerate() {
@@ -86,7 +79,7 @@ fn write_strings(out: &mut String) {
         }
         out.push('}');
     }
-    out.push_str("};\n\n");
+    out.push_str("\n};\n\n");
 }
 
 /// A JavaScript string literal for `text`: quotes, backslashes, control characters and the two

@@ -20,8 +20,9 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | `diag`, `json`, `options`, `assets`, `schema`, `budget` | leaves: diagnostics, lenient JSON with positions, render options, the script and stylesheet, the JSON Schema |
+//! | `diag`, `json`, `options`, `schema`, `budget` | leaves: diagnostics, lenient JSON with positions, render options, the JSON Schema |
 //! | `html` | markup helpers: escaping, ids, the render context, the page shell, chrome strings (en/he/ar), email styles |
+//! | `assets` | the stylesheet, and the script joined from its files with the chrome strings it uses |
 //! | `diagram` | Mermaid flowcharts: parser, layout, SVG |
 //! | `sanitize` | prose HTML cleaning and the URL policy |
 //! | `prose` | the prose leaves readers comment on: their numbers in the HTML, their visible text |
@@ -76,7 +77,12 @@ pub use schema::SCHEMA;
 /// script from `asset_base`: the shell the engine's own pages use, for a host's pages around
 /// them (a playground, an answers page).
 pub fn page(fragment: &str, title: &str, asset_base: &str) -> String {
-    html::page(fragment, title, html::i18n::Lang::En, asset_base)
+    html::page(
+        fragment,
+        title,
+        html::i18n::Lang::En,
+        assets::links(asset_base),
+    )
 }
 
 /// The Markdown reading the engine shares with hosts that read the same text around it (an

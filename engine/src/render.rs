@@ -273,7 +273,12 @@ pub fn sent_page(
             }
         }
     };
-    html::page(&body.into_string(), t.sent_title, doc.lang, asset_base)
+    html::page(
+        &body.into_string(),
+        t.sent_title,
+        doc.lang,
+        assets::links(asset_base),
+    )
 }
 
 /// What the rendered form's own post leads to.
@@ -897,7 +902,7 @@ fn finish(
             &fragment,
             title.as_deref().unwrap_or_default(),
             lang,
-            &options.asset_base,
+            assets::links(&options.asset_base),
         )),
         Format::Text => text_body,
         // The JSON body is the rendering itself (see `Rendered`'s serde attributes).

@@ -26,7 +26,7 @@ pub fn install(dir: &Path) -> Result<Vec<String>, String> {
     let css = css_for_mdbook(passback_engine::assets::CSS);
     for (file, content) in [
         (CSS_FILE, css.as_str()),
-        (JS_FILE, passback_engine::assets::JS),
+        (JS_FILE, passback_engine::assets::js()),
     ] {
         let path = dir.join(file);
         if fs::read_to_string(&path).ok().as_deref() != Some(content) {

@@ -2,9 +2,9 @@
 // for documents mixing them, thousands of states from a seeded generator, usual and hostile (picks
 // out of range, duplicates, blank and padded text, lists out of step with the document, every list
 // edit and some that are none, weights as people type them and as nobody should), go through
-// engine/assets/passback.js in jsdom and, as the rendered form's own post, through the real
-// `passback serve`. The Markdown and the notices must be the same byte for byte, and a state one
-// refuses the other must refuse in the same words.
+// the enhancement script (engine/assets/js) in jsdom and, as the rendered form's own post, through
+// the real `passback serve`. The Markdown and the notices must be the same byte for byte, and a
+// state one refuses the other must refuse in the same words.
 //
 // A post with a list edit (`bN.op`) is answered with the form again, not an export: for those the
 // engine's export is what the reader gets next with "Get answers", that page's fields posted back.

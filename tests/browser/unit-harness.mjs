@@ -1,13 +1,32 @@
-// Shared set-up for the jsdom unit tests of engine/assets/passback.js: the engine's own rendering
-// (the `passback render` CLI) loaded into jsdom with the script run in it.
+// Shared set-up for the jsdom unit tests of the enhancement script (engine/assets/js, joined by
+// engine/src/assets.rs): the engine's own rendering (the `passback render` CLI) loaded into jsdom
+// with the script run in it.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { JSDOM } from 'jsdom';
-import { ROOT, BIN } from './harness.mjs';
+import { ROOT, BIN, startServer, renderedPage } from './harness.mjs';
 
 export { ROOT };
-export const SCRIPT = readFileSync(join(ROOT, 'engine', 'assets', 'passback.js'), 'utf8');
+
+/**
+ * The script exactly as the server serves it: its files joined in their one order, with the
+ * chrome strings the engine writes into it. Read once from a `passback serve` started for it.
+ */
+export async function servedScript() {
+  const server = await startServer();
+  try {
+    const page = await renderedPage(server, 'A paragraph.\n');
+    const html = await (await fetch(page)).text();
+    const src = /<script src="([^"]*\/passback-[0-9a-f]+\.js)"/.exec(html);
+    if (!src) throw new Error('the rendered page links no passback script');
+    const res = await fetch(new URL(src[1], page));
+    if (res.status !== 200) throw new Error(`${src[1]}: ${res.status}`);
+    return await res.text();
+  } finally {
+    server.stop();
+  }
+}
+
+export const SCRIPT = await servedScript();
 
 /** The engine's HTML fragment for a Markdown file (or text given with `{ text }`). */
 export function renderFragment(file, { surface = 'page', text } = {}) {

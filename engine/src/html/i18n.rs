@@ -25,6 +25,9 @@ impl Lang {
         }
     }
 
+    /// Every language, in the order the served script lists them.
+    pub const ALL: [Lang; 3] = [Lang::En, Lang::He, Lang::Ar];
+
     pub fn strings(self) -> &'static Strings {
         match self {
             Lang::En => &EN,
@@ -237,9 +240,65 @@ pub struct Strings {
     /// The copy button's status on the page after sending.
     pub copied: &'static str,
     pub copy_failed: &'static str,
+    // What only the enhancement script puts on the page (it reads these and the others it needs
+    // by their names here, see `Strings::for_script`).
+    /// The export's status line when a split's unallocated remainder was spread.
+    pub spread_unallocated: &'static str,
+    /// The Copy button's status lines, and its box of what was copied.
+    pub answers_copied: &'static str,
+    pub copy_by_hand: &'static str,
+    pub nothing_answered: &'static str,
+    pub copied_answers: &'static str,
+    /// A question's Clear button, and what it announces.
+    pub clear_answer: &'static str,
+    pub answer_cleared: &'static str,
+    /// What a list announces: "{label} moved to position {n} of {count}", and the like.
+    pub item_moved: &'static str,
+    pub item_restored: &'static str,
+    pub item_added: &'static str,
+    pub item_removed: &'static str,
+    /// What a split announces of a category removed (its share handed on) or added "at {weight}".
+    pub category_removed: &'static str,
+    pub category_added: &'static str,
+    /// A category's weight ("{label}: {weight}") and the split's remainder ("{weight} unallocated").
+    pub weight_of: &'static str,
+    pub unallocated: &'static str,
+    /// The Undo button of a removed row, and its label ("Undo removing {label}").
+    pub undo: &'static str,
+    pub undo_remove: &'static str,
+    /// A prose comment's button and box ("Comment on “{excerpt}”"), the selection's button, the
+    /// box's remove button, and what removing announces.
+    pub comment_on_text: &'static str,
+    pub comment_selection: &'static str,
+    pub remove_comment: &'static str,
+    pub comment_removed: &'static str,
+    /// An mdBook chapter's Copy button: every component of the page and its comments.
+    pub copy_page: &'static str,
+}
+
+/// `[("name", s.name), …]`: fields by their names.
+macro_rules! by_name {
+    ($s:expr; $($field:ident),* $(,)?) => {
+        [$((stringify!($field), $s.$field)),*]
+    };
 }
 
 impl Strings {
+    /// The strings the enhancement script reads (`t.copy_answers`), by their names here: the
+    /// served script carries them for every language (see `crate::assets`), so this file is
+    /// their one source.
+    pub fn for_script(&self) -> [(&'static str, &'static str); 37] {
+        by_name!(self;
+            added_by_you, answer_cleared, answers_copied, category_added, category_removed,
+            clear_answer, comment_document, comment_on, comment_on_document, comment_on_text,
+            comment_removed, comment_selection, comments_heading, copied, copied_answers,
+            copy_answers, copy_by_hand, copy_failed, copy_page, item_added, item_moved,
+            item_removed, item_restored, move_down, move_up, nothing_answered, play, position_of,
+            remove, remove_comment, removed, spread_unallocated, unallocated, undo, undo_remove,
+            weight_of, your_answers,
+        )
+    }
+
     /// Fills the `{}` of a template with `value`.
     pub fn fill(template: &str, value: &str) -> String {
         match Strings::split(template) {
@@ -339,6 +398,28 @@ pub static EN: Strings = Strings {
     answer_again: "Answer again",
     copied: "Copied to the clipboard.",
     copy_failed: "Copy failed: select the text and copy it.",
+    spread_unallocated: "What was unallocated was spread in proportion.",
+    answers_copied: "Answers copied to the clipboard.",
+    copy_by_hand: "Could not copy automatically: select the text below and copy it.",
+    nothing_answered: "Nothing is answered yet.",
+    copied_answers: "The copied answers",
+    clear_answer: "Clear answer",
+    answer_cleared: "Answer cleared.",
+    item_moved: "{} moved to position {} of {}",
+    item_restored: "{} restored at position {} of {}",
+    item_added: "{} added at position {} of {}",
+    item_removed: "{} removed. Undo brings it back.",
+    category_removed: "{} removed; its share went to the others in proportion. Undo brings it back.",
+    category_added: "{} added at {}",
+    weight_of: "{}: {}",
+    unallocated: "{} unallocated",
+    undo: "Undo",
+    undo_remove: "Undo removing {}",
+    comment_on_text: "Comment on “{}”",
+    comment_selection: "Comment on the selection",
+    remove_comment: "Remove the comment on “{}”",
+    comment_removed: "Comment removed.",
+    copy_page: "Copy all answers on this page",
 };
 
 pub static HE: Strings = Strings {
@@ -412,6 +493,28 @@ pub static HE: Strings = Strings {
     answer_again: "מענה מחדש",
     copied: "הועתק ללוח.",
     copy_failed: "ההעתקה נכשלה: יש לסמן את הטקסט ולהעתיק אותו.",
+    spread_unallocated: "מה שלא הוקצה חולק באופן יחסי.",
+    answers_copied: "התשובות הועתקו ללוח.",
+    copy_by_hand: "ההעתקה האוטומטית נכשלה: יש לסמן את הטקסט שלמטה ולהעתיק אותו.",
+    nothing_answered: "עדיין אין תשובות.",
+    copied_answers: "התשובות שהועתקו",
+    clear_answer: "ניקוי התשובה",
+    answer_cleared: "התשובה נוקתה.",
+    item_moved: "{} הועבר למקום {} מתוך {}",
+    item_restored: "{} הוחזר למקום {} מתוך {}",
+    item_added: "{} נוסף במקום {} מתוך {}",
+    item_removed: "{} הוסר. אפשר לבטל את ההסרה.",
+    category_removed: "{} הוסר; החלק שלו חולק בין האחרים באופן יחסי. אפשר לבטל את ההסרה.",
+    category_added: "{} נוסף עם {}",
+    weight_of: "{}: {}",
+    unallocated: "{} לא הוקצו",
+    undo: "ביטול",
+    undo_remove: "ביטול ההסרה של {}",
+    comment_on_text: "הערה על „{}”",
+    comment_selection: "הערה על הטקסט המסומן",
+    remove_comment: "הסרת ההערה על „{}”",
+    comment_removed: "ההערה הוסרה.",
+    copy_page: "העתקת כל התשובות בעמוד",
 };
 
 pub static AR: Strings = Strings {
@@ -490,6 +593,28 @@ pub static AR: Strings = Strings {
     answer_again: "أجب مرة أخرى",
     copied: "تم النسخ إلى الحافظة.",
     copy_failed: "تعذّر النسخ: حدّد النص وانسخه.",
+    spread_unallocated: "وُزّع غير المخصص بالتناسب.",
+    answers_copied: "تم نسخ الإجابات إلى الحافظة.",
+    copy_by_hand: "تعذّر النسخ تلقائيًا: حدّد النص أدناه وانسخه.",
+    nothing_answered: "لا توجد إجابات بعد.",
+    copied_answers: "الإجابات المنسوخة",
+    clear_answer: "مسح الإجابة",
+    answer_cleared: "تم مسح الإجابة.",
+    item_moved: "تم نقل {} إلى الموضع {} من {}",
+    item_restored: "تمت استعادة {} في الموضع {} من {}",
+    item_added: "تمت إضافة {} في الموضع {} من {}",
+    item_removed: "تمت إزالة {}. يمكنك التراجع.",
+    category_removed: "تمت إزالة {}؛ وُزّعت حصته على البقية بالتناسب. يمكنك التراجع.",
+    category_added: "تمت إضافة {} بقيمة {}",
+    weight_of: "{}: {}",
+    unallocated: "{} غير مخصص",
+    undo: "تراجع",
+    undo_remove: "تراجع عن إزالة {}",
+    comment_on_text: "تعليق على «{}»",
+    comment_selection: "تعليق على النص المحدد",
+    remove_comment: "إزالة التعليق على «{}»",
+    comment_removed: "تمت إزالة التعليق.",
+    copy_page: "نسخ كل الإجابات في هذه الصفحة",
 };
 
 #[cfg(test)]

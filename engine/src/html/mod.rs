@@ -785,11 +785,19 @@ impl Comments<'_> {
     }
 }
 
+/// The stylesheet and script a page links: their file names under the host's asset base.
+#[derive(Debug, Clone, Copy)]
+pub struct AssetLinks<'a> {
+    pub base: &'a str,
+    pub css: &'a str,
+    pub js: &'a str,
+}
+
 /// A complete HTML page around a rendered fragment; the stylesheet and the enhancement script
 /// (deferred) are linked, never inlined, so the page works under `style-src 'self'; script-src
 /// 'self'`.
-pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> String {
-    let base = asset_base.trim_end_matches('/');
+pub fn page(fragment: &str, title: &str, lang: i18n::Lang, assets: AssetLinks<'_>) -> String {
+    let base = assets.base.trim_end_matches('/');
     html! {
         (Reserve(fragment.len() + title.len() + 512))
         (DOCTYPE)
@@ -798,8 +806,8 @@ pub fn page(fragment: &str, title: &str, lang: i18n::Lang, asset_base: &str) -> 
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) }
-                link rel="stylesheet" href={ (base) "/" (crate::assets::css_name()) };
-                script src={ (base) "/" (crate::assets::js_name()) } defer {}
+                link rel="stylesheet" href={ (base) "/" (assets.css) };
+                script src={ (base) "/" (assets.js) } defer {}
             }
             body {
                 main class="pb-page" { (PreEscaped(fragment)) }

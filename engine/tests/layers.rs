@@ -23,8 +23,9 @@
 //!   trait its children implement, a model they share) is allowed and adds no edge: a parent's
 //!   own file is the level's common ground, as `components/mod.rs` holds the `Component` trait
 //!   every component implements and the registry that dispatches to them. What is refused is
-//!   naming an ancestor's re-export (`crate::Options` for `crate::options::Options`): the
-//!   dependency would not show in the graph, so the path must name the defining module.
+//!   naming what an ancestor only imports, re-exported or not (`crate::Options` for
+//!   `crate::options::Options`, or `super::layout` for a `use` in the parent): the dependency
+//!   would not show in the graph, so the path must name the defining module.
 //! - **The rule.** At every level, the edges between siblings form no cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -158,8 +159,8 @@ struct FileRead {
     /// Every path named: the module it is named in, and its segments (a leading `::` kept as
     /// an empty first segment).
     paths: Vec<(ModPath, Vec<String>)>,
-    /// Names each module re-exports (`pub use … as name`).
-    reexports: Vec<(ModPath, String)>,
+    /// Names each module brings in with `use` (re-exported or not).
+    imports: Vec<(ModPath, String)>,
     /// Modules declared under `#[cfg(test)]`.
     tests: Vec<ModPath>,
 }
@@ -341,21 +342,10 @@ fn read_file(text: &str, module: &ModPath) -> FileRead {
                 }
             }
             Tok::Ident(w) if w == "use" => {
-                // `pub use`, `pub(crate) use`, `pub(in …) use`: a re-export.
-                let public = is(i.checked_sub(1).and_then(|k| toks.get(k)), "pub")
-                    || (punct(i.checked_sub(1).and_then(|k| toks.get(k)), ')')
-                        && toks[..i]
-                            .iter()
-                            .rposition(|t| t == &Tok::Punct('('))
-                            .is_some_and(|open| {
-                                is(open.checked_sub(1).and_then(|k| toks.get(k)), "pub")
-                            }));
                 let mut paths = Vec::new();
                 i = use_tree(&toks, i + 1, &[], &mut paths);
                 for (path, name) in paths {
-                    if public {
-                        read.reexports.push((here.clone(), name));
-                    }
+                    read.imports.push((here.clone(), name));
                     read.paths.push((here.clone(), path));
                 }
                 continue;
@@ -390,7 +380,7 @@ fn read_file(text: &str, module: &ModPath) -> FileRead {
 #[derive(Debug, Default)]
 struct Crate {
     modules: BTreeSet<ModPath>,
-    reexports: BTreeMap<ModPath, BTreeSet<String>>,
+    imports: BTreeMap<ModPath, BTreeSet<String>>,
     paths: Vec<(ModPath, Vec<String>, PathBuf)>,
 }
 
@@ -398,8 +388,8 @@ impl Crate {
     fn add(&mut self, file: &Path, module: &ModPath, read: &FileRead) {
         self.modules.insert(module.clone());
         self.modules.extend(read.inline.iter().cloned());
-        for (m, name) in &read.reexports {
-            self.reexports
+        for (m, name) in &read.imports {
+            self.imports
                 .entry(m.clone())
                 .or_default()
                 .insert(name.clone());
@@ -542,11 +532,11 @@ fn resolve(
     Some((base, None))
 }
 
-/// What [`check`] found wrong in a crate: paths naming an ancestor's re-export, and import
+/// What [`check`] found wrong in a crate: paths naming what an ancestor imports, and import
 /// circles (each a level and the siblings on one cycle there).
 #[derive(Debug, Default)]
 struct Findings {
-    reexports: Vec<String>,
+    imported: Vec<String>,
     circles: Vec<String>,
 }
 
@@ -554,7 +544,7 @@ struct Findings {
 /// children.
 fn levels(krate: &Crate) -> (BTreeMap<ModPath, Siblings>, Vec<String>) {
     let mut levels: BTreeMap<ModPath, Siblings> = BTreeMap::new();
-    let mut reexports = Vec::new();
+    let mut imported = Vec::new();
     for (from, path, file) in &krate.paths {
         let Some((to, item)) = resolve(&krate.modules, from, path) else {
             continue;
@@ -565,12 +555,12 @@ fn levels(krate: &Crate) -> (BTreeMap<ModPath, Siblings>, Vec<String>) {
             continue;
         }
         if common == to.len() {
-            // An ancestor's own item: allowed unless it is a re-export there.
+            // An ancestor's own item: allowed unless the ancestor only imports it.
             if let Some(name) =
-                item.filter(|n| krate.reexports.get(&to).is_some_and(|r| r.contains(n)))
+                item.filter(|n| krate.imports.get(&to).is_some_and(|r| r.contains(n)))
             {
-                reexports.push(format!(
-                    "{}: {} names the re-export {}::{name}",
+                imported.push(format!(
+                    "{}: {} names {}::{name}, an import there",
                     file.display(),
                     path.join("::"),
                     display(&to)
@@ -585,7 +575,7 @@ fn levels(krate: &Crate) -> (BTreeMap<ModPath, Siblings>, Vec<String>) {
             .or_default()
             .insert(to[common].clone());
     }
-    (levels, reexports)
+    (levels, imported)
 }
 
 fn display(m: &ModPath) -> String {
@@ -664,9 +654,9 @@ fn cycles(edges: &Siblings) -> Vec<(BTreeSet<String>, Vec<String>)> {
 fn check_crate_roots(src: &Path) -> Result<Findings, String> {
     let mut findings = Findings::default();
     for (root, krate) in read_crates(src)? {
-        let (levels, reexports) = levels(&krate);
-        findings.reexports.extend(reexports);
-        findings.reexports.dedup();
+        let (levels, imported) = levels(&krate);
+        findings.imported.extend(imported);
+        findings.imported.dedup();
         for (parent, edges) in &levels {
             for (set, cycle) in cycles(edges) {
                 findings.circles.push(format!(
@@ -690,14 +680,14 @@ fn check_crate_roots(src: &Path) -> Result<Findings, String> {
 }
 
 /// Checks the crate sources in `src`: no import circle between sibling modules at any depth,
-/// and no path naming an ancestor's re-export. The error lists every finding.
+/// and no path naming what an ancestor imports. The error lists every finding.
 fn check(src: &Path) -> Result<(), String> {
     let findings = check_crate_roots(src)?;
     let mut problems = Vec::new();
-    if !findings.reexports.is_empty() {
+    if !findings.imported.is_empty() {
         problems.push(format!(
-            "name the defining module, not an ancestor's re-export:\n  {}",
-            findings.reexports.join("\n  ")
+            "name the defining module, not an ancestor's import of it:\n  {}",
+            findings.imported.join("\n  ")
         ));
     }
     if !findings.circles.is_empty() {
@@ -852,7 +842,7 @@ fn tests_comments_strings_and_parents_own_items_add_nothing() {
 }
 
 #[test]
-fn naming_an_ancestors_reexport_fails() {
+fn naming_what_an_ancestor_imports_fails() {
     let tree = Tree::new(
         "reexport",
         &[
@@ -863,7 +853,44 @@ fn naming_an_ancestors_reexport_fails() {
     );
     let err = check(&tree.0).expect_err("crate::A is the root's re-export");
     assert!(
-        err.contains("crate::A names the re-export crate::A"),
+        err.contains("crate::A names crate::A, an import there"),
+        "{err}"
+    );
+    // A private import of the parent, reached through `super::`, hides `q → p::x` alike.
+    let tree = Tree::new(
+        "import",
+        &[
+            (
+                "lib.rs", "mod d;
+",
+            ),
+            (
+                "d/mod.rs",
+                "mod p;
+mod q;
+use p::x;
+",
+            ),
+            (
+                "d/p/mod.rs",
+                "pub mod x;
+",
+            ),
+            (
+                "d/p/x.rs",
+                "pub const N: usize = 1;
+",
+            ),
+            (
+                "d/q.rs",
+                "pub const M: usize = super::x::N;
+",
+            ),
+        ],
+    );
+    let err = check(&tree.0).expect_err("super::x is the parent's import");
+    assert!(
+        err.contains("super::x::N names crate::d::x, an import there"),
         "{err}"
     );
 }

@@ -1,4 +1,4 @@
-//! The SVG of a laid-out sequence diagram, written with the flowchart's writer (so escaped by
+//! The SVG of a laid-out sequence diagram, written with the SVG writer (so escaped by
 //! construction, with the same colours, classes and accessible name and description).
 //!
 //! Each participant is a `data-node` group and each message a `data-edge` group keyed

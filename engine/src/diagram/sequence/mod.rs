@@ -27,9 +27,9 @@ use crate::diagram::shapes::Shape;
 
 /// Most participants and messages (and notes and frame lines) drawn; beyond, a diagnostic
 /// and the placeholder. The same caps as flowcharts' nodes and edges.
-pub const MAX_PARTICIPANTS: usize = super::layout::MAX_NODES;
+pub const MAX_PARTICIPANTS: usize = crate::diagram::flowchart::layout::MAX_NODES;
 
-pub const MAX_EVENTS: usize = super::layout::MAX_EDGES;
+pub const MAX_EVENTS: usize = crate::diagram::flowchart::layout::MAX_EDGES;
 
 /// A parsed sequence diagram.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -21,7 +21,6 @@ pub mod label;
 pub mod number;
 pub mod shape;
 pub mod theme;
-#[macro_use]
 pub mod writer;
 
 use super::text::{Block, FONT_FAMILY_ESCAPED, FONT_SIZE};
@@ -30,6 +29,7 @@ use crate::html::i18n::Strings;
 use label::lines;
 use number::{pixels, push_num};
 use theme::colour;
+use writer::plain;
 use writer::{Plain, Val, Writer};
 
 /// What a diagram's SVG needs from its surroundings.

@@ -1,6 +1,8 @@
-//! A parser for the Mermaid flowchart grammar people actually write: enough to know every node
+//! Mermaid flowcharts, read from the grammar people actually write: enough to know every node
 //! and edge of a diagram, so a reviewer's comment can be pinned to one and checked against it,
-//! and enough to draw it: node shapes, edge kinds, subgraphs.
+//! and enough to draw it: node shapes, edge kinds, subgraphs. This file holds the model
+//! (`Flowchart` with its nodes, edges and subgraphs), which other kinds also give their nodes
+//! and edges as.
 //!
 //! Node and edge order is part of the answers format (`bN.node.I`, `bN.edge.I`): nodes in
 //! order of first appearance (a subgraph's id counts as a node), edges in source order with

@@ -1,8 +1,7 @@
-//! Mermaid sequence diagrams: a parser for the syntax of Mermaid's sequence-diagram page
-//! (participants and actors, aliases, the message arrows, activations, notes, the
+//! Mermaid sequence diagrams: the syntax of Mermaid's sequence-diagram page (participants and
+//! actors, aliases, the message arrows, activations, notes, the
 //! `loop`/`alt`/`opt`/`par`/`critical`/`break`/`rect` frames, `autonumber`, `box` groups,
-//! creation and destruction), and its layout: participants in columns, one row per message,
-//! note or frame edge, top to bottom in source order.
+//! creation and destruction), read into the model this file holds, laid out and drawn.
 //!
 //! A reviewer comments on a participant (a node) or a message (an edge `FROM→TO`, numbered
 //! `#2`, `#3`, … when a pair repeats), exactly as on a flowchart: [`Sequence::as_flowchart`]
@@ -185,7 +184,7 @@ pub enum Event {
     Activate(usize),
     Deactivate(usize),
     /// A frame opens: its kind, its label, and (a `rect`) its colour when it is a plain one
-    /// ([`plain_colour`]).
+    /// ([`colour::plain_colour`]).
     Start(Frame, String, Option<String>),
     /// `else`, `and`, `option`: its label.
     Divide(String),
@@ -196,7 +195,7 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub title: String,
-    /// Its colour when it is a plain one ([`plain_colour`]).
+    /// Its colour when it is a plain one ([`colour::plain_colour`]).
     pub colour: Option<String>,
     /// Participant indices, in order.
     pub members: Vec<usize>,

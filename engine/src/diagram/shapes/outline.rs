@@ -51,7 +51,7 @@ pub enum Outline {
         bounds: Bounds,
         cap: f64,
     },
-    /// The area of the pieces that [`pieces`] traces for `shape` (curves as short straight
+    /// The area of the pieces that [`pieces`](super::pieces::pieces) traces for `shape` (curves as short straight
     /// runs), where no outline above fits.
     Traced {
         shape: Shape,

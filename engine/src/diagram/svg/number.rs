@@ -95,7 +95,7 @@ pub fn push_path(d: &mut String, commands: &[(&'static str, &[Pt])]) {
     }
 }
 
-/// The whole pixels a `width` or `height` given to [`start`] shows as in the viewBox, as a
+/// The whole pixels a `width` or `height` given to [`start`](super::start) shows as in the viewBox, as a
 /// reader of `num(v.ceil())` gets them: 0 for what `num` writes as 0, negative or not finite;
 /// saturated at `u32::MAX`.
 pub fn pixels(v: f64) -> u32 {

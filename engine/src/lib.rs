@@ -23,7 +23,7 @@
 //! | `diag`, `json`, `options`, `schema`, `budget` | leaves: diagnostics, lenient JSON with positions, render options, the JSON Schema |
 //! | `html` | markup helpers: escaping, ids, the render context, the page shell, chrome strings (en/he/ar), email styles |
 //! | `assets` | the stylesheet, and the script joined from its files with the chrome strings it uses |
-//! | `diagram` | Mermaid flowcharts: parser, layout, SVG |
+//! | `diagram` | Mermaid: one folder per kind (flowchart, sequence: parse, layout, draw), shared text, shapes, routing and SVG writer below |
 //! | `sanitize` | prose HTML cleaning and the URL policy |
 //! | `prose` | the prose leaves readers comment on: their numbers in the HTML, their visible text |
 //! | `components` | the `Component` trait, the registry that generates [`Kind`], and one module per component |

@@ -9,9 +9,9 @@ use super::answer::{
 use super::check::{Checker, Obj};
 use super::{Component, prefix_lines};
 use crate::diag::Code;
-use crate::diagram::flowchart::{self, Flowchart};
+use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
-use crate::diagram::{self, Frame, layout};
+use crate::diagram::{self, svg::Frame};
 use crate::html::email;
 use crate::html::i18n::Lang;
 use crate::html::i18n::Strings;
@@ -64,7 +64,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         );
         return None;
     }
-    let chart = match flowchart::parse(&source) {
+    let chart = match flowchart::parse::parse(&source) {
         Some(Ok(chart)) => {
             if !chart.ignored.is_empty() {
                 let at = o.start_of("source");
@@ -171,7 +171,7 @@ fn lay_out(
 /// A sequence diagram, with a warning for what it ignores and for what stops it being drawn
 /// (at that place in the document).
 fn parse_sequence(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<Sequence>> {
-    match sequence::parse(source)? {
+    match sequence::parse::parse(source)? {
         Ok(seq) => {
             if !seq.ignored.is_empty() {
                 ck.warn(
@@ -274,7 +274,7 @@ impl Component for Mermaid {
         );
         match (&self.sequence, &self.chart) {
             // A sequence diagram's notes and frames are not in its graph: its words say all.
-            (Some(seq), _) => lines.push(format!("  {}", diagram::svg::sequence::describe(seq, t))),
+            (Some(seq), _) => lines.push(format!("  {}", sequence::describe::describe(seq, t))),
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
                 for (i, n) in chart.nodes.iter().enumerate() {
@@ -312,8 +312,8 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
     // The same words as the drawing's `<desc>`.
     let words = match (&m.sequence, &m.chart) {
         _ if !drawing.drawn => None,
-        (Some(seq), _) => Some(diagram::svg::sequence::describe(seq, cx.t)),
-        (None, Some(chart)) => Some(diagram::svg::describe(chart, cx.t)),
+        (Some(seq), _) => Some(sequence::describe::describe(seq, cx.t)),
+        (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
     };
     let image = match (&words, cx.cid_images, cx.diagram_base) {
@@ -378,7 +378,7 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         Some(seq) => diagram::render_sequence(seq, &frame),
         None => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
-    // The SVG is the engine's own markup, escaped by construction (`diagram::svg::Writer`).
+    // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {
         return email_render(m, cx, caption, drawing);
     }

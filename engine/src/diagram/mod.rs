@@ -1,10 +1,39 @@
-//! Mermaid diagrams: the flowchart parser (nodes and edges a reviewer can comment on), its
-//! layout and SVG, and a placeholder for the diagram types not drawn here.
+//! Mermaid diagrams: each kind a reviewer can comment on is read, laid out and drawn as SVG
+//! here; every other kind gets a placeholder naming its type.
+//!
+//! One folder per kind, each split the same way:
+//!
+//! - `flowchart/`: `mod.rs` the model (nodes, edges, subgraphs: what comments are pinned to),
+//!   `parse.rs` (with `statement.rs` and `label.rs`), `layout/` (a folder: ranks, order within
+//!   ranks, placement, routing around subgraphs), `draw.rs` the SVG and `describe.rs` the words;
+//! - `sequence/`: `mod.rs` the model (participants, messages, notes, frames) and its nodes and
+//!   edges as a flowchart's (`Sequence::as_flowchart`), `parse.rs` (with `syntax.rs` and
+//!   `colour.rs`), `layout.rs`, `draw.rs` and `describe.rs`.
+//!
+//! A new kind (state, ER, class, gantt) is a new folder beside them with the same files: its
+//! model and `parse.rs` → `layout.rs` → `draw.rs`, its words in `describe.rs`, its tests in its
+//! `tests/`; then one arm in [`render_laid_out`] and in `components/mermaid.rs`. A kind gives
+//! comments their nodes and edges as a [`flowchart::Flowchart`], so it may use the flowchart's
+//! model; nothing in `flowchart/` uses another kind.
+//!
+//! Shared below the kinds, and using none of them:
+//!
+//! - `text.rs` (with `font_widths.rs`, the font tables): labels measured and wrapped;
+//! - `geometry.rs`: points, boxes and curves;
+//! - `line.rs`: a line's stroke and its end markers;
+//! - `shapes/`: node shapes, their sizes and outlines, and clipping to them;
+//! - `route.rs`: lines routed around boxes;
+//! - `svg/`: the SVG writer (escaped by construction), labels and shapes as elements, the
+//!   theme, and the placeholder.
+//!
+//! Tests of one kind sit in its `tests/`; `tests/` here holds those of every kind at once
+//! (the golden SVGs, every shape).
 
 pub mod flowchart;
 mod font_widths;
-pub mod layout;
-mod route;
+pub mod geometry;
+pub mod line;
+pub mod route;
 pub mod sequence;
 pub mod shapes;
 pub mod svg;
@@ -24,8 +53,8 @@ fn xorshift(seed: u64) -> impl FnMut() -> u64 {
 }
 
 use flowchart::Flowchart;
-use layout::Failure;
-pub use svg::Frame;
+use flowchart::layout::{self, Failure};
+use svg::Frame;
 
 /// A diagram's SVG, and whether it shows the diagram itself (not the placeholder).
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +97,7 @@ pub fn render_laid_out(
         }
         Some((c, laid_out)) => match laid_out {
             Ok(d) => {
-                let (svg, width, height) = svg::flowchart(c, d, frame);
+                let (svg, width, height) = flowchart::draw::flowchart(c, d, frame);
                 Rendered {
                     svg,
                     drawn: true,
@@ -81,14 +110,14 @@ pub fn render_laid_out(
                 placeholder(t.diagram_flowchart_kind, t.diagram_failed[1])
             }
         },
-        None => match sequence::parse(source) {
+        None => match sequence::parse::parse(source) {
             Some(Ok(s)) => render_sequence(&s, frame),
             Some(Err(e)) if e.too_large() => {
                 placeholder(t.diagram_sequence[6], t.diagram_failed[0])
             }
             Some(Err(_)) => placeholder(t.diagram_sequence[6], t.diagram_failed[2]),
-            None => match flowchart::keyword(source) {
-                Some(k) if flowchart::is_flowchart_keyword(k) => {
+            None => match flowchart::parse::keyword(source) {
+                Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
                     placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
                 }
                 other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
@@ -117,8 +146,8 @@ pub fn render_sequence(seq: &sequence::Sequence, frame: &Frame) -> Rendered {
             height,
         };
     }
-    let d = sequence::layout(seq);
-    let (svg, width, height) = svg::sequence::sequence(seq, &d, frame);
+    let d = sequence::layout::layout(seq);
+    let (svg, width, height) = sequence::draw::sequence(seq, &d, frame);
     Rendered {
         svg,
         drawn: true,
@@ -157,9 +186,6 @@ fn kind_name(keyword: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    mod corpus;
     mod golden;
-    mod props;
-    mod sequence;
     mod shapes;
 }

@@ -1,33 +1,31 @@
-//! Edges routed around boxes. The layered layout gives each long edge a connector per rank it
-//! crosses, but a subgraph is one box in its parent's layout, and an edge into a subgraph runs
-//! from its border straight to the member, past whatever else the subgraph holds; a curve
-//! through connectors can also swing into a box beside them. Every edge is checked against
-//! every box it does not connect, as the SVG will draw it; one that passes through a box is
-//! routed again, as straight lines along the shortest way around the boxes (a visibility
-//! graph over their corners, the boxes grown by a margin), each bend rounded as far as the
-//! boxes beside it allow.
+//! Lines routed around boxes: whether a line, straight or the curve through its points, passes
+//! through a box, and the shortest way around boxes in straight runs (a visibility graph over
+//! their corners, the boxes grown by a margin), each bend rounded as far as the boxes beside it
+//! allow. A kind's layout uses it to route again what its own placement ran through a box
+//! (see `flowchart::layout::reroute`).
 
-use super::flowchart::Flowchart;
-use super::layout::{Drawing, LABEL_PAD_X, LABEL_PAD_Y};
-use super::shapes::{self, Bounds, Pt};
+use super::geometry::{self, Bounds, Pt};
 
 /// How far a rerouted edge keeps from the boxes it passes: half a subgraph's padding, so an
 /// edge between a member and its subgraph's border runs down the middle of the gap rather
 /// than along the border.
-const PAD: f64 = 6.0;
+pub const PAD: f64 = 6.0;
+
 /// A box's inside, for the check: its bounds less this much all round.
-const INSET: f64 = 1.0;
+pub const INSET: f64 = 1.0;
+
 /// How far around the straight way between an edge's ends boxes are first routed around.
-const NEAR: f64 = 60.0;
+pub const NEAR: f64 = 60.0;
+
 /// Samples per cubic piece of a curve when it is checked.
 const STEPS: usize = 24;
 
 /// An axis-aligned rectangle: left, top, right, bottom.
 #[derive(Debug, Clone, Copy)]
-struct Rect(f64, f64, f64, f64);
+pub struct Rect(pub f64, pub f64, pub f64, pub f64);
 
 impl Rect {
-    fn of(b: &Bounds, grow: f64) -> Rect {
+    pub fn of(b: &Bounds, grow: f64) -> Rect {
         Rect(
             b.left() - grow,
             b.top() - grow,
@@ -36,16 +34,16 @@ impl Rect {
         )
     }
 
-    fn contains(&self, p: Pt) -> bool {
+    pub fn contains(&self, p: Pt) -> bool {
         self.0 < p.x && p.x < self.2 && self.1 < p.y && p.y < self.3
     }
 
-    fn overlaps(&self, o: &Rect) -> bool {
+    pub fn overlaps(&self, o: &Rect) -> bool {
         self.0 < o.2 && o.0 < self.2 && self.1 < o.3 && o.1 < self.3
     }
 
     /// Whether the segment a→b passes through the open inside (Liang–Barsky clipping).
-    fn cut_by(&self, a: Pt, b: Pt) -> bool {
+    pub fn cut_by(&self, a: Pt, b: Pt) -> bool {
         let d = b.minus(a);
         let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
         for (p, q) in [
@@ -75,7 +73,7 @@ impl Rect {
 /// `points`), passes through one of `boxes` other than those of its ends `a` and `b`. A curve
 /// piece lies inside the bounds of its four points, so only a piece whose bounds meet a box is
 /// sampled.
-fn blocked(
+pub fn blocked(
     points: &[Pt],
     axis: Pt,
     straight: bool,
@@ -90,7 +88,7 @@ fn blocked(
             .any(|w| others().any(|(_, r)| r.cut_by(w[0], w[1])));
     }
     let n = points.len();
-    shapes::curve(points, points[0], points[n - 1], axis).any(|piece| {
+    geometry::curve(points, points[0], points[n - 1], axis).any(|piece| {
         let mut span = Rect(f64::MAX, f64::MAX, f64::MIN, f64::MIN);
         for p in &piece {
             span = Rect(
@@ -105,7 +103,7 @@ fn blocked(
             return false;
         }
         let mut prev = piece[0];
-        shapes::sample(&piece, STEPS).any(|p| {
+        geometry::sample(&piece, STEPS).any(|p| {
             let hit = others().any(|(_, r)| r.overlaps(&span) && r.cut_by(prev, p));
             prev = p;
             hit
@@ -113,144 +111,28 @@ fn blocked(
     })
 }
 
-/// Routes again every edge of `d` that passes through a box it does not connect.
-pub fn avoid_boxes(chart: &Flowchart, d: &mut Drawing) {
-    // A small chart's boxes are kept inline.
-    let boxes: smallvec::SmallVec<[(usize, Rect); 8]> = d
-        .nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| n.as_ref().map(|n| (i, Rect::of(&n.bounds, -INSET))))
-        .collect();
-    if boxes.len() < 3 {
-        return;
-    }
-    for e in 0..d.edges.len() {
-        let edge = &chart.edges[e];
-        let (a, b) = (edge.from, edge.to);
-        if a == b {
-            continue;
-        }
-        let path = &d.edges[e];
-        if !blocked(&path.points, path.axis, path.straight, &boxes, a, b) {
-            continue;
-        }
-        let obstacles: Vec<Rect> = boxes
-            .iter()
-            .filter(|(i, _)| *i != a && *i != b)
-            .filter_map(|(i, _)| d.nodes[*i].as_ref().map(|n| Rect::of(&n.bounds, 0.0)))
-            .collect();
-        // A node end starts at its centre (clipped to its outline after); a subgraph end
-        // keeps its point on the subgraph's border.
-        let end = |i: usize, fallback: Pt| match &d.nodes[i] {
-            Some(n) => (n.bounds.center, Some(shapes::outline(n.shape, n.bounds))),
-            None => (fallback, None),
-        };
-        let n = path.points.len();
-        let (start, from_outline) = end(a, path.points[0]);
-        let (finish, to_outline) = end(b, path.points[n - 1]);
-        // The boxes near the straight way first (a few, so the search is small); all of them
-        // when no way around those is clear of the rest.
-        let near = Rect(
-            start.x.min(finish.x) - NEAR,
-            start.y.min(finish.y) - NEAR,
-            start.x.max(finish.x) + NEAR,
-            start.y.max(finish.y) + NEAR,
-        );
-        let local: Vec<Rect> = obstacles
-            .iter()
-            .filter(|r| r.overlaps(&near))
-            .copied()
-            .collect();
-        let clear_of_all = |route: &Vec<Pt>| {
-            route
-                .windows(2)
-                .all(|w| obstacles.iter().all(|r| !r.cut_by(w[0], w[1])))
-        };
-        let found = shortest_around(start, finish, &local)
-            .filter(clear_of_all)
-            .or_else(|| shortest_around(start, finish, &obstacles));
-        let Some(mut route) = found else {
-            continue;
-        };
-        if let Some(o) = &from_outline {
-            shapes::clip_start(&mut route, o);
-        }
-        if let Some(o) = &to_outline {
-            shapes::clip_end(&mut route, o);
-        }
-        route.dedup_by(|p, q| p.minus(*q).len() < 1e-6);
-        if route.len() < 2 {
-            continue;
-        }
-        // A bend's rounding lies within the triangle of its corner and the runs either side,
-        // so inside the route's bounds: only the boxes that reach into them can be in its way.
-        let (x0, y0, x1, y1) = route.iter().fold(
-            (f64::MAX, f64::MAX, f64::MIN, f64::MIN),
-            |(x0, y0, x1, y1), p| (x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y)),
-        );
-        let others: Vec<Rect> = boxes
-            .iter()
-            .filter(|(i, _)| *i != a && *i != b)
-            .map(|(_, r)| *r)
-            .filter(|r| r.0 <= x1 + 1.0 && r.2 >= x0 - 1.0 && r.1 <= y1 + 1.0 && r.3 >= y0 - 1.0)
-            .collect();
-        let route = soften(&route, &others);
-        let path = &mut d.edges[e];
-        path.points = route;
-        path.straight = true;
-        if let Some((at, block)) = &mut path.label {
-            let (w, h) = (
-                block.width + 2.0 * LABEL_PAD_X,
-                block.height + 2.0 * LABEL_PAD_Y,
-            );
-            let free = |p: Pt| {
-                let r = Rect(p.x - w / 2.0, p.y - h / 2.0, p.x + w / 2.0, p.y + h / 2.0);
-                !boxes.iter().any(|(_, b)| b.overlaps(&r))
-            };
-            let along = [0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9];
-            if let Some(p) = along
-                .iter()
-                .map(|&f| point_along(&path.points, f))
-                .find(|p| free(*p))
-            {
-                *at = p;
-            }
-        }
-    }
-    // A route around a box near the edge of the drawing may reach past it.
-    let (mut w, mut h) = (d.width, d.height);
-    for e in &d.edges {
-        for p in &e.points {
-            w = w.max(p.x + PAD);
-            h = h.max(p.y + PAD);
-        }
-        if let Some((at, l)) = &e.label {
-            w = w.max(at.x + l.width / 2.0 + LABEL_PAD_X + PAD);
-            h = h.max(at.y + l.height / 2.0 + LABEL_PAD_Y + PAD);
-        }
-    }
-    d.width = w;
-    d.height = h;
-}
-
 /// Radii tried at a bend, largest first, until its rounding passes through no box; the last
 /// is close enough to the corner to need no check (the straight runs keep at least `INSET`
 /// from every box).
-const RADII: [f64; 4] = [shapes::BEND, shapes::BEND / 2.0, shapes::BEND / 4.0, 0.5];
+const RADII: [f64; 4] = [
+    geometry::BEND,
+    geometry::BEND / 2.0,
+    geometry::BEND / 4.0,
+    0.5,
+];
 
-/// The route with each bend's rounding, as the SVG draws it (`shapes::bend`), kept out of
+/// The route with each bend's rounding, as the SVG draws it (`geometry::bend`), kept out of
 /// `boxes`: where the full radius would cut into a box, two points on the runs either side of
 /// the bend, twice a smaller radius away, make the SVG round it less. A bend drawn with a
 /// smaller radius than the one checked (a marker shortens an end, a neighbour's points
 /// shorten a run) lies between the checked curve and the corner, so it is clear too.
-fn soften(route: &[Pt], boxes: &[Rect]) -> Vec<Pt> {
+pub fn soften(route: &[Pt], boxes: &[Rect]) -> Vec<Pt> {
     let n = route.len();
     let mut out = Vec::with_capacity(n + 4);
     out.push(route[0]);
     for i in 1..n.saturating_sub(1) {
         let (before, c, after) = (route[i - 1], route[i], route[i + 1]);
-        let fits = |r: f64| match shapes::bend(before, c, after, r) {
+        let fits = |r: f64| match geometry::bend(before, c, after, r) {
             Some((into, from)) => rounding_clear(into, c, from, boxes),
             None => true,
         };
@@ -258,7 +140,7 @@ fn soften(route: &[Pt], boxes: &[Rect]) -> Vec<Pt> {
             .into_iter()
             .find(|&r| fits(r))
             .unwrap_or(RADII[RADII.len() - 1]);
-        let full = shapes::bend(before, c, after, shapes::BEND)
+        let full = geometry::bend(before, c, after, geometry::BEND)
             .map_or(0.0, |(into, _)| into.minus(c).len());
         if r < full
             && let (Some(u), Some(v)) = (before.minus(c).unit(), after.minus(c).unit())
@@ -280,7 +162,7 @@ fn soften(route: &[Pt], boxes: &[Rect]) -> Vec<Pt> {
 /// counts as in the way too.
 fn rounding_clear(into: Pt, corner: Pt, from: Pt, boxes: &[Rect]) -> bool {
     let samples: Vec<Pt> = (0..=STEPS)
-        .map(|k| shapes::quadratic(into, corner, from, k as f64 / STEPS as f64))
+        .map(|k| geometry::quadratic(into, corner, from, k as f64 / STEPS as f64))
         .collect();
     let cut = samples.windows(2).any(|w| {
         boxes
@@ -313,7 +195,7 @@ fn rounding_clear(into: Pt, corner: Pt, from: Pt, boxes: &[Rect]) -> bool {
 }
 
 /// The point a fraction `f` of the way along a polyline.
-fn point_along(points: &[Pt], f: f64) -> Pt {
+pub fn point_along(points: &[Pt], f: f64) -> Pt {
     let total: f64 = points.windows(2).map(|w| w[1].minus(w[0]).len()).sum();
     let mut left = total * f;
     for w in points.windows(2) {
@@ -328,7 +210,7 @@ fn point_along(points: &[Pt], f: f64) -> Pt {
 
 /// The shortest polyline from `s` to `t` that passes through none of `obstacles` (each
 /// grown by `PAD`), over the grown boxes' corners; `None` when there is none.
-fn shortest_around(s: Pt, t: Pt, obstacles: &[Rect]) -> Option<Vec<Pt>> {
+pub fn shortest_around(s: Pt, t: Pt, obstacles: &[Rect]) -> Option<Vec<Pt>> {
     let grown: Vec<Rect> = obstacles
         .iter()
         .map(|r| Rect(r.0 - PAD, r.1 - PAD, r.2 + PAD, r.3 + PAD))
@@ -425,13 +307,13 @@ mod tests {
             Pt::new(42.0, -2.0),
             Pt::new(42.0, 60.0),
         ];
-        let full = shapes::bend(route[0], route[1], route[2], shapes::BEND).expect("a bend");
+        let full = geometry::bend(route[0], route[1], route[2], geometry::BEND).expect("a bend");
         assert!(!rounding_clear(full.0, route[1], full.1, &[block]));
         let soft = soften(&route, &[block]);
         assert!(soft.len() > route.len(), "{soft:?}");
         // Every bend as the SVG draws it, from the softened points.
         for w in soft.windows(3) {
-            if let Some((into, from)) = shapes::bend(w[0], w[1], w[2], shapes::BEND) {
+            if let Some((into, from)) = geometry::bend(w[0], w[1], w[2], geometry::BEND) {
                 assert!(rounding_clear(into, w[1], from, &[block]), "{soft:?}");
             }
         }

@@ -207,6 +207,15 @@ impl Block {
     }
 }
 
+/// A run of a label drawn bold and/or italic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Emphasis {
+    pub start: usize,
+    pub end: usize,
+    pub bold: bool,
+    pub italic: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,8 @@
 //! no script, `foreignObject`, `style` element or reference outside itself, and has one
 //! `data-node` / `data-edge` group per node and edge of the source.
 
-use crate::diagram::{self, Frame, flowchart, svg::edge_keys};
+use crate::diagram::flowchart::{self, draw::edge_keys};
+use crate::diagram::{self, svg::Frame};
 use crate::html::i18n::EN;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,7 @@ fn title_of(src: &str) -> &str {
 }
 
 fn draw(src: &str) -> diagram::Rendered {
-    let chart = flowchart::parse(src).and_then(Result::ok);
+    let chart = flowchart::parse::parse(src).and_then(Result::ok);
     diagram::render(
         src,
         chart.as_ref(),
@@ -115,7 +116,7 @@ fn check(name: &str, src: &str, svg: &str) -> Vec<String> {
             }
         }
     }
-    if let Some(Ok(chart)) = flowchart::parse(src)
+    if let Some(Ok(chart)) = flowchart::parse::parse(src)
         && svg.contains("pb-mermaid-flowchart")
     {
         for n in &chart.nodes {

@@ -1,10 +1,10 @@
 //! Every node shape: drawn with an outline of its own, and edges end on it whichever way they
 //! come.
 
-use crate::diagram::flowchart::{self, Shape};
-use crate::diagram::layout;
-use crate::diagram::shapes::{self, Bounds, Pt};
-use crate::diagram::svg::shape_markup;
+use crate::diagram::flowchart::{self, layout};
+use crate::diagram::geometry::{Bounds, Pt};
+use crate::diagram::shapes::{self, Shape};
+use crate::diagram::svg::shape::shape_markup;
 use crate::diagram::text::Block;
 
 #[test]
@@ -45,9 +45,9 @@ fn every_shape_holds_its_label_and_stays_in_its_box() {
             w,
             h,
         };
-        let o = shapes::outline(shape, b);
+        let o = shapes::outline::outline(shape, b);
         // Everything drawn lies in the box the layout keeps free for it.
-        for piece in shapes::pieces(shape, b).unwrap_or_default() {
+        for piece in shapes::pieces::pieces(shape, b).unwrap_or_default() {
             for p in piece.points {
                 assert!(
                     p.x >= b.left() - 1e-9
@@ -79,7 +79,7 @@ fn every_shape_holds_its_label_and_stays_in_its_box() {
 fn ends_on_outline(d: &layout::Drawing, node: usize, shape: Shape) -> usize {
     let n = d.nodes[node].as_ref().expect("a node");
     assert_eq!(n.shape, shape);
-    let o = shapes::outline(shape, n.bounds);
+    let o = shapes::outline::outline(shape, n.bounds);
     let mut ends = 0;
     for e in &d.edges {
         let k = e.points.len();
@@ -116,7 +116,9 @@ fn edges_end_on_the_outline_of_every_shape() {
             // Edges into the shape from above and beside, and out of it below.
             let src =
                 format!("flowchart {dir}\nA --> S\nB --> S\nC --> S\nS --> D\nS --> E\nA --> D");
-            let mut chart = flowchart::parse(&src).expect("a flowchart").expect("read");
+            let mut chart = flowchart::parse::parse(&src)
+                .expect("a flowchart")
+                .expect("read");
             let s = chart.nodes.iter().position(|n| n.id == "S").expect("S");
             chart.nodes[s].shape = shape;
             let d = layout::layout(&chart).expect("laid out");

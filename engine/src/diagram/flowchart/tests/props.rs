@@ -4,10 +4,10 @@
 //! with its data attribute; no two node boxes overlap; a subgraph's box overlaps no node that
 //! is not inside it, and no subgraph box that is neither inside it nor around it.
 
+use crate::diagram::flowchart::draw::edge_keys;
+use crate::diagram::flowchart::layout::{self, Drawing};
 use crate::diagram::flowchart::{self, Flowchart};
-use crate::diagram::layout::{self, Drawing};
-use crate::diagram::svg::edge_keys;
-use crate::diagram::{self, Frame};
+use crate::diagram::{self, svg::Frame};
 use crate::html::i18n::EN;
 use proptest::prelude::*;
 
@@ -215,7 +215,7 @@ proptest! {
     #[test]
     fn random_flowcharts_draw_every_node_and_edge_once(s in spec()) {
         let src = source(&s);
-        let chart = flowchart::parse(&src)
+        let chart = flowchart::parse::parse(&src)
             .expect("a flowchart")
             .unwrap_or_else(|e| panic!("{e:?} in\n{src}"));
         let drawing = layout::layout(&chart);
@@ -256,7 +256,7 @@ fn caps_give_a_placeholder_not_a_picture() {
     for i in 0..layout::MAX_NODES + 1 {
         src.push_str(&format!("a{i} --> a{}\n", i + 1));
     }
-    let chart = flowchart::parse(&src)
+    let chart = flowchart::parse::parse(&src)
         .expect("a flowchart")
         .expect("readable");
     assert_eq!(
@@ -279,7 +279,7 @@ fn caps_give_a_placeholder_not_a_picture() {
 
 #[test]
 fn an_empty_flowchart_is_a_placeholder() {
-    let chart = flowchart::parse("graph TD")
+    let chart = flowchart::parse::parse("graph TD")
         .expect("a flowchart")
         .expect("readable");
     let r = diagram::render(
@@ -329,7 +329,7 @@ fn timing() {
     let cap = layout::MAX_EDGES + 1 - layout::MAX_NODES;
     for (n, extra) in [(150, 60), (layout::MAX_NODES, cap)] {
         let src = sized(n, extra);
-        let chart = flowchart::parse(&src)
+        let chart = flowchart::parse::parse(&src)
             .expect("a flowchart")
             .expect("readable");
         let frame = Frame {
@@ -426,7 +426,7 @@ proptest! {
                 src.push(' ');
             }
         }
-        if let Some(Ok(chart)) = flowchart::parse(&src) {
+        if let Some(Ok(chart)) = flowchart::parse::parse(&src) {
             let r = diagram::render(
                 &src,
                 Some(&chart),

@@ -1,21 +1,26 @@
-//! The SVG of a laid-out sequence diagram, written with the flowchart's writer (so escaped by
+//! The SVG of a laid-out sequence diagram, written with the SVG writer (so escaped by
 //! construction, with the same colours, classes and accessible name and description).
 //!
 //! Each participant is a `data-node` group and each message a `data-edge` group keyed
 //! `FROM→TO`, `FROM→TO#2`, … as flowchart edges are: the comment UI and the export treat
 //! both kinds alike.
 
-use super::{
-    Frame, Plain, Run, Val, Writer, colour, fill_from, fill_into, lines, paint, push_path, push_pt,
-    shape_element, start,
-};
-use crate::diagram::flowchart::{Shape, Stroke};
-use crate::diagram::sequence::{
-    self, BADGE_R, Drawing, Event, Frame as Kind, Head, Kind as Who, Line, Rect, Sequence,
-};
-use crate::diagram::shapes::{Bounds, Pt, cylinder_cap};
+use super::colour::colour_parts;
+use super::describe::describe;
+use super::layout::{BADGE_R, Drawing, Rect};
+use super::{Frame as Kind, Head, Kind as Who, Line, Sequence};
+use crate::diagram::geometry::{Bounds, Pt};
+use crate::diagram::line::Stroke;
+use crate::diagram::shapes::{Shape, cylinder_cap};
+use crate::diagram::svg::label::lines;
+use crate::diagram::svg::number::{push_path, push_pt};
+use crate::diagram::svg::shape::shape_element;
+use crate::diagram::svg::theme::{colour, paint};
+use crate::diagram::svg::writer::plain;
+use crate::diagram::svg::writer::run;
+use crate::diagram::svg::writer::{Plain, Run, Val, Writer};
+use crate::diagram::svg::{Frame, start};
 use crate::diagram::text::Block;
-use crate::html::i18n::Strings;
 
 /// A note's paint (yellow, as notes are): the stylesheet themes it by `pb-s-note`.
 const NOTE: Run = run!(
@@ -24,6 +29,7 @@ const NOTE: Run = run!(
     ("stroke", "#9a6700"),
     ("stroke-width", "1"),
 );
+
 /// An activation bar.
 const BAR: Run = run!(
     ("class", "pb-s-bar"),
@@ -31,6 +37,7 @@ const BAR: Run = run!(
     ("stroke", "#4a6fa5"),
     ("stroke-width", "1"),
 );
+
 /// A frame's outline (`loop`, `alt`, …).
 const FRAME: Run = run!(
     ("class", "pb-s-frame"),
@@ -38,6 +45,7 @@ const FRAME: Run = run!(
     ("stroke", "#8c959f"),
     ("stroke-width", "1.5"),
 );
+
 /// A lifeline.
 const LIFELINE: Run = run!(
     ("class", "pb-s-lifeline"),
@@ -46,16 +54,24 @@ const LIFELINE: Run = run!(
     ("stroke-width", "1"),
     ("stroke-dasharray", "4 4"),
 );
+
 /// A participant's hit area and extent, not painted.
 const HIT: Run = run!(("class", "pb-s-head"), ("fill", "none"), ("stroke", "none"));
 
 const MESSAGE_TEXT: Plain = Plain::new("pb-d-label pb-s-msg-text");
+
 const NOTE_TEXT: Plain = Plain::new("pb-d-text pb-s-note-text");
+
 const NAME_TEXT: Plain = Plain::new("pb-d-text pb-s-name");
+
 const FRAME_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-frame-text");
+
 const TAB_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-tab-text");
+
 const GROUP_TEXT: Plain = Plain::new("pb-d-cluster-title pb-s-group-text");
+
 const COLOURED_GROUP_TEXT: Plain = Plain::new("pb-d-text pb-s-group-text");
+
 /// The least relative luminance of a background under the diagram's text (#1f2328) for a
 /// contrast of 4.5:1.
 const LEAST_LUMINANCE: f64 = 0.25;
@@ -131,7 +147,7 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         let r = fr.rect;
         painted_rect(&mut w, r, FRAME);
         let tab = fr.tab;
-        let th = crate::diagram::sequence::TAB_H;
+        let th = super::layout::TAB_H;
         let corners = [
             Pt::new(r.x, r.y),
             Pt::new(r.x + tab, r.y),
@@ -402,7 +418,7 @@ fn participant(w: &mut Writer, kind: Who, r: Rect, text: &Block) {
 }
 
 /// A rectangle in the group colours, or filled with `fill` (a plain colour from the source,
-/// see `sequence::plain_colour`; its class then is `pb-s-coloured`, which the theme's fill
+/// see `sequence::colour::plain_colour`; its class then is `pb-s-coloured`, which the theme's fill
 /// leaves alone).
 fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>) {
     let opacity = fill.and_then(readable_opacity);
@@ -428,7 +444,7 @@ fn rect(w: &mut Writer, class: Val, r: Rect, fill: Option<&str>) {
 /// diagram's text on it keeps its contrast: `None` when the colour itself is light enough, else
 /// the strongest of a few tints that is.
 fn readable_opacity(fill: &str) -> Option<f64> {
-    let [r, g, b, alpha] = sequence::colour_parts(fill)?;
+    let [r, g, b, alpha] = colour_parts(fill)?;
     // WCAG's relative luminance of the colour laid over white at `opacity`.
     let luminance = |opacity: f64| {
         let a = opacity * alpha;
@@ -519,6 +535,7 @@ fn cross(w: &mut Writer, c: Pt, r: f64) {
 }
 
 const HEAD_LEN: f64 = 9.0;
+
 const HEAD_HALF: f64 = 4.5;
 
 /// Draws a message's head with its tip at `tip`, arriving along `dir`; returns how far the
@@ -576,145 +593,6 @@ fn painted_rect(w: &mut Writer, r: Rect, paint: Run) {
         ],
         paint,
     );
-}
-
-/// The diagram in words, for `<desc>`: who is in it, then every message, note and frame in
-/// order.
-pub fn describe(seq: &Sequence, t: &Strings) -> String {
-    let [intro, who, order, note, begins, ends, _] = t.diagram_sequence;
-    let quote = |out: &mut String, s: &str| {
-        fill_into(out, t.diagram_quote, |out| {
-            for (k, part) in s.split('\n').enumerate() {
-                if k > 0 {
-                    out.push(' ');
-                }
-                out.push_str(part);
-            }
-        });
-    };
-    let name = |out: &mut String, i: usize| {
-        let p = &seq.participants[i];
-        quote(out, &p.label);
-        if p.label != p.id {
-            out.push_str(" (");
-            out.push_str(&p.id);
-            out.push(')');
-        }
-    };
-    let mut out = String::with_capacity(256 + 96 * seq.events.len());
-    out.push_str(intro);
-    if !seq.participants.is_empty() {
-        out.push(' ');
-        fill_into(&mut out, who, |out| {
-            for i in 0..seq.participants.len() {
-                if i > 0 {
-                    out.push_str("; ");
-                }
-                name(out, i);
-            }
-        });
-    }
-    let mut second = String::new();
-    let mut open: Vec<Kind> = Vec::new();
-    let items: Vec<&Event> = seq
-        .events
-        .iter()
-        .filter(|e| !matches!(e, Event::Activate(_) | Event::Deactivate(_)))
-        .collect();
-    if !items.is_empty() {
-        out.push(' ');
-        fill_into(&mut out, order, |out| {
-            for (k, e) in items.iter().enumerate() {
-                if k > 0 {
-                    out.push_str("; ");
-                }
-                match e {
-                    Event::Message(m) => {
-                        if let Some(n) = &m.number {
-                            out.push_str(n);
-                            out.push_str(". ");
-                        }
-                        let start = out.len();
-                        fill_into(out, t.diagram_arrow, |out| {
-                            quote(out, &seq.participants[m.from].label)
-                        });
-                        second.clear();
-                        quote(&mut second, &seq.participants[m.to].label);
-                        fill_from(out, start, &second);
-                        if !m.text.is_empty() {
-                            out.push_str(", ");
-                            fill_into(out, t.diagram_labelled, |out| quote(out, &m.text));
-                        }
-                        if m.line == Line::Dotted {
-                            out.push_str(", ");
-                            out.push_str(t.diagram_edge_kinds[0]);
-                        }
-                        if m.both {
-                            out.push_str(", ");
-                            out.push_str(t.diagram_edge_kinds[4]);
-                        }
-                    }
-                    Event::Note { of, text, .. } => {
-                        let start = out.len();
-                        fill_into(out, note, |out| {
-                            quote(out, &seq.participants[of.0].label);
-                            if let Some(b) = of.1 {
-                                out.push_str(", ");
-                                quote(out, &seq.participants[b].label);
-                            }
-                        });
-                        second.clear();
-                        quote(&mut second, text);
-                        fill_from(out, start, &second);
-                    }
-                    Event::Start(kind, label, _) => {
-                        open.push(*kind);
-                        fill_into(out, begins, |out| {
-                            out.push_str(kind.name());
-                            if !label.is_empty() {
-                                out.push(' ');
-                                quote(out, label);
-                            }
-                        });
-                    }
-                    Event::Divide(label) => {
-                        let word = match open.last() {
-                            Some(Kind::Par) => "and",
-                            Some(Kind::Critical) => "option",
-                            _ => "else",
-                        };
-                        out.push_str(word);
-                        if !label.is_empty() {
-                            out.push(' ');
-                            quote(out, label);
-                        }
-                    }
-                    Event::End => {
-                        let kind = open.pop().map_or("", Kind::name);
-                        fill_into(out, ends, |out| out.push_str(kind));
-                    }
-                    Event::Activate(_) | Event::Deactivate(_) => {}
-                }
-            }
-        });
-    }
-    for g in &seq.groups {
-        if g.members.is_empty() {
-            continue;
-        }
-        out.push(' ');
-        let start = out.len();
-        fill_into(&mut out, t.diagram_group, |out| quote(out, &g.title));
-        second.clear();
-        for (k, &i) in g.members.iter().enumerate() {
-            if k > 0 {
-                second.push_str(", ");
-            }
-            name(&mut second, i);
-        }
-        fill_from(&mut out, start, &second);
-    }
-    out
 }
 
 #[cfg(test)]

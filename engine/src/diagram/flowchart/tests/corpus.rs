@@ -5,7 +5,8 @@
 //! does not connect, no edge label lies on a node box, every subgraph title lies over the edges
 //! on a patch that hides no arrowhead.
 
-use crate::diagram::{self, Frame, flowchart};
+use crate::diagram::flowchart;
+use crate::diagram::{self, svg::Frame};
 use crate::html::i18n::EN;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,7 +58,7 @@ pub fn corpus() -> Vec<(String, String)> {
 }
 
 pub fn draw(src: &str) -> diagram::Rendered {
-    let chart = flowchart::parse(src).and_then(Result::ok);
+    let chart = flowchart::parse::parse(src).and_then(Result::ok);
     diagram::render(
         src,
         chart.as_ref(),
@@ -79,7 +80,7 @@ fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
         if want.get("error").is_some() {
             continue;
         }
-        let chart = match flowchart::parse(&src) {
+        let chart = match flowchart::parse::parse(&src) {
             Some(Ok(c)) => c,
             Some(Err(e)) => {
                 wrong.push(format!("{name}: not read: {} at {}", e.message, e.offset));
@@ -650,7 +651,7 @@ fn cut_diagrams_never_panic() {
                 continue;
             }
             let cut = &src[..i];
-            let parsed = flowchart::parse(cut);
+            let parsed = flowchart::parse::parse(cut);
             if half {
                 let chart = parsed.and_then(Result::ok);
                 let _ = diagram::render(

@@ -8,7 +8,7 @@
 
 use crate::diagram::sequence::{self, MAX_EVENTS, MAX_PARTICIPANTS};
 use crate::diagram::text::{FONT_SIZE, LINE_HEIGHT, width};
-use crate::diagram::{self, Frame};
+use crate::diagram::{self, svg::Frame};
 use crate::html::i18n::EN;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -333,7 +333,7 @@ fn the_documentation_corpus_is_drawn_and_tidy() {
     assert!(corpus.len() >= 30, "{} diagrams", corpus.len());
     let mut problems = Vec::new();
     for (name, src) in &corpus {
-        let seq = match sequence::parse(src) {
+        let seq = match sequence::parse::parse(src) {
             Some(Ok(s)) => s,
             other => {
                 problems.push(format!("{name}: not read: {other:?}"));
@@ -490,7 +490,7 @@ fn random_sources_never_panic_and_stay_within_the_caps() {
             src.push_str(pieces[(bits() % pieces.len() as u64) as usize]);
             src.push('\n');
         }
-        match sequence::parse(&src) {
+        match sequence::parse::parse(&src) {
             Some(Ok(s)) => {
                 assert!(s.participants.len() <= MAX_PARTICIPANTS);
                 assert!(s.events.len() <= MAX_EVENTS);
@@ -510,7 +510,7 @@ fn random_sources_never_panic_and_stay_within_the_caps() {
     for i in 0..(MAX_EVENTS + 5) {
         huge.push_str(&format!("A->>B: message {i}\n"));
     }
-    let e = sequence::parse(&huge).unwrap().unwrap_err();
+    let e = sequence::parse::parse(&huge).unwrap().unwrap_err();
     assert!(e.message.contains("too large"), "{}", e.message);
     assert!(e.too_large());
     let r = draw(&huge);
@@ -520,7 +520,7 @@ fn random_sources_never_panic_and_stay_within_the_caps() {
     for i in 0..(MAX_PARTICIPANTS + 1) {
         wide.push_str(&format!("participant P{i}\n"));
     }
-    assert!(sequence::parse(&wide).unwrap().is_err());
+    assert!(sequence::parse::parse(&wide).unwrap().is_err());
 }
 
 /// Writes the corpus's SVGs to `$SEQUENCE_SVG_DIR` to look at (not committed).
@@ -541,7 +541,8 @@ fn write_the_corpus_svgs_when_asked() {
 /// text, line and head.
 #[test]
 fn the_corpus_reads_as_mermaid_reads_it() {
-    use crate::diagram::sequence::{Head, Line, decode};
+    use crate::diagram::sequence::syntax::decode;
+    use crate::diagram::sequence::{Head, Line};
     let text = std::fs::read_to_string(dir().join("mermaid-parse.json")).expect("the parse file");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let diagrams = json["diagrams"].as_object().expect("diagrams");
@@ -553,7 +554,7 @@ fn the_corpus_reads_as_mermaid_reads_it() {
     let mut problems = Vec::new();
     for (file, want) in diagrams {
         let src = std::fs::read_to_string(dir().join(file)).expect("the diagram");
-        let seq = sequence::parse(&src)
+        let seq = sequence::parse::parse(&src)
             .expect("a sequence")
             .expect("readable");
         let people: Vec<(String, String)> = want["participants"]

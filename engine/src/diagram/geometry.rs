@@ -1,0 +1,161 @@
+//! Points, boxes and the curves through them: what every layout, shape and route is measured
+//! in.
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pt {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl Pt {
+    pub fn new(x: f64, y: f64) -> Pt {
+        Pt { x, y }
+    }
+    pub fn plus(self, o: Pt) -> Pt {
+        Pt::new(self.x + o.x, self.y + o.y)
+    }
+    pub fn minus(self, o: Pt) -> Pt {
+        Pt::new(self.x - o.x, self.y - o.y)
+    }
+    pub fn scale(self, s: f64) -> Pt {
+        Pt::new(self.x * s, self.y * s)
+    }
+    pub fn len(self) -> f64 {
+        // Diagram coordinates are small: no need for `hypot`'s care against overflow, which
+        // costs several times more.
+        (self.x * self.x + self.y * self.y).sqrt()
+    }
+    pub fn lerp(self, o: Pt, t: f64) -> Pt {
+        self.plus(o.minus(self).scale(t))
+    }
+    /// The unit vector, or `None` for a zero vector.
+    pub fn unit(self) -> Option<Pt> {
+        let l = self.len();
+        (l > 1e-9).then(|| self.scale(1.0 / l))
+    }
+}
+
+/// An axis-aligned box by its centre and size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub center: Pt,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Bounds {
+    pub fn left(&self) -> f64 {
+        self.center.x - self.w / 2.0
+    }
+    pub fn right(&self) -> f64 {
+        self.center.x + self.w / 2.0
+    }
+    pub fn top(&self) -> f64 {
+        self.center.y - self.h / 2.0
+    }
+    pub fn bottom(&self) -> f64 {
+        self.center.y + self.h / 2.0
+    }
+    /// The top left and bottom right corners.
+    pub fn corners(&self) -> (Pt, Pt) {
+        (
+            Pt::new(self.left(), self.top()),
+            Pt::new(self.right(), self.bottom()),
+        )
+    }
+    pub fn contains(&self, p: Pt) -> bool {
+        (p.x - self.center.x).abs() <= self.w / 2.0 && (p.y - self.center.y).abs() <= self.h / 2.0
+    }
+    /// Whether the two boxes share any area (touching edges do not count).
+    #[cfg(test)]
+    pub fn overlaps(&self, o: &Bounds) -> bool {
+        self.left() < o.right() - 1e-6
+            && o.left() < self.right() - 1e-6
+            && self.top() < o.bottom() - 1e-6
+            && o.top() < self.bottom() - 1e-6
+    }
+}
+
+/// How far along each of its sides the bend of an edge routed around boxes is rounded, at
+/// most: the router's straight runs meet at the corners of the boxes they pass.
+pub const BEND: f64 = 18.0;
+
+/// The rounding of the corner `c` of a polyline coming from `before` and going to `after`:
+/// where the curve leaves the line in and where it joins the line out, each `radius` from
+/// the corner (less on a short side: at most half of it, so neighbouring bends never
+/// overlap). The curve between is a quadratic with the corner as its control point, so it
+/// lies inside the triangle it cuts off. `None` where the line runs straight on.
+pub fn bend(before: Pt, c: Pt, after: Pt, radius: f64) -> Option<(Pt, Pt)> {
+    let (back, on) = (before.minus(c), after.minus(c));
+    let r = radius.min(back.len() / 2.0).min(on.len() / 2.0);
+    let (u, v) = (back.unit()?, on.unit()?);
+    let turn = u.x * v.y - u.y * v.x;
+    if r < 1e-3 || (turn.abs() < 1e-6 && u.x * v.x + u.y * v.y < 0.0) {
+        return None;
+    }
+    Some((c.plus(u.scale(r)), c.plus(v.scale(r))))
+}
+
+/// The point a fraction `t` along the quadratic from `a` to `b` whose control point is `c`.
+pub fn quadratic(a: Pt, c: Pt, b: Pt, t: f64) -> Pt {
+    let u = 1.0 - t;
+    a.scale(u * u)
+        .plus(c.scale(2.0 * u * t))
+        .plus(b.scale(t * t))
+}
+
+/// The cubic pieces (start, two controls, end) of the smooth path through `points`, its ends
+/// moved to `first` and `last`: at each bend the curve runs along `axis` (the way ranks run),
+/// at the ends along the first and last segments. The SVG draws exactly these, and the
+/// router checks them against the boxes.
+pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item = [Pt; 4]> + '_ {
+    let n = points.len();
+    let at = move |i: usize| {
+        if i == 0 {
+            first
+        } else if i == n - 1 {
+            last
+        } else {
+            points[i]
+        }
+    };
+    let tangent = move |i: usize| -> Pt {
+        let chord = if i == 0 {
+            at(1).minus(at(0))
+        } else if i == n - 1 {
+            at(n - 1).minus(at(n - 2))
+        } else {
+            at(i + 1).minus(at(i - 1))
+        };
+        let along = chord.x * axis.x + chord.y * axis.y;
+        if i > 0 && i < n - 1 && along.abs() > 1e-6 {
+            axis.scale(along.signum())
+        } else {
+            chord.unit().unwrap_or(axis)
+        }
+    };
+    (0..n.saturating_sub(1)).map(move |i| {
+        let (p, q) = (at(i), at(i + 1));
+        let reach = q.minus(p).len() / 3.0;
+        [
+            p,
+            p.plus(tangent(i).scale(reach)),
+            q.minus(tangent(i + 1).scale(reach)),
+            q,
+        ]
+    })
+}
+
+/// Points along a cubic piece, `steps` of them after its start.
+pub fn sample(piece: &[Pt; 4], steps: usize) -> impl Iterator<Item = Pt> + '_ {
+    (1..=steps).map(move |k| {
+        let t = k as f64 / steps as f64;
+        let u = 1.0 - t;
+        let [a, b, c, d] = piece;
+        let w = [u * u * u, 3.0 * u * u * t, 3.0 * u * t * t, t * t * t];
+        Pt::new(
+            w[0] * a.x + w[1] * b.x + w[2] * c.x + w[3] * d.x,
+            w[0] * a.y + w[1] * b.y + w[2] * c.y + w[3] * d.y,
+        )
+    })
+}

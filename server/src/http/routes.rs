@@ -48,10 +48,12 @@ macro_rules! routes {
         pub const ROUTES: &[(&str, &str)] = &[$(($pattern, $methods),)*];
 
         impl Route {
-            /// Calls the route's handler.
+            /// Calls the route's handler. Each handler's future is boxed: unboxed, this future
+            /// (spawned once per request) would be as large as the largest handler's state and
+            /// be copied on every request, `/healthz` included.
             pub async fn call(&self, state: Arc<AppState>, req: Request<Incoming>, param: &str) -> Resp {
                 match self.handler {
-                    $(Handler::$name => $handler(state, req, param).await,)*
+                    $(Handler::$name => Box::pin($handler(state, req, param)).await,)*
                 }
             }
         }

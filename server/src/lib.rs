@@ -1,10 +1,10 @@
 //! The HTTP render service: a thin hyper 1.x layer over the engine, with routed documents, MCP
 //! tools for agents, email messages and the playground.
 //!
-//! Each of those but email messages is a Cargo feature, all on by default: `store` (routed
-//! documents, in SQLite or PostgreSQL), `mcp` (the MCP tools; it brings `store`), `png` (diagrams
-//! drawn as PNG for mail) and `playground`. Built without them, the crate is the render service
-//! alone: render, validate, answers, schema, health and metrics.
+//! Cargo features, all on by default: `store` (routed documents, in SQLite or PostgreSQL), `mcp`
+//! (the MCP tools; it brings `store`), `png` (diagrams drawn as PNG for mail) and `playground`.
+//! Built without them, the crate is the render service alone: render, validate, answers,
+//! schema, health and metrics (see "A render service without the store" in docs/decisions.md).
 //!
 //! `run(listener, config, shutdown)` serves until `shutdown` resolves, then stops accepting and
 //! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.

@@ -3,6 +3,7 @@
 
 use crate::metrics::Metrics;
 use passback_engine::Limits;
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -26,6 +27,22 @@ pub enum Unadmitted {
     Busy { waited: Duration },
     /// The work failed on an internal error (it panicked).
     Failed,
+}
+
+/// What a front end says to work refused, where it says nothing of its own.
+impl fmt::Display for Unadmitted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unadmitted::Busy { waited } => write!(
+                f,
+                "The server is busy: every render slot stayed taken for {} s; retry in a moment.",
+                waited.as_secs_f64()
+            ),
+            Unadmitted::Failed => {
+                f.write_str("The work failed on an internal error; please report it.")
+            }
+        }
+    }
 }
 
 impl RenderSlots<'_> {

@@ -1,7 +1,7 @@
 //! The service's limits and settings: [`Config`], what `passback serve`'s flags set.
 
-use crate::limit;
-use crate::store;
+#[cfg(feature = "store")]
+use crate::{limit, store};
 use passback_engine::CacheConfig;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -28,11 +28,14 @@ pub struct Config {
     /// Where routed documents are kept (`--store`); off by default in the library, so
     /// embedding the server writes no file unless asked to (`passback serve` defaults to
     /// `sqlite:passback.db`).
+    #[cfg(feature = "store")]
     pub store: store::StoreConfig,
     /// How long a routed document may live (its `expires_in` at most), and how long its
     /// tombstone is kept after it went.
+    #[cfg(feature = "store")]
     pub retention: Duration,
     /// Responses one routed document takes at most.
+    #[cfg(feature = "store")]
     pub max_responses: u64,
     /// How long a client may take to send a request's body, from the end of its head.
     pub body_timeout: Duration,
@@ -56,6 +59,7 @@ pub struct Config {
     pub metrics_listen: Option<SocketAddr>,
     /// Documents one client may route (`POST /v1/documents`, the MCP tool `route_document` over
     /// HTTP) per minute or hour; `None` for no limit.
+    #[cfg(feature = "store")]
     pub route_limit: Option<limit::RouteLimit>,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
@@ -74,8 +78,11 @@ impl Default for Config {
             cache: CacheConfig::new(4096, 64 * 1024 * 1024),
             panic_route: false,
             public_url: None,
+            #[cfg(feature = "store")]
             store: store::StoreConfig::Off,
+            #[cfg(feature = "store")]
             retention: Duration::from_secs(30 * 24 * 3600),
+            #[cfg(feature = "store")]
             max_responses: 1000,
             body_timeout: Duration::from_secs(10),
             max_connections_per_client: 256,
@@ -85,6 +92,7 @@ impl Default for Config {
             limits: passback_engine::Limits::new(250_000, 20_000, 32 << 20),
             hash_secret: None,
             metrics_listen: None,
+            #[cfg(feature = "store")]
             route_limit: None,
         }
     }
@@ -124,18 +132,6 @@ impl Config {
         self.listen = addr;
         self
     }
-    pub fn with_store(mut self, store: store::StoreConfig) -> Self {
-        self.store = store;
-        self
-    }
-    pub fn with_retention(mut self, retention: Duration) -> Self {
-        self.retention = retention;
-        self
-    }
-    pub fn with_max_responses(mut self, n: u64) -> Self {
-        self.max_responses = n;
-        self
-    }
     pub fn with_body_timeout(mut self, t: Duration) -> Self {
         self.body_timeout = t;
         self
@@ -162,6 +158,23 @@ impl Config {
     }
     pub fn with_metrics_listen(mut self, addr: Option<SocketAddr>) -> Self {
         self.metrics_listen = addr;
+        self
+    }
+}
+
+/// The routed documents' settings.
+#[cfg(feature = "store")]
+impl Config {
+    pub fn with_store(mut self, store: store::StoreConfig) -> Self {
+        self.store = store;
+        self
+    }
+    pub fn with_retention(mut self, retention: Duration) -> Self {
+        self.retention = retention;
+        self
+    }
+    pub fn with_max_responses(mut self, n: u64) -> Self {
+        self.max_responses = n;
         self
     }
     pub fn with_route_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {

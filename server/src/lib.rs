@@ -1,6 +1,11 @@
 //! The HTTP render service: a thin hyper 1.x layer over the engine, with routed documents, MCP
 //! tools for agents, email messages and the playground.
 //!
+//! Cargo features, all on by default: `store` (routed documents, in SQLite or PostgreSQL), `mcp`
+//! (the MCP tools; it brings `store`), `png` (diagrams drawn as PNG for mail) and `playground`.
+//! Built without them, the crate is the render service alone: render, validate, answers,
+//! schema, health and metrics (see "A render service without the store" in docs/decisions.md).
+//!
 //! `run(listener, config, shutdown)` serves until `shutdown` resolves, then stops accepting and
 //! lets in-flight requests finish, so tests can bind port 0 and stop the server when done.
 //!
@@ -18,30 +23,38 @@
 //! | `state` | [`AppState`], what every handler and tool shares (made by [`AppState::new`], here) |
 //! | `admission` | the render slots CPU-bound work waits for |
 //! | `store` | the routed documents' store: the `Store` trait, SQLite and PostgreSQL |
-//! | `config`, `metrics`, `limit`, `diagrams`, `pages`, `assets`, `examples`, `eml`, `raster`, `blocks`, `host`, `quote`, `log`, `bench` | leaves: the settings, the counters, the routing limit, published diagrams, the playground's pages and files, email messages, PNG drawing, typed blocks, URL hosts, quoting a client's text, the log, `passback bench` |
+//! | `playground` | the playground's page, its own script and stylesheet, its examples |
+//! | `config`, `metrics`, `limit`, `diagrams`, `pages`, `eml`, `raster`, `blocks`, `host`, `quote`, `log`, `bench` | leaves: the settings, the counters, the routing limit, published diagrams, the answers page, email messages, PNG drawing, typed blocks, URL hosts, quoting a client's text, the log, `passback bench` |
+//!
+//! Compiled only with their feature: `store`, `routing` and `limit` (`store`), `mcp` (`mcp`),
+//! `raster` (`png`), `playground` (`playground`); in `http`, the files of their routes.
 #![forbid(unsafe_code)]
 
 mod admission;
-mod assets;
 pub mod bench;
 mod blocks;
 mod config;
 pub mod diagrams;
 pub mod eml;
-mod examples;
 mod host;
 pub mod http;
+#[cfg(feature = "store")]
 pub mod limit;
 pub mod log;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 mod metrics;
 mod pages;
+#[cfg(feature = "playground")]
+mod playground;
 mod quote;
 #[cfg(feature = "png")]
 mod raster;
+#[cfg(feature = "store")]
 pub mod routing;
 mod serve;
 mod state;
+#[cfg(feature = "store")]
 pub mod store;
 
 pub use config::{Config, hash_secret_from};
@@ -72,12 +85,14 @@ impl AppState {
                 (config.cache.max_bytes / 4).max(1 << 20),
             )),
             email_csp: http::response::email_csp(config.public_url.as_deref()),
+            #[cfg(feature = "store")]
             routing: config.store.open().map(|store| routing::Routing {
                 store,
                 retention: config.retention,
                 max_responses: config.max_responses,
             }),
             bound: OnceLock::new(),
+            #[cfg(feature = "store")]
             route_limiter: config.route_limit.map(limit::RouteLimiter::new),
             config,
         }

@@ -8,14 +8,9 @@
 //! whole. Behind a proxy every client shares the proxy's address: see docs/store.md.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// The client address of a request, as the connection gave it; `handle` puts it in the
-/// request's extensions for the routes that limit by client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientAddr(pub SocketAddr);
 
 /// Clients whose buckets are kept at most. Past this, buckets that have filled up again (their
 /// clients idle) are forgotten; if every one is still in use, all are, so memory stays bounded

@@ -17,7 +17,7 @@ use tokio::sync::Semaphore;
 
 /// Serves `listener` with `state` until `shutdown` resolves; then finishes in-flight requests
 /// (up to the grace period) and returns. [`crate::run`] makes the state first; made beforehand,
-/// it can [`crate::store::Store::prepare`] its store.
+/// it can prepare its store (`Store::prepare`).
 pub async fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
@@ -27,6 +27,7 @@ pub async fn serve(
         let _ = state.bound.set(addr);
     }
     // Expiry runs beside the server; it touches no SQLite file before one exists.
+    #[cfg(feature = "store")]
     let sweeper = state
         .routing
         .clone()
@@ -85,12 +86,15 @@ pub async fn serve(
         });
     }
     drop(listener);
-    if let Some(sweeper) = sweeper {
-        sweeper.abort();
-    }
-    // Long-polls answer now (with what they have) instead of holding up the shutdown.
-    if let Some(routing) = &state.routing {
-        routing.store.wake_all();
+    #[cfg(feature = "store")]
+    {
+        if let Some(sweeper) = sweeper {
+            sweeper.abort();
+        }
+        // Long-polls answer now (with what they have) instead of holding up the shutdown.
+        if let Some(routing) = &state.routing {
+            routing.store.wake_all();
+        }
     }
     let grace = state.config.shutdown_grace;
     if tokio::time::timeout(grace, graceful.shutdown())

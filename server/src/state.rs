@@ -4,9 +4,7 @@
 use crate::admission::RenderSlots;
 use crate::config::Config;
 use crate::diagrams::DiagramStore;
-use crate::limit::RouteLimiter;
 use crate::metrics::Metrics;
-use crate::routing::Routing;
 use passback_engine::Engine;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -23,7 +21,8 @@ pub struct AppState {
     /// The email previews' CSP, worked out once from `config.public_url`.
     pub email_csp: hyper::header::HeaderValue,
     /// The store of routed documents and its rules; `None` with `--store off`.
-    pub routing: Option<Routing>,
+    #[cfg(feature = "store")]
+    pub routing: Option<crate::routing::Routing>,
     /// Slots for CPU-bound work (renders, validations, exports): see [`AppState::slots`].
     pub renders: Arc<Semaphore>,
     /// Connections held now, by client address (see `Config::max_connections_per_client`).
@@ -32,7 +31,8 @@ pub struct AppState {
     /// start with it when there is no `--public-url`.
     pub bound: OnceLock<SocketAddr>,
     /// The per-client buckets of `config.route_limit`.
-    pub route_limiter: Option<RouteLimiter>,
+    #[cfg(feature = "store")]
+    pub route_limiter: Option<crate::limit::RouteLimiter>,
 }
 
 impl AppState {

@@ -189,7 +189,7 @@ async fn metrics_can_be_kept_off_the_public_address() {
 #[test]
 fn a_log_nobody_reads_never_holds_up_a_request() {
     // Standard error is a pipe this test never reads: it fills after a few hundred lines.
-    let served = Served::start(&["--store", "off"], Stdio::piped());
+    let served = Served::start(common::NO_STORE, Stdio::piped());
     let healthz = request("GET", "/healthz", &[], b"");
     let answered = (0..6000)
         .filter(|_| status_of(&served.addr, &healthz) == 200)
@@ -238,7 +238,7 @@ pub fn hostile_documents() -> Vec<String> {
 
 #[test]
 fn worst_case_documents_in_parallel_get_answers_within_a_memory_bound() {
-    let served = common::serve(&["--store", "off"]);
+    let served = common::serve(common::NO_STORE);
     let docs = Arc::new(hostile_documents());
     let addr = Arc::new(served.addr.clone());
     // 32 at once, each kind of document eight times, each varied so none is a cache hit.

@@ -7,6 +7,7 @@
 
 mod answers;
 mod bench;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod render;
 mod schema;
@@ -18,14 +19,16 @@ use lexopt::Arg;
 use shared::write_out;
 use std::ffi::{OsStr, OsString};
 
-/// Every command, in the order the usage lists them.
-const COMMANDS: [Command; 7] = [
+/// Every command, in the order the usage lists them; `mcp` only in a build with the `mcp`
+/// feature.
+const COMMANDS: &[Command] = &[
     Command {
         name: "serve",
         summary: "run the HTTP service",
         usage: serve::USAGE,
         run: serve::run,
     },
+    #[cfg(feature = "mcp")]
     Command {
         name: "mcp",
         summary: "serve the MCP tools for agents on standard input and output",
@@ -110,7 +113,7 @@ const SUMMARY_COLUMN: usize = 36;
 /// `passback --help`: every command's synopsis and summary.
 fn usage() -> String {
     let mut text = "passback — render PassbackAI decision documents\n\nUSAGE:\n".to_string();
-    for command in &COMMANDS {
+    for command in COMMANDS {
         push_columns(
             &mut text,
             &command.synopsis(),
@@ -380,7 +383,7 @@ mod tests {
 
     #[test]
     fn every_command_has_help_that_names_it_and_its_flags() {
-        for command in &COMMANDS {
+        for command in COMMANDS {
             let help = command.help();
             let name = command.name;
             assert!(help.starts_with(&format!("passback {name} — ")), "{help}");
@@ -398,7 +401,7 @@ mod tests {
     #[test]
     fn the_usage_lists_every_command_with_its_summary() {
         let usage = usage();
-        for command in &COMMANDS {
+        for command in COMMANDS {
             assert!(
                 usage.contains(&format!("\n{}", command.synopsis())),
                 "{}",
@@ -416,7 +419,7 @@ mod tests {
     /// A synopsis that leaves out a flag its options describe is how usage texts drift.
     #[test]
     fn every_flag_is_in_its_synopsis() {
-        for command in &COMMANDS {
+        for command in COMMANDS {
             let synopsis = command.synopsis();
             for flag in command.usage.flags {
                 let name = flag.name;

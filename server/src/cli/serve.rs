@@ -1,6 +1,8 @@
 //! `passback serve`: the HTTP service.
 
-use super::shared::{prepared_state, public_url, retention};
+#[cfg(feature = "store")]
+use super::shared::retention;
+use super::shared::{prepared_state, public_url};
 use super::{Args, Flag, Usage};
 use std::io::Write;
 
@@ -8,10 +10,12 @@ pub(super) const USAGE: Usage = Usage {
     synopsis: &[
         "[--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]",
         "[--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]",
+        #[cfg(feature = "store")]
         "[--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]",
         "[--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]",
         "[--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]",
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
+        #[cfg(feature = "store")]
         "[--route-limit N/min|N/h|off]",
     ],
     about: "",
@@ -59,6 +63,7 @@ pub(super) const USAGE: Usage = Usage {
                     previews link diagrams as PNG images from it instead of inline SVG,\n\
                     and review links of routed documents start with it",
         },
+        #[cfg(feature = "store")]
         Flag {
             name: "store",
             value: "SPEC",
@@ -66,12 +71,14 @@ pub(super) const USAGE: Usage = Usage {
                     sqlite:passback.db, created with the first routed document),\n\
                     postgres://USER@HOST:PORT/DATABASE (replicas may share it), or off",
         },
+        #[cfg(feature = "store")]
         Flag {
             name: "retention",
             value: "TIME",
             about: "how long a routed document may live, and its tombstone after it is\n\
                     deleted: seconds, or a number with s, m, h or d (default 30d)",
         },
+        #[cfg(feature = "store")]
         Flag {
             name: "max-responses",
             value: "N",
@@ -129,6 +136,7 @@ pub(super) const USAGE: Usage = Usage {
             about: "serve /metrics on this address only (e.g. 127.0.0.1:9090), not on\n\
                     --listen",
         },
+        #[cfg(feature = "store")]
         Flag {
             name: "route-limit",
             value: "RATE",
@@ -171,7 +179,6 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
             ),
             None => None,
         };
-        let described = config.store.describe();
         let state = prepared_state(config).await?;
         let metrics_at = metrics.as_ref().and_then(|m| m.local_addr().ok());
         if let Some(metrics) = metrics {
@@ -181,7 +188,6 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
                 passback_server::shutdown_signal(),
             ));
         }
-        tracing::info!(store = %described, "routed documents");
         println!("passback: listening on http://{addr}");
         if let Some(at) = metrics_at {
             println!("passback: metrics on http://{at}/metrics");
@@ -228,16 +234,19 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
     if let Some(url) = a.flag("public-url")? {
         config = config.with_public_url(Some(public_url(url)?));
     }
-    let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
-    config = config.with_store(passback_server::store::StoreConfig::parse(store)?);
-    if let Some(time) = a.flag("retention")? {
-        config = config.with_retention(retention(time)?);
-    }
-    if let Some(n) = a.number::<u64>("max-responses", "a whole number")? {
-        config = config.with_max_responses(at_least_one(n, "max-responses")?);
-    }
-    if let Some(rate) = a.flag("route-limit")? {
-        config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
+    #[cfg(feature = "store")]
+    {
+        let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
+        config = config.with_store(passback_server::store::StoreConfig::parse(store)?);
+        if let Some(time) = a.flag("retention")? {
+            config = config.with_retention(retention(time)?);
+        }
+        if let Some(n) = a.number::<u64>("max-responses", "a whole number")? {
+            config = config.with_max_responses(at_least_one(n, "max-responses")?);
+        }
+        if let Some(rate) = a.flag("route-limit")? {
+            config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
+        }
     }
     if let Some(n) = a.number::<f64>("body-timeout", "a number of seconds")? {
         config = config.with_body_timeout(seconds(n, "body-timeout")?);

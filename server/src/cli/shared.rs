@@ -83,6 +83,7 @@ pub(super) fn public_url(url: &str) -> Result<String, String> {
 }
 
 /// `--retention`: seconds, or a whole number with `s`, `m`, `h` or `d`.
+#[cfg(feature = "store")]
 pub(super) fn retention(text: &str) -> Result<std::time::Duration, String> {
     let (digits, unit) = match text.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c),
@@ -110,18 +111,23 @@ pub(super) fn retention(text: &str) -> Result<std::time::Duration, String> {
 }
 
 /// The server's state, its store ready: a database that cannot be reached, or whose schema is
-/// newer than this binary knows, stops the start here, naming the flag.
+/// newer than this binary knows, stops the start here, naming the flag. The store it uses goes
+/// to the log.
 pub(super) async fn prepared_state(
     config: passback_server::Config,
 ) -> Result<std::sync::Arc<passback_server::AppState>, String> {
-    let described = config.store.describe();
     let state = std::sync::Arc::new(passback_server::AppState::new(config));
-    if let Some(routing) = &state.routing {
-        routing
-            .store
-            .prepare()
-            .await
-            .map_err(|e| format!("--store {described}: {e}"))?;
+    #[cfg(feature = "store")]
+    {
+        let described = state.config.store.describe();
+        if let Some(routing) = &state.routing {
+            routing
+                .store
+                .prepare()
+                .await
+                .map_err(|e| format!("--store {described}: {e}"))?;
+        }
+        tracing::info!(store = %described, "routed documents");
     }
     Ok(state)
 }

@@ -1,5 +1,5 @@
-//! `GET /assets/{name}`: the engine's script and stylesheet and the playground's own files,
-//! under content-hashed names, cached for good.
+//! `GET /assets/{name}`: the engine's script and stylesheet and (with the `playground` feature)
+//! the playground's own files, under content-hashed names, cached for good.
 
 use super::response::{IMMUTABLE, Resp, problem, respond};
 use crate::quote::truncate;
@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// `GET /assets/{name}`.
 pub async fn get(_: Arc<AppState>, _: Request<Incoming>, name: &str) -> Resp {
-    match passback_engine::assets::by_name(name).or_else(|| crate::assets::by_name(name)) {
+    match by_name(name) {
         Some((content_type, text)) => {
             let mut r = respond(StatusCode::OK, content_type, text);
             r.headers_mut()
@@ -26,4 +26,12 @@ pub async fn get(_: Arc<AppState>, _: Request<Incoming>, name: &str) -> Resp {
             ),
         ),
     }
+}
+
+/// An asset by its hashed name: the engine's, or the playground's in a build with it.
+fn by_name(name: &str) -> Option<(&'static str, &'static str)> {
+    let found = passback_engine::assets::by_name(name);
+    #[cfg(feature = "playground")]
+    let found = found.or_else(|| crate::playground::assets::by_name(name));
+    found
 }

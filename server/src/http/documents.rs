@@ -12,8 +12,9 @@
 // Readers return a ready response as their error, as in `request`.
 #![allow(clippy::result_large_err)]
 
+use super::refusal::refused;
 use super::request::{client_of, content_type_of, document_from, media, read_body};
-use super::response::{Resp, private_json, problem, refused, respond};
+use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
 use crate::routing::{MAX_WAIT, Routing, RoutingError, take_route_token};
 use crate::state::AppState;

@@ -2,22 +2,32 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | `response`, `request` | below everything here: responses (problem+json and the routing core's refusals, security headers, private JSON, ETags, Server-Timing); reading a request (body limits, content type, the document, `Accept`, conditions) |
+//! | `response`, `request` | below everything here: responses (problem+json, security headers, private JSON, ETags, Server-Timing); reading a request (body limits, content type, the document, `Accept`, conditions, the client's address) |
+//! | `refusal` | the routing core's refusals as problem+json (or a page for a reader's browser) |
 //! | `render`, `answers`, `documents`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
 //! | `routes` | the route table: pattern, methods, long-poll, handler |
 //!
 //! This module itself is the dispatcher: it bounds a request's time, turns a panic into a 500
 //! for that request only, answers 404 and 405, counts and logs.
+//!
+//! `documents`, `review` and `refusal` come with the `store` feature, `mcp` with `mcp`,
+//! `playground` with `playground`: without them their routes are not in the table.
 
 mod answers;
 mod assets;
+#[cfg(feature = "store")]
 mod documents;
+#[cfg(feature = "mcp")]
 mod mcp;
 pub(crate) mod meta;
+#[cfg(feature = "playground")]
 mod playground;
+#[cfg(feature = "store")]
+mod refusal;
 mod render;
 pub(crate) mod request;
 pub(crate) mod response;
+#[cfg(feature = "store")]
 pub mod review;
 pub mod routes;
 
@@ -37,16 +47,23 @@ use std::time::Instant;
 
 /// Answers one request: routes it, bounds its time, turns a panic into a 500 for this request
 /// only, counts it, and logs one line (never the document's text).
-pub async fn handle(state: Arc<AppState>, mut req: Request<Incoming>, peer: SocketAddr) -> Resp {
+pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAddr) -> Resp {
     let start = Instant::now();
-    req.extensions_mut().insert(crate::limit::ClientAddr(peer));
+    // The client's address, for the routes that limit by client (only routing does).
+    #[cfg(feature = "store")]
+    let req = {
+        let mut req = req;
+        req.extensions_mut().insert(request::ClientAddr(peer));
+        req
+    };
     let method = req.method().clone();
     let found = Route::of(req.uri().path());
     // A fixed label per route, so metrics and logs never carry user-chosen paths.
     let route = found.map_or("other", |r| r.pattern);
     let timeout = state.config.request_timeout;
     // A long-poll (or the MCP tool list_responses) may wait up to a minute before it has
-    // anything to answer.
+    // anything to answer; only the routed documents' routes long-poll.
+    #[cfg(feature = "store")]
     let timeout = if found.is_some_and(|r| r.long_poll) {
         timeout + crate::routing::MAX_WAIT
     } else {
@@ -96,12 +113,14 @@ async fn dispatch(
         panic!("the test route panics on purpose");
     }
     let Some(route) = route else {
+        let see = if cfg!(feature = "playground") {
+            "see GET / for the playground and GET /v1/openapi.yaml for the API"
+        } else {
+            "see GET /v1/openapi.yaml for the API"
+        };
         return problem(
             StatusCode::NOT_FOUND,
-            format!(
-                "There is nothing at {}; see GET / for the playground and GET /v1/openapi.yaml for the API.",
-                truncate(&path)
-            ),
+            format!("There is nothing at {}; {see}.", truncate(&path)),
         );
     };
     if !route.serves(req.method()) {

@@ -1,10 +1,10 @@
-//! `GET /` and `POST /`: the playground. The page itself is in `pages`, its script, styles and
-//! examples in `assets` and `examples`.
+//! `GET /` and `POST /`: the playground. The page itself, its script, styles and examples are in
+//! [`crate::playground`].
 
 use super::render::render_counted;
 use super::request::read_document;
 use super::response::{PLAYGROUND_CSP, Resp, html, unadmitted};
-use crate::pages;
+use crate::playground;
 use crate::state::AppState;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -28,10 +28,10 @@ async fn get(state: Arc<AppState>, req: &Request<Incoming>) -> Resp {
     let example = query
         .iter()
         .find(|(k, _)| k == "example")
-        .and_then(|(_, v)| crate::examples::by_id(v));
+        .and_then(|(_, v)| playground::examples::by_id(v));
     match example {
         Some(e) => page(state, e.markdown.to_string(), Some(e.id)).await,
-        None => respond(pages::playground("", None, None), None),
+        None => respond(playground::page("", None, None), None),
     }
 }
 
@@ -50,13 +50,13 @@ async fn page(state: Arc<AppState>, src: String, example: Option<&'static str>) 
         .slots()
         .run(move || {
             let rendered = render_counted(&engine_state, &src, &Options::default());
-            let shown = pages::Shown {
+            let shown = playground::Shown {
                 fragment: &rendered.html,
                 diagnostics: &rendered.diagnostics,
                 blocks: rendered.blocks.len(),
             };
             (
-                pages::playground(&src, Some(shown), example),
+                playground::page(&src, Some(shown), example),
                 rendered.frame_src,
             )
         })

@@ -252,6 +252,7 @@ async fn eml_message(state: &AppState, src: String, options: Options) -> Resp {
 /// [`Engine::render`](passback_engine::Engine::render) for the pages that render a document
 /// on the blocking pool (routed review pages, the playground), with the engine's time counted
 /// in the render histogram as `POST /v1/render` counts it.
+#[cfg(any(feature = "store", feature = "playground"))]
 pub fn render_counted(
     state: &AppState,
     src: &str,

@@ -1,15 +1,14 @@
-//! Responses: RFC 9457 problem details for errors (and the one mapping of the routing core's
-//! refusals to them), the security headers every HTML page gets, private JSON, ETags and
-//! `Server-Timing`.
+//! Responses: RFC 9457 problem details for errors, the security headers every HTML page gets,
+//! private JSON, ETags and `Server-Timing`. (The routing core's refusals are mapped to them in
+//! `refusal`.) The helpers only the routed documents' routes use come with the `store` feature.
 
 use crate::admission::Unadmitted;
 use crate::host::{plain_host, web_host};
-use crate::routing::RoutingError;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
-use maud::html as markup;
+#[cfg(feature = "store")]
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -25,6 +24,7 @@ macro_rules! base_csp {
 pub const CSP: &str = base_csp!();
 /// The playground's policy: the strict one, and its script may fetch renderings from this
 /// server.
+#[cfg(feature = "playground")]
 pub const PLAYGROUND_CSP: &str = concat!(base_csp!(), "; connect-src 'self'");
 
 /// The policy for email previews: inline styles are how mail is styled; nothing else runs or
@@ -140,6 +140,7 @@ pub fn problem_body(status: StatusCode, detail: String) -> String {
 }
 
 /// A problem with extra members beside the standard ones (RFC 9457 §3.2).
+#[cfg(feature = "store")]
 pub fn problem_with(status: StatusCode, detail: impl Into<String>, extra: Value) -> Resp {
     let mut body = json!({
         "type": "about:blank",
@@ -154,12 +155,14 @@ pub fn problem_with(status: StatusCode, detail: impl Into<String>, extra: Value)
 }
 
 /// JSON with `Cache-Control: no-store`: for someone's document or answers.
+#[cfg(feature = "store")]
 pub fn private_json(status: StatusCode, body: &Value) -> Resp {
     let mut r = respond(status, "application/json", body.to_string());
     no_store(&mut r);
     r
 }
 
+#[cfg(feature = "store")]
 pub fn no_store(r: &mut Resp) {
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -237,94 +240,18 @@ impl Timing {
 pub fn unadmitted(refused: Unadmitted) -> Resp {
     match refused {
         Unadmitted::Busy { waited } => busy(waited),
-        Unadmitted::Failed => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The work failed on an internal error; please report it.",
-        ),
+        Unadmitted::Failed => problem(StatusCode::INTERNAL_SERVER_ERROR, refused.to_string()),
     }
 }
 
 /// The 503 for a request that found no render slot within `--queue-timeout` (`waited`).
-fn busy(waited: Duration) -> Resp {
+pub fn busy(waited: Duration) -> Resp {
     let mut r = problem(
         StatusCode::SERVICE_UNAVAILABLE,
-        RoutingError::Busy { waited }.to_string(),
+        Unadmitted::Busy { waited }.to_string(),
     );
     r.headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    r
-}
-
-/// The routing core's refusal as HTTP: the one place its outcomes become statuses. `browser`:
-/// a reader's browser asked, so a missing document is a page, not problem+json.
-pub fn refused(e: RoutingError, browser: bool) -> Resp {
-    let status = match &e {
-        RoutingError::Unknown { .. } => return missing(false, browser),
-        RoutingError::Gone => return missing(true, browser),
-        RoutingError::WrongToken => {
-            return problem(
-                StatusCode::FORBIDDEN,
-                "That token is not this document's; use the token POST /v1/documents answered when it was routed.",
-            );
-        }
-        RoutingError::Busy { waited } => return busy(*waited),
-        RoutingError::OverLimit { wait, .. } => {
-            let mut r = problem_with(
-                StatusCode::TOO_MANY_REQUESTS,
-                e.to_string(),
-                json!({ "retry_after": wait.as_secs() }),
-            );
-            if let Ok(v) = HeaderValue::from_str(&wait.as_secs().to_string()) {
-                r.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            return r;
-        }
-        RoutingError::Violating { diagnostics, .. } => {
-            return problem_with(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                e.to_string(),
-                json!({ "diagnostics": diagnostics }),
-            );
-        }
-        RoutingError::Store(_) => {
-            let mut r = problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return r;
-        }
-        RoutingError::StoreOff => StatusCode::NOT_FOUND,
-        RoutingError::Full { .. } => StatusCode::CONFLICT,
-        RoutingError::Lifetime(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        RoutingError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    problem(status, e.to_string())
-}
-
-/// 404 or 410 for a review link, as a page for a browser.
-fn missing(gone: bool, browser: bool) -> Resp {
-    let (status, title, said) = if gone {
-        (
-            StatusCode::GONE,
-            "This document is no longer here",
-            "It was deleted by its sender or its time ran out, and its answers with it. Ask the sender for a new link if you still need to answer.",
-        )
-    } else {
-        (
-            StatusCode::NOT_FOUND,
-            "There is no document at this link",
-            "Check that the link is complete, or ask the sender for it again.",
-        )
-    };
-    if !browser {
-        return problem(status, said);
-    }
-    let page = markup! { h1 { (title) } p { (said) } };
-    let mut r = html(
-        status,
-        passback_engine::page(&page.into_string(), title, "/assets"),
-        None,
-    );
-    no_store(&mut r);
     r
 }
 

@@ -11,9 +11,10 @@
 // Readers return a ready response as their error, as in `request`.
 #![allow(clippy::result_large_err)]
 
+use super::refusal::refused;
 use super::render::render_counted;
 use super::request::{form_or_json, read_body, utf8, wants_html};
-use super::response::{Resp, html, no_store, private_json, problem, refused, unadmitted};
+use super::response::{Resp, html, no_store, private_json, problem, unadmitted};
 use crate::routing::RoutingError;
 use crate::state::AppState;
 use bytes::Bytes;

@@ -2,12 +2,21 @@
 //! dispatcher, the 405 `Allow` header, the per-route metrics and the OpenAPI test all read this
 //! table; adding a route is one line here and its handler.
 //!
+//! A line may carry a `#[cfg(feature = "…")]`: a build without that feature has no such route,
+//! so its path answers 404 like any unknown one and it is missing from [`ROUTES`].
+//!
 //! A handler is `async fn(Arc<AppState>, Request<Incoming>, &str) -> Resp`, the `&str` being
 //! what the pattern's `{…}` segment matched (empty when it has none). The table is a macro so
 //! the call to each handler is written out (no boxed future per request).
 
+#[cfg(feature = "mcp")]
+use super::mcp;
+#[cfg(feature = "playground")]
+use super::playground;
 use super::response::Resp;
-use super::{answers, assets, documents, mcp, meta, playground, render, review};
+use super::{answers, assets, meta, render};
+#[cfg(feature = "store")]
+use super::{documents, review};
 use crate::state::AppState;
 use hyper::Request;
 use hyper::body::Incoming;
@@ -27,16 +36,16 @@ pub struct Route {
 }
 
 macro_rules! routes {
-    ($($name:ident: $pattern:literal, $methods:literal, $long_poll:literal => $handler:path;)*) => {
+    ($($(#[$when:meta])* $name:ident: $pattern:literal, $methods:literal, $long_poll:literal => $handler:path;)*) => {
         /// Which handler a route calls.
         #[derive(Debug, Clone, Copy)]
         enum Handler {
-            $($name,)*
+            $($(#[$when])* $name,)*
         }
 
         /// The table.
         pub const TABLE: &[Route] = &[
-            $(Route {
+            $($(#[$when])* Route {
                 pattern: $pattern,
                 methods: $methods,
                 long_poll: $long_poll,
@@ -45,7 +54,7 @@ macro_rules! routes {
         ];
 
         /// Every route and its methods, as `(pattern, methods)`.
-        pub const ROUTES: &[(&str, &str)] = &[$(($pattern, $methods),)*];
+        pub const ROUTES: &[(&str, &str)] = &[$($(#[$when])* ($pattern, $methods),)*];
 
         impl Route {
             /// Calls the route's handler. Each handler's future is boxed: unboxed, this future
@@ -53,7 +62,7 @@ macro_rules! routes {
             /// be copied on every request, `/healthz` included.
             pub async fn call(&self, state: Arc<AppState>, req: Request<Incoming>, param: &str) -> Resp {
                 match self.handler {
-                    $(Handler::$name => Box::pin($handler(state, req, param)).await,)*
+                    $($(#[$when])* Handler::$name => Box::pin($handler(state, req, param)).await,)*
                 }
             }
         }
@@ -61,6 +70,7 @@ macro_rules! routes {
 }
 
 routes! {
+    #[cfg(feature = "playground")]
     Playground: "/", "GET, POST", false => playground::serve;
     Healthz: "/healthz", "GET", false => meta::healthz;
     Metrics: "/metrics", "GET", false => meta::metrics;
@@ -72,11 +82,17 @@ routes! {
     Cached: "/v1/render/{hash}", "GET", false => render::cached;
     Diagram: "/v1/diagrams/{name}", "GET", false => render::diagram;
     Asset: "/assets/{name}", "GET", false => assets::get;
+    #[cfg(feature = "store")]
     RouteDocument: "/v1/documents", "POST", false => documents::create;
+    #[cfg(feature = "store")]
     Document: "/v1/documents/{id}", "GET, DELETE", false => documents::document;
+    #[cfg(feature = "store")]
     Responses: "/v1/documents/{id}/responses", "GET", true => documents::responses;
+    #[cfg(feature = "store")]
     Review: "/r/{id}", "GET", false => review::page;
+    #[cfg(feature = "store")]
     Respond: "/r/{id}/responses", "POST", false => review::respond_to;
+    #[cfg(feature = "mcp")]
     Mcp: "/mcp", "POST", true => mcp::post;
 }
 
@@ -138,14 +154,19 @@ mod tests {
     #[test]
     fn a_routes_parameter_is_its_one_segment() {
         for (path, pattern, param) in [
+            #[cfg(feature = "store")]
             ("/r/abc", "/r/{id}", "abc"),
+            #[cfg(feature = "store")]
             ("/r/abc/responses", "/r/{id}/responses", "abc"),
+            #[cfg(feature = "store")]
             ("/v1/documents/abc", "/v1/documents/{id}", "abc"),
+            #[cfg(feature = "store")]
             (
                 "/v1/documents/abc/responses",
                 "/v1/documents/{id}/responses",
                 "abc",
             ),
+            ("/v1/render/abc", "/v1/render/{hash}", "abc"),
             ("/assets/x.css", "/assets/{name}", "x.css"),
             ("/v1/render", "/v1/render", ""),
         ] {

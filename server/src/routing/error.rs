@@ -81,11 +81,7 @@ impl fmt::Display for RoutingError {
                 "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",
                 if *errors == 1 { "" } else { "s" }
             ),
-            RoutingError::Busy { waited } => write!(
-                f,
-                "The server is busy: every render slot stayed taken for {} s; retry in a moment.",
-                waited.as_secs_f64()
-            ),
+            RoutingError::Busy { waited } => Unadmitted::Busy { waited: *waited }.fmt(f),
             RoutingError::Internal => {
                 f.write_str("Validation failed on an internal error; please report it.")
             }

@@ -131,6 +131,14 @@ pub fn passback() -> Command {
     Command::new(env!("CARGO_BIN_EXE_passback"))
 }
 
+/// The flags of a `passback serve` that keeps no routed documents, so writes no file:
+/// `--store off`, or none in a build without the store (which has no such flag).
+pub const NO_STORE: &[&str] = if cfg!(feature = "store") {
+    &["--store", "off"]
+} else {
+    &[]
+};
+
 /// Starts `passback serve --listen 127.0.0.1:0 {extra}` and waits for its listening line.
 pub fn serve(extra: &[&str]) -> Served {
     Served::start(extra, Stdio::null())

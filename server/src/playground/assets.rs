@@ -3,8 +3,8 @@
 
 use std::sync::LazyLock;
 
-pub const CSS: &str = include_str!("../playground/playground.css");
-pub const JS: &str = include_str!("../playground/playground.js");
+pub const CSS: &str = include_str!("../../playground/playground.css");
+pub const JS: &str = include_str!("../../playground/playground.js");
 
 struct Named {
     name: String,
@@ -29,7 +29,7 @@ static ASSETS: LazyLock<[Named; 3]> = LazyLock::new(|| {
             "playground-examples",
             "json",
             "application/json",
-            crate::examples::JSON.as_str(),
+            super::examples::JSON.as_str(),
         ),
     ]
 });

@@ -21,7 +21,7 @@ macro_rules! example {
             id: $id,
             label: $label,
             native: $native,
-            markdown: include_str!(concat!("../playground/examples/", $id, ".md")),
+            markdown: include_str!(concat!("../../playground/examples/", $id, ".md")),
         }
     };
 }
@@ -31,7 +31,7 @@ pub const EXAMPLES: &[Example] = &[
         id: "decision",
         label: "Every component",
         native: None,
-        markdown: include_str!("../../examples/decision.md"),
+        markdown: include_str!("../../../examples/decision.md"),
     },
     example!("single-choice", "Single choice"),
     example!("multi-choice", "Multi choice"),

@@ -1,0 +1,82 @@
+//! The routing core's refusals as HTTP: the one place its outcomes become statuses, for the
+//! routed documents' routes and the review pages.
+
+use super::response::{Resp, busy, html, no_store, problem, problem_with};
+use crate::routing::RoutingError;
+use hyper::StatusCode;
+use hyper::header::{self, HeaderValue};
+use maud::html as markup;
+use serde_json::json;
+
+/// The routing core's refusal as HTTP. `browser`: a reader's browser asked, so a missing
+/// document is a page, not problem+json.
+pub fn refused(e: RoutingError, browser: bool) -> Resp {
+    let status = match &e {
+        RoutingError::Unknown { .. } => return missing(false, browser),
+        RoutingError::Gone => return missing(true, browser),
+        RoutingError::WrongToken => {
+            return problem(
+                StatusCode::FORBIDDEN,
+                "That token is not this document's; use the token POST /v1/documents answered when it was routed.",
+            );
+        }
+        RoutingError::Busy { waited } => return busy(*waited),
+        RoutingError::OverLimit { wait, .. } => {
+            let mut r = problem_with(
+                StatusCode::TOO_MANY_REQUESTS,
+                e.to_string(),
+                json!({ "retry_after": wait.as_secs() }),
+            );
+            if let Ok(v) = HeaderValue::from_str(&wait.as_secs().to_string()) {
+                r.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            return r;
+        }
+        RoutingError::Violating { diagnostics, .. } => {
+            return problem_with(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                e.to_string(),
+                json!({ "diagnostics": diagnostics }),
+            );
+        }
+        RoutingError::Store(_) => {
+            let mut r = problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return r;
+        }
+        RoutingError::StoreOff => StatusCode::NOT_FOUND,
+        RoutingError::Full { .. } => StatusCode::CONFLICT,
+        RoutingError::Lifetime(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        RoutingError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    problem(status, e.to_string())
+}
+
+/// 404 or 410 for a review link, as a page for a browser.
+fn missing(gone: bool, browser: bool) -> Resp {
+    let (status, title, said) = if gone {
+        (
+            StatusCode::GONE,
+            "This document is no longer here",
+            "It was deleted by its sender or its time ran out, and its answers with it. Ask the sender for a new link if you still need to answer.",
+        )
+    } else {
+        (
+            StatusCode::NOT_FOUND,
+            "There is no document at this link",
+            "Check that the link is complete, or ask the sender for it again.",
+        )
+    };
+    if !browser {
+        return problem(status, said);
+    }
+    let page = markup! { h1 { (title) } p { (said) } };
+    let mut r = html(
+        status,
+        passback_engine::page(&page.into_string(), title, "/assets"),
+        None,
+    );
+    no_store(&mut r);
+    r
+}

@@ -12,6 +12,7 @@
 //! | `bN.item` | prioritize/allocate current list, in order: `i:<id>` authored, `a:<label>` added |
 //! | `bN.pos.K` | prioritize: position (1-based) chosen for the K-th listed item |
 //! | `bN.w.K` | allocate: weight of the K-th listed item |
+//! | `bN.was.K` | allocate: the weight the page showed for it (hidden), which tells one raised weight from a sum to rescale |
 //! | `bN.removed` | authored ids the reader removed (repeated) |
 //! | `bN.op` | a list edit: `up:K`, `down:K`, `remove:K`, `restore:<id>`, `add` |
 //! | `bN.add`, `bN.note` | the label of an item to add, the block note |

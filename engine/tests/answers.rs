@@ -181,8 +181,9 @@ fn form_fixtures_use_rendered_field_names() {
                 .rsplit('.')
                 .next()
                 .and_then(|n| n.parse::<usize>().ok());
-            let dynamic = (name.contains(".w.") || name.contains(".pos."))
-                && index.is_some_and(|i| i >= authored);
+            let dynamic =
+                (name.contains(".w.") || name.contains(".was.") || name.contains(".pos."))
+                    && index.is_some_and(|i| i >= authored);
             // Comments on leaves are fields the script makes.
             if dynamic || name.ends_with(".removed") || name.starts_with("pb.note.") {
                 continue;

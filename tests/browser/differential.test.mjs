@@ -1,7 +1,8 @@
 // The script's export against the engine's, on random form states. For every component kind, and
 // for documents mixing them, thousands of states from a seeded generator, usual and hostile (picks
 // out of range, duplicates, blank and padded text, lists out of step with the document, every list
-// edit and some that are none, weights as people type them and as nobody should), go through
+// edit and some that are none, weights as people type them and as nobody should, the weights the
+// page showed beside them, one typed over as a reader without JavaScript does), go through
 // the enhancement script (engine/assets/js) in jsdom and, as the rendered form's own post, through
 // the real `passback serve`. The Markdown and the notices must be the same byte for byte, and a
 // state one refuses the other must refuse in the same words.
@@ -307,12 +308,30 @@ function listState(c, b, put) {
   removed.forEach((id) => put('removed', id));
   const n = posted && list.length ? list.length : ids.filter((id) => !removed.includes(id)).length;
   if (allocate) {
-    for (let k = 0; k < n + (bad(0.1) ? 1 : 0); k++) {
-      if (t.chance(0.08)) continue; // no field: the authored share
-      const w = bad(0.2) ? t.pick(BAD_WEIGHTS) : t.chance(0.6) ? String(t.int(t.pick([2, 11, 101, 1001])))
-        : t.chance(0.5) ? String(t.int(100000) / 100) : t.pick(WEIGHTS);
-      put(`w.${k}`, w);
+    // null: no field, the authored share.
+    let weights = Array.from({ length: n + (bad(0.1) ? 1 : 0) }, () => (t.chance(0.08) ? null
+      : bad(0.2) ? t.pick(BAD_WEIGHTS) : t.chance(0.6) ? String(t.int(t.pick([2, 11, 101, 1001])))
+        : t.chance(0.5) ? String(t.int(100000) / 100) : t.pick(WEIGHTS)));
+    // What the page showed (`was.K`): nothing (a hand-made post); the weights as posted; as
+    // posted but one; or, on the page as rendered, its own weights with one typed over, most
+    // often raised past the total: the one weight a reader without JavaScript changed.
+    let shown = null;
+    const how = t.int(4);
+    const asRendered = posted && list.length === ids.length && list.every((e, k) => e === `i:${ids[k]}`);
+    if (how === 3 && asRendered && n) {
+      const j = t.int(n);
+      weights = b.shown.slice();
+      shown = b.shown.slice();
+      weights[j] = bad(0.2) ? t.pick(BAD_WEIGHTS) : t.chance(0.2) ? t.pick(WEIGHTS)
+        : String(Number(b.shown[j]) + t.pick([1, 7, 0.5, 0.01, 0.005, b.model.total / 3, b.model.total, 1e14]));
+    } else if (how >= 1) {
+      shown = weights.map((w) => (w == null ? t.pick(WEIGHTS) : w));
+      if (how >= 2 && shown.length) shown[t.int(shown.length)] = t.pick(WEIGHTS);
     }
+    weights.forEach((w, k) => {
+      if (w != null) put(`w.${k}`, w);
+      if (shown && !bad(0.1)) put(`was.${k}`, bad(0.3) ? t.pick(BAD_WEIGHTS.concat(['', ' '])) : shown[k]);
+    });
   } else {
     const mode = t.int(10);
     for (let k = 0; k < n && mode >= 3; k++) {
@@ -506,6 +525,7 @@ async function rendered(md, exact = true) {
     kind: el.getAttribute('data-pb-kind'),
     model: el.hasAttribute('data-pb-model') ? JSON.parse(el.getAttribute('data-pb-model')) : null,
     nodes: el.querySelectorAll('textarea[data-pb-node]').length,
+    shown: [...el.querySelectorAll('input.pb-weight')].map((i) => i.value),
     edges: el.querySelectorAll('textarea[data-pb-edge]').length,
   }));
   return { md, form, blocks, exact, leaves: leavesOf(form) };

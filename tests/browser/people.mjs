@@ -252,18 +252,26 @@ async function weigh(page, scope, spec, answer, expected, { js, style }) {
   const suffix = unit.trim() ? ` (${unit.trim()})` : '';
   const box = (label) => scope.getByRole('spinbutton', { name: label + suffix, exact: true });
   const label = (id) => spec.items.find((i) => i.id === id).label;
-  if (!js) {
-    // The plain form takes the weights as typed; the server rescales a sum that misses the total.
-    const typed = [...Object.entries(answer.weights || {}).map(([id, w]) => [label(id), w]),
-      ...(answer.added || []).map((a) => [a.label, a.weight ?? 0])];
-    for (const [l, w] of typed) await box(l).fill(String(w));
-    return;
-  }
-  // With the script the split always sums to the total: a person sets what the export will show
-  // (the resolved split), lowering categories first so raising ones spends the remainder.
+  // What the export will show (the resolved split).
   const re = new RegExp(`^- (.+): ([0-9.]+)${escape(unit)}( |$)`, 'gm');
   const targets = [...expected.matchAll(re)].map((m) => [m[1], Number(m[2])]);
   const now = async (l) => Number(await box(l).inputValue());
+  if (!js) {
+    // The plain form takes the weights as typed; the server rescales a sum that misses the total.
+    let typed = [...Object.entries(answer.weights || {}).map(([id, w]) => [label(id), w]),
+      ...(answer.added || []).map((a) => [a.label, a.weight ?? 0])];
+    // But one weight raised past the total, the rest as shown, is the share the reader gets
+    // (docs/decisions.md): a person who means the answer's rescaled split types that split.
+    const shown = await Promise.all(typed.map(([l]) => now(l)));
+    const changed = typed.filter(([, w], i) => Number(w) !== shown[i]).length;
+    const all = await scope.locator('.pb-weight').evaluateAll((fields) => fields.map((f) => Number(f.value)));
+    const after = all.reduce((a, b) => a + b, 0) + typed.reduce((a, [, w], i) => a + Number(w) - shown[i], 0);
+    if (changed === 1 && after > (spec.total ?? 100)) typed = targets;
+    for (const [l, w] of typed) await box(l).fill(String(w));
+    return;
+  }
+  // With the script the split always sums to the total: a person sets what the export will show,
+  // lowering categories first so raising ones spends the remainder.
   const moves = [];
   for (const [l, w] of targets) moves.push([l, w, w - await now(l)]);
   moves.sort((a, b) => a[2] - b[2]);

@@ -205,15 +205,17 @@ async function theLoop(storeArgs, { shots } = {}) {
     await post(plain, 'Remove Fix internal links');
     await plain.getByRole('button', { name: 'Restore Fix internal links' }).waitFor();
     await group(plain, 'Which sign-in do we require?').getByRole('radio', { name: 'SSO plus a hardware key' }).check();
+    // Two weights typed (one raised alone would keep its value: allocate-typing.test.mjs).
     await plain.getByRole('spinbutton', { name: 'Moving content (h)' }).fill('50');
+    await plain.getByRole('spinbutton', { name: 'Teaching people (h)' }).fill('20');
     await plain.getByRole('textbox', { name: 'Your name (optional)' }).fill('Noa Levi');
     await shoot(plain, dir, 'review-nojs');
     assert.deepEqual((await pull(server, doc)).map((r) => r.response_id), [1], 'a list edit keeps nothing');
     await post(plain, SEND);
     const plainExport = await sentExport(plain, doc.id);
     assert.match(plainExport, /Answer: Managed plan\n/);
-    assert.match(plainExport, /- Moving content: 45h \(was 40h\)\n- Tidying and archiving: 22h \(was 25h\) — the stale half\n- Teaching people: 13h \(was 15h\)\n\nTotal: 80h/);
-    // 90 h typed for 80: rescaled, and the reader is told, the block named by its title.
+    assert.match(plainExport, /- Moving content: 42h \(was 40h\)\n- Tidying and archiving: 21h \(was 25h\) — the stale half\n- Teaching people: 17h \(was 15h\)\n\nTotal: 80h/);
+    // 95 h typed for 80: rescaled, and the reader is told, the block named by its title.
     assert.match(await plain.getByRole('note').first().textContent(), /^“Where the hours go”: .*rescaled to 80h/);
     assert.equal(await plain.getByRole('textbox', { name: 'Your name (optional)' }).inputValue(), 'Noa Levi',
       'the name is filled in again to send again');
@@ -253,7 +255,7 @@ async function theLoop(storeArgs, { shots } = {}) {
       b4: { questions: { q2: { selected: ['SSO plus a hardware key'] } } },
       b5: { order: ['export', 'train', 'perms'], removed: ['links'] },
       // As typed: the export rescales them to the total and says so.
-      b6: { weights: { move: 50, tidy: 25, teach: 15 } },
+      b6: { weights: { move: 50, tidy: 25, teach: 20 } },
     });
 
     // -- Changed and sent again from the "sent" page: a third submission, the first two kept.

@@ -86,6 +86,60 @@ function parseWeight(v) {
   return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/i.test(v) ? Number(v) : NaN;
 }
 
+/** `split_form`'s refusal of a typed weight: the same words in the decode and in the field. */
+function weightError(block, k, label, raw) {
+  return new AnswersError(block, 'w.' + k, 'the weight of "' + label + '" must be a number from 0 to 10^15, not "' + raw + '"');
+}
+
+/** `shown_weight`: a weight the page showed (`bN.was.K`); NaN when unknown. */
+function shownWeight(v) {
+  var w = v === undefined ? NaN : parseWeight(rtrim(v).split(',').join('.'));
+  return w >= 0 && w <= MAX ? w : NaN;
+}
+
+/**
+ * `set_units`: entry k of `base` (whole steps) set to v of `whole`. Lowering leaves a
+ * remainder; raising spends the remainder first, then takes from the others in proportion.
+ */
+function setUnits(base, k, v, whole) {
+  var u = base.slice();
+  v = Math.max(0, Math.min(whole, v));
+  var pool = Math.max(0, whole - sum(base));
+  var d = v - base[k];
+  if (d <= 0) {
+    u[k] = v;
+    return u;
+  }
+  var fromPool = Math.min(d, pool);
+  var others = sum(base) - base[k];
+  var rest = Math.min(d - fromPool, others);
+  u[k] = base[k] + fromPool + rest;
+  if (rest > 0) {
+    var idx = [];
+    base.forEach(function (_, i) { if (i !== k) idx.push(i); });
+    var shares = distribute(idx.map(function (i) { return base[i]; }), others - rest);
+    idx.forEach(function (i, j) { u[i] = shares[j]; });
+  }
+  return u;
+}
+
+/**
+ * `keep_raised_weight`: posted weights summing to more than `total` with exactly one of them
+ * changed from what the page showed keep that one (at most the total) and share the rest in
+ * proportion, in whole steps as the sliders do; null when the rule does not apply.
+ */
+function keepRaised(total, typed, shown) {
+  if (shown.some(isNaN) || !(sum(typed) > total)) return null;
+  var changed = [];
+  typed.forEach(function (w, k) { if (w !== shown[k]) changed.push(k); });
+  if (changed.length !== 1) return null;
+  var step = total % 1 === 0 ? 1 : 0.01;
+  var whole = Math.round(total / step);
+  var base = shown.map(function (w) { return Math.min(Math.round(w / step), whole); });
+  return setUnits(base, changed[0], Math.round(typed[changed[0]] / step), whole)
+    .map(function (u) { return u * step; });
+}
+
 /** `split_form`. Weights are kept by authored index in a sparse array, summed in index order. */
 function decodeSplit(b, notices) {
   var block = b.id;
@@ -99,11 +153,12 @@ function decodeSplit(b, notices) {
     var raw = rtrim(posted || '').split(',').join('.');
     // No field at all (a hand-made post): the authored share.
     var w = posted === undefined ? (typeof e === 'number' ? model.weights[e] : 0) : raw ? parseWeight(raw) : 0;
-    if (!(w >= 0 && w <= MAX)) {
-      throw new AnswersError(block, 'w.' + k, 'the weight of "' + labelOf(model, e) + '" must be a number from 0 to 10^15, not "' + raw + '"');
-    }
+    if (!(w >= 0 && w <= MAX)) throw weightError(block, k, labelOf(model, e), raw);
     return { e: e, w: w };
   });
+  var kept = keepRaised(model.total, weighted.map(function (x) { return x.w; }),
+    weighted.map(function (_, k) { return shownWeight(values('was.' + k)[0]); }));
+  if (kept) weighted.forEach(function (x, k) { x.w = kept[k]; });
   var list = weighted.map(function (x) { return x.e; });
   applyListOp(block, model, list, removed, op && !/^(up|down)/.test(op) ? op : null,
     cleanText(values('add')[0]));
@@ -218,6 +273,12 @@ function exportSplit(model, ans) {
 // the reader is told so. Removing a category hands its share to the rest in proportion
 // (contract §4); an added one enters at 0. Values live in whole steps (1, or 0.01 for a
 // fractional total) so the fields, the bars and the export agree to the last digit.
+//
+// Typing: a weight typed into a field is applied when the field is left, as a slider move to
+// that value, so the number typed is the share the reader gets; the form without the script
+// means the same (`keep_raised_weight`, through the `bN.was.K` field each row carries with what
+// it shows, kept current here). A weight over 10^15 is not applied: the field keeps the text and
+// shows the refusal the decode (and the server) gives for it, until the reader fixes it.
 
 function enhanceAllocate(section, ui) {
   // The hooks run on the reader's actions, once everything below is set up.
@@ -236,7 +297,9 @@ function enhanceAllocate(section, ui) {
       var shares = distribute(rest, target);
       L.rows().forEach(function (row, i) {
         if (i === at) return;
-        $(row, '.pb-weight').value = formatNumber(shares[i < at ? i : i - 1] * step);
+        // A field holding a refused weight keeps it; its slider takes the share.
+        var number = $(row, '.pb-weight');
+        (overCap(number.value) ? $(row, '.pb-range') : number).value = formatNumber(shares[i < at ? i : i - 1] * step);
       });
       stack.removeChild(li.pbSeg);
       // What Undo needs to put everything back exactly if nothing moved in between.
@@ -255,7 +318,7 @@ function enhanceAllocate(section, ui) {
         return;
       }
       u[k] = 0;
-      write(setUnits(u, k, Math.round(w || 0)));
+      write(setUnits(u, k, Math.round(w || 0), T));
     }
   });
   var id = L.id;
@@ -278,9 +341,20 @@ function enhanceAllocate(section, ui) {
 
   function units() {
     return L.rows().map(function (li) {
-      var u = toUnits($(li, '.pb-weight').value || '0');
+      var number = $(li, '.pb-weight');
+      var u = toUnits(overCap(number.value) ? $(li, '.pb-range').value : number.value || '0');
       return isNaN(u) ? 0 : Math.min(u, T);
     });
+  }
+
+  /** Typed text the decode refuses for being over 10^15 (the sliders would read it as 100%). */
+  function overCap(text) {
+    return parseWeight(rtrim(String(text)).split(',').join('.')) > MAX;
+  }
+
+  /** What the page shows of row `li` (`bN.was.K`), posted back beside its weight. */
+  function shownField(li) {
+    return $(li, 'input[name^="' + id + '.was."]');
   }
 
   function makeRow(entry) {
@@ -293,6 +367,7 @@ function enhanceAllocate(section, ui) {
     var ctxId = context != null ? newId(section) : null;
     li.appendChild(el('label', { 'for': wid }, label + (rtrim(unit) ? ' (' + rtrim(unit) + ')' : '')));
     li.appendChild(el('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', 'class': 'pb-weight', id: wid, name: id + '.w.0', value: '0', 'aria-describedby': ctxId }));
+    li.appendChild(el('input', { type: 'hidden', name: id + '.was.0', value: '0' }));
     li.appendChild(el('meter', { 'aria-hidden': 'true', min: '0', max: formatNumber(total), value: '0' }));
     li.appendChild(el('button', { type: 'submit', 'class': 'pb-remove', name: id + '.op', value: 'remove:0', 'aria-label': fill(ui.t.remove, label) }, '\u2715'));
     if (context != null) li.appendChild(el('p', { 'class': 'pb-context', id: ctxId }, context));
@@ -325,9 +400,15 @@ function enhanceAllocate(section, ui) {
       var value = formatNumber(u[k] * step);
       var number = $(li, '.pb-weight');
       var range = $(li, '.pb-range');
+      var was = shownField(li);
       number.name = id + '.w.' + k;
+      if (was) {
+        was.name = id + '.was.' + k;
+        was.value = value;
+      }
       $(li, '.pb-remove').value = 'remove:' + k;
-      if (toUnits(number.value) !== u[k]) number.value = value;
+      // A refused weight stays as typed, for the reader to fix.
+      if (toUnits(number.value) !== u[k] && !overCap(number.value)) number.value = value;
       range.value = value;
       range.setAttribute('aria-valuetext', show(u[k]) + (pool > 0 ? ', ' + fill(ui.t.unallocated, show(pool)) : ''));
       $(li, 'meter').value = u[k] * step;
@@ -337,33 +418,6 @@ function enhanceAllocate(section, ui) {
     freeBar.style.width = (T ? Math.max(pool, 0) / T * 100 : 0) + '%';
     free.textContent = pool > 0 ? ' \u2014 ' + fill(ui.t.unallocated, show(pool)) : '';
     return pool;
-  }
-
-  /**
-   * Sets row k to v units starting from `base`: lowering grows the remainder; raising spends
-   * the remainder first, then takes from the others in proportion.
-   */
-  function setUnits(base, k, v) {
-    var u = base.slice();
-    v = Math.max(0, Math.min(T, v));
-    var pool = Math.max(0, T - sum(base));
-    var d = v - base[k];
-    if (d <= 0) {
-      u[k] = v;
-      return u;
-    }
-    var fromPool = Math.min(d, pool);
-    var others = sum(base) - base[k];
-    var rest = Math.min(d - fromPool, others);
-    u[k] = base[k] + fromPool + rest;
-    if (rest > 0) {
-      var idx = [];
-      base.forEach(function (_, i) { if (i !== k) idx.push(i); });
-      var target = others - rest;
-      var shares = distribute(idx.map(function (i) { return base[i]; }), target);
-      idx.forEach(function (i, j) { u[i] = shares[j]; });
-    }
-    return u;
   }
 
   function status(li) {
@@ -389,8 +443,16 @@ function enhanceAllocate(section, ui) {
   L.list.addEventListener('input', function (event) {
     var range = event.target;
     if (!range.classList.contains('pb-range')) return;
-    var k = L.rows().indexOf(closest(range, 'li'));
-    write(setUnits(snapshot || units(), k, toUnits(range.value)));
+    var li = closest(range, 'li');
+    var k = L.rows().indexOf(li);
+    var number = $(li, '.pb-weight');
+    var u = setUnits(snapshot || units(), k, toUnits(range.value), T);
+    // The row's own slider moved: its value replaces a refused one.
+    if (overCap(number.value)) {
+      number.value = '';
+      refuse(li, number, '');
+    }
+    write(u);
   });
   L.list.addEventListener('change', function (event) {
     var input = event.target;
@@ -398,23 +460,59 @@ function enhanceAllocate(section, ui) {
     else if (input.classList.contains('pb-range')) status(closest(input, 'li'));
   });
 
-  /** A typed weight: applied as a slider move would be; text that is not a weight is undone. */
+  /**
+   * A typed weight: applied as a slider move would be; text that is not a weight is undone. One
+   * over 10^15 is not applied: the field keeps it and says why, in the words the decode (and so
+   * "Copy answers" and the server) refuses it with.
+   */
   function commit(input) {
     var li = closest(input, 'li');
     var k = L.rows().indexOf(li);
     var range = $(li, '.pb-range');
     var current = units();
     current[k] = toUnits(range.value);
+    var refused = overCap(input.value) ? weightError(id, k, L.label(li), rtrim(input.value).split(',').join('.')).message : '';
+    refuse(li, input, refused);
+    if (refused) {
+      ui.announce(refused);
+      return;
+    }
     var v = input.validity && input.validity.badInput ? NaN : rtrim(input.value) === '' ? 0 : toUnits(input.value);
     if (isNaN(v)) {
       input.value = range.value;
       return;
     }
     input.value = '';
-    write(setUnits(current, k, v));
+    write(setUnits(current, k, v, T));
     snapshot = null;
     status(li);
   }
+  /**
+   * Shows `message` as the field's error (its validity message, and a line below it that the
+   * field is described by), or clears it when `message` is empty.
+   */
+  function refuse(li, input, message) {
+    var line = $(li, '.pb-weight-error');
+    var described = (input.getAttribute('aria-describedby') || '').split(' ').filter(function (x) {
+      return x && (!line || x !== line.id);
+    });
+    if (input.setCustomValidity) input.setCustomValidity(message);
+    if (!message) {
+      if (line) line.parentNode.removeChild(line);
+      input.removeAttribute('aria-invalid');
+    } else {
+      if (!line) {
+        line = el('p', { 'class': 'pb-weight-error', id: newId(section) });
+        li.appendChild(line);
+      }
+      line.textContent = message;
+      described.push(line.id);
+      input.setAttribute('aria-invalid', 'true');
+    }
+    if (described.length) input.setAttribute('aria-describedby', described.join(' '));
+    else input.removeAttribute('aria-describedby');
+  }
+
   section.pbFlush = function () {
     var active = document.activeElement;
     if (active && active.classList && active.classList.contains('pb-weight') && section.contains(active) &&

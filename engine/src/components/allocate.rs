@@ -423,6 +423,9 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
                     label for=(wid) { (Text(label)) @if !a.unit.trim().is_empty() { " (" (Text(a.unit.trim())) ")" } }
                     input type="number" min="0" step="any" inputmode="decimal" class="pb-weight" id=(wid) name=(cx.numbered_name(".w.", &k_str, ""))
                         value=(weight) aria-describedby=[&ctx_id];
+                    // What the page shows, posted back beside the weight: the one weight a reader
+                    // raised is told from a sum to rescale (see `keep_raised_weight`).
+                    input type="hidden" name=(cx.numbered_name(".was.", &k_str, "")) value=(weight);
                     meter aria-hidden="true" min="0" max=(total_number) value=(weight) {}
                     button type="submit" class="pb-remove" name=(op_name) value={ "remove:" (Num(k)) }
                         aria-label=(Fill(t.remove, label)) autofocus[cx.focus == Some(Focus::Remove(k))] { "✕" }
@@ -586,6 +589,15 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
         };
         weighted.push((e, w));
     }
+    let shown: Vec<Option<f64>> = (0..weighted.len())
+        .map(|k| shown_weight(fields.one(&format!("was.{k}"))))
+        .collect();
+    let typed: Vec<f64> = weighted.iter().map(|(_, w)| *w).collect();
+    if let Some(kept) = keep_raised_weight(a.total, &typed, &shown) {
+        for ((_, w), kept) in weighted.iter_mut().zip(kept) {
+            *w = kept;
+        }
+    }
     let mut list: Vec<Entry> = weighted.iter().map(|(e, _)| e.clone()).collect();
     let before = list.clone();
     let add = fields.text("add");
@@ -689,6 +701,77 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
         removed,
         note,
     })
+}
+
+/// A weight the page showed (`bN.was.K`), read as a typed weight is; `None` when it is missing,
+/// blank or not a weight: what the page showed is then unknown.
+fn shown_weight(posted: Option<&str>) -> Option<f64> {
+    let raw = posted?.trim().replace(',', ".");
+    raw.parse::<f64>()
+        .ok()
+        .filter(|w| w.is_finite() && (0.0..=MAX_AMOUNT).contains(w))
+}
+
+/// A field shows a share of the total, so a weight typed into it is the share the reader gets,
+/// with the script or without it. The script applies a typed weight on its own (`setUnits`); a
+/// plain form posts every field at once. So when the posted weights sum to more than `total`
+/// and exactly one of them differs from what the page showed (`shown`), that one is the
+/// reader's: it keeps its value (at most the total) and the others share what is left in
+/// proportion to what they had, counted in the script's whole steps and rounded as it rounds,
+/// so both give the same digits. `None` when the rule does not apply (a shown weight unknown,
+/// several changed, or a sum of at most the total): the export then rescales in proportion.
+fn keep_raised_weight(
+    total: f64,
+    typed: &[f64],
+    shown: &[Option<f64>],
+) -> Option<Vec<f64>> {
+    let shown: Vec<f64> = shown.iter().copied().collect::<Option<_>>()?;
+    // Summed in order from 0, as the script sums.
+    let sum = typed.iter().fold(0.0, |s, w| s + w);
+    if typed.len() != shown.len() || sum <= total {
+        return None;
+    }
+    let mut changed = (0..typed.len()).filter(|&k| typed[k] != shown[k]);
+    let (Some(k), None) = (changed.next(), changed.next()) else {
+        return None;
+    };
+    let step = if total.fract() == 0.0 { 1.0 } else { 0.01 };
+    let whole = (total / step).round();
+    let base: Vec<f64> = shown.iter().map(|w| (w / step).round().min(whole)).collect();
+    let units = set_units(&base, k, (typed[k] / step).round(), whole);
+    Some(units.into_iter().map(|u| u * step).collect())
+}
+
+/// The script's `setUnits`, step for step (in whole steps, as `f64`, as the script counts):
+/// entry `k` set to `v` of `whole`. Lowering leaves a remainder; raising spends the remainder
+/// first, then takes from the others in proportion to `base`.
+fn set_units(base: &[f64], k: usize, v: f64, whole: f64) -> Vec<f64> {
+    let mut units = base.to_vec();
+    let v = v.min(whole).max(0.0);
+    let sum = base.iter().fold(0.0, |s, u| s + u);
+    let pool = (whole - sum).max(0.0);
+    let d = v - base[k];
+    if d <= 0.0 {
+        units[k] = v;
+        return units;
+    }
+    let from_pool = d.min(pool);
+    let others = sum - base[k];
+    let rest = (d - from_pool).min(others);
+    units[k] = base[k] + from_pool + rest;
+    if rest > 0.0 {
+        let mut rest_of: Vec<f64> = (0..base.len())
+            .filter(|&i| i != k)
+            .map(|i| base[i])
+            .collect();
+        rescale(&mut rest_of, others - rest);
+        let shares = round_to_total(&rest_of, others - rest);
+        let at = (0..base.len()).filter(|&i| i != k);
+        for (i, share) in at.zip(shares) {
+            units[i] = share;
+        }
+    }
+    units
 }
 
 /// The resolved split: (entry, unrounded weight) summing to `total`, plus a notice when the
@@ -858,6 +941,113 @@ mod tests {
     fn huge_numbers_read_short_in_messages() {
         assert_eq!(quoted_amount(1e308), "1e308");
         assert_eq!(quoted_amount(250.5), "250.5");
+    }
+
+    /// `keep_raised_weight` with every shown weight known, as the page's digits.
+    fn kept(total: f64, typed: &[f64], shown: &[f64]) -> Option<Vec<String>> {
+        let shown: Vec<Option<f64>> = shown.iter().map(|w| Some(*w)).collect();
+        keep_raised_weight(total, typed, &shown)
+            .map(|w| w.into_iter().map(format_number).collect())
+    }
+
+    #[test]
+    fn a_raised_weight_is_kept_and_the_others_share_the_rest_in_proportion() {
+        let split = [50.0, 30.0, 20.0];
+        assert_eq!(
+            kept(100.0, &[60.0, 30.0, 20.0], &split),
+            Some(vec!["60".into(), "24".into(), "16".into()])
+        );
+        // At most the total: the others give everything.
+        assert_eq!(
+            kept(100.0, &[50.0, 2e14, 20.0], &split),
+            Some(vec!["0".into(), "100".into(), "0".into()])
+        );
+        // Rounded as the script's sliders round (unit-widgets.test.mjs: 45, 21, 13, 13, 8).
+        assert_eq!(
+            kept(
+                100.0,
+                &[45.0, 25.0, 15.0, 15.0, 10.0],
+                &[35.0, 25.0, 15.0, 15.0, 10.0]
+            ),
+            Some(["45", "21", "13", "13", "8"].map(String::from).to_vec())
+        );
+        // A typed fraction counts in the script's whole steps.
+        assert_eq!(
+            kept(100.0, &[60.4, 30.0, 20.0], &split),
+            Some(vec!["60".into(), "24".into(), "16".into()])
+        );
+    }
+
+    #[test]
+    fn several_changed_or_no_more_than_the_total_is_left_to_the_rescale() {
+        let split = [50.0, 30.0, 20.0];
+        // Two fields changed: which one the reader meant is not known.
+        assert_eq!(kept(100.0, &[60.0, 40.0, 20.0], &split), None);
+        // Lowered, or nothing changed: the sum is at most the total.
+        assert_eq!(kept(100.0, &[40.0, 30.0, 20.0], &split), None);
+        assert_eq!(kept(100.0, &split, &split), None);
+        // The script's own fields after a raise: all three differ, and they sum to the total.
+        assert_eq!(kept(100.0, &[60.0, 24.0, 16.0], &split), None);
+    }
+
+    #[test]
+    fn an_unknown_shown_weight_leaves_the_post_to_the_rescale() {
+        let typed = [60.0, 30.0, 20.0];
+        assert_eq!(
+            keep_raised_weight(100.0, &typed, &[Some(50.0), None, Some(20.0)]),
+            None
+        );
+        for posted in [None, Some(""), Some(" "), Some("x"), Some("-1"), Some("2e15"), Some("inf")] {
+            assert_eq!(shown_weight(posted), None, "{posted:?}");
+        }
+        assert_eq!(shown_weight(Some(" 12,5 ")), Some(12.5));
+    }
+
+    #[test]
+    fn a_fractional_total_counts_in_hundredths() {
+        assert_eq!(
+            kept(2.5, &[1.5, 0.83, 0.83], &[0.84, 0.83, 0.83]),
+            Some(vec!["1.5".into(), "0.5".into(), "0.5".into()])
+        );
+        assert_eq!(
+            kept(10.5, &[7.0, 3.15, 2.1], &[5.25, 3.15, 2.1]),
+            Some(vec!["7".into(), "2.1".into(), "1.4".into()])
+        );
+    }
+
+    /// The export of a form post of `fields` for a 50/30/20 split.
+    fn posted(fields: &[(&str, &str)]) -> String {
+        let src = "```allocate\n{\"version\":\"1\",\"items\":[{\"id\":\"a\",\"label\":\"A\",\"weight\":50},{\"id\":\"b\",\"label\":\"B\",\"weight\":30},{\"id\":\"c\",\"label\":\"C\",\"weight\":20}]}\n```\n";
+        let mut pairs = vec![("pb.source".to_string(), src.to_string())];
+        pairs.extend(fields.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let post = crate::answers_from_form(&pairs).map_err(|e| e.to_string());
+        let post = post.unwrap_or_else(|e| panic!("refused: {e}"));
+        crate::export(&post.doc, &post.responses).markdown
+    }
+
+    #[test]
+    fn a_plain_form_gives_the_share_typed_into_one_field() {
+        let rows = |typed: [&'static str; 3], shown: Option<[&'static str; 3]>| {
+            let mut fields = Vec::new();
+            for (k, id) in ["i:a", "i:b", "i:c"].into_iter().enumerate() {
+                fields.push(("b1.item", id));
+                fields.push((["b1.w.0", "b1.w.1", "b1.w.2"][k], typed[k]));
+                if let Some(shown) = shown {
+                    fields.push((["b1.was.0", "b1.was.1", "b1.was.2"][k], shown[k]));
+                }
+            }
+            posted(&fields)
+        };
+        let page = Some(["50", "30", "20"]);
+        assert_eq!(
+            rows(["60", "30", "20"], page),
+            "(reader reweighted)\n\n- A: 60% (was 50%)\n- B: 24% (was 30%)\n- C: 16% (was 20%)\n\nTotal: 100%\n"
+        );
+        // Without what the page showed, 60 against 30 + 20 is 55%.
+        assert!(rows(["60", "30", "20"], None).contains("- A: 55% (was 50%)"));
+        assert!(rows(["60", "30", "20"], Some(["50", "30", "?"])).contains("- A: 55%"));
+        // Two changed: rescaled in proportion, as before.
+        assert!(rows(["60", "40", "20"], page).contains("- A: 50% (unchanged)"));
     }
 
     #[test]

@@ -28,7 +28,7 @@ macro_rules! script_files {
 /// one function they share and `tail.js` closes it. The core comes before the components, which
 /// register themselves with it as they load; the page's start comes last. `tests/registry.rs`
 /// holds every file of the folder to a place here.
-pub const SCRIPT_FILES: [(&str, &str); 16] = script_files![
+pub const SCRIPT_FILES: [(&str, &str); 17] = script_files![
     "head.js",
     "core.js",
     "list.js",
@@ -38,6 +38,7 @@ pub const SCRIPT_FILES: [(&str, &str); 16] = script_files![
     "open_question.js",
     "questionnaire.js",
     "prioritize.js",
+    "split.js",
     "allocate.js",
     "youtube.js",
     "mermaid.js",

@@ -76,6 +76,14 @@ impl Engine {
         rendered
     }
 
+    /// Renders `src` past the cache: nothing of it is kept, and [`Engine::cached`] never finds
+    /// it. For a document that must not outlive its request (a routed document can be deleted
+    /// at any time). Its hash is keyed as a cached rendering's is, so its bytes are the same.
+    pub fn render_uncached(&self, src: &str, options: &Options) -> Rendered {
+        let hash = keyed_content_hash(self.hash_key.as_ref(), src, options);
+        render_with_hash(src, options, hash)
+    }
+
     /// A cached rendering by its hash (for `GET /v1/render/{hash}`).
     pub fn cached(&self, hash: &str) -> Option<Arc<Rendered>> {
         self.cache.peek(hash)

@@ -500,6 +500,156 @@ fn sqlite_two_servers_share_one_file() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Nothing kept after delete
+
+/// A document with `marker` in its text.
+fn marked_doc(marker: &str) -> String {
+    DOC.replacen("# Launch", &format!("# Launch {marker}"), 1)
+}
+
+/// Whether `marker` is in the SQLite file or its WAL, byte for byte.
+fn on_disk(backend: &Backend, marker: &str) -> bool {
+    let file = backend.file();
+    let wal = file.with_file_name(format!(
+        "{}-wal",
+        file.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+    ));
+    [file, wal].iter().any(|path| {
+        std::fs::read(path)
+            .is_ok_and(|bytes| bytes.windows(marker.len()).any(|w| w == marker.as_bytes()))
+    })
+}
+
+/// The review page names its rendering by `data-pb-hash`; the public render cache must not
+/// serve a routed document by it, before its DELETE or after.
+#[test]
+fn the_render_cache_never_serves_a_routed_document() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let marker = common::store::unique("private-text");
+    let doc = route(addr, &json!({ "markdown": marked_doc(&marker) }));
+    let review = format!("/r/{}", doc.id);
+    let page = call(addr, "GET", &review, &[("accept", "text/html")], b"");
+    assert_eq!(page.status, 200);
+    let page = page.text();
+    assert!(page.contains(&marker));
+    let hash = page
+        .split_once("data-pb-hash=\"")
+        .map(|(_, rest)| &rest[..32])
+        .expect("the page names its hash");
+    let cached = format!("/v1/render/{hash}");
+    let before = call(addr, "GET", &cached, &[], b"");
+    assert_eq!(
+        before.status,
+        404,
+        "served before DELETE: {}",
+        before.text()
+    );
+    assert!(!before.text().contains(&marker));
+    let deleted = call(
+        addr,
+        "DELETE",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    let after = call(addr, "GET", &cached, &[], b"");
+    assert_eq!(after.status, 404, "served after DELETE: {}", after.text());
+    assert!(!after.text().contains(&marker));
+    // The public renderer still serves what was POSTed to it.
+    let posted = call(
+        addr,
+        "POST",
+        "/v1/render",
+        &[("content-type", "text/markdown")],
+        DOC.as_bytes(),
+    );
+    assert_eq!(posted.status, 200);
+    let etag = posted.header("etag").expect("an etag").trim_matches('"');
+    assert_eq!(
+        call(addr, "GET", &format!("/v1/render/{etag}"), &[], b"").status,
+        200
+    );
+}
+
+/// After DELETE, neither the document's text nor its answer's is left in the SQLite file or
+/// its WAL.
+#[test]
+fn sqlite_a_deleted_document_leaves_no_text_on_disk() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let (text, answer) = (
+        common::store::unique("document-text"),
+        common::store::unique("answer-text"),
+    );
+    let doc = route(addr, &json!({ "markdown": marked_doc(&text) }));
+    let reply = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] }, "annotations": [{ "text": answer }] }, "reviewer": answer }),
+    );
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    assert!(on_disk(&backend, &text) && on_disk(&backend, &answer));
+    let deleted = call(
+        addr,
+        "DELETE",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    assert!(!on_disk(&backend, &text), "the document's text is on disk");
+    assert!(!on_disk(&backend, &answer), "the answer's text is on disk");
+}
+
+/// After expiry and the sweep, neither the document's text nor its answer's is left in the
+/// SQLite file or its WAL.
+#[test]
+fn sqlite_an_expired_document_leaves_no_text_on_disk() {
+    use passback_server::routing::Routing;
+    use passback_server::store::sqlite::SqliteStore;
+    use std::sync::Arc;
+
+    let backend = Backend::sqlite();
+    let routing = Routing {
+        store: Arc::new(SqliteStore::new(backend.file())),
+        retention: Duration::from_secs(60),
+        max_responses: 10,
+    };
+    let (text, answer) = (
+        common::store::unique("document-text"),
+        common::store::unique("answer-text"),
+    );
+    common::store::runtime().block_on(async {
+        let lifetime = Duration::from_secs(1);
+        let routed = routing
+            .route(marked_doc(&text), "hash".into(), Some(lifetime))
+            .await
+            .expect("routed");
+        routing
+            .respond(
+                &routed.id,
+                Some(answer.clone()),
+                json!({ "b1": { "selected": ["EU"] } }),
+                json!([{ "text": answer }]),
+                format!("**Q: Which region first?**\nAnswer: EU\n\n{answer}\n"),
+            )
+            .await
+            .expect("answered");
+        assert!(on_disk(&backend, &text) && on_disk(&backend, &answer));
+        tokio::time::sleep(lifetime + Duration::from_millis(100)).await;
+        assert_eq!(routing.sweep().await.expect("swept"), 1);
+    });
+    assert!(!on_disk(&backend, &text), "the document's text is on disk");
+    assert!(!on_disk(&backend, &answer), "the answer's text is on disk");
+}
+
+// ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
 #[test]

@@ -249,10 +249,10 @@ async fn eml_message(state: &AppState, src: String, options: Options) -> Resp {
     }
 }
 
-/// [`Engine::render`](passback_engine::Engine::render) for the pages that render a document
-/// on the blocking pool (routed review pages, the playground), with the engine's time counted
-/// in the render histogram as `POST /v1/render` counts it.
-#[cfg(any(feature = "store", feature = "playground"))]
+/// [`Engine::render`](passback_engine::Engine::render) for the playground's page, rendered on
+/// the blocking pool, with the engine's time counted in the render histogram as
+/// `POST /v1/render` counts it.
+#[cfg(feature = "playground")]
 pub fn render_counted(
     state: &AppState,
     src: &str,
@@ -271,6 +271,23 @@ pub fn render_counted(
     state
         .metrics
         .observe_render(options.surface, outcome, began.elapsed());
+    rendered
+}
+
+/// Renders `src` past the cache, counting the render in the metrics as a miss: for a routed
+/// document, which the public `GET /v1/render/{hash}` must never serve and which must leave no
+/// copy in memory once deleted or expired.
+#[cfg(feature = "store")]
+pub fn render_uncached(
+    state: &AppState,
+    src: &str,
+    options: &Options,
+) -> passback_engine::Rendered {
+    let began = Instant::now();
+    let rendered = state.engine.render_uncached(src, options);
+    state
+        .metrics
+        .observe_render(options.surface, CacheOutcome::Miss, began.elapsed());
     rendered
 }
 

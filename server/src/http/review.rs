@@ -12,7 +12,7 @@
 #![allow(clippy::result_large_err)]
 
 use super::refusal::refused;
-use super::render::render_counted;
+use super::render::render_uncached;
 use super::request::{form_or_json, read_body, utf8, wants_html};
 use super::response::{Resp, html, no_store, private_json, problem, unadmitted};
 use crate::routing::RoutingError;
@@ -52,17 +52,14 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     let engine_state = state.clone();
     let rendered = state
         .slots()
-        .run(move || render_counted(&engine_state, &doc.markdown, &options))
+        .run(move || render_uncached(&engine_state, &doc.markdown, &options))
         .await;
     let rendered = match rendered {
         Ok(r) => r,
         Err(refused) => return unadmitted(refused),
     };
-    let mut r = html(
-        StatusCode::OK,
-        Bytes::copy_from_slice(rendered.body().as_bytes()),
-        rendered.frame_src,
-    );
+    let frame_src = rendered.frame_src;
+    let mut r = html(StatusCode::OK, Bytes::from(rendered.into_body()), frame_src);
     no_store(&mut r);
     r.headers_mut()
         .insert("x-robots-tag", HeaderValue::from_static("noindex"));

@@ -6,6 +6,10 @@
 //! time anyway, and every statement here is a short indexed one. The journal is WAL with
 //! `synchronous=FULL`, so a response is on disk before its 201 is sent.
 //!
+//! Deleted text is not left on disk: `secure_delete` zeroes what a delete frees, and a delete
+//! and every sweep checkpoint the WAL into the file and truncate it, so the old pages that still
+//! held the text go too (see [`checkpoint`]).
+//!
 //! Long-polls wake at once for responses stored by this process. Another process may share the
 //! file (`passback mcp` beside `passback serve`): while anyone waits, a watcher reads SQLite's
 //! `data_version` twice a second, which changes when another connection commits, and wakes the
@@ -32,6 +36,12 @@ const MIGRATIONS: &[Migration] = &[Migration {
 const WATCH_EVERY: Duration = Duration::from_millis(500);
 /// Waits read again at least this often whatever the watcher says.
 const RECHECK_EVERY: Duration = Duration::from_secs(10);
+/// How long a statement waits for another process (a second server, `passback mcp`) that holds
+/// the write lock.
+const BUSY_WAIT: Duration = Duration::from_secs(5);
+/// How long the checkpoint after a delete waits for another process's readers and writers
+/// before leaving the checkpoint to the next sweep: short, since requests wait meanwhile.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(200);
 
 pub struct SqliteStore {
     inner: Arc<Inner>,
@@ -154,10 +164,12 @@ fn open(path: &Path, create: bool) -> Result<Option<Connection>, String> {
     })?;
     let setup = |conn: &mut Connection| -> rusqlite::Result<()> {
         // Another process (a second server, `passback mcp`) may hold the write lock briefly.
-        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.busy_timeout(BUSY_WAIT)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
-        // A response is acknowledged only once it is on disk.
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+        // A response is acknowledged only once it is on disk; what a delete frees is zeroed.
+        conn.execute_batch(
+            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
+        )?;
         Ok(())
     };
     setup(&mut conn).map_err(|e| e.to_string())?;
@@ -229,6 +241,23 @@ fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
         params![id, at],
     )?;
     Ok(())
+}
+
+/// Copies the WAL into the file and truncates it to nothing, after a delete or an expiry: the
+/// WAL still holds the pages as they were before the delete, text and all, and `secure_delete`
+/// zeroes only the file's. Waits [`CHECKPOINT_WAIT`] at most for another process; when that
+/// process holds it up, the next sweep (within a minute) checkpoints again.
+fn checkpoint(conn: &Connection) {
+    let _ = conn.busy_timeout(CHECKPOINT_WAIT);
+    let busy = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        r.get::<_, i64>(0)
+    });
+    let _ = conn.busy_timeout(BUSY_WAIT);
+    match busy {
+        Ok(0) => {}
+        Ok(_) => tracing::debug!("the WAL checkpoint waits for another connection: next sweep"),
+        Err(e) => tracing::warn!(error = %e, "the WAL checkpoint failed"),
+    }
 }
 
 fn read_responses(
@@ -364,6 +393,9 @@ impl Store for SqliteStore {
                         }
                     };
                     tx.commit()?;
+                    if matches!(outcome, Lookup::Live(())) {
+                        checkpoint(c);
+                    }
                     Ok(outcome)
                 })
                 .await?;
@@ -485,6 +517,9 @@ impl Store for SqliteStore {
                         [forget_before],
                     )?;
                     tx.commit()?;
+                    // Every sweep, not only one that expired something: it also finishes a
+                    // delete's checkpoint that another process held up.
+                    checkpoint(c);
                     Ok(expired as u64)
                 })
                 .await?;

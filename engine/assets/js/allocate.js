@@ -349,7 +349,9 @@ function enhanceAllocate(section, ui) {
     var range = $(li, '.pb-range');
     var current = units();
     current[k] = toUnits(range.value);
-    var refused = overCap(input.value) ? weightError(id, k, L.label(li), rtrim(input.value).split(',').join('.')).message : '';
+    // Beside the field, the server's words without the field's name (`b1 w.0`), which the
+    // reader has no use for there.
+    var refused = overCap(input.value) ? weightError(id, k, L.label(li), rtrim(input.value).split(',').join('.')).sentence : '';
     refuse(li, input, refused);
     if (refused) {
       ui.announce(refused);

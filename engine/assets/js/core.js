@@ -57,10 +57,14 @@ function cleanText(s) {
   return text ? text.split('\r\n').join('\n') : null;
 }
 
-/** `AnswersError`'s Display: `b1 q0.pick: …`, `pb.note.2.quote: …`, or the message alone. */
+/**
+ * `AnswersError`'s Display: `b1 q0.pick: …`, `pb.note.2.quote: …`, or the message alone. A
+ * field that shows its own error says `sentence`: the same words, without the field's name.
+ */
 function AnswersError(block, field, message) {
   var where = block ? block + (field ? ' ' + field : '') : field;
   this.message = (where ? where + ': ' : '') + message;
+  this.sentence = message.charAt(0).toUpperCase() + message.slice(1) + '.';
 }
 
 /** Rust's `usize::from_str`. */

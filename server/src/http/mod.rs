@@ -32,7 +32,6 @@ pub mod review;
 pub mod routes;
 
 pub use meta::OPENAPI;
-pub use routes::ROUTES;
 
 use crate::quote::truncate;
 use crate::state::AppState;

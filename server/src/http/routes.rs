@@ -3,11 +3,11 @@
 //! table; adding a route is one line here and its handler.
 //!
 //! A line may carry a `#[cfg(feature = "…")]`: a build without that feature has no such route,
-//! so its path answers 404 like any unknown one and it is missing from [`ROUTES`].
+//! so its path answers 404 like any unknown one and it is missing from [`TABLE`].
 //!
 //! A handler is `async fn(Arc<AppState>, Request<Incoming>, &str) -> Resp`, the `&str` being
 //! what the pattern's `{…}` segment matched (empty when it has none). The table is a macro so
-//! the call to each handler is written out (no boxed future per request).
+//! the call to each handler is written out in one `match`.
 
 #[cfg(feature = "mcp")]
 use super::mcp;
@@ -52,9 +52,6 @@ macro_rules! routes {
                 handler: Handler::$name,
             },)*
         ];
-
-        /// Every route and its methods, as `(pattern, methods)`.
-        pub const ROUTES: &[(&str, &str)] = &[$($(#[$when])* ($pattern, $methods),)*];
 
         impl Route {
             /// Calls the route's handler. Each handler's future is boxed: unboxed, this future

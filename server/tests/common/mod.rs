@@ -14,12 +14,13 @@ pub use launch::{NO_STORE, Served, Server, passback, serve};
 /// Every route the server answers and each of its methods, as (pattern, method) pairs, from the
 /// server's own route table: the one place the tests name the module that holds it.
 pub fn routes() -> Vec<(String, String)> {
-    passback_server::http::ROUTES
+    passback_server::http::routes::TABLE
         .iter()
-        .flat_map(|(route, methods)| {
-            methods
+        .flat_map(|route| {
+            route
+                .methods
                 .split(", ")
-                .map(move |m| (route.to_string(), m.to_string()))
+                .map(move |m| (route.pattern.to_string(), m.to_string()))
         })
         .collect()
 }

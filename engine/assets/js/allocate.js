@@ -28,7 +28,7 @@ function decodeSplit(b, notices) {
   var removed = state.removed;
   var weighted = state.entries.map(function (e, k) {
     var posted = values('w.' + k)[0];
-    var raw = rtrim(posted || '').split(',').join('.');
+    var raw = typedText(posted || '');
     // No field at all (a hand-made post): the authored share.
     var w = posted === undefined ? (typeof e === 'number' ? model.weights[e] : 0) : raw ? parseWeight(raw) : 0;
     if (!(w >= 0 && w <= MAX)) throw weightError(block, k, labelOf(model, e), raw);
@@ -213,7 +213,7 @@ function enhanceAllocate(section, ui) {
 
   var show = function (units) { return formatNumber(Math.round(units) * step) + unit; };
   var toUnits = function (text) {
-    var w = parseWeight(rtrim(String(text)).split(',').join('.'));
+    var w = parseWeight(typedText(text));
     return isFinite(w) && w >= 0 ? Math.round(w / step) : NaN;
   };
 
@@ -227,7 +227,7 @@ function enhanceAllocate(section, ui) {
 
   /** Typed text the decode refuses for being over 10^15 (the sliders would read it as 100%). */
   function overCap(text) {
-    return parseWeight(rtrim(String(text)).split(',').join('.')) > MAX;
+    return parseWeight(typedText(text)) > MAX;
   }
 
   /** What the page shows of row `li` (`bN.was.K`), posted back beside its weight. */
@@ -351,7 +351,7 @@ function enhanceAllocate(section, ui) {
     current[k] = toUnits(range.value);
     // Beside the field, the server's words without the field's name (`b1 w.0`), which the
     // reader has no use for there.
-    var refused = overCap(input.value) ? weightError(id, k, L.label(li), rtrim(input.value).split(',').join('.')).sentence : '';
+    var refused = overCap(input.value) ? weightError(id, k, L.label(li), typedText(input.value)).sentence : '';
     refuse(li, input, refused);
     if (refused) {
       ui.announce(refused);

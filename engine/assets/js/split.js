@@ -77,9 +77,14 @@ function parseWeight(v) {
   return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/i.test(v) ? Number(v) : NaN;
 }
 
+/** A weight field's text as the decode reads it: trailing space off, `.` for a decimal comma. */
+function typedText(text) {
+  return rtrim(String(text)).split(',').join('.');
+}
+
 /** `shown_weight`: a weight the page showed (`bN.was.K`); NaN when unknown. */
 function shownWeight(v) {
-  var w = v === undefined ? NaN : parseWeight(rtrim(v).split(',').join('.'));
+  var w = v === undefined ? NaN : parseWeight(typedText(v));
   return w >= 0 && w <= MAX ? w : NaN;
 }
 

@@ -570,9 +570,9 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
         } else if raw.is_empty() {
             0.0
         } else {
-            match raw.parse::<f64>() {
-                Ok(w) if w.is_finite() && (0.0..=MAX_AMOUNT).contains(&w) => w,
-                _ => {
+            match typed_weight(&raw) {
+                Some(w) => w,
+                None => {
                     let label = match &e {
                         Entry::Item(i) => a.items[*i].label.to_string(),
                         Entry::Added(l) => l.clone(),
@@ -703,13 +703,18 @@ fn split_form(a: &Allocate, fields: &mut FormFields) -> Result<SplitAnswer, Answ
     })
 }
 
-/// A weight the page showed (`bN.was.K`), read as a typed weight is; `None` when it is missing,
-/// blank or not a weight: what the page showed is then unknown.
-fn shown_weight(posted: Option<&str>) -> Option<f64> {
-    let raw = posted?.trim().replace(',', ".");
+/// A weight as a form field holds it, already trimmed, with `.` for a decimal comma: a number
+/// from 0 to [`MAX_AMOUNT`], or `None`.
+fn typed_weight(raw: &str) -> Option<f64> {
     raw.parse::<f64>()
         .ok()
         .filter(|w| w.is_finite() && (0.0..=MAX_AMOUNT).contains(w))
+}
+
+/// A weight the page showed (`bN.was.K`), read as a typed weight is; `None` when it is missing,
+/// blank or not a weight: what the page showed is then unknown.
+fn shown_weight(posted: Option<&str>) -> Option<f64> {
+    typed_weight(&posted?.trim().replace(',', "."))
 }
 
 /// A field shows a share of the total, so a weight typed into it is the share the reader gets,

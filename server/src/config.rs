@@ -37,6 +37,10 @@ pub struct Config {
     /// Responses one routed document takes at most.
     #[cfg(feature = "store")]
     pub max_responses: u64,
+    /// The keys routed documents and answers are sealed with at rest (`--store-key-file`);
+    /// kept as written when `None`.
+    #[cfg(feature = "store")]
+    pub store_keys: Option<std::sync::Arc<store::sealed::SealKeys>>,
     /// How long a client may take to send a request's body, from the end of its head.
     pub body_timeout: Duration,
     /// Most connections one client address may hold at once; more are turned away with 503
@@ -84,6 +88,8 @@ impl Default for Config {
             retention: Duration::from_secs(30 * 24 * 3600),
             #[cfg(feature = "store")]
             max_responses: 1000,
+            #[cfg(feature = "store")]
+            store_keys: None,
             body_timeout: Duration::from_secs(10),
             max_connections_per_client: 256,
             max_renders: std::thread::available_parallelism().map_or(2, usize::from),
@@ -175,6 +181,13 @@ impl Config {
     }
     pub fn with_max_responses(mut self, n: u64) -> Self {
         self.max_responses = n;
+        self
+    }
+    pub fn with_store_keys(
+        mut self,
+        keys: Option<std::sync::Arc<store::sealed::SealKeys>>,
+    ) -> Self {
+        self.store_keys = keys;
         self
     }
     pub fn with_route_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {

@@ -86,11 +86,14 @@ impl AppState {
             )),
             email_csp: http::response::email_csp(config.public_url.as_deref()),
             #[cfg(feature = "store")]
-            routing: config.store.open().map(|store| routing::Routing {
-                store,
-                retention: config.retention,
-                max_responses: config.max_responses,
-            }),
+            routing: config
+                .store
+                .open(config.store_keys.clone())
+                .map(|store| routing::Routing {
+                    store,
+                    retention: config.retention,
+                    max_responses: config.max_responses,
+                }),
             bound: OnceLock::new(),
             #[cfg(feature = "store")]
             route_limiter: config.route_limit.map(limit::RouteLimiter::new),

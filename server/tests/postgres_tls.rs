@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::store::{postgres_url, runtime, with_query};
+use common::store::{Backend, postgres_url, runtime, with_query};
 use passback_server::routing::Routing;
 use passback_server::store::{Lookup, StoreConfig};
 use std::net::TcpListener;
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// Connects and migrates the store `url` names: `Ok` with its routing, or the error it gave.
 fn open(url: &str) -> Result<Routing, String> {
-    let store = StoreConfig::parse(url)?.open().expect("a store");
+    let store = StoreConfig::parse(url)?.open(None).expect("a store");
     runtime()
         .block_on(store.prepare())
         .map_err(|e| e.to_string())?;
@@ -66,9 +66,12 @@ fn every_sslmode_parses_and_a_bad_one_is_named() {
 
 #[test]
 fn the_test_database_is_reached_as_its_sslmode_says() {
-    let Some(base) = postgres_url() else {
+    // A schema of the test's own, so the schema version of the database's public one (left
+    // by any other build) does not matter.
+    let Some(backend) = Backend::postgres() else {
         return;
     };
+    let base = backend.spec();
     // TLS when the server offers it, plain otherwise: either way it connects.
     round_trip(&open(&with_query(&base, "sslmode=prefer")).expect("prefer connects"));
     round_trip(&open(&with_query(&base, "sslmode=disable")).expect("disable connects"));

@@ -903,3 +903,123 @@ fn serve_refuses_a_store_it_cannot_use() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sealed at rest (`--store-key-file`)
+
+const KEY_2026: &str = "k2026:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+const KEY_2027: &str = "k2027:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=";
+
+/// With a key file, the store holds neither the document's text nor any field of its answers
+/// in the clear; the sender and the reader see them as ever. After a rotation the old
+/// documents still open and new ones are sealed with the new key; without the key file a
+/// sealed document is refused with an error, never shown as ciphertext.
+fn sealed_at_rest(backend: &Backend) {
+    let scratch = backend.scratch();
+    let keys = scratch.join("store.keys");
+    std::fs::write(&keys, format!("{KEY_2026}\n")).expect("the key file");
+    let keys_arg = keys.display().to_string();
+    let (text, answer) = (
+        common::store::unique("sealed-document"),
+        common::store::unique("sealed-answer"),
+    );
+    let doc = {
+        let server = backend.serve(&["--store-key-file", &keys_arg]);
+        let addr = server.addr.as_str();
+        let doc = route(addr, &json!({ "markdown": marked_doc(&text) }));
+        let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"");
+        assert_eq!(page.status, 200);
+        assert!(page.text().contains(&text));
+        let reply = answer_json(
+            addr,
+            &doc.id,
+            &json!({
+                "responses": {
+                    "b1": { "selected": ["EU"], "note": answer },
+                    "annotations": [{ "text": answer }]
+                },
+                "reviewer": answer
+            }),
+        );
+        assert_eq!(reply.status, 201, "{}", reply.text());
+        let pulled = list(addr, &doc, "?since=0");
+        assert_eq!(pulled.status, 200);
+        let pulled = pulled.json();
+        let first = &pulled["responses"][0];
+        assert_eq!(first["reviewer"], answer.as_str());
+        assert_eq!(first["componentInputs"]["b1"]["note"], answer.as_str());
+        assert_eq!(first["annotations"][0]["text"], answer.as_str());
+        assert!(first["export"].as_str().unwrap().contains(&answer));
+        doc
+    };
+    let (markdown, responses) = backend.stored(&doc.id);
+    assert!(markdown.starts_with("pbs1.k2026."), "{markdown}");
+    assert!(!markdown.contains(&text) && !responses.contains(&answer));
+    assert!(!responses.contains("Which region"), "{responses}");
+    if let Backend::Sqlite(_) = backend {
+        assert!(!on_disk(backend, &text), "the document's text is on disk");
+        assert!(!on_disk(backend, &answer), "the answer's text is on disk");
+    }
+
+    // Rotation: the new key first, the old one kept to open what it sealed.
+    std::fs::write(&keys, format!("{KEY_2027}\n{KEY_2026}\n")).expect("the key file");
+    {
+        let server = backend.serve(&["--store-key-file", &keys_arg]);
+        let addr = server.addr.as_str();
+        let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"");
+        assert_eq!(page.status, 200);
+        assert!(page.text().contains(&text));
+        let newer = route(addr, &json!({ "markdown": DOC }));
+        assert!(backend.stored(&newer.id).0.starts_with("pbs1.k2027."));
+    }
+
+    // Without the key file: an error naming the flag, never the ciphertext as the document.
+    {
+        let server = backend.serve(&[]);
+        let addr = server.addr.as_str();
+        let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"");
+        assert_eq!(page.status, 503, "{}", page.text());
+        assert!(!page.text().contains("pbs1."), "{}", page.text());
+        let pulled = list(addr, &doc, "?since=0");
+        assert_eq!(pulled.status, 503, "{}", pulled.text());
+        assert!(!pulled.text().contains("pbs1."));
+    }
+    let _ = std::fs::remove_dir_all(scratch);
+}
+
+#[test]
+fn sqlite_documents_and_answers_are_sealed_at_rest() {
+    sealed_at_rest(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_documents_and_answers_are_sealed_at_rest() {
+    if let Some(backend) = Backend::postgres() {
+        sealed_at_rest(&backend);
+    }
+}
+
+#[test]
+fn serve_refuses_a_key_file_it_cannot_use() {
+    let dir = std::env::temp_dir().join(common::store::unique("passback-keys"));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let short = dir.join("short.keys");
+    std::fs::write(&short, "k1:AAAA\n").expect("a key file");
+    for (file, says) in [
+        (dir.join("missing.keys"), "cannot read it"),
+        (short, "line 1: the key `k1` is 3 bytes"),
+    ] {
+        let out = common::passback()
+            .args(["serve", "--listen", "127.0.0.1:0", "--store-key-file"])
+            .arg(&file)
+            .output()
+            .expect("passback runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--store-key-file") && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,10 +1,13 @@
 //! `passback mcp`: the MCP tools for agents, on standard input and output.
 
-use super::shared::{prepared_state, public_url, retention};
+use super::shared::{prepared_state, public_url, retention, store_key_file};
 use super::{Args, Flag, Usage};
 
 pub(super) const USAGE: Usage = Usage {
-    synopsis: &["[--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]"],
+    synopsis: &[
+        "[--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]",
+        "[--store-key-file PATH]",
+    ],
     about: "\
 An agent (an MCP client) starts this command and speaks MCP over its standard input and output;
 log lines go to standard error. The tools: route_document, list_responses, validate_document and
@@ -33,6 +36,12 @@ tools over streamable HTTP at /mcp.)
             about: "how long a routed document may live: seconds, or a number with s, m, h or\n\
                     d (default 30d); give the server's --retention",
         },
+        Flag {
+            name: "store-key-file",
+            value: "PATH",
+            about: "the keys routed documents and answers are sealed with at rest; give the\n\
+                    server's --store-key-file",
+        },
     ],
     notes: "",
 };
@@ -47,6 +56,9 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
     }
     if let Some(time) = a.flag("retention")? {
         config = config.with_retention(retention(time)?);
+    }
+    if let Some(path) = a.flag("store-key-file")? {
+        config = config.with_store_keys(Some(store_key_file(path)?));
     }
     // Standard output is the protocol's: the log goes to standard error, warnings only.
     tracing_subscriber::fmt()

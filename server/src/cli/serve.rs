@@ -1,8 +1,8 @@
 //! `passback serve`: the HTTP service.
 
-#[cfg(feature = "store")]
-use super::shared::retention;
 use super::shared::{prepared_state, public_url};
+#[cfg(feature = "store")]
+use super::shared::{retention, store_key_file};
 use super::{Args, Flag, Usage};
 use std::io::Write;
 
@@ -16,7 +16,7 @@ pub(super) const USAGE: Usage = Usage {
         "[--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]",
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
         #[cfg(feature = "store")]
-        "[--route-limit N/min|N/h|off]",
+        "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
     ],
     about: "",
     column: 28,
@@ -77,6 +77,13 @@ pub(super) const USAGE: Usage = Usage {
             value: "TIME",
             about: "how long a routed document may live, and its tombstone after it is\n\
                     deleted: seconds, or a number with s, m, h or d (default 30d)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "store-key-file",
+            value: "PATH",
+            about: "seal routed documents and answers at rest with the keys in PATH, one\n\
+                    ID:BASE64 (32 bytes) per line; the first seals, all open (rotation)",
         },
         #[cfg(feature = "store")]
         Flag {
@@ -240,6 +247,9 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         config = config.with_store(passback_server::store::StoreConfig::parse(store)?);
         if let Some(time) = a.flag("retention")? {
             config = config.with_retention(retention(time)?);
+        }
+        if let Some(path) = a.flag("store-key-file")? {
+            config = config.with_store_keys(Some(store_key_file(path)?));
         }
         if let Some(n) = a.number::<u64>("max-responses", "a whole number")? {
             config = config.with_max_responses(at_least_one(n, "max-responses")?);

@@ -110,6 +110,19 @@ pub(super) fn retention(text: &str) -> Result<std::time::Duration, String> {
         })
 }
 
+/// `--store-key-file`: the keys to seal the store with, read and checked now so a bad file
+/// stops the start with its line named.
+#[cfg(feature = "store")]
+pub(super) fn store_key_file(
+    path: &str,
+) -> Result<std::sync::Arc<passback_server::store::sealed::SealKeys>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--store-key-file {path}: cannot read it: {e}"))?;
+    passback_server::store::sealed::SealKeys::parse(&text)
+        .map(std::sync::Arc::new)
+        .map_err(|e| format!("--store-key-file {path}: {e}"))
+}
+
 /// The server's state, its store ready: a database that cannot be reached, or whose schema is
 /// newer than this binary knows, stops the start here, naming the flag. The store it uses goes
 /// to the log.

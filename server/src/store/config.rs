@@ -3,6 +3,7 @@
 use super::Store;
 use super::pg_tls;
 use super::postgres::PostgresStore;
+use super::sealed::{SealKeys, SealedStore};
 use super::sqlite::SqliteStore;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,14 +44,16 @@ impl StoreConfig {
         ))
     }
 
-    /// The store this names, not yet opened (`None` when off). Nothing is touched until the
-    /// first operation, or [`Store::prepare`].
-    pub fn open(&self) -> Option<Arc<dyn Store>> {
-        match self {
-            StoreConfig::Off => None,
-            StoreConfig::Sqlite(path) => Some(Arc::new(SqliteStore::new(path.clone()))),
-            StoreConfig::Postgres(url) => Some(Arc::new(PostgresStore::new(url.clone()))),
-        }
+    /// The store this names, not yet opened (`None` when off), sealing what it keeps with
+    /// `keys` when given (`--store-key-file`). Nothing is touched until the first operation,
+    /// or [`Store::prepare`].
+    pub fn open(&self, keys: Option<Arc<SealKeys>>) -> Option<Arc<dyn Store>> {
+        let backend: Arc<dyn Store> = match self {
+            StoreConfig::Off => return None,
+            StoreConfig::Sqlite(path) => Arc::new(SqliteStore::new(path.clone())),
+            StoreConfig::Postgres(url) => Arc::new(PostgresStore::new(url.clone())),
+        };
+        Some(Arc::new(SealedStore::new(backend, keys)))
     }
 
     /// How the store is described in the log: never a password.

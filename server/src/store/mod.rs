@@ -12,6 +12,7 @@
 mod config;
 pub mod pg_tls;
 pub mod postgres;
+pub mod sealed;
 pub mod sqlite;
 
 pub use config::StoreConfig;

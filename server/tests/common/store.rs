@@ -116,6 +116,53 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// What the database holds for document `id`, read directly: its stored text, and every
+    /// field of its responses run together.
+    pub fn stored(&self, id: &str) -> (String, String) {
+        match self {
+            Backend::Sqlite(_) => {
+                let c = rusqlite::Connection::open(self.file()).expect("open the file");
+                let markdown = c
+                    .query_row("SELECT markdown FROM documents WHERE id = ?1", [id], |r| {
+                        r.get(0)
+                    })
+                    .expect("the document's row");
+                let responses = c
+                    .query_row(
+                        "SELECT coalesce(group_concat(coalesce(reviewer, '') || component_inputs \
+                         || annotations || export, ' '), '') FROM responses WHERE document_id = ?1",
+                        [id],
+                        |r| r.get(0),
+                    )
+                    .expect("the responses' rows");
+                (markdown, responses)
+            }
+            Backend::Postgres { base, schema } => on_own_runtime(async {
+                let client = pg_client(base).await;
+                let sql = format!(
+                    "SELECT (SELECT markdown FROM {schema}.documents WHERE id = $1),
+                            (SELECT coalesce(string_agg(coalesce(reviewer, '') || component_inputs::text
+                                || annotations::text || export, ' '), '')
+                             FROM {schema}.responses WHERE document_id = $1)"
+                );
+                let row = client
+                    .query_one(&sql, &[&id])
+                    .await
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+                (row.get(0), row.get(1))
+            }),
+        }
+    }
+
+    /// A folder of the test's own, for files beside the store (a key file, say).
+    pub fn scratch(&self) -> PathBuf {
+        let dir = std::env::temp_dir().join(unique("passback-scratch"));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        dir
+    }
+}
+
 impl Drop for Backend {
     fn drop(&mut self) {
         match self {

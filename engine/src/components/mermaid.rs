@@ -11,6 +11,7 @@ use super::{Component, prefix_lines};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
+use crate::diagram::state::{self, StateDiagram};
 use crate::diagram::{self, svg::Frame};
 use crate::html::email;
 use crate::html::i18n::Lang;
@@ -38,6 +39,8 @@ pub struct Mermaid {
     /// warning in `validate` as in `render`.
     /// (Boxed: every block is as large as its largest kind.)
     pub laid_out: Option<Box<Result<layout::Drawing, layout::Failure>>>,
+    /// The state diagram, when the source is one this engine can read, with its layout.
+    pub state: Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -119,17 +122,27 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         Some(_) => None,
         None => parse_sequence(o, ck, &source),
     };
+    let state = match (&chart, &sequence) {
+        (None, None) => parse_state(o, ck, &source),
+        _ => None,
+    };
+    if chart.is_none() && sequence.is_none() && state.is_none() {
+        warn_not_drawn(o, ck, &source);
+    }
     let laid_out = chart
         .as_ref()
         .filter(|c| !c.nodes.is_empty())
         .map(|c| Box::new(lay_out(o, ck, c)));
-    let chart = chart.or_else(|| sequence.as_ref().map(|s| s.as_flowchart()));
+    let chart = chart
+        .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
+        .or_else(|| state.as_ref().map(|s| s.0.chart.clone()));
     Some(Mermaid {
         source,
         title,
         chart,
         sequence,
         laid_out,
+        state,
     })
 }
 
@@ -166,6 +179,118 @@ fn lay_out(
         hint.into(),
     );
     laid_out
+}
+
+/// The warning for a diagram drawn as a placeholder whose kind is not drawn here (a
+/// flowchart or sequence diagram that could not be read has its own).
+fn warn_not_drawn(o: &Obj, ck: &mut Checker, source: &str) {
+    let keyword = flowchart::parse::keyword(source).unwrap_or("");
+    if flowchart::parse::is_flowchart_keyword(keyword)
+        || keyword == "sequenceDiagram"
+        || state::parse::is_state_keyword(keyword)
+    {
+        return;
+    }
+    let kind = diagram::kind_name(keyword);
+    let message = if keyword.is_empty() {
+        "the diagram has no type keyword on its first line, so it is shown as a placeholder with its source".to_string()
+    } else {
+        format!("`{keyword}` ({kind}) is not drawn here: the diagram is shown as a placeholder with its source")
+    };
+    ck.warn(
+        Code::UnsupportedDiagram,
+        o.start_of("source"),
+        &o.path("source"),
+        message,
+        "nothing to do; readers see the source and can comment on the whole diagram".into(),
+    );
+}
+
+/// A state diagram laid out, with a warning for what it ignores and for what stops it being
+/// drawn (at that place in the document).
+fn parse_state(
+    o: &Obj,
+    ck: &mut Checker,
+    source: &str,
+) -> Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    match state::parse::parse(source)? {
+        Ok(d) => {
+            if !d.chart.ignored.is_empty() {
+                ck.warn(
+                    Code::IgnoredDirective,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    format!(
+                        "the state diagram's {} {} ignored: the drawing does not use them",
+                        d.chart
+                            .ignored
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if d.chart.ignored.len() == 1 { "is" } else { "are" }
+                    ),
+                    "nothing to do; remove them to silence this warning".into(),
+                );
+            }
+            for note in &d.chart.notes {
+                ck.warn(
+                    Code::IgnoredDirective,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    format!("in the diagram, {note}"),
+                    "nothing to do; the rest of the diagram is drawn as written".into(),
+                );
+            }
+            let laid = state::layout::layout(&d);
+            let problem = match &laid {
+                _ if d.chart.nodes.is_empty() => Some((
+                    "the state diagram has no states to draw".to_string(),
+                    "add states and transitions (`A --> B`); until then only whole-diagram comments are possible",
+                )),
+                Ok(_) => None,
+                Err(layout::Failure::TooLarge) => Some((
+                    format!(
+                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} notes, and the engine draws at most {} boxes and {} lines",
+                        d.chart.nodes.len(),
+                        d.chart.edges.len(),
+                        d.notes.len(),
+                        layout::MAX_NODES,
+                        layout::MAX_EDGES
+                    ),
+                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
+                )),
+                Err(layout::Failure::LayoutFailed) => Some((
+                    "the state diagram's layout failed, so it is not drawn".to_string(),
+                    "simplify the diagram (fewer transitions between composite states); until then the source is shown and only whole-diagram comments are possible",
+                )),
+            };
+            if let Some((message, hint)) = problem {
+                ck.warn(
+                    Code::UnsupportedDiagram,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    message,
+                    hint.into(),
+                );
+            }
+            Some(Box::new((d, laid)))
+        }
+        Err(e) => {
+            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
+            ck.warn(
+                Code::UnsupportedDiagram,
+                ck.string_offset(o.start_of("source"), e.offset),
+                &o.path("source"),
+                format!(
+                    "the state diagram could not be drawn: line {line} of `source`: {}",
+                    e.message
+                ),
+                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
+            );
+            None
+        }
+    }
 }
 
 /// A sequence diagram, with a warning for what it ignores and for what stops it being drawn
@@ -275,6 +400,12 @@ impl Component for Mermaid {
         match (&self.sequence, &self.chart) {
             // A sequence diagram's notes and frames are not in its graph: its words say all.
             (Some(seq), _) => lines.push(format!("  {}", sequence::describe::describe(seq, t))),
+            // A state diagram's kinds of state and notes are not in its graph either.
+            (None, Some(_)) if self.state.is_some() => {
+                if let Some(s) = &self.state {
+                    lines.push(format!("  {}", state::describe::describe(&s.0, t)));
+                }
+            }
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
                 for (i, n) in chart.nodes.iter().enumerate() {
@@ -313,6 +444,9 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
     let words = match (&m.sequence, &m.chart) {
         _ if !drawing.drawn => None,
         (Some(seq), _) => Some(sequence::describe::describe(seq, cx.t)),
+        (None, Some(_)) if m.state.is_some() => {
+            m.state.as_ref().map(|s| state::describe::describe(&s.0, cx.t))
+        }
         (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
     };
@@ -374,9 +508,10 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         t,
         inline_style: cx.surface.is_email(),
     };
-    let drawing = match &m.sequence {
-        Some(seq) => diagram::render_sequence(seq, &frame),
-        None => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
+    let drawing = match (&m.sequence, &m.state) {
+        (Some(seq), _) => diagram::render_sequence(seq, &frame),
+        (None, Some(s)) => diagram::render_state(&s.0, &s.1, &frame),
+        (None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {

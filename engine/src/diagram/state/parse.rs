@@ -387,15 +387,25 @@ fn state(
         ));
     }
     descriptions.retain(|d| !d.is_empty());
+    // `state X` with its `{` on the next line.
+    let after = match (after, lines.get(*i)) {
+        ("", Some(&(_, "{"))) => {
+            *i += 1;
+            "{"
+        }
+        (a, _) => a,
+    };
     let doc = match after {
         "" => None,
         "{" => Some(document(lines, i, depth + 1, r)?),
         "{}" => Some(Vec::new()),
+        // Mermaid reads the state and passes over the rest (an escaped `&lt;&lt;fork&gt;&gt;`).
         other => {
-            return Err(unsupported(
-                at,
-                format!("`{other}` after state `{id}` is not read: open a composite with `{{` at the end of the line"),
-            ));
+            let n = format!("`{other}` after `state {id}` is not read: the state is drawn as a plain one");
+            if !r.notes.contains(&n) {
+                r.notes.push(n);
+            }
+            None
         }
     };
     Ok(Some(Stmt::State {

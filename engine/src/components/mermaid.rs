@@ -1045,6 +1045,88 @@ mod tests {
     }
 
     #[test]
+    fn a_state_diagram_is_drawn_and_takes_comments_on_its_states_and_transitions() {
+        let source = "stateDiagram-v2\n[*] --> Still\nStill --> Moving : push\nstate Moving {\n  [*] --> Fast\n}\nclassDef hot fill:#f00\nclass Still hot";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for the colours");
+        assert!(w.message.contains("`classDef`, `class`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-state"), "{html}");
+        for part in [
+            "data-node=\"root_start\"",
+            "data-node=\"Moving\"",
+            "data-node=\"Moving_start\"",
+            "data-edge=\"Still→Moving\"",
+            "data-pb-edge=\"Moving_start→Fast\"",
+            "State diagram, top to bottom.",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        // Comments on a state and a transition are checked against the diagram and exported.
+        let d = state::parse::parse(source).expect("a state diagram").expect("read");
+        let laid = state::layout::layout(&d);
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(d.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: Some(Box::new((d, laid))),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "Moving", "text": "split" },
+            { "on": "edge", "from": "Still", "to": "Moving", "text": "when?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `Moving` — split"), "{out}");
+        assert!(out.contains("- Edge `Still→Moving` — when?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Nope", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+    }
+
+    #[test]
+    fn a_state_diagram_it_cannot_read_and_a_kind_not_drawn_are_warnings_naming_them() {
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"stateDiagram-v2\\nA --> B\\nmy-state --> B\"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        for (source, kind) in [
+            ("erDiagram\n  A ||--o{ B : has", "Entity relationship diagram"),
+            ("pie\n  \"a\": 1", "Pie chart"),
+        ] {
+            let doc = format!(
+                "```mermaid\n{}\n```\n",
+                serde_json::json!({ "version": "1", "source": source })
+            );
+            let v = crate::validate(&doc);
+            let d = v
+                .diagnostics
+                .iter()
+                .find(|d| d.code == Code::UnsupportedDiagram)
+                .expect("a warning for the placeholder");
+            assert!(d.message.contains(kind), "{}", d.message);
+        }
+    }
+
+    #[test]
     fn each_ignored_directive_is_named_once() {
         let source = "graph TD\nA --> B\nstyle A fill:#f9f\nclick A call()\nstyle B fill:#f00";
         let doc = format!(

@@ -90,14 +90,14 @@ pub fn describe(d: &StateDiagram, t: &Strings) -> String {
                     }
                 }
                 for (c, inner) in chart.subgraphs.iter().enumerate() {
-                    if inner.parent == Some(r) && d.regions[c].is_none() {
-                        if let Some(k) = inner
+                    if inner.parent == Some(r)
+                        && d.regions[c].is_none()
+                        && let Some(k) = inner
                             .id
                             .as_ref()
                             .and_then(|id| chart.nodes.iter().position(|n| &n.id == id))
-                        {
-                            members.push(name(d, k, t));
-                        }
+                    {
+                        members.push(name(d, k, t));
                     }
                 }
             }

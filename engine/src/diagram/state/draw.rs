@@ -211,7 +211,14 @@ pub fn state(d: &StateDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) 
             key.clear();
             push_key(&mut key, d, i, occurrences[i]);
             let label = path.label.as_ref().map(|(_, b)| b);
-            line(&mut w, path, Some(&key), label, Stroke::Solid, Marker::Arrow);
+            line(
+                &mut w,
+                path,
+                Some(&key),
+                label,
+                Stroke::Solid,
+                Marker::Arrow,
+            );
         } else {
             line(&mut w, path, None, None, Stroke::Dotted, Marker::None);
         }

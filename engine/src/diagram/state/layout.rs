@@ -17,7 +17,11 @@ pub fn note_id(state: &str, k: usize) -> String {
 /// The direction ranks run in around node `i` of `d`: its scope's, or the diagram's.
 fn direction_of(d: &StateDiagram, i: usize) -> Direction {
     let id = &d.chart.nodes[i].id;
-    let mut scope = d.chart.subgraphs.iter().position(|s| s.members.contains(id));
+    let mut scope = d
+        .chart
+        .subgraphs
+        .iter()
+        .position(|s| s.members.contains(id));
     while let Some(s) = scope {
         let sub = &d.chart.subgraphs[s];
         if let Some(dir) = sub.direction {

@@ -230,11 +230,11 @@ fn statement(
     r: &mut Reader,
 ) -> Result<Option<Stmt>, Unsupported> {
     let first = line.split_whitespace().next().unwrap_or("");
-    if let Some(rest) = line.strip_prefix("accTitle") {
-        if let Some(v) = rest.trim_start().strip_prefix(':') {
-            r.acc_title = Some(v.trim().to_string());
-            return Ok(None);
-        }
+    if let Some(rest) = line.strip_prefix("accTitle")
+        && let Some(v) = rest.trim_start().strip_prefix(':')
+    {
+        r.acc_title = Some(v.trim().to_string());
+        return Ok(None);
     }
     if let Some(rest) = line.strip_prefix("accDescr") {
         let rest = rest.trim_start();
@@ -287,7 +287,10 @@ fn statement(
     if let Some(arrow) = line.find("-->") {
         let (left, right) = (&line[..arrow], &line[arrow + 3..]);
         let (right, label) = match label_colon(right) {
-            Some(k) => (&right[..k], Some(text(&right[k + 1..])).filter(|l| !l.is_empty())),
+            Some(k) => (
+                &right[..k],
+                Some(text(&right[k + 1..])).filter(|l| !l.is_empty()),
+            ),
             None => (right, None),
         };
         let (Some(from), Some(to)) = (end(left, r), end(right, r)) else {
@@ -315,7 +318,9 @@ fn statement(
         })),
         _ => Err(unsupported(
             at,
-            format!("`{line}` is not a statement of a state diagram: write a state's id, `A --> B`, `state X {{`, `note right of X : text` or `}}`"),
+            format!(
+                "`{line}` is not a statement of a state diagram: write a state's id, `A --> B`, `state X {{`, `note right of X : text` or `}}`"
+            ),
         )),
     }
 }
@@ -353,7 +358,10 @@ fn state(
     }
     let (id, mut descriptions, after) = if let Some(quoted) = rest.strip_prefix('"') {
         let Some(close) = quoted.find('"') else {
-            return Err(unsupported(at, "the state's description has no closing `\"`"));
+            return Err(unsupported(
+                at,
+                "the state's description has no closing `\"`",
+            ));
         };
         let description = text(&quoted[..close]);
         let after = quoted[close + 1..].trim_start();
@@ -401,7 +409,9 @@ fn state(
         "{}" => Some(Vec::new()),
         // Mermaid reads the state and passes over the rest (an escaped `&lt;&lt;fork&gt;&gt;`).
         other => {
-            let n = format!("`{other}` after `state {id}` is not read: the state is drawn as a plain one");
+            let n = format!(
+                "`{other}` after `state {id}` is not read: the state is drawn as a plain one"
+            );
             if !r.notes.contains(&n) {
                 r.notes.push(n);
             }
@@ -672,7 +682,9 @@ pub fn parse(source: &str) -> Option<Result<StateDiagram, Unsupported>> {
     };
     // `stateDiagram-v2 direction LR`, or anything else after the keyword on its line.
     let mut lines_after: Vec<(usize, &str)> = Vec::with_capacity(rest.len() + 1);
-    let after_keyword = header.split_once(char::is_whitespace).map(|(_, a)| a.trim());
+    let after_keyword = header
+        .split_once(char::is_whitespace)
+        .map(|(_, a)| a.trim());
     if let Some(a) = after_keyword.filter(|a| !a.is_empty()) {
         lines_after.push((header_at + header.len() - a.len(), a));
     }

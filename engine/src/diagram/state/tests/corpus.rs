@@ -133,7 +133,9 @@ fn the_engine_reads_the_states_and_transitions_mermaid_reads() {
         }
         let want_notes = their_nodes.iter().filter(|n| n["shape"] == "note").count();
         if nodes != want_nodes {
-            wrong.push(format!("{name}: states: ours {nodes:?}, mermaid's {want_nodes:?}"));
+            wrong.push(format!(
+                "{name}: states: ours {nodes:?}, mermaid's {want_nodes:?}"
+            ));
         } else if edges != want_edges {
             wrong.push(format!(
                 "{name}: transitions: ours {edges:?}, mermaid's {want_edges:?}"
@@ -269,7 +271,10 @@ fn every_state_is_a_data_node_and_every_transition_a_data_edge() {
         }
         let edges = r.svg.matches("data-edge=").count();
         assert_eq!(edges, d.chart.edges.len(), "{name}");
-        assert!(r.svg.contains("<title") && r.svg.contains("<desc"), "{name}");
+        assert!(
+            r.svg.contains("<title") && r.svg.contains("<desc"),
+            "{name}"
+        );
         assert!(!r.svg.contains("<script") && !r.svg.contains("foreignObject"));
     }
 }

@@ -26,7 +26,15 @@ fn starts_and_ends_are_named_per_scope_as_mermaid_names_them() {
     );
     assert_eq!(
         ids(&d),
-        ["root_start", "Still", "root_end", "Moving", "Moving_start", "Fast", "Moving_end"]
+        [
+            "root_start",
+            "Still",
+            "root_end",
+            "Moving",
+            "Moving_start",
+            "Fast",
+            "Moving_end"
+        ]
     );
     assert_eq!(
         pairs(&d),
@@ -95,7 +103,12 @@ fn what_mermaid_rejects_is_an_error_at_its_line() {
         ("stateDiagram-v2\n--", "--"),
     ] {
         let e = parse(src).expect("a state diagram").expect_err(src);
-        assert_eq!(e.offset, src.find(offset_of).unwrap(), "{src}: {}", e.message);
+        assert_eq!(
+            e.offset,
+            src.find(offset_of).unwrap(),
+            "{src}: {}",
+            e.message
+        );
     }
     assert!(parse("flowchart TD\nA-->B").is_none());
     assert!(parse("sequenceDiagram\nA->>B: x").is_none());

@@ -113,3 +113,27 @@ fn what_mermaid_rejects_is_an_error_at_its_line() {
     assert!(parse("flowchart TD\nA-->B").is_none());
     assert!(parse("sequenceDiagram\nA->>B: x").is_none());
 }
+
+#[test]
+fn a_diagram_too_large_to_lay_out_is_the_placeholder() {
+    use crate::diagram::svg::Frame;
+    use crate::diagram::{render_state, state::layout};
+    let src: String = std::iter::once("stateDiagram-v2\n".to_string())
+        .chain((0..200).map(|i| format!("s{i} --> s{}\n", i + 1)))
+        .collect();
+    let d = read(&src);
+    let frame = Frame {
+        id: "d",
+        title: "Big",
+        t: &crate::html::i18n::EN,
+        inline_style: false,
+    };
+    let r = render_state(&d, &layout::layout(&d), &frame);
+    assert!(!r.drawn);
+    assert!(r.svg.contains("pb-mermaid-placeholder") && r.svg.contains("State diagram"));
+    // One that fits is drawn, its text escaped.
+    let d = read("stateDiagram-v2\ns1 : a <script> & \"b\"\ns1 --> s2 : x < y");
+    let r = render_state(&d, &layout::layout(&d), &frame);
+    assert!(r.drawn);
+    assert!(!r.svg.contains("<script>") && r.svg.contains("a &lt;script&gt; &amp;"));
+}

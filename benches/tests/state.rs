@@ -8,7 +8,10 @@ fn the_bench_state_diagrams_are_drawn() {
         let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
         let out = passback_engine::render(&doc, &passback_engine::Options::default());
         assert!(out.html.contains("pb-mermaid-state"), "{states} states");
-        assert!(!out.html.contains("pb-mermaid-placeholder"), "{states} states");
+        assert!(
+            !out.html.contains("pb-mermaid-placeholder"),
+            "{states} states"
+        );
         assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
     }
 }

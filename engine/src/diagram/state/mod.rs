@@ -4,7 +4,8 @@
 //!
 //! A state diagram is kept as a flowchart's model (`StateDiagram::chart`): each state a node
 //! with Mermaid's own id (a start or end `[*]` is `root_start`, `Parent_end`, …, as Mermaid
-//! names them), each transition an edge, each composite state a subgraph whose id is the
+//! names them; `Parent/2_start` in the second concurrency region of `Parent`, as contract §3.1
+//! names it), each transition an edge, each composite state a subgraph whose id is the
 //! state's, each concurrency region a subgraph of its composite. So comments, the answers
 //! and the export work on it as on a flowchart's, and the flowchart's layered layout places
 //! it (`layout`).
@@ -32,8 +33,8 @@ pub struct StateDiagram {
     pub chart: Flowchart,
     /// Per node of `chart`: what kind of state it is.
     pub kinds: Vec<Kind>,
-    /// Per subgraph of `chart`: `Some(id)` for a concurrency region (Mermaid's id for it,
-    /// which its `[*]` ids start with), `None` for a composite state.
+    /// Per subgraph of `chart`: `Some(id)` for a concurrency region (`{composite}/{k}` for the
+    /// k-th, which its `[*]` ids start with), `None` for a composite state.
     pub regions: Vec<Option<String>>,
     pub notes: Vec<Note>,
 }

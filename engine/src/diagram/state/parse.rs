@@ -1,7 +1,8 @@
 //! A state diagram's source read in two steps, as Mermaid reads it: its lines into statements
 //! (`Stmt`, a composite state holding its own), then the statements into the model, where a
 //! `[*]` takes its id from the composite or region it is written in (`Parent_start`,
-//! `Parent_end`; `root_start` at the top) and a composite's `--` lines split it into regions.
+//! `Parent_end`; `root_start` at the top; `Parent/2_start` in a composite's second region) and
+//! a composite's `--` lines split it into regions.
 
 use super::{Kind, Note, Side, StateDiagram};
 use crate::diagram::flowchart::{Direction, Edge, Node, Subgraph, Unsupported};
@@ -43,8 +44,8 @@ enum Stmt {
         side: Side,
         text: String,
     },
-    /// `--`, with the id Mermaid gives the region it closes (`divider-id-N`).
-    Divider(String),
+    /// `--`: the end of a concurrency region.
+    Divider,
     Direction(Direction),
 }
 
@@ -56,7 +57,6 @@ struct Reader {
     title: Option<String>,
     acc_title: Option<String>,
     acc_descr: Option<String>,
-    dividers: usize,
 }
 
 impl Reader {
@@ -278,8 +278,7 @@ fn statement(
                     "`--` divides a composite state into regions: use it inside `state X { … }`",
                 ));
             }
-            r.dividers += 1;
-            return Ok(Some(Stmt::Divider(format!("divider-id-{}", r.dividers))));
+            return Ok(Some(Stmt::Divider));
         }
         _ => {}
     }
@@ -526,9 +525,10 @@ impl Builder {
     /// The statements of one document: the root (`scope` `None`, named `root`), a composite
     /// or a region.
     fn doc(&mut self, doc: &[Stmt], name: &str, scope: Option<usize>) {
-        // A composite's `--` lines split it into regions, each a subgraph of its own; the
-        // last is named after its composite (Mermaid gives it a random id).
-        if doc.iter().any(|s| matches!(s, Stmt::Divider(_))) && scope.is_some() {
+        // A composite's `--` lines split it into regions, each a subgraph of its own, the k-th
+        // named `{composite}/{k}` (contract §3.1: Mermaid's own region ids are a counter and,
+        // for the last region, a random one).
+        if doc.iter().any(|s| matches!(s, Stmt::Divider)) && scope.is_some() {
             let mut part: Vec<Stmt> = Vec::new();
             let mut k = 0;
             let region = |b: &mut Builder, part: &[Stmt], id: String| {
@@ -546,16 +546,16 @@ impl Builder {
             };
             for stmt in doc {
                 match stmt {
-                    Stmt::Divider(id) => {
+                    Stmt::Divider => {
                         k += 1;
-                        region(self, &part, id.clone());
+                        region(self, &part, format!("{name}/{k}"));
                         part.clear();
                     }
                     other => part.push(other.clone()),
                 }
             }
             if !part.is_empty() {
-                region(self, &part, format!("{name}-region-{}", k + 1));
+                region(self, &part, format!("{name}/{}", k + 1));
             }
             return;
         }
@@ -622,7 +622,7 @@ impl Builder {
                     Some(s) => self.d.chart.subgraphs[s].direction = Some(*dir),
                     None => self.d.chart.direction = *dir,
                 },
-                Stmt::Divider(_) => {}
+                Stmt::Divider => {}
             }
         }
     }

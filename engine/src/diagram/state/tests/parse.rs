@@ -76,15 +76,15 @@ fn descriptions_kinds_notes_and_directions_are_read() {
 }
 
 #[test]
-fn dividers_split_a_composite_into_regions_named_as_mermaid_names_them() {
+fn dividers_split_a_composite_into_regions_named_by_their_place() {
     let d = read(
         "stateDiagram-v2\n[*] --> Active\nstate Active {\n  [*] --> A1\n  --\n  [*] --> B1\n  --\n  [*] --> C1\n}",
     );
-    assert!(ids(&d).contains(&"divider-id-1_start"));
-    assert!(ids(&d).contains(&"divider-id-2_start"));
-    assert!(ids(&d).contains(&"Active-region-3_start"));
+    assert!(ids(&d).contains(&"Active/1_start"));
+    assert!(ids(&d).contains(&"Active/2_start"));
+    assert!(ids(&d).contains(&"Active/3_start"));
     let regions: Vec<_> = d.regions.iter().flatten().collect();
-    assert_eq!(regions, ["divider-id-1", "divider-id-2", "Active-region-3"]);
+    assert_eq!(regions, ["Active/1", "Active/2", "Active/3"]);
     for (s, sub) in d.chart.subgraphs.iter().enumerate() {
         if d.regions[s].is_some() {
             assert_eq!(sub.parent, Some(0));

@@ -12,7 +12,7 @@
 //!
 //! - `state/`: `mod.rs` the model (states, transitions, composites and regions as a
 //!   flowchart's nodes, edges and subgraphs, with each state's kind and the notes),
-//!   `parse.rs`, `layout.rs` (the flowchart's layout, with the notes as boxes), `draw.rs` and
+//!   `parse.rs` (with `build.rs`), `layout.rs` (the flowchart's layout, with the notes as boxes), `draw.rs` and
 //!   `describe.rs`.
 //!
 //! A new kind (ER, class, gantt) is a new folder beside them with the same files: its

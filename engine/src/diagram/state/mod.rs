@@ -10,10 +10,11 @@
 //! and the export work on it as on a flowchart's, and the flowchart's layered layout places
 //! it (`layout`).
 //!
-//! - `parse`: the source into statements (`Stmt`), then into the model;
+//! - `parse`: the source into statements (`Stmt`), and `build` the statements into the model;
 //! - `layout`: the chart with its notes as boxes, laid out by the flowchart's layout;
 //! - `draw`: the SVG, and `describe` the diagram in words.
 
+mod build;
 pub mod describe;
 pub mod draw;
 pub mod layout;

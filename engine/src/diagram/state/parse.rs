@@ -1,6 +1,6 @@
 //! A state diagram's source read in two steps, as Mermaid reads it: its lines into statements
-//! (`Stmt`, a composite state holding its own), then (`build`) the statements into the model, where a
-//! `[*]` takes its id from the composite or region it is written in (`Parent_start`,
+//! (`Stmt`, a composite state holding its own), then (`build`) the statements into the model,
+//! where a `[*]` takes its id from the composite or region it is written in (`Parent_start`,
 //! `Parent_end`; `root_start` at the top; `Parent/2_start` in a composite's second region) and
 //! a composite's `--` lines split it into regions.
 

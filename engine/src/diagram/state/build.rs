@@ -2,12 +2,44 @@
 //! the scope it is first mentioned in; a `[*]` named after its scope (`root_start`,
 //! `Parent_end`); a composite's `--` regions each a subgraph named `{composite}/{k}`.
 
-use super::parse::{End, Stmt};
-use super::{Kind, Note, StateDiagram};
-use crate::diagram::flowchart::{Edge, Node, Subgraph};
+use super::{Kind, Note, Side, StateDiagram};
+use crate::diagram::flowchart::{Direction, Edge, Node, Subgraph};
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes::Shape;
 use std::collections::HashMap;
+
+/// One end of a transition: `[*]`, or a state's id.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum End {
+    Star,
+    Id(String),
+}
+
+/// A statement of a state diagram.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Stmt {
+    /// A state named, described (`X : text`, `state "text" as X`), of a kind
+    /// (`<<choice>>`, …), or holding others (`state X { … }`).
+    State {
+        id: String,
+        kind: Kind,
+        descriptions: Vec<String>,
+        doc: Option<Vec<Stmt>>,
+    },
+    Transition {
+        from: End,
+        to: End,
+        label: Option<String>,
+    },
+    Note {
+        id: String,
+        side: Side,
+        text: String,
+    },
+    /// `--`: the end of a concurrency region.
+    Divider,
+    Direction(Direction),
+}
 
 /// The model being built from the statements.
 #[derive(Default)]

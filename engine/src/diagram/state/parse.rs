@@ -4,7 +4,7 @@
 //! `Parent_end`; `root_start` at the top; `Parent/2_start` in a composite's second region) and
 //! a composite's `--` lines split it into regions.
 
-use super::build::Builder;
+use super::build::{Builder, End, Stmt};
 use super::{Kind, Side, StateDiagram};
 use crate::diagram::flowchart::{Direction, Unsupported};
 use crate::diagram::sequence::syntax::decode;
@@ -12,39 +12,6 @@ use crate::diagram::sequence::syntax::decode;
 /// `stateDiagram` and `stateDiagram-v2`.
 pub fn is_state_keyword(keyword: &str) -> bool {
     matches!(keyword, "stateDiagram" | "stateDiagram-v2")
-}
-
-/// One end of a transition: `[*]`, or a state's id.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum End {
-    Star,
-    Id(String),
-}
-
-/// A statement of a state diagram.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Stmt {
-    /// A state named, described (`X : text`, `state "text" as X`), of a kind
-    /// (`<<choice>>`, …), or holding others (`state X { … }`).
-    State {
-        id: String,
-        kind: Kind,
-        descriptions: Vec<String>,
-        doc: Option<Vec<Stmt>>,
-    },
-    Transition {
-        from: End,
-        to: End,
-        label: Option<String>,
-    },
-    Note {
-        id: String,
-        side: Side,
-        text: String,
-    },
-    /// `--`: the end of a concurrency region.
-    Divider,
-    Direction(Direction),
 }
 
 /// What the line reader has gathered besides the statements.

@@ -107,13 +107,29 @@ fn sequence_layout(c: &mut Criterion) {
     group.finish();
 }
 
+/// A document holding one state diagram of 5, 20 and 60 states (composites, choices and notes
+/// among them), rendered without the cache: parse, layout and SVG.
+fn state_layout(c: &mut Criterion) {
+    let mut group = c.benchmark_group("diagram");
+    let options = Options::default();
+    for states in [5, 20, 60] {
+        let source = serde_json::to_string(&passback_benches::state(states)).expect("a string");
+        let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+        group.bench_with_input(BenchmarkId::new("render_state", states), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &options))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cold_render,
     cache_hit,
     validate_and_export,
     diagram_layout,
-    sequence_layout
+    sequence_layout,
+    state_layout
 );
 /// `criterion_main!`, with the heap set up as the mdBook preprocessor sets it up: the benches
 /// render on the main thread, whose heap glibc would otherwise trim after every render, where

@@ -259,6 +259,30 @@ pub fn flowchart(nodes: usize) -> String {
     src
 }
 
+/// A state diagram of `states` states: a chain with a labelled transition between each pair,
+/// every fifth state a composite of two states, a choice every seventh, a note every eleventh.
+pub fn state(states: usize) -> String {
+    let mut src = String::from("stateDiagram-v2\n  [*] --> s0\n");
+    for i in 0..states {
+        if i % 5 == 4 {
+            src.push_str(&format!(
+                "  state s{i} {{\n    [*] --> a{i}\n    a{i} --> b{i} : inner\n    b{i} --> [*]\n  }}\n"
+            ));
+        }
+        if i % 7 == 6 {
+            src.push_str(&format!("  state s{i} <<choice>>\n"));
+        }
+        if i + 1 < states {
+            src.push_str(&format!("  s{i} --> s{} : step {i}\n", i + 1));
+        }
+        if i % 11 == 10 {
+            src.push_str(&format!("  note right of s{i} : checked {i}\n"));
+        }
+    }
+    src.push_str(&format!("  s{} --> [*]\n", states.saturating_sub(1)));
+    src
+}
+
 /// A sequence diagram of `messages` messages among five participants: requests and dotted
 /// replies, a note every few messages and a loop around the middle.
 pub fn sequence(messages: usize) -> String {

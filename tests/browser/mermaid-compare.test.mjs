@@ -1,5 +1,6 @@
-// Ten flowcharts of Mermaid's own documentation (fixtures/mermaid-flowcharts/), drawn by the
-// engine and by mermaid.js in the same Chromium, side by side, one screenshot each in
+// Ten flowcharts and ten state diagrams of Mermaid's own documentation
+// (fixtures/mermaid-flowcharts/, fixtures/mermaid-state/), drawn by the engine and by mermaid.js
+// in the same Chromium, side by side, one screenshot each in
 // target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
 // not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
 import { test, before, after } from 'node:test';
@@ -8,11 +9,15 @@ import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, SHOTS, startServer, browser, renderedPage } from './harness.mjs';
 
-const MERMAID = join(ROOT, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
+// `MERMAID_JS=…/mermaid.min.js` points at a copy installed elsewhere.
+const MERMAID = process.env.MERMAID_JS || join(ROOT, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
 const OUT = join(SHOTS, 'mermaid-compare');
-const NAMES = ['flowchart-86', 'flowchart-381', 'flowchart-1360', 'flowchart-1455', 'flowchart-1485',
+const FLOWCHARTS = ['flowchart-86', 'flowchart-381', 'flowchart-1360', 'flowchart-1455', 'flowchart-1485',
   'flowchart-1543', 'flowchart-1581', 'flowchart-1623', 'flowchart-1700', 'flowchart-1728'];
-const corpus = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'mermaid-flowcharts', 'corpus.json'), 'utf8'));
+const STATES = ['docs-stateDiagram-17', 'docs-stateDiagram-90', 'docs-stateDiagram-166', 'docs-stateDiagram-202',
+  'docs-stateDiagram-242', 'docs-stateDiagram-288', 'docs-stateDiagram-310', 'docs-stateDiagram-344',
+  'docs-stateDiagram-370', 'docs-stateDiagram-413'];
+const corpus = (dir) => JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'corpus.json'), 'utf8'));
 
 let server;
 before(async () => {
@@ -22,18 +27,21 @@ before(async () => {
 });
 after(() => server?.stop());
 
-test('ten of Mermaid\'s flowcharts beside mermaid.js\'s drawing', { skip: !existsSync(MERMAID) && 'mermaid is not installed (npm install --no-save mermaid@11)' }, async () => {
+/** Each of `names` from `dir`'s corpus drawn by the engine (its SVG of class `kind`) and by
+ * mermaid.js, side by side. */
+async function compare(dir, names, kind) {
+  const entries = corpus(dir);
   const ctx = await browser({ viewport: { width: 1400, height: 900 } });
   try {
-    for (const name of NAMES) {
-      const entry = corpus.find((d) => d.name === name);
+    for (const name of names) {
+      const entry = entries.find((d) => d.name === name);
       assert.ok(entry, `${name} is in the corpus`);
       const doc = '```mermaid\n' + JSON.stringify({ version: '1', source: entry.source, title: name }) + '\n```\n';
       const ours = await ctx.newPage();
       await ours.goto(await renderedPage(server, doc));
       const svg = await ours.locator('.pb-diagram-canvas svg').evaluate((s) => s.outerHTML);
       await ours.close();
-      assert.match(svg, /pb-mermaid-flowchart/, `${name}: drawn by the engine`);
+      assert.ok(svg.includes(kind), `${name}: drawn by the engine`);
 
       const page = await ctx.newPage();
       await page.setContent(`<!doctype html><html><body style="margin:0;font-family:sans-serif">
@@ -60,4 +68,10 @@ test('ten of Mermaid\'s flowcharts beside mermaid.js\'s drawing', { skip: !exist
   } finally {
     await ctx.close();
   }
-});
+}
+
+const skip = !existsSync(MERMAID) && 'mermaid is not installed (npm install --no-save mermaid@11)';
+test('ten of Mermaid\'s flowcharts beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-flowcharts', FLOWCHARTS, 'pb-mermaid-flowchart'));
+test('ten of Mermaid\'s state diagrams beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-state', STATES, 'pb-mermaid-state'));

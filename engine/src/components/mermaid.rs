@@ -11,6 +11,7 @@ use super::{Component, prefix_lines};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
+use crate::diagram::state::{self, StateDiagram};
 use crate::diagram::{self, svg::Frame};
 use crate::html::email;
 use crate::html::i18n::Lang;
@@ -38,6 +39,8 @@ pub struct Mermaid {
     /// warning in `validate` as in `render`.
     /// (Boxed: every block is as large as its largest kind.)
     pub laid_out: Option<Box<Result<layout::Drawing, layout::Failure>>>,
+    /// The state diagram, when the source is one this engine can read, with its layout.
+    pub state: Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -119,17 +122,27 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         Some(_) => None,
         None => parse_sequence(o, ck, &source),
     };
+    let state = match (&chart, &sequence) {
+        (None, None) => parse_state(o, ck, &source),
+        _ => None,
+    };
+    if chart.is_none() && sequence.is_none() && state.is_none() {
+        warn_not_drawn(o, ck, &source);
+    }
     let laid_out = chart
         .as_ref()
         .filter(|c| !c.nodes.is_empty())
         .map(|c| Box::new(lay_out(o, ck, c)));
-    let chart = chart.or_else(|| sequence.as_ref().map(|s| s.as_flowchart()));
+    let chart = chart
+        .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
+        .or_else(|| state.as_ref().map(|s| s.0.chart.clone()));
     Some(Mermaid {
         source,
         title,
         chart,
         sequence,
         laid_out,
+        state,
     })
 }
 
@@ -166,6 +179,118 @@ fn lay_out(
         hint.into(),
     );
     laid_out
+}
+
+/// The warning for a diagram drawn as a placeholder whose kind is not drawn here (a
+/// flowchart or sequence diagram that could not be read has its own).
+fn warn_not_drawn(o: &Obj, ck: &mut Checker, source: &str) {
+    let keyword = flowchart::parse::keyword(source).unwrap_or("");
+    if flowchart::parse::is_flowchart_keyword(keyword)
+        || keyword == "sequenceDiagram"
+        || state::parse::is_state_keyword(keyword)
+    {
+        return;
+    }
+    let kind = diagram::kind_name(keyword);
+    let message = if keyword.is_empty() {
+        "the diagram has no type keyword on its first line, so it is shown as a placeholder with its source".to_string()
+    } else {
+        format!("`{keyword}` ({kind}) is not drawn here: the diagram is shown as a placeholder with its source")
+    };
+    ck.warn(
+        Code::UnsupportedDiagram,
+        o.start_of("source"),
+        &o.path("source"),
+        message,
+        "nothing to do; readers see the source and can comment on the whole diagram".into(),
+    );
+}
+
+/// A state diagram laid out, with a warning for what it ignores and for what stops it being
+/// drawn (at that place in the document).
+fn parse_state(
+    o: &Obj,
+    ck: &mut Checker,
+    source: &str,
+) -> Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    match state::parse::parse(source)? {
+        Ok(d) => {
+            if !d.chart.ignored.is_empty() {
+                ck.warn(
+                    Code::IgnoredDirective,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    format!(
+                        "the state diagram's {} {} ignored: the drawing does not use them",
+                        d.chart
+                            .ignored
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if d.chart.ignored.len() == 1 { "is" } else { "are" }
+                    ),
+                    "nothing to do; remove them to silence this warning".into(),
+                );
+            }
+            for note in &d.chart.notes {
+                ck.warn(
+                    Code::IgnoredDirective,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    format!("in the diagram, {note}"),
+                    "nothing to do; the rest of the diagram is drawn as written".into(),
+                );
+            }
+            let laid = state::layout::layout(&d);
+            let problem = match &laid {
+                _ if d.chart.nodes.is_empty() => Some((
+                    "the state diagram has no states to draw".to_string(),
+                    "add states and transitions (`A --> B`); until then only whole-diagram comments are possible",
+                )),
+                Ok(_) => None,
+                Err(layout::Failure::TooLarge) => Some((
+                    format!(
+                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} notes, and the engine draws at most {} boxes and {} lines",
+                        d.chart.nodes.len(),
+                        d.chart.edges.len(),
+                        d.notes.len(),
+                        layout::MAX_NODES,
+                        layout::MAX_EDGES
+                    ),
+                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
+                )),
+                Err(layout::Failure::LayoutFailed) => Some((
+                    "the state diagram's layout failed, so it is not drawn".to_string(),
+                    "simplify the diagram (fewer transitions between composite states); until then the source is shown and only whole-diagram comments are possible",
+                )),
+            };
+            if let Some((message, hint)) = problem {
+                ck.warn(
+                    Code::UnsupportedDiagram,
+                    o.start_of("source"),
+                    &o.path("source"),
+                    message,
+                    hint.into(),
+                );
+            }
+            Some(Box::new((d, laid)))
+        }
+        Err(e) => {
+            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
+            ck.warn(
+                Code::UnsupportedDiagram,
+                ck.string_offset(o.start_of("source"), e.offset),
+                &o.path("source"),
+                format!(
+                    "the state diagram could not be drawn: line {line} of `source`: {}",
+                    e.message
+                ),
+                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
+            );
+            None
+        }
+    }
 }
 
 /// A sequence diagram, with a warning for what it ignores and for what stops it being drawn
@@ -275,6 +400,12 @@ impl Component for Mermaid {
         match (&self.sequence, &self.chart) {
             // A sequence diagram's notes and frames are not in its graph: its words say all.
             (Some(seq), _) => lines.push(format!("  {}", sequence::describe::describe(seq, t))),
+            // A state diagram's kinds of state and notes are not in its graph either.
+            (None, Some(_)) if self.state.is_some() => {
+                if let Some(s) = &self.state {
+                    lines.push(format!("  {}", state::describe::describe(&s.0, t)));
+                }
+            }
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
                 for (i, n) in chart.nodes.iter().enumerate() {
@@ -313,6 +444,9 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
     let words = match (&m.sequence, &m.chart) {
         _ if !drawing.drawn => None,
         (Some(seq), _) => Some(sequence::describe::describe(seq, cx.t)),
+        (None, Some(_)) if m.state.is_some() => {
+            m.state.as_ref().map(|s| state::describe::describe(&s.0, cx.t))
+        }
         (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
     };
@@ -374,9 +508,10 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         t,
         inline_style: cx.surface.is_email(),
     };
-    let drawing = match &m.sequence {
-        Some(seq) => diagram::render_sequence(seq, &frame),
-        None => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
+    let drawing = match (&m.sequence, &m.state) {
+        (Some(seq), _) => diagram::render_sequence(seq, &frame),
+        (None, Some(s)) => diagram::render_state(&s.0, &s.1, &frame),
+        (None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {
@@ -907,6 +1042,88 @@ mod tests {
             html.contains("class=\"pb-diagram-canvas pb-dw-") && html.contains("tabindex=\"0\" role=\"region\" aria-labelledby="),
             "{html}"
         );
+    }
+
+    #[test]
+    fn a_state_diagram_is_drawn_and_takes_comments_on_its_states_and_transitions() {
+        let source = "stateDiagram-v2\n[*] --> Still\nStill --> Moving : push\nstate Moving {\n  [*] --> Fast\n}\nclassDef hot fill:#f00\nclass Still hot";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for the colours");
+        assert!(w.message.contains("`classDef`, `class`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-state"), "{html}");
+        for part in [
+            "data-node=\"root_start\"",
+            "data-node=\"Moving\"",
+            "data-node=\"Moving_start\"",
+            "data-edge=\"Still→Moving\"",
+            "data-pb-edge=\"Moving_start→Fast\"",
+            "State diagram, top to bottom.",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        // Comments on a state and a transition are checked against the diagram and exported.
+        let d = state::parse::parse(source).expect("a state diagram").expect("read");
+        let laid = state::layout::layout(&d);
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(d.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: Some(Box::new((d, laid))),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "Moving", "text": "split" },
+            { "on": "edge", "from": "Still", "to": "Moving", "text": "when?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `Moving` — split"), "{out}");
+        assert!(out.contains("- Edge `Still→Moving` — when?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Nope", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+    }
+
+    #[test]
+    fn a_state_diagram_it_cannot_read_and_a_kind_not_drawn_are_warnings_naming_them() {
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"stateDiagram-v2\\nA --> B\\nmy-state --> B\"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        for (source, kind) in [
+            ("erDiagram\n  A ||--o{ B : has", "Entity relationship diagram"),
+            ("pie\n  \"a\": 1", "Pie chart"),
+        ] {
+            let doc = format!(
+                "```mermaid\n{}\n```\n",
+                serde_json::json!({ "version": "1", "source": source })
+            );
+            let v = crate::validate(&doc);
+            let d = v
+                .diagnostics
+                .iter()
+                .find(|d| d.code == Code::UnsupportedDiagram)
+                .expect("a warning for the placeholder");
+            assert!(d.message.contains(kind), "{}", d.message);
+        }
     }
 
     #[test]

@@ -10,7 +10,12 @@
 //!   edges as a flowchart's (`Sequence::as_flowchart`), `parse.rs` (with `syntax.rs` and
 //!   `colour.rs`), `layout.rs`, `draw.rs` and `describe.rs`.
 //!
-//! A new kind (state, ER, class, gantt) is a new folder beside them with the same files: its
+//! - `state/`: `mod.rs` the model (states, transitions, composites and regions as a
+//!   flowchart's nodes, edges and subgraphs, with each state's kind and the notes),
+//!   `parse.rs` (with `build.rs`), `layout.rs` (the flowchart's layout, with the notes as boxes), `draw.rs` and
+//!   `describe.rs`.
+//!
+//! A new kind (ER, class, gantt) is a new folder beside them with the same files: its
 //! model and `parse.rs` → `layout.rs` → `draw.rs`, its words in `describe.rs`, its tests in its
 //! `tests/`; then one arm in [`render_laid_out`] and in `components/mermaid.rs`. A kind gives
 //! comments their nodes and edges as a [`flowchart::Flowchart`], so it may use the flowchart's
@@ -36,6 +41,7 @@ pub mod line;
 pub mod route;
 pub mod sequence;
 pub mod shapes;
+pub mod state;
 pub mod svg;
 pub mod text;
 
@@ -116,11 +122,15 @@ pub fn render_laid_out(
                 placeholder(t.diagram_sequence[6], t.diagram_failed[0])
             }
             Some(Err(_)) => placeholder(t.diagram_sequence[6], t.diagram_failed[2]),
-            None => match flowchart::parse::keyword(source) {
-                Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
-                    placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
-                }
-                other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+            None => match state::parse::parse(source) {
+                Some(Ok(d)) => render_state(&d, &state::layout::layout(&d), frame),
+                Some(Err(_)) => placeholder(t.diagram_state[6], t.diagram_failed[2]),
+                None => match flowchart::parse::keyword(source) {
+                    Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
+                        placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
+                    }
+                    other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+                },
             },
         },
     }
@@ -156,8 +166,39 @@ pub fn render_sequence(seq: &sequence::Sequence, frame: &Frame) -> Rendered {
     }
 }
 
+/// The SVG of a state diagram: drawn, or the placeholder when it has no states or is too
+/// large to lay out.
+pub fn render_state(
+    d: &state::StateDiagram,
+    laid_out: &Result<layout::Drawing, Failure>,
+    frame: &Frame,
+) -> Rendered {
+    let t = frame.t;
+    let note = match laid_out {
+        _ if d.chart.nodes.is_empty() => t.diagram_failed[3],
+        Ok(laid) => {
+            let (svg, width, height) = state::draw::state(d, laid, frame);
+            return Rendered {
+                svg,
+                drawn: true,
+                width,
+                height,
+            };
+        }
+        Err(Failure::TooLarge) => t.diagram_failed[0],
+        Err(Failure::LayoutFailed) => t.diagram_failed[1],
+    };
+    let (svg, width, height) = svg::placeholder(t.diagram_state[6], note, frame);
+    Rendered {
+        svg,
+        drawn: false,
+        width,
+        height,
+    }
+}
+
 /// A readable name for a Mermaid diagram type keyword.
-fn kind_name(keyword: &str) -> &'static str {
+pub fn kind_name(keyword: &str) -> &'static str {
     match keyword {
         "sequenceDiagram" => "Sequence diagram",
         "classDiagram" | "classDiagram-v2" => "Class diagram",

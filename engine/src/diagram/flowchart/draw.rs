@@ -21,7 +21,7 @@ use crate::diagram::text::Block;
 /// Appends the path through `points`, its ends moved to `first` and `last`: smooth
 /// (`geometry::curve`), or, for an edge routed around boxes, straight runs whose bends are
 /// rounded (`geometry::bend`, the radius the router checked against the boxes).
-fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt, straight: bool) {
+pub fn push_curve(d: &mut String, points: &[Pt], first: Pt, last: Pt, axis: Pt, straight: bool) {
     d.push('M');
     push_pt(d, first);
     let n = points.len();
@@ -66,7 +66,7 @@ const DOT_R: f64 = 4.0;
 
 /// Draws the marker whose tip is `tip`, arriving along `dir`; returns how far the line
 /// should stop short of the tip.
-fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
+pub fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
     let scale = if thick { 1.3 } else { 1.0 };
     let normal = Pt::new(-dir.y, dir.x);
     match m {

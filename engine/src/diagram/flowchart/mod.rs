@@ -192,8 +192,8 @@ pub struct Unsupported {
 }
 
 #[cfg(test)]
-mod tests {
-    mod corpus;
+pub(crate) mod tests {
+    pub(crate) mod corpus;
     mod describe;
     mod parse;
     mod props;

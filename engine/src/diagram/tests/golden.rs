@@ -78,6 +78,21 @@ fn well_formed(svg: &str) -> Result<(), String> {
 
 fn check(name: &str, src: &str, svg: &str) -> Vec<String> {
     let mut problems = Vec::new();
+    if let Some(Ok(d)) = diagram::state::parse::parse(src) {
+        if !svg.contains("pb-mermaid-state") {
+            problems.push(format!("{name}: the state diagram is not drawn"));
+        }
+        for n in &d.chart.nodes {
+            let needle = format!("data-node=\"{}\"", n.id);
+            let count = svg.matches(&needle).count();
+            if count != 1 {
+                problems.push(format!("{name}: state {} appears {count} times", n.id));
+            }
+        }
+        if svg.matches("data-edge=").count() != d.chart.edges.len() {
+            problems.push(format!("{name}: not one data-edge per transition"));
+        }
+    }
     if let Err(e) = well_formed(svg) {
         problems.push(format!("{name}: not well formed: {e}"));
     }
@@ -195,6 +210,8 @@ fn flowcharts_are_drawn_and_the_rest_are_placeholders() {
             assert!(r.svg.contains(title_of(&src)), "{name}");
         }
     }
+    let state = draw("stateDiagram-v2\n[*] --> A");
+    assert!(state.drawn && state.svg.contains("State diagram, top to bottom."));
     let seq = draw("sequenceDiagram\nA->>B: hi");
     assert!(seq.svg.contains("Sequence diagram"));
 }

@@ -229,3 +229,75 @@ fn the_output_budget_cuts_in_document_order_whatever_the_kinds() {
         assert_eq!(drawn, n < cut, "b{n} (cut at b{cut})");
     }
 }
+
+/// An architecture diagram as large as real ones run (16 KB): twelve areas of services with
+/// long labels, comments, classes and labelled links between the areas.
+fn architecture_16k() -> String {
+    let mut s =
+        String::from("%% Platform overview: every service and what calls what.\nflowchart LR\n");
+    s.push_str("classDef store fill:#fff3bf,stroke:#e67700,stroke-width:2px\n");
+    s.push_str(
+        "classDef edge fill:#d0ebff,stroke:#1c7ed6\nclassDef risk fill:#c92a2a,color:#fff\n",
+    );
+    let areas = [
+        "ingest",
+        "auth",
+        "billing",
+        "search",
+        "catalog",
+        "orders",
+        "payments",
+        "notify",
+        "reports",
+        "admin",
+        "storage",
+        "observability",
+    ];
+    for (a, area) in areas.iter().enumerate() {
+        s.push_str(&format!("  %% ---- {area} ----\n  subgraph {area}[\"{area} area: owned by team {a}, on-call rota {a}\"]\n    direction TB\n"));
+        for k in 0..9 {
+            let class = match k {
+                0 => ":::edge",
+                8 => ":::store",
+                _ => "",
+            };
+            s.push_str(&format!(
+                "    {area}_{k}[\"{area} service {k}<br/>handles {area} requests of kind {k}, retries three times\"]{class}\n"
+            ));
+        }
+        for k in 0..8 {
+            s.push_str(&format!("    {area}_{k} -->|calls| {area}_{}\n", k + 1));
+        }
+        s.push_str("  end\n");
+    }
+    for (a, area) in areas.iter().enumerate().skip(1) {
+        s.push_str(&format!(
+            "  {}_8 -- \"publishes events to\" --> {area}_0\n",
+            areas[a - 1]
+        ));
+    }
+    s.push_str(
+        "  class payments_3,billing_4 risk\n  linkStyle 0 stroke:#c92a2a,stroke-width:3px\n",
+    );
+    while s.len() < 16 * 1024 {
+        s.push_str(
+            "  %% Reviewed quarterly by the platform group; keep labels short where possible.\n",
+        );
+    }
+    s
+}
+
+#[test]
+fn a_16_kb_architecture_diagram_is_drawn() {
+    let source = architecture_16k();
+    assert!(source.len() >= 16 * 1024, "{}", source.len());
+    let out = rendered(&mermaid(&source));
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    assert!(
+        out.html.contains("pb-mermaid-flowchart"),
+        "drawn, not a placeholder"
+    );
+    assert!(out.html.contains("data-node=\"observability_8\""));
+    // The classes' colours reach the boxes.
+    assert!(out.html.contains("fill=\"#fff3bf\"") && out.html.contains("fill=\"#c92a2a\""));
+}

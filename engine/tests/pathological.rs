@@ -186,3 +186,86 @@ fn allocate_totals_and_weights_past_the_limit_are_refused_not_counted_out() {
         }
     }
 }
+
+/// A mermaid block of `source`.
+fn mermaid_block(source: &str) -> String {
+    format!(
+        "```mermaid\n{}\n```\n",
+        serde_json::json!({ "version": "1", "source": source })
+    )
+}
+
+/// Sources at the 64 KiB limit built to make the parsers and the layout do the most work per
+/// byte: thousands of distinct nodes, edge attributes looked up by Mermaid's edge ids, styles
+/// by the thousand, participants and messages by the thousand. Each comes back, drawn or
+/// with a warning, within the diagram caps.
+#[test]
+fn sources_at_the_64_kib_limit_stay_within_the_caps() {
+    const LIMIT: usize = 64 * 1024;
+    let fill = |head: &str, unit: &dyn Fn(usize) -> String| {
+        let mut s = String::from(head);
+        let mut i = 0;
+        loop {
+            let u = unit(i);
+            if s.len() + u.len() > LIMIT {
+                break;
+            }
+            s.push_str(&u);
+            i += 1;
+        }
+        s
+    };
+    let sources = [
+        // Distinct nodes, one statement each.
+        fill("graph TD\n", &|i| format!("n{i}\n")),
+        // A chain of distinct nodes: more edges than a flowchart may have.
+        fill("graph TD\nn0", &|i| format!("-->n{}", i + 1)),
+        // Edge attributes named by Mermaid's own edge ids, after as many edges as allowed.
+        fill(
+            &format!(
+                "graph TD\n{}",
+                (0..2000)
+                    .map(|i| format!("a{i}-->b{i}\n"))
+                    .collect::<String>()
+            ),
+            &|i| format!("L_a{}_b{}_0@{{ animate: true }}\n", i % 2000, i % 2000),
+        ),
+        // Classes and styles by the thousand.
+        fill("graph TD\nA-->B\n", &|i| {
+            format!(
+                "classDef c{i} fill:#f9f,stroke:#333\nclass A,B c{i}\nstyle A fill:#{:03x}\n",
+                i % 4096
+            )
+        }),
+        // Participants and messages by the thousand.
+        fill("sequenceDiagram\n", &|i| format!("p{i}->>p{}: m\n", i + 1)),
+        fill("sequenceDiagram\nA->>B: x\n", &|_| {
+            "A->>B: hi\n".to_string()
+        }),
+    ];
+    for source in &sources {
+        assert!(
+            source.len() <= LIMIT && source.len() > LIMIT - 100,
+            "{}",
+            source.len()
+        );
+        let doc = mermaid_block(source);
+        let out = render(&doc, &Options::default());
+        assert!(!codes(&out).contains(&"too_long"), "{:?}", codes(&out));
+        assert!(
+            out.html.contains("pb-mermaid"),
+            "a diagram or its placeholder"
+        );
+        let checked = validate(&doc);
+        assert!(
+            !checked
+                .diagnostics
+                .iter()
+                .any(|d| d.code.name() == "too_long")
+        );
+    }
+    // One byte over the limit is refused.
+    let over = format!("graph TD\n{}", "a".repeat(LIMIT - 8));
+    let out = render(&mermaid_block(&over), &Options::default());
+    assert!(codes(&out).contains(&"too_long"), "{:?}", codes(&out));
+}

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::store::{Backend, postgres_url, runtime, with_query};
+use common::store::{Backend, runtime, with_query};
 use passback_server::routing::Routing;
 use passback_server::store::{Lookup, StoreConfig};
 use std::net::TcpListener;

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SHOTS, startServer, browser, renderedPage } from './harness.mjs';
+import { ROOT, SHOTS, startServer, browser, renderedPage, axeViolations, watchConsole } from './harness.mjs';
 
 const DIR = join(ROOT, 'fixtures', 'diagrams');
 const OUT = join(SHOTS, 'diagrams');
@@ -42,6 +42,59 @@ for (const scheme of ['light', 'dark']) {
         }
         await page.close();
       }
+    } finally {
+      await ctx.close();
+    }
+  });
+}
+
+// Authors' colours (style, classDef, :::, linkStyle) are presentation attributes the stylesheet
+// leaves alone: the same in light and dark, no CSP violation, and text that axe finds readable.
+const STYLED = `flowchart LR
+  classDef done fill:#237032,stroke:#1b5e20,color:#fff
+  classDef failed fill:#c92a2a,stroke-width:3px
+  A[Build]:::done --> B{Tests pass?}
+  B -- yes --> C[Deploy]:::done
+  B -- no --> D[Page the owner]:::failed
+  subgraph S [Release]
+    C --> E[Announce]
+  end
+  style E fill:#fff3bf,stroke:#e67700,stroke-dasharray:4 2
+  style S fill:#e7f5ff
+  linkStyle 2 stroke:#c92a2a,stroke-width:2px,color:#c92a2a`;
+
+for (const scheme of ['light', 'dark']) {
+  test(`authors' colours hold and stay readable, ${scheme}`, async () => {
+    const ctx = await browser({ colorScheme: scheme, viewport: { width: 900, height: 700 } });
+    try {
+      const page = await ctx.newPage();
+      const problems = watchConsole(page);
+      const doc = '```mermaid\n' + JSON.stringify({ version: '1', source: STYLED, title: 'Release' }) + '\n```\n';
+      const url = await renderedPage(server, doc);
+      await page.goto(url);
+      await page.locator('.pb-diagram').first().screenshot({ path: join(OUT, `authored-colours-${scheme}.png`) });
+      const fills = await page.$$eval('svg [data-node]', (nodes) => Object.fromEntries(nodes.map((n) => {
+        const shape = n.querySelector('.pb-d-authored:not(text)');
+        const text = n.querySelector('text');
+        return [n.getAttribute('data-node'), {
+          fill: shape && getComputedStyle(shape).fill,
+          text: text && getComputedStyle(text).fill,
+        }];
+      })));
+      assert.equal(fills.A.fill, 'rgb(35, 112, 50)', JSON.stringify(fills));
+      assert.equal(fills.A.text, 'rgb(255, 255, 255)');
+      assert.equal(fills.D.fill, 'rgb(201, 42, 42)');
+      assert.equal(fills.E.fill, 'rgb(255, 243, 191)');
+      assert.equal(fills.S.fill, 'rgb(231, 245, 255)');
+      const edge = await page.$eval('[data-edge="B→D"] .pb-d-line', (l) => getComputedStyle(l).stroke);
+      assert.equal(edge, 'rgb(201, 42, 42)');
+      assert.deepEqual(await axeViolations(page), [], `axe, ${scheme}`);
+      assert.deepEqual(problems, []);
+      // As served (before any script runs): the SVG carries no style attribute.
+      const served = await (await fetch(url)).text();
+      const svg = served.slice(served.indexOf('<svg'), served.indexOf('</svg>'));
+      assert.ok(svg.includes('pb-d-authored') && !/ style=/.test(svg), 'no style attribute');
+      await page.close();
     } finally {
       await ctx.close();
     }

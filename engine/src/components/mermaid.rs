@@ -22,8 +22,10 @@ use maud::{Markup, PreEscaped, Render, html};
 use serde_json::Value as JsonValue;
 
 const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
-/// Largest accepted `source`, in bytes ("under ~8 KB").
-pub const MAX_SOURCE: usize = 8 * 1024;
+/// Largest accepted `source`, in bytes: real architecture diagrams run to 16 KB; the
+/// diagram caps (nodes, edges, participants, layout boxes) and the render budget bound the
+/// work whatever the size.
+pub const MAX_SOURCE: usize = 64 * 1024;
 pub const MAX_TITLE: usize = 200;
 
 #[derive(Debug, Clone)]
@@ -127,7 +129,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         _ => None,
     };
     if chart.is_none() && sequence.is_none() && state.is_none() {
-        warn_not_drawn(o, ck, &source);
+        warn_placeholder(o, ck, &source);
     }
     let laid_out = chart
         .as_ref()
@@ -144,6 +146,31 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         laid_out,
         state,
     })
+}
+
+/// A warning naming the kind of a diagram that shows as a placeholder because this engine
+/// does not draw its kind (a flowchart, sequence or state diagram it cannot read has its own).
+fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
+    let keyword = flowchart::parse::keyword(source).unwrap_or("");
+    if flowchart::parse::is_flowchart_keyword(keyword)
+        || keyword == "sequenceDiagram"
+        || state::parse::is_state_keyword(keyword)
+    {
+        return;
+    }
+    let kind = diagram::kind_name(keyword);
+    let message = if kind == "Mermaid diagram" {
+        "the diagram's type is not one this engine knows, so it shows as a placeholder".to_string()
+    } else {
+        format!("{kind}s are not drawn here yet: this one shows as a placeholder naming its type")
+    };
+    ck.warn(
+        Code::UnsupportedDiagram,
+        o.start_of("source"),
+        &o.path("source"),
+        message,
+        "flowcharts, sequence and state diagrams are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
+    );
 }
 
 /// The flowchart's layout, with a warning where it cannot be drawn.
@@ -179,31 +206,6 @@ fn lay_out(
         hint.into(),
     );
     laid_out
-}
-
-/// The warning for a diagram drawn as a placeholder whose kind is not drawn here (a
-/// flowchart or sequence diagram that could not be read has its own).
-fn warn_not_drawn(o: &Obj, ck: &mut Checker, source: &str) {
-    let keyword = flowchart::parse::keyword(source).unwrap_or("");
-    if flowchart::parse::is_flowchart_keyword(keyword)
-        || keyword == "sequenceDiagram"
-        || state::parse::is_state_keyword(keyword)
-    {
-        return;
-    }
-    let kind = diagram::kind_name(keyword);
-    let message = if keyword.is_empty() {
-        "the diagram has no type keyword on its first line, so it is shown as a placeholder with its source".to_string()
-    } else {
-        format!("`{keyword}` ({kind}) is not drawn here: the diagram is shown as a placeholder with its source")
-    };
-    ck.warn(
-        Code::UnsupportedDiagram,
-        o.start_of("source"),
-        &o.path("source"),
-        message,
-        "nothing to do; readers see the source and can comment on the whole diagram".into(),
-    );
 }
 
 /// A state diagram laid out, with a warning for what it ignores and for what stops it being
@@ -959,18 +961,18 @@ mod tests {
     }
     #[test]
     fn a_sequence_diagram_it_cannot_draw_is_pointed_at_in_the_document() {
-        let doc = "# Title\n\n```mermaid\n{\n \"version\": \"1\",\n \"source\": \"sequenceDiagram\\n  A->>B: \\\"hi\\\"\\n  A-|\\\\B: half\"\n}\n```\n";
+        let doc = "# Title\n\n```mermaid\n{\n \"version\": \"1\",\n \"source\": \"sequenceDiagram\\n  A->>B: \\\"hi\\\"\\n  A=>B: half\"\n}\n```\n";
         let v = crate::validate(doc);
         let d = v
             .diagnostics
             .iter()
             .find(|d| d.code == Code::UnsupportedDiagram)
             .expect("a diagnostic");
-        assert!(d.message.contains("half arrow"), "{}", d.message);
+        assert!(d.message.contains("`A=>B:`"), "{}", d.message);
         assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
-        // The `-|\` as written in the document: line 6, at its column.
+        // The statement as written in the document: line 6, at its column.
         let line = doc.lines().nth(5).expect("line 6");
-        let col = line.find("-|").expect("the arrow") + 1;
+        let col = line.find("A=>").expect("the statement") + 1;
         assert_eq!((d.line, d.column), (6, col), "{line}");
         // A sequence diagram it draws takes comments on participants and messages.
         let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"sequenceDiagram\\nA->>B: hi\\nlink A: x @ https://example.com\"}\n```\n";
@@ -1128,7 +1130,7 @@ mod tests {
 
     #[test]
     fn each_ignored_directive_is_named_once() {
-        let source = "graph TD\nA --> B\nstyle A fill:#f9f\nclick A call()\nstyle B fill:#f00";
+        let source = "graph TD\nA --> B\nclick A call()\ndirection LR\nclick B call()";
         let doc = format!(
             "```mermaid\n{}\n```\n",
             serde_json::json!({ "version": "1", "source": source })
@@ -1140,9 +1142,48 @@ mod tests {
             .find(|d| d.code == Code::IgnoredDirective)
             .expect("a warning for the ignored directives");
         assert!(
-            warning.message.contains("`style`, `click` are ignored"),
+            warning.message.contains("`click`, `direction` are ignored"),
             "{}",
             warning.message
         );
+    }
+
+    fn validated(source: &str) -> Vec<crate::Diagnostic> {
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        crate::validate(&doc).diagnostics
+    }
+
+    #[test]
+    fn a_kind_shown_as_a_placeholder_is_a_warning_naming_it() {
+        for (source, kind) in [
+            ("pie title Pets\n\"Dogs\" : 386", "Pie charts"),
+            ("gantt\ntitle A plan\nsection S\nTask :a1, 2024-01-01, 3d", "Gantt charts"),
+            ("%%{init: {'theme': 'dark'}}%%\nclassDiagram\nA <|-- B", "Class diagrams"),
+        ] {
+            let d = validated(source);
+            let w: Vec<_> = d.iter().filter(|d| d.code == Code::UnsupportedDiagram).collect();
+            assert_eq!(w.len(), 1, "{source}: {d:?}");
+            assert!(w[0].message.contains(kind), "{}", w[0].message);
+        }
+        // Drawn kinds have none.
+        assert!(validated("graph TD\nA-->B").is_empty());
+        assert!(validated("sequenceDiagram\nA->>B: hi").is_empty());
+    }
+
+    #[test]
+    fn an_init_over_several_lines_is_read_not_a_silent_placeholder() {
+        let source = "%%{\n  init: {\n    'theme': 'forest',\n    'themeVariables': { 'primaryColor': '#ffcccc' }\n  }\n}%%\nflowchart LR\n  A --> B";
+        let d = validated(source);
+        assert!(d.iter().all(|d| d.code != Code::UnsupportedDiagram), "{d:?}");
+        assert!(
+            d.iter().any(|d| d.code == Code::IgnoredDirective && d.message.contains("`init`")),
+            "the theme name is named as not applied: {d:?}"
+        );
+        let seq = "%%{init: {\n  'theme': 'base'\n}}%%\nsequenceDiagram\nA->>B: hi";
+        let d = validated(seq);
+        assert!(d.iter().all(|d| d.code != Code::UnsupportedDiagram), "{d:?}");
     }
 }

@@ -28,12 +28,19 @@
 //! - `line.rs`: a line's stroke and its end markers;
 //! - `shapes/`: node shapes, their sizes and outlines, and clipping to them;
 //! - `route.rs`: lines routed around boxes;
+//! - `colour.rs`: colours as authors write them, read and written back from their numbers;
+//! - `directive.rs`: `%%{init}%%` directives, on one line or several, blanked out of the
+//!   source and read for their theme variables;
+//! - `style.rs`: authors' styles (`style`, `classDef`, …) read and resolved into colours that
+//!   keep text readable;
 //! - `svg/`: the SVG writer (escaped by construction), labels and shapes as elements, the
 //!   theme, and the placeholder.
 //!
 //! Tests of one kind sit in its `tests/`; `tests/` here holds those of every kind at once
 //! (the golden SVGs, every shape).
 
+pub mod colour;
+pub mod directive;
 pub mod flowchart;
 mod font_widths;
 pub mod geometry;
@@ -42,6 +49,7 @@ pub mod route;
 pub mod sequence;
 pub mod shapes;
 pub mod state;
+pub mod style;
 pub mod svg;
 pub mod text;
 

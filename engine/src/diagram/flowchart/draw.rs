@@ -6,12 +6,14 @@
 use super::describe::describe;
 use super::layout::{ClusterBox, Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::{Edge, Flowchart, Subgraph};
+use crate::diagram::colour::Colour;
 use crate::diagram::geometry::{self, Pt};
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes::{self, Shape};
+use crate::diagram::style::{self, Painted};
 use crate::diagram::svg::label::{lines, lines_styled};
 use crate::diagram::svg::number::{push_num, push_path, push_pt};
-use crate::diagram::svg::shape::shape_element;
+use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::plain;
 use crate::diagram::svg::writer::{Plain, Val, Writer};
@@ -66,7 +68,24 @@ const DOT_R: f64 = 4.0;
 
 /// Draws the marker whose tip is `tip`, arriving along `dir`; returns how far the line
 /// should stop short of the tip.
-pub fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
+/// The theme's light colours an author's style is laid over.
+const NODE_FILL: Colour = Colour::rgb(0xeef4ff);
+const NODE_LINE: Colour = Colour::rgb(0x4a6fa5);
+const LINE: Colour = Colour::rgb(0x57606a);
+const BG: Colour = Colour::rgb(0xffffff);
+const CLUSTER_FILL: Colour = Colour::rgb(0xf6f8fa);
+const CLUSTER_LINE: Colour = Colour::rgb(0x8c959f);
+
+/// Draws the marker whose tip is `tip`, arriving along `dir`, in the theme's line colour or
+/// `authored`; returns how far the line should stop short of the tip.
+pub fn marker(
+    w: &mut Writer,
+    m: Marker,
+    tip: Pt,
+    dir: Pt,
+    thick: bool,
+    authored: Option<&str>,
+) -> f64 {
     let scale = if thick { 1.3 } else { 1.0 };
     let normal = Pt::new(-dir.y, dir.x);
     match m {
@@ -78,11 +97,23 @@ pub fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             let d = |d: &mut String| {
                 push_path(d, &[("M", &[tip]), (" L", &[a]), (" L", &[b]), (" Z", &[])]);
             };
-            w.leaf_painted(
-                "path",
-                &[("class", plain!("pb-d-head")), ("d", Val::Ours(&d))],
-                paint::HEAD,
-            );
+            match authored {
+                Some(c) => w.leaf(
+                    "path",
+                    &[
+                        ("class", plain!("pb-d-head pb-d-authored")),
+                        ("d", Val::Ours(&d)),
+                        ("fill", Val::Text(c)),
+                        ("stroke", Val::Text(c)),
+                        ("stroke-width", plain!("1")),
+                    ],
+                ),
+                None => w.leaf_painted(
+                    "path",
+                    &[("class", plain!("pb-d-head")), ("d", Val::Ours(&d))],
+                    paint::HEAD,
+                ),
+            }
             HEAD_LEN * scale - 1.0
         }
         Marker::Circle => {
@@ -90,12 +121,18 @@ pub fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             w.leaf(
                 "circle",
                 &[
-                    ("class", plain!("pb-d-head-open")),
+                    (
+                        "class",
+                        match authored {
+                            Some(_) => plain!("pb-d-head-open pb-d-authored"),
+                            None => plain!("pb-d-head-open"),
+                        },
+                    ),
                     ("cx", Val::Num(c.x)),
                     ("cy", Val::Num(c.y)),
                     ("r", Val::Num(DOT_R)),
                     ("fill", colour::BG),
-                    ("stroke", colour::LINE),
+                    ("stroke", authored.map_or(colour::LINE, Val::Text)),
                     ("stroke-width", plain!("1.5")),
                 ],
             );
@@ -118,9 +155,15 @@ pub fn marker(w: &mut Writer, m: Marker, tip: Pt, dir: Pt, thick: bool) -> f64 {
             w.leaf(
                 "path",
                 &[
-                    ("class", plain!("pb-d-cross")),
+                    (
+                        "class",
+                        match authored {
+                            Some(_) => plain!("pb-d-cross pb-d-authored"),
+                            None => plain!("pb-d-cross"),
+                        },
+                    ),
                     ("d", Val::Ours(&d)),
-                    ("stroke", colour::LINE),
+                    ("stroke", authored.map_or(colour::LINE, Val::Text)),
                     ("stroke-width", plain!("2")),
                 ],
             );
@@ -152,6 +195,18 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
     };
     w.open("g", &[("class", stroke), ("data-edge", Val::Text(key))]);
     w.newline();
+    // The author's colours (`linkStyle`), over the theme's for this kind of line; a fill
+    // means nothing on a line, so the label keeps the page's background.
+    let width = if e.stroke == Stroke::Thick { 3.0 } else { 1.5 };
+    let authored = chart.styles.edge(i).and_then(|s| {
+        let mut s = s.clone();
+        s.fill = None;
+        if s.dash.is_none() && e.stroke == Stroke::Dotted {
+            s.dash = Some(vec![3.0, 4.0]);
+        }
+        style::painted(&s, BG, LINE, width)
+    });
+    let head = authored.as_ref().map(|p| p.stroke.as_str());
     let points = &path.points[..];
     let n = points.len();
     // The ends, moved back for their markers.
@@ -163,10 +218,10 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
         let mut back_end = 0.0;
         let mut back_start = 0.0;
         if let Some(d) = end_dir {
-            back_end = marker(w, e.end, points[n - 1], d, thick);
+            back_end = marker(w, e.end, points[n - 1], d, thick, head);
         }
         if let Some(d) = start_dir {
-            back_start = marker(w, e.start, points[0], d, thick);
+            back_start = marker(w, e.start, points[0], d, thick, head);
         }
         last = shortened(last, points[n - 2], back_end);
         // With two points, the start's neighbour is the end as just moved.
@@ -178,24 +233,48 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
         Stroke::Invisible => plain!("pb-d-hidden"),
         _ => plain!("pb-d-line"),
     };
-    w.leaf_painted(
-        "path",
-        &[("class", class), ("d", Val::Ours(&d))],
-        paint::line(e.stroke),
-    );
+    match authored.as_ref().filter(|_| e.stroke != Stroke::Invisible) {
+        Some(p) => {
+            let mut attrs = vec![
+                ("class", plain!("pb-d-line pb-d-authored")),
+                ("d", Val::Ours(&d)),
+                ("fill", plain!("none")),
+                ("stroke", Val::Text(&p.stroke)),
+                ("stroke-width", Val::Text(&p.stroke_width)),
+            ];
+            if let Some(dash) = &p.dash {
+                attrs.push(("stroke-dasharray", Val::Text(dash)));
+            }
+            w.leaf("path", &attrs);
+        }
+        None => w.leaf_painted(
+            "path",
+            &[("class", class), ("d", Val::Ours(&d))],
+            paint::line(e.stroke),
+        ),
+    }
     if let Some((at, block)) = &path.label {
         let bw = block.width + 2.0 * LABEL_PAD_X;
         let bh = block.height + 2.0 * LABEL_PAD_Y;
         w.leaf(
             "rect",
             &[
-                ("class", plain!("pb-d-label-bg")),
+                (
+                    "class",
+                    match authored {
+                        Some(_) => plain!("pb-d-label-bg pb-d-authored"),
+                        None => plain!("pb-d-label-bg"),
+                    },
+                ),
                 ("x", Val::Num(at.x - bw / 2.0)),
                 ("y", Val::Num(at.y - bh / 2.0)),
                 ("width", Val::Num(bw)),
                 ("height", Val::Num(bh)),
                 ("rx", plain!("3")),
-                ("fill", colour::BG),
+                (
+                    "fill",
+                    authored.as_ref().map_or(colour::BG, |p| Val::Text(&p.fill)),
+                ),
             ],
         );
         let styled = e
@@ -203,14 +282,24 @@ fn edge(w: &mut Writer, chart: &Flowchart, i: usize, path: &EdgePath, key: &str)
             .as_deref()
             .filter(|_| !e.label_emphasis.is_empty())
             .map(|label| (label, &e.label_emphasis[..]));
-        lines_styled(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            block,
-            *at,
-            styled,
-        );
+        match &authored {
+            Some(p) => lines_styled(
+                w,
+                const { Plain::new("pb-d-label pb-d-authored") },
+                Val::Text(&p.text),
+                block,
+                *at,
+                styled,
+            ),
+            None => lines_styled(
+                w,
+                const { Plain::new("pb-d-label") },
+                colour::TEXT,
+                block,
+                *at,
+                styled,
+            ),
+        }
     }
     w.close("g");
     w.newline();
@@ -356,20 +445,37 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         }
         w.newline();
         let b = c.bounds;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-cluster-box")),
-                ("x", Val::Num(b.left())),
-                ("y", Val::Num(b.top())),
-                ("width", Val::Num(b.w)),
-                ("height", Val::Num(b.h)),
-                ("rx", plain!("4")),
-                ("fill", colour::CLUSTER_FILL),
-                ("stroke", colour::CLUSTER_LINE),
-                ("stroke-width", plain!("1")),
-            ],
-        );
+        let authored = cluster_paint(chart, sub);
+        let mut attrs = vec![
+            (
+                "class",
+                match authored {
+                    Some(_) => plain!("pb-d-cluster-box pb-d-authored"),
+                    None => plain!("pb-d-cluster-box"),
+                },
+            ),
+            ("x", Val::Num(b.left())),
+            ("y", Val::Num(b.top())),
+            ("width", Val::Num(b.w)),
+            ("height", Val::Num(b.h)),
+            ("rx", plain!("4")),
+        ];
+        match &authored {
+            Some(p) => {
+                attrs.push(("fill", Val::Text(&p.fill)));
+                attrs.push(("stroke", Val::Text(&p.stroke)));
+                attrs.push(("stroke-width", Val::Text(&p.stroke_width)));
+                if let Some(d) = &p.dash {
+                    attrs.push(("stroke-dasharray", Val::Text(d)));
+                }
+            }
+            None => {
+                attrs.push(("fill", colour::CLUSTER_FILL));
+                attrs.push(("stroke", colour::CLUSTER_LINE));
+                attrs.push(("stroke-width", plain!("1")));
+            }
+        }
+        w.leaf("rect", &attrs);
         w.close("g");
         w.newline();
     }
@@ -381,7 +487,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         edge(&mut w, chart, i, path, &key);
     }
     for (s, c) in d.clusters.iter().enumerate() {
-        cluster_title(&mut w, &chart.subgraphs[s], c);
+        cluster_title(&mut w, chart, &chart.subgraphs[s], c);
     }
     for (i, n) in d.nodes.iter().enumerate() {
         let Some(n) = n else { continue };
@@ -393,13 +499,28 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
             ],
         );
         w.newline();
-        shape_element(&mut w, n.shape, n.bounds);
+        let authored = chart
+            .styles
+            .node(i)
+            .and_then(|s| style::painted(s, NODE_FILL, NODE_LINE, 1.5));
+        shape_element_painted(&mut w, n.shape, n.bounds, authored.as_ref());
         if shapes::shows_label(n.shape) {
             let at = shapes::label_center(n.shape, n.bounds, n.text.height);
             let node = &chart.nodes[i];
             let styled =
                 (!node.emphasis.is_empty()).then(|| (node.label.as_str(), &node.emphasis[..]));
-            lines_styled(&mut w, TEXT, colour::TEXT, &n.text, at, styled);
+            match &authored {
+                // A label outside its shape's face stands on the page: it keeps the theme's.
+                Some(p) if shapes::label_inside(n.shape) => lines_styled(
+                    &mut w,
+                    const { Plain::new("pb-d-text pb-d-authored") },
+                    Val::Text(&p.text),
+                    &n.text,
+                    at,
+                    styled,
+                ),
+                _ => lines_styled(&mut w, TEXT, colour::TEXT, &n.text, at, styled),
+            }
         }
         w.close("g");
         w.newline();
@@ -416,11 +537,12 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
 /// cross it. It is drawn over the edges on a patch of the box's colour: an edge that does cross
 /// it passes behind the words instead of striking them through. Clicks go through it to the box
 /// (a subgraph that is also a node takes comments) or the edge beneath.
-fn cluster_title(w: &mut Writer, sub: &Subgraph, c: &ClusterBox) {
+fn cluster_title(w: &mut Writer, chart: &Flowchart, sub: &Subgraph, c: &ClusterBox) {
     if c.title.is_blank() {
         return;
     }
     let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
+    let authored = cluster_paint(chart, sub);
     let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
     w.open(
         "g",
@@ -435,17 +557,46 @@ fn cluster_title(w: &mut Writer, sub: &Subgraph, c: &ClusterBox) {
     w.leaf(
         "rect",
         &[
-            ("class", plain!("pb-d-cluster-title-bg")),
+            (
+                "class",
+                match authored {
+                    Some(_) => plain!("pb-d-cluster-title-bg pb-d-authored"),
+                    None => plain!("pb-d-cluster-title-bg"),
+                },
+            ),
             ("x", Val::Num(left - 1.0)),
             ("y", Val::Num(top + 2.0)),
             ("width", Val::Num(c.title.width + 2.0)),
             ("height", Val::Num(c.title.height - 3.0)),
-            ("fill", colour::CLUSTER_FILL),
+            (
+                "fill",
+                authored
+                    .as_ref()
+                    .map_or(colour::CLUSTER_FILL, |p| Val::Text(&p.fill)),
+            ),
         ],
     );
     let styled =
         (!sub.title_emphasis.is_empty()).then(|| (sub.title.as_str(), &sub.title_emphasis[..]));
-    lines_styled(w, CLUSTER_TITLE, colour::MUTED, &c.title, at, styled);
+    match &authored {
+        Some(p) => lines_styled(
+            w,
+            const { Plain::new("pb-d-cluster-title pb-d-authored") },
+            Val::Text(&p.text),
+            &c.title,
+            at,
+            styled,
+        ),
+        None => lines_styled(w, CLUSTER_TITLE, colour::MUTED, &c.title, at, styled),
+    }
     w.close("g");
     w.newline();
+}
+
+/// A subgraph's colours when its id is styled (`style id …`, `class id …`).
+fn cluster_paint(chart: &Flowchart, sub: &Subgraph) -> Option<Painted> {
+    let id = sub.id.as_deref()?;
+    let i = chart.nodes.iter().position(|n| n.id == id)?;
+    let s = chart.styles.node(i)?;
+    style::painted(s, CLUSTER_FILL, CLUSTER_LINE, 1.0)
 }

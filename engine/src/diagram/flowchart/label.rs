@@ -19,7 +19,7 @@ pub fn label_text(raw: &str) -> (String, Vec<Emphasis>) {
     // Most labels are plain words: nothing to decode. (Bytes, not chars: these are ASCII.)
     if !raw
         .bytes()
-        .any(|b| matches!(b, b'<' | b'#' | b'`' | b':' | b'\n'))
+        .any(|b| matches!(b, b'<' | b'#' | b'&' | b'`' | b':' | b'\n'))
     {
         return (raw.to_string(), Vec::new());
     }
@@ -75,16 +75,19 @@ fn tags(text: &str) -> String {
     out
 }
 
-/// Mermaid's entity codes: `#35;` (decimal), `#quot;` and other HTML names.
+/// Mermaid's entity codes: `#35;` (decimal), `#quot;` and other HTML names; and HTML's own,
+/// `&amp;`, `&#35;`, which Mermaid's HTML labels show decoded.
 fn entities(text: &str) -> String {
-    if !text.contains('#') {
+    if !text.contains(['#', '&']) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(i) = rest.find('#') {
+    while let Some(i) = rest.find(['#', '&']) {
         out.push_str(&rest[..i]);
-        let tail = &rest[i + 1..];
+        let lead = if rest[i..].starts_with("&#") { 2 } else { 1 };
+        let mark = &rest[i..i + lead];
+        let tail = &rest[i + lead..];
         let end = tail
             .find(|c: char| !c.is_ascii_alphanumeric())
             .filter(|&e| e > 0 && tail[e..].starts_with(';'));
@@ -120,7 +123,7 @@ fn entities(text: &str) -> String {
                 rest = &tail[e + 1..];
             }
             None => {
-                out.push('#');
+                out.push_str(mark);
                 rest = tail;
             }
         }

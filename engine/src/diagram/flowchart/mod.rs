@@ -19,9 +19,11 @@ mod label;
 pub mod layout;
 pub mod parse;
 mod statement;
+mod styling;
 
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes::Shape;
+use crate::diagram::style::Style;
 use crate::diagram::text::Emphasis;
 
 /// A flowchart's nodes (in order of first appearance) and edges (in source order).
@@ -43,6 +45,17 @@ pub struct Flowchart {
     /// `accTitle:` and `accDescr:`: the SVG's accessible name and description.
     pub acc_title: Option<String>,
     pub acc_descr: Option<String>,
+    /// Authors' colours, resolved per node and per edge.
+    pub styles: Styles,
+}
+
+/// Each node's and edge's style from `style`, `classDef`, `class`, `:::`, `linkStyle` and the
+/// theme variables of `%%{init}%%`: indexed as `nodes` and `edges` are, or empty when nothing
+/// is styled.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Styles {
+    pub nodes: Vec<Style>,
+    pub edges: Vec<Style>,
 }
 
 impl Flowchart {
@@ -178,10 +191,9 @@ pub struct Subgraph {
     pub members: Vec<String>,
 }
 
-/// Most edges a flowchart may have once its `&` groups are expanded. A source within the
-/// mermaid block's 8 KB limit that writes every edge out has fewer than 2100 (`a-->b-->c…`, four
-/// bytes an edge); only `&` groups, which join every node on one side with every node on the
-/// other, go past it (`l0 & … & l586 --> r0 & … & r586` is 344,569 edges in 8 KB).
+/// Most edges a flowchart may have once its `&` groups are expanded: past what the layout
+/// draws (`layout::MAX_EDGES`), so a chart over it is refused as it is read, before a group
+/// multiplies (`l0 & … & l586 --> r0 & … & r586` is 344,569 edges in 8 KB).
 pub const MAX_EDGES: usize = 4096;
 
 /// Why a source is not a flowchart this parser can read, and where (byte offset).
@@ -197,4 +209,5 @@ pub(crate) mod tests {
     mod describe;
     mod parse;
     mod props;
+    mod styles;
 }

@@ -4,10 +4,14 @@
 
 use super::label::label_text;
 use super::statement::{Cursor, NodeSpec, preview};
+use super::styling::Styling;
 use super::{Direction, Edge, Flowchart, MAX_EDGES, Node, Subgraph, Unsupported};
+use crate::diagram::colour::Colour;
+use crate::diagram::directive;
 use crate::diagram::shapes::Shape;
+use crate::diagram::style::{Paint, Style};
 use smallvec::SmallVec;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Where the diagram text starts, after an optional `---` front-matter block.
 fn body_start(source: &str) -> usize {
@@ -31,9 +35,13 @@ fn body_start(source: &str) -> usize {
 
 /// The diagram type keyword (`graph`, `sequenceDiagram`, …), if there is one.
 pub fn keyword(source: &str) -> Option<&str> {
-    let start = body_start(source);
-    let (_, first) = statements(&source[start..]).into_iter().next()?;
-    first.split_whitespace().next()
+    let (blank, _) = directive::blanked(source);
+    let start = body_start(&blank);
+    let (at, first) = statements(&blank[start..]).into_iter().next()?;
+    let word = first.split_whitespace().next()?;
+    // The same bytes of the source itself (a directive's blanks are all that differ).
+    let lead = first.len() - first.trim_start().len();
+    source.get(start + at + lead..start + at + lead + word.len())
 }
 
 /// `graph`, `flowchart`, and `flowchart-elk` (a flowchart Mermaid lays out with ELK; we lay
@@ -45,6 +53,10 @@ pub fn is_flowchart_keyword(keyword: &str) -> bool {
 /// `None` when the source is another diagram type (sequence, class, …): those take only
 /// whole-diagram comments.
 pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
+    // `%%{init}%%` directives, on one line or several, are read here and blanked for the
+    // rest: offsets into `source` still hold.
+    let (blank, directives) = directive::blanked(source);
+    let source: &str = &blank;
     let start = body_start(source);
     let body = &source[start..];
     let mut statements = statements(body).into_iter();
@@ -76,8 +88,22 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
             p.chart.ignored.push("front matter config".into());
         }
     }
-    if source.contains("%%{") {
-        p.chart.ignored.push("init".into());
+    if !directives.is_empty() {
+        let t = directive::theme(&directives);
+        let colour = |c: Option<Colour>| c.map(Paint::Colour);
+        p.styling.theme_node = Style {
+            fill: colour(t.primary_color),
+            stroke: colour(t.primary_border_color),
+            color: t.primary_text_color,
+            ..Style::default()
+        };
+        p.styling.theme_edge = Style {
+            stroke: colour(t.line_color),
+            ..Style::default()
+        };
+        if !t.other.is_empty() {
+            p.chart.ignored.push("init".into());
+        }
     }
     let rest_of_header = header[keyword.len()..].trim_start();
     let (dir_word, after_dir) = match rest_of_header.split_once(char::is_whitespace) {
@@ -136,6 +162,7 @@ pub fn parse(source: &str) -> Option<Result<Flowchart, Unsupported>> {
         }));
     }
     let mut chart = p.chart;
+    p.styling.resolve(&mut chart);
     // A subgraph mentioned inside another is placed by its own `parent`, not as a member.
     let named: HashSet<String> = chart
         .subgraphs
@@ -163,7 +190,7 @@ fn statements(source: &str) -> Vec<(usize, &str)> {
                 .any(|p| s.starts_with(p))
             && !matches!(prev.split_whitespace().next(), Some("subgraph" | "end"))
             && at > prev_at + prev.len()
-            && !source[prev_at + prev.len()..at].contains(['%', ';']);
+            && only_comments(&source[prev_at + prev.len()..at]);
         if continues {
             out[i - 1] = (prev_at, &source[prev_at..at + s.len()]);
             out.remove(i);
@@ -172,6 +199,16 @@ fn statements(source: &str) -> Vec<(usize, &str)> {
         }
     }
     out
+}
+
+/// Whether the text between two statements is only line breaks, spaces and `%%` comment
+/// lines: a link on the next line then continues the statement before.
+fn only_comments(between: &str) -> bool {
+    !between.contains(';')
+        && between.lines().all(|l| {
+            let l = l.trim();
+            l.is_empty() || (l.starts_with("%%") && !l.starts_with("%%{"))
+        })
 }
 
 fn split_statements(source: &str) -> Vec<(usize, &str)> {
@@ -210,8 +247,12 @@ fn split_statements(source: &str) -> Vec<(usize, &str)> {
                 }
                 depth = (depth - 1).max(0);
             }
-            // A quoted label in brackets, or an `@{ … }`, goes on over the line's end.
-            Some(b'\n') if depth > 0 && (quoted || attrs.is_some()) && has_closer(bytes, i) => {}
+            // A quoted label in brackets, or an `@{ … }`, goes on over the line's end; so
+            // does a shape's label whose bracket closes on the next line.
+            Some(b'\n')
+                if depth > 0
+                    && (((quoted || attrs.is_some()) && has_closer(bytes, i))
+                        || (!quoted && next_line_closes(bytes, i))) => {}
             Some(b'%') if !quoted && bytes.get(i + 1) == Some(&b'%') => {
                 push(&mut out, source, start, i);
                 while i < bytes.len() && bytes[i] != b'\n' {
@@ -228,7 +269,8 @@ fn split_statements(source: &str) -> Vec<(usize, &str)> {
                 quoted = false;
                 attrs = None;
             }
-            Some(b';') if !quoted && depth == 0 => {
+            // `;` ends a statement, but not an entity (`Q&amp;A`).
+            Some(b';') if !quoted && depth == 0 && !ends_entity(bytes, i) => {
                 push(&mut out, source, start, i);
                 start = i + 1;
             }
@@ -237,6 +279,31 @@ fn split_statements(source: &str) -> Vec<(usize, &str)> {
         i += 1;
     }
     out
+}
+
+/// Whether the line after the line break at `i` closes a bracket (`]`, `)` or `}`) and
+/// opens none: the rest of a label that went over its line's end.
+fn next_line_closes(bytes: &[u8], i: usize) -> bool {
+    let rest = &bytes[i + 1..];
+    let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+    let close = line.iter().position(|b| matches!(b, b']' | b')' | b'}'));
+    let open = line.iter().position(|b| matches!(b, b'[' | b'(' | b'{'));
+    match (close, open) {
+        (Some(c), Some(o)) => c < o,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// Whether the `;` at `i` ends an HTML entity: `&` then a name or `#` and digits.
+fn ends_entity(bytes: &[u8], i: usize) -> bool {
+    let from = i.saturating_sub(12);
+    let Some(amp) = memchr::memrchr(b'&', &bytes[from..i]) else {
+        return false;
+    };
+    let name = &bytes[from + amp + 1..i];
+    let name = name.strip_prefix(b"#").unwrap_or(name);
+    !name.is_empty() && name.iter().all(u8::is_ascii_alphanumeric)
 }
 
 /// Whether a `"`, `}`, `]` or `)` follows `i` at all: a label left open to the end is an
@@ -257,14 +324,10 @@ fn push<'s>(out: &mut Vec<(usize, &'s str)>, source: &'s str, start: usize, end:
     }
 }
 
-const IGNORED: [&str; 6] = [
-    "click",
-    "style",
-    "classDef",
-    "class",
-    "linkStyle",
-    "direction",
-];
+const IGNORED: [&str; 2] = ["click", "direction"];
+
+/// The statements that colour nodes and edges.
+const STYLING: [&str; 4] = ["style", "classDef", "class", "linkStyle"];
 
 /// The node indices of an `&` group: mostly one node, so kept inline.
 type Group = SmallVec<[usize; 4]>;
@@ -281,6 +344,15 @@ struct Parser {
     next: Group,
     /// Edge ids (`A e1@--> B`): `e1@{ … }` sets that edge's attributes, not a node's.
     edge_ids: HashSet<String>,
+    styling: Styling,
+    /// Each node's index by its id: a source of thousands of nodes is not searched through
+    /// for each.
+    index: HashMap<String, usize>,
+    /// The ids Mermaid gives edges without one (`L_FROM_TO_0`), for the edges so far
+    /// (`edge_ids_done` of them), with the count of each pair.
+    auto_ids: HashSet<String>,
+    pair_counts: HashMap<(usize, usize), usize>,
+    auto_ids_done: usize,
 }
 
 impl Parser {
@@ -300,6 +372,9 @@ impl Parser {
         if IGNORED.contains(&first) {
             self.ignore(first);
             return Ok(());
+        }
+        if STYLING.contains(&first) {
+            return self.styling.directive(first, stmt, at);
         }
         for (key, slot) in [
             ("accTitle", &mut self.chart.acc_title),
@@ -508,24 +583,26 @@ impl Parser {
 
     /// Whether `id` names an edge: one given (`A e1@--> B`), or one Mermaid gives an edge
     /// that has none, `L_FROM_TO_0` (then `_2`, `_3`, … for the same pair again).
-    fn is_edge_id(&self, id: &str) -> bool {
+    fn is_edge_id(&mut self, id: &str) -> bool {
         if self.edge_ids.contains(id) {
             return true;
         }
         if !id.starts_with("L_") {
             return false;
         }
-        let mut seen: Vec<(usize, usize)> = Vec::new();
-        self.chart.edges.iter().any(|e| {
-            let n = seen.iter().filter(|p| **p == (e.from, e.to)).count();
-            seen.push((e.from, e.to));
-            let k = if n == 0 { 0 } else { n + 1 };
-            id == format!(
+        // The ids of the edges made since the last look, each once.
+        for e in &self.chart.edges[self.auto_ids_done..] {
+            let n = self.pair_counts.entry((e.from, e.to)).or_insert(0);
+            let k = if *n == 0 { 0 } else { *n + 1 };
+            *n += 1;
+            self.auto_ids.insert(format!(
                 "L_{}_{}_{k}",
                 self.chart.id_of(e.from),
                 self.chart.id_of(e.to)
-            )
-        })
+            ));
+        }
+        self.auto_ids_done = self.chart.edges.len();
+        self.auto_ids.contains(id)
     }
 
     /// Records a directive ignored, once.
@@ -544,8 +621,8 @@ impl Parser {
     /// The warnings a node as written calls for: a class, an icon, an image, a shape name
     /// this engine does not know.
     fn note_node(&mut self, spec: &NodeSpec) {
-        if spec.class {
-            self.ignore(":::");
+        if let Some(class) = spec.class {
+            self.styling.node_class(spec.id, class);
         }
         for n in &spec.notes {
             self.note(n.clone());
@@ -554,14 +631,17 @@ impl Parser {
 
     /// A subgraph's id is a node too, but not a member of the enclosing subgraph.
     fn declare(&mut self, id: &str, title: &str) {
-        match self.chart.nodes.iter_mut().find(|n| n.id == id) {
-            Some(n) => n.label = title.to_string(),
-            None => self.chart.nodes.push(Node {
-                id: id.to_string(),
-                label: title.to_string(),
-                shape: Shape::Rect,
-                emphasis: Vec::new(),
-            }),
+        match self.index.get(id) {
+            Some(&i) => self.chart.nodes[i].label = title.to_string(),
+            None => {
+                self.index.insert(id.to_string(), self.chart.nodes.len());
+                self.chart.nodes.push(Node {
+                    id: id.to_string(),
+                    label: title.to_string(),
+                    shape: Shape::Rect,
+                    emphasis: Vec::new(),
+                });
+            }
         }
     }
 
@@ -574,7 +654,7 @@ impl Parser {
             self.placed.insert(spec.id.to_string());
             self.chart.subgraphs[open].members.push(spec.id.to_string());
         }
-        match self.chart.nodes.iter().position(|n| n.id == spec.id) {
+        match self.index.get(spec.id).copied() {
             Some(i) => {
                 let n = &mut self.chart.nodes[i];
                 if let Some(l) = spec.label {
@@ -587,6 +667,8 @@ impl Parser {
                 i
             }
             None => {
+                self.index
+                    .insert(spec.id.to_string(), self.chart.nodes.len());
                 self.chart.nodes.push(Node {
                     label: spec.label.unwrap_or_else(|| spec.id.to_string()),
                     shape: spec.shape.unwrap_or_default(),

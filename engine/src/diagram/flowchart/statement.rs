@@ -13,8 +13,8 @@ pub(super) struct NodeSpec<'s> {
     pub(super) label: Option<String>,
     pub(super) shape: Option<Shape>,
     pub(super) emphasis: Vec<Emphasis>,
-    /// Whether a `:::class` follows.
-    pub(super) class: bool,
+    /// The class a `:::class` after it names.
+    pub(super) class: Option<&'s str>,
     /// Warnings about it (an icon, an unknown shape name).
     pub(super) notes: Vec<String>,
 }
@@ -79,6 +79,12 @@ impl<'s> Cursor<'s> {
             let r = self.rest();
             self.pos += r.len() - r.trim_start().len();
         }
+        // `%%` comment lines inside a statement that goes on over them (a link on a later
+        // line).
+        if self.rest().starts_with("%%") && self.pos > 0 && bytes[..self.pos].contains(&b'\n') {
+            self.pos += self.rest().find('\n').unwrap_or(self.rest().len());
+            self.skip_ws();
+        }
     }
 
     pub(super) fn error(&self, message: String) -> Unsupported {
@@ -89,8 +95,9 @@ impl<'s> Cursor<'s> {
     }
 
     /// An id with an optional shape and label: `A`, `A[Text]`, `B{"Quoted"}`, `C((Round))`.
-    /// Ids may hold `-` and `.` between their letters (`my-node`, `P1.5`), never where a link
-    /// starts (`A-->B`, `A-.->B`).
+    /// Ids may hold `-`, `.`, `/` and `:` between their letters (`my-node`, `P1.5`,
+    /// `data/inputs`, `svc:api`, as Mermaid's node strings may), never where a link starts
+    /// (`A-->B`, `A-.->B`) or a class does (`A:::c`).
     pub(super) fn node(&mut self) -> Result<Option<NodeSpec<'s>>, Unsupported> {
         let start = self.pos;
         let r = self.rest();
@@ -100,7 +107,7 @@ impl<'s> Cursor<'s> {
         for (i, c) in r.char_indices() {
             if word(c) {
                 id_len = i + c.len_utf8();
-            } else if (c == '-' || c == '.')
+            } else if (c == '-' || c == '.' || c == '/' || (c == ':' && !r[i..].starts_with(":::")))
                 && id_len == i
                 && i > 0
                 && r[i + 1..].starts_with(word)
@@ -122,7 +129,7 @@ impl<'s> Cursor<'s> {
             label: None,
             shape: None,
             emphasis: Vec::new(),
-            class: false,
+            class: None,
             notes: Vec::new(),
         };
         if self.rest().starts_with("@{") {
@@ -136,8 +143,8 @@ impl<'s> Cursor<'s> {
             let skip = self.rest()[3..]
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
                 .map_or(self.rest().len(), |i| i + 3);
+            spec.class = Some(&self.rest()[3..skip]).filter(|c| !c.is_empty());
             self.pos += skip;
-            spec.class = true;
         }
         let written = &self.s[start..self.pos];
         // An icon needs a colon: most nodes are passed over by one byte search.

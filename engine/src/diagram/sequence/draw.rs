@@ -233,14 +233,27 @@ pub fn sequence(seq: &Sequence, d: &Drawing, f: &Frame) -> (String, u32, u32) {
         let k = pts.len();
         let mut first = pts[0];
         let mut last = pts[k - 1];
-        if let Some(dir) = last.minus(pts[k - 2]).unit() {
-            let back = head(&mut w, m.head, last, dir);
+        // The way the message goes, for a half head's side.
+        let way = last
+            .minus(first)
+            .unit()
+            .or_else(|| last.minus(pts[k - 2]).unit());
+        if let Some(dir) = last.minus(pts[k - 2]).unit()
+            && !m.reverse
+        {
+            let back = head(&mut w, m.head, last, dir, way.unwrap_or(dir));
             last = last.minus(dir.scale(back));
+        }
+        if m.reverse
+            && let Some(dir) = first.minus(pts[1]).unit()
+        {
+            let back = head(&mut w, m.head, first, dir, way.unwrap_or(dir.scale(-1.0)));
+            first = first.minus(dir.scale(back));
         }
         if m.both
             && let Some(dir) = first.minus(pts[1]).unit()
         {
-            let back = head(&mut w, Head::Arrow, first, dir);
+            let back = head(&mut w, Head::Arrow, first, dir, dir);
             first = first.minus(dir.scale(back));
         }
         let stroke = match m.line {
@@ -538,9 +551,10 @@ const HEAD_LEN: f64 = 9.0;
 
 const HEAD_HALF: f64 = 4.5;
 
-/// Draws a message's head with its tip at `tip`, arriving along `dir`; returns how far the
-/// line stops short of the tip.
-fn head(w: &mut Writer, kind: Head, tip: Pt, dir: Pt) -> f64 {
+/// Draws a message's head with its tip at `tip`, arriving along `dir`, for a message going
+/// `way` (a half head's "top" is to the left of it, as Mermaid draws a message to the right
+/// with it above); returns how far the line stops short of the tip.
+fn head(w: &mut Writer, kind: Head, tip: Pt, dir: Pt, way: Pt) -> f64 {
     let normal = Pt::new(-dir.y, dir.x);
     let base = tip.minus(dir.scale(HEAD_LEN));
     let (a, b) = (
@@ -577,6 +591,42 @@ fn head(w: &mut Writer, kind: Head, tip: Pt, dir: Pt) -> f64 {
         Head::Cross => {
             cross(w, tip.minus(dir.scale(5.0)), 4.0);
             0.0
+        }
+        Head::HalfTop | Head::HalfBottom | Head::StickTop | Head::StickBottom => {
+            // Left of the way in the SVG's y-down frame is (way.y, -way.x).
+            let left = Pt::new(way.y, -way.x);
+            let side = match kind {
+                Head::HalfTop | Head::StickTop => left,
+                _ => left.scale(-1.0),
+            };
+            let barb = base.plus(side.scale(HEAD_HALF * 1.6));
+            if matches!(kind, Head::HalfTop | Head::HalfBottom) {
+                let d = |s: &mut String| {
+                    push_path(
+                        s,
+                        &[("M", &[tip]), (" L", &[barb]), (" L", &[base]), (" Z", &[])],
+                    );
+                };
+                w.leaf_painted(
+                    "path",
+                    &[("class", plain!("pb-d-head")), ("d", Val::Ours(&d))],
+                    paint::HEAD,
+                );
+                HEAD_LEN - 1.0
+            } else {
+                let d = |s: &mut String| push_path(s, &[("M", &[barb]), (" L", &[tip])]);
+                w.leaf(
+                    "path",
+                    &[
+                        ("class", plain!("pb-d-cross pb-s-open")),
+                        ("d", Val::Ours(&d)),
+                        ("fill", plain!("none")),
+                        ("stroke", colour::LINE),
+                        ("stroke-width", plain!("1.5")),
+                    ],
+                );
+                0.0
+            }
         }
     }
 }

@@ -107,6 +107,13 @@ pub enum Head {
     Cross,
     /// `-)`, `--)`: asynchronous.
     Open,
+    /// Mermaid 11's half arrows: a filled half head on the side to the left of the message's
+    /// way (`-|\`, "top" as Mermaid draws a message to the right) or to its right (`-|/`)…
+    HalfTop,
+    HalfBottom,
+    /// …or a single barb (`-\\`, `-//`).
+    StickTop,
+    StickBottom,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +126,8 @@ pub struct Message {
     pub head: Head,
     /// `<<->>`, `<<-->>`: a head at both ends.
     pub both: bool,
+    /// `/|-` and the other reverse half arrows: the one head is at the sender's end.
+    pub reverse: bool,
     /// `()` at an end: a central connection.
     pub dot_from: bool,
     pub dot_to: bool,
@@ -246,11 +255,17 @@ impl Sequence {
                         Line::Solid => Stroke::Solid,
                         Line::Dotted => Stroke::Dotted,
                     },
-                    start: if m.both { Marker::Arrow } else { Marker::None },
-                    end: match m.head {
-                        Head::None => Marker::None,
-                        Head::Arrow | Head::Open => Marker::Arrow,
-                        Head::Cross => Marker::Cross,
+                    start: if m.both {
+                        Marker::Arrow
+                    } else if m.reverse {
+                        marker(m.head)
+                    } else {
+                        Marker::None
+                    },
+                    end: if m.reverse {
+                        Marker::None
+                    } else {
+                        marker(m.head)
                     },
                     length: 1,
                 })
@@ -278,6 +293,15 @@ impl Sequence {
                 *n - 1
             })
             .collect()
+    }
+}
+
+/// The flowchart marker a message's head is given as.
+fn marker(head: Head) -> Marker {
+    match head {
+        Head::None => Marker::None,
+        Head::Cross => Marker::Cross,
+        _ => Marker::Arrow,
     }
 }
 

@@ -174,7 +174,7 @@ impl Parser {
             let (colour, title) = leading_colour(rest);
             let plain = colour.and_then(plain_colour);
             if colour.is_some() && plain.is_none() {
-                self.ignore("box colours other than a name, rgb(…), rgba(…) or #hex");
+                self.ignore("box colours other than a name, #hex, rgb(…) or hsl(…)");
             }
             self.seq.groups.push(Group {
                 title: decode(title),
@@ -200,7 +200,7 @@ impl Parser {
                     let colour = leading_colour(rest).0;
                     let plain = colour.and_then(plain_colour);
                     if colour.is_some() && plain.is_none() {
-                        self.ignore("rect colours other than a name, rgb(…), rgba(…) or #hex");
+                        self.ignore("rect colours other than a name, #hex, rgb(…) or hsl(…)");
                     }
                     (String::new(), plain)
                 } else {
@@ -382,15 +382,7 @@ impl Parser {
                 "`{word}` is not a sequence-diagram statement this renderer reads (a message is `A->>B: text`)"
             )));
         };
-        let Some((line, head, both)) = kind else {
-            return Err(Unsupported {
-                offset: at + a,
-                message: format!(
-                    "the half arrow `{}` is not drawn here; use `->>`, `-->>`, `-)`, `-x` or `->`",
-                    &s[a..b]
-                ),
-            });
-        };
+        let (line, head, both, reverse) = kind;
         let mut from = s[..a].trim_end();
         let dot_from = from.ends_with("()");
         if dot_from {
@@ -438,6 +430,7 @@ impl Parser {
                 line,
                 head,
                 both,
+                reverse,
                 dot_from,
                 dot_to,
                 activate,
@@ -451,12 +444,16 @@ impl Parser {
 /// `None` when the source is not a sequence diagram; else the diagram, or what stops it being
 /// read and where.
 pub fn parse(source: &str) -> Option<Result<Sequence, Unsupported>> {
+    // `%%{init}%%` directives, on one line or several, are blanked (offsets still hold); the
+    // theme they set is not drawn here.
+    let (blank, directive_texts) = crate::diagram::directive::blanked(source);
+    let source: &str = &blank;
     let (start, title) = front_matter(source);
     let body = &source[start..];
     let list = statements(body, start);
     let mut it = list.into_iter().peekable();
     // `%%{init}%%` lines may come before the keyword.
-    let mut directives = false;
+    let mut directives = !directive_texts.is_empty();
     while let Some((_, s)) = it.peek() {
         if s.starts_with("%%{") {
             directives = true;

@@ -185,38 +185,38 @@ pub(super) fn is_header(s: &str) -> bool {
         .is_some_and(|w| w.eq_ignore_ascii_case("sequenceDiagram"))
 }
 
-/// The message arrows, longest first; `None` for the half arrows (not drawn here).
-/// A message arrow's line, head, and whether it has a head at both ends; `None` for an arrow
-/// not drawn here.
-pub(super) type ArrowKind = Option<(Line, Head, bool)>;
+/// A message arrow's line, head, whether it has a head at both ends, and whether its one head
+/// is at the sender's end (Mermaid's reverse half arrows, `/|-`).
+pub(super) type ArrowKind = (Line, Head, bool, bool);
 
+/// The message arrows, longest first (as Mermaid's lexer tries them).
 const ARROWS: &[(&str, ArrowKind)] = &[
-    ("<<-->>", Some((Line::Dotted, Head::Arrow, true))),
-    ("<<->>", Some((Line::Solid, Head::Arrow, true))),
-    ("--|\\", None),
-    ("--|/", None),
-    ("--\\\\", None),
-    ("--//", None),
-    ("/|--", None),
-    ("\\|--", None),
-    ("//--", None),
-    ("\\\\--", None),
-    ("-->>", Some((Line::Dotted, Head::Arrow, false))),
-    ("->>", Some((Line::Solid, Head::Arrow, false))),
-    ("-->", Some((Line::Dotted, Head::None, false))),
-    ("--x", Some((Line::Dotted, Head::Cross, false))),
-    ("--)", Some((Line::Dotted, Head::Open, false))),
-    ("-|\\", None),
-    ("-|/", None),
-    ("-\\\\", None),
-    ("-//", None),
-    ("/|-", None),
-    ("\\|-", None),
-    ("//-", None),
-    ("\\\\-", None),
-    ("->", Some((Line::Solid, Head::None, false))),
-    ("-x", Some((Line::Solid, Head::Cross, false))),
-    ("-)", Some((Line::Solid, Head::Open, false))),
+    ("<<-->>", (Line::Dotted, Head::Arrow, true, false)),
+    ("<<->>", (Line::Solid, Head::Arrow, true, false)),
+    ("--|\\", (Line::Dotted, Head::HalfTop, false, false)),
+    ("--|/", (Line::Dotted, Head::HalfBottom, false, false)),
+    ("--\\\\", (Line::Dotted, Head::StickTop, false, false)),
+    ("--//", (Line::Dotted, Head::StickBottom, false, false)),
+    ("/|--", (Line::Dotted, Head::HalfTop, false, true)),
+    ("\\|--", (Line::Dotted, Head::HalfBottom, false, true)),
+    ("//--", (Line::Dotted, Head::StickTop, false, true)),
+    ("\\\\--", (Line::Dotted, Head::StickBottom, false, true)),
+    ("-->>", (Line::Dotted, Head::Arrow, false, false)),
+    ("->>", (Line::Solid, Head::Arrow, false, false)),
+    ("-->", (Line::Dotted, Head::None, false, false)),
+    ("--x", (Line::Dotted, Head::Cross, false, false)),
+    ("--)", (Line::Dotted, Head::Open, false, false)),
+    ("-|\\", (Line::Solid, Head::HalfTop, false, false)),
+    ("-|/", (Line::Solid, Head::HalfBottom, false, false)),
+    ("-\\\\", (Line::Solid, Head::StickTop, false, false)),
+    ("-//", (Line::Solid, Head::StickBottom, false, false)),
+    ("/|-", (Line::Solid, Head::HalfTop, false, true)),
+    ("\\|-", (Line::Solid, Head::HalfBottom, false, true)),
+    ("//-", (Line::Solid, Head::StickTop, false, true)),
+    ("\\\\-", (Line::Solid, Head::StickBottom, false, true)),
+    ("->", (Line::Solid, Head::None, false, false)),
+    ("-x", (Line::Solid, Head::Cross, false, false)),
+    ("-)", (Line::Solid, Head::Open, false, false)),
 ];
 
 /// The first arrow in a message statement: its byte range and kind. A `-` between letters

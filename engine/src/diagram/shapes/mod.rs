@@ -330,6 +330,15 @@ pub fn shows_label(shape: Shape) -> bool {
     )
 }
 
+/// Whether the node's label stands on its shape's face (not on the page, as a text node's
+/// or a brace's does): an author's fill is then behind it.
+pub fn label_inside(shape: Shape) -> bool {
+    !matches!(
+        shape,
+        Shape::Text | Shape::BraceLeft | Shape::BraceRight | Shape::Braces
+    )
+}
+
 /// The centre of the label of a node of `shape` drawn in `b`: off the box's centre where the
 /// shape gives part of its box to something else (a cap, a band, the copies behind a stack).
 pub fn label_center(shape: Shape, b: Bounds, text_height: f64) -> Pt {

@@ -71,7 +71,7 @@ fn line(
     let n = points.len();
     let (first, mut last) = (points[0], points[n - 1]);
     if let Some(dir) = points[n - 1].minus(points[n - 2]).unit() {
-        let back = marker(w, end, points[n - 1], dir, false);
+        let back = marker(w, end, points[n - 1], dir, false, None);
         let seg = last.minus(points[n - 2]);
         if back > 0.0 && seg.len() > back + 2.0 {
             last = last.minus(dir.scale(back));

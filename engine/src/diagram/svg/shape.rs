@@ -6,9 +6,59 @@ use super::writer::{Run, Val, Writer};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::shapes::outline::Outline;
 use crate::diagram::shapes::{self, RING, Shape};
+use crate::diagram::style::Painted;
 use crate::diagram::svg::writer::plain;
 
+/// A node's shape in the theme's colours.
 pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
+    shape_element_painted(w, shape, b, None);
+}
+
+/// Writes `<tag attrs/>` in the theme's `paint`, or in the author's colours when `authored`
+/// is given: then with the same class and `pb-d-authored`, which the stylesheet leaves alone.
+fn painted_leaf(
+    w: &mut Writer,
+    tag: &'static str,
+    attrs: &[(&'static str, Val)],
+    paint: Run,
+    authored: Option<&Painted>,
+) {
+    let Some(p) = authored else {
+        w.leaf_painted(tag, attrs, paint);
+        return;
+    };
+    let (class, fill, stroke) = match paint.0 {
+        x if x == paint::SHAPE.0 => (plain!("pb-d-shape pb-d-authored"), &p.fill, &p.stroke),
+        x if x == paint::SHAPE_LINE.0 => {
+            (plain!("pb-d-shape-line pb-d-authored"), &NONE, &p.stroke)
+        }
+        x if x == paint::SHAPE_SOLID.0 => (
+            plain!("pb-d-shape-solid pb-d-authored"),
+            &p.stroke,
+            &p.stroke,
+        ),
+        x if x == paint::SHAPE_FILL.0 => (plain!("pb-d-shape-fill pb-d-authored"), &p.fill, &NONE),
+        _ => {
+            w.leaf_painted(tag, attrs, paint);
+            return;
+        }
+    };
+    let mut all: Vec<(&'static str, Val)> = Vec::with_capacity(attrs.len() + 5);
+    all.push(("class", class));
+    all.extend_from_slice(attrs);
+    all.push(("fill", Val::Text(fill)));
+    all.push(("stroke", Val::Text(stroke)));
+    all.push(("stroke-width", Val::Text(&p.stroke_width)));
+    if let Some(d) = &p.dash {
+        all.push(("stroke-dasharray", Val::Text(d)));
+    }
+    w.leaf(tag, &all);
+}
+
+const NONE: String = String::new();
+
+/// A node's shape, in the author's colours when `authored` is given.
+pub fn shape_element_painted(w: &mut Writer, shape: Shape, b: Bounds, authored: Option<&Painted>) {
     // After each shape's own attributes.
     const PAINT: Run = paint::SHAPE;
     if let Some(pieces) = shapes::pieces::pieces(shape, b) {
@@ -28,14 +78,20 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 shapes::pieces::Paint::Fill => paint::SHAPE_FILL,
                 shapes::pieces::Paint::Bare => paint::SHAPE_BARE,
             };
-            w.leaf_painted("path", &[("d", Val::Ours(&d))], paint);
+            painted_leaf(w, "path", &[("d", Val::Ours(&d))], paint, authored);
         }
         return;
     }
     match shapes::outline::outline(shape, b) {
         Outline::Polygon(corners) => {
             let pts = |d: &mut String| push_path(d, &[("", corners.as_slice())]);
-            w.leaf_painted("polygon", &[("points", Val::Ours(&pts))], PAINT);
+            painted_leaf(
+                w,
+                "polygon",
+                &[("points", Val::Ours(&pts))],
+                PAINT,
+                authored,
+            );
             if shape == Shape::Subroutine {
                 for x in [b.left() + 8.0, b.right() - 8.0] {
                     let line = |d: &mut String| {
@@ -47,10 +103,22 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                     w.leaf(
                         "path",
                         &[
-                            ("class", plain!("pb-d-shape-line")),
+                            (
+                                "class",
+                                match authored {
+                                    Some(_) => plain!("pb-d-shape-line pb-d-authored"),
+                                    None => plain!("pb-d-shape-line"),
+                                },
+                            ),
                             ("d", Val::Ours(&line)),
-                            ("stroke", colour::NODE_LINE),
-                            ("stroke-width", plain!("1.5")),
+                            (
+                                "stroke",
+                                authored.map_or(colour::NODE_LINE, |p| Val::Text(&p.stroke)),
+                            ),
+                            (
+                                "stroke-width",
+                                authored.map_or(plain!("1.5"), |p| Val::Text(&p.stroke_width)),
+                            ),
                         ],
                     );
                 }
@@ -59,7 +127,8 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
         Outline::Ellipse { center, rx, ry } => {
             let (cx, cy) = (Val::Num(center.x), Val::Num(center.y));
             if shape == Shape::DoubleCircle {
-                w.leaf_painted(
+                painted_leaf(
+                    w,
                     "ellipse",
                     &[
                         ("cx", cx),
@@ -68,6 +137,7 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                         ("ry", Val::Num(ry)),
                     ],
                     PAINT,
+                    authored,
                 );
             }
             let inset = if shape == Shape::DoubleCircle {
@@ -75,7 +145,8 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
             } else {
                 0.0
             };
-            w.leaf_painted(
+            painted_leaf(
+                w,
                 "ellipse",
                 &[
                     ("cx", cx),
@@ -84,9 +155,11 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                     ("ry", Val::Num(ry - inset)),
                 ],
                 PAINT,
+                authored,
             );
         }
-        Outline::RoundedBox { bounds, r } => w.leaf_painted(
+        Outline::RoundedBox { bounds, r } => painted_leaf(
+            w,
             "rect",
             &[
                 ("x", Val::Num(bounds.left())),
@@ -96,6 +169,7 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 ("rx", Val::Num(r)),
             ],
             PAINT,
+            authored,
         ),
         // Drawn from their pieces, above.
         Outline::Traced { .. } => {}
@@ -120,8 +194,9 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                 arc(d, Pt::new(l, t));
                 d.push_str(" Z");
             };
-            w.leaf_painted("path", &[("d", Val::Ours(&d))], PAINT);
-            w.leaf_painted(
+            painted_leaf(w, "path", &[("d", Val::Ours(&d))], PAINT, authored);
+            painted_leaf(
+                w,
                 "ellipse",
                 &[
                     ("cx", Val::Num(bounds.center.x)),
@@ -130,6 +205,7 @@ pub fn shape_element(w: &mut Writer, shape: Shape, b: Bounds) {
                     ("ry", Val::Num(c)),
                 ],
                 PAINT,
+                authored,
             );
         }
     }

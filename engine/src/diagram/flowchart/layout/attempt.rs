@@ -151,7 +151,7 @@ pub(super) fn draw(plan: &Plan, label_boxes: bool) -> Option<Drawing> {
                 }
                 vec![ba.center, q1, q2, ba.center]
             }
-            Routing::Direct => vec![ba.center, bb.center],
+            Routing::Direct => direct(a, b, ba, bb, &nodes, &clusters),
             Routing::Scope(l, k) => {
                 let se = &plan.edges[l][k];
                 let pe = &placed[l].edges[k];
@@ -268,4 +268,95 @@ pub(super) fn midpoint(points: &[Pt]) -> Pt {
         left -= l;
     }
     points.first().copied().unwrap_or(Pt::new(0.0, 0.0))
+}
+
+/// The way between a subgraph and something inside it (a member, or a subgraph nested in
+/// it): from the subgraph's border straight to the inner end, along the side of the four
+/// whose run there crosses no other box, the shortest such (the top one only clear of the
+/// title); the nearest side when every run crosses one (the boxes are then routed around
+/// afterwards, from that border point).
+fn direct(
+    a: Item,
+    b: Item,
+    ba: Bounds,
+    bb: Bounds,
+    nodes: &[Option<NodeBox>],
+    clusters: &[ClusterBox],
+) -> Vec<Pt> {
+    let holds = |o: Bounds, i: Bounds| {
+        o.left() <= i.left() + 0.5
+            && o.right() >= i.right() - 0.5
+            && o.top() <= i.top() + 0.5
+            && o.bottom() >= i.bottom() - 0.5
+    };
+    let (outer, inner, inner_item, outer_first) = if holds(ba, bb) {
+        (ba, bb, b, true)
+    } else {
+        (bb, ba, a, false)
+    };
+    let c = inner.center;
+    let title = match if outer_first { a } else { b } {
+        Item::Cluster(s) => clusters[s].title.width + 20.0,
+        Item::Node(_) => 0.0,
+    };
+    let candidates = [
+        (Pt::new(c.x, outer.top()), c.x > outer.left() + title),
+        (Pt::new(c.x, outer.bottom()), true),
+        (Pt::new(outer.left(), c.y), true),
+        (Pt::new(outer.right(), c.y), true),
+    ];
+    let clear = |from: Pt| {
+        nodes.iter().enumerate().all(|(i, n)| {
+            let Some(n) = n else { return true };
+            Item::Node(i) == inner_item || !segment_meets(from, c, n.bounds)
+        })
+    };
+    let length = |p: &Pt| p.minus(c).len();
+    let best = candidates
+        .iter()
+        .filter(|(p, ok)| *ok && clear(*p))
+        .map(|(p, _)| *p)
+        .min_by(|p, q| length(p).total_cmp(&length(q)))
+        .or_else(|| {
+            candidates
+                .iter()
+                .map(|(p, _)| *p)
+                .min_by(|p, q| length(p).total_cmp(&length(q)))
+        })
+        .unwrap_or(outer.center);
+    if outer_first {
+        vec![best, c]
+    } else {
+        vec![c, best]
+    }
+}
+
+/// Whether the segment from `p` to `q` passes through the inside of `b` (Liang and Barsky's
+/// clipping: the part of the segment within the box is not empty).
+fn segment_meets(p: Pt, q: Pt, b: Bounds) -> bool {
+    let d = q.minus(p);
+    let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
+    for (den, num) in [
+        (-d.x, p.x - b.left()),
+        (d.x, b.right() - p.x),
+        (-d.y, p.y - b.top()),
+        (d.y, b.bottom() - p.y),
+    ] {
+        if den == 0.0 {
+            if num <= 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let t = num / den;
+        if den < 0.0 {
+            t0 = t0.max(t);
+        } else {
+            t1 = t1.min(t);
+        }
+        if t0 >= t1 {
+            return false;
+        }
+    }
+    true
 }

@@ -624,6 +624,31 @@ fn an_edge_into_a_subgraph_goes_around_its_other_boxes() {
     assert_eq!(geometry_faults(&svg), Vec::<String>::new());
 }
 
+#[test]
+fn an_edge_between_a_subgraph_and_its_own_member_goes_around_the_siblings() {
+    // A service group linked to one of its own services, the middle of a chain and its end,
+    // either way, in both directions of the chart, and from a nested group.
+    for src in [
+        // The subgraph's middle lies in a sibling's box.
+        "flowchart LR\nsubgraph S [Services]\nA --> B --> C\nend\nS --> C",
+        "flowchart TB\nsubgraph S [Services]\nA --> B --> C\nend\nC --> S",
+        "flowchart TB\nsubgraph S [Services]\nA --> B --> C\nD\nend\nS --> B",
+        "flowchart TB\nsubgraph S [Services]\nA --> B --> C\nD\nend\nB --> S",
+        "flowchart TB\nsubgraph S [Services]\nA --> B --> C\nA --> D --> C\nend\nS --> C",
+        "flowchart LR\nsubgraph S [Services]\nA --> B --> C\nX --> B --> Y\nend\nS -.-> B",
+        "flowchart TB\nsubgraph S [Outer]\nP --> Q\nsubgraph T [Inner]\nA --> B --> C\nend\nQ --> T\nend\nS --> B",
+    ] {
+        let r = draw(src);
+        assert!(r.drawn, "{src}");
+        assert_eq!(
+            geometry_faults(&r.svg),
+            Vec::<String>::new(),
+            "{src}\n{}",
+            r.svg
+        );
+    }
+}
+
 /// `CORPUS_SVG_DIR=DIR cargo test -p passback-engine --lib write_the_corpus_svgs -- --ignored`
 /// writes every corpus diagram's SVG to DIR, to look at.
 #[test]

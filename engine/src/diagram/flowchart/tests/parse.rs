@@ -248,18 +248,10 @@ fn directives_are_ignored_and_recorded() {
     let c = chart(
         "%%{init: {\"theme\": \"dark\"}}%%\ngraph TD\nA --> B\nstyle A fill:#f9f\nclassDef red fill:#f00\nclass B red\nlinkStyle 0 stroke:#f00\nclick A \"https://example.com\"\ndirection LR",
     );
-    assert_eq!(
-        c.ignored,
-        [
-            "init",
-            "style",
-            "classDef",
-            "class",
-            "linkStyle",
-            "click",
-            "direction"
-        ]
-    );
+    assert_eq!(c.ignored, ["init", "click", "direction"]);
+    // The theme and the colours are read, not ignored.
+    assert_eq!(c.styles.nodes.len(), 2);
+    assert_eq!(c.styles.edges.len(), 1);
     assert_eq!(edges(&c), ["A→B"]);
 }
 
@@ -462,7 +454,7 @@ fn ids_edge_ids_next_line_links_lengths_and_accessibility() {
     assert_eq!(lengths, [1, 1, 1, 1, 3, 1, 2, 2, 1]);
     assert_eq!(c.acc_title.as_deref(), Some("The title"));
     assert_eq!(c.acc_descr.as_deref(), Some("A description"));
-    assert_eq!(c.ignored, ["edge attributes", ":::"]);
+    assert_eq!(c.ignored, ["edge attributes"]);
     let c = chart("flowchart TD\naccDescr {\n  Several\n  lines\n}\nA --> B");
     assert_eq!(c.acc_descr.as_deref(), Some("Several lines"));
     assert_eq!(edges(&c), ["A→B"]);
@@ -475,4 +467,53 @@ fn repeated_pairs_and_groups() {
         edges(&c),
         ["A→B", "A→B (again)", "A→C", "A→D", "B→C", "B→D"]
     );
+}
+
+#[test]
+fn a_shape_label_may_go_over_its_lines_end() {
+    // As a README's state machine writes it.
+    let c =
+        chart("flowchart TD\n    A[idle] --> B[wait_input\n    message -> PS1]\n    B --> C[done]");
+    assert_eq!(edges(&c), ["A→B", "B→C"]);
+    assert_eq!(c.label_of("B"), "wait_input\nmessage -> PS1");
+    // A bracket left open is still an error on its own line, not the rest of the diagram.
+    let e = parse("flowchart TD\nA[open --> B\nB --> C")
+        .unwrap()
+        .unwrap_err();
+    assert!(e.message.contains("not closed"), "{}", e.message);
+}
+
+#[test]
+fn ids_hold_slashes_dots_and_colons_as_mermaid_reads_them() {
+    // A data pipeline's files and services, as its docs name them.
+    let c = chart(
+        "flowchart LR\n  data/inputs --> load[Load]\n  load --> cards.aux.kv.json\n  svc:api --> load\n  A:::hot --> B\n  classDef hot fill:#f96",
+    );
+    let ids: Vec<&str> = c.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "data/inputs",
+            "load",
+            "cards.aux.kv.json",
+            "svc:api",
+            "A",
+            "B"
+        ]
+    );
+    assert!(c.styles.node(4).is_some());
+}
+
+#[test]
+fn a_link_continues_after_comment_lines() {
+    let c = chart(
+        "graph TD\n  A[Build]\n  %% deploy only after the tests\n  %% pass on main\n  --> B[Deploy]",
+    );
+    assert_eq!(edges(&c), ["A→B"]);
+}
+
+#[test]
+fn an_entity_in_a_dashed_label_is_not_a_statement_end() {
+    let c = chart("graph LR\n  A[Ask] -- Q&amp;A --> B[Answer]; B --> C");
+    assert_eq!(edges(&c), ["A→B (Q&A)", "B→C"]);
 }

@@ -18,8 +18,19 @@ fn dir() -> PathBuf {
 }
 
 fn corpus() -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = std::fs::read_dir(dir())
-        .expect("fixtures/mermaid-sequence exists")
+    corpus_in(&dir())
+}
+
+/// Mermaid's rendering tests' diagrams with half arrows (`fixtures/mermaid-sequence-half-arrows/`).
+fn half_arrow_corpus() -> Vec<(String, String)> {
+    corpus_in(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/mermaid-sequence-half-arrows"),
+    )
+}
+
+fn corpus_in(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .expect("the fixtures exist")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "mmd"))
         .map(|p| {
@@ -331,8 +342,81 @@ fn geometry(name: &str, svg: &str) -> Vec<String> {
 fn the_documentation_corpus_is_drawn_and_tidy() {
     let corpus = corpus();
     assert!(corpus.len() >= 30, "{} diagrams", corpus.len());
-    let mut problems = Vec::new();
+    let problems = problems(&corpus);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_half_arrow_diagrams_of_mermaids_tests_are_drawn_and_tidy() {
+    let corpus = half_arrow_corpus();
+    assert_eq!(corpus.len(), 30, "{} diagrams", corpus.len());
+    let problems = problems(&corpus);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Every half arrow has its head: a filled half or a barb per message that has one.
     for (name, src) in &corpus {
+        let seq = sequence::parse::parse(src).unwrap().unwrap();
+        let halves = seq
+            .messages()
+            .filter(|m| {
+                matches!(
+                    m.head,
+                    sequence::Head::HalfTop
+                        | sequence::Head::HalfBottom
+                        | sequence::Head::StickTop
+                        | sequence::Head::StickBottom
+                )
+            })
+            .count();
+        assert!(halves > 0, "{name}");
+        let svg = draw(src).svg;
+        let heads = svg.matches("class=\"pb-d-head\"").count()
+            + svg.matches("class=\"pb-d-cross pb-s-open\"").count();
+        assert!(
+            heads >= halves,
+            "{name}: {heads} heads for {halves} half arrows"
+        );
+    }
+}
+
+#[test]
+fn a_half_head_is_on_the_side_its_arrow_names() {
+    // Left to right: "top" is above the line, "bottom" below; a reverse one is at the sender.
+    let head_y = |src: &str| {
+        let svg = draw(src).svg;
+        let d = svg
+            .split("class=\"pb-d-head\" d=\"")
+            .nth(1)
+            .expect("a head")
+            .to_string();
+        let nums: Vec<f64> = d
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let ys: Vec<f64> = nums.iter().skip(1).step_by(2).copied().collect();
+        let xs: Vec<f64> = nums.iter().step_by(2).copied().collect();
+        (
+            ys[0],
+            ys.iter().copied().fold(f64::INFINITY, f64::min),
+            ys.iter().copied().fold(0.0, f64::max),
+            xs[0],
+        )
+    };
+    let (tip, top, _, _) = head_y("sequenceDiagram\nA-|\\B: hi");
+    assert!(top < tip, "the barb above");
+    let (tip, _, bottom, _) = head_y("sequenceDiagram\nA-|/B: hi");
+    assert!(bottom > tip, "the barb below");
+    let (_, _, _, x_forward) = head_y("sequenceDiagram\nA-|\\B: hi");
+    let (tip, top, _, x_reverse) = head_y("sequenceDiagram\nA/|-B: hi");
+    assert!(x_reverse < x_forward, "at A's end");
+    assert!(top < tip, "reverse top is above too");
+}
+
+/// What is wrong with each diagram of `corpus` as drawn: not read, not drawn, its geometry,
+/// a participant or message not drawn once, no description.
+fn problems(corpus: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, src) in corpus {
         let seq = match sequence::parse::parse(src) {
             Some(Ok(s)) => s,
             other => {
@@ -369,7 +453,7 @@ fn the_documentation_corpus_is_drawn_and_tidy() {
             problems.push(format!("{name}: no description in words"));
         }
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    problems
 }
 
 #[test]
@@ -428,8 +512,8 @@ fn each_participant_is_commentable_once_and_its_copy_below_is_hidden() {
         2,
         "{svg}"
     );
-    assert!(svg.contains("fill=\"rgb(200, 220, 255)\""), "{svg}");
-    assert!(svg.contains("fill=\"rgba(255, 238, 204, 0.5)\""), "{svg}");
+    assert!(svg.contains("fill=\"#c8dcff\""), "{svg}");
+    assert!(svg.contains("fill=\"rgba(255,238,204,0.5)\""), "{svg}");
     assert_eq!(svg.matches("class=\"pb-s-coloured").count(), 2, "{svg}");
     assert!(geometry("colours", svg).is_empty());
 }

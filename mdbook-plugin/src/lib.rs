@@ -10,13 +10,16 @@
 //! it, and the script numbers the prose between the two in the page as the engine numbers a
 //! document's leaves, and fills the `.pb-chapter` with the whole-page comment box and "Copy all
 //! answers on this page": its components' exports, then `## Comments on the text`.
+//!
+//! With `mermaid = "svg"`, plain ```` ```mermaid ```` fences (Mermaid text, not JSON) are drawn as
+//! figures by the engine and spliced in the same way; one it cannot draw stays as written.
 #![forbid(unsafe_code)]
 
 pub mod install;
 
 use mdbook_markdown::pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 use mdbook_markdown::{MarkdownOptions, new_cmark_parser};
-use passback_engine::{Format, Kind, Options, Severity, Surface};
+use passback_engine::{Alone, Format, Kind, Options, Severity, Surface};
 
 /// The `[preprocessor.passback]` options.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +34,17 @@ pub struct Settings {
     pub admonitions: bool,
     /// Whether chapters with components take comments on their prose (`prose-comments`).
     pub prose_comments: bool,
+    /// What becomes of plain ```` ```mermaid ```` fences (`mermaid`).
+    pub mermaid: PlainMermaid,
+}
+
+/// Plain ```` ```mermaid ```` fences (Mermaid text, not a component's JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlainMermaid {
+    /// Left as they are, for another preprocessor or mdBook's script (the default).
+    Leave,
+    /// Drawn here as SVG (`mermaid = "svg"`), so the book needs no diagram JavaScript.
+    Svg,
 }
 
 impl Default for Settings {
@@ -42,6 +56,7 @@ impl Default for Settings {
             definition_lists: true,
             admonitions: true,
             prose_comments: true,
+            mermaid: PlainMermaid::Leave,
         }
     }
 }
@@ -74,12 +89,19 @@ pub struct Processed {
     pub errors: usize,
 }
 
-/// A component fence found in a chapter: 1-based first and last line, and its content.
+/// A fence the preprocessor replaces: 1-based first and last line, what it is, and its content.
 struct Fence {
     start: usize,
     end: usize,
-    kind: Kind,
+    what: What,
     literal: String,
+}
+
+/// A component, or a plain Mermaid diagram drawn as a figure.
+#[derive(Clone, Copy)]
+enum What {
+    Component(Kind),
+    Diagram,
 }
 
 /// What reading a chapter finds: its component fences, and the warnings its other fenced code
@@ -92,7 +114,7 @@ struct Found {
 /// Finds the fences as mdBook itself will read the chapter (pulldown-cmark with mdBook's
 /// options: definition lists, admonitions…), so a fence mdBook shows as code is never taken for
 /// a component, nor the other way round.
-fn fences(content: &str, markdown: &MarkdownOptions) -> Found {
+fn fences(content: &str, markdown: &MarkdownOptions, mermaid: PlainMermaid) -> Found {
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(content.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
@@ -121,13 +143,22 @@ fn fences(content: &str, markdown: &MarkdownOptions) -> Found {
                 let start = line_of(range.start);
                 let end = line_of(range.start + source.trim_end().len().saturating_sub(1));
                 match Kind::from_tag(info.trim()) {
-                    // Raw Mermaid in a ```mermaid fence is another tool's diagram
-                    // (mdbook-mermaid's): a PassbackAI diagram is JSON.
-                    Some(Kind::Mermaid) if !literal.trim_start().starts_with('{') => {}
+                    // Raw Mermaid in a ```mermaid fence is not a component (a PassbackAI
+                    // diagram is JSON): drawn here when the book asks, else another tool's.
+                    Some(Kind::Mermaid) if !literal.trim_start().starts_with('{') => {
+                        if mermaid == PlainMermaid::Svg {
+                            found.fences.push(Fence {
+                                start,
+                                end,
+                                what: What::Diagram,
+                                literal,
+                            });
+                        }
+                    }
                     Some(kind) => found.fences.push(Fence {
                         start,
                         end,
-                        kind,
+                        what: What::Component(kind),
                         literal,
                     }),
                     None => {
@@ -161,7 +192,7 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
     let Found {
         fences: found,
         warnings,
-    } = fences(content, &settings.markdown());
+    } = fences(content, &settings.markdown(), settings.mermaid);
     let mut messages: Vec<String> = warnings
         .iter()
         .map(|d| d.compiler_line(path, d.line, d.column, "warning"))
@@ -175,6 +206,7 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
     }
     let lines: Vec<&str> = content.split_inclusive('\n').collect();
     let mut errors = 0;
+    let mut components = 0;
     let mut replacements: Vec<(usize, usize, String)> = Vec::new();
     for (index, fence) in found.iter().enumerate() {
         let Some(opening) = lines.get(fence.start - 1) else {
@@ -187,7 +219,38 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
             .min()
             .unwrap_or(0);
         let prefix = &opening[..marker];
-        let mini = format!("```{}\n{}```\n", fence.kind.tag(), fence.literal);
+        // A following line must not continue our HTML block: end it with a blank line that keeps
+        // the container (`>` stays, list markers and text become spaces).
+        let continuation: String = prefix
+            .chars()
+            .map(|c| if c == '>' { '>' } else { ' ' })
+            .collect();
+        let kind = match fence.what {
+            What::Component(kind) => kind,
+            What::Diagram => {
+                let id = format!("{}-fig{index}", chapter_key(path));
+                match passback_engine::draw_alone(&fence.literal, &id) {
+                    Alone::Drawn(svg) => {
+                        let figure = format!(
+                            "<figure class=\"pb-mermaid pb-figure\"><div class=\"pb-diagram-canvas\">{}</div></figure>",
+                            svg.replace('\r', "").replace('\n', "&#10;")
+                        );
+                        let replacement =
+                            format!("{prefix}{figure}\n{}\n", continuation.trim_end());
+                        replacements.push((fence.start, fence.end.min(lines.len()), replacement));
+                    }
+                    // The fence stays a code block, as it was written.
+                    Alone::NotDrawn { reason, line } => messages.push(format!(
+                        "{path}:{}:{}: warning[unsupported_diagram]: {reason}; the diagram's source is shown as a code block",
+                        fence.start + line,
+                        prefix.chars().count() + 1
+                    )),
+                }
+                continue;
+            }
+        };
+        components += 1;
+        let mini = format!("```{}\n{}```\n", kind.tag(), fence.literal);
         let options = Options::default()
             .with_surface(settings.surface)
             .with_format(Format::Fragment)
@@ -215,12 +278,6 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
             messages.push(d.compiler_line(path, line, column, severity));
         }
         let one_line = rendered.html.replace('\r', "").replace('\n', "&#10;");
-        // A following line must not continue our HTML block: end it with a blank line that keeps
-        // the container (`>` stays, list markers and text become spaces).
-        let continuation: String = prefix
-            .chars()
-            .map(|c| if c == '>' { '>' } else { ' ' })
-            .collect();
         let replacement = format!("{prefix}{one_line}\n{}\n", continuation.trim_end());
         replacements.push((fence.start, fence.end.min(lines.len()), replacement));
     }
@@ -240,7 +297,8 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
             }
         }
     }
-    if settings.prose_comments {
+    // Comments on the prose come with components: a chapter with only diagrams takes none.
+    if settings.prose_comments && components > 0 {
         out = with_chapter_markers(path, &out, content);
     }
     Processed {

@@ -1,7 +1,7 @@
 //! `mdbook-passback`: the mdBook preprocessor binary (logic in the library).
 #![forbid(unsafe_code)]
 
-use mdbook_passback::{OnError, Settings, install, process_chapter, version_warning};
+use mdbook_passback::{OnError, PlainMermaid, Settings, install, process_chapter, version_warning};
 use mdbook_preprocessor::book::BookItem;
 use passback_engine::Surface;
 use std::io::Write;
@@ -68,8 +68,9 @@ fn main() -> ExitCode {
 }
 
 /// Keys `[preprocessor.passback]` may hold: ours, then mdBook's own for every preprocessor.
-const KNOWN_KEYS: [&str; 9] = [
+const KNOWN_KEYS: [&str; 10] = [
     "surface",
+    "mermaid",
     "answers-action",
     "on-error",
     "prose-comments",
@@ -95,7 +96,7 @@ fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, 
         .unwrap_or_default();
     for key in keys.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
         eprintln!(
-            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action, on-error and prose-comments)"
+            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action, on-error, prose-comments and mermaid)"
         );
     }
     let flag = |key: &str| ctx.config.get::<bool>(key).ok().flatten().unwrap_or(true);
@@ -118,6 +119,17 @@ fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, 
         })?
     {
         s.prose_comments = on;
+    }
+    if let Some(v) = get("mermaid")? {
+        s.mermaid = match v.as_str() {
+            "svg" => PlainMermaid::Svg,
+            "leave" => PlainMermaid::Leave,
+            _ => {
+                return Err(format!(
+                    "preprocessor.passback.mermaid must be svg (draw plain mermaid fences here) or leave (the default), not \"{v}\""
+                ));
+            }
+        };
     }
     if let Some(v) = get("on-error")? {
         s.on_error = match v.as_str() {

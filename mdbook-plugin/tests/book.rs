@@ -79,8 +79,8 @@ fn a_real_book_builds_with_live_components() {
         "{stderr}"
     );
     assert!(
-        !stderr.contains("mermaid"),
-        "raw Mermaid is not ours: {stderr}"
+        !stderr.contains("unsupported_diagram") && !stderr.contains("graph TD"),
+        "raw Mermaid is not ours unless the book says mermaid = \"svg\": {stderr}"
     );
 
     let read = |name: &str| {
@@ -297,5 +297,102 @@ fn hostile_titles_reach_no_search_title_and_warnings_no_terminal_escapes() {
         }
     }
     assert!(fields > 0, "the index has titles: {index}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A book that replaces mdbook-mermaid: `mermaid = "svg"` draws every plain ```mermaid fence
+/// at build time, in any container; one it cannot draw stays a code block with a warning
+/// naming chapter and line; a bad value for the option stops the build with a sentence.
+#[test]
+fn plain_mermaid_fences_are_drawn_at_build_time() {
+    let dir: PathBuf = std::env::temp_dir().join(format!("pb-book-svg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).expect("src dir");
+    let toml = "[book]\ntitle = \"Diagrams\"\n\n[preprocessor.passback]\nmermaid = \"svg\"\n";
+    std::fs::write(dir.join("book.toml"), toml).expect("book.toml");
+    std::fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Diagrams](chapter.md)\n",
+    )
+    .expect("SUMMARY.md");
+    let chapter = "# Diagrams\n\n\
+        ```mermaid\nflowchart LR\n  A[Build] --> B{Tests pass?}\n  B -- yes --> C[Ship]\n```\n\n\
+        - In a list:\n\n  ```mermaid\n  sequenceDiagram\n    Alice->>Bob: Hello\n  ```\n\n\
+        > ```mermaid\n> stateDiagram-v2\n>   [*] --> Idle\n> ```\n\n\
+        ```mermaid\ngantt\n  title Plan\n```\n\n\
+        After the diagrams.\n";
+    std::fs::write(dir.join("src/chapter.md"), chapter).expect("chapter.md");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().expect("bin dir").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let build = Command::new("mdbook")
+        .arg("build")
+        .arg(&dir)
+        .env("PATH", &path)
+        .output()
+        .expect("the mdbook binary is needed for this test: cargo install mdbook --locked --no-default-features --features search");
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(build.status.success(), "mdbook build failed:\n{stderr}");
+    assert!(
+        stderr.contains(
+            "chapter.md:22:1: warning[unsupported_diagram]: Gantt charts are not drawn here yet"
+        ),
+        "{stderr}"
+    );
+    let page = std::fs::read_to_string(dir.join("book/chapter.html")).expect("chapter.html");
+    assert_eq!(
+        page.matches("<figure class=\"pb-mermaid pb-figure\">")
+            .count(),
+        3,
+        "{page}"
+    );
+    for text in ["Build", "Tests pass?", "Alice", "Idle"] {
+        assert!(page.contains(&format!(">{text}<")), "{text} drawn: {page}");
+    }
+    // The list item and the quote keep their diagrams; the gantt chart stays its source.
+    let in_list = page.find("In a list:").expect("list item");
+    assert!(
+        page[in_list..]
+            .split("</li>")
+            .next()
+            .unwrap_or("")
+            .contains("pb-figure")
+    );
+    let quote = page.find("<blockquote>").expect("quote");
+    assert!(
+        page[quote..]
+            .split("</blockquote>")
+            .next()
+            .unwrap_or("")
+            .contains("pb-figure")
+    );
+    assert!(
+        page.contains("gantt"),
+        "the gantt chart's source stays: {page}"
+    );
+    assert!(page.contains("After the diagrams."));
+    // Diagrams alone make no review page: no comments on the prose.
+    assert!(!page.contains("data-pb-chapter"), "{page}");
+
+    std::fs::write(
+        dir.join("book.toml"),
+        toml.replace("mermaid = \"svg\"", "mermaid = \"png\""),
+    )
+    .expect("book.toml");
+    let build = Command::new("mdbook")
+        .arg("build")
+        .arg(&dir)
+        .env("PATH", &path)
+        .output()
+        .expect("mdbook");
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success());
+    assert!(
+        stderr.contains("preprocessor.passback.mermaid must be svg"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

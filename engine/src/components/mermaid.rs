@@ -25,7 +25,7 @@ const FIELDS: [&str; 4] = ["version", "source", "title", "skill_version"];
 /// Largest accepted `source`, in bytes: real architecture diagrams run to 16 KB; the
 /// diagram caps (nodes, edges, participants, layout boxes) and the render budget bound the
 /// work whatever the size.
-pub const MAX_SOURCE: usize = 64 * 1024;
+pub const MAX_SOURCE: usize = crate::diagram::MAX_SOURCE;
 pub const MAX_TITLE: usize = 200;
 
 #[derive(Debug, Clone)]

@@ -205,6 +205,89 @@ pub fn render_state(
     }
 }
 
+/// The longest Mermaid source drawn, bytes: real architecture diagrams reach 16 KB, and the
+/// render budget bounds the work whatever the length.
+pub const MAX_SOURCE: usize = 64 * 1024;
+
+/// A diagram drawn on its own, outside any component (a book's plain ```` ```mermaid ```` fences):
+/// its SVG, or why it is not drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Alone {
+    /// The SVG, the engine's own markup; its ids start with the id given.
+    Drawn(String),
+    /// Not drawn.
+    NotDrawn {
+        /// Why not, as a sentence.
+        reason: String,
+        /// The 1-based line of the source it points at.
+        line: usize,
+    },
+}
+
+/// Draws Mermaid `source` as the `mermaid` component would, without the component around it
+/// (no caption, no comment fields). `id` prefixes the ids inside the SVG, so it must be unique
+/// on the page and made of id characters.
+pub fn draw_alone(source: &str, id: &str) -> Alone {
+    let line_of = |offset: usize| source[..offset.min(source.len())].matches('\n').count() + 1;
+    if source.len() > MAX_SOURCE {
+        return Alone::NotDrawn {
+            reason: format!(
+                "the diagram is {} bytes; the limit is {}",
+                source.len(),
+                MAX_SOURCE
+            ),
+            line: 1,
+        };
+    }
+    let chart = match flowchart::parse::parse(source) {
+        Some(Ok(chart)) => Some(chart),
+        Some(Err(e)) => {
+            return Alone::NotDrawn {
+                reason: format!("the flowchart is not drawn: {}", e.message),
+                line: line_of(e.offset),
+            };
+        }
+        None => None,
+    };
+    let laid_out = chart
+        .as_ref()
+        .filter(|c| !c.nodes.is_empty())
+        .map(layout::layout);
+    let t = crate::html::i18n::Lang::En.strings();
+    let frame = Frame {
+        id,
+        title: t.diagram,
+        t,
+        inline_style: false,
+    };
+    let drawing = render_laid_out(source, chart.as_ref().zip(laid_out.as_ref()), &frame);
+    if drawing.drawn {
+        return Alone::Drawn(drawing.svg);
+    }
+    let keyword = flowchart::parse::keyword(source).unwrap_or("");
+    let reason = match (&chart, &laid_out) {
+        (Some(_), Some(Err(Failure::TooLarge))) => "the flowchart is too large to draw".to_string(),
+        (Some(_), Some(Err(Failure::LayoutFailed))) => "the flowchart's layout failed".to_string(),
+        (Some(_), None) => "the flowchart has no nodes".to_string(),
+        _ if flowchart::parse::is_flowchart_keyword(keyword)
+            || keyword == "sequenceDiagram"
+            || state::parse::is_state_keyword(keyword) =>
+        {
+            let kind = if flowchart::parse::is_flowchart_keyword(keyword) {
+                "flowchart".to_string()
+            } else {
+                kind_name(keyword).to_lowercase()
+            };
+            format!("the {kind} could not be read or is too large to draw")
+        }
+        _ if kind_name(keyword) == "Mermaid diagram" => {
+            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, …)".to_string()
+        }
+        _ => format!("{}s are not drawn here yet", kind_name(keyword)),
+    };
+    Alone::NotDrawn { reason, line: 1 }
+}
+
 /// A readable name for a Mermaid diagram type keyword.
 pub fn kind_name(keyword: &str) -> &'static str {
     match keyword {
@@ -235,6 +318,7 @@ pub fn kind_name(keyword: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    mod alone;
     mod golden;
     mod shapes;
 }

@@ -1,0 +1,69 @@
+//! A diagram drawn outside any component, as a book's plain Mermaid fences are.
+
+use crate::diagram::{Alone, MAX_SOURCE, draw_alone};
+
+fn drawn(source: &str) -> String {
+    match draw_alone(source, "fig-1") {
+        Alone::Drawn(svg) => svg,
+        Alone::NotDrawn { reason, .. } => panic!("not drawn: {reason}"),
+    }
+}
+
+#[test]
+fn the_three_kinds_drawn_here_are_svg_with_the_given_ids() {
+    for source in [
+        "graph TD\n  A[Start] --> B{Ok?}\n",
+        "sequenceDiagram\n  Alice->>Bob: Hi\n",
+        "stateDiagram-v2\n  [*] --> Idle\n  Idle --> Busy\n",
+    ] {
+        let svg = drawn(source);
+        assert!(svg.starts_with("<svg"), "{svg}");
+        assert!(svg.contains("id=\"fig-1"), "{svg}");
+        assert!(
+            !svg.contains("pb-comment"),
+            "no comment fields outside a component: {svg}"
+        );
+    }
+}
+
+#[test]
+fn text_in_the_diagram_is_escaped() {
+    let svg = drawn("graph TD\n  A[\"<script>x</script> & co\"] --> B\n");
+    assert!(!svg.contains("<script>"), "{svg}");
+    assert!(svg.contains("&lt;script&gt;"), "{svg}");
+}
+
+#[test]
+fn a_kind_not_drawn_says_which() {
+    let Alone::NotDrawn { reason, line } = draw_alone("gantt\n  title A\n", "fig-1") else {
+        panic!("a gantt chart is not drawn here");
+    };
+    assert_eq!(reason, "Gantt charts are not drawn here yet");
+    assert_eq!(line, 1);
+    let Alone::NotDrawn { reason, .. } = draw_alone("A --> B\n", "fig-1") else {
+        panic!("no keyword");
+    };
+    assert!(reason.contains("not a type keyword"), "{reason}");
+}
+
+#[test]
+fn a_flowchart_it_cannot_read_points_at_its_line() {
+    let Alone::NotDrawn { reason, line } = draw_alone("graph TD\n  A --> B\n  C -->\n", "fig-1")
+    else {
+        panic!("a dangling edge is not drawn");
+    };
+    assert!(
+        reason.starts_with("the flowchart is not drawn: "),
+        "{reason}"
+    );
+    assert_eq!(line, 3);
+}
+
+#[test]
+fn a_source_over_the_limit_is_refused_before_it_is_read() {
+    let source = format!("graph TD\n{}", "  A --> B\n".repeat(MAX_SOURCE / 10 + 1));
+    let Alone::NotDrawn { reason, .. } = draw_alone(&source, "fig-1") else {
+        panic!("over the limit");
+    };
+    assert!(reason.contains("the limit is 65536"), "{reason}");
+}

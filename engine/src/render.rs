@@ -190,7 +190,7 @@ fn police(parsed: &mut document::Parsed, src: &str) -> bool {
         }
         None => {
             if raw_html {
-                let notes = sanitize::raw_notes(parsed.root);
+                let notes = sanitize::raw_notes(parsed.root, &parsed.nodes);
                 parsed
                     .diagnostics
                     .extend(notes.into_iter().map(raw_warning));
@@ -520,6 +520,7 @@ fn render_prose(
         key.push_str(nonce);
         sanitize::clean_blocks(
             parsed.root,
+            &parsed.nodes,
             &|node, out| {
                 prose::write_html(node, &comrak_options, prose::Marks::Unnumbered, out);
             },

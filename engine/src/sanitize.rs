@@ -7,6 +7,8 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+mod span;
+
 /// Whether a link target may appear in the output: http(s), mailto, or a relative reference
 /// (which may lead to another host, as an absolute http(s) link may).
 pub fn is_safe_link(url: &str) -> bool {
@@ -263,6 +265,13 @@ static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
     let mut b = Builder::default();
     b.add_tags(["input", "section", "figure", "figcaption", "mark"])
         .add_tag_attributes("input", ["type", "checked", "disabled"])
+        // GitHub's idioms: collapsible sections that start open, and centred wrappers.
+        .add_tag_attributes("details", ["open"])
+        .add_tag_attributes("div", ["align"])
+        .add_tag_attributes("p", ["align"])
+        .add_tag_attributes("h1", ["align"])
+        .add_tag_attributes("h2", ["align"])
+        .add_tag_attributes("h3", ["align"])
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("a", ["id"])
         .add_tag_attributes("li", ["id"])
@@ -421,9 +430,13 @@ fn raw_blocks<'a>(root: &'a AstNode<'a>) -> Vec<(&'a AstNode<'a>, &'a AstNode<'a
 
 /// What the author should hear about the document's raw HTML, block by block (see
 /// [`clean_blocks`]): tags shown as text, and HTML closed at its block's end.
-pub fn raw_notes<'a>(root: &'a AstNode<'a>) -> Vec<RawNote> {
+pub fn raw_notes<'a>(root: &'a AstNode<'a>, components: &[&'a AstNode<'a>]) -> Vec<RawNote> {
+    let spanned = spanned_blocks(&span::spans(root, components));
     let mut notes = Vec::new();
     for (block, first_raw) in raw_blocks(root) {
+        if spanned.contains(&(block as *const _)) {
+            continue;
+        }
         let mut raw = String::new();
         for node in block.descendants() {
             match &node.data().value {
@@ -456,11 +469,25 @@ pub fn raw_notes<'a>(root: &'a AstNode<'a>) -> Vec<RawNote> {
 /// (which carry the engine's own attributes) out of the sanitizer.
 pub fn clean_blocks<'a>(
     root: &'a AstNode<'a>,
+    components: &[&'a AstNode<'a>],
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
 ) {
     // Blocks first, then changes: the tree is not changed while it is walked.
-    for (block, _) in raw_blocks(root) {
+    let spans = span::spans(root, components);
+    let spanned = spanned_blocks(&spans);
+    let blocks = raw_blocks(root);
+    for span in spans {
+        for (block, html) in span.blocks {
+            if let NodeValue::HtmlBlock(b) = &mut block.data_mut().value {
+                b.literal = html;
+            }
+        }
+    }
+    for (block, _) in blocks {
+        if spanned.contains(&(block as *const _)) {
+            continue;
+        }
         let mut data = block.data_mut();
         if let NodeValue::HtmlBlock(b) = &mut data.value {
             let filtered = filter_tags(&b.literal);
@@ -482,6 +509,14 @@ pub fn clean_blocks<'a>(
         }
         first.data_mut().value = NodeValue::HtmlInline(html);
     }
+}
+
+/// The HTML blocks the spans hold, which are clean already and are no one block's to balance.
+fn spanned_blocks<'a>(spans: &[span::Span<'a>]) -> HashSet<*const AstNode<'a>> {
+    spans
+        .iter()
+        .flat_map(|s| s.blocks.iter().map(|(b, _)| *b as *const _))
+        .collect()
 }
 
 /// A block's inline content as clean HTML.

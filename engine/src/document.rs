@@ -54,6 +54,8 @@ pub struct Parsed<'a> {
     /// True when the whole document was a bare component JSON object.
     #[cfg_attr(not(test), allow(dead_code))] // what the bare-paste tests check
     pub bare: bool,
+    /// The YAML front matter at the top of the document, which is never shown.
+    pub front_matter: Option<FrontMatter>,
     /// False when the source cannot hold a Hebrew or Arabic letter (see
     /// [`crate::html::i18n::may_hold_rtl`]): the language is then English without a walk.
     pub rtl_possible: bool,
@@ -95,6 +97,8 @@ pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
     o.extension.autolink = true;
     o.extension.tasklist = true;
     o.extension.footnotes = true;
+    // GitHub's `> [!NOTE]` … `> [!CAUTION]`, written by `prose::alert`.
+    o.extension.alerts = true;
     o.render.r#unsafe = allow_raw_html;
     o
 }
@@ -151,6 +155,100 @@ fn html_block_left_open(h: &comrak::nodes::NodeHtmlBlock) -> Option<&'static str
         _ => (true, ""),
     };
     (!ended).then_some(what)
+}
+
+/// A document's YAML front matter (`---` on the first line, `key: value` lines, `---` or
+/// `...`), as docs sites and GitHub read it: never shown as prose; its `title` names the page
+/// and the email.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FrontMatter {
+    /// The `title:` value, unquoted, when there is one.
+    pub title: Option<String>,
+    /// The YAML between the markers, as written.
+    pub yaml: String,
+    /// Where the closing marker's line ends, in bytes of the source.
+    #[serde(skip)]
+    end: usize,
+}
+
+/// The most front matter that is looked for: a document whose first line is `---` and that has
+/// no closing marker costs a scan of this much, not of the whole document.
+const MAX_FRONT_MATTER: usize = 64 * 1024;
+
+impl FrontMatter {
+    /// The front matter at the start of `src`, when every line between the markers reads as
+    /// YAML (a `key:`, an indented or `- ` continuation, a `#` comment or a blank line), so a
+    /// document that opens with a thematic break keeps it.
+    fn read(src: &str) -> Option<FrontMatter> {
+        let mut lines = lines_inclusive(src);
+        if lines.next()?.trim_end() != "---" {
+            return None;
+        }
+        let body_start = src.find('\n')? + 1;
+        let mut at = body_start;
+        let mut title = None;
+        let mut keys = 0;
+        for line in lines {
+            if at > MAX_FRONT_MATTER {
+                return None;
+            }
+            let content = line.trim_end();
+            if content == "---" || content == "..." {
+                return (keys > 0).then(|| FrontMatter {
+                    title,
+                    yaml: src[body_start..at].to_string(),
+                    end: at + line.len(),
+                });
+            }
+            at += line.len();
+            if content.trim_start().is_empty()
+                || content.starts_with('#')
+                || content.starts_with([' ', '\t'])
+                || content == "-"
+                || content.starts_with("- ")
+            {
+                continue;
+            }
+            let (key, value) = content.split_once(':')?;
+            let is_key = key.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                && key
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '));
+            if !is_key || !(value.is_empty() || value.starts_with([' ', '\t'])) {
+                return None;
+            }
+            keys += 1;
+            if key == "title" {
+                title = Some(unquote(value.trim())).filter(|t| !t.is_empty());
+            }
+        }
+        None
+    }
+}
+
+/// A YAML scalar without its quotes (`'…'` with `''` for a quote, or `"…"`).
+fn unquote(value: &str) -> String {
+    if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+        inner.replace("''", "'")
+    } else if let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        inner.replace("\\\"", "\"")
+    } else {
+        value.to_string()
+    }
+}
+
+/// `src` with its first `end` bytes blanked: every byte but line endings a space.
+fn blank_start(src: &str, end: usize) -> String {
+    let mut out = String::with_capacity(src.len());
+    for c in src[..end].bytes() {
+        out.push(if matches!(c, b'\n' | b'\r') {
+            c as char
+        } else {
+            ' '
+        });
+    }
+    out.push_str(&src[end..]);
+    out
 }
 
 /// How many unclosed HTML blocks a parse reopens ([`reopen_unclosed_html`]) before it leaves the
@@ -222,7 +320,17 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
     }
     diagnostics.extend(broken_bare_json(src, &lines));
 
-    let (text, rescued_lines) = rescue_nested_fences(src);
+    // Front matter is read, then blanked out (same bytes, same lines): positions do not move.
+    let front_matter = FrontMatter::read(src);
+    let blanked;
+    let visible = match &front_matter {
+        Some(f) => {
+            blanked = blank_start(src, f.end);
+            blanked.as_str()
+        }
+        None => src,
+    };
+    let (text, rescued_lines) = rescue_nested_fences(visible);
     let rescued_base = diagnostics.len();
     for (_, line) in &rescued_lines {
         diagnostics.push(Diagnostic {
@@ -379,6 +487,7 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         diagnostics,
         raw_html: police.finish(),
         bare: false,
+        front_matter,
         rtl_possible: crate::html::i18n::may_hold_rtl(src),
     }
 }
@@ -1061,6 +1170,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
         diagnostics,
         raw_html: false,
         bare: true,
+        front_matter: None,
         rtl_possible: crate::html::i18n::may_hold_rtl(src),
     })
 }

@@ -4,6 +4,28 @@
 //! (relative, in-page, footnotes) become their words, or absolute against a base URL; classes,
 //! ids and `data-` attributes, which nothing in a mail reads, are dropped.
 
+/// The inline style of an alert's box or title (`prose::write_alert`), by the classes the
+/// engine gave it: a bar in the kind's colour, and the title word in bold.
+fn alert_style(tag: &str, name: &str, start_side: &str) -> Option<String> {
+    let kind = tag.split("pb-alert-").nth(1)?;
+    if name == "p" && kind.starts_with("title") {
+        return Some("margin:0 0 8px;font-weight:600;".into());
+    }
+    let colour = [
+        ("note", "#0969da"),
+        ("tip", "#1a7f37"),
+        ("important", "#8250df"),
+        ("warning", "#9a6700"),
+        ("caution", "#cf222e"),
+    ]
+    .into_iter()
+    .find(|(k, _)| kind.starts_with(k))?
+    .1;
+    (name == "div").then(|| {
+        format!("margin:0 0 12px;padding:8px 12px;border-{start_side}:4px solid {colour};")
+    })
+}
+
 /// Adds inline styles to the prose HTML comrak produced (after sanitizing, before the components
 /// are spliced in). `rtl` mirrors the side of list indents and quote bars.
 pub fn style_prose(html: &str, rtl: bool, link_base: Option<&str>) -> String {
@@ -50,6 +72,7 @@ pub fn style_prose(html: &str, rtl: bool, link_base: Option<&str>) -> String {
             rest = &rest[end..];
             continue;
         }
+        let alert = alert_style(tag, &name, start_side);
         let kept;
         let tag = if name.is_empty() {
             tag
@@ -63,6 +86,18 @@ pub fn style_prose(html: &str, rtl: bool, link_base: Option<&str>) -> String {
             } else {
                 "☐"
             });
+        } else if name == "svg" {
+            // The alerts' icons: most mail clients show no SVG, so the title word stands alone.
+            let end = rest.find("</svg>").map_or(rest.len(), |e| e + 6);
+            rest = &rest[end..];
+            continue;
+        } else if let Some(style) = alert {
+            out.push('<');
+            out.push_str(&name);
+            out.push_str(" style=\"");
+            out.push_str(&style);
+            out.push('"');
+            out.push_str(&tag[1 + name.len()..]);
         } else if name == "img" {
             out.push_str(&attribute(tag, "alt").unwrap_or_default());
         } else if let Some(style) = style_for(&name)

@@ -64,7 +64,7 @@ pub use components::answer::{AnswersError, AnswersErrorKind};
 pub use components::{Kind, decode_thumbnail};
 pub use diag::{Code, Diagnostic, Severity, terminal_safe};
 pub use diagram::{Alone, draw_alone};
-pub use document::BlockInfo;
+pub use document::{BlockInfo, FrontMatter};
 pub use engine::{Engine, Miss};
 pub use options::{Format, Options, Surface};
 pub use render::{

@@ -94,7 +94,7 @@ fn leaf_node<'a>(
         | NodeValue::Heading(_)
         | NodeValue::TableRow(_)
         | NodeValue::CodeBlock(_) => cx.user.marks,
-        NodeValue::Link(_) => true,
+        NodeValue::Link(_) | NodeValue::Alert(_) => true,
         _ => false,
     };
     if leaf {
@@ -219,9 +219,58 @@ fn leaf_tag<'a>(
             }
             Ok(ChildRendering::HTML)
         }
+        NodeValue::Alert(ref alert) => write_alert(cx, alert, entering),
         _ => format_node_default(cx, node, entering),
     }
 }
+
+/// A GitHub alert (`> [!WARNING]`): a box per kind with its icon and title word, which a
+/// screen reader reads out first, as GitHub writes it but with the engine's own classes and
+/// icons. Its paragraphs are leaves like any other.
+fn write_alert(
+    cx: &mut Context<Counter>,
+    alert: &comrak::nodes::NodeAlert,
+    entering: bool,
+) -> Result<ChildRendering, fmt::Error> {
+    use comrak::nodes::AlertType;
+    if !entering {
+        cx.cr()?;
+        cx.write_str("</div>")?;
+        return cx.lf().map(|()| ChildRendering::HTML);
+    }
+    let (kind, icon) = match alert.alert_type {
+        AlertType::Note => ("note", ICON_NOTE),
+        AlertType::Tip => ("tip", ICON_TIP),
+        AlertType::Important => ("important", ICON_IMPORTANT),
+        AlertType::Warning => ("warning", ICON_WARNING),
+        AlertType::Caution => ("caution", ICON_CAUTION),
+    };
+    cx.cr()?;
+    cx.write_str("<div class=\"pb-alert pb-alert-")?;
+    cx.write_str(kind)?;
+    cx.write_str("\">\n<p class=\"pb-alert-title\"><svg class=\"pb-alert-icon\" aria-hidden=\"true\" focusable=\"false\" viewBox=\"0 0 16 16\" width=\"16\" height=\"16\">")?;
+    cx.write_str(icon)?;
+    cx.write_str("</svg>")?;
+    match &alert.title {
+        Some(title) => cx.escape(title)?,
+        None => cx.write_str(alert.alert_type.default_title())?,
+    }
+    cx.write_str("</p>")?;
+    cx.lf()?;
+    Ok(ChildRendering::HTML)
+}
+
+// The alerts' icons, drawn for the engine on a 16-unit grid in the current colour.
+/// An "i" in a ring.
+const ICON_NOTE: &str = "<circle cx=\"8\" cy=\"8\" r=\"6.5\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/><rect x=\"7.25\" y=\"7\" width=\"1.5\" height=\"4.5\" fill=\"currentColor\"/><circle cx=\"8\" cy=\"4.9\" r=\"0.9\" fill=\"currentColor\"/>";
+/// A bulb over its base.
+const ICON_TIP: &str = "<path d=\"M8 1.5a4.5 4.5 0 0 0-2.6 8.2c.4.3.6.7.6 1.1V12h4v-1.2c0-.4.2-.8.6-1.1A4.5 4.5 0 0 0 8 1.5z\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/><rect x=\"6\" y=\"13\" width=\"4\" height=\"1.5\" fill=\"currentColor\"/>";
+/// A speech bubble with an exclamation mark.
+const ICON_IMPORTANT: &str = "<path d=\"M2 2.5h12v8.5H7l-3 3v-3H2z\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-linejoin=\"round\"/><rect x=\"7.25\" y=\"4\" width=\"1.5\" height=\"3.5\" fill=\"currentColor\"/><circle cx=\"8\" cy=\"9\" r=\"0.9\" fill=\"currentColor\"/>";
+/// A triangle with an exclamation mark.
+const ICON_WARNING: &str = "<path d=\"M8 1.8 14.8 14H1.2z\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-linejoin=\"round\"/><rect x=\"7.25\" y=\"6\" width=\"1.5\" height=\"4\" fill=\"currentColor\"/><circle cx=\"8\" cy=\"11.8\" r=\"0.9\" fill=\"currentColor\"/>";
+/// An octagon with an exclamation mark.
+const ICON_CAUTION: &str = "<path d=\"M5.3 1.5h5.4l3.8 3.8v5.4l-3.8 3.8H5.3l-3.8-3.8V5.3z\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-linejoin=\"round\"/><rect x=\"7.25\" y=\"4.2\" width=\"1.5\" height=\"4.3\" fill=\"currentColor\"/><circle cx=\"8\" cy=\"10.9\" r=\"0.9\" fill=\"currentColor\"/>";
 
 /// The visible text of every leaf of the tree, in order (leaf N is at index N − 1), as a
 /// browser shows it: text and code, a space for each line break and between table cells, a

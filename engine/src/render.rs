@@ -2,7 +2,7 @@
 
 use crate::components::answer::AnswersError;
 use crate::diag::{Code, Diagnostic, Severity};
-use crate::document::{self, BlockInfo};
+use crate::document::{self, BlockInfo, FrontMatter};
 use crate::html::i18n::Lang;
 use crate::options::{Format, Options, Surface};
 use crate::{answers, assets, email, html, prose, sanitize, text};
@@ -48,6 +48,9 @@ pub struct Rendered {
     /// (content id, `data:` URI): the MIME message attaches them.
     #[serde(skip)]
     pub thumbnails: Vec<(String, String)>,
+    /// The document's YAML front matter, which the page never shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub front_matter: Option<FrontMatter>,
 }
 
 impl Rendered {
@@ -413,6 +416,8 @@ struct Reading {
     text_body: Option<String>,
     /// The page's `<title>`, for [`Format::Page`].
     title: Option<String>,
+    /// The document's front matter, for [`Format::Json`].
+    front_matter: Option<document::FrontMatter>,
     /// The prefix of every element id on the page.
     id_base: String,
     /// Whether the document has prose leaves a reader can comment on (see [`prose`]).
@@ -467,11 +472,13 @@ fn read_tree(
         }
     }
     let title = (options.format == Format::Page).then(|| page_title(parsed));
+    let front_matter = parsed.front_matter.take();
     Reading {
         lang,
         diagnostics,
         text_body,
         title,
+        front_matter,
         id_base,
         has_leaves,
     }
@@ -832,6 +839,7 @@ fn finish(
         mut diagnostics,
         text_body,
         title,
+        front_matter,
         id_base,
         has_leaves,
     } = reading;
@@ -929,6 +937,7 @@ fn finish(
         surface: options.surface,
         diagrams: found.published,
         thumbnails: found.thumbnails,
+        front_matter,
     };
     if options.format == Format::Json {
         // Strings, numbers and lists only: serializing cannot fail.
@@ -1108,16 +1117,21 @@ fn invalid_block(b: &document::Block, surface: Surface) -> maud::Markup {
     }
 }
 
-/// A document's title, as a page's `<title>` or a message's `Subject` names it: its first
-/// heading, else its first component's title, else "PassbackAI document".
+/// A document's title, as a page's `<title>` or a message's `Subject` names it: its front
+/// matter's `title`, else its first heading, else its first component's title, else
+/// "PassbackAI document".
 pub fn document_title(src: &str) -> String {
     let arena = Arena::new();
     let (parsed, _) = parse_and_police(&arena, src);
     page_title(&parsed)
 }
 
-/// The page `<title>`: the first heading, else the first component title.
+/// The page `<title>`: the front matter's title, else the first heading, else the first
+/// component title.
 fn page_title(parsed: &document::Parsed) -> String {
+    if let Some(title) = parsed.front_matter.as_ref().and_then(|f| f.title.as_ref()) {
+        return title.chars().take(120).collect();
+    }
     for node in parsed.root.descendants() {
         if matches!(node.data().value, NodeValue::Heading(_)) {
             let mut s = String::new();

@@ -70,6 +70,15 @@ impl<'a> Cx<'_, 'a> {
             }
             NodeValue::Paragraph => inline(node),
             NodeValue::BlockQuote => prefix_lines(&self.children(node), "> ", "> "),
+            // A GitHub alert: its title word, then its text, quoted.
+            NodeValue::Alert(alert) => {
+                let title = alert
+                    .title
+                    .as_deref()
+                    .unwrap_or(alert.alert_type.default_title());
+                let body = self.children(node);
+                prefix_lines(&format!("{title}\n\n{body}"), "> ", "> ")
+            }
             NodeValue::List(list) => {
                 let mut items = Vec::new();
                 for (i, item) in node.children().enumerate() {

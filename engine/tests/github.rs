@@ -119,7 +119,7 @@ fn front_matter_is_never_shown_and_names_the_page() {
     );
     assert_eq!(passback_engine::document_title(&src), "Moving the wiki");
     let json: serde_json::Value =
-        serde_json::from_str(&render(&src, &with(Format::Json, Surface::Page)).body())
+        serde_json::from_str(render(&src, &with(Format::Json, Surface::Page)).body())
             .expect("JSON");
     assert_eq!(json["front_matter"]["title"], "Moving the wiki");
     assert!(

@@ -998,7 +998,7 @@ mod tests {
             export(&again.doc, &again.responses).markdown,
             "(reader reordered)\n\n1. B\n2. A\n\n## Comments on the text\n\n\
              - On \"an order\" — why this order?\n\
-             - On the whole document — whole \\<doc> & \"more\"\n\
+             - On the whole document — whole &lt;doc> & \"more\"\n\
              - On the whole document — a hand-made whole-document comment\n"
         );
     }

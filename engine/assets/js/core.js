@@ -84,7 +84,7 @@ function reviewerOneLine(s) {
 
 /**
  * `push_line`: leading whitespace kept; a backslash before a marker that would start a Markdown
- * block or one of the export's entries, and before each `<` that could open HTML.
+ * block or one of the export's entries, and `&lt;` for each `<` that could open HTML.
  */
 var LEAD = new RegExp('^' + WS);
 function reviewerLine(line) {
@@ -92,11 +92,9 @@ function reviewerLine(line) {
   var body = line.slice(lead.length);
   var m;
   if ((m = /^\*+/.exec(body))) body = m[0].replace(/\*/g, '\\*') + body.slice(m[0].length);
-  else if (/^(#|>|[-+]([ \t]|$)|```|~~~|[-_=:|][-_=:| \t]*$|Answers?:|Answers \u2192|Note:)/.test(body)) body = '\\' + body;
+  else if (/^(#|>|[-+]([ \t]|$)|```|~~~|\[.*\]:|[-_=:|][-_=:| \t]*$|Answers?:|Answers \u2192|Note:)/.test(body)) body = '\\' + body;
   else if ((m = /^[0-9]{1,9}(?=[.)]([ \t]|$))/.exec(body))) body = m[0] + '\\' + body.slice(m[0].length);
-  return lead + body.replace(/(\\*)<(?=[A-Za-z\/!?])/g, function (all, slashes) {
-    return slashes.length % 2 ? all : slashes + '\\<';
-  });
+  return lead + body.replace(/<(?=[A-Za-z\/!?])/g, '&lt;');
 }
 
 /** Rust's `usize::from_str`. */

@@ -10,10 +10,10 @@
 //!   of the export is the export's own;
 //! - every line after the first is indented by [`INDENT`] under its entry;
 //! - a line that would begin a Markdown block (a heading, quote, list item, rule, setext
-//!   underline, table delimiter or code fence) or one of the export's own entries (`**Q:`,
+//!   underline, table delimiter, code fence, link or footnote definition) or one of the export's own entries (`**Q:`,
 //!   `Answer:`, `Answers:`, `Answers →`, `Note:`) gets a backslash before its marker;
-//! - `<` before a letter, `/`, `!` or `?` gets a backslash (unless one already escapes it), so
-//!   no raw HTML reaches a Markdown rendering of the export.
+//! - `<` before a letter, `/`, `!` or `?` is written `&lt;`, so no raw HTML reaches a Markdown
+//!   rendering of the export.
 
 /// What each line of a reviewer's text after its first starts with in the export.
 pub(crate) const INDENT: &str = "    ";
@@ -63,7 +63,7 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 /// One line, escaped: its leading whitespace kept, then a backslash before a marker that would
-/// start a block or an entry, and before each `<` that could open HTML.
+/// start a block or an entry, and `&lt;` for each `<` that could open HTML.
 fn push_line(out: &mut String, line: &str) {
     let body = line.trim_start();
     out.push_str(&line[..line.len() - body.len()]);
@@ -118,6 +118,7 @@ fn marker(body: &str) -> Marker {
         || (matches!(first, b'-' | b'+') && spaced(1))
         || body.starts_with("```")
         || body.starts_with("~~~")
+        || (body.starts_with('[') && body.contains("]:"))
         || body
             .bytes()
             .all(|b| matches!(b, b'-' | b'_' | b'=' | b':' | b'|' | b' ' | b'\t'))
@@ -135,23 +136,17 @@ fn marker(body: &str) -> Marker {
     Marker::None
 }
 
-/// A backslash before each `<` of `out[start..]` that could open HTML (followed by an ASCII
-/// letter, `/`, `!` or `?`) and that an odd run of backslashes does not already escape.
+/// `&lt;` for each `<` of `out[start..]` that could open HTML (followed by an ASCII letter, `/`,
+/// `!` or `?`). Not a backslash: a GFM autolink just before it (`https://x.y\<b>`) would take the
+/// backslash into its address and leave the `<` bare.
 fn escape_html(out: &mut String, start: usize) {
     let mut at = start;
     while let Some(found) = out[at..].find('<') {
         let i = at + found;
         let next = out.as_bytes().get(i + 1).copied();
-        let opens =
-            next.is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'/' | b'!' | b'?'));
-        let slashes = out.as_bytes()[start..i]
-            .iter()
-            .rev()
-            .take_while(|b| **b == b'\\')
-            .count();
-        if opens && slashes % 2 == 0 {
-            out.insert(i, '\\');
-            at = i + 2;
+        if next.is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'/' | b'!' | b'?')) {
+            out.replace_range(i..=i, "&lt;");
+            at = i + 4;
         } else {
             at = i + 1;
         }
@@ -229,6 +224,8 @@ mod tests {
             (":--", "\\:--"),
             ("```rust", "\\```rust"),
             ("~~~", "\\~~~"),
+            ("[x]: https://example.com", "\\[x]: https://example.com"),
+            ("[^1]: note", "\\[^1]: note"),
             ("1. one", "1\\. one"),
             ("1) one", "1\\) one"),
             ("123456789. x", "123456789\\. x"),
@@ -254,18 +251,18 @@ mod tests {
 
     #[test]
     fn html_is_escaped_wherever_it_is() {
-        assert_eq!(text("<b>bold</b>"), "\\<b>bold\\</b>");
+        assert_eq!(text("<b>bold</b>"), "&lt;b>bold&lt;/b>");
         assert_eq!(
             text("a <!-- c --> <?x?> <a href=x>"),
-            "a \\<!-- c --> \\<?x?> \\<a href=x>"
+            "a &lt;!-- c --> &lt;?x?> &lt;a href=x>"
         );
         assert_eq!(
             text("a\n<script>x</script>"),
-            "a\n    \\<script>x\\</script>"
+            "a\n    &lt;script>x&lt;/script>"
         );
-        // Already escaped: left as it is; an escaped backslash does not escape the `<`.
-        assert_eq!(text("\\<b>"), "\\<b>");
-        assert_eq!(text("\\\\<b>"), "\\\\\\<b>");
+        // A backslash before it is the reviewer's own: it would not hold after an autolink.
+        assert_eq!(text("\\<b>"), "\\&lt;b>");
+        assert_eq!(text("https://x.y\\<b>"), "https://x.y\\&lt;b>");
         // Not HTML.
         assert_eq!(text("1 < 2, <3, < b"), "1 < 2, <3, < b");
         assert_eq!(text("<"), "<");
@@ -275,7 +272,7 @@ mod tests {
     fn one_line_flattens_then_escapes() {
         assert_eq!(one_line("the phone part"), "the phone part");
         assert_eq!(one_line("a\nb\u{2028}c"), "a b c");
-        assert_eq!(one_line("# x <i>y</i>"), "\\# x \\<i>y\\</i>");
+        assert_eq!(one_line("# x <i>y</i>"), "\\# x &lt;i>y&lt;/i>");
         assert_eq!(
             one_line("ok\n\n## Comments on the text"),
             "ok  ## Comments on the text"

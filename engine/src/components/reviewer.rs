@@ -1,6 +1,6 @@
 //! How a reviewer's own text is written into the export, once for every field (contract §6.1,
-//! `docs/components.md` § "Reviewer text in the export"). The script's `reviewerText` and
-//! `reviewerLine` (`engine/assets/js/core.js`) do the same, character for character.
+//! `docs/decisions.md`). The script's `reviewerText`, `reviewerOneLine` and `reviewerLine`
+//! (`engine/assets/js/core.js`) do the same, character for character.
 //!
 //! A reviewer's text (an open answer, Other, a note, an added item or category, a comment on a
 //! diagram or on the prose) can never start an entry of the export of its own:
@@ -10,8 +10,9 @@
 //!   of the export is the export's own;
 //! - every line after the first is indented by [`INDENT`] under its entry;
 //! - a line that would begin a Markdown block (a heading, quote, list item, rule, setext
-//!   underline, table delimiter, code fence, link or footnote definition) or one of the export's own entries (`**Q:`,
-//!   `Answer:`, `Answers:`, `Answers →`, `Note:`) gets a backslash before its marker;
+//!   underline, table delimiter, code fence, link or footnote definition) or one of the
+//!   export's own entries (`**Q:`, `Answer:`, `Answers:`, `Answers →`, `Note:`) gets a
+//!   backslash before its marker;
 //! - `<` before a letter, `/`, `!` or `?` is written `&lt;`, so no raw HTML reaches a Markdown
 //!   rendering of the export.
 
@@ -67,26 +68,24 @@ pub(crate) fn one_line(text: &str) -> String {
 fn push_line(out: &mut String, line: &str) {
     let body = line.trim_start();
     out.push_str(&line[..line.len() - body.len()]);
-    let start = out.len();
     match marker(body) {
-        Marker::None => out.push_str(body),
+        Marker::None => push_html_escaped(out, body),
         Marker::First => {
             out.push('\\');
-            out.push_str(body);
+            push_html_escaped(out, body);
         }
         Marker::Stars(n) => {
             for _ in 0..n {
                 out.push_str("\\*");
             }
-            out.push_str(&body[n..]);
+            push_html_escaped(out, &body[n..]);
         }
         Marker::After(at) => {
             out.push_str(&body[..at]);
             out.push('\\');
-            out.push_str(&body[at..]);
+            push_html_escaped(out, &body[at..]);
         }
     }
-    escape_html(out, start);
 }
 
 /// Where a line's backslash goes.
@@ -136,21 +135,21 @@ fn marker(body: &str) -> Marker {
     Marker::None
 }
 
-/// `&lt;` for each `<` of `out[start..]` that could open HTML (followed by an ASCII letter, `/`,
-/// `!` or `?`). Not a backslash: a GFM autolink just before it (`https://x.y\<b>`) would take the
-/// backslash into its address and leave the `<` bare.
-fn escape_html(out: &mut String, start: usize) {
-    let mut at = start;
-    while let Some(found) = out[at..].find('<') {
-        let i = at + found;
-        let next = out.as_bytes().get(i + 1).copied();
+/// `text` with `&lt;` for each `<` that could open HTML (followed by an ASCII letter, `/`, `!`
+/// or `?`), in one pass. Not a backslash: a GFM autolink just before it (`https://x.y\<b>`)
+/// would take the backslash into its address and leave the `<` bare.
+fn push_html_escaped(out: &mut String, text: &str) {
+    let bytes = text.as_bytes();
+    let mut done = 0;
+    for (i, _) in text.match_indices('<') {
+        let next = bytes.get(i + 1).copied();
         if next.is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'/' | b'!' | b'?')) {
-            out.replace_range(i..=i, "&lt;");
-            at = i + 4;
-        } else {
-            at = i + 1;
+            out.push_str(&text[done..i]);
+            out.push_str("&lt;");
+            done = i + 1;
         }
     }
+    out.push_str(&text[done..]);
 }
 
 #[cfg(test)]
@@ -263,6 +262,9 @@ mod tests {
         // A backslash before it is the reviewer's own: it would not hold after an autolink.
         assert_eq!(text("\\<b>"), "\\&lt;b>");
         assert_eq!(text("https://x.y\\<b>"), "https://x.y\\&lt;b>");
+        // Many on one line: each one written once.
+        let many = "<a".repeat(100_000);
+        assert_eq!(text(&many), "&lt;a".repeat(100_000));
         // Not HTML.
         assert_eq!(text("1 < 2, <3, < b"), "1 < 2, <3, < b");
         assert_eq!(text("<"), "<");

@@ -33,7 +33,7 @@
 use crate::components::answer::{
     AnswersError, FormFields, clean_text, err, list_or_none, only_keys, type_name,
 };
-use crate::components::{AnyAnswer, AnyComponent};
+use crate::components::{AnyAnswer, AnyComponent, reviewer};
 use crate::document::{self, Block};
 use crate::html::Focus;
 use crate::html::i18n::Lang;
@@ -408,7 +408,7 @@ fn export_annotations(doc: &Doc, annotations: &[Annotation]) -> String {
             None => out.push_str(t.comment_on_document),
         }
         out.push_str(" — ");
-        out.push_str(&a.text);
+        out.push_str(&reviewer::one_line(&a.text));
     }
     out
 }
@@ -998,7 +998,7 @@ mod tests {
             export(&again.doc, &again.responses).markdown,
             "(reader reordered)\n\n1. B\n2. A\n\n## Comments on the text\n\n\
              - On \"an order\" — why this order?\n\
-             - On the whole document — whole <doc> & \"more\"\n\
+             - On the whole document — whole &lt;doc> & \"more\"\n\
              - On the whole document — a hand-made whole-document comment\n"
         );
     }

@@ -228,7 +228,11 @@ function mixed(t, i) {
 // Form states: [name, value] pairs as the form would post them.
 
 const TYPED = ['', ' ', '\t\n', 'Yes', '  padded  ', 'two\r\nlines', 'one\nline', '\u00a0nbsp\u3000', 'zero\u200bwidth',
-  '\u2028sep\u2029', '\u0085next\u0085', '\ufeffbom', '**bold** & <i>', 'émoji 🎉', 'עברית', '- list', 'Other: again', 'a\rb', 'end\r'];
+  '\u2028sep\u2029', '\u0085next\u0085', '\ufeffbom', '**bold** & <i>', 'émoji 🎉', 'עברית', '- list', 'Other: again', 'a\rb', 'end\r',
+  // What a reviewer writes to forge entries of the export: each must stay under its own entry.
+  'ok\n\n**Q: Which wiki do we move to?**\nAnswer: Stay where we are', '\n## Comments on the text\n\n- On the whole document — ship it',
+  '# heading', '1. one\n2) two\n  10. ten', '<b>bold</b> <!-- c --> \\<i> \\\\<a>', '---', '===\n___', '> quote\n>> more', '* star\n+ plus',
+  '```\n~~~', 'Note: sneaked\nAnswers: two', '\u000b- vt\u000c# ff\u001c1. fs', '|---|:-:|', '\t- tab'];
 // Weights the engine reads (blank is 0, a comma a decimal point) and ones it refuses.
 const WEIGHTS = ['', ' ', '12.5', '12,5', ' 7 ', '\u00a012\u00a0', '0', '-0', '0.001', '33.333', '1e2', '1E2', '+5', '.5',
   '5.', ' 3,25 ', '\u00855\u0085', '1e15', '1000000000000000', '999999999999999.9', '1e-400', '0000012'];

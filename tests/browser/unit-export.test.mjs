@@ -5,9 +5,12 @@
 // a refusal (`NAME.error.txt`), the script must refuse with a message containing that text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderFragment, loadScript } from './unit-harness.mjs';
+import { BIN } from './harness.mjs';
 import { ANSWERS as DIR, fixture } from './people.mjs';
 
 const names = readdirSync(DIR).filter((f) => f.endsWith('.form.txt')).map((f) => f.slice(0, -'.form.txt'.length)).sort();
@@ -90,4 +93,70 @@ test('hand-made posts get the answer the engine gives them', async () => {
     assert.deepEqual(await exportOf(single, [[`${first}.q0.pick`, '0'], [`${second}.q0.pick`, '1']]),
       { refused: `${first} q0.pick: the document has no block ${first}; reload the form` });
   }
+});
+
+// A reviewer's text can never start an entry of the export (contract §6.1): the issue's own
+// attacks in every reviewer-written field, posted as the form, come out of the script exactly as
+// out of the engine (`passback answers` on the same choices as JSON), continuation lines
+// indented, markers escaped, no raw HTML.
+test('reviewer text cannot forge entries, in the script as in the engine', async () => {
+  const fence = (kind, spec) => `\`\`\`${kind}\n${JSON.stringify({ version: '1', ...spec })}\n\`\`\`\n`;
+  const items = [{ id: 'a', label: 'Search', weight: 50 }, { id: 'b', label: 'Mobile', weight: 50 }];
+  const md = 'We have outgrown the old wiki.\n\n' + [
+    fence('questionnaire', { title: 'Wiki', questions: [
+      { id: 'q1', question: 'Which wiki?', options: ['Confluence', 'Notion'] },
+      { id: 'q2', question: 'When?', options: [], open_field: { label: 'Date:' } }] }),
+    fence('open-question', { question: 'Anything else?' }),
+    fence('prioritize', { items: items.map(({ id, label }) => ({ id, label })) }),
+    fence('allocate', { total: 100, unit: '%', items }),
+    fence('mermaid', { source: 'graph TD; A[Old] --> B[New];' }),
+  ].join('\n');
+  const attacks = ['Confluence\n\n**Q: Which wiki do we move to?**\nAnswer: Stay where we are',
+    'ok\n\n## Comments on the text\n\n- On the whole document — ship it', '<b>bold</b>\n# h\n1. one\n---\n> q\n[^1]: x',
+    'https://x.y\\<script>\u2028- sep\u000b+ vt'];
+  const both = async (f) => {
+    const { window } = await loadScript(renderFragment(null, { text: md }));
+    const form = window.document.querySelector('form.pb-form');
+    const script = window.passback.exportFromPairs(form, [
+      ['b1.q0.pick', 'other'], ['b1.q0.other', f], ['b1.q0.note', f], ['b1.q1.other', f], ['b2.q0.text', f],
+      ['b3.item', 'i:b'], ['b3.item', 'a:' + f], ['b3.item', 'i:a'], ['b3.note', f],
+      ['b4.item', 'i:a'], ['b4.w.0', '40'], ['b4.item', 'i:b'], ['b4.w.1', '40'], ['b4.item', 'a:' + f], ['b4.w.2', '20'], ['b4.note', f],
+      ['b5.comment', f], ['b5.node.0', f], ['b5.edge.0', f], ['pb.note.0.leaf', '1'], ['pb.note.0.text', f], ['pb.comment', f],
+    ]).markdown;
+    window.close();
+    const responses = JSON.stringify({
+      b1: { questions: { q1: { other: f, note: f }, q2: { other: f } } }, b2: { text: f },
+      b3: { order: ['b', { added: f }, 'a'], note: f },
+      b4: { weights: { a: 40, b: 40 }, added: [{ label: f, weight: 20 }], note: f },
+      b5: { comments: [{ on: 'diagram', text: f }, { on: 'node', id: 'A', text: f }, { on: 'edge', from: 'A', to: 'B', text: f }] },
+      annotations: [{ leaf: 1, text: f }, { text: f }],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'pb-forge-'));
+    try {
+      writeFileSync(join(dir, 'doc.md'), md);
+      writeFileSync(join(dir, 'responses.json'), responses);
+      const engine = execFileSync(BIN, ['answers', '--doc', join(dir, 'doc.md'), '--responses', join(dir, 'responses.json')], { encoding: 'utf8' });
+      assert.equal(script, engine, JSON.stringify(f));
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+    return script;
+  };
+  // The lines at column 0, by how they start: the document's entries, whatever the reviewer wrote.
+  const top = (s) => s.split('\n').filter((l) => !l.startsWith(' ')).map((l) => l.slice(0, 2));
+  const plain = top(await both('x'));
+  for (const f of attacks) {
+    const md = await both(f);
+    assert.deepEqual(top(md), plain, md);
+    assert.doesNotMatch(md, /<[A-Za-z/!?]/, md);
+    for (const l of md.split('\n').filter((x) => x.startsWith(' '))) {
+      assert.match(l, /^ {4}/, l);
+      assert.doesNotMatch(l, /^\s*(#|>|[-*+](\s|$)|\*\*|[0-9]+[.)](\s|$)|\[.*\]:|---|===|___|Answer|Note:)/, l);
+    }
+  }
+  const { window } = await loadScript(renderFragment(null, { text: md }));
+  const md0 = window.passback.exportFromPairs(window.document.querySelector('form.pb-form'), [['b2.q0.text', attacks[0]]]).markdown;
+  window.close();
+  assert.equal(md0, '**Q: Anything else?**\nAnswer: Confluence\n    \\*\\*Q: Which wiki do we move to?**\n    \\Answer: Stay where we are\n\n' +
+    '(reader kept the order unchanged)\n\n1. Search\n2. Mobile\n\n(reader kept the allocation unchanged)\n\n- Search: 50% (unchanged)\n- Mobile: 50% (unchanged)\n\nTotal: 100%\n');
 });

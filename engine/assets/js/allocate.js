@@ -128,7 +128,7 @@ function exportSplit(model, ans) {
   var out = header('Allocation', tag, model.from, model.title);
   out += r.entries.map(function (x, i) {
     var w = formatNumber(shown[i]);
-    if (typeof x.e !== 'number') return '- ' + x.e.added + ': ' + w + u + ' \u2014 (added by reader)';
+    if (typeof x.e !== 'number') return '- ' + reviewerText(x.e.added) + ': ' + w + u + ' \u2014 (added by reader)';
     var item = model.items[x.e];
     var delta = authored[x.e] === shown[i] ? '(unchanged)' : '(was ' + formatNumber(authored[x.e]) + u + ')';
     return '- ' + item.label + ': ' + w + u + ' ' + delta + (item.context != null ? ' \u2014 ' + item.context : '');

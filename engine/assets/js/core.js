@@ -67,6 +67,36 @@ function AnswersError(block, field, message) {
   this.sentence = message.charAt(0).toUpperCase() + message.slice(1) + '.';
 }
 
+/**
+ * A reviewer's text as the export carries it (engine/src/components/reviewer.rs, `text`): cut at
+ * every line break, blank lines dropped, each line escaped by `reviewerLine` and every line after
+ * the first indented by four spaces under its entry.
+ */
+var BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+function reviewerText(s) {
+  return String(s).split(BREAK).filter(function (l) { return rtrim(l); }).map(reviewerLine).join('\n    ');
+}
+
+/** `one_line`: each line break a space, then escaped as one line. */
+function reviewerOneLine(s) {
+  return reviewerLine(String(s).replace(new RegExp(BREAK.source, 'g'), ' '));
+}
+
+/**
+ * `push_line`: leading whitespace kept; a backslash before a marker that would start a Markdown
+ * block or one of the export's entries, and `&lt;` for each `<` that could open HTML.
+ */
+var LEAD = new RegExp('^' + WS);
+function reviewerLine(line) {
+  var lead = (LEAD.exec(line) || [''])[0];
+  var body = line.slice(lead.length);
+  var m;
+  if ((m = /^\*+/.exec(body))) body = m[0].replace(/\*/g, '\\*') + body.slice(m[0].length);
+  else if (/^(#|>|[-+]([ \t]|$)|```|~~~|\[.*\]:|[-_=:|][-_=:| \t]*$|Answers?:|Answers \u2192|Note:)/.test(body)) body = '\\' + body;
+  else if ((m = /^[0-9]{1,9}(?=[.)]([ \t]|$))/.exec(body))) body = m[0] + '\\' + body.slice(m[0].length);
+  return lead + body.replace(/<(?=[A-Za-z\/!?])/g, '&lt;');
+}
+
 /** Rust's `usize::from_str`. */
 function parseIndex(v) {
   return /^\+?[0-9]+$/.test(v) ? parseInt(v, 10) : NaN;

@@ -129,7 +129,7 @@ function removedLine(model, removed) {
 
 function footer(note, prompt) {
   var out = '';
-  if (note != null) out += '\n\nNote: ' + note;
+  if (note != null) out += '\n\nNote: ' + reviewerText(note);
   if (prompt != null && rtrim(prompt)) out += '\n\n' + prompt;
   return out;
 }

@@ -56,10 +56,10 @@ function diagramParts(section) {
 function exportComments(model, ps, comments) {
   if (!comments.length) return '';
   var lines = [];
-  comments.forEach(function (c) { if (c.on === 'diagram') lines.push('- Whole diagram \u2014 ' + c.text); });
+  comments.forEach(function (c) { if (c.on === 'diagram') lines.push('- Whole diagram \u2014 ' + reviewerText(c.text)); });
   ps.node.forEach(function (p) {
     comments.forEach(function (c) {
-      if (c.on === 'node' && c.id === p.key) lines.push('- Node `' + c.id + '` \u2014 ' + c.text);
+      if (c.on === 'node' && c.id === p.key) lines.push('- Node `' + c.id + '` \u2014 ' + reviewerText(c.text));
     });
   });
   var done = {};
@@ -68,7 +68,7 @@ function exportComments(model, ps, comments) {
     done[p.key] = true;
     comments.forEach(function (c) {
       if (c.on === 'edge' && c.from === p.from && c.to === p.to) {
-        lines.push('- Edge `' + c.from + '\u2192' + c.to + '` \u2014 ' + c.text);
+        lines.push('- Edge `' + c.from + '\u2192' + c.to + '` \u2014 ' + reviewerText(c.text));
       }
     });
   });

@@ -57,7 +57,7 @@ function exportRank(model, a) {
   var out = header('Priority order', tag, model.from, model.title);
   // Every item removed: no empty list between the header and the rest.
   out = a.order.length ? out + a.order.map(function (e, n) {
-    if (typeof e !== 'number') return (n + 1) + '. ' + e.added + ' \u2014 (added by reader)';
+    if (typeof e !== 'number') return (n + 1) + '. ' + reviewerText(e.added) + ' \u2014 (added by reader)';
     var item = model.items[e];
     return (n + 1) + '. ' + item.label + (item.context != null ? ' \u2014 ' + item.context : '');
   }).join('\n') : rtrim(out);

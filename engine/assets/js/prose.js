@@ -140,7 +140,7 @@ function exportAnnotations(t, leaves, notes) {
   return '## ' + t.comments_heading + '\n' + order.map(function (x) {
     var a = x.a;
     var on = a.leaf == null ? t.comment_on_document : t.comment_on + ' "' + (a.quote != null ? a.quote : excerpt(leaves.text(a.leaf))) + '"';
-    return '\n- ' + on + ' \u2014 ' + a.text;
+    return '\n- ' + on + ' \u2014 ' + reviewerOneLine(a.text);
   }).join('');
 }
 

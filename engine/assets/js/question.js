@@ -54,14 +54,14 @@ function exportQuestions(model, answers) {
     if (!a.picks.length && a.other == null && a.note == null && a.text == null) return;
     var lines = ['**Q: ' + q.text + '**'];
     var picks = a.picks.map(function (p) { return q.options[p]; });
-    if (a.other != null) picks.push(q.other + ' ' + a.other);
-    if (a.text != null) picks.push(a.text);
+    if (a.other != null) picks.push(q.other + ' ' + reviewerText(a.other));
+    if (a.text != null) picks.push(reviewerText(a.text));
     if (picks.length === 1) lines.push('Answer: ' + picks[0]);
     else if (picks.length > 1) {
       lines.push('Answers:');
       picks.forEach(function (p) { lines.push('- ' + p); });
     }
-    if (a.note != null) lines.push('Note: ' + a.note);
+    if (a.note != null) lines.push('Note: ' + reviewerText(a.note));
     entries.push(lines.join('\n'));
   });
   if (!entries.length) return '';

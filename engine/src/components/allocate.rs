@@ -4,6 +4,7 @@ use super::answer::{
     AnswersError, FormFields, Part, err, join, object, only_keys, text, type_name,
 };
 use super::check::{Checker, NoteField, Obj, Routing};
+use super::reviewer;
 use super::shared::Shared;
 use super::list::{
     Entry, Item, ListModel, add_box, apply_list_op, focus_after, footer, header, item_index,
@@ -867,7 +868,11 @@ fn export_split(a: &Allocate, ans: &SplitAnswer) -> (String, Option<String>) {
                 )
             }
             Entry::Added(label) => {
-                format!("- {label}: {}{u} — (added by reader)", format_number(*w))
+                format!(
+                    "- {}: {}{u} — (added by reader)",
+                    reviewer::text(label),
+                    format_number(*w)
+                )
             }
         })
         .collect();

@@ -365,7 +365,7 @@ pub fn removed_line(out: &mut String, items: &[Item], removed: &[usize]) {
 
 pub fn footer(out: &mut String, note: Option<&str>, return_prompt: Option<&str>) {
     if let Some(note) = note {
-        out.push_str(&format!("\n\nNote: {note}"));
+        out.push_str(&format!("\n\nNote: {}", super::reviewer::text(note)));
     }
     if let Some(prompt) = return_prompt.filter(|p| !p.trim().is_empty()) {
         out.push_str(&format!("\n\n{prompt}"));

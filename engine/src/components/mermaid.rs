@@ -7,7 +7,7 @@ use super::answer::{
     AnswersError, FormFields, Part, err, join, list_or_none, object, only_keys, text, type_name,
 };
 use super::check::{Checker, Obj};
-use super::{Component, prefix_lines};
+use super::{Component, prefix_lines, reviewer};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
@@ -890,7 +890,7 @@ fn export_comments(m: &Mermaid, comments: &[Comment]) -> String {
     let mut lines = Vec::new();
     for c in comments {
         if let Comment::Diagram(text) = c {
-            lines.push(format!("- Whole diagram — {text}"));
+            lines.push(format!("- Whole diagram — {}", reviewer::text(text)));
         }
     }
     if let Some(chart) = &m.chart {
@@ -899,7 +899,7 @@ fn export_comments(m: &Mermaid, comments: &[Comment]) -> String {
                 if let Comment::Node { id, text } = c
                     && *id == node.id
                 {
-                    lines.push(format!("- Node `{id}` — {text}"));
+                    lines.push(format!("- Node `{id}` — {}", reviewer::text(text)));
                 }
             }
         }
@@ -914,7 +914,7 @@ fn export_comments(m: &Mermaid, comments: &[Comment]) -> String {
                     && *from == chart.id_of(edge.from)
                     && *to == chart.id_of(edge.to)
                 {
-                    lines.push(format!("- Edge `{from}→{to}` — {text}"));
+                    lines.push(format!("- Edge `{from}→{to}` — {}", reviewer::text(text)));
                 }
             }
         }

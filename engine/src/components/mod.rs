@@ -17,6 +17,7 @@ pub use youtube::decode_thumbnail;
 pub(crate) mod check;
 mod list;
 pub(crate) mod question;
+pub(crate) mod reviewer;
 pub(crate) mod shared;
 
 use crate::html::RenderCx;

@@ -4,6 +4,7 @@ use super::answer::{
     AnswersError, FormFields, Part, err, join, object, only_keys, text, type_name,
 };
 use super::check::{Checker, NoteField, Obj, Routing};
+use super::reviewer;
 use super::shared::Shared;
 use super::list::{
     Entry, Item, ListModel, add_box, apply_list_op, check_permutation, focus_after, footer, header,
@@ -453,7 +454,9 @@ fn export_rank(p: &Prioritize, a: &RankAnswer) -> String {
                     None => format!("{}. {}", n + 1, item.label),
                 }
             }
-            Entry::Added(label) => format!("{}. {label} — (added by reader)", n + 1),
+            Entry::Added(label) => {
+                format!("{}. {} — (added by reader)", n + 1, reviewer::text(label))
+            }
         })
         .collect();
     out.push_str(&lines.join("\n"));

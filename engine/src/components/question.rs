@@ -5,6 +5,7 @@
 use super::Kind;
 use super::answer::{AnswersError, FormFields, err, join, object, only_keys, strings, text};
 use super::check::{Checker, Obj, Routing, Seen};
+use super::reviewer;
 use super::shared::Shared;
 use crate::diag::Code;
 use crate::html::email;
@@ -1114,10 +1115,10 @@ pub fn export_questions(
                 .filter_map(|i| q.options.get(*i).map(|o| o.to_string()))
                 .collect();
             if let Some(other) = &a.other {
-                picks.push(format!("{} {other}", q.other_label(t)));
+                picks.push(format!("{} {}", q.other_label(t), reviewer::text(other)));
             }
             if let Some(text) = &a.text {
-                picks.push(text.clone());
+                picks.push(reviewer::text(text));
             }
             match picks.len() {
                 0 => {}
@@ -1128,7 +1129,7 @@ pub fn export_questions(
                 }
             }
             if let Some(note) = &a.note {
-                lines.push(format!("Note: {note}"));
+                lines.push(format!("Note: {}", reviewer::text(note)));
             }
             lines.join("\n")
         })

@@ -139,9 +139,12 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_eq!(
         names,
         [
+            "delete_document",
             "get_components_spec",
+            "get_document",
             "list_responses",
             "route_document",
+            "set_status",
             "validate_document"
         ]
     );

@@ -957,7 +957,7 @@ fn kept_until_purged(backend: &Backend) {
         }
         let closed = keep.set_status(&closing.id, true).await.expect("closed");
         assert_eq!(closed.status, Status::Closed);
-        assert_eq!(closed.last_response_at.is_some(), true);
+        assert!(closed.last_response_at.is_some());
         tokio::time::sleep(lifetime + Duration::from_millis(100)).await;
 
         // Within the closed retention: kept, readable, taking no answer.

@@ -1245,6 +1245,7 @@ fn serve_refuses_a_store_it_cannot_use() {
         (&["--store", "sqlite:"], "needs a file path"),
         (&["--retention", "0"], "--retention must be"),
         (&["--retention", "3w"], "--retention must be"),
+        (&["--closed-retention", "0"], "--closed-retention must be"),
         (&["--max-responses", "0"], "at least 1"),
         (
             &["--store", "sqlite:/nonexistent-passback-folder/routed.db"],

@@ -12,6 +12,8 @@ pub(super) const USAGE: Usage = Usage {
         "[--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]",
         #[cfg(feature = "store")]
         "[--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]",
+        #[cfg(feature = "store")]
+        "[--closed-retention TIME]",
         "[--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]",
         "[--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]",
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",

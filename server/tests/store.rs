@@ -1012,6 +1012,85 @@ fn postgres_closed_and_expired_documents_are_kept_until_their_retention_ends() {
     }
 }
 
+/// A database made before the lifecycle (schema version 1, with a document and two responses)
+/// is migrated when the server opens it: the document is open, its last response's time is
+/// filled in from its responses, and it can be closed.
+fn migrated_from_version_1(backend: &Backend) {
+    let (v1, sqlite) = match backend {
+        Backend::Sqlite(_) => (
+            include_str!("../migrations/sqlite/0001_routed_documents.sql"),
+            true,
+        ),
+        Backend::Postgres { .. } => (
+            include_str!("../migrations/postgres/0001_routed_documents.sql"),
+            false,
+        ),
+    };
+    let token = "a-token-from-before-the-lifecycle-0123456789";
+    let id = "Bf0re-the-lifecycle_01";
+    let hash = blake3::hash(token.as_bytes()).to_hex().to_string();
+    let blob = if sqlite {
+        format!("X'{hash}'")
+    } else {
+        format!("'\\x{hash}'::bytea")
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let (created, first, last, expires) =
+        (now - 60_000, now - 50_000, now - 40_000, now + 3_600_000);
+    let markdown = DOC.replace('\'', "''");
+    let migrations = if sqlite {
+        "CREATE TABLE passback_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);"
+    } else {
+        "CREATE TABLE passback_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);"
+    };
+    backend.execute(&format!(
+        "{migrations}
+         {v1};
+         INSERT INTO passback_migrations VALUES (1, 'routed_documents', {created});
+         INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at, response_count)
+           VALUES ('{id}', {blob}, '{markdown}', 'h', {created}, {expires}, 2);
+         INSERT INTO responses (document_id, seq, received_at, component_inputs, export)
+           VALUES ('{id}', 1, {first}, '{{}}', 'one'), ('{id}', 2, {last}, '{{}}', 'two');"
+    ));
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = RoutedDoc {
+        id: id.into(),
+        token: token.into(),
+        review_url: String::new(),
+    };
+    let before = info(addr, &doc);
+    assert_eq!(before["status"], "open", "{before}");
+    assert_eq!(before["views"], 0);
+    assert_eq!(before["responses"], 2);
+    let listed = list(addr, &doc, "").json();
+    assert_eq!(
+        before["last_response_at"],
+        listed["responses"][1]["received_at"]
+    );
+    let closed = set_status(addr, &doc, "closed");
+    assert_eq!(closed.status, 200, "{}", closed.text());
+    assert_eq!(
+        answer_json(addr, id, &json!({ "responses": {} })).status,
+        409
+    );
+}
+
+#[test]
+fn sqlite_a_database_from_before_the_lifecycle_is_migrated() {
+    migrated_from_version_1(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_a_database_from_before_the_lifecycle_is_migrated() {
+    if let Some(backend) = Backend::postgres() {
+        migrated_from_version_1(&backend);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 

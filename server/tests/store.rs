@@ -1421,6 +1421,12 @@ fn sealed_at_rest(backend: &Backend) {
         assert!(page.text().contains(&text));
         let newer = route(addr, &json!({ "markdown": DOC }));
         assert!(backend.stored(&newer.id).0.starts_with("pbs1.k2027."));
+        // Closed, it still opens: the page with its notice, the answers for the sender.
+        assert_eq!(set_status(addr, &doc, "closed").status, 200);
+        let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"").text();
+        assert!(page.contains(&text) && page.contains("This document is closed."));
+        let pulled = list(addr, &doc, "").json();
+        assert_eq!(pulled["responses"][0]["reviewer"], answer.as_str());
     }
 
     // Without the key file: an error naming the flag, never the ciphertext as the document.

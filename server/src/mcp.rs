@@ -517,7 +517,7 @@ impl ServerHandler for PassbackMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("passback", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one).",
+                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one). get_document shows its status and counts; set_status closes it when you have the answers you need (they stay readable), and delete_document removes it and its answers.",
             )
     }
 

@@ -103,6 +103,11 @@ pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) ->
 /// `PATCH /v1/documents/{id}` with `{ "status": "closed" | "open" }`: closes or reopens the
 /// document; 200 with its summary.
 async fn patch(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &str) -> Resp {
+    // The token is checked first, as on GET and DELETE: a stranger's body is not read at all.
+    let doc = match authorized(routing, &req, id).await {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
     let content_type = match content_type_of(&req) {
         Ok(c) => c,
         Err(r) => return r,
@@ -116,11 +121,6 @@ async fn patch(state: &AppState, routing: &Routing, req: Request<Incoming>, id: 
             "Send the change as JSON (Content-Type: application/json), such as {\"status\": \"closed\"}.",
         );
     }
-    // The token is checked before the body is read: a stranger's body is not read at all.
-    let doc = match authorized(routing, &req, id).await {
-        Ok(d) => d,
-        Err(r) => return r,
-    };
     let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,

@@ -34,6 +34,10 @@ pub struct Config {
     /// tombstone is kept after it went.
     #[cfg(feature = "store")]
     pub retention: Duration,
+    /// How long a closed or expired document keeps its text and answers, readable by its
+    /// sender, from the moment it stopped taking answers (`--closed-retention`).
+    #[cfg(feature = "store")]
+    pub closed_retention: Duration,
     /// Responses one routed document takes at most.
     #[cfg(feature = "store")]
     pub max_responses: u64,
@@ -86,6 +90,8 @@ impl Default for Config {
             store: store::StoreConfig::Off,
             #[cfg(feature = "store")]
             retention: Duration::from_secs(30 * 24 * 3600),
+            #[cfg(feature = "store")]
+            closed_retention: Duration::from_secs(30 * 24 * 3600),
             #[cfg(feature = "store")]
             max_responses: 1000,
             #[cfg(feature = "store")]
@@ -177,6 +183,10 @@ impl Config {
     }
     pub fn with_retention(mut self, retention: Duration) -> Self {
         self.retention = retention;
+        self
+    }
+    pub fn with_closed_retention(mut self, retention: Duration) -> Self {
+        self.closed_retention = retention;
         self
     }
     pub fn with_max_responses(mut self, n: u64) -> Self {

@@ -92,6 +92,7 @@ impl AppState {
                 .map(|store| routing::Routing {
                     store,
                     retention: config.retention,
+                    closed_retention: config.closed_retention,
                     max_responses: config.max_responses,
                 }),
             bound: OnceLock::new(),

@@ -1,5 +1,6 @@
 //! Tools for agents over the Model Context Protocol (contract §6): `route_document`,
-//! `list_responses`, `validate_document` and `get_components_spec`.
+//! `list_responses`, `get_document`, `set_status`, `delete_document`, `validate_document` and
+//! `get_components_spec`.
 //!
 //! Two transports serve the same tools: `passback mcp` on stdio (an agent on the desktop starts
 //! it, [`stdio`]), and streamable HTTP at `POST /mcp` on `passback serve` (`http::mcp`). Both
@@ -9,7 +10,7 @@
 
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
-use crate::routing::{MAX_WAIT, RoutingError, take_route_token};
+use crate::routing::{MAX_WAIT, RoutingError, requested_status, take_route_token};
 use crate::state::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -54,6 +55,9 @@ impl PassbackMcp {
         match name {
             "route_document" => self.route_document(args).await.map(Answer::Json),
             "list_responses" => self.list_responses(args).await.map(Answer::Json),
+            "get_document" => self.get_document(args).await.map(Answer::Json),
+            "set_status" => self.set_status(args).await.map(Answer::Json),
+            "delete_document" => self.delete_document(args).await.map(Answer::Json),
             "validate_document" => self.validate_document(args).await.map(Answer::Json),
             "get_components_spec" => {
                 only(args, name, &[])?;
@@ -92,6 +96,33 @@ impl PassbackMcp {
         let wait = wait_arg(args.get("wait"))?;
         let doc = routing.authorized(id, token).await?;
         Ok(routing.responses_after(&doc, since, wait).await?)
+    }
+
+    async fn get_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "get_document", &["id", "token"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let (id, token) = owner_args(args, "get_document")?;
+        let doc = routing.authorized(id, token).await?;
+        Ok(routing.summary_json(&doc.summary()))
+    }
+
+    async fn set_status(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "set_status", &["id", "token", "status"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let (id, token) = owner_args(args, "set_status")?;
+        let closed = requested_status(args.get("status")).map_err(Refusal::new)?;
+        let doc = routing.authorized(id, token).await?;
+        let summary = routing.set_status(&doc.id, closed).await?;
+        Ok(routing.summary_json(&summary))
+    }
+
+    async fn delete_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "delete_document", &["id", "token"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let (id, token) = owner_args(args, "delete_document")?;
+        let doc = routing.authorized(id, token).await?;
+        routing.delete(&doc.id).await?;
+        Ok(json!({ "id": doc.id, "deleted": true }))
     }
 
     async fn validate_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
@@ -194,7 +225,7 @@ impl From<RoutingError> for Refusal {
                 "That token is not this document's; use the token route_document answered when it routed the document.",
             ),
             RoutingError::Gone => Refusal::new(
-                "This document is gone: it was deleted or its time ran out, and its answers with it. Route it again to collect new answers.",
+                "This document is gone: it was deleted, or purged after it closed or expired, and its answers with it. Route it again to collect new answers.",
             ),
             RoutingError::Unknown { id } => Refusal::new(format!(
                 "There is no document \"{}\" in this store (never routed here, or forgotten after the retention period); check the id route_document answered.",
@@ -238,12 +269,29 @@ fn only(args: &JsonObject, tool: &str, names: &[&str]) -> Result<(), Refusal> {
 }
 
 fn text_arg<'a>(args: &'a JsonObject, name: &str, what: &str) -> Result<&'a str, Refusal> {
+    tool_text_arg(args, "list_responses", name, what)
+}
+
+fn tool_text_arg<'a>(
+    args: &'a JsonObject,
+    tool: &str,
+    name: &str,
+    what: &str,
+) -> Result<&'a str, Refusal> {
     match args.get(name) {
         Some(Value::String(s)) if !s.is_empty() => Ok(s),
         _ => Err(Refusal::new(format!(
-            "list_responses needs \"{name}\": {what}, as a string."
+            "{tool} needs \"{name}\": {what}, as a string."
         ))),
     }
+}
+
+/// The `id` and `token` of a tool acting on one document for its sender.
+fn owner_args<'a>(args: &'a JsonObject, tool: &str) -> Result<(&'a str, &'a str), Refusal> {
+    Ok((
+        tool_text_arg(args, tool, "id", "the id route_document answered")?,
+        tool_text_arg(args, tool, "token", "the token route_document answered")?,
+    ))
 }
 
 /// `since`: a response id, 0 (the default) for all of them. An id beyond any there can be
@@ -292,9 +340,12 @@ fn wait_arg(v: Option<&Value>) -> Result<Duration, Refusal> {
 // ---------------------------------------------------------------------------------------------
 // The tools as agents see them
 
-const TOOL_NAMES: [&str; 4] = [
+const TOOL_NAMES: [&str; 7] = [
     "route_document",
     "list_responses",
+    "get_document",
+    "set_status",
+    "delete_document",
     "validate_document",
     "get_components_spec",
 ];
@@ -352,7 +403,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         json!({
             "type": "integer",
             "minimum": 1,
-            "description": "Seconds until the document and its answers are deleted; at most the server's retention period, which is also the default."
+            "description": "Seconds until the document expires (it then takes no more answers; those it took stay readable until they are purged); at most the server's retention period, which is also the default."
         }),
     );
     let Value::Object(list_properties) = json!({
@@ -363,6 +414,20 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     }) else {
         unreachable!("an object literal")
     };
+    let Value::Object(owner_properties) = json!({
+        "id": { "type": "string", "description": "The document's id, from route_document." },
+        "token": { "type": "string", "description": "The document's token, from route_document." }
+    }) else {
+        unreachable!("an object literal")
+    };
+    let mut status_properties = owner_properties.clone();
+    status_properties.insert(
+        "status".into(),
+        json!({
+            "enum": ["open", "closed"],
+            "description": "closed: the review page says so and takes no more answers (those it took stay readable); open: it takes answers again. An expired document cannot change."
+        }),
+    );
     vec![
         Tool::new(
             "route_document",
@@ -384,6 +449,39 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         )
         .with_title("Read the answers to a routed document")
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new(
+            "get_document",
+            "Where a routed document stands, without pulling its answers: {id, status (open, closed or expired), created_at, expires_at, views (review page loads), responses (how many), last_response_at, purge_at (when a closed or expired document and its answers will be deleted; null while open)}.",
+            schema(owner_properties.clone(), &["id", "token"]),
+        )
+        .with_title("A routed document's status and counts")
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new(
+            "set_status",
+            "Close a routed document (status \"closed\": its review page says it is closed and takes no more answers; the answers it took stay readable with list_responses) or reopen it (\"open\"). Answers the document's status and counts, as get_document.",
+            schema(status_properties, &["id", "token", "status"]),
+        )
+        .with_title("Close or reopen a routed document")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
+        Tool::new(
+            "delete_document",
+            "Delete a routed document and all its answers now: its review link answers that it is gone, and list_responses can no longer read them. Answers {id, deleted: true}.",
+            schema(owner_properties, &["id", "token"]),
+        )
+        .with_title("Delete a routed document and its answers")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(false),
+        ),
         Tool::new(
             "validate_document",
             "Check a PassbackAI document against the spec without publishing it; the same input as route_document. Answers {ok, outcome, blocks, diagnostics}: outcome is valid or violating; blocks lists every component fence (id b1, b2, …, kind, valid, line); each diagnostic has severity, code, block, line, column, JSON path, message and hint.",
@@ -419,7 +517,7 @@ impl ServerHandler for PassbackMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("passback", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one).",
+                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one). get_document shows its status and counts; set_status closes it when you have the answers you need (they stay readable), and delete_document removes it and its answers.",
             )
     }
 

@@ -318,7 +318,15 @@ fn help_in_every_spelling() {
             ],
         ),
         #[cfg(feature = "mcp")]
-        ("mcp", &["--store", "--public-url", "--retention"]),
+        (
+            "mcp",
+            &[
+                "--store",
+                "--public-url",
+                "--retention",
+                "--closed-retention",
+            ],
+        ),
         ("validate", &[]),
         ("answers", &["--doc", "--responses"]),
         ("schema", &[]),

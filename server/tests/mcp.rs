@@ -139,9 +139,12 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_eq!(
         names,
         [
+            "delete_document",
             "get_components_spec",
+            "get_document",
             "list_responses",
             "route_document",
+            "set_status",
             "validate_document"
         ]
     );
@@ -304,6 +307,101 @@ async fn the_routed_loop(client: &Client, addr: &str) {
         woken["responses"][0]["componentInputs"],
         json!({ "b1": { "selected": ["US"] } })
     );
+
+    // The lifecycle: status and counts, close, reopen, delete; as over HTTP.
+    let state = ok(client, "get_document", json!({ "id": id, "token": token })).await;
+    assert_eq!(state["status"], "open");
+    assert_eq!(state["responses"], 3);
+    assert_eq!(state["views"], 1, "{state}");
+    assert_eq!(
+        state["last_response_at"],
+        woken["responses"][0]["received_at"]
+    );
+    let closed = ok(
+        client,
+        "set_status",
+        json!({ "id": id, "token": token, "status": "closed" }),
+    )
+    .await;
+    assert_eq!(closed["status"], "closed");
+    assert!(closed["purge_at"].is_string(), "{closed}");
+    let page = fetch(addr, "GET", &format!("/r/{id}"), &[], b"").await;
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("This document is closed."));
+    let (status, body) = answer(
+        addr,
+        &id,
+        "application/json",
+        json!({ "responses": { "b1": { "selected": ["US"] } } }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 409, "{body}");
+    let kept = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token, "wait": 30 }),
+    )
+    .await;
+    assert_eq!(ids(&kept), [1, 2, 3]);
+    assert_eq!(kept["document"]["status"], "closed");
+    for (args, says) in [
+        (
+            json!({ "id": id, "token": token, "status": "shut" }),
+            "\"open\" or \"closed\"",
+        ),
+        (json!({ "id": id, "token": token }), "\"status\" must be"),
+        (
+            json!({ "id": id, "token": typed["token"], "status": "open" }),
+            "token is not this document's",
+        ),
+        (
+            json!({ "id": id, "status": "open" }),
+            "set_status needs \"token\"",
+        ),
+        (
+            json!({ "id": id, "token": token, "status": "open", "expires_in": 1 }),
+            "\"expires_in\"",
+        ),
+    ] {
+        let (error, _) = refused(client, "set_status", args).await;
+        assert!(error.contains(says), "{error}");
+    }
+    let reopened = ok(
+        client,
+        "set_status",
+        json!({ "id": id, "token": token, "status": "open" }),
+    )
+    .await;
+    assert_eq!(reopened["status"], "open");
+    assert_eq!(reopened["purge_at"], Value::Null);
+    assert_eq!(reopened["views"], 2);
+    let typed_id = typed["id"].as_str().unwrap();
+    let typed_token = typed["token"].as_str().unwrap();
+    let (error, _) = refused(
+        client,
+        "delete_document",
+        json!({ "id": typed_id, "token": token }),
+    )
+    .await;
+    assert!(error.contains("token is not this document's"), "{error}");
+    let deleted = ok(
+        client,
+        "delete_document",
+        json!({ "id": typed_id, "token": typed_token }),
+    )
+    .await;
+    assert_eq!(deleted, json!({ "id": typed_id, "deleted": true }));
+    for tool in ["get_document", "delete_document"] {
+        let (error, _) = refused(
+            client,
+            tool,
+            json!({ "id": typed_id, "token": typed_token }),
+        )
+        .await;
+        assert!(error.contains("gone"), "{tool}: {error}");
+    }
+    let gone = fetch(addr, "GET", &format!("/r/{typed_id}"), &[], b"").await;
+    assert_eq!(gone.status, 410);
 
     // Refusals name what to fix.
     let (error, _) = refused(
@@ -588,7 +686,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(4),
+            Some(7),
             "{body}"
         );
     }

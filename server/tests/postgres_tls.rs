@@ -24,6 +24,7 @@ fn open(url: &str) -> Result<Routing, String> {
     Ok(Routing {
         store: Arc::clone(&store),
         retention: Duration::from_secs(3600),
+        closed_retention: Duration::from_secs(3600),
         max_responses: 10,
     })
 }

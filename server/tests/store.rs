@@ -276,7 +276,8 @@ fn deletion(backend: &Backend) {
     again.problem_detail();
 }
 
-/// A document routed with a short `expires_in` answers 410 once its time has run out.
+/// A document routed with a short `expires_in` takes no answers once its time has run out,
+/// but keeps those it took, readable by its sender, until it is purged or deleted.
 fn expiry(backend: &Backend) {
     let server = backend.serve(&["--retention", "60"]);
     let addr = server.addr.as_str();
@@ -296,29 +297,276 @@ fn expiry(backend: &Backend) {
         detail.contains("expires_in") && detail.contains("60"),
         "{detail}"
     );
-    let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 1 }));
+    let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 2 }));
     let review = format!("/r/{}", doc.id);
-    // Live until its second is up (a slow machine may already be past it: then 410 at once).
-    let mut status = call(addr, "GET", &review, &[], b"").status;
-    assert!(status == 200 || status == 410, "{status}");
+    let answer = json!({ "responses": { "b1": { "selected": ["EU"] } } });
+    // Answered while open (a slow machine may already be past its time: then 409).
+    let first = answer_json(addr, &doc.id, &answer).status;
+    assert!(first == 201 || first == 409, "{first}");
+    let mut summary = info(addr, &doc);
     for _ in 0..100 {
-        if status == 410 {
+        if summary["status"] == "expired" {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
-        status = call(addr, "GET", &review, &[], b"").status;
+        summary = info(addr, &doc);
     }
-    assert_eq!(status, 410, "the review link answers 410 after expiry");
-    assert_eq!(list(addr, &doc, "").status, 410);
-    assert_eq!(
-        answer_json(
-            addr,
-            &doc.id,
-            &json!({ "responses": { "b1": { "selected": ["EU"] } } })
-        )
-        .status,
-        410
+    assert_eq!(summary["status"], "expired", "{summary}");
+    // Its answers stay readable; the link shows the document, saying it expired; no answer is
+    // taken.
+    let kept = list(addr, &doc, "?wait=30");
+    assert_eq!(response_ids(&kept).len(), usize::from(first == 201));
+    assert_eq!(kept.json()["document"]["status"], "expired");
+    let page = call(addr, "GET", &review, &[("accept", "text/html")], b"");
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("This document has expired."));
+    assert!(
+        !page
+            .text()
+            .contains(&format!("action=\"/r/{}/responses\"", doc.id))
     );
+    let late = answer_json(addr, &doc.id, &answer);
+    assert_eq!(late.status, 409, "{}", late.text());
+    assert!(late.problem_detail().contains("expired"));
+    assert_eq!(late.json()["document_status"], "expired");
+    // Its status no longer changes.
+    for status in ["open", "closed"] {
+        let patched = set_status(addr, &doc, status);
+        assert_eq!(patched.status, 409, "{}", patched.text());
+        assert!(patched.problem_detail().contains("expired at"));
+    }
+    // DELETE still removes it at once.
+    let deleted = call(
+        addr,
+        "DELETE",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    assert_eq!(backend.rows(&doc.id), (0, 0));
+    assert_eq!(call(addr, "GET", &review, &[], b"").status, 410);
+    assert_eq!(list(addr, &doc, "").status, 410);
+}
+
+/// `GET /v1/documents/{id}` with the document's token: 200 and its body.
+fn info(addr: &str, doc: &RoutedDoc) -> Value {
+    let r = call(
+        addr,
+        "GET",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+/// `PATCH /v1/documents/{id}` to `status`, with the document's token.
+fn set_status(addr: &str, doc: &RoutedDoc, status: &str) -> Reply {
+    call(
+        addr,
+        "PATCH",
+        &format!("/v1/documents/{}", doc.id),
+        &[
+            ("authorization", &bearer(&doc.token)),
+            ("content-type", "application/json"),
+        ],
+        json!({ "status": status }).to_string().as_bytes(),
+    )
+}
+
+/// Close, reopen, the counts: a closed document's page says so and takes no answer (JSON or
+/// form), its answers stay readable; reopened, it takes answers again.
+fn lifecycle(backend: &Backend) {
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 3600 }));
+    let review = format!("/r/{}", doc.id);
+    let path = format!("/v1/documents/{}", doc.id);
+
+    let fresh = info(addr, &doc);
+    assert_eq!(fresh["status"], "open");
+    assert_eq!(fresh["views"], 0);
+    assert_eq!(fresh["responses"], 0);
+    assert_eq!(fresh["last_response_at"], Value::Null);
+    assert_eq!(fresh["purge_at"], Value::Null);
+    assert!(fresh["markdown"].as_str().unwrap().starts_with("# Launch"));
+
+    // Two page loads are two views; a HEAD is none, and the sender's reads are none.
+    assert_eq!(call(addr, "GET", &review, &[], b"").status, 200);
+    assert_eq!(
+        call(addr, "GET", &review, &[("accept", "text/html")], b"").status,
+        200
+    );
+    assert_eq!(call(addr, "HEAD", &review, &[], b"").status, 200);
+    let answered = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } }, "reviewer": "Dana" }),
+    );
+    assert_eq!(answered.status, 201, "{}", answered.text());
+    let counted = info(addr, &doc);
+    assert_eq!(counted["views"], 2, "{counted}");
+    assert_eq!(counted["responses"], 1);
+    let received = list(addr, &doc, "").json()["responses"][0]["received_at"].clone();
+    assert!(received.is_string());
+    assert_eq!(counted["last_response_at"], received);
+
+    // Who may change the status: the token's holder only.
+    let body = br#"{"status":"closed"}"#;
+    let json_type = ("content-type", "application/json");
+    let none = call(addr, "PATCH", &path, &[json_type], body);
+    assert_eq!(none.status, 401);
+    // Without a token, whatever the body: 401 first.
+    assert_eq!(call(addr, "PATCH", &path, &[], b"closed").status, 401);
+    assert!(none.header("www-authenticate").is_some());
+    let wrong = call(
+        addr,
+        "PATCH",
+        &path,
+        &[json_type, ("authorization", "Bearer not-the-token")],
+        body,
+    );
+    assert_eq!(wrong.status, 403);
+    let unknown = call(
+        addr,
+        "PATCH",
+        "/v1/documents/AAAAAAAAAAAAAAAAAAAAAA",
+        &[json_type, ("authorization", &bearer(&doc.token))],
+        body,
+    );
+    assert_eq!(unknown.status, 404);
+    // Bad bodies: named, with the values the field takes.
+    let auth = bearer(&doc.token);
+    for (bad, status, says) in [
+        (&br#"{"status":"shut"}"#[..], 422, "\"open\" or \"closed\""),
+        (br#"{"status":"expired"}"#, 422, "by time"),
+        (br#"{}"#, 422, "\"status\" must be"),
+        (
+            br#"{"status":"closed","expires_at":"x"}"#,
+            422,
+            "\"expires_at\"",
+        ),
+        (br#"["closed"]"#, 422, "JSON object"),
+        (b"closed", 400, "not valid JSON"),
+    ] {
+        let r = call(
+            addr,
+            "PATCH",
+            &path,
+            &[json_type, ("authorization", &auth)],
+            bad,
+        );
+        assert_eq!(r.status, status, "{}", r.text());
+        let detail = r.problem_detail();
+        assert!(detail.contains(says), "{detail}");
+    }
+    let form = call(
+        addr,
+        "PATCH",
+        &path,
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("authorization", &auth),
+        ],
+        b"status=closed",
+    );
+    assert_eq!(form.status, 415);
+    assert_eq!(info(addr, &doc)["status"], "open", "nothing changed");
+
+    // Closed: 200 with the summary, a time to be purged.
+    let closed = set_status(addr, &doc, "closed");
+    assert_eq!(closed.status, 200, "{}", closed.text());
+    assert_eq!(closed.header("cache-control"), Some("no-store"));
+    let closed = closed.json();
+    assert_eq!(closed["status"], "closed");
+    assert_eq!(closed["responses"], 1);
+    assert!(closed["purge_at"].is_string(), "{closed}");
+    assert!(closed.get("markdown").is_none());
+    // Closing again changes nothing, not even the time it will be purged.
+    let again = set_status(addr, &doc, "closed");
+    assert_eq!(again.status, 200);
+    assert_eq!(again.json()["purge_at"], closed["purge_at"]);
+
+    // The page still shows the document, says it is closed at the top, and offers no way to
+    // send: no action, no submit button, no reviewer field.
+    for accept in ["text/html", "*/*"] {
+        let page = call(addr, "GET", &review, &[("accept", accept)], b"");
+        assert_eq!(page.status, 200);
+        let html = page.text();
+        let notice = html.find("This document is closed.").expect("the notice");
+        assert!(notice < html.find("Which region first?").unwrap());
+        assert!(!html.contains("action=\""), "{html}");
+        assert!(!html.contains("type=\"submit\" class=\"pb-submit\""));
+        assert!(!html.contains("pb.reviewer"));
+        assert_eq!(page.header("cache-control"), Some("no-store"));
+    }
+    // Answers are refused: 409 problem+json for JSON, a page saying so for a browser's form.
+    let refused = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["US"] } } }),
+    );
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    assert_eq!(
+        refused.header("content-type"),
+        Some("application/problem+json")
+    );
+    assert!(refused.problem_detail().contains("closed"));
+    assert_eq!(refused.json()["document_status"], "closed");
+    let form_post = call(
+        addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("accept", "text/html"),
+        ],
+        b"b1.q0.pick=1&pb.op=export",
+    );
+    assert_eq!(form_post.status, 409, "{}", form_post.text());
+    assert!(
+        form_post
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("text/html"))
+    );
+    assert!(form_post.text().contains("This document is closed"));
+    // The answers it took are still the sender's to read; a long-poll does not wait for more.
+    let kept = list(addr, &doc, "?wait=30");
+    assert_eq!(response_ids(&kept), [1]);
+    assert_eq!(kept.json()["document"]["status"], "closed");
+    assert_eq!(kept.json()["responses"][0]["reviewer"], "Dana");
+    assert_eq!(backend.rows(&doc.id), (1, 1));
+
+    // Reopened: it takes answers again, numbered on.
+    let reopened = set_status(addr, &doc, "open");
+    assert_eq!(reopened.status, 200, "{}", reopened.text());
+    assert_eq!(reopened.json()["status"], "open");
+    assert_eq!(reopened.json()["purge_at"], Value::Null);
+    let page = call(addr, "GET", &review, &[], b"").text();
+    assert!(!page.contains("This document is closed."));
+    assert!(page.contains(&format!("action=\"/r/{}/responses\"", doc.id)));
+    let second = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["US"] } } }),
+    );
+    assert_eq!(second.status, 201, "{}", second.text());
+    assert_eq!(second.json()["response_id"], 2);
+    let counted = info(addr, &doc);
+    assert_eq!(
+        (counted["views"].clone(), counted["responses"].clone()),
+        (json!(5), json!(2))
+    );
+
+    // Deleted: every owner route answers 410, PATCH too.
+    let deleted = call(addr, "DELETE", &path, &[("authorization", &auth)], b"");
+    assert_eq!(deleted.status, 204);
+    let after = set_status(addr, &doc, "closed");
+    assert_eq!(after.status, 410, "{}", after.text());
+    after.problem_detail();
+    assert_eq!(backend.rows(&doc.id), (0, 0));
 }
 
 /// A response acknowledged with 201 survives the server being killed right after.
@@ -427,8 +675,13 @@ fn sqlite_deletion_removes_the_answers_and_the_link_answers_410() {
 }
 
 #[test]
-fn sqlite_expired_documents_answer_410() {
+fn sqlite_expired_documents_take_no_answers_and_keep_theirs() {
     expiry(&Backend::sqlite());
+}
+
+#[test]
+fn sqlite_closed_documents_take_no_answers_and_reopen() {
+    lifecycle(&Backend::sqlite());
 }
 
 #[test]
@@ -619,6 +872,8 @@ fn sqlite_an_expired_document_leaves_no_text_on_disk() {
     let routing = Routing {
         store: Arc::new(SqliteStore::new(backend.file())),
         retention: Duration::from_secs(60),
+        // Purged at the first sweep after it expires.
+        closed_retention: Duration::ZERO,
         max_responses: 10,
     };
     let (text, answer) = (
@@ -649,6 +904,195 @@ fn sqlite_an_expired_document_leaves_no_text_on_disk() {
     assert!(!on_disk(&backend, &answer), "the answer's text is on disk");
 }
 
+/// A closed or an expired document keeps its text and answers until `closed_retention` has
+/// passed since it stopped taking answers; the sweep then purges both, leaving a tombstone
+/// (410), and on SQLite no byte of either on disk.
+fn kept_until_purged(backend: &Backend) {
+    use passback_server::routing::{Routing, RoutingError};
+    use passback_server::store::{Status, StoreConfig};
+
+    let store = StoreConfig::parse(&backend.spec())
+        .expect("a store spec")
+        .open(None)
+        .expect("a store");
+    let keep = Routing {
+        store,
+        retention: Duration::from_secs(3600),
+        closed_retention: Duration::from_secs(3600),
+        max_responses: 10,
+    };
+    let purge = Routing {
+        closed_retention: Duration::ZERO,
+        ..keep.clone()
+    };
+    let markers: Vec<String> = [
+        "expired-text",
+        "expired-answer",
+        "closed-text",
+        "closed-answer",
+    ]
+    .iter()
+    .map(|m| common::store::unique(m))
+    .collect();
+    let sqlite = matches!(backend, Backend::Sqlite(_));
+    common::store::runtime().block_on(async {
+        keep.store.prepare().await.expect("prepared");
+        let lifetime = Duration::from_secs(1);
+        let expiring = keep
+            .route(marked_doc(&markers[0]), "hash".into(), Some(lifetime))
+            .await
+            .expect("routed");
+        let closing = keep
+            .route(marked_doc(&markers[2]), "hash".into(), None)
+            .await
+            .expect("routed");
+        for (doc, answer) in [(&expiring, &markers[1]), (&closing, &markers[3])] {
+            keep.respond(
+                &doc.id,
+                Some(answer.clone()),
+                json!({ "b1": { "selected": ["EU"] } }),
+                json!([]),
+                format!("**Q: Which region first?**\nAnswer: EU\n\n{answer}\n"),
+            )
+            .await
+            .expect("answered");
+        }
+        let closed = keep.set_status(&closing.id, true).await.expect("closed");
+        assert_eq!(closed.status, Status::Closed);
+        assert!(closed.last_response_at.is_some());
+        tokio::time::sleep(lifetime + Duration::from_millis(100)).await;
+
+        // Within the closed retention: kept, readable, taking no answer.
+        assert_eq!(keep.sweep().await.expect("swept"), 0);
+        for (doc, status) in [(&expiring, Status::Expired), (&closing, Status::Closed)] {
+            let kept = keep.live(&doc.id).await.expect("kept");
+            assert_eq!(kept.status, status);
+            assert_eq!(
+                keep.store.responses(&doc.id, 0).await.expect("read").len(),
+                1
+            );
+            let refused = keep
+                .respond(&doc.id, None, json!({}), json!([]), String::new())
+                .await
+                .expect_err("refused");
+            assert!(
+                matches!(refused, RoutingError::NotOpen { status: s } if s == status),
+                "{refused:?}"
+            );
+        }
+        if sqlite {
+            assert!(markers.iter().all(|m| on_disk(backend, m)));
+        }
+
+        // Past it: purged, and gone.
+        assert_eq!(purge.sweep().await.expect("swept"), 2);
+        for doc in [&expiring, &closing] {
+            assert!(matches!(purge.live(&doc.id).await, Err(RoutingError::Gone)));
+            assert!(matches!(
+                purge.set_status(&doc.id, false).await,
+                Err(RoutingError::Gone)
+            ));
+            assert_eq!(backend.rows(&doc.id), (0, 0));
+        }
+    });
+    if sqlite {
+        for m in &markers {
+            assert!(!on_disk(backend, m), "{m} is on disk");
+        }
+    }
+}
+
+#[test]
+fn sqlite_closed_and_expired_documents_are_kept_until_their_retention_ends() {
+    kept_until_purged(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_closed_and_expired_documents_are_kept_until_their_retention_ends() {
+    if let Some(backend) = Backend::postgres() {
+        kept_until_purged(&backend);
+    }
+}
+
+/// A database made before the lifecycle (schema version 1, with a document and two responses)
+/// is migrated when the server opens it: the document is open, its last response's time is
+/// filled in from its responses, and it can be closed.
+fn migrated_from_version_1(backend: &Backend) {
+    let (v1, sqlite) = match backend {
+        Backend::Sqlite(_) => (
+            include_str!("../migrations/sqlite/0001_routed_documents.sql"),
+            true,
+        ),
+        Backend::Postgres { .. } => (
+            include_str!("../migrations/postgres/0001_routed_documents.sql"),
+            false,
+        ),
+    };
+    let token = "a-token-from-before-the-lifecycle-0123456789";
+    let id = "Bf0re-the-lifecycle_01";
+    let hash = blake3::hash(token.as_bytes()).to_hex().to_string();
+    let blob = if sqlite {
+        format!("X'{hash}'")
+    } else {
+        format!("'\\x{hash}'::bytea")
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let (created, first, last, expires) =
+        (now - 60_000, now - 50_000, now - 40_000, now + 3_600_000);
+    let markdown = DOC.replace('\'', "''");
+    let migrations = if sqlite {
+        "CREATE TABLE passback_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);"
+    } else {
+        "CREATE TABLE passback_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);"
+    };
+    backend.execute(&format!(
+        "{migrations}
+         {v1};
+         INSERT INTO passback_migrations VALUES (1, 'routed_documents', {created});
+         INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at, response_count)
+           VALUES ('{id}', {blob}, '{markdown}', 'h', {created}, {expires}, 2);
+         INSERT INTO responses (document_id, seq, received_at, component_inputs, export)
+           VALUES ('{id}', 1, {first}, '{{}}', 'one'), ('{id}', 2, {last}, '{{}}', 'two');"
+    ));
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = RoutedDoc {
+        id: id.into(),
+        token: token.into(),
+        review_url: String::new(),
+    };
+    let before = info(addr, &doc);
+    assert_eq!(before["status"], "open", "{before}");
+    assert_eq!(before["views"], 0);
+    assert_eq!(before["responses"], 2);
+    let listed = list(addr, &doc, "").json();
+    assert_eq!(
+        before["last_response_at"],
+        listed["responses"][1]["received_at"]
+    );
+    let closed = set_status(addr, &doc, "closed");
+    assert_eq!(closed.status, 200, "{}", closed.text());
+    assert_eq!(
+        answer_json(addr, id, &json!({ "responses": {} })).status,
+        409
+    );
+}
+
+#[test]
+fn sqlite_a_database_from_before_the_lifecycle_is_migrated() {
+    migrated_from_version_1(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_a_database_from_before_the_lifecycle_is_migrated() {
+    if let Some(backend) = Backend::postgres() {
+        migrated_from_version_1(&backend);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
@@ -667,9 +1111,16 @@ fn postgres_deletion_removes_the_answers_and_the_link_answers_410() {
 }
 
 #[test]
-fn postgres_expired_documents_answer_410() {
+fn postgres_expired_documents_take_no_answers_and_keep_theirs() {
     if let Some(backend) = Backend::postgres() {
         expiry(&backend);
+    }
+}
+
+#[test]
+fn postgres_closed_documents_take_no_answers_and_reopen() {
+    if let Some(backend) = Backend::postgres() {
+        lifecycle(&backend);
     }
 }
 
@@ -875,6 +1326,7 @@ fn serve_refuses_a_store_it_cannot_use() {
         (&["--store", "sqlite:"], "needs a file path"),
         (&["--retention", "0"], "--retention must be"),
         (&["--retention", "3w"], "--retention must be"),
+        (&["--closed-retention", "0"], "--closed-retention must be"),
         (&["--max-responses", "0"], "at least 1"),
         (
             &["--store", "sqlite:/nonexistent-passback-folder/routed.db"],
@@ -971,6 +1423,12 @@ fn sealed_at_rest(backend: &Backend) {
         assert!(page.text().contains(&text));
         let newer = route(addr, &json!({ "markdown": DOC }));
         assert!(backend.stored(&newer.id).0.starts_with("pbs1.k2027."));
+        // Closed, it still opens: the page with its notice, the answers for the sender.
+        assert_eq!(set_status(addr, &doc, "closed").status, 200);
+        let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"").text();
+        assert!(page.contains(&text) && page.contains("This document is closed."));
+        let pulled = list(addr, &doc, "").json();
+        assert_eq!(pulled["responses"][0]["reviewer"], answer.as_str());
     }
 
     // Without the key file: an error naming the flag, never the ciphertext as the document.

@@ -347,3 +347,73 @@ test('a Hebrew document: the review and "sent" pages speak its language, right t
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a closed document: the review page says so at the top and offers no way to send, script on and off', async () => {
+  const dir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-routed-closed-'));
+  const server = await startServer(['--store', `sqlite:${join(dir, 'routed.db')}`]);
+  const jsCtx = await browser({ viewport: { width: 1280, height: 900 } });
+  const noJsCtx = await browser({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  const shots = join(SHOTS, 'routed');
+  mkdirSync(shots, { recursive: true });
+  const setStatus = async (doc, status) => {
+    const res = await fetch(`${server.url}/v1/documents/${doc.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${doc.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status }),
+    });
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.status, status);
+  };
+  try {
+    const doc = await route(server);
+    await setStatus(doc, 'closed');
+
+    // With the script: the notice first, the document readable, no "Send answers" and no name
+    // field; "Copy answers" still copies what the reader filled in.
+    const page = await jsCtx.newPage();
+    const problems = watchConsole(page);
+    const review = await page.goto(doc.review_url);
+    assert.equal(review.status(), 200);
+    const notice = page.getByRole('status').filter({ hasText: 'This document is closed.' });
+    await notice.waitFor();
+    assert.equal(await page.evaluate(() => {
+      const n = document.querySelector('.pb-closed');
+      const d = document.querySelector('.pb-doc');
+      return Boolean(n && d && (n.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING));
+    }), true, 'the notice comes before the document');
+    await page.getByRole('radio', { name: 'Self-hosted' }).check();
+    assert.equal(await page.getByRole('button', { name: SEND }).count(), 0);
+    assert.equal(await page.getByRole('textbox', { name: 'Your name (optional)' }).count(), 0);
+    await page.getByRole('button', { name: 'Copy answers', exact: true }).waitFor();
+    // Enter in a text field sends nothing and leaves nothing.
+    await page.getByLabel('Which week suits the cut-over?').fill('soon');
+    await page.getByLabel('Which week suits the cut-over?').press('Enter');
+    assert.equal(page.url(), doc.review_url);
+    assert.deepEqual(await axeViolations(page), [], 'axe on the closed review page, script on');
+    await shoot(page, shots, 'closed-js');
+    assert.deepEqual(problems, [], 'console: CSP violations or errors');
+
+    // Without JavaScript: the same notice, no button to send; the form cannot post.
+    const plain = await noJsCtx.newPage();
+    await plain.goto(doc.review_url);
+    await plain.getByText('This document is closed.').waitFor();
+    assert.equal(await plain.getByRole('button', { name: SEND }).count(), 0);
+    assert.equal(await plain.locator('form.pb-form[action]').count(), 0);
+    await plain.getByLabel('Which week suits the cut-over?').fill('soon');
+    await plain.getByLabel('Which week suits the cut-over?').press('Enter');
+    assert.equal(plain.url(), doc.review_url);
+    await shoot(plain, shots, 'closed-nojs');
+
+    // Reopened: the page takes answers again.
+    await setStatus(doc, 'open');
+    await page.goto(doc.review_url);
+    await page.getByRole('button', { name: SEND, exact: true }).waitFor();
+    assert.equal(await page.getByText('This document is closed.').count(), 0);
+  } finally {
+    await jsCtx.close();
+    await noJsCtx.close();
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,19 +1,19 @@
 //! `passback mcp`: the MCP tools for agents, on standard input and output.
 
-use super::shared::{prepared_state, public_url, retention, store_key_file};
+use super::shared::{closed_retention, prepared_state, public_url, retention, store_key_file};
 use super::{Args, Flag, Usage};
 
 pub(super) const USAGE: Usage = Usage {
     synopsis: &[
         "[--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]",
-        "[--store-key-file PATH]",
+        "[--closed-retention TIME] [--store-key-file PATH]",
     ],
     about: "\
 An agent (an MCP client) starts this command and speaks MCP over its standard input and output;
-log lines go to standard error. The tools: route_document, list_responses, validate_document and
-get_components_spec. Routed documents go to the store `passback serve` uses, which serves their
-review links to readers: give both the same --store. (`passback serve` also answers the same
-tools over streamable HTTP at /mcp.)
+log lines go to standard error. The tools: route_document, list_responses, get_document,
+set_status, delete_document, validate_document and get_components_spec. Routed documents go to
+the store `passback serve` uses, which serves their review links to readers: give both the same
+--store. (`passback serve` also answers the same tools over streamable HTTP at /mcp.)
 ",
     column: 24,
     flags: &[
@@ -37,6 +37,13 @@ tools over streamable HTTP at /mcp.)
                     d (default 30d); give the server's --retention",
         },
         Flag {
+            name: "closed-retention",
+            value: "TIME",
+            about: "how long a closed or expired document is kept before it is purged, as\n\
+                    get_document's purge_at says (default 30d); give the server's\n\
+                    --closed-retention",
+        },
+        Flag {
             name: "store-key-file",
             value: "PATH",
             about: "the keys routed documents and answers are sealed with at rest; give the\n\
@@ -56,6 +63,9 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
     }
     if let Some(time) = a.flag("retention")? {
         config = config.with_retention(retention(time)?);
+    }
+    if let Some(time) = a.flag("closed-retention")? {
+        config = config.with_closed_retention(closed_retention(time)?);
     }
     if let Some(path) = a.flag("store-key-file")? {
         config = config.with_store_keys(Some(store_key_file(path)?));

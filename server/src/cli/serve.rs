@@ -1,8 +1,8 @@
 //! `passback serve`: the HTTP service.
 
-use super::shared::{prepared_state, public_url};
 #[cfg(feature = "store")]
-use super::shared::{retention, store_key_file};
+use super::shared::{closed_retention, retention, store_key_file};
+use super::shared::{prepared_state, public_url};
 use super::{Args, Flag, Usage};
 use std::io::Write;
 
@@ -12,6 +12,8 @@ pub(super) const USAGE: Usage = Usage {
         "[--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]",
         #[cfg(feature = "store")]
         "[--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]",
+        #[cfg(feature = "store")]
+        "[--closed-retention TIME]",
         "[--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]",
         "[--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]",
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
@@ -77,6 +79,14 @@ pub(super) const USAGE: Usage = Usage {
             value: "TIME",
             about: "how long a routed document may live, and its tombstone after it is\n\
                     deleted: seconds, or a number with s, m, h or d (default 30d)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "closed-retention",
+            value: "TIME",
+            about: "how long a closed or expired document keeps its text and answers for its\n\
+                    sender before they are purged, from when it stopped taking answers\n\
+                    (default 30d)",
         },
         #[cfg(feature = "store")]
         Flag {
@@ -247,6 +257,9 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         config = config.with_store(passback_server::store::StoreConfig::parse(store)?);
         if let Some(time) = a.flag("retention")? {
             config = config.with_retention(retention(time)?);
+        }
+        if let Some(time) = a.flag("closed-retention")? {
+            config = config.with_closed_retention(closed_retention(time)?);
         }
         if let Some(path) = a.flag("store-key-file")? {
             config = config.with_store_keys(Some(store_key_file(path)?));

@@ -85,6 +85,18 @@ pub(super) fn public_url(url: &str) -> Result<String, String> {
 /// `--retention`: seconds, or a whole number with `s`, `m`, `h` or `d`.
 #[cfg(feature = "store")]
 pub(super) fn retention(text: &str) -> Result<std::time::Duration, String> {
+    time_flag(text, "retention")
+}
+
+/// `--closed-retention`: as `--retention`.
+#[cfg(feature = "store")]
+pub(super) fn closed_retention(text: &str) -> Result<std::time::Duration, String> {
+    time_flag(text, "closed-retention")
+}
+
+/// A time flag `--{flag}`: seconds, or a whole number with `s`, `m`, `h` or `d`.
+#[cfg(feature = "store")]
+fn time_flag(text: &str, flag: &str) -> Result<std::time::Duration, String> {
     let (digits, unit) = match text.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c),
         _ => (text, 's'),
@@ -104,9 +116,7 @@ pub(super) fn retention(text: &str) -> Result<std::time::Duration, String> {
         .filter(|&s| s < 1 << 40)
         .map(std::time::Duration::from_secs)
         .ok_or_else(|| {
-            format!(
-                "--retention must be a time such as 30d, 12h, 90m or 3600 (seconds), not `{text}`"
-            )
+            format!("--{flag} must be a time such as 30d, 12h, 90m or 3600 (seconds), not `{text}`")
         })
 }
 

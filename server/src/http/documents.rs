@@ -6,7 +6,7 @@
 //! | route | what |
 //! |---|---|
 //! | `POST /v1/documents` | validate, keep, answer the id, link and token |
-//! | `GET`, `DELETE /v1/documents/{id}` | the document, or delete it |
+//! | `GET`, `PATCH`, `DELETE /v1/documents/{id}` | the document; close or reopen it; delete it |
 //! | `GET /v1/documents/{id}/responses` | the responses, `since`, `wait` |
 
 // Readers return a ready response as their error, as in `request`.
@@ -16,14 +16,14 @@ use super::refusal::refused;
 use super::request::{client_of, content_type_of, document_from, media, read_body};
 use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
-use crate::routing::{MAX_WAIT, Routing, RoutingError, take_route_token};
+use crate::routing::{MAX_WAIT, Routing, RoutingError, requested_status, take_route_token};
 use crate::state::AppState;
-use crate::store::{self, Document};
+use crate::store::Document;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -75,11 +75,14 @@ fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, Routi
     routing.lifetime(fields.get("expires_in"))
 }
 
-/// `GET` or `DELETE /v1/documents/{id}`.
+/// `GET`, `PATCH` or `DELETE /v1/documents/{id}`.
 pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
     };
+    if req.method() == Method::PATCH {
+        return patch(&state, &routing, req, id).await;
+    }
     let doc = match authorized(&routing, &req, id).await {
         Ok(d) => d,
         Err(r) => return r,
@@ -94,17 +97,66 @@ pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) ->
             Err(e) => refused(e, false),
         };
     }
-    private_json(
-        StatusCode::OK,
-        &json!({
-            "id": doc.id,
-            "markdown": doc.markdown,
-            "hash": doc.hash,
-            "created_at": store::rfc3339(doc.created_at),
-            "expires_at": store::rfc3339(doc.expires_at),
-            "responses": doc.responses,
-        }),
-    )
+    private_json(StatusCode::OK, &routing.document_json(&doc))
+}
+
+/// `PATCH /v1/documents/{id}` with `{ "status": "closed" | "open" }`: closes or reopens the
+/// document; 200 with its summary.
+async fn patch(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &str) -> Resp {
+    // The token is checked first, as on GET and DELETE: a stranger's body is not read at all.
+    let doc = match authorized(routing, &req, id).await {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    let content_type = match content_type_of(&req) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if !matches!(
+        media(&content_type),
+        "application/json" | "application/merge-patch+json"
+    ) {
+        return problem(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Send the change as JSON (Content-Type: application/json), such as {\"status\": \"closed\"}.",
+        );
+    }
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let closed = match status_change(&body) {
+        Ok(closed) => closed,
+        Err(r) => return r,
+    };
+    match routing.set_status(&doc.id, closed).await {
+        Ok(summary) => private_json(StatusCode::OK, &routing.summary_json(&summary)),
+        Err(e) => refused(e, false),
+    }
+}
+
+/// `{ "status": "closed" | "open" }`: whether it asks to close. 400 for a body that is not
+/// JSON, 422 naming the field and the values it takes for any other.
+fn status_change(body: &[u8]) -> Result<bool, Resp> {
+    let json: Value = serde_json::from_slice(body).map_err(|e| {
+        problem(
+            StatusCode::BAD_REQUEST,
+            format!("The body is not valid JSON: {e}; send {{\"status\": \"closed\"}} or {{\"status\": \"open\"}}."),
+        )
+    })?;
+    let unprocessable = |detail: String| problem(StatusCode::UNPROCESSABLE_ENTITY, detail);
+    let Value::Object(fields) = &json else {
+        return Err(unprocessable(
+            "The body must be a JSON object such as {\"status\": \"closed\"}.".into(),
+        ));
+    };
+    if let Some(other) = fields.keys().find(|k| k.as_str() != "status") {
+        return Err(unprocessable(format!(
+            "\"{}\" cannot be changed; only \"status\" can, to \"open\" or \"closed\".",
+            truncate(other)
+        )));
+    }
+    requested_status(fields.get("status")).map_err(unprocessable)
 }
 
 /// `GET /v1/documents/{id}/responses?since=N&wait=S`.

@@ -3,6 +3,7 @@
 
 use super::response::{Resp, busy, html, no_store, problem, problem_with};
 use crate::routing::RoutingError;
+use crate::store::Status;
 use hyper::StatusCode;
 use hyper::header::{self, HeaderValue};
 use maud::html as markup;
@@ -20,6 +21,7 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
                 "That token is not this document's; use the token POST /v1/documents answered when it was routed.",
             );
         }
+        RoutingError::NotOpen { status } => return not_open(*status, &e, browser),
         RoutingError::Busy { waited } => return busy(*waited),
         RoutingError::OverLimit { wait, .. } => {
             let mut r = problem_with(
@@ -46,11 +48,40 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
             return r;
         }
         RoutingError::StoreOff => StatusCode::NOT_FOUND,
-        RoutingError::Full { .. } => StatusCode::CONFLICT,
+        RoutingError::Full { .. } | RoutingError::StatusFixed { .. } => StatusCode::CONFLICT,
         RoutingError::Lifetime(_) => StatusCode::UNPROCESSABLE_ENTITY,
         RoutingError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     };
     problem(status, e.to_string())
+}
+
+/// 409 for an answer to a closed or expired document, as a page for a browser's form post.
+fn not_open(status: Status, e: &RoutingError, browser: bool) -> Resp {
+    if !browser {
+        return problem_with(
+            StatusCode::CONFLICT,
+            e.to_string(),
+            json!({ "document_status": status.name() }),
+        );
+    }
+    let (title, said) = match status {
+        Status::Expired => (
+            "This document has expired",
+            "Its time ran out, so it takes no more answers and yours were not sent. Ask its sender for a new link if you still need to answer.",
+        ),
+        _ => (
+            "This document is closed",
+            "Its sender closed it, so it takes no more answers and yours were not sent. Ask its sender to reopen it if you still need to answer.",
+        ),
+    };
+    let page = markup! { h1 { (title) } p { (said) } };
+    let mut r = html(
+        StatusCode::CONFLICT,
+        passback_engine::page(&page.into_string(), title, "/assets"),
+        None,
+    );
+    no_store(&mut r);
+    r
 }
 
 /// 404 or 410 for a review link, as a page for a browser.

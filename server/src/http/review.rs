@@ -5,7 +5,7 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /r/{id}` | the document on the routed surface |
+//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send |
 //! | `POST /r/{id}/responses` | keep the reader's answers; the "sent" page or JSON |
 
 // Readers return a ready response as their error, as in `request`.
@@ -17,10 +17,11 @@ use super::request::{form_or_json, read_body, utf8, wants_html};
 use super::response::{Resp, html, no_store, private_json, problem, unadmitted};
 use crate::routing::RoutingError;
 use crate::state::AppState;
+use crate::store::Status;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::HeaderValue;
-use hyper::{Request, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, Options, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -38,7 +39,9 @@ fn routed_options(id: &str, format: Format) -> Options {
         .with_form_source(false)
 }
 
-/// `GET /r/{id}`.
+/// `GET /r/{id}`. A closed or expired document is shown with a notice at the top, and its
+/// form has nowhere to post (no "Send answers" button; with the script, "Copy answers" still
+/// copies what the reader filled in).
 pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
@@ -48,7 +51,14 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         Ok(doc) => doc,
         Err(e) => return refused(e, browser),
     };
-    let options = routed_options(id, Format::Page);
+    if req.method() == Method::GET {
+        routing.count_view(id).await;
+    }
+    let status = doc.status;
+    let options = match status {
+        Status::Open => routed_options(id, Format::Page),
+        _ => routed_options(id, Format::Page).with_answers_action(None),
+    };
     let engine_state = state.clone();
     let rendered = state
         .slots()
@@ -59,11 +69,48 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         Err(refused) => return unadmitted(refused),
     };
     let frame_src = rendered.frame_src;
-    let mut r = html(StatusCode::OK, Bytes::from(rendered.into_body()), frame_src);
+    let body = with_notice(rendered.into_body(), status);
+    let mut r = html(StatusCode::OK, Bytes::from(body), frame_src);
     no_store(&mut r);
     r.headers_mut()
         .insert("x-robots-tag", HeaderValue::from_static("noindex"));
     r
+}
+
+/// Where the page's content starts: the notice goes right after it.
+const PAGE_MAIN: &str = "<main class=\"pb-page\">";
+
+/// `page` with a notice at the top of its content saying the document takes no answers, when
+/// it is closed or expired; as it is when open.
+fn with_notice(page: String, status: Status) -> String {
+    let (title, said) = match status {
+        Status::Open => return page,
+        Status::Closed => (
+            "This document is closed.",
+            "Its sender is not taking answers any more: you can read it, but nothing you fill in here is sent.",
+        ),
+        Status::Expired => (
+            "This document has expired.",
+            "Its time ran out, so it takes no more answers: you can read it, but nothing you fill in here is sent.",
+        ),
+    };
+    let notice = maud::html! {
+        div class="pb-closed" role="status" lang="en" dir="ltr" data-pb-status=(status.name()) {
+            p { strong { (title) } " " (said) }
+        }
+    }
+    .into_string();
+    match page.find(PAGE_MAIN) {
+        Some(at) => {
+            let at = at + PAGE_MAIN.len();
+            let mut out = String::with_capacity(page.len() + notice.len());
+            out.push_str(&page[..at]);
+            out.push_str(&notice);
+            out.push_str(&page[at..]);
+            out
+        }
+        None => notice + &page,
+    }
 }
 
 /// `POST /r/{id}/responses`.
@@ -89,6 +136,9 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Err(r) => return r,
     };
     let doc = match routing.live(&id).await {
+        Ok(doc) if doc.status != Status::Open => {
+            return refused(RoutingError::NotOpen { status: doc.status }, browser);
+        }
         Ok(doc) => doc,
         Err(e) => return refused(e, browser),
     };
@@ -346,6 +396,18 @@ fn sent_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_page_says_so_at_the_top_of_its_content() {
+        let page = "<html><body><main class=\"pb-page\"><div class=\"pb-doc\">x</div></main></body></html>";
+        assert_eq!(with_notice(page.into(), Status::Open), page);
+        let closed = with_notice(page.into(), Status::Closed);
+        let notice = closed.find("This document is closed.").expect("the notice");
+        assert!(
+            notice > closed.find(PAGE_MAIN).unwrap() && notice < closed.find("pb-doc").unwrap()
+        );
+        assert!(with_notice(page.into(), Status::Expired).contains("has expired"));
+    }
 
     #[test]
     fn reviewer_names_are_one_short_line() {

@@ -82,7 +82,7 @@ routes! {
     #[cfg(feature = "store")]
     RouteDocument: "/v1/documents", "POST", false => documents::create;
     #[cfg(feature = "store")]
-    Document: "/v1/documents/{id}", "GET, DELETE", false => documents::document;
+    Document: "/v1/documents/{id}", "GET, PATCH, DELETE", false => documents::document;
     #[cfg(feature = "store")]
     Responses: "/v1/documents/{id}/responses", "GET", true => documents::responses;
     #[cfg(feature = "store")]

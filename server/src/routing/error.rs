@@ -3,7 +3,7 @@
 
 use crate::admission::Unadmitted;
 use crate::limit::RouteLimit;
-use crate::store::StoreError;
+use crate::store::{self, Millis, Status, StoreError};
 use serde_json::Value;
 use std::fmt;
 use std::time::Duration;
@@ -21,6 +21,10 @@ pub enum RoutingError {
     Gone,
     /// The bearer token is not the document's.
     WrongToken,
+    /// The document is closed or expired: it takes no responses.
+    NotOpen { status: Status },
+    /// An expired document's status cannot change; `expires_at` is when it expired.
+    StatusFixed { expires_at: Millis },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
@@ -66,6 +70,19 @@ impl fmt::Display for RoutingError {
             RoutingError::Unknown { .. } => f.write_str("There is no document with this id."),
             RoutingError::Gone => f.write_str("This document is no longer here."),
             RoutingError::WrongToken => f.write_str("That token is not this document's."),
+            RoutingError::NotOpen {
+                status: Status::Expired,
+            } => f.write_str(
+                "This document has expired: it takes no more answers. Its sender can still read the answers it took.",
+            ),
+            RoutingError::NotOpen { .. } => f.write_str(
+                "This document is closed: its sender takes no more answers to it. The answers it took are kept.",
+            ),
+            RoutingError::StatusFixed { expires_at } => write!(
+                f,
+                "This document expired at {}; its status can no longer change. Its answers stay readable until it is purged; route it again to collect new answers.",
+                store::rfc3339(*expires_at)
+            ),
             RoutingError::Full { max_responses } => write!(
                 f,
                 "This document has taken its limit of {max_responses} responses, so no more are kept; ask its sender to route it again."

@@ -11,7 +11,8 @@
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
-//! | delete it; expire what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+//! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
+//! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
 
 mod error;
 
@@ -21,8 +22,8 @@ use crate::admission::RenderSlots;
 use crate::limit::RouteLimiter;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Document, ID_BYTES, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
-    StoredResponse, TOKEN_BYTES,
+    self, Added, Document, DocumentSummary, ID_BYTES, Lookup, Millis, NewDocument, NewResponse,
+    Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
@@ -73,6 +74,9 @@ pub struct Routing {
     pub store: Arc<dyn Store>,
     /// How long a document may live, and how long a tombstone is kept.
     pub retention: Duration,
+    /// How long a closed or expired document keeps its text and responses, from the moment it
+    /// stopped taking responses, before the sweep purges it.
+    pub closed_retention: Duration,
     /// Responses one document takes at most.
     pub max_responses: u64,
 }
@@ -173,7 +177,7 @@ impl Routing {
         self.store.document(id, store::now()).await
     }
 
-    /// The live document `id`, for a reader.
+    /// The kept document `id` (open, closed or expired but not purged), for a reader.
     pub async fn live(&self, id: &str) -> Result<Document, RoutingError> {
         match self.document(id).await.map_err(RoutingError::store)? {
             Lookup::Live(doc) => Ok(doc),
@@ -182,7 +186,7 @@ impl Routing {
         }
     }
 
-    /// The live document `id`, if `token` is its bearer token: for its sender.
+    /// The kept document `id`, if `token` is its bearer token: for its sender.
     pub async fn authorized(&self, id: &str, token: &str) -> Result<Document, RoutingError> {
         let doc = self.live(id).await?;
         if doc.token_matches(token) {
@@ -200,6 +204,46 @@ impl Routing {
             Ok(Lookup::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
             Err(e) => Err(RoutingError::store(e)),
         }
+    }
+
+    /// Closes (`closed`) or reopens the document `id`; its summary afterwards. An expired
+    /// document's status cannot change.
+    pub async fn set_status(
+        &self,
+        id: &str,
+        closed: bool,
+    ) -> Result<DocumentSummary, RoutingError> {
+        match self.store.set_closed(id, closed, store::now()).await {
+            Ok(Lookup::Live(summary)) if summary.status == Status::Expired => {
+                Err(RoutingError::StatusFixed {
+                    expires_at: summary.expires_at,
+                })
+            }
+            Ok(Lookup::Live(summary)) => Ok(summary),
+            Ok(Lookup::Gone) => Err(RoutingError::Gone),
+            Ok(Lookup::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
+            Err(e) => Err(RoutingError::store(e)),
+        }
+    }
+
+    /// Counts a load of `id`'s review page. A failure is logged, not answered: the reader
+    /// still gets the page.
+    pub async fn count_view(&self, id: &str) {
+        if let Err(e) = self.store.count_view(id).await {
+            tracing::warn!(error = %e, "a review page's view was not counted");
+        }
+    }
+
+    /// When a closed or expired document is purged: `closed_retention` after it stopped taking
+    /// responses. `None` while it is open.
+    pub fn purge_at(&self, summary: &DocumentSummary) -> Option<Millis> {
+        if summary.status == Status::Open {
+            return None;
+        }
+        let stopped = summary
+            .closed_at
+            .map_or(summary.expires_at, |c| c.min(summary.expires_at));
+        Some(stopped.saturating_add(self.closed_retention.as_millis() as Millis))
     }
 
     /// Keeps a reader's response to `id`, unless the document holds its limit of them.
@@ -224,6 +268,7 @@ impl Routing {
             .await
         {
             Ok(Added::Stored(stored)) => Ok(stored),
+            Ok(Added::NotOpen(status)) => Err(RoutingError::NotOpen { status }),
             Ok(Added::Gone) => Err(RoutingError::Gone),
             Ok(Added::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
             Ok(Added::Full) => Err(RoutingError::Full {
@@ -242,7 +287,8 @@ impl Routing {
         since: u64,
         wait: Duration,
     ) -> Result<Value, RoutingError> {
-        let found = if wait.is_zero() {
+        // A closed or expired document takes no new response: nothing to wait for.
+        let found = if wait.is_zero() || doc.status != Status::Open {
             self.store.responses(&doc.id, since).await
         } else {
             self.store.wait_for_responses(&doc.id, since, wait).await
@@ -254,11 +300,56 @@ impl Routing {
         }))
     }
 
-    /// Expires what is due and forgets tombstones older than the retention period.
+    /// Purges the documents that stopped taking responses (closed or expired) longer than
+    /// `closed_retention` ago, and forgets tombstones older than the retention period.
     pub async fn sweep(&self) -> Result<u64, StoreError> {
         let now = store::now();
+        let purge_before = now.saturating_sub(self.closed_retention.as_millis() as Millis);
         let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
-        self.store.expire(now, forget_before).await
+        self.store.expire(now, purge_before, forget_before).await
+    }
+
+    /// `{ id, status, created_at, expires_at, views, responses, last_response_at, purge_at }`:
+    /// a document as its sender sees it without its text or its responses. `purge_at` is when
+    /// a closed or expired document and its responses will be purged (`null` while open).
+    pub fn summary_json(&self, summary: &DocumentSummary) -> Value {
+        json!({
+            "id": summary.id,
+            "status": summary.status.name(),
+            "created_at": store::rfc3339(summary.created_at),
+            "expires_at": store::rfc3339(summary.expires_at),
+            "views": summary.views,
+            "responses": summary.responses,
+            "last_response_at": summary.last_response_at.map(store::rfc3339),
+            "purge_at": self.purge_at(summary).map(store::rfc3339),
+        })
+    }
+
+    /// `GET /v1/documents/{id}`'s body: the summary with the text and its hash.
+    pub fn document_json(&self, doc: &Document) -> Value {
+        let mut body = self.summary_json(&doc.summary());
+        if let Some(fields) = body.as_object_mut() {
+            fields.insert("markdown".into(), json!(doc.markdown));
+            fields.insert("hash".into(), json!(doc.hash));
+        }
+        body
+    }
+}
+
+/// The status a sender asks for (`"status"` of `PATCH /v1/documents/{id}` and of the
+/// `set_status` tool): `"closed"` (true) or `"open"` (false). The error names the field and the
+/// values it takes.
+pub fn requested_status(value: Option<&Value>) -> Result<bool, String> {
+    match value.and_then(Value::as_str) {
+        Some("closed") => Ok(true),
+        Some("open") => Ok(false),
+        Some("expired") => Err(
+            "\"status\" can be \"open\" or \"closed\"; a document expires by time alone.".into(),
+        ),
+        _ => Err(format!(
+            "\"status\" must be \"open\" or \"closed\", not {}.",
+            value.map_or_else(|| "missing".to_string(), |v| truncate(&v.to_string()))
+        )),
     }
 }
 
@@ -281,7 +372,7 @@ pub fn take_route_token(
     }
 }
 
-/// Expires documents and forgets old tombstones now, then every minute (until aborted).
+/// Purges what is due and forgets old tombstones now, then every minute (until aborted).
 pub async fn sweep_every_minute(routing: Routing) {
     let mut every = tokio::time::interval(Duration::from_secs(60));
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -289,19 +380,20 @@ pub async fn sweep_every_minute(routing: Routing) {
         every.tick().await;
         match routing.sweep().await {
             Ok(0) => {}
-            Ok(n) => tracing::info!(expired = n, "routed documents expired"),
+            Ok(n) => tracing::info!(purged = n, "closed and expired documents purged"),
             Err(e) => tracing::warn!(error = %e, "the store's sweep failed"),
         }
     }
 }
 
-/// The document's `{ id, hash, created_at, expires_at }`.
+/// The document's `{ id, hash, created_at, expires_at, status }`.
 fn document_summary(doc: &Document) -> Value {
     json!({
         "id": doc.id,
         "hash": doc.hash,
         "created_at": store::rfc3339(doc.created_at),
         "expires_at": store::rfc3339(doc.expires_at),
+        "status": doc.status.name(),
     })
 }
 

@@ -50,14 +50,30 @@ pub trait Store: Send + Sync {
     /// Keeps a new document. Its id is fresh (128 random bits); a clash is an error.
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()>;
 
-    /// The document `id`: live, gone (deleted, or expired at `now`), or never seen (or
-    /// forgotten after the retention period).
+    /// The document `id`: kept (open, closed, or expired at `now` but not purged yet: its
+    /// [`Document::status`] says which), gone (deleted or purged), or never seen (or forgotten
+    /// after the retention period).
     fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>>;
 
-    /// Deletes a live document and all its responses, leaving a tombstone.
+    /// Deletes a kept document (whatever its status) and all its responses, leaving a
+    /// tombstone.
     fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
 
-    /// Keeps one more response to a live document, numbered after the last one, unless the
+    /// Closes (`closed`: it takes no more responses; a document closed already keeps the time
+    /// it was closed) or reopens a kept document that has not expired at `now`, and answers its
+    /// summary afterwards. An expired document is left as it is: its summary says `Expired`.
+    fn set_closed(
+        &self,
+        id: &str,
+        closed: bool,
+        now: Millis,
+    ) -> StoreFuture<'_, Lookup<DocumentSummary>>;
+
+    /// Counts one view of a kept document's review page (one `UPDATE`; nothing when it is
+    /// gone or unknown).
+    fn count_view(&self, id: &str) -> StoreFuture<'_, ()>;
+
+    /// Keeps one more response to an open document, numbered after the last one, unless the
     /// document already holds `max_responses`. Durable when this returns `Ok`.
     fn add_response(
         &self,
@@ -80,10 +96,16 @@ pub trait Store: Send + Sync {
         timeout: Duration,
     ) -> StoreFuture<'_, Vec<StoredResponse>>;
 
-    /// Turns documents whose time ran out at `now` into tombstones (their text and responses
-    /// deleted), and forgets tombstones older than `forget_before`. Returns how many documents
-    /// expired.
-    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64>;
+    /// Purges the documents that stopped taking responses (closed, or expired) at or before
+    /// `purge_before`: each becomes a tombstone gone since `now`, its text and responses
+    /// deleted. Then forgets tombstones gone before `forget_before`. Returns how many
+    /// documents were purged.
+    fn expire(
+        &self,
+        now: Millis,
+        purge_before: Millis,
+        forget_before: Millis,
+    ) -> StoreFuture<'_, u64>;
 
     /// Ends every wait in progress now (the server is shutting down).
     fn wake_all(&self);
@@ -101,7 +123,7 @@ pub struct NewDocument {
     pub expires_at: Millis,
 }
 
-/// A live document.
+/// A kept document: open, closed or expired (not purged yet).
 #[derive(Debug, Clone)]
 pub struct Document {
     pub id: String,
@@ -112,6 +134,14 @@ pub struct Document {
     pub expires_at: Millis,
     /// How many responses it has taken (the last response id).
     pub responses: u64,
+    /// When its sender closed it; `None` while open.
+    pub closed_at: Option<Millis>,
+    /// How many times its review page was loaded.
+    pub views: u64,
+    /// When its last response was received.
+    pub last_response_at: Option<Millis>,
+    /// Its status at the time it was read.
+    pub status: Status,
 }
 
 impl Document {
@@ -119,6 +149,68 @@ impl Document {
     pub fn token_matches(&self, token: &str) -> bool {
         blake3::Hash::from_bytes(self.token_hash) == blake3::hash(token.as_bytes())
     }
+
+    /// What a sender sees of it without its text or its responses.
+    pub fn summary(&self) -> DocumentSummary {
+        DocumentSummary {
+            id: self.id.clone(),
+            status: self.status,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+            closed_at: self.closed_at,
+            views: self.views,
+            responses: self.responses,
+            last_response_at: self.last_response_at,
+        }
+    }
+}
+
+/// Whether a document takes responses (contract §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// It takes responses.
+    Open,
+    /// Its sender closed it: no new responses; the ones it has stay readable.
+    Closed,
+    /// Its time ran out: no new responses; the ones it has stay readable until it is purged.
+    Expired,
+}
+
+impl Status {
+    /// A document's status at `now`: expired once its time ran out (closed or not), else
+    /// closed when its sender closed it, else open.
+    pub fn at(closed_at: Option<Millis>, expires_at: Millis, now: Millis) -> Status {
+        if expires_at <= now {
+            Status::Expired
+        } else if closed_at.is_some() {
+            Status::Closed
+        } else {
+            Status::Open
+        }
+    }
+
+    /// `open`, `closed` or `expired`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Open => "open",
+            Status::Closed => "closed",
+            Status::Expired => "expired",
+        }
+    }
+}
+
+/// A document as its sender sees it without its text or responses: the fields of
+/// `GET /v1/documents/{id}` beyond the text, and of each entry of a list of documents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentSummary {
+    pub id: String,
+    pub status: Status,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    pub closed_at: Option<Millis>,
+    pub views: u64,
+    pub responses: u64,
+    pub last_response_at: Option<Millis>,
 }
 
 /// What a lookup found.
@@ -160,6 +252,8 @@ pub struct StoredResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Added {
     Stored(Box<StoredResponse>),
+    /// Closed or expired: it takes no responses.
+    NotOpen(Status),
     Gone,
     Unknown,
     /// The document holds its limit of responses already.
@@ -396,6 +490,18 @@ mod tests {
     }
 
     #[test]
+    fn a_status_is_read_from_the_close_and_the_clock() {
+        assert_eq!(Status::at(None, 10, 9), Status::Open);
+        assert_eq!(Status::at(Some(5), 10, 9), Status::Closed);
+        assert_eq!(Status::at(None, 10, 10), Status::Expired);
+        assert_eq!(Status::at(Some(5), 10, 11), Status::Expired);
+        assert_eq!(
+            [Status::Open, Status::Closed, Status::Expired].map(Status::name),
+            ["open", "closed", "expired"]
+        );
+    }
+
+    #[test]
     fn times_are_written_as_rfc_3339_utc() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
@@ -437,6 +543,10 @@ mod tests {
             created_at: 0,
             expires_at: 0,
             responses: 0,
+            closed_at: None,
+            views: 0,
+            last_response_at: None,
+            status: Status::Open,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

@@ -18,8 +18,8 @@
 
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
-    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -27,11 +27,18 @@ use std::time::Duration;
 use tokio::sync::{Mutex, OnceCell};
 use tokio_postgres::{AsyncMessage, Client, Row};
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "routed_documents",
-    sql: include_str!("../../migrations/postgres/0001_routed_documents.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "routed_documents",
+        sql: include_str!("../../migrations/postgres/0001_routed_documents.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "lifecycle",
+        sql: include_str!("../../migrations/postgres/0002_lifecycle.sql"),
+    },
+];
 
 /// The channel the insert trigger notifies (see the migration).
 const CHANNEL: &str = "passback_responses";
@@ -156,13 +163,16 @@ impl PostgresStore {
         let rows = self
             .query(
                 "cannot read a document",
-                "SELECT gone_at, expires_at, response_count FROM documents WHERE id = $1",
+                "SELECT gone_at, expires_at, response_count, closed_at FROM documents WHERE id = $1",
                 &[&id],
             )
             .await?;
         Ok(match rows.first() {
             None => Added::Unknown,
-            Some(r) if gone(r.get(0), r.get(1), now) => Added::Gone,
+            Some(r) if r.get::<_, Option<Millis>>(0).is_some() => Added::Gone,
+            Some(r) if Status::at(r.get(3), r.get(1), now) != Status::Open => {
+                Added::NotOpen(Status::at(r.get(3), r.get(1), now))
+            }
             Some(r) if r.get::<_, i64>(2) >= max => Added::Full,
             // It took a response in between; the caller's limit was reached meanwhile or the
             // document changed: say it is full rather than guess.
@@ -171,8 +181,35 @@ impl PostgresStore {
     }
 }
 
-fn gone(gone_at: Option<Millis>, expires_at: Millis, now: Millis) -> bool {
-    gone_at.is_some() || expires_at <= now
+/// The columns [`document_row`] reads, in its order.
+const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
+     response_count, closed_at, views, last_response_at";
+
+/// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
+fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, StoreError> {
+    let markdown: Option<String> = r.get(1);
+    let gone_at: Option<Millis> = r.get(5);
+    let (Some(markdown), None) = (markdown, gone_at) else {
+        return Ok(Lookup::Gone);
+    };
+    let token_hash: &[u8] = r.get(0);
+    let token_hash = token_hash
+        .try_into()
+        .map_err(|_| StoreError("a stored token hash is not 32 bytes".into()))?;
+    let (expires_at, closed_at) = (r.get(4), r.get(7));
+    Ok(Lookup::Live(Document {
+        id: id.to_string(),
+        token_hash,
+        markdown,
+        hash: r.get(2),
+        created_at: r.get(3),
+        expires_at,
+        responses: r.get::<_, i64>(6) as u64,
+        closed_at,
+        views: r.get::<_, i64>(8) as u64,
+        last_response_at: r.get(9),
+        status: Status::at(closed_at, expires_at, now),
+    }))
 }
 
 async fn migrate(client: &mut Client) -> Result<(), StoreError> {
@@ -318,35 +355,67 @@ impl Store for PostgresStore {
             let rows = self
                 .query(
                     "cannot read a document",
-                    "SELECT token_hash, markdown, hash, created_at, expires_at, gone_at,
-                            response_count
-                     FROM documents WHERE id = $1",
+                    &format!("SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = $1"),
                     &[&id],
                 )
                 .await?;
-            let Some(r) = rows.first() else {
-                return Ok(Lookup::Unknown);
-            };
-            let markdown: Option<String> = r.get(1);
-            let expires_at: Millis = r.get(4);
-            Ok(match markdown {
-                Some(markdown) if !gone(r.get(5), expires_at, now) => {
-                    let token_hash: &[u8] = r.get(0);
-                    let token_hash = token_hash
-                        .try_into()
-                        .map_err(|_| StoreError("a stored token hash is not 32 bytes".into()))?;
-                    Lookup::Live(Document {
-                        id,
-                        token_hash,
-                        markdown,
-                        hash: r.get(2),
-                        created_at: r.get(3),
-                        expires_at,
-                        responses: r.get::<_, i64>(6) as u64,
-                    })
+            match rows.first() {
+                None => Ok(Lookup::Unknown),
+                Some(r) => document_row(&id, r, now),
+            }
+        })
+    }
+
+    fn set_closed(
+        &self,
+        id: &str,
+        closed: bool,
+        now: Millis,
+    ) -> StoreFuture<'_, Lookup<DocumentSummary>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            // Closing keeps the first close's time; an expired document stays as it is. The
+            // row as it is after the change, or as it is when nothing changed.
+            let sql = format!(
+                "WITH changed AS (
+                    UPDATE documents SET closed_at = {}
+                    WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
+                    RETURNING {DOCUMENT_COLUMNS}
+                 )
+                 SELECT {DOCUMENT_COLUMNS} FROM changed
+                 UNION ALL
+                 SELECT {DOCUMENT_COLUMNS} FROM documents
+                 WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM changed)",
+                if closed {
+                    "coalesce(closed_at, $2)"
+                } else {
+                    "NULL"
                 }
-                _ => Lookup::Gone,
+            );
+            let rows = self
+                .query("cannot change a document's status", &sql, &[&id, &now])
+                .await?;
+            Ok(match rows.first() {
+                None => Lookup::Unknown,
+                Some(r) => match document_row(&id, r, now)? {
+                    Lookup::Live(doc) => Lookup::Live(doc.summary()),
+                    Lookup::Gone => Lookup::Gone,
+                    Lookup::Unknown => Lookup::Unknown,
+                },
             })
+        })
+    }
+
+    fn count_view(&self, id: &str) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.query(
+                "cannot count a view",
+                "UPDATE documents SET views = views + 1 WHERE id = $1 AND gone_at IS NULL",
+                &[&id],
+            )
+            .await?;
+            Ok(())
         })
     }
 
@@ -360,7 +429,7 @@ impl Store for PostgresStore {
                 .query(
                     "cannot delete the document",
                     "UPDATE documents SET markdown = NULL, gone_at = $2
-                     WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
+                     WHERE id = $1 AND gone_at IS NULL
                      RETURNING id",
                     &[&id, &now],
                 )
@@ -406,9 +475,10 @@ impl Store for PostgresStore {
                 .query(
                     "cannot keep the response",
                     "WITH doc AS (
-                        UPDATE documents SET response_count = response_count + 1
+                        UPDATE documents SET response_count = response_count + 1,
+                                             last_response_at = $2
                         WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
-                          AND response_count < $3
+                          AND closed_at IS NULL AND response_count < $3
                         RETURNING id, response_count
                      )
                      INSERT INTO responses (document_id, seq, received_at, reviewer,
@@ -484,15 +554,22 @@ impl Store for PostgresStore {
         })
     }
 
-    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64> {
+    fn expire(
+        &self,
+        now: Millis,
+        purge_before: Millis,
+        forget_before: Millis,
+    ) -> StoreFuture<'_, u64> {
         Box::pin(async move {
+            // Stopped taking responses at or before `purge_before`: expired then, or closed
+            // then.
             let expired = self
                 .query(
-                    "cannot expire documents",
-                    "UPDATE documents SET markdown = NULL, gone_at = expires_at
-                     WHERE gone_at IS NULL AND expires_at <= $1
+                    "cannot purge documents",
+                    "UPDATE documents SET markdown = NULL, gone_at = $2
+                     WHERE gone_at IS NULL AND (expires_at <= $1 OR closed_at <= $1)
                      RETURNING id",
-                    &[&now],
+                    &[&purge_before, &now],
                 )
                 .await?
                 .len();

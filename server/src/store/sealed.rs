@@ -14,8 +14,8 @@
 //! with it has been deleted or purged (at most the retention periods after the switch).
 
 use super::{
-    Added, Document, Lookup, Millis, NewDocument, NewResponse, Store, StoreError, StoreFuture,
-    StoredResponse,
+    Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
+    StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -336,6 +336,20 @@ impl Store for SealedStore {
         self.inner.delete(id, now)
     }
 
+    /// A summary holds nothing sealed (ids, times and counts are kept in the clear).
+    fn set_closed(
+        &self,
+        id: &str,
+        closed: bool,
+        now: Millis,
+    ) -> StoreFuture<'_, Lookup<DocumentSummary>> {
+        self.inner.set_closed(id, closed, now)
+    }
+
+    fn count_view(&self, id: &str) -> StoreFuture<'_, ()> {
+        self.inner.count_view(id)
+    }
+
     fn add_response(
         &self,
         id: &str,
@@ -386,8 +400,13 @@ impl Store for SealedStore {
         })
     }
 
-    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64> {
-        self.inner.expire(now, forget_before)
+    fn expire(
+        &self,
+        now: Millis,
+        purge_before: Millis,
+        forget_before: Millis,
+    ) -> StoreFuture<'_, u64> {
+        self.inner.expire(now, purge_before, forget_before)
     }
 
     fn wake_all(&self) {

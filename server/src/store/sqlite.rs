@@ -16,8 +16,8 @@
 //! waits to read again.
 
 use super::{
-    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
-    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -26,11 +26,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The schema, in order; applied when the file is opened.
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "routed_documents",
-    sql: include_str!("../../migrations/sqlite/0001_routed_documents.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "routed_documents",
+        sql: include_str!("../../migrations/sqlite/0001_routed_documents.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "lifecycle",
+        sql: include_str!("../../migrations/sqlite/0002_lifecycle.sql"),
+    },
+];
 
 /// How often the watcher looks for commits by another process while someone waits.
 const WATCH_EVERY: Duration = Duration::from_millis(500);
@@ -228,9 +235,36 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
     })
 }
 
-/// Whether the document row (`gone_at`, `expires_at`) is gone at `now`.
-fn gone(gone_at: Option<Millis>, expires_at: Millis, now: Millis) -> bool {
-    gone_at.is_some() || expires_at <= now
+/// The columns [`document_row`] reads, in its order.
+const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
+     response_count, closed_at, views, last_response_at";
+
+/// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
+fn document_row(
+    id: &str,
+    r: &rusqlite::Row<'_>,
+    now: Millis,
+) -> rusqlite::Result<Lookup<Document>> {
+    let markdown: Option<String> = r.get(1)?;
+    let gone_at: Option<Millis> = r.get(5)?;
+    let (Some(markdown), None) = (markdown, gone_at) else {
+        return Ok(Lookup::Gone);
+    };
+    let expires_at = r.get(4)?;
+    let closed_at = r.get(7)?;
+    Ok(Lookup::Live(Document {
+        id: id.to_string(),
+        token_hash: token_hash(r.get(0)?)?,
+        markdown,
+        hash: r.get(2)?,
+        created_at: r.get(3)?,
+        expires_at,
+        responses: r.get::<_, i64>(6)? as u64,
+        closed_at,
+        views: r.get::<_, i64>(8)? as u64,
+        last_response_at: r.get(9)?,
+        status: Status::at(closed_at, expires_at, now),
+    }))
 }
 
 /// Deletes a document's text and responses, leaving its tombstone gone since `at`.
@@ -339,33 +373,70 @@ impl Store for SqliteStore {
             let found = self
                 .run(false, move |c| {
                     c.query_row(
-                        "SELECT token_hash, markdown, hash, created_at, expires_at, gone_at,
-                                response_count
-                         FROM documents WHERE id = ?1",
+                        &format!("SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?1"),
                         [&id],
-                        |r| {
-                            let markdown: Option<String> = r.get(1)?;
-                            let (expires_at, gone_at) = (r.get(4)?, r.get(5)?);
-                            Ok(match markdown {
-                                Some(markdown) if !gone(gone_at, expires_at, now) => {
-                                    Lookup::Live(Document {
-                                        id: id.clone(),
-                                        token_hash: token_hash(r.get(0)?)?,
-                                        markdown,
-                                        hash: r.get(2)?,
-                                        created_at: r.get(3)?,
-                                        expires_at,
-                                        responses: r.get::<_, i64>(6)? as u64,
-                                    })
-                                }
-                                _ => Lookup::Gone,
-                            })
-                        },
+                        |r| document_row(&id, r, now),
                     )
                     .optional()
                 })
                 .await?;
             Ok(found.flatten().unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn set_closed(
+        &self,
+        id: &str,
+        closed: bool,
+        now: Millis,
+    ) -> StoreFuture<'_, Lookup<DocumentSummary>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // Closing keeps the first close's time; an expired document stays as it is.
+                    tx.execute(
+                        if closed {
+                            "UPDATE documents SET closed_at = coalesce(closed_at, ?2)
+                             WHERE id = ?1 AND gone_at IS NULL AND expires_at > ?2"
+                        } else {
+                            "UPDATE documents SET closed_at = NULL
+                             WHERE id = ?1 AND gone_at IS NULL AND expires_at > ?2"
+                        },
+                        params![id, now],
+                    )?;
+                    let found = tx
+                        .query_row(
+                            &format!("SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?1"),
+                            [&id],
+                            |r| document_row(&id, r, now),
+                        )
+                        .optional()?;
+                    tx.commit()?;
+                    Ok(match found {
+                        None => Lookup::Unknown,
+                        Some(Lookup::Live(doc)) => Lookup::Live(doc.summary()),
+                        Some(Lookup::Gone) => Lookup::Gone,
+                        Some(Lookup::Unknown) => Lookup::Unknown,
+                    })
+                })
+                .await?;
+            Ok(found.unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn count_view(&self, id: &str) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.run(false, move |c| {
+                c.execute(
+                    "UPDATE documents SET views = views + 1 WHERE id = ?1 AND gone_at IS NULL",
+                    [&id],
+                )
+            })
+            .await?;
+            Ok(())
         })
     }
 
@@ -375,19 +446,15 @@ impl Store for SqliteStore {
             let done = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                    let row: Option<(Option<Millis>, Millis)> = tx
-                        .query_row(
-                            "SELECT gone_at, expires_at FROM documents WHERE id = ?1",
-                            [&id],
-                            |r| Ok((r.get(0)?, r.get(1)?)),
-                        )
+                    let row: Option<Option<Millis>> = tx
+                        .query_row("SELECT gone_at FROM documents WHERE id = ?1", [&id], |r| {
+                            r.get(0)
+                        })
                         .optional()?;
                     let outcome = match row {
                         None => Lookup::Unknown,
-                        Some((gone_at, expires_at)) if gone(gone_at, expires_at, now) => {
-                            Lookup::Gone
-                        }
-                        Some(_) => {
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
                             bury(&tx, &id, now)?;
                             Lookup::Live(())
                         }
@@ -415,29 +482,34 @@ impl Store for SqliteStore {
             let added = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                    let row: Option<(Option<Millis>, Millis, i64)> = tx
+                    type Row = (Option<Millis>, Millis, i64, Option<Millis>);
+                    let row: Option<Row> = tx
                         .query_row(
-                            "SELECT gone_at, expires_at, response_count FROM documents WHERE id = ?1",
+                            "SELECT gone_at, expires_at, response_count, closed_at
+                             FROM documents WHERE id = ?1",
                             [&id],
-                            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
                         )
                         .optional()?;
+                    let now = response.received_at;
                     let count = match row {
                         None => return Ok(Added::Unknown),
-                        Some((gone_at, expires_at, _))
-                            if gone(gone_at, expires_at, response.received_at) =>
+                        Some((Some(_), ..)) => return Ok(Added::Gone),
+                        Some((None, expires_at, _, closed_at))
+                            if Status::at(closed_at, expires_at, now) != Status::Open =>
                         {
-                            return Ok(Added::Gone);
+                            return Ok(Added::NotOpen(Status::at(closed_at, expires_at, now)));
                         }
-                        Some((_, _, count)) if count as u64 >= max_responses => {
+                        Some((_, _, count, _)) if count as u64 >= max_responses => {
                             return Ok(Added::Full);
                         }
-                        Some((_, _, count)) => count,
+                        Some((_, _, count, _)) => count,
                     };
                     let seq = count + 1;
                     tx.execute(
-                        "UPDATE documents SET response_count = ?2 WHERE id = ?1",
-                        params![id, seq],
+                        "UPDATE documents SET response_count = ?2, last_response_at = ?3
+                         WHERE id = ?1",
+                        params![id, seq, now],
                     )?;
                     tx.execute(
                         "INSERT INTO responses (document_id, seq, received_at, reviewer,
@@ -497,20 +569,29 @@ impl Store for SqliteStore {
         })
     }
 
-    fn expire(&self, now: Millis, forget_before: Millis) -> StoreFuture<'_, u64> {
+    fn expire(
+        &self,
+        now: Millis,
+        purge_before: Millis,
+        forget_before: Millis,
+    ) -> StoreFuture<'_, u64> {
         Box::pin(async move {
             let expired = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // Stopped taking responses at or before `purge_before`: expired then, or
+                    // closed then.
+                    const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
                     tx.execute(
-                        "DELETE FROM responses WHERE document_id IN
-                           (SELECT id FROM documents WHERE gone_at IS NULL AND expires_at <= ?1)",
-                        [now],
+                        &format!(
+                            "DELETE FROM responses WHERE document_id IN
+                               (SELECT id FROM documents WHERE {DUE})"
+                        ),
+                        [purge_before],
                     )?;
                     let expired = tx.execute(
-                        "UPDATE documents SET markdown = NULL, gone_at = expires_at
-                         WHERE gone_at IS NULL AND expires_at <= ?1",
-                        [now],
+                        &format!("UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE {DUE}"),
+                        params![purge_before, now],
                     )?;
                     tx.execute(
                         "DELETE FROM documents WHERE gone_at IS NOT NULL AND gone_at < ?1",

@@ -117,6 +117,23 @@ impl Backend {
 }
 
 impl Backend {
+    /// Runs `sql` (statements separated by `;`) on the database directly: on SQLite, the file
+    /// (created if need be); on PostgreSQL, in the test's schema.
+    pub fn execute(&self, sql: &str) {
+        match self {
+            Backend::Sqlite(_) => {
+                let c = rusqlite::Connection::open(self.file()).expect("open the file");
+                c.execute_batch(sql)
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            }
+            Backend::Postgres { base, schema } => {
+                pg(base, &format!("SET search_path TO {schema};\n{sql}"));
+            }
+        }
+    }
+}
+
+impl Backend {
     /// What the database holds for document `id`, read directly: its stored text, and every
     /// field of its responses run together.
     pub fn stored(&self, id: &str) -> (String, String) {

@@ -17,6 +17,8 @@ pub(super) const USAGE: Usage = Usage {
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
         #[cfg(feature = "store")]
         "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
+        #[cfg(feature = "store")]
+        "[--open-routing] [--key-documents-per-hour N|off]",
     ],
     about: "",
     column: 28,
@@ -150,6 +152,21 @@ pub(super) const USAGE: Usage = Usage {
             about: "documents one client address may route, N/min or N/h: a burst of N,\n\
                     then one per minute/N (hour/N); more get 429 (default off)",
         },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "open-routing",
+            value: "",
+            about: "route documents without a sender key even when listening on an address
+                    that is not loopback (by default such a server routes only for keys
+                    made with `passback keys add`; on loopback no key is needed)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "key-documents-per-hour",
+            value: "N",
+            about: "documents one sender key may route in any hour; more get 429 with
+                    Retry-After (default 1000; off for no limit)",
+        },
     ],
     notes: "",
 };
@@ -256,6 +273,19 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         }
         if let Some(rate) = a.flag("route-limit")? {
             config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
+        }
+        if a.flag_os("open-routing").is_some() {
+            config = config.with_open_routing(true);
+        }
+        match a.flag("key-documents-per-hour")? {
+            None => {}
+            Some("off") => config = config.with_key_documents_per_hour(None),
+            Some(n) => {
+                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--key-documents-per-hour must be a whole number, at least 1, or off, not `{n}`")
+                })?;
+                config = config.with_key_documents_per_hour(Some(n));
+            }
         }
     }
     if let Some(n) = a.number::<f64>("body-timeout", "a number of seconds")? {

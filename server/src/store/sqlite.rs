@@ -16,8 +16,9 @@
 //! waits to read again.
 
 use super::{
-    Added, Document, Lookup, Migration, Millis, NewDocument, NewResponse, PAGE_BYTES,
-    PAGE_RESPONSES, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
+    NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Store, StoreError, StoreFuture,
+    StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -26,11 +27,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The schema, in order; applied when the file is opened.
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "routed_documents",
-    sql: include_str!("../../migrations/sqlite/0001_routed_documents.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "routed_documents",
+        sql: include_str!("../../migrations/sqlite/0001_routed_documents.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "keys",
+        sql: include_str!("../../migrations/sqlite/0003_keys.sql"),
+    },
+];
 
 /// How often the watcher looks for commits by another process while someone waits.
 const WATCH_EVERY: Duration = Duration::from_millis(500);
@@ -316,15 +324,17 @@ impl Store for SqliteStore {
         Box::pin(async move {
             self.run(true, move |c| {
                 c.execute(
-                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                            owner_key)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
                         doc.markdown,
                         doc.hash,
                         doc.created_at,
-                        doc.expires_at
+                        doc.expires_at,
+                        doc.owner
                     ],
                 )
             })
@@ -340,7 +350,7 @@ impl Store for SqliteStore {
                 .run(false, move |c| {
                     c.query_row(
                         "SELECT token_hash, markdown, hash, created_at, expires_at, gone_at,
-                                response_count
+                                response_count, owner_key
                          FROM documents WHERE id = ?1",
                         [&id],
                         |r| {
@@ -356,6 +366,7 @@ impl Store for SqliteStore {
                                         created_at: r.get(3)?,
                                         expires_at,
                                         responses: r.get::<_, i64>(6)? as u64,
+                                        owner: r.get(7)?,
                                     })
                                 }
                                 _ => Lookup::Gone,
@@ -530,4 +541,166 @@ impl Store for SqliteStore {
     fn wake_all(&self) {
         self.waiters.close();
     }
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        Box::pin(async move {
+            let added = self
+                .run(true, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let taken: Option<i64> = tx
+                        .query_row("SELECT 1 FROM keys WHERE name = ?1", [&key.name], |r| {
+                            r.get(0)
+                        })
+                        .optional()?;
+                    if taken.is_some() {
+                        return Ok(KeyAdded::NameTaken);
+                    }
+                    tx.execute(
+                        "INSERT INTO keys (id, name, key_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+                        params![key.id, key.name, &key.key_hash[..], key.created_at],
+                    )?;
+                    tx.commit()?;
+                    Ok(KeyAdded::Added)
+                })
+                .await?;
+            Ok(added.unwrap_or(KeyAdded::NameTaken))
+        })
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        Box::pin(async move {
+            let keys = self
+                .run(false, |c| {
+                    let mut stmt = c.prepare(
+                        "SELECT id, name, created_at, revoked_at FROM keys
+                         ORDER BY created_at, name",
+                    )?;
+                    let rows = stmt.query_map([], key_info)?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(keys.unwrap_or_default())
+        })
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let revoked: Option<Option<Millis>> = tx
+                        .query_row(
+                            "SELECT revoked_at FROM keys WHERE name = ?1",
+                            [&name],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    let outcome = match revoked {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            tx.execute(
+                                "UPDATE keys SET revoked_at = ?2 WHERE name = ?1",
+                                params![name, now],
+                            )?;
+                            Lookup::Live(())
+                        }
+                    };
+                    tx.commit()?;
+                    Ok(outcome)
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT id, name, created_at, revoked_at FROM keys WHERE key_hash = ?1",
+                        [&hash[..]],
+                        key_info,
+                    )
+                    .optional()
+                })
+                .await?;
+            Ok(found.flatten())
+        })
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    // Past every document there is when no cursor is given.
+                    let (at, id) =
+                        after.map_or((i64::MAX, String::new()), |a| (a.created_at, a.id));
+                    let mut stmt = c.prepare(
+                        "SELECT d.id, d.created_at, d.expires_at, d.response_count,
+                                (SELECT r.received_at FROM responses r
+                                 WHERE r.document_id = d.id ORDER BY r.seq DESC LIMIT 1)
+                         FROM documents d
+                         WHERE d.owner_key = ?1
+                           AND (d.gone_at IS NULL OR d.gone_at >= d.expires_at)
+                           AND (d.created_at < ?2 OR (d.created_at = ?2 AND d.id < ?3))
+                         ORDER BY d.created_at DESC, d.id DESC
+                         LIMIT ?4",
+                    )?;
+                    let rows = stmt.query_map(
+                        params![owner, at, id, limit.min(i64::MAX as usize) as i64],
+                        |r| {
+                            let expires_at: Millis = r.get(2)?;
+                            Ok(DocumentSummary {
+                                id: r.get(0)?,
+                                status: DocumentSummary::status_at(expires_at, now),
+                                created_at: r.get(1)?,
+                                expires_at,
+                                views: 0,
+                                responses: r.get::<_, i64>(3)? as u64,
+                                last_response_at: r.get(4)?,
+                            })
+                        },
+                    )?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT count(*), min(created_at) FROM documents
+                         WHERE owner_key = ?1 AND created_at >= ?2",
+                        params![owner, since],
+                        |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
+                    )
+                })
+                .await?;
+            Ok(found.unwrap_or((0, None)))
+        })
+    }
+}
+
+fn key_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
+    Ok(KeyInfo {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        created_at: r.get(2)?,
+        revoked_at: r.get(3)?,
+    })
 }

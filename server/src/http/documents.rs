@@ -110,16 +110,16 @@ async fn list(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
     };
-    let (after, limit) = match page_query(req.uri().query().unwrap_or("")) {
-        Ok(q) => q,
-        Err(r) => return r,
-    };
     let key = match bearer(&req) {
         Some(presented) => match routing.sender(presented).await {
             Ok(key) => key,
             Err(e) => return refused(e, false),
         },
         None => return refused(RoutingError::KeyRequired, false),
+    };
+    let (after, limit) = match page_query(req.uri().query().unwrap_or("")) {
+        Ok(q) => q,
+        Err(r) => return r,
     };
     match routing.documents_of(&key, after, limit).await {
         Ok(body) => private_json(StatusCode::OK, &body),

@@ -109,7 +109,7 @@ pub trait Store: Send + Sync {
         after: Option<Cursor>,
         limit: usize,
         now: Millis,
-    ) -> StoreFuture<'_, Vec<DocumentSummary>>;
+    ) -> StoreFuture<'_, Vec<ListedDocument>>;
 
     /// How many documents `owner` routed at or after `since`, and when the first of them was.
     fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)>;
@@ -174,7 +174,7 @@ impl Cursor {
 
 /// One document of a key's listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentSummary {
+pub struct ListedDocument {
     pub id: String,
     /// `open`, or `expired` once its time ran out.
     pub status: &'static str,
@@ -185,7 +185,7 @@ pub struct DocumentSummary {
     pub last_response_at: Option<Millis>,
 }
 
-impl DocumentSummary {
+impl ListedDocument {
     /// The status of a document that expires at `expires_at`, at `now`.
     pub fn status_at(expires_at: Millis, now: Millis) -> &'static str {
         if expires_at <= now { "expired" } else { "open" }

@@ -18,7 +18,7 @@
 
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
+    Added, Cursor, Document, KeyAdded, KeyInfo, ListedDocument, Lookup, Migration, Millis,
     NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Store, StoreError, StoreFuture,
     StoredResponse, Waiters,
 };
@@ -610,7 +610,7 @@ impl Store for PostgresStore {
         after: Option<Cursor>,
         limit: usize,
         now: Millis,
-    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+    ) -> StoreFuture<'_, Vec<ListedDocument>> {
         let owner = owner.to_string();
         Box::pin(async move {
             // Past every document there is when no cursor is given.
@@ -635,9 +635,9 @@ impl Store for PostgresStore {
                 .iter()
                 .map(|r| {
                     let expires_at: Millis = r.get(2);
-                    DocumentSummary {
+                    ListedDocument {
                         id: r.get(0),
-                        status: DocumentSummary::status_at(expires_at, now),
+                        status: ListedDocument::status_at(expires_at, now),
                         created_at: r.get(1),
                         expires_at,
                         views: 0,

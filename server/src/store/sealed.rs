@@ -14,7 +14,7 @@
 //! with it has been deleted or purged (at most the retention periods after the switch).
 
 use super::{
-    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Millis, NewDocument,
+    Added, Cursor, Document, KeyAdded, KeyInfo, ListedDocument, Lookup, Millis, NewDocument,
     NewKey, NewResponse, Store, StoreError, StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
@@ -418,7 +418,7 @@ impl Store for SealedStore {
         after: Option<Cursor>,
         limit: usize,
         now: Millis,
-    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+    ) -> StoreFuture<'_, Vec<ListedDocument>> {
         self.inner.list_documents(owner, after, limit, now)
     }
 

@@ -16,7 +16,7 @@
 //! waits to read again.
 
 use super::{
-    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
+    Added, Cursor, Document, KeyAdded, KeyInfo, ListedDocument, Lookup, Migration, Millis,
     NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Store, StoreError, StoreFuture,
     StoredResponse, Waiters,
 };
@@ -637,7 +637,7 @@ impl Store for SqliteStore {
         after: Option<Cursor>,
         limit: usize,
         now: Millis,
-    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+    ) -> StoreFuture<'_, Vec<ListedDocument>> {
         let owner = owner.to_string();
         Box::pin(async move {
             let found = self
@@ -660,9 +660,9 @@ impl Store for SqliteStore {
                         params![owner, at, id, limit.min(i64::MAX as usize) as i64],
                         |r| {
                             let expires_at: Millis = r.get(2)?;
-                            Ok(DocumentSummary {
+                            Ok(ListedDocument {
                                 id: r.get(0)?,
-                                status: DocumentSummary::status_at(expires_at, now),
+                                status: ListedDocument::status_at(expires_at, now),
                                 created_at: r.get(1)?,
                                 expires_at,
                                 views: 0,

@@ -156,16 +156,16 @@ pub(super) const USAGE: Usage = Usage {
         Flag {
             name: "open-routing",
             value: "",
-            about: "route documents without a sender key even when listening on an address
-                    that is not loopback (by default such a server routes only for keys
-                    made with `passback keys add`; on loopback no key is needed)",
+            about: "route documents without a sender key on an address that is not\n\
+                    loopback (by default such a server routes only for keys made\n\
+                    with `passback keys add`; on loopback no key is needed)",
         },
         #[cfg(feature = "store")]
         Flag {
             name: "key-documents-per-hour",
             value: "N",
-            about: "documents one sender key may route in any hour; more get 429 with
-                    Retry-After (default 1000; off for no limit)",
+            about: "documents one sender key may route in any hour; more get 429\n\
+                    with Retry-After (default 1000; off for no limit)",
         },
     ],
     notes: "",

@@ -69,6 +69,10 @@ pub struct Config {
     /// (`--open-routing`). On loopback routing never needs a key.
     #[cfg(feature = "store")]
     pub open_routing: bool,
+    /// Route documents only for a sender key, on loopback too (`--require-keys`): for a server
+    /// on loopback behind a reverse proxy that others reach.
+    #[cfg(feature = "store")]
+    pub require_keys: bool,
     /// Documents one sender key may route in any hour (`--key-documents-per-hour`); `None` for
     /// no limit.
     #[cfg(feature = "store")]
@@ -110,6 +114,8 @@ impl Default for Config {
             route_limit: None,
             #[cfg(feature = "store")]
             open_routing: false,
+            #[cfg(feature = "store")]
+            require_keys: false,
             #[cfg(feature = "store")]
             key_documents_per_hour: Some(1000),
         }
@@ -208,6 +214,10 @@ impl Config {
     }
     pub fn with_open_routing(mut self, open: bool) -> Self {
         self.open_routing = open;
+        self
+    }
+    pub fn with_require_keys(mut self, required: bool) -> Self {
+        self.require_keys = required;
         self
     }
     pub fn with_key_documents_per_hour(mut self, n: Option<u64>) -> Self {

@@ -332,6 +332,32 @@ fn keys_off_loopback(backend: &Backend) {
     );
     assert_eq!(mcp(addr, "", &list).status, 200);
     assert_unauthorized(&mcp(addr, &revoked, &list), "revoked");
+    drop(local);
+
+    // Behind a reverse proxy on loopback, the operator asks for keys.
+    let proxied = backend.serve(&["--require-keys"]);
+    let addr = proxied.addr.as_str();
+    assert_unauthorized(
+        &route_with(addr, "", &json!({ "markdown": DOC })),
+        "passback keys add",
+    );
+    assert_unauthorized(&mcp(addr, "", &list), "passback keys add");
+    assert_eq!(
+        route_with(addr, &key, &json!({ "markdown": DOC })).status,
+        201
+    );
+    let both = passback()
+        .args([
+            "serve",
+            "--open-routing",
+            "--require-keys",
+            "--store",
+            "off",
+        ])
+        .output()
+        .expect("run passback serve");
+    assert_eq!(both.status.code(), Some(2));
+    assert!(stderr(&both).contains("give one"), "{}", stderr(&both));
 }
 
 /// A key opens the documents it routed, beside their tokens, and nothing else: another key's

@@ -18,7 +18,7 @@ pub(super) const USAGE: Usage = Usage {
         #[cfg(feature = "store")]
         "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
         #[cfg(feature = "store")]
-        "[--open-routing] [--key-documents-per-hour N|off]",
+        "[--open-routing | --require-keys] [--key-documents-per-hour N|off]",
     ],
     about: "",
     column: 28,
@@ -162,6 +162,13 @@ pub(super) const USAGE: Usage = Usage {
         },
         #[cfg(feature = "store")]
         Flag {
+            name: "require-keys",
+            value: "",
+            about: "route documents only for a sender key on loopback too (for a server\n\
+                    behind a reverse proxy that others reach)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
             name: "key-documents-per-hour",
             value: "N",
             about: "documents one sender key may route in any hour; more get 429\n\
@@ -211,6 +218,16 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
                 state.clone(),
                 passback_server::shutdown_signal(),
             ));
+        }
+        #[cfg(feature = "store")]
+        if state.routing.is_some() {
+            if state.keys_required() {
+                tracing::info!("routing needs a sender key (`passback keys add NAME`)");
+            } else if !addr.ip().to_canonical().is_loopback() {
+                tracing::warn!(
+                    "--open-routing: anyone who reaches this address may route documents"
+                );
+            }
         }
         println!("passback: listening on http://{addr}");
         if let Some(at) = metrics_at {
@@ -274,9 +291,17 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         if let Some(rate) = a.flag("route-limit")? {
             config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
         }
-        if a.flag_os("open-routing").is_some() {
-            config = config.with_open_routing(true);
+        let (open, required) = (
+            a.flag_os("open-routing").is_some(),
+            a.flag_os("require-keys").is_some(),
+        );
+        if open && required {
+            return Err(
+                "--open-routing routes without keys and --require-keys only with them; give one"
+                    .into(),
+            );
         }
+        config = config.with_open_routing(open).with_require_keys(required);
         match a.flag("key-documents-per-hour")? {
             None => {}
             Some("off") => config = config.with_key_documents_per_hour(None),

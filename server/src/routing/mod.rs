@@ -9,6 +9,10 @@
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
+//! | a sender key: live, or refused as unknown or revoked | [`Routing::sender`] |
+//! | open it for its sender by its token or the key that routed it (another key: as unknown) | [`Routing::owned`] |
+//! | how many a key may route an hour (`--key-documents-per-hour`) | [`Routing::within_quota`] |
+//! | a key's documents, newest first, a page at a time | [`Routing::documents_of`] |
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | delete it; expire what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |

@@ -518,6 +518,38 @@ mod tests {
     }
 
     #[test]
+    fn cursors_read_back_what_they_wrote_and_nothing_else() {
+        let id = random_secret(ID_BYTES).unwrap();
+        let cursor = Cursor {
+            created_at: 1_767_225_599_999,
+            id: id.clone(),
+        };
+        assert_eq!(Cursor::decode(&cursor.encode()), Some(cursor));
+        for bad in [
+            "",
+            "not base64!",
+            &base64url(b"1767225599999"),
+            &base64url(format!("x.{id}").as_bytes()),
+            &base64url(b"1.short"),
+            &base64url(format!("1.{id}/").as_bytes()),
+        ] {
+            assert_eq!(Cursor::decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn keys_are_prefixed_high_entropy_and_kept_by_hash() {
+        let (a, b) = (new_key().unwrap(), new_key().unwrap());
+        assert!(
+            a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 43,
+            "{a}"
+        );
+        assert_ne!(a, b);
+        assert_eq!(key_hash(&a), key_hash(&a));
+        assert_ne!(key_hash(&a), key_hash(&b));
+    }
+
+    #[test]
     fn times_are_written_as_rfc_3339_utc() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");

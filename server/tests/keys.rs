@@ -644,3 +644,55 @@ fn postgres_a_key_routes_at_most_its_quota_an_hour() {
         quota(&backend);
     }
 }
+
+/// A store made before keys existed (schema version 1, a document in it) takes the keys
+/// migration at its next use: the old document still opens with its token, and is no key's.
+#[test]
+fn sqlite_a_store_from_before_keys_is_migrated() {
+    let backend = Backend::sqlite();
+    let token = "old-token-old-token-old-token-old-token-old";
+    let id = "BBBBBBBBBBBBBBBBBBBBBB";
+    {
+        let c = rusqlite::Connection::open(backend.file()).expect("create the file");
+        c.execute_batch(include_str!(
+            "../migrations/sqlite/0001_routed_documents.sql"
+        ))
+        .expect("the first schema");
+        c.execute_batch(
+            "CREATE TABLE passback_migrations (
+                version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);
+             INSERT INTO passback_migrations VALUES (1, 'routed_documents', 0);",
+        )
+        .expect("the migrations table");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_millis() as i64;
+        c.execute(
+            "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
+             VALUES (?1, ?2, ?3, 'h', ?4, ?5)",
+            rusqlite::params![
+                id,
+                &blake3::hash(token.as_bytes()).as_bytes()[..],
+                DOC,
+                now,
+                now + 3_600_000
+            ],
+        )
+        .expect("an old document");
+    }
+    let key = add_key(&backend, "after");
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let old = get(addr, &format!("/v1/documents/{id}"), token);
+    assert_eq!(old.status, 200, "{}", old.text());
+    assert_eq!(old.json()["markdown"], DOC);
+    assert_eq!(get(addr, &format!("/v1/documents/{id}"), &key).status, 404);
+    assert!(all_pages(addr, &key, 50).is_empty());
+    let c = rusqlite::Connection::open(backend.file()).expect("open the file");
+    let versions: Vec<i64> = c
+        .prepare("SELECT version FROM passback_migrations ORDER BY version")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("the versions");
+    assert_eq!(versions.last(), Some(&3), "{versions:?}");
+}

@@ -598,13 +598,25 @@ fn sqlite_a_key_routes_at_most_its_quota_an_hour() {
 }
 
 #[test]
-fn keys_need_a_store() {
+fn keys_need_a_store_and_flags_are_checked() {
     let out = passback()
         .args(["keys", "list", "--store", "off"])
         .output()
         .expect("run passback keys");
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--store"), "{}", stderr(&out));
+    for bad in ["0", "-1", "many"] {
+        let out = passback()
+            .args(["serve", "--store", "off", "--key-documents-per-hour", bad])
+            .output()
+            .expect("run passback serve");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&out).contains("--key-documents-per-hour must be"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -69,6 +69,18 @@ pub struct Config {
     /// HTTP) per minute or hour; `None` for no limit.
     #[cfg(feature = "store")]
     pub route_limit: Option<limit::RouteLimit>,
+    /// Route documents without a sender key even on an address that is not loopback
+    /// (`--open-routing`). On loopback routing never needs a key.
+    #[cfg(feature = "store")]
+    pub open_routing: bool,
+    /// Route documents only for a sender key, on loopback too (`--require-keys`): for a server
+    /// on loopback behind a reverse proxy that others reach.
+    #[cfg(feature = "store")]
+    pub require_keys: bool,
+    /// Documents one sender key may route in any hour (`--key-documents-per-hour`); `None` for
+    /// no limit.
+    #[cfg(feature = "store")]
+    pub key_documents_per_hour: Option<u64>,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -106,6 +118,12 @@ impl Default for Config {
             metrics_listen: None,
             #[cfg(feature = "store")]
             route_limit: None,
+            #[cfg(feature = "store")]
+            open_routing: false,
+            #[cfg(feature = "store")]
+            require_keys: false,
+            #[cfg(feature = "store")]
+            key_documents_per_hour: Some(1000),
         }
     }
 }
@@ -202,6 +220,18 @@ impl Config {
     }
     pub fn with_route_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
         self.route_limit = limit;
+        self
+    }
+    pub fn with_open_routing(mut self, open: bool) -> Self {
+        self.open_routing = open;
+        self
+    }
+    pub fn with_require_keys(mut self, required: bool) -> Self {
+        self.require_keys = required;
+        self
+    }
+    pub fn with_key_documents_per_hour(mut self, n: Option<u64>) -> Self {
+        self.key_documents_per_hour = n;
         self
     }
 }

@@ -33,6 +33,9 @@ pub struct PassbackMcp {
     /// The HTTP client's address, which `route_document` counts against `--route-limit`;
     /// `None` on stdio (the agent runs the command itself).
     client: Option<std::net::IpAddr>,
+    /// The sender key the HTTP client showed (checked already): `route_document` routes for
+    /// it. `None` on stdio, and over HTTP without a key.
+    key: Option<crate::store::KeyInfo>,
 }
 
 impl PassbackMcp {
@@ -41,7 +44,14 @@ impl PassbackMcp {
         PassbackMcp {
             state,
             client: None,
+            key: None,
         }
+    }
+
+    /// The same tools for the holder of `key`, for whom `route_document` routes.
+    pub fn for_key(mut self, key: Option<crate::store::KeyInfo>) -> Self {
+        self.key = key;
+        self
     }
 
     /// The same tools for one HTTP client, whose routing `--route-limit` counts.
@@ -81,8 +91,13 @@ impl PassbackMcp {
         let expires_in = routing.lifetime(args.get("expires_in"))?;
         let src = self.document(args, "route_document")?;
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
+        if let Some(key) = &self.key {
+            routing
+                .within_quota(key, self.state.config.key_documents_per_hour)
+                .await?;
+        }
         let checked = routing
-            .route_checked(&self.state.slots(), src, expires_in)
+            .route_checked_by(&self.state.slots(), src, expires_in, self.key.as_ref())
             .await?;
         Ok(checked.record(&self.state.origin()))
     }
@@ -231,7 +246,7 @@ impl From<RoutingError> for Refusal {
                 "There is no document \"{}\" in this store (never routed here, or forgotten after the retention period); check the id route_document answered.",
                 truncate(&id)
             )),
-            RoutingError::OverLimit { wait, .. } => {
+            RoutingError::OverLimit { wait, .. } | RoutingError::KeyQuota { wait, .. } => {
                 Refusal::new(e.to_string()).with("retry_after", json!(wait.as_secs()))
             }
             RoutingError::Violating {

@@ -47,6 +47,15 @@ impl AppState {
         }
     }
 
+    /// Whether routing (and `/mcp`) needs a sender key: with `--require-keys`, or on an
+    /// address that is not loopback unless the operator passed `--open-routing`.
+    #[cfg(feature = "store")]
+    pub fn keys_required(&self) -> bool {
+        let listen = self.bound.get().copied().unwrap_or(self.config.listen);
+        self.config.require_keys
+            || (!self.config.open_routing && !listen.ip().to_canonical().is_loopback())
+    }
+
     /// The origin review links start with: `--public-url`, else the address the server listens
     /// on.
     pub fn origin(&self) -> String {

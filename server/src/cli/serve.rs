@@ -19,6 +19,8 @@ pub(super) const USAGE: Usage = Usage {
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
         #[cfg(feature = "store")]
         "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
+        #[cfg(feature = "store")]
+        "[--open-routing | --require-keys] [--key-documents-per-hour N|off]",
     ],
     about: "",
     column: 28,
@@ -160,6 +162,28 @@ pub(super) const USAGE: Usage = Usage {
             about: "documents one client address may route, N/min or N/h: a burst of N,\n\
                     then one per minute/N (hour/N); more get 429 (default off)",
         },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "open-routing",
+            value: "",
+            about: "route documents without a sender key on an address that is not\n\
+                    loopback (by default such a server routes only for keys made\n\
+                    with `passback keys add`; on loopback no key is needed)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "require-keys",
+            value: "",
+            about: "route documents only for a sender key on loopback too (for a server\n\
+                    behind a reverse proxy that others reach)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "key-documents-per-hour",
+            value: "N",
+            about: "documents one sender key may route in any hour; more get 429\n\
+                    with Retry-After (default 1000; off for no limit)",
+        },
     ],
     notes: "",
 };
@@ -204,6 +228,16 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
                 state.clone(),
                 passback_server::shutdown_signal(),
             ));
+        }
+        #[cfg(feature = "store")]
+        if state.routing.is_some() {
+            if state.keys_required() {
+                tracing::info!("routing needs a sender key (`passback keys add NAME`)");
+            } else if !addr.ip().to_canonical().is_loopback() {
+                tracing::warn!(
+                    "--open-routing: anyone who reaches this address may route documents"
+                );
+            }
         }
         println!("passback: listening on http://{addr}");
         if let Some(at) = metrics_at {
@@ -269,6 +303,27 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         }
         if let Some(rate) = a.flag("route-limit")? {
             config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
+        }
+        let (open, required) = (
+            a.flag_os("open-routing").is_some(),
+            a.flag_os("require-keys").is_some(),
+        );
+        if open && required {
+            return Err(
+                "--open-routing routes without keys and --require-keys only with them; give one"
+                    .into(),
+            );
+        }
+        config = config.with_open_routing(open).with_require_keys(required);
+        match a.flag("key-documents-per-hour")? {
+            None => {}
+            Some("off") => config = config.with_key_documents_per_hour(None),
+            Some(n) => {
+                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--key-documents-per-hour must be a whole number, at least 1, or off, not `{n}`")
+                })?;
+                config = config.with_key_documents_per_hour(Some(n));
+            }
         }
     }
     if let Some(n) = a.number::<f64>("body-timeout", "a number of seconds")? {

@@ -5,7 +5,8 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `POST /v1/documents` | validate, keep, answer the id, link and token |
+//! | `POST /v1/documents` | validate, keep, answer the id, link and token (for the sender's key, if any) |
+//! | `GET /v1/documents` | the key's documents, newest first, a page at a time |
 //! | `GET`, `PATCH`, `DELETE /v1/documents/{id}` | the document; close or reopen it; delete it |
 //! | `GET /v1/documents/{id}/responses` | the responses, `since`, `wait` |
 
@@ -18,7 +19,7 @@ use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
 use crate::routing::{MAX_WAIT, Routing, RoutingError, requested_status, take_route_token};
 use crate::state::AppState;
-use crate::store::Document;
+use crate::store::{Cursor, Document, KeyInfo};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -27,12 +28,32 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// `GET` or `POST /v1/documents`.
+pub async fn collection(state: Arc<AppState>, req: Request<Incoming>, param: &str) -> Resp {
+    if req.method() == Method::POST {
+        create(state, req, param).await
+    } else {
+        list(state, req).await
+    }
+}
+
 /// `POST /v1/documents`.
-pub async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
+async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
     };
+    let key = match sender_of(&state, &routing, &req).await {
+        Ok(key) => key,
+        Err(e) => return refused(e, false),
+    };
     if let Err(e) = take_route_token(state.route_limiter.as_ref(), client_of(&req)) {
+        return refused(e, false);
+    }
+    if let Some(key) = &key
+        && let Err(e) = routing
+            .within_quota(key, state.config.key_documents_per_hour)
+            .await
+    {
         return refused(e, false);
     }
     let content_type = match content_type_of(&req) {
@@ -55,7 +76,10 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Re
         Ok(s) => s,
         Err(r) => return r,
     };
-    let checked = match routing.route_checked(&state.slots(), src, expires_in).await {
+    let checked = match routing
+        .route_checked_by(&state.slots(), src, expires_in, key.as_ref())
+        .await
+    {
         Ok(checked) => checked,
         Err(e) => return refused(e, false),
     };
@@ -64,6 +88,86 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Re
         r.headers_mut().insert(header::LOCATION, v);
     }
     r
+}
+
+/// The sender key the request shows, checked: `None` when it shows none and the server routes
+/// without keys (on loopback, or with `--open-routing`). A key that is unknown or revoked is
+/// refused even where none is needed, so a sender learns at once that theirs no longer works.
+pub(super) async fn sender_of(
+    state: &AppState,
+    routing: &Routing,
+    req: &Request<Incoming>,
+) -> Result<Option<KeyInfo>, RoutingError> {
+    match bearer(req) {
+        Some(presented) => routing.sender(presented).await.map(Some),
+        None if state.keys_required() => Err(RoutingError::KeyRequired),
+        None => Ok(None),
+    }
+}
+
+/// `GET /v1/documents?after=CURSOR&limit=N`: the key's documents, newest first.
+async fn list(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let Some(routing) = state.routing.clone() else {
+        return refused(RoutingError::StoreOff, false);
+    };
+    let key = match bearer(&req) {
+        Some(presented) => match routing.sender(presented).await {
+            Ok(key) => key,
+            Err(e) => return refused(e, false),
+        },
+        None => return refused(RoutingError::KeyRequired, false),
+    };
+    let (after, limit) = match page_query(req.uri().query().unwrap_or("")) {
+        Ok(q) => q,
+        Err(r) => return r,
+    };
+    match routing.documents_of(&key, after, limit).await {
+        Ok(body) => private_json(StatusCode::OK, &body),
+        Err(e) => refused(e, false),
+    }
+}
+
+/// Documents a page of `GET /v1/documents` lists by default, and at most.
+pub const PAGE_DEFAULT: usize = 50;
+pub const PAGE_MAX: usize = 200;
+
+/// `after` (a cursor from a page's `next`) and `limit` (1 to [`PAGE_MAX`]).
+fn page_query(query: &str) -> Result<(Option<Cursor>, usize), Resp> {
+    let pairs = passback_engine::parse_urlencoded(query)
+        .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
+    let (mut after, mut limit) = (None, PAGE_DEFAULT);
+    for (k, v) in pairs {
+        match k.as_str() {
+            "after" if !v.is_empty() => {
+                after = Some(Cursor::decode(&v).ok_or_else(|| {
+                    problem(
+                        StatusCode::BAD_REQUEST,
+                        format!(
+                            "after must be the \"next\" cursor of a page of GET /v1/documents, as given, not \"{}\".",
+                            truncate(&v)
+                        ),
+                    )
+                })?);
+            }
+            "limit" => {
+                limit = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=PAGE_MAX).contains(n))
+                    .ok_or_else(|| {
+                        problem(
+                            StatusCode::BAD_REQUEST,
+                            format!(
+                                "limit must be a whole number from 1 to {PAGE_MAX}, not \"{}\".",
+                                truncate(&v)
+                            ),
+                        )
+                    })?;
+            }
+            _ => {}
+        }
+    }
+    Ok((after, limit))
 }
 
 /// `expires_in` from a JSON body (see [`Routing::lifetime`]).
@@ -178,25 +282,29 @@ pub async fn responses(state: Arc<AppState>, req: Request<Incoming>, id: &str) -
     }
 }
 
-/// The document `id` for the request's bearer token, or the response refusing it.
-async fn authorized(
-    routing: &Routing,
-    req: &Request<Incoming>,
-    id: &str,
-) -> Result<Document, Resp> {
-    let token = req
-        .headers()
+/// The request's `Authorization: Bearer …` credential (a document's token or a sender key).
+pub(super) fn bearer(req: &Request<Incoming>) -> Option<&str> {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
             let (scheme, token) = v.trim().split_once(' ')?;
             scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
         })
-        .filter(|t| !t.is_empty());
-    let Some(token) = token else {
+        .filter(|t| !t.is_empty())
+}
+
+/// The document `id` for the request's bearer token (or the sender key that routed it), or the
+/// response refusing it.
+async fn authorized(
+    routing: &Routing,
+    req: &Request<Incoming>,
+    id: &str,
+) -> Result<Document, Resp> {
+    let Some(token) = bearer(req) else {
         let mut r = problem(
             StatusCode::UNAUTHORIZED,
-            "This needs the document's token: send Authorization: Bearer TOKEN, with the token POST /v1/documents answered.",
+            "This needs the document's token: send Authorization: Bearer TOKEN, with the token POST /v1/documents answered (or the sender key that routed it).",
         );
         r.headers_mut().insert(
             header::WWW_AUTHENTICATE,
@@ -205,7 +313,7 @@ async fn authorized(
         return Err(r);
     };
     routing
-        .authorized(id, token)
+        .owned(id, token)
         .await
         .map_err(|e| refused(e, false))
 }

@@ -4,6 +4,8 @@
 //! (no sessions, no event stream), so it needs nothing beyond the server's ordinary
 //! request-response path and works the same behind several replicas.
 
+use super::documents::sender_of;
+use super::refusal::refused;
 use super::request::{client_of, media, read_body_of};
 use super::response::{Resp, problem};
 use crate::host::web_host;
@@ -28,6 +30,14 @@ use std::sync::Arc;
 /// everywhere on this server.
 pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let client = client_of(&req);
+    // A key, when shown, must be a live one; where routing needs a key, so does `/mcp`.
+    let key = match &state.routing {
+        Some(routing) => match sender_of(&state, routing, &req).await {
+            Ok(key) => key,
+            Err(e) => return refused(e, false),
+        },
+        None => None,
+    };
     let host = req
         .headers()
         .get(header::HOST)
@@ -84,7 +94,7 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
         .with_allowed_hosts(allowed_hosts(&state))
         .with_allowed_origins(allowed_origins(&state))
         .enforce_origin_validation();
-    let tools = PassbackMcp::new(state).for_client(client);
+    let tools = PassbackMcp::new(state).for_client(client).for_key(key);
     let service = StreamableHttpService::new(
         move || Ok(tools.clone()),
         Arc::new(LocalSessionManager::default()),

@@ -23,7 +23,15 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
         }
         RoutingError::NotOpen { status } => return not_open(*status, &e, browser),
         RoutingError::Busy { waited } => return busy(*waited),
-        RoutingError::OverLimit { wait, .. } => {
+        RoutingError::KeyRequired | RoutingError::UnknownKey | RoutingError::RevokedKey => {
+            let mut r = problem(StatusCode::UNAUTHORIZED, e.to_string());
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"passback\""),
+            );
+            return r;
+        }
+        RoutingError::OverLimit { wait, .. } | RoutingError::KeyQuota { wait, .. } => {
             let mut r = problem_with(
                 StatusCode::TOO_MANY_REQUESTS,
                 e.to_string(),

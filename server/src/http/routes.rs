@@ -80,7 +80,7 @@ routes! {
     Diagram: "/v1/diagrams/{name}", "GET", false => render::diagram;
     Asset: "/assets/{name}", "GET", false => assets::get;
     #[cfg(feature = "store")]
-    RouteDocument: "/v1/documents", "POST", false => documents::create;
+    Documents: "/v1/documents", "GET, POST", false => documents::collection;
     #[cfg(feature = "store")]
     Document: "/v1/documents/{id}", "GET, PATCH, DELETE", false => documents::document;
     #[cfg(feature = "store")]

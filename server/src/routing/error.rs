@@ -25,6 +25,15 @@ pub enum RoutingError {
     NotOpen { status: Status },
     /// An expired document's status cannot change; `expires_at` is when it expired.
     StatusFixed { expires_at: Millis },
+    /// No key is presented where one is required (`GET /v1/documents`; routing on a server
+    /// that is not on loopback).
+    KeyRequired,
+    /// The presented key is not one of this server's.
+    UnknownKey,
+    /// The presented key was revoked.
+    RevokedKey,
+    /// The key has routed as many documents this hour as `--key-documents-per-hour` allows.
+    KeyQuota { limit: u64, wait: Duration },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
@@ -82,6 +91,20 @@ impl fmt::Display for RoutingError {
                 f,
                 "This document expired at {}; its status can no longer change. Its answers stay readable until it is purged; route it again to collect new answers.",
                 store::rfc3339(*expires_at)
+            ),
+            RoutingError::KeyRequired => f.write_str(
+                "This needs a sender key: send Authorization: Bearer KEY, with a key the server's operator made with `passback keys add NAME` (a server listening beyond loopback routes only for keys, unless started with --open-routing).",
+            ),
+            RoutingError::UnknownKey => f.write_str(
+                "That key is not one this server knows; check that it was copied whole (it starts with pbk_), or ask the operator for a key (`passback keys add NAME`).",
+            ),
+            RoutingError::RevokedKey => f.write_str(
+                "That key was revoked; ask the server's operator for a new one (`passback keys add NAME`).",
+            ),
+            RoutingError::KeyQuota { limit, wait } => write!(
+                f,
+                "This key has routed {limit} documents in the last hour, as many as this server allows (--key-documents-per-hour); try again in {} s.",
+                wait.as_secs()
             ),
             RoutingError::Full { max_responses } => write!(
                 f,

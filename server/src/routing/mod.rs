@@ -9,6 +9,10 @@
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
+//! | a sender key: live, or refused as unknown or revoked | [`Routing::sender`] |
+//! | open it for its sender by its token or the key that routed it (another key: as unknown) | [`Routing::owned`] |
+//! | how many a key may route an hour (`--key-documents-per-hour`) | [`Routing::within_quota`] |
+//! | a key's documents, newest first, a page at a time | [`Routing::documents_of`] |
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
@@ -22,8 +26,8 @@ use crate::admission::RenderSlots;
 use crate::limit::RouteLimiter;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Document, DocumentSummary, ID_BYTES, Lookup, Millis, NewDocument, NewResponse,
-    Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    self, Added, Cursor, Document, DocumentSummary, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
+    NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
@@ -90,6 +94,17 @@ impl Routing {
         hash: String,
         expires_in: Option<Duration>,
     ) -> Result<Routed, StoreError> {
+        self.route_owned(markdown, hash, expires_in, None).await
+    }
+
+    /// [`Routing::route`] for the key `owner` (its id), or for no key.
+    pub async fn route_owned(
+        &self,
+        markdown: String,
+        hash: String,
+        expires_in: Option<Duration>,
+        owner: Option<String>,
+    ) -> Result<Routed, StoreError> {
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
         let routed = Routed {
@@ -107,6 +122,7 @@ impl Routing {
                 hash: routed.hash.clone(),
                 created_at: routed.created_at,
                 expires_at: routed.expires_at,
+                owner,
             })
             .await?;
         Ok(routed)
@@ -119,6 +135,18 @@ impl Routing {
         slots: &RenderSlots<'_>,
         src: String,
         expires_in: Option<Duration>,
+    ) -> Result<Checked, RoutingError> {
+        self.route_checked_by(slots, src, expires_in, None).await
+    }
+
+    /// [`Routing::route_checked`] for the sender key `owner` (checked already, see
+    /// [`Routing::sender`]), or for no key.
+    pub async fn route_checked_by(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
     ) -> Result<Checked, RoutingError> {
         let (src, validation, hash) = slots
             .run(move || {
@@ -140,7 +168,7 @@ impl Routing {
             });
         }
         let routed = self
-            .route(src, hash, expires_in)
+            .route_owned(src, hash, expires_in, owner.map(|k| k.id.clone()))
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {
@@ -194,6 +222,100 @@ impl Routing {
         } else {
             Err(RoutingError::WrongToken)
         }
+    }
+
+    /// The live sender key `presented` (`Authorization: Bearer pbk_…`); an unknown or revoked
+    /// key is refused.
+    pub async fn sender(&self, presented: &str) -> Result<KeyInfo, RoutingError> {
+        let found = if presented.starts_with(store::KEY_PREFIX) {
+            self.store
+                .key_by_hash(store::key_hash(presented))
+                .await
+                .map_err(RoutingError::store)?
+        } else {
+            None
+        };
+        match found {
+            Some(key) if key.revoked_at.is_none() => Ok(key),
+            Some(_) => Err(RoutingError::RevokedKey),
+            None => Err(RoutingError::UnknownKey),
+        }
+    }
+
+    /// The live document `id` for its sender, who shows either its token or the key that
+    /// routed it. A key that did not route it is answered as if there were no such document,
+    /// so a key learns nothing of other keys' documents.
+    pub async fn owned(&self, id: &str, credential: &str) -> Result<Document, RoutingError> {
+        let doc = self.live(id).await?;
+        if doc.token_matches(credential) {
+            return Ok(doc);
+        }
+        if !credential.starts_with(store::KEY_PREFIX) {
+            return Err(RoutingError::WrongToken);
+        }
+        let key = self.sender(credential).await?;
+        if doc.owner.as_deref() == Some(key.id.as_str()) {
+            Ok(doc)
+        } else {
+            Err(RoutingError::Unknown { id: id.to_string() })
+        }
+    }
+
+    /// Whether `key` may route one more document now: at most `per_hour` in any hour
+    /// (`--key-documents-per-hour`; `None` for no limit).
+    pub async fn within_quota(
+        &self,
+        key: &KeyInfo,
+        per_hour: Option<u64>,
+    ) -> Result<(), RoutingError> {
+        let Some(limit) = per_hour else {
+            return Ok(());
+        };
+        const HOUR: Millis = 3_600_000;
+        let now = store::now();
+        let (count, first) = self
+            .store
+            .routed_since(&key.id, now - HOUR + 1)
+            .await
+            .map_err(RoutingError::store)?;
+        if count < limit {
+            return Ok(());
+        }
+        // The oldest of the hour leaves the window an hour after it was routed.
+        let wait_ms = first.map_or(HOUR, |f| (f + HOUR - now).clamp(1000, HOUR));
+        Err(RoutingError::KeyQuota {
+            limit,
+            wait: Duration::from_millis(wait_ms as u64).max(Duration::from_secs(1)),
+        })
+    }
+
+    /// One page of `key`'s documents, newest first: `{ documents: [...], next }`, `next` being
+    /// the cursor of the page after (null on the last page).
+    pub async fn documents_of(
+        &self,
+        key: &KeyInfo,
+        after: Option<Cursor>,
+        limit: usize,
+    ) -> Result<Value, RoutingError> {
+        let mut found = self
+            .store
+            .list_documents(&key.id, after, limit + 1, store::now())
+            .await
+            .map_err(RoutingError::store)?;
+        let more = found.len() > limit;
+        found.truncate(limit);
+        let next = match found.last() {
+            Some(last) if more => Value::String(
+                Cursor {
+                    created_at: last.created_at,
+                    id: last.id.clone(),
+                }
+                .encode(),
+            ),
+            _ => Value::Null,
+        };
+        let documents: Vec<Value> = found.iter().map(|d| self.summary_json(d)).collect();
+        Ok(json!({ "documents": documents, "next": next }))
     }
 
     /// Deletes the document `id` and its responses, leaving a tombstone.

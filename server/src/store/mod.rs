@@ -109,6 +109,89 @@ pub trait Store: Send + Sync {
 
     /// Ends every wait in progress now (the server is shutting down).
     fn wake_all(&self);
+
+    /// Keeps a new sender key, unless its name is taken (by a live or a revoked key).
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded>;
+
+    /// Every key, live and revoked, oldest first.
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>>;
+
+    /// Revokes the key named `name` at `now`: `Live` when it was live, `Gone` when it was
+    /// revoked already, `Unknown` when no key has that name.
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
+
+    /// The key whose blake3 hash is `hash`, live or revoked.
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>>;
+
+    /// Up to `limit` of the documents `owner` routed, newest first (by `created_at`, then id,
+    /// both descending), after the one `after` names; deleted ones left out.
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>>;
+
+    /// How many documents `owner` routed at or after `since`, and when the first of them was.
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)>;
+}
+
+/// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).
+#[derive(Debug, Clone)]
+pub struct NewKey {
+    /// 128 random bits, base64url: what its documents' `owner_key` names.
+    pub id: String,
+    pub name: String,
+    /// blake3 of the key.
+    pub key_hash: [u8; 32],
+    pub created_at: Millis,
+}
+
+/// A kept key, without its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    pub id: String,
+    pub name: String,
+    pub created_at: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
+/// What [`Store::add_key`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyAdded {
+    Added,
+    /// A key of that name exists already (perhaps revoked).
+    NameTaken,
+}
+
+/// Where a page of [`Store::list_documents`] ends: its last document's creation time and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    pub created_at: Millis,
+    pub id: String,
+}
+
+impl Cursor {
+    /// As `GET /v1/documents` gives it: `{created_at}.{id}` in base64url, opaque to clients.
+    pub fn encode(&self) -> String {
+        base64url(format!("{}.{}", self.created_at, self.id).as_bytes())
+    }
+
+    /// A cursor [`Cursor::encode`] wrote; `None` for anything else.
+    pub fn decode(text: &str) -> Option<Cursor> {
+        use base64::Engine as _;
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(text)
+            .ok()?;
+        let raw = String::from_utf8(raw).ok()?;
+        let (at, id) = raw.split_once('.')?;
+        let created_at = at.parse().ok()?;
+        is_document_id(id).then(|| Cursor {
+            created_at,
+            id: id.to_string(),
+        })
+    }
 }
 
 /// A document to keep.
@@ -121,6 +204,8 @@ pub struct NewDocument {
     pub hash: String,
     pub created_at: Millis,
     pub expires_at: Millis,
+    /// The id of the key that routed it; `None` when routed without one.
+    pub owner: Option<String>,
 }
 
 /// A kept document: open, closed or expired (not purged yet).
@@ -142,6 +227,8 @@ pub struct Document {
     pub last_response_at: Option<Millis>,
     /// Its status at the time it was read.
     pub status: Status,
+    /// The id of the key that routed it; `None` when routed without one.
+    pub owner: Option<String>,
 }
 
 impl Document {
@@ -309,6 +396,21 @@ pub fn base64url(bytes: &[u8]) -> String {
 /// Bytes of randomness in a document id (128 bits) and in a token (256 bits).
 pub const ID_BYTES: usize = 16;
 pub const TOKEN_BYTES: usize = 32;
+
+/// What every sender key starts with, so a key is told from a document's token at a glance
+/// (and by secret scanners); 256 random bits follow, base64url.
+pub const KEY_PREFIX: &str = "pbk_";
+
+/// A new sender key: [`KEY_PREFIX`] and 256 random bits.
+pub fn new_key() -> Result<String, StoreError> {
+    Ok(format!("{KEY_PREFIX}{}", random_secret(TOKEN_BYTES)?))
+}
+
+/// The hash a key is kept and looked up by. Keys are 256 random bits, so a fast hash is enough:
+/// there is nothing to guess that a slow one would protect.
+pub fn key_hash(key: &str) -> [u8; 32] {
+    *blake3::hash(key.as_bytes()).as_bytes()
+}
 
 /// Whether `id` has the shape of a document id (22 base64url characters), so a request for
 /// anything else is answered without asking the database.
@@ -502,6 +604,38 @@ mod tests {
     }
 
     #[test]
+    fn cursors_read_back_what_they_wrote_and_nothing_else() {
+        let id = random_secret(ID_BYTES).unwrap();
+        let cursor = Cursor {
+            created_at: 1_767_225_599_999,
+            id: id.clone(),
+        };
+        assert_eq!(Cursor::decode(&cursor.encode()), Some(cursor));
+        for bad in [
+            "",
+            "not base64!",
+            &base64url(b"1767225599999"),
+            &base64url(format!("x.{id}").as_bytes()),
+            &base64url(b"1.short"),
+            &base64url(format!("1.{id}/").as_bytes()),
+        ] {
+            assert_eq!(Cursor::decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn keys_are_prefixed_high_entropy_and_kept_by_hash() {
+        let (a, b) = (new_key().unwrap(), new_key().unwrap());
+        assert!(
+            a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 43,
+            "{a}"
+        );
+        assert_ne!(a, b);
+        assert_eq!(key_hash(&a), key_hash(&a));
+        assert_ne!(key_hash(&a), key_hash(&b));
+    }
+
+    #[test]
     fn times_are_written_as_rfc_3339_utc() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
@@ -547,6 +681,7 @@ mod tests {
             views: 0,
             last_response_at: None,
             status: Status::Open,
+            owner: None,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

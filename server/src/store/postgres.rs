@@ -18,8 +18,9 @@
 
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
+    NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError,
+    StoreFuture, StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -37,6 +38,11 @@ const MIGRATIONS: &[Migration] = &[
         version: 2,
         name: "lifecycle",
         sql: include_str!("../../migrations/postgres/0002_lifecycle.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "keys",
+        sql: include_str!("../../migrations/postgres/0003_keys.sql"),
     },
 ];
 
@@ -183,7 +189,7 @@ impl PostgresStore {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at";
+     response_count, closed_at, views, last_response_at, owner_key";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, StoreError> {
@@ -209,6 +215,7 @@ fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, Stor
         views: r.get::<_, i64>(8) as u64,
         last_response_at: r.get(9),
         status: Status::at(closed_at, expires_at, now),
+        owner: r.get(10),
     }))
 }
 
@@ -333,8 +340,9 @@ impl Store for PostgresStore {
         Box::pin(async move {
             self.query(
                 "cannot keep the document",
-                "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                        owner_key)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 &[
                     &doc.id,
                     &&doc.token_hash[..],
@@ -342,6 +350,7 @@ impl Store for PostgresStore {
                     &doc.hash,
                     &doc.created_at,
                     &doc.expires_at,
+                    &doc.owner,
                 ],
             )
             .await?;
@@ -594,5 +603,149 @@ impl Store for PostgresStore {
 
     fn wake_all(&self) {
         self.waiters.close();
+    }
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot keep the key",
+                    "INSERT INTO keys (id, name, key_hash, created_at) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (name) DO NOTHING
+                     RETURNING id",
+                    &[&key.id, &key.name, &&key.key_hash[..], &key.created_at],
+                )
+                .await?;
+            Ok(if rows.is_empty() {
+                KeyAdded::NameTaken
+            } else {
+                KeyAdded::Added
+            })
+        })
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot read the keys",
+                    "SELECT id, name, created_at, revoked_at FROM keys ORDER BY created_at, name",
+                    &[],
+                )
+                .await?;
+            Ok(rows.iter().map(key_info).collect())
+        })
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let revoked = self
+                .query(
+                    "cannot revoke the key",
+                    "UPDATE keys SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL
+                     RETURNING id",
+                    &[&name, &now],
+                )
+                .await?;
+            if !revoked.is_empty() {
+                return Ok(Lookup::Live(()));
+            }
+            let rows = self
+                .query(
+                    "cannot read the keys",
+                    "SELECT 1 FROM keys WHERE name = $1",
+                    &[&name],
+                )
+                .await?;
+            Ok(if rows.is_empty() {
+                Lookup::Unknown
+            } else {
+                Lookup::Gone
+            })
+        })
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot read the keys",
+                    "SELECT id, name, created_at, revoked_at FROM keys WHERE key_hash = $1",
+                    &[&&hash[..]],
+                )
+                .await?;
+            Ok(rows.first().map(key_info))
+        })
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            // Past every document there is when no cursor is given.
+            let (at, id) = after.map_or((i64::MAX, String::new()), |a| (a.created_at, a.id));
+            let limit = limit.min(i64::MAX as usize) as i64;
+            let rows = self
+                .query(
+                    "cannot list the documents",
+                    "SELECT d.id, d.created_at, d.expires_at, d.response_count, d.closed_at,
+                            d.views, d.last_response_at
+                     FROM documents d
+                     WHERE d.owner_key = $1 AND d.gone_at IS NULL
+                       AND (d.created_at, d.id) < ($2, $3)
+                     ORDER BY d.created_at DESC, d.id DESC
+                     LIMIT $4",
+                    &[&owner, &at, &id, &limit],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let (expires_at, closed_at): (Millis, Option<Millis>) = (r.get(2), r.get(4));
+                    DocumentSummary {
+                        id: r.get(0),
+                        status: Status::at(closed_at, expires_at, now),
+                        created_at: r.get(1),
+                        expires_at,
+                        closed_at,
+                        views: r.get::<_, i64>(5) as u64,
+                        responses: r.get::<_, i64>(3) as u64,
+                        last_response_at: r.get(6),
+                    }
+                })
+                .collect())
+        })
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot count the key's documents",
+                    "SELECT count(*), min(created_at) FROM documents
+                     WHERE owner_key = $1 AND created_at >= $2",
+                    &[&owner, &since],
+                )
+                .await?;
+            Ok(rows
+                .first()
+                .map_or((0, None), |r| (r.get::<_, i64>(0) as u64, r.get(1))))
+        })
+    }
+}
+
+fn key_info(r: &Row) -> KeyInfo {
+    KeyInfo {
+        id: r.get(0),
+        name: r.get(1),
+        created_at: r.get(2),
+        revoked_at: r.get(3),
     }
 }

@@ -14,8 +14,8 @@
 //! with it has been deleted or purged (at most the retention periods after the switch).
 
 use super::{
-    Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
-    StoreFuture, StoredResponse,
+    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Millis, NewDocument,
+    NewKey, NewResponse, Store, StoreError, StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -411,6 +411,38 @@ impl Store for SealedStore {
 
     fn wake_all(&self) {
         self.inner.wake_all()
+    }
+
+    // Keys are kept as hashes, and listings hold ids, times and counts: nothing to seal.
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        self.inner.add_key(key)
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        self.inner.keys()
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.revoke_key(name, now)
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        self.inner.key_by_hash(hash)
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        self.inner.list_documents(owner, after, limit, now)
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        self.inner.routed_since(owner, since)
     }
 }
 

@@ -16,8 +16,9 @@
 //! waits to read again.
 
 use super::{
-    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
+    NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError,
+    StoreFuture, StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -36,6 +37,11 @@ const MIGRATIONS: &[Migration] = &[
         version: 2,
         name: "lifecycle",
         sql: include_str!("../../migrations/sqlite/0002_lifecycle.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "keys",
+        sql: include_str!("../../migrations/sqlite/0003_keys.sql"),
     },
 ];
 
@@ -237,7 +243,7 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at";
+     response_count, closed_at, views, last_response_at, owner_key";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(
@@ -264,6 +270,7 @@ fn document_row(
         views: r.get::<_, i64>(8)? as u64,
         last_response_at: r.get(9)?,
         status: Status::at(closed_at, expires_at, now),
+        owner: r.get(10)?,
     }))
 }
 
@@ -350,15 +357,17 @@ impl Store for SqliteStore {
         Box::pin(async move {
             self.run(true, move |c| {
                 c.execute(
-                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                            owner_key)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
                         doc.markdown,
                         doc.hash,
                         doc.created_at,
-                        doc.expires_at
+                        doc.expires_at,
+                        doc.owner
                     ],
                 )
             })
@@ -611,4 +620,165 @@ impl Store for SqliteStore {
     fn wake_all(&self) {
         self.waiters.close();
     }
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        Box::pin(async move {
+            let added = self
+                .run(true, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let taken: Option<i64> = tx
+                        .query_row("SELECT 1 FROM keys WHERE name = ?1", [&key.name], |r| {
+                            r.get(0)
+                        })
+                        .optional()?;
+                    if taken.is_some() {
+                        return Ok(KeyAdded::NameTaken);
+                    }
+                    tx.execute(
+                        "INSERT INTO keys (id, name, key_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+                        params![key.id, key.name, &key.key_hash[..], key.created_at],
+                    )?;
+                    tx.commit()?;
+                    Ok(KeyAdded::Added)
+                })
+                .await?;
+            Ok(added.unwrap_or(KeyAdded::NameTaken))
+        })
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        Box::pin(async move {
+            let keys = self
+                .run(false, |c| {
+                    let mut stmt = c.prepare(
+                        "SELECT id, name, created_at, revoked_at FROM keys
+                         ORDER BY created_at, name",
+                    )?;
+                    let rows = stmt.query_map([], key_info)?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(keys.unwrap_or_default())
+        })
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let revoked: Option<Option<Millis>> = tx
+                        .query_row(
+                            "SELECT revoked_at FROM keys WHERE name = ?1",
+                            [&name],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    let outcome = match revoked {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            tx.execute(
+                                "UPDATE keys SET revoked_at = ?2 WHERE name = ?1",
+                                params![name, now],
+                            )?;
+                            Lookup::Live(())
+                        }
+                    };
+                    tx.commit()?;
+                    Ok(outcome)
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT id, name, created_at, revoked_at FROM keys WHERE key_hash = ?1",
+                        [&hash[..]],
+                        key_info,
+                    )
+                    .optional()
+                })
+                .await?;
+            Ok(found.flatten())
+        })
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    // Past every document there is when no cursor is given.
+                    let (at, id) =
+                        after.map_or((i64::MAX, String::new()), |a| (a.created_at, a.id));
+                    let mut stmt = c.prepare(
+                        "SELECT d.id, d.created_at, d.expires_at, d.response_count, d.closed_at,
+                                d.views, d.last_response_at
+                         FROM documents d
+                         WHERE d.owner_key = ?1 AND d.gone_at IS NULL
+                           AND (d.created_at < ?2 OR (d.created_at = ?2 AND d.id < ?3))
+                         ORDER BY d.created_at DESC, d.id DESC
+                         LIMIT ?4",
+                    )?;
+                    let rows = stmt.query_map(
+                        params![owner, at, id, limit.min(i64::MAX as usize) as i64],
+                        |r| {
+                            let (expires_at, closed_at) = (r.get(2)?, r.get(4)?);
+                            Ok(DocumentSummary {
+                                id: r.get(0)?,
+                                status: Status::at(closed_at, expires_at, now),
+                                created_at: r.get(1)?,
+                                expires_at,
+                                closed_at,
+                                views: r.get::<_, i64>(5)? as u64,
+                                responses: r.get::<_, i64>(3)? as u64,
+                                last_response_at: r.get(6)?,
+                            })
+                        },
+                    )?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT count(*), min(created_at) FROM documents
+                         WHERE owner_key = ?1 AND created_at >= ?2",
+                        params![owner, since],
+                        |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
+                    )
+                })
+                .await?;
+            Ok(found.unwrap_or((0, None)))
+        })
+    }
+}
+
+fn key_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
+    Ok(KeyInfo {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        created_at: r.get(2)?,
+        revoked_at: r.get(3)?,
+    })
 }

@@ -9,7 +9,7 @@
 
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
-use crate::routing::{MAX_WAIT, RoutingError, take_route_token};
+use crate::routing::{MAX_WAIT, RoutingError, enter_long_poll, take_route_token};
 use crate::state::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -91,6 +91,12 @@ impl PassbackMcp {
         let since = since_arg(args.get("since"))?;
         let wait = wait_arg(args.get("wait"))?;
         let doc = routing.authorized(id, token).await?;
+        // A wait holds a place in the long-poll budget while it lasts.
+        let _slot = if wait.is_zero() {
+            None
+        } else {
+            Some(enter_long_poll(&self.state, &doc.id, self.client)?)
+        };
         Ok(routing.responses_after(&doc, since, wait).await?)
     }
 
@@ -200,7 +206,7 @@ impl From<RoutingError> for Refusal {
                 "There is no document \"{}\" in this store (never routed here, or forgotten after the retention period); check the id route_document answered.",
                 truncate(&id)
             )),
-            RoutingError::OverLimit { wait, .. } => {
+            RoutingError::OverLimit { wait, .. } | RoutingError::Bounded { wait, .. } => {
                 Refusal::new(e.to_string()).with("retry_after", json!(wait.as_secs()))
             }
             RoutingError::Violating {

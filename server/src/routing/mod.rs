@@ -281,6 +281,71 @@ pub fn take_route_token(
     }
 }
 
+/// A place in the long-poll budget for a wait on `document` by `client`, or the 429 saying
+/// which budget is full.
+pub fn enter_long_poll(
+    state: &crate::state::AppState,
+    document: &str,
+    client: Option<IpAddr>,
+) -> Result<crate::limit::LongPollSlot, RoutingError> {
+    state
+        .long_polls
+        .enter(document, client)
+        .map_err(|why| RoutingError::Bounded {
+            wait: crate::limit::LONG_POLL_RETRY,
+            why,
+        })
+}
+
+/// Takes one answer to `document` from `client` within `--answer-limit` and
+/// `--document-answer-limit`.
+pub fn take_answer_token(
+    state: &crate::state::AppState,
+    document: &str,
+    client: Option<IpAddr>,
+) -> Result<(), RoutingError> {
+    state
+        .answer_limiter
+        .take(document, client, std::time::Instant::now())
+        .map_err(|(wait, why)| RoutingError::Bounded { wait, why })
+}
+
+/// Refuses an answer whose stored form (its answers, comments and export as the store writes
+/// them, and the reviewer's name) is over `max` bytes: what is received is bounded by
+/// `--max-body`, but comments expand when stored (each becomes an object with its quote and
+/// place), so the bound is on what would be kept.
+pub fn check_stored_size(
+    inputs: &Value,
+    annotations: &Value,
+    export: &str,
+    reviewer: Option<&str>,
+    max: usize,
+) -> Result<(), RoutingError> {
+    let bytes =
+        json_len(inputs) + json_len(annotations) + export.len() + reviewer.map_or(0, str::len);
+    if bytes > max {
+        return Err(RoutingError::AnswerTooLarge { bytes, max });
+    }
+    Ok(())
+}
+
+/// The length of `v` written as JSON, counted without keeping the text.
+fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, v);
+    count.0
+}
+
 /// Expires documents and forgets old tombstones now, then every minute (until aborted).
 pub async fn sweep_every_minute(routing: Routing) {
     let mut every = tokio::time::interval(Duration::from_secs(60));

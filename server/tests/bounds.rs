@@ -1,0 +1,187 @@
+//! Bounds no single holder of a review link or a document's token can exhaust, over real HTTP on
+//! loopback against the real `passback serve`: long-polls have their own budget, `/healthz`
+//! and `/metrics` answer at the connection limit, a delete ends the long-polls on its document,
+//! answers per link are rate-limited and counted as stored, over-limit bodies get a readable
+//! 413.
+//!
+//! Clients on other loopback addresses (127.0.0.2, …) stand for other hosts.
+
+mod common;
+
+use common::http::{Reply, call, read_reply, request};
+use common::store::{Backend, runtime};
+use serde_json::{Value, json};
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+const DOC: &str = "# Launch\n\nWhich region first?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\",\"options\":[\"EU\",\"US\"]}\n```\n";
+
+struct RoutedDoc {
+    id: String,
+    token: String,
+}
+
+fn route(addr: &str) -> RoutedDoc {
+    let r = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "application/json")],
+        json!({ "markdown": DOC }).to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let v = r.json();
+    RoutedDoc {
+        id: v["id"].as_str().expect("an id").to_string(),
+        token: v["token"].as_str().expect("a token").to_string(),
+    }
+}
+
+/// One request from the loopback address `src` (127.0.0.N), with the `Host` it dialled.
+fn call_from(
+    src: &str,
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
+    let mut all = vec![("host", addr)];
+    all.extend_from_slice(headers);
+    let raw = request(method, path, &all, body);
+    runtime().block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .bind(format!("{src}:0").parse().expect("an address"))
+            .expect("bind the loopback address");
+        let mut s = socket
+            .connect(addr.parse().expect("the server's address"))
+            .await
+            .expect("connect");
+        s.write_all(&raw).await.expect("write the request");
+        read_reply(&mut s, Duration::from_secs(90)).await
+    })
+}
+
+/// A long-poll on `doc` from `src`.
+fn poll_from(src: &str, addr: &str, doc: &RoutedDoc, wait: &str) -> Reply {
+    let auth = format!("Bearer {}", doc.token);
+    call_from(
+        src,
+        addr,
+        "GET",
+        &format!("/v1/documents/{}/responses?wait={wait}", doc.id),
+        &[("authorization", &auth)],
+        b"",
+    )
+}
+
+fn answer_from(src: &str, addr: &str, id: &str, body: &Value) -> Reply {
+    call_from(
+        src,
+        addr,
+        "POST",
+        &format!("/r/{id}/responses"),
+        &[("content-type", "application/json")],
+        body.to_string().as_bytes(),
+    )
+}
+
+const ANSWER: &str = r#"{ "responses": { "b1": { "selected": ["EU"] } } }"#;
+
+/// A minute's long-poll on `doc` from `src`, asked again while it is refused (a probe may hold
+/// the place it wanted for a moment).
+fn holding_poll(src: &str, addr: &str, doc: &RoutedDoc) -> Reply {
+    loop {
+        let r = poll_from(src, addr, doc, "60");
+        if r.status != 429 {
+            return r;
+        }
+    }
+}
+
+/// Polls with a short `wait` from `src` until one is refused with 429 (the long-polls started
+/// before are all waiting by then), and returns that refusal; panics if none is.
+fn refused_poll(src: &str, addr: &str, doc: &RoutedDoc) -> Reply {
+    for _ in 0..50 {
+        let r = poll_from(src, addr, doc, "0.2");
+        if r.status == 429 {
+            return r;
+        }
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    panic!("no long-poll was refused: the budget is not enforced");
+}
+
+#[test]
+fn long_polls_have_their_own_budget_and_the_server_keeps_answering() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[
+        "--max-connections",
+        "64",
+        "--max-long-polls",
+        "5",
+        "--long-polls-per-document",
+        "3",
+        "--long-polls-per-client",
+        "4",
+    ]);
+    let addr = server.addr.clone();
+    let (a, b, c) = (route(&addr), route(&addr), route(&addr));
+    let a = std::sync::Arc::new(a);
+    let b = std::sync::Arc::new(b);
+
+    // Three holders of document A's token, each on its own address, fill A's share.
+    let mut waiting = Vec::new();
+    for src in ["127.0.0.2", "127.0.0.3", "127.0.0.4"] {
+        let (addr, a) = (addr.clone(), a.clone());
+        waiting.push(std::thread::spawn(move || holding_poll(src, &addr, &a)));
+    }
+    let refused = refused_poll("127.0.0.5", &addr, &a);
+    assert_eq!(refused.header("retry-after"), Some("2"));
+    let detail = refused.problem_detail();
+    assert!(detail.contains("--long-polls-per-document"), "{detail}");
+    assert_eq!(refused.json()["retry_after"], 2);
+
+    // Two more on B fill the server's budget: a third document's long-poll is refused.
+    for src in ["127.0.0.6", "127.0.0.7"] {
+        let (addr, b) = (addr.clone(), b.clone());
+        waiting.push(std::thread::spawn(move || holding_poll(src, &addr, &b)));
+    }
+    let refused = refused_poll("127.0.0.8", &addr, &c);
+    let detail = refused.problem_detail();
+    assert!(detail.contains("--max-long-polls"), "{detail}");
+    // A list without a wait still answers at once.
+    assert_eq!(poll_from("127.0.0.8", &addr, &c, "0").status, 200);
+
+    // Everyone else is still served.
+    let health = call_from("127.0.0.9", &addr, "GET", "/healthz", &[], b"");
+    assert_eq!(health.status, 200);
+    let render = call_from(
+        "127.0.0.9",
+        &addr,
+        "POST",
+        "/v1/render",
+        &[("content-type", "text/markdown")],
+        b"# Fresh\n\nA paragraph never rendered before 9f1c2.\n",
+    );
+    assert_eq!(render.status, 200, "{}", render.text());
+
+    // Answers end the waits, which give their places back.
+    for doc in [&a, &b] {
+        let r = answer_from(
+            "127.0.0.10",
+            &addr,
+            &doc.id,
+            &serde_json::from_str(ANSWER).unwrap(),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    for w in waiting {
+        let r = w.join().expect("a long-poll");
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["responses"].as_array().map(Vec::len), Some(1));
+    }
+    let r = poll_from("127.0.0.5", &addr, &c, "0.1");
+    assert_eq!(r.status, 200, "{}", r.text());
+}

@@ -55,7 +55,7 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
-            tokio::spawn(turn_away(stream));
+            tokio::spawn(turn_away(stream, state.clone()));
             state.metrics.rejected_connection();
             continue;
         };
@@ -64,7 +64,7 @@ pub async fn serve(
         // everyone else out.
         let Some(client) = ClientSlot::take(&state, peer.ip()) else {
             drop(permit);
-            tokio::spawn(turn_away(stream));
+            tokio::spawn(turn_away(stream, state.clone()));
             state.metrics.rejected_connection();
             continue;
         };
@@ -183,8 +183,10 @@ pub async fn serve_metrics(
 }
 
 /// Over the connection limit: a short 503 and close. The request head is read first (briefly):
-/// closing a socket with unread input resets it, and the client could lose the 503.
-async fn turn_away(mut stream: tokio::net::TcpStream) {
+/// closing a socket with unread input resets it, and the client could lose the 503. A
+/// `GET /healthz` or `GET /metrics` is answered all the same: the probes that tell an operator
+/// the server is full must not be refused for it.
+async fn turn_away(mut stream: tokio::net::TcpStream, state: Arc<AppState>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut head = Vec::new();
     let mut chunk = [0u8; 2048];
@@ -197,12 +199,41 @@ async fn turn_away(mut stream: tokio::net::TcpStream) {
         }
     })
     .await;
-    let _ = tokio::time::timeout(
-        Duration::from_secs(2),
-        stream.write_all(TURNED_AWAY.as_bytes()),
-    )
-    .await;
+    let probe = probe_answer(&head, &state);
+    let answer = probe.as_deref().unwrap_or(TURNED_AWAY.as_bytes());
+    let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(answer)).await;
     let _ = stream.shutdown().await;
+}
+
+/// The whole answer to a health or metrics probe in `head` (its request line), for a
+/// connection over the limit; `None` for any other request.
+fn probe_answer(head: &[u8], state: &AppState) -> Option<Vec<u8>> {
+    let line = head.split(|&b| b == b'\r').next()?;
+    let mut parts = line.split(|&b| b == b' ');
+    let (method, target) = (parts.next()?, parts.next()?);
+    let path = target.split(|&b| b == b'?').next()?;
+    let head_only = match method {
+        b"GET" => false,
+        b"HEAD" => true,
+        _ => return None,
+    };
+    let (content_type, body) = match path {
+        b"/healthz" => ("text/plain; charset=utf-8", "ok\n".to_string()),
+        b"/metrics" if state.config.metrics_listen.is_none() => (
+            "text/plain; version=0.0.4; charset=utf-8",
+            state.metrics.render(state.engine.cache_stats()),
+        ),
+        _ => return None,
+    };
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    if !head_only {
+        out.extend_from_slice(body.as_bytes());
+    }
+    Some(out)
 }
 
 /// The whole 503 `turn_away` writes, built once: it is the same for every refused connection,

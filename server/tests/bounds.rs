@@ -185,3 +185,35 @@ fn long_polls_have_their_own_budget_and_the_server_keeps_answering() {
     let r = poll_from("127.0.0.5", &addr, &c, "0.1");
     assert_eq!(r.status, 200, "{}", r.text());
 }
+
+#[test]
+fn health_and_metrics_answer_at_the_connection_limit() {
+    let server = common::serve(&["--store", "off", "--max-connections", "2"]);
+    let addr = server.addr.clone();
+    // Two connections that send nothing hold every slot (until the header timeout).
+    let held: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| std::net::TcpStream::connect(&addr).expect("connect"))
+        .collect();
+    // The server is full: anything else is turned away…
+    let mut full = 0;
+    for _ in 0..50 {
+        let r = call(&addr, "GET", "/v1/schema.json", &[], b"");
+        if r.status == 503 {
+            full += 1;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(full, 1, "the two idle connections did not fill the server");
+    // …but its probes are answered.
+    let health = call(&addr, "GET", "/healthz", &[], b"");
+    assert_eq!(health.status, 200, "{}", health.text());
+    assert_eq!(health.text(), "ok\n");
+    let metrics = call(&addr, "GET", "/metrics", &[], b"");
+    assert_eq!(metrics.status, 200, "{}", metrics.text());
+    assert!(metrics.text().contains("passback_"), "{}", metrics.text());
+    let head = call(&addr, "HEAD", "/healthz", &[], b"");
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    drop(held);
+}

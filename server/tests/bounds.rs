@@ -217,3 +217,64 @@ fn health_and_metrics_answer_at_the_connection_limit() {
     assert!(head.body.is_empty());
     drop(held);
 }
+
+/// A delete ends the long-polls on the document at once, with 410: the one waiting is seen to
+/// give its place in the budget back while its minute is far from over. With `replica`, the
+/// delete is made on another server sharing the database (PostgreSQL).
+fn a_delete_ends_the_long_polls_on_it(backend: &Backend, replica: bool) {
+    let server = backend.serve(&["--long-polls-per-client", "1"]);
+    let addr = server.addr.clone();
+    let other = replica.then(|| backend.serve(&[]));
+    let deleter = other.as_ref().map_or(addr.clone(), |o| o.addr.clone());
+    let a = std::sync::Arc::new(route(&addr));
+    let b = route(&addr);
+    let waiting = {
+        let (addr, a) = (addr.clone(), a.clone());
+        std::thread::spawn(move || holding_poll("127.0.0.2", &addr, &a))
+    };
+    // The address's one place is taken: the long-poll on A is waiting.
+    let refused = refused_poll("127.0.0.2", &addr, &b);
+    assert!(refused.problem_detail().contains("--long-polls-per-client"));
+
+    let auth = format!("Bearer {}", a.token);
+    let path = format!("/v1/documents/{}", a.id);
+    let deleted = call(&deleter, "DELETE", &path, &[("authorization", &auth)], b"");
+    assert_eq!(deleted.status, 204, "{}", deleted.text());
+
+    // The long-poll ended: its place is free again, long before its minute is up.
+    let mut freed = false;
+    for _ in 0..100 {
+        let r = poll_from("127.0.0.2", &addr, &b, "0.1");
+        if r.status == 200 {
+            freed = true;
+            break;
+        }
+        assert_eq!(r.status, 429, "{}", r.text());
+    }
+    assert!(
+        freed,
+        "the long-poll on the deleted document is still waiting"
+    );
+    let ended = waiting.join().expect("the long-poll");
+    assert_eq!(ended.status, 410, "{}", ended.text());
+    ended.problem_detail();
+}
+
+#[test]
+fn sqlite_a_delete_ends_the_long_polls_on_it() {
+    a_delete_ends_the_long_polls_on_it(&Backend::sqlite(), false);
+}
+
+#[test]
+fn postgres_a_delete_ends_the_long_polls_on_it() {
+    if let Some(backend) = Backend::postgres() {
+        a_delete_ends_the_long_polls_on_it(&backend, false);
+    }
+}
+
+#[test]
+fn postgres_a_delete_on_one_replica_ends_the_long_polls_on_another() {
+    if let Some(backend) = Backend::postgres() {
+        a_delete_ends_the_long_polls_on_it(&backend, true);
+    }
+}

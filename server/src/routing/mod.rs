@@ -248,6 +248,10 @@ impl Routing {
             self.store.wait_for_responses(&doc.id, since, wait).await
         }
         .map_err(RoutingError::store)?;
+        // A wait that ends empty may have ended because the document was deleted meanwhile.
+        if found.is_empty() && !wait.is_zero() {
+            self.live(&doc.id).await?;
+        }
         Ok(json!({
             "document": document_summary(doc),
             "responses": found.iter().map(response_json).collect::<Vec<_>>(),

@@ -278,3 +278,65 @@ fn postgres_a_delete_on_one_replica_ends_the_long_polls_on_another() {
         a_delete_ends_the_long_polls_on_it(&backend, true);
     }
 }
+
+#[test]
+fn answers_per_review_link_are_rate_limited() {
+    let backend = Backend::sqlite();
+    // The per-address limit as it is by default; the per-document one lowered to reach it.
+    let server = backend.serve(&["--document-answer-limit", "14/min"]);
+    let addr = server.addr.clone();
+    let doc = route(&addr);
+    let answer: Value = serde_json::from_str(ANSWER).unwrap();
+    for n in 1..=10 {
+        let r = answer_from("127.0.0.2", &addr, &doc.id, &answer);
+        assert_eq!(r.status, 201, "answer {n}: {}", r.text());
+    }
+    // The eleventh from the same address within the minute is refused, and not kept.
+    let over = answer_from("127.0.0.2", &addr, &doc.id, &answer);
+    assert_eq!(over.status, 429, "{}", over.text());
+    let wait: u64 = over
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .expect("whole seconds");
+    assert!((1..=60).contains(&wait), "{wait}");
+    assert!(over.problem_detail().contains("--answer-limit"));
+    assert_eq!(over.json()["retry_after"], wait);
+    // The review page's form, from a browser, gets a page saying so.
+    let form = call_from(
+        "127.0.0.2",
+        &addr,
+        "POST",
+        &format!("/r/{}/responses", doc.id),
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("accept", "text/html"),
+        ],
+        b"b1.q0.pick=0",
+    );
+    assert_eq!(form.status, 429, "{}", form.text());
+    assert!(
+        form.header("content-type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert!(form.header("retry-after").is_some());
+    assert!(form.text().contains("--answer-limit"), "{}", form.text());
+
+    // Another reviewer still answers, until the document's own limit.
+    for n in 11..=14 {
+        let r = answer_from("127.0.0.3", &addr, &doc.id, &answer);
+        assert_eq!(r.status, 201, "answer {n}: {}", r.text());
+    }
+    let full = answer_from("127.0.0.4", &addr, &doc.id, &answer);
+    assert_eq!(full.status, 429, "{}", full.text());
+    assert!(full.problem_detail().contains("--document-answer-limit"));
+    let meta = call(
+        &addr,
+        "GET",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &format!("Bearer {}", doc.token))],
+        b"",
+    );
+    assert_eq!(meta.json()["responses"], 14);
+}

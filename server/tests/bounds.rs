@@ -340,3 +340,36 @@ fn answers_per_review_link_are_rate_limited() {
     );
     assert_eq!(meta.json()["responses"], 14);
 }
+
+#[test]
+fn an_answer_is_measured_as_it_would_be_stored() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.clone();
+    let long = "This paragraph is quoted in the export under every comment made on it, so a short comment stores long. ".repeat(2);
+    let doc = call(
+        &addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "text/markdown")],
+        format!("{long}\n").as_bytes(),
+    );
+    assert_eq!(doc.status, 201, "{}", doc.text());
+    let id = doc.json()["id"].as_str().unwrap().to_string();
+    // Under the 1 MiB body limit as sent…
+    let comments: Vec<Value> = (0..40_000)
+        .map(|_| json!({ "leaf": 1, "text": "a" }))
+        .collect();
+    let body = json!({ "responses": { "annotations": comments } });
+    let sent = body.to_string().len();
+    assert!(sent < 1024 * 1024, "{sent} bytes");
+    // …but several times that as stored: refused, naming the flag, and nothing kept.
+    let r = answer_from("127.0.0.2", &addr, &id, &body);
+    assert_eq!(r.status, 413, "{}", r.text());
+    let detail = r.problem_detail();
+    assert!(detail.contains("--max-answer-bytes"), "{detail}");
+    assert_eq!(backend.rows(&id), (1, 0));
+    // A few comments are kept as ever.
+    let few = json!({ "responses": { "annotations": [{ "leaf": 1, "text": "a" }] } });
+    assert_eq!(answer_from("127.0.0.2", &addr, &id, &few).status, 201);
+}

@@ -373,3 +373,66 @@ fn an_answer_is_measured_as_it_would_be_stored() {
     let few = json!({ "responses": { "annotations": [{ "leaf": 1, "text": "a" }] } });
     assert_eq!(answer_from("127.0.0.2", &addr, &id, &few).status, 201);
 }
+
+/// Sends `head` and then `body` whole on one connection, as a client that reads only after it
+/// has sent everything, and reads the answer. The send must succeed: the server reads what it
+/// will not use instead of resetting the connection under it.
+fn send_all_then_read(addr: &str, head: &str, body: &[u8]) -> Reply {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.set_write_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(head.as_bytes()).expect("send the head");
+    s.write_all(body)
+        .unwrap_or_else(|e| panic!("{head}: the body could not be sent whole ({e})"));
+    let mut got = Vec::new();
+    s.read_to_end(&mut got)
+        .unwrap_or_else(|e| panic!("{head}: the answer could not be read ({e})"));
+    common::http::parse_reply(&got)
+}
+
+#[test]
+fn over_limit_bodies_get_a_413_the_client_can_read_on_every_route() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.clone();
+    let doc = route(&addr);
+    let body = vec![b'a'; 8 << 20];
+    let respond = format!("/r/{}/responses", doc.id);
+    for (method, path, content_type) in [
+        ("POST", "/v1/render", "text/markdown"),
+        ("POST", "/v1/validate", "text/markdown"),
+        ("POST", "/v1/answers", "application/json"),
+        ("POST", "/v1/documents", "text/markdown"),
+        ("POST", respond.as_str(), "application/json"),
+        ("POST", "/mcp", "application/json"),
+        ("GET", "/healthz", "text/plain"),
+        ("POST", "/nothing/here", "text/plain"),
+    ] {
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: {content_type}\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        let r = send_all_then_read(&addr, &head, &body);
+        assert_eq!(r.status, 413, "{method} {path}: {}", r.text());
+        assert!(r.problem_detail().contains("--max-body"), "{method} {path}");
+    }
+    // Chunked, so the size shows only as it arrives, on the routes that read a body.
+    let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "a".repeat(64 * 1024));
+    let chunked = format!("{}0\r\n\r\n", chunk.repeat(128));
+    for (path, content_type) in [
+        ("/v1/render", "text/markdown"),
+        ("/v1/documents", "text/markdown"),
+        (respond.as_str(), "application/json"),
+        ("/mcp", "application/json"),
+    ] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: {content_type}\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+        );
+        let r = send_all_then_read(&addr, &head, chunked.as_bytes());
+        assert_eq!(r.status, 413, "chunked {path}: {}", r.text());
+        r.problem_detail();
+    }
+    // The server is none the worse.
+    assert_eq!(call(&addr, "GET", "/healthz", &[], b"").status, 200);
+}

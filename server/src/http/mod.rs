@@ -111,6 +111,22 @@ async fn dispatch(
     if state.config.panic_route && path == "/__panic" {
         panic!("the test route panics on purpose");
     }
+    // A body declared over the limit is refused on every route, before anything else is read.
+    if let Some(length) = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > state.config.max_body as u64)
+    {
+        return problem(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "The request body is {length} bytes, over the {}-byte limit; send a smaller one (the limit is set with --max-body).",
+                state.config.max_body
+            ),
+        );
+    }
     let Some(route) = route else {
         let see = if cfg!(feature = "playground") {
             "see GET / for the playground and GET /v1/openapi.yaml for the API"

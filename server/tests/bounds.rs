@@ -436,3 +436,35 @@ fn over_limit_bodies_get_a_413_the_client_can_read_on_every_route() {
     // The server is none the worse.
     assert_eq!(call(&addr, "GET", "/healthz", &[], b"").status, 200);
 }
+
+#[test]
+fn serve_refuses_bounds_it_cannot_use_in_one_line() {
+    for (args, says) in [
+        (&["--answer-limit", "often"][..], "--answer-limit must be"),
+        (&["--answer-limit", "0/min"], "--answer-limit must allow"),
+        (
+            &["--document-answer-limit", "3/day"],
+            "--document-answer-limit must be",
+        ),
+        (
+            &["--max-long-polls", "0"],
+            "--max-long-polls must be at least 1",
+        ),
+        (&["--long-polls-per-document", "0"], "at least 1"),
+        (&["--long-polls-per-client", "x"], "--long-polls-per-client"),
+        (&["--max-answer-bytes", "0"], "at least 1"),
+    ] {
+        let out = common::passback()
+            .args(["serve", "--listen", "127.0.0.1:0", "--store", "off"])
+            .args(args)
+            .output()
+            .expect("run passback serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let last = stderr.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("passback: ") && last.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+}

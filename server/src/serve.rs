@@ -276,7 +276,7 @@ impl Drop for Lingering {
 async fn linger(mut stream: TcpStream) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let _ = stream.shutdown().await;
-    let mut chunk = vec![0u8; 64 * 1024];
+    let mut chunk = vec![0u8; 16 * 1024];
     let mut read = 0;
     let _ = tokio::time::timeout(LINGER_TIME, async {
         while read < LINGER_BYTES {

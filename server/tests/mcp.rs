@@ -789,3 +789,69 @@ fn stdio_protocol_faults_get_replies_and_the_session_goes_on() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("size limit"), "{err}");
 }
+
+/// `list_responses` with `wait` over `/mcp` counts against the long-poll budget as the HTTP
+/// long-poll does: past it, a tool error with `retry_after`; without a wait it still answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_long_polls_share_the_long_poll_budget() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&["--long-polls-per-document", "1"]);
+    let client = http_client(&server).await;
+    let routed = ok(&client, "route_document", json!({ "markdown": DOC })).await;
+    let (id, token) = (
+        routed["id"].as_str().unwrap().to_string(),
+        routed["token"].as_str().unwrap().to_string(),
+    );
+    // An HTTP long-poll holds the document's one place…
+    let path = format!("/v1/documents/{id}/responses?wait=60");
+    let auth = format!("Bearer {token}");
+    let addr = server.addr.clone();
+    let holder = tokio::spawn(async move {
+        loop {
+            let r = fetch(&addr, "GET", &path, &[("authorization", &auth)], b"").await;
+            if r.status != 429 {
+                return r;
+            }
+        }
+    });
+    // …so a waiting list_responses is refused, until the place is taken (the two may race).
+    let mut refused_once = None;
+    for _ in 0..50 {
+        let result = call(
+            &client,
+            "list_responses",
+            json!({ "id": id, "token": token, "wait": 0.2 }),
+        )
+        .await;
+        if result.is_error == Some(true) {
+            refused_once = result.structured_content;
+            break;
+        }
+    }
+    let refusal = refused_once.expect("a waiting list_responses refused past the budget");
+    assert!(
+        refusal["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("--long-polls-per-document")),
+        "{refusal}"
+    );
+    assert_eq!(refusal["retry_after"], 2);
+    let listed = ok(
+        &client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    assert!(ids(&listed).is_empty());
+    // An answer ends the HTTP long-poll.
+    let (status, _) = answer(
+        &server.addr,
+        &id,
+        "application/json",
+        json!({ "responses": {} }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    assert_eq!(holder.await.expect("the long-poll").status, 200);
+    client.cancel().await.expect("the session ends");
+}

@@ -8,6 +8,8 @@
 //! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
+//! | how many long-polls wait at once (server, document, client) | [`enter_long_poll`] |
+//! | how many answers a link takes a minute; how large one is as stored | [`take_answer_token`], [`check_stored_size`] |
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |

@@ -81,6 +81,21 @@ pub struct Config {
     /// no limit.
     #[cfg(feature = "store")]
     pub key_documents_per_hour: Option<u64>,
+    /// Long-polls waiting at once: on the server, per document, per client address.
+    #[cfg(feature = "store")]
+    pub long_polls: limit::LongPollBudget,
+    /// Answers one client address may post to one routed document (`--answer-limit`); `None`
+    /// for no limit.
+    #[cfg(feature = "store")]
+    pub answer_limit: Option<limit::RouteLimit>,
+    /// Answers one routed document takes from everyone (`--document-answer-limit`); `None` for
+    /// no limit.
+    #[cfg(feature = "store")]
+    pub document_answer_limit: Option<limit::RouteLimit>,
+    /// Largest answer kept, in bytes as stored (its answers, comments, export and name as
+    /// JSON), not as received (`--max-answer-bytes`).
+    #[cfg(feature = "store")]
+    pub max_answer_bytes: usize,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -124,6 +139,20 @@ impl Default for Config {
             require_keys: false,
             #[cfg(feature = "store")]
             key_documents_per_hour: Some(1000),
+            #[cfg(feature = "store")]
+            long_polls: limit::LongPollBudget::default(),
+            #[cfg(feature = "store")]
+            answer_limit: Some(limit::RouteLimit {
+                count: 10,
+                period: Duration::from_secs(60),
+            }),
+            #[cfg(feature = "store")]
+            document_answer_limit: Some(limit::RouteLimit {
+                count: 60,
+                period: Duration::from_secs(60),
+            }),
+            #[cfg(feature = "store")]
+            max_answer_bytes: 2 << 20,
         }
     }
 }
@@ -232,6 +261,22 @@ impl Config {
     }
     pub fn with_key_documents_per_hour(mut self, n: Option<u64>) -> Self {
         self.key_documents_per_hour = n;
+        self
+    }
+    pub fn with_long_polls(mut self, budget: limit::LongPollBudget) -> Self {
+        self.long_polls = budget;
+        self
+    }
+    pub fn with_answer_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
+        self.answer_limit = limit;
+        self
+    }
+    pub fn with_document_answer_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
+        self.document_answer_limit = limit;
+        self
+    }
+    pub fn with_max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = bytes;
         self
     }
 }

@@ -98,6 +98,13 @@ impl AppState {
             bound: OnceLock::new(),
             #[cfg(feature = "store")]
             route_limiter: config.route_limit.map(limit::RouteLimiter::new),
+            #[cfg(feature = "store")]
+            long_polls: Arc::new(limit::LongPolls::new(config.long_polls)),
+            #[cfg(feature = "store")]
+            answer_limiter: limit::AnswerLimiter::new(
+                config.answer_limit,
+                config.document_answer_limit,
+            ),
             config,
         }
     }

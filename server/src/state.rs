@@ -33,6 +33,12 @@ pub struct AppState {
     /// The per-client buckets of `config.route_limit`.
     #[cfg(feature = "store")]
     pub route_limiter: Option<crate::limit::RouteLimiter>,
+    /// The long-polls waiting now, within `config.long_polls`.
+    #[cfg(feature = "store")]
+    pub long_polls: Arc<crate::limit::LongPolls>,
+    /// The buckets of `config.answer_limit` and `config.document_answer_limit`.
+    #[cfg(feature = "store")]
+    pub answer_limiter: crate::limit::AnswerLimiter,
 }
 
 impl AppState {

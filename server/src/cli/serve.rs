@@ -21,6 +21,12 @@ pub(super) const USAGE: Usage = Usage {
         "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
         #[cfg(feature = "store")]
         "[--open-routing | --require-keys] [--key-documents-per-hour N|off]",
+        #[cfg(feature = "store")]
+        "[--max-long-polls N] [--long-polls-per-document N] [--long-polls-per-client N]",
+        #[cfg(feature = "store")]
+        "[--answer-limit N/min|N/h|off] [--document-answer-limit N/min|N/h|off]",
+        #[cfg(feature = "store")]
+        "[--max-answer-bytes BYTES]",
     ],
     about: "",
     column: 28,
@@ -184,6 +190,46 @@ pub(super) const USAGE: Usage = Usage {
             about: "documents one sender key may route in any hour; more get 429\n\
                     with Retry-After (default 1000; off for no limit)",
         },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "max-long-polls",
+            value: "N",
+            about: "long-polls (?wait=) waiting at once on the server; more get 429\n\
+                    (default 256, or a quarter of --max-connections if that is less)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "long-polls-per-document",
+            value: "N",
+            about: "long-polls waiting at once on one document (default 8)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "long-polls-per-client",
+            value: "N",
+            about: "long-polls waiting at once from one client address (default 32)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "answer-limit",
+            value: "RATE",
+            about: "answers one client address may post to one document, N/min or N/h;\n\
+                    more get 429 (default 10/min)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "document-answer-limit",
+            value: "RATE",
+            about: "answers one document takes from everyone, N/min or N/h; more get\n\
+                    429 (default 60/min)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "max-answer-bytes",
+            value: "BYTES",
+            about: "largest answer as stored, comments and export included; more get\n\
+                    413 (default 2097152, 2 MiB)",
+        },
     ],
     notes: "",
 };
@@ -324,6 +370,43 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
                 })?;
                 config = config.with_key_documents_per_hour(Some(n));
             }
+        }
+    }
+    #[cfg(feature = "store")]
+    {
+        use passback_server::limit::{LongPollBudget, parse_rate};
+        let default = LongPollBudget::default();
+        let budget = LongPollBudget {
+            total: match a.number::<usize>("max-long-polls", "a whole number")? {
+                Some(n) => at_least_one(n, "max-long-polls")?,
+                None => default.total.min(config.max_connections / 4).max(1),
+            },
+            per_document: match a.number::<usize>("long-polls-per-document", "a whole number")? {
+                Some(n) => at_least_one(n, "long-polls-per-document")?,
+                None => default.per_document,
+            },
+            per_client: match a.number::<usize>("long-polls-per-client", "a whole number")? {
+                Some(n) => at_least_one(n, "long-polls-per-client")?,
+                None => default.per_client,
+            },
+        };
+        config = config.with_long_polls(budget);
+        if let Some(rate) = a.flag("answer-limit")? {
+            config = config.with_answer_limit(parse_rate(
+                rate,
+                "answer-limit",
+                "answers per client and document",
+            )?);
+        }
+        if let Some(rate) = a.flag("document-answer-limit")? {
+            config = config.with_document_answer_limit(parse_rate(
+                rate,
+                "document-answer-limit",
+                "answers per document",
+            )?);
+        }
+        if let Some(n) = a.number::<usize>("max-answer-bytes", "a number of bytes")? {
+            config = config.with_max_answer_bytes(at_least_one(n, "max-answer-bytes")?);
         }
     }
     if let Some(n) = a.number::<f64>("body-timeout", "a number of seconds")? {

@@ -17,7 +17,9 @@ use super::refusal::refused;
 use super::request::{client_of, content_type_of, document_from, media, read_body};
 use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
-use crate::routing::{MAX_WAIT, Routing, RoutingError, requested_status, take_route_token};
+use crate::routing::{
+    MAX_WAIT, Routing, RoutingError, enter_long_poll, requested_status, take_route_token,
+};
 use crate::state::AppState;
 use crate::store::{Cursor, Document, KeyInfo};
 use bytes::Bytes;
@@ -275,6 +277,15 @@ pub async fn responses(state: Arc<AppState>, req: Request<Incoming>, id: &str) -
     let doc = match authorized(&routing, &req, id).await {
         Ok(d) => d,
         Err(r) => return r,
+    };
+    // A wait holds a place in the long-poll budget while it lasts.
+    let _slot = if wait.is_zero() {
+        None
+    } else {
+        match enter_long_poll(&state, &doc.id, client_of(&req)) {
+            Ok(slot) => Some(slot),
+            Err(e) => return refused(e, false),
+        }
     };
     match routing.responses_after(&doc, since, wait).await {
         Ok(body) => private_json(StatusCode::OK, &body),

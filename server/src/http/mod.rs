@@ -111,6 +111,25 @@ async fn dispatch(
     if state.config.panic_route && path == "/__panic" {
         panic!("the test route panics on purpose");
     }
+    // A body declared over the limit is refused on every route, before anything else is read:
+    // here where no handler reads one (a POST's handler checks it against its own limit).
+    let read_by_handler =
+        req.method() == hyper::Method::POST && route.is_some_and(|r| r.serves(req.method()));
+    if let Some(length) = (!read_by_handler)
+        .then(|| req.headers())
+        .and_then(|h| h.get(header::CONTENT_LENGTH))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > state.config.max_body as u64)
+    {
+        return problem(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "The request body is {length} bytes, over the {}-byte limit; send a smaller one (the limit is set with --max-body).",
+                state.config.max_body
+            ),
+        );
+    }
     let Some(route) = route else {
         let see = if cfg!(feature = "playground") {
             "see GET / for the playground and GET /v1/openapi.yaml for the API"

@@ -31,6 +31,7 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
             );
             return r;
         }
+        RoutingError::Bounded { wait, .. } => return too_many(*wait, e.to_string(), browser),
         RoutingError::OverLimit { wait, .. } | RoutingError::KeyQuota { wait, .. } => {
             let mut r = problem_with(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -55,6 +56,7 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             return r;
         }
+        RoutingError::AnswerTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         RoutingError::StoreOff => StatusCode::NOT_FOUND,
         RoutingError::Full { .. } | RoutingError::StatusFixed { .. } => StatusCode::CONFLICT,
         RoutingError::Lifetime(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -117,5 +119,31 @@ fn missing(gone: bool, browser: bool) -> Resp {
         None,
     );
     no_store(&mut r);
+    r
+}
+
+/// 429 with `Retry-After`: problem+json, or a page for a reader's browser (the review page's
+/// form post).
+fn too_many(wait: std::time::Duration, said: String, browser: bool) -> Resp {
+    let mut r = if browser {
+        let title = "Too many answers just now";
+        let page = markup! { h1 { (title) } p { (said) } p { "Go back to keep what you wrote, and send it again in a moment." } };
+        let mut r = html(
+            StatusCode::TOO_MANY_REQUESTS,
+            passback_engine::page(&page.into_string(), title, "/assets"),
+            None,
+        );
+        no_store(&mut r);
+        r
+    } else {
+        problem_with(
+            StatusCode::TOO_MANY_REQUESTS,
+            said,
+            json!({ "retry_after": wait.as_secs() }),
+        )
+    };
+    if let Ok(v) = HeaderValue::from_str(&wait.as_secs().to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
     r
 }

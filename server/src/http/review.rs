@@ -13,9 +13,9 @@
 
 use super::refusal::refused;
 use super::render::render_uncached;
-use super::request::{form_or_json, read_body, utf8, wants_html};
+use super::request::{client_of, form_or_json, read_body, utf8, wants_html};
 use super::response::{Resp, html, no_store, private_json, problem, unadmitted};
-use crate::routing::RoutingError;
+use crate::routing::{RoutingError, check_stored_size, take_answer_token};
 use crate::state::AppState;
 use crate::store::Status;
 use bytes::Bytes;
@@ -119,6 +119,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         return refused(RoutingError::StoreOff, false);
     };
     let browser = wants_html(&req);
+    let client = client_of(&req);
     let id = id.to_string();
     let form = match form_or_json(
         &req,
@@ -178,6 +179,17 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         && !list.is_empty()
     {
         map.insert("annotations".into(), annotations.clone());
+    }
+    if let Err(e) = check_stored_size(
+        &inputs,
+        &annotations,
+        &export,
+        reviewer.as_deref(),
+        state.config.max_answer_bytes,
+    )
+    .and_then(|()| take_answer_token(&state, &id, client))
+    {
+        return refused(e, browser);
     }
     let stored = match routing
         .respond(&id, reviewer, inputs, annotations, export)

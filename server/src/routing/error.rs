@@ -38,6 +38,11 @@ pub enum RoutingError {
     Full { max_responses: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
     OverLimit { wait: Duration, limit: RouteLimit },
+    /// A bound on one holder was reached (long-polls waiting at once, answers a minute): the
+    /// sentence says which; retry after `wait`.
+    Bounded { wait: Duration, why: String },
+    /// An answer over `--max-answer-bytes` as it would be stored (`bytes`).
+    AnswerTooLarge { bytes: usize, max: usize },
     /// `expires_in` out of range: the sentence says what to give instead.
     Lifetime(String),
     /// The document violates the PassbackAI spec: how many errors, and every diagnostic.
@@ -114,6 +119,11 @@ impl fmt::Display for RoutingError {
                 f,
                 "This address has routed as many documents as this server allows, {limit} (--route-limit); try again in {} s.",
                 wait.as_secs()
+            ),
+            RoutingError::Bounded { why, .. } => f.write_str(why),
+            RoutingError::AnswerTooLarge { bytes, max } => write!(
+                f,
+                "The answer would be stored as {bytes} bytes, over this server's limit of {max} bytes an answer (--max-answer-bytes); send fewer or shorter comments."
             ),
             RoutingError::Lifetime(said) => f.write_str(said),
             RoutingError::Violating { errors, .. } => write!(

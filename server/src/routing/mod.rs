@@ -8,6 +8,8 @@
 //! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
+//! | how many long-polls wait at once (server, document, client) | [`enter_long_poll`] |
+//! | how many answers a link takes a minute; how large one is as stored | [`take_answer_token`], [`check_stored_size`] |
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
 //! | a sender key: live, or refused as unknown or revoked | [`Routing::sender`] |
 //! | open it for its sender by its token or the key that routed it (another key: as unknown) | [`Routing::owned`] |
@@ -416,6 +418,10 @@ impl Routing {
             self.store.wait_for_responses(&doc.id, since, wait).await
         }
         .map_err(RoutingError::store)?;
+        // A wait that ends empty may have ended because the document was deleted meanwhile.
+        if found.is_empty() && !wait.is_zero() {
+            self.live(&doc.id).await?;
+        }
         Ok(json!({
             "document": document_summary(doc),
             "responses": found.iter().map(response_json).collect::<Vec<_>>(),
@@ -492,6 +498,71 @@ pub fn take_route_token(
         }
         _ => Ok(()),
     }
+}
+
+/// A place in the long-poll budget for a wait on `document` by `client`, or the 429 saying
+/// which budget is full.
+pub fn enter_long_poll(
+    state: &crate::state::AppState,
+    document: &str,
+    client: Option<IpAddr>,
+) -> Result<crate::limit::LongPollSlot, RoutingError> {
+    state
+        .long_polls
+        .enter(document, client)
+        .map_err(|why| RoutingError::Bounded {
+            wait: crate::limit::LONG_POLL_RETRY,
+            why,
+        })
+}
+
+/// Takes one answer to `document` from `client` within `--answer-limit` and
+/// `--document-answer-limit`.
+pub fn take_answer_token(
+    state: &crate::state::AppState,
+    document: &str,
+    client: Option<IpAddr>,
+) -> Result<(), RoutingError> {
+    state
+        .answer_limiter
+        .take(document, client, std::time::Instant::now())
+        .map_err(|(wait, why)| RoutingError::Bounded { wait, why })
+}
+
+/// Refuses an answer whose stored form (its answers, comments and export as the store writes
+/// them, and the reviewer's name) is over `max` bytes: what is received is bounded by
+/// `--max-body`, but comments expand when stored (each becomes an object with its quote and
+/// place), so the bound is on what would be kept.
+pub fn check_stored_size(
+    inputs: &Value,
+    annotations: &Value,
+    export: &str,
+    reviewer: Option<&str>,
+    max: usize,
+) -> Result<(), RoutingError> {
+    let bytes =
+        json_len(inputs) + json_len(annotations) + export.len() + reviewer.map_or(0, str::len);
+    if bytes > max {
+        return Err(RoutingError::AnswerTooLarge { bytes, max });
+    }
+    Ok(())
+}
+
+/// The length of `v` written as JSON, counted without keeping the text.
+fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, v);
+    count.0
 }
 
 /// Purges what is due and forgets old tombstones now, then every minute (until aborted).

@@ -88,7 +88,9 @@ pub trait Store: Send + Sync {
 
     /// As [`Store::responses`], but when there are none yet, waits up to `timeout` for one to
     /// be stored (by this process or, on PostgreSQL, any replica) and answers as soon as it is.
-    /// Answers early, possibly empty, once [`Store::wake_all`] was called.
+    /// Answers early, possibly empty, once [`Store::wake_all`] was called, or when the document
+    /// is deleted (in this process, or on PostgreSQL by any replica): the caller then finds it
+    /// gone.
     fn wait_for_responses(
         &self,
         id: &str,
@@ -453,20 +455,31 @@ pub fn rfc3339(ms: Millis) -> String {
 // ---------------------------------------------------------------------------------------------
 // Waiting for responses
 
+/// How a notification says a document was deleted, before its id (PostgreSQL: see
+/// [`postgres`]).
+pub(crate) const GONE_PREFIX: &str = "gone:";
+
 /// The long-polls waiting in this process, by document id. Storing a response (here, or on
 /// PostgreSQL anywhere: see [`postgres`]) wakes the ones waiting on its document, which then
 /// read the store again.
 #[derive(Default)]
 pub(crate) struct Waiters {
-    by_document: Mutex<HashMap<String, Weak<Notify>>>,
+    by_document: Mutex<HashMap<String, Weak<Waiting>>>,
     closed: AtomicBool,
+}
+
+/// The waits on one document: woken when a response is stored, ended when it is deleted.
+#[derive(Default)]
+pub(crate) struct Waiting {
+    notify: Notify,
+    gone: AtomicBool,
 }
 
 /// One wait's registration; dropping it forgets the document when no one else waits on it.
 pub(crate) struct Subscription<'a> {
     waiters: &'a Waiters,
     id: String,
-    notify: Arc<Notify>,
+    notify: Arc<Waiting>,
 }
 
 impl Drop for Subscription<'_> {
@@ -480,7 +493,7 @@ impl Drop for Subscription<'_> {
 }
 
 impl Waiters {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Notify>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Waiting>>> {
         self.by_document.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -489,7 +502,7 @@ impl Waiters {
         let notify = match map.get(id).and_then(Weak::upgrade) {
             Some(n) => n,
             None => {
-                let n = Arc::new(Notify::new());
+                let n = Arc::new(Waiting::default());
                 map.insert(id.to_string(), Arc::downgrade(&n));
                 n
             }
@@ -510,16 +523,35 @@ impl Waiters {
     pub fn notify(&self, id: &str) {
         let notify = self.lock().get(id).and_then(Weak::upgrade);
         if let Some(n) = notify {
-            n.notify_waiters();
+            n.notify.notify_waiters();
+        }
+    }
+
+    /// The document `id` was deleted: its waits end now, and the front end answers that it is
+    /// gone.
+    pub fn bury(&self, id: &str) {
+        let notify = self.lock().get(id).and_then(Weak::upgrade);
+        if let Some(n) = notify {
+            n.gone.store(true, Ordering::SeqCst);
+            n.notify.notify_waiters();
+        }
+    }
+
+    /// A notification's payload: a document id (a response to it was stored) or
+    /// [`GONE_PREFIX`] and an id (it was deleted).
+    pub fn announced(&self, payload: &str) {
+        match payload.strip_prefix(GONE_PREFIX) {
+            Some(id) => self.bury(id),
+            None => self.notify(payload),
         }
     }
 
     /// Wakes every wait (they read the store again): after a lost connection, notifications
     /// may have been missed.
     pub fn notify_all(&self) {
-        let all: Vec<Arc<Notify>> = self.lock().values().filter_map(Weak::upgrade).collect();
+        let all: Vec<Arc<Waiting>> = self.lock().values().filter_map(Weak::upgrade).collect();
         for n in all {
-            n.notify_waiters();
+            n.notify.notify_waiters();
         }
     }
 
@@ -547,9 +579,13 @@ impl Waiters {
         let subscription = self.subscribe(id);
         loop {
             // Registered before the read, so an announcement made during it is not lost.
-            let announced = subscription.notify.notified();
+            let announced = subscription.notify.notify.notified();
             tokio::pin!(announced);
             announced.as_mut().enable();
+            // Deleted: nothing more will come; the caller finds it gone.
+            if subscription.notify.gone.load(Ordering::SeqCst) {
+                return Ok(Vec::new());
+            }
             let found = read().await?;
             if !found.is_empty() || Instant::now() >= deadline || self.closed.load(Ordering::SeqCst)
             {

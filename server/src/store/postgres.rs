@@ -9,7 +9,8 @@
 //!   later finds a new response numbered below N.
 //! - Long-polls: a trigger sends `NOTIFY passback_responses, '<document id>'` when a response
 //!   is inserted. Every replica keeps one connection that `LISTEN`s and wakes its waits on that
-//!   document; waits also read again every few seconds, in case that connection was down.
+//!   document; waits also read again every few seconds, in case that connection was down. A
+//!   delete sends `gone:<document id>` on the same channel, which ends the waits on it.
 //! - Migrations run at start, under an advisory lock, so replicas starting together apply each
 //!   one once.
 //!
@@ -18,9 +19,9 @@
 
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
-    NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError,
-    StoreFuture, StoredResponse, Waiters,
+    Added, Cursor, Document, DocumentSummary, GONE_PREFIX, KeyAdded, KeyInfo, Lookup, Migration,
+    Millis, NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store,
+    StoreError, StoreFuture, StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -272,7 +273,9 @@ async fn listen(target: Target, waiters: Weak<Waiters>) {
                         std::future::poll_fn(|cx| connection.poll_message(cx)).await
                     {
                         match (message, forward.upgrade()) {
-                            (Ok(AsyncMessage::Notification(n)), Some(w)) => w.notify(n.payload()),
+                            (Ok(AsyncMessage::Notification(n)), Some(w)) => {
+                                w.announced(n.payload())
+                            }
                             (Ok(_), Some(_)) => {}
                             (Err(e), _) => {
                                 tracing::warn!(error = %e, "the PostgreSQL listening connection failed");
@@ -463,6 +466,21 @@ impl Store for PostgresStore {
                 &[&id],
             )
             .await?;
+            // The long-polls on it end: here at once, on every replica when the notification
+            // arrives. A lost notification costs only promptness: those waits end on their
+            // own, and find the document gone.
+            self.waiters.bury(&id);
+            let gone = format!("{GONE_PREFIX}{id}");
+            if let Err(e) = self
+                .query(
+                    "cannot announce the deletion",
+                    "SELECT pg_notify($1, $2)",
+                    &[&CHANNEL, &gone],
+                )
+                .await
+            {
+                tracing::warn!(error = %e, "the deletion was not announced to other replicas");
+            }
             Ok(Lookup::Live(()))
         })
     }

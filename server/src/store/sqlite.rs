@@ -452,6 +452,7 @@ impl Store for SqliteStore {
     fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
         let id = id.to_string();
         Box::pin(async move {
+            let key = id.clone();
             let done = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -475,7 +476,11 @@ impl Store for SqliteStore {
                     Ok(outcome)
                 })
                 .await?;
-            Ok(done.unwrap_or(Lookup::Unknown))
+            let done = done.unwrap_or(Lookup::Unknown);
+            if done == Lookup::Live(()) {
+                self.waiters.bury(&key);
+            }
+            Ok(done)
         })
     }
 

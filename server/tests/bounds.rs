@@ -279,6 +279,55 @@ fn postgres_a_delete_on_one_replica_ends_the_long_polls_on_another() {
     }
 }
 
+/// Closing a document ends the long-polls on it at once: it takes no more responses, so there
+/// is nothing to wait for. The wait answers the (empty) list with the document now closed.
+fn a_close_ends_the_long_polls_on_it(backend: &Backend, replica: bool) {
+    let server = backend.serve(&["--long-polls-per-client", "1"]);
+    let addr = server.addr.clone();
+    let other = replica.then(|| backend.serve(&[]));
+    let closer = other.as_ref().map_or(addr.clone(), |o| o.addr.clone());
+    let a = std::sync::Arc::new(route(&addr));
+    let b = route(&addr);
+    let waiting = {
+        let (addr, a) = (addr.clone(), a.clone());
+        std::thread::spawn(move || holding_poll("127.0.0.2", &addr, &a))
+    };
+    refused_poll("127.0.0.2", &addr, &b);
+
+    let auth = format!("Bearer {}", a.token);
+    let closed = call(
+        &closer,
+        "PATCH",
+        &format!("/v1/documents/{}", a.id),
+        &[
+            ("authorization", &auth),
+            ("content-type", "application/json"),
+        ],
+        br#"{"status":"closed"}"#,
+    );
+    assert_eq!(closed.status, 200, "{}", closed.text());
+
+    let ended = waiting.join().expect("the long-poll");
+    assert_eq!(ended.status, 200, "{}", ended.text());
+    let body = ended.json();
+    assert_eq!(body["document"]["status"], "closed", "{body}");
+    assert_eq!(body["responses"], json!([]), "{body}");
+    // Its place in the budget is free again.
+    assert_eq!(poll_from("127.0.0.2", &addr, &b, "0.1").status, 200);
+}
+
+#[test]
+fn sqlite_a_close_ends_the_long_polls_on_it() {
+    a_close_ends_the_long_polls_on_it(&Backend::sqlite(), false);
+}
+
+#[test]
+fn postgres_a_close_on_one_replica_ends_the_long_polls_on_another() {
+    if let Some(backend) = Backend::postgres() {
+        a_close_ends_the_long_polls_on_it(&backend, true);
+    }
+}
+
 #[test]
 fn answers_per_review_link_are_rate_limited() {
     let backend = Backend::sqlite();

@@ -418,10 +418,15 @@ impl Routing {
             self.store.wait_for_responses(&doc.id, since, wait).await
         }
         .map_err(RoutingError::store)?;
-        // A wait that ends empty may have ended because the document was deleted meanwhile.
-        if found.is_empty() && !wait.is_zero() {
-            self.live(&doc.id).await?;
-        }
+        // A wait that ends empty may have ended because the document was deleted (410) or
+        // closed meanwhile: the list then says how it is now.
+        let now;
+        let doc = if found.is_empty() && !wait.is_zero() {
+            now = self.live(&doc.id).await?;
+            &now
+        } else {
+            doc
+        };
         Ok(json!({
             "document": document_summary(doc),
             "responses": found.iter().map(response_json).collect::<Vec<_>>(),

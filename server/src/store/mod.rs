@@ -527,8 +527,9 @@ impl Waiters {
         }
     }
 
-    /// The document `id` was deleted: its waits end now, and the front end answers that it is
-    /// gone.
+    /// The document `id` was deleted or closed: nothing more will come to it, so its waits end
+    /// now, and the front end reads the document again to answer (410 when it is gone, the
+    /// closed document's list otherwise).
     pub fn bury(&self, id: &str) {
         let notify = self.lock().get(id).and_then(Weak::upgrade);
         if let Some(n) = notify {
@@ -538,7 +539,7 @@ impl Waiters {
     }
 
     /// A notification's payload: a document id (a response to it was stored) or
-    /// [`GONE_PREFIX`] and an id (it was deleted).
+    /// [`GONE_PREFIX`] and an id (it was deleted or closed).
     pub fn announced(&self, payload: &str) {
         match payload.strip_prefix(GONE_PREFIX) {
             Some(id) => self.bury(id),

@@ -407,14 +407,31 @@ impl Store for PostgresStore {
             let rows = self
                 .query("cannot change a document's status", &sql, &[&id, &now])
                 .await?;
-            Ok(match rows.first() {
+            let found = match rows.first() {
                 None => Lookup::Unknown,
                 Some(r) => match document_row(&id, r, now)? {
                     Lookup::Live(doc) => Lookup::Live(doc.summary()),
                     Lookup::Gone => Lookup::Gone,
                     Lookup::Unknown => Lookup::Unknown,
                 },
-            })
+            };
+            // A closed document takes no more responses: its long-polls end, here and (by the
+            // notification deletes send too) on every replica.
+            if closed && matches!(found, Lookup::Live(_)) {
+                self.waiters.bury(&id);
+                let ended = format!("{GONE_PREFIX}{id}");
+                if let Err(e) = self
+                    .query(
+                        "cannot announce the close",
+                        "SELECT pg_notify($1, $2)",
+                        &[&CHANNEL, &ended],
+                    )
+                    .await
+                {
+                    tracing::warn!(error = %e, "the close was not announced to other replicas");
+                }
+            }
+            Ok(found)
         })
     }
 

@@ -400,6 +400,7 @@ impl Store for SqliteStore {
         now: Millis,
     ) -> StoreFuture<'_, Lookup<DocumentSummary>> {
         let id = id.to_string();
+        let key = id.clone();
         Box::pin(async move {
             let found = self
                 .run(false, move |c| {
@@ -431,7 +432,12 @@ impl Store for SqliteStore {
                     })
                 })
                 .await?;
-            Ok(found.unwrap_or(Lookup::Unknown))
+            let found = found.unwrap_or(Lookup::Unknown);
+            // A closed document takes no more responses: its long-polls end now.
+            if closed && matches!(found, Lookup::Live(_)) {
+                self.waiters.bury(&key);
+            }
+            Ok(found)
         })
     }
 

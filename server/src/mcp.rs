@@ -1,6 +1,9 @@
 //! Tools for agents over the Model Context Protocol (contract §6): `route_document`,
-//! `list_responses`, `get_document`, `set_status`, `delete_document`, `validate_document` and
-//! `get_components_spec`.
+//! `list_documents`, `list_responses`, `get_document`, `set_status`, `delete_document`,
+//! `validate_document` and `get_components_spec`.
+//!
+//! A document's tools take its `token`; over HTTP with a sender key (contract §6.1), they take
+//! the key's own documents without one, and `list_documents` lists them.
 //!
 //! Two transports serve the same tools: `passback mcp` on stdio (an agent on the desktop starts
 //! it, [`stdio`]), and streamable HTTP at `POST /mcp` on `passback serve` (`http::mcp`). Both
@@ -10,8 +13,12 @@
 
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
-use crate::routing::{MAX_WAIT, RoutingError, enter_long_poll, requested_status, take_route_token};
+use crate::routing::{
+    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
+    take_route_token,
+};
 use crate::state::AppState;
+use crate::store::{Cursor, Document};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -64,6 +71,7 @@ impl PassbackMcp {
     async fn run(&self, name: &str, args: &JsonObject) -> Result<Answer, Refusal> {
         match name {
             "route_document" => self.route_document(args).await.map(Answer::Json),
+            "list_documents" => self.list_documents(args).await.map(Answer::Json),
             "list_responses" => self.list_responses(args).await.map(Answer::Json),
             "get_document" => self.get_document(args).await.map(Answer::Json),
             "set_status" => self.set_status(args).await.map(Answer::Json),
@@ -102,14 +110,76 @@ impl PassbackMcp {
         Ok(checked.record(&self.state.origin()))
     }
 
+    /// The document a tool acts on for its sender: by its `token` (or a key given as the
+    /// token), or, without one, by the session's sender key when that key routed it.
+    async fn owned(
+        &self,
+        routing: &Routing,
+        args: &JsonObject,
+        tool: &str,
+    ) -> Result<Document, Refusal> {
+        let id = tool_text_arg(args, tool, "id", "the id route_document answered")?;
+        if args.contains_key("token") {
+            let token = tool_text_arg(args, tool, "token", "the token route_document answered")?;
+            return Ok(routing.owned(id, token).await?);
+        }
+        let Some(key) = &self.key else {
+            return Err(Refusal::new(format!(
+                "{tool} needs \"token\": the token route_document answered, as a string (or call /mcp with the sender key that routed the document, as Authorization: Bearer pbk_…)."
+            )));
+        };
+        let doc = routing.live(id).await?;
+        if doc.owner.as_deref() == Some(key.id.as_str()) {
+            Ok(doc)
+        } else {
+            // Word for word the answer for an id never routed: a key learns nothing of others.
+            Err(RoutingError::Unknown { id: id.to_string() }.into())
+        }
+    }
+
+    async fn list_documents(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "list_documents", &["after", "limit"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let Some(key) = &self.key else {
+            return Err(Refusal::new(
+                "list_documents lists a sender key's documents: call /mcp with Authorization: Bearer pbk_… (a key from `passback keys add NAME`). Documents routed without a key are read with their token.",
+            ));
+        };
+        let after = match args.get("after") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.is_empty() => None,
+            Some(Value::String(s)) => Some(Cursor::decode(s).ok_or_else(|| {
+                Refusal::new(
+                    "list_documents: \"after\" must be the \"next\" cursor of a page, as given.",
+                )
+            })?),
+            Some(_) => {
+                return Err(Refusal::new(
+                    "list_documents: \"after\" must be the \"next\" cursor of a page, a string.",
+                ));
+            }
+        };
+        let limit = match args.get("limit") {
+            None | Some(Value::Null) => PAGE_DEFAULT,
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=PAGE_MAX).contains(n))
+                .ok_or_else(|| {
+                    Refusal::new(format!(
+                        "list_documents: \"limit\" must be a whole number from 1 to {PAGE_MAX}."
+                    ))
+                })?,
+        };
+        Ok(routing.documents_of(key, after, limit).await?)
+    }
+
     async fn list_responses(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "list_responses", &["id", "token", "since", "wait"])?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
-        let id = text_arg(args, "id", "the id route_document answered")?;
-        let token = text_arg(args, "token", "the token route_document answered")?;
         let since = since_arg(args.get("since"))?;
         let wait = wait_arg(args.get("wait"))?;
-        let doc = routing.authorized(id, token).await?;
+        let doc = self.owned(routing, args, "list_responses").await?;
         // A wait holds a place in the long-poll budget while it lasts.
         let _slot = if wait.is_zero() {
             None
@@ -122,17 +192,15 @@ impl PassbackMcp {
     async fn get_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "get_document", &["id", "token"])?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
-        let (id, token) = owner_args(args, "get_document")?;
-        let doc = routing.authorized(id, token).await?;
+        let doc = self.owned(routing, args, "get_document").await?;
         Ok(routing.summary_json(&doc.summary()))
     }
 
     async fn set_status(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "set_status", &["id", "token", "status"])?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
-        let (id, token) = owner_args(args, "set_status")?;
+        let doc = self.owned(routing, args, "set_status").await?;
         let closed = requested_status(args.get("status")).map_err(Refusal::new)?;
-        let doc = routing.authorized(id, token).await?;
         let summary = routing.set_status(&doc.id, closed).await?;
         Ok(routing.summary_json(&summary))
     }
@@ -140,8 +208,7 @@ impl PassbackMcp {
     async fn delete_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
         only(args, "delete_document", &["id", "token"])?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
-        let (id, token) = owner_args(args, "delete_document")?;
-        let doc = routing.authorized(id, token).await?;
+        let doc = self.owned(routing, args, "delete_document").await?;
         routing.delete(&doc.id).await?;
         Ok(json!({ "id": doc.id, "deleted": true }))
     }
@@ -291,10 +358,6 @@ fn only(args: &JsonObject, tool: &str, names: &[&str]) -> Result<(), Refusal> {
     }))
 }
 
-fn text_arg<'a>(args: &'a JsonObject, name: &str, what: &str) -> Result<&'a str, Refusal> {
-    tool_text_arg(args, "list_responses", name, what)
-}
-
 fn tool_text_arg<'a>(
     args: &'a JsonObject,
     tool: &str,
@@ -307,14 +370,6 @@ fn tool_text_arg<'a>(
             "{tool} needs \"{name}\": {what}, as a string."
         ))),
     }
-}
-
-/// The `id` and `token` of a tool acting on one document for its sender.
-fn owner_args<'a>(args: &'a JsonObject, tool: &str) -> Result<(&'a str, &'a str), Refusal> {
-    Ok((
-        tool_text_arg(args, tool, "id", "the id route_document answered")?,
-        tool_text_arg(args, tool, "token", "the token route_document answered")?,
-    ))
 }
 
 /// `since`: a response id, 0 (the default) for all of them. An id beyond any there can be
@@ -363,8 +418,9 @@ fn wait_arg(v: Option<&Value>) -> Result<Duration, Refusal> {
 // ---------------------------------------------------------------------------------------------
 // The tools as agents see them
 
-const TOOL_NAMES: [&str; 7] = [
+const TOOL_NAMES: [&str; 8] = [
     "route_document",
+    "list_documents",
     "list_responses",
     "get_document",
     "set_status",
@@ -431,7 +487,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     );
     let Value::Object(list_properties) = json!({
         "id": { "type": "string", "description": "The document's id, from route_document." },
-        "token": { "type": "string", "description": "The document's token, from route_document: it alone opens the answers." },
+        "token": { "type": "string", "description": "The document's token, from route_document: it alone opens the answers. Not needed over HTTP with the sender key that routed the document." },
         "since": { "type": "integer", "minimum": 0, "default": 0, "description": "Only responses after this response_id (0: all). Pass the last response_id you have." },
         "wait": { "type": "number", "minimum": 0, "maximum": MAX_WAIT.as_secs(), "default": 0, "description": "When there is no newer response yet, wait up to this many seconds for one and answer as soon as it arrives (an empty list when the time is up)." }
     }) else {
@@ -439,7 +495,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     };
     let Value::Object(owner_properties) = json!({
         "id": { "type": "string", "description": "The document's id, from route_document." },
-        "token": { "type": "string", "description": "The document's token, from route_document." }
+        "token": { "type": "string", "description": "The document's token, from route_document. Not needed over HTTP with the sender key that routed the document." }
+    }) else {
+        unreachable!("an object literal")
+    };
+    let Value::Object(page_properties) = json!({
+        "after": { "type": "string", "description": "The next cursor of the previous page; leave out for the first page." },
+        "limit": { "type": "integer", "minimum": 1, "maximum": PAGE_MAX, "default": PAGE_DEFAULT, "description": "Documents on the page." }
     }) else {
         unreachable!("an object literal")
     };
@@ -466,23 +528,30 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 .open_world(false),
         ),
         Tool::new(
+            "list_documents",
+            "The documents your sender key routed, newest first, a page at a time: {documents: [{id, status, created_at, expires_at, views, responses, last_response_at, purge_at}], next}. Pass next as after for the next page (null on the last). Needs /mcp called with a sender key (Authorization: Bearer pbk_…).",
+            schema(page_properties, &[]),
+        )
+        .with_title("List your routed documents")
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new(
             "list_responses",
             "The answers people sent to a routed document, oldest first, as {document, responses}. Each response has response_id, received_at, reviewer, componentInputs (the answers as JSON keyed by block id: b1, b2, …), annotations, and export (the answers as Markdown, ready to read). Pass since = the last response_id you have for only newer ones, and wait (seconds, at most 60) to wait for the next answer instead of polling.",
-            schema(list_properties, &["id", "token"]),
+            schema(list_properties, &["id"]),
         )
         .with_title("Read the answers to a routed document")
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
             "get_document",
             "Where a routed document stands, without pulling its answers: {id, status (open, closed or expired), created_at, expires_at, views (review page loads), responses (how many), last_response_at, purge_at (when a closed or expired document and its answers will be deleted; null while open)}.",
-            schema(owner_properties.clone(), &["id", "token"]),
+            schema(owner_properties.clone(), &["id"]),
         )
         .with_title("A routed document's status and counts")
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
             "set_status",
             "Close a routed document (status \"closed\": its review page says it is closed and takes no more answers; the answers it took stay readable with list_responses) or reopen it (\"open\"). Answers the document's status and counts, as get_document.",
-            schema(status_properties, &["id", "token", "status"]),
+            schema(status_properties, &["id", "status"]),
         )
         .with_title("Close or reopen a routed document")
         .with_annotations(
@@ -495,7 +564,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         Tool::new(
             "delete_document",
             "Delete a routed document and all its answers now: its review link answers that it is gone, and list_responses can no longer read them. Answers {id, deleted: true}.",
-            schema(owner_properties, &["id", "token"]),
+            schema(owner_properties, &["id"]),
         )
         .with_title("Delete a routed document and its answers")
         .with_annotations(
@@ -540,7 +609,7 @@ impl ServerHandler for PassbackMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("passback", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one). get_document shows its status and counts; set_status closes it when you have the answers you need (they stay readable), and delete_document removes it and its answers.",
+                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one). get_document shows its status and counts; set_status closes it when you have the answers you need (they stay readable), and delete_document removes it and its answers. Called with a sender key, list_documents lists the key's documents, and the other tools need no token for them.",
             )
     }
 

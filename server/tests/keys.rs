@@ -285,7 +285,7 @@ fn keys_off_loopback(backend: &Backend) {
     assert_eq!(listed.status, 200, "{}", listed.text());
     assert_eq!(
         listed.json()["result"]["tools"].as_array().map(Vec::len),
-        Some(7)
+        Some(8)
     );
     assert_unauthorized(&route_over_mcp(addr, ""), "passback keys add");
     let routed = route_over_mcp(addr, &key);
@@ -571,6 +571,124 @@ fn quota(backend: &Backend) {
 
 // ---------------------------------------------------------------------------------------------
 // SQLite
+
+/// One tool call over `/mcp` with `key` (none when empty): the tool's result.
+fn tool(addr: &str, key: &str, name: &str, arguments: Value) -> Value {
+    let r = mcp(
+        addr,
+        key,
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                 "params": { "name": name, "arguments": arguments } }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["result"].clone()
+}
+
+/// A sender with a key does the whole loop over MCP without a token: route, list, read, close,
+/// reopen, pull and delete; another key sees none of it, and no key lists nothing.
+fn the_loop_over_mcp(backend: &Backend) {
+    let a = add_key(backend, "a");
+    let b = add_key(backend, "b");
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let routed = tool(addr, &a, "route_document", json!({ "markdown": DOC }));
+    let id = routed["structuredContent"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    let listed = tool(addr, &a, "list_documents", json!({ "limit": 5 }));
+    let documents = &listed["structuredContent"]["documents"];
+    assert_eq!(documents[0]["id"], json!(id), "{listed}");
+    assert_eq!(documents[0]["status"], "open", "{listed}");
+
+    let closed = tool(
+        addr,
+        &a,
+        "set_status",
+        json!({ "id": id, "status": "closed" }),
+    );
+    assert_eq!(closed["structuredContent"]["status"], "closed", "{closed}");
+    let got = tool(addr, &a, "get_document", json!({ "id": id }));
+    assert_eq!(got["structuredContent"]["status"], "closed", "{got}");
+    let reopened = tool(
+        addr,
+        &a,
+        "set_status",
+        json!({ "id": id, "status": "open" }),
+    );
+    assert_eq!(
+        reopened["structuredContent"]["status"], "open",
+        "{reopened}"
+    );
+    let answered = call(
+        addr,
+        "POST",
+        &format!("/r/{id}/responses"),
+        &[("content-type", "application/json")],
+        json!({ "responses": { "b1": { "selected": ["EU"] } } }).to_string(),
+    );
+    assert_eq!(answered.status, 201, "{}", answered.text());
+    let pulled = tool(addr, &a, "list_responses", json!({ "id": id }));
+    assert_eq!(
+        pulled["structuredContent"]["responses"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "{pulled}"
+    );
+
+    // Another key: the document does not exist for it; no key: a token is asked for.
+    for (name, args) in [
+        ("get_document", json!({ "id": id })),
+        ("list_responses", json!({ "id": id })),
+        ("set_status", json!({ "id": id, "status": "closed" })),
+        ("delete_document", json!({ "id": id })),
+    ] {
+        let other = tool(addr, &b, name, args.clone());
+        assert_eq!(other["isError"], json!(true), "{name}: {other}");
+        assert!(other.to_string().contains("no document"), "{name}: {other}");
+        let keyless = tool(addr, "", name, args);
+        assert_eq!(keyless["isError"], json!(true), "{name}: {keyless}");
+        assert!(
+            keyless.to_string().contains("needs \\\"token\\\""),
+            "{name}: {keyless}"
+        );
+    }
+    let nothing = tool(addr, &b, "list_documents", json!({}));
+    assert_eq!(
+        nothing["structuredContent"]["documents"],
+        json!([]),
+        "{nothing}"
+    );
+    let keyless = tool(addr, "", "list_documents", json!({}));
+    assert_eq!(keyless["isError"], json!(true), "{keyless}");
+    assert!(
+        keyless.to_string().contains("passback keys add"),
+        "{keyless}"
+    );
+    let bad = tool(addr, &a, "list_documents", json!({ "after": "nope" }));
+    assert_eq!(bad["isError"], json!(true), "{bad}");
+
+    let deleted = tool(addr, &a, "delete_document", json!({ "id": id }));
+    assert_eq!(
+        deleted["structuredContent"]["deleted"],
+        json!(true),
+        "{deleted}"
+    );
+    assert_eq!(call(addr, "GET", &format!("/r/{id}"), &[], b"").status, 410);
+}
+
+#[test]
+fn sqlite_a_sender_with_a_key_needs_no_token_over_mcp() {
+    the_loop_over_mcp(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_a_sender_with_a_key_needs_no_token_over_mcp() {
+    if let Some(backend) = Backend::postgres() {
+        the_loop_over_mcp(&backend);
+    }
+}
 
 #[test]
 fn sqlite_keys_are_made_listed_and_revoked_by_the_command() {

@@ -18,7 +18,8 @@ use super::request::{client_of, content_type_of, document_from, media, read_body
 use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
 use crate::routing::{
-    MAX_WAIT, Routing, RoutingError, enter_long_poll, requested_status, take_route_token,
+    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
+    take_route_token,
 };
 use crate::state::AppState;
 use crate::store::{Cursor, Document, KeyInfo};
@@ -128,10 +129,6 @@ async fn list(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
         Err(e) => refused(e, false),
     }
 }
-
-/// Documents a page of `GET /v1/documents` lists by default, and at most.
-pub const PAGE_DEFAULT: usize = 50;
-pub const PAGE_MAX: usize = 200;
 
 /// `after` (a cursor from a page's `next`) and `limit` (1 to [`PAGE_MAX`]).
 fn page_query(query: &str) -> Result<(Option<Cursor>, usize), Resp> {

@@ -505,6 +505,11 @@ pub fn take_route_token(
     }
 }
 
+/// Documents a page of a key's listing holds by default (`GET /v1/documents`, the
+/// `list_documents` tool), and at most.
+pub const PAGE_DEFAULT: usize = 50;
+pub const PAGE_MAX: usize = 200;
+
 /// A place in the long-poll budget for a wait on `document` by `client`, or the 429 saying
 /// which budget is full.
 pub fn enter_long_poll(

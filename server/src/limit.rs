@@ -277,13 +277,14 @@ pub const LONG_POLL_RETRY: Duration = Duration::from_secs(2);
 
 /// How many long-polls may wait at once: on the whole server (`--max-long-polls`), on one
 /// document (`--long-polls-per-document`), from one client address
-/// (`--long-polls-per-client`). A waiting long-poll holds a connection for up to a minute, so
+/// (`--long-polls-per-client`), on the documents of one sender key (`--long-polls-per-key`). A waiting long-poll holds a connection for up to a minute, so
 /// without its own budget a few holders of one document's token could hold every connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LongPollBudget {
     pub total: usize,
     pub per_document: usize,
     pub per_client: usize,
+    pub per_key: usize,
 }
 
 impl Default for LongPollBudget {
@@ -292,6 +293,7 @@ impl Default for LongPollBudget {
             total: 256,
             per_document: 8,
             per_client: 32,
+            per_key: 64,
         }
     }
 }
@@ -308,6 +310,7 @@ struct Held {
     total: usize,
     documents: HashMap<String, usize>,
     clients: HashMap<IpAddr, usize>,
+    keys: HashMap<String, usize>,
 }
 
 /// One waiting long-poll's place in the budget; given back when dropped.
@@ -316,6 +319,7 @@ pub struct LongPollSlot {
     polls: Arc<LongPolls>,
     document: String,
     client: Option<IpAddr>,
+    key: Option<String>,
 }
 
 impl LongPolls {
@@ -336,12 +340,14 @@ impl LongPolls {
     }
 
     /// A place for one long-poll on `document` from `client` (`None`: a client without an
-    /// address, the stdio tools, counted on the server and the document only), or the
+    /// address, the stdio tools, counted on the server and the document only), whose sender
+    /// key is `key` (the id of the key that routed it; `None` when routed without one), or the
     /// sentence saying which budget is full.
     pub fn enter(
         self: &Arc<Self>,
         document: &str,
         client: Option<IpAddr>,
+        key: Option<&str>,
     ) -> Result<LongPollSlot, String> {
         let client = client.map(client_key);
         let mut held = self.lock();
@@ -369,15 +375,28 @@ impl LongPolls {
                 LONG_POLL_RETRY.as_secs()
             ));
         }
+        if let Some(key) = key
+            && held.keys.get(key).copied().unwrap_or(0) >= b.per_key
+        {
+            return Err(format!(
+                "This sender key's documents have {} long-polls waiting already, its limit (--long-polls-per-key); retry in {} s, or ask without wait.",
+                b.per_key,
+                LONG_POLL_RETRY.as_secs()
+            ));
+        }
         held.total += 1;
         *held.documents.entry(document.to_string()).or_insert(0) += 1;
         if let Some(ip) = client {
             *held.clients.entry(ip).or_insert(0) += 1;
         }
+        if let Some(key) = key {
+            *held.keys.entry(key.to_string()).or_insert(0) += 1;
+        }
         Ok(LongPollSlot {
             polls: self.clone(),
             document: document.to_string(),
             client,
+            key: key.map(str::to_string),
         })
     }
 
@@ -403,6 +422,14 @@ impl Drop for LongPollSlot {
             *n -= 1;
             if *n == 0 {
                 held.clients.remove(&ip);
+            }
+        }
+        if let Some(key) = &self.key
+            && let Some(n) = held.keys.get_mut(key)
+        {
+            *n -= 1;
+            if *n == 0 {
+                held.keys.remove(key);
             }
         }
     }
@@ -498,22 +525,46 @@ mod tests {
             total: 3,
             per_document: 2,
             per_client: 2,
+            per_key: 3,
         }));
-        let a = polls.enter("doc", Some(ip("192.0.2.1"))).unwrap();
-        let _b = polls.enter("doc", Some(ip("192.0.2.2"))).unwrap();
-        let e = polls.enter("doc", Some(ip("192.0.2.3"))).unwrap_err();
+        let a = polls.enter("doc", Some(ip("192.0.2.1")), None).unwrap();
+        let _b = polls.enter("doc", Some(ip("192.0.2.2")), None).unwrap();
+        let e = polls.enter("doc", Some(ip("192.0.2.3")), None).unwrap_err();
         assert!(e.contains("--long-polls-per-document"), "{e}");
-        let _c = polls.enter("other", Some(ip("192.0.2.1"))).unwrap();
-        let e = polls.enter("third", None).unwrap_err();
+        let _c = polls.enter("other", Some(ip("192.0.2.1")), None).unwrap();
+        let e = polls.enter("third", None, None).unwrap_err();
         assert!(e.contains("--max-long-polls"), "{e}");
         // Places come back when dropped; an address holds at most its share.
         drop(a);
-        let _d = polls.enter("other", Some(ip("192.0.2.1"))).unwrap();
+        let _d = polls.enter("other", Some(ip("192.0.2.1")), None).unwrap();
         drop(_b);
-        let e = polls.enter("fourth", Some(ip("192.0.2.1"))).unwrap_err();
+        let e = polls
+            .enter("fourth", Some(ip("192.0.2.1")), None)
+            .unwrap_err();
         assert!(e.contains("--long-polls-per-client"), "{e}");
-        let _e = polls.enter("fourth", None).unwrap();
+        let _e = polls.enter("fourth", None, None).unwrap();
         assert_eq!(polls.waiting(), 3);
+    }
+
+    #[test]
+    fn a_sender_keys_documents_share_one_budget() {
+        let polls = Arc::new(LongPolls::new(LongPollBudget {
+            total: 100,
+            per_document: 100,
+            per_client: 100,
+            per_key: 2,
+        }));
+        // Each document and address differs: only the key they share counts them together.
+        let a = polls.enter("d1", Some(ip("192.0.2.1")), Some("k")).unwrap();
+        let _b = polls.enter("d2", Some(ip("192.0.2.2")), Some("k")).unwrap();
+        let e = polls
+            .enter("d3", Some(ip("192.0.2.3")), Some("k"))
+            .unwrap_err();
+        assert!(e.contains("--long-polls-per-key"), "{e}");
+        let _other = polls.enter("d3", Some(ip("192.0.2.3")), Some("j")).unwrap();
+        let _keyless = polls.enter("d4", Some(ip("192.0.2.4")), None).unwrap();
+        drop(a);
+        let _c = polls.enter("d3", Some(ip("192.0.2.3")), Some("k")).unwrap();
     }
 
     #[test]

@@ -184,7 +184,7 @@ impl PassbackMcp {
         let _slot = if wait.is_zero() {
             None
         } else {
-            Some(enter_long_poll(&self.state, &doc.id, self.client)?)
+            Some(enter_long_poll(&self.state, &doc, self.client)?)
         };
         Ok(routing.responses_after(&doc, since, wait).await?)
     }

@@ -24,6 +24,8 @@ pub(super) const USAGE: Usage = Usage {
         #[cfg(feature = "store")]
         "[--max-long-polls N] [--long-polls-per-document N] [--long-polls-per-client N]",
         #[cfg(feature = "store")]
+        "[--long-polls-per-key N]",
+        #[cfg(feature = "store")]
         "[--answer-limit N/min|N/h|off] [--document-answer-limit N/min|N/h|off]",
         #[cfg(feature = "store")]
         "[--max-answer-bytes BYTES]",
@@ -211,6 +213,13 @@ pub(super) const USAGE: Usage = Usage {
         },
         #[cfg(feature = "store")]
         Flag {
+            name: "long-polls-per-key",
+            value: "N",
+            about: "long-polls waiting at once on the documents of one sender key\n\
+                    (default 64)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
             name: "answer-limit",
             value: "RATE",
             about: "answers one client address may post to one document, N/min or N/h;\n\
@@ -388,6 +397,10 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
             per_client: match a.number::<usize>("long-polls-per-client", "a whole number")? {
                 Some(n) => at_least_one(n, "long-polls-per-client")?,
                 None => default.per_client,
+            },
+            per_key: match a.number::<usize>("long-polls-per-key", "a whole number")? {
+                Some(n) => at_least_one(n, "long-polls-per-key")?,
+                None => default.per_key,
             },
         };
         config = config.with_long_polls(budget);

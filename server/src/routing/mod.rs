@@ -8,7 +8,7 @@
 //! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
-//! | how many long-polls wait at once (server, document, client) | [`enter_long_poll`] |
+//! | how many long-polls wait at once (server, document, client, sender key) | [`enter_long_poll`] |
 //! | how many answers a link takes a minute; how large one is as stored | [`take_answer_token`], [`check_stored_size`] |
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
 //! | a sender key: live, or refused as unknown or revoked | [`Routing::sender`] |
@@ -510,16 +510,17 @@ pub fn take_route_token(
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 200;
 
-/// A place in the long-poll budget for a wait on `document` by `client`, or the 429 saying
+/// A place in the long-poll budget for a wait on `document` (counted on its sender key too) by
+/// `client`, or the 429 saying
 /// which budget is full.
 pub fn enter_long_poll(
     state: &crate::state::AppState,
-    document: &str,
+    document: &Document,
     client: Option<IpAddr>,
 ) -> Result<crate::limit::LongPollSlot, RoutingError> {
     state
         .long_polls
-        .enter(document, client)
+        .enter(&document.id, client, document.owner.as_deref())
         .map_err(|why| RoutingError::Bounded {
             wait: crate::limit::LONG_POLL_RETRY,
             why,

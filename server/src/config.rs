@@ -81,6 +81,10 @@ pub struct Config {
     /// no limit.
     #[cfg(feature = "store")]
     pub key_documents_per_hour: Option<u64>,
+    /// Bytes one sender key's kept documents may take as stored, their responses included
+    /// (`--key-max-bytes`); `None` for no limit.
+    #[cfg(feature = "store")]
+    pub key_max_bytes: Option<u64>,
     /// Long-polls waiting at once: on the server, per document, per client address.
     #[cfg(feature = "store")]
     pub long_polls: limit::LongPollBudget,
@@ -139,6 +143,8 @@ impl Default for Config {
             require_keys: false,
             #[cfg(feature = "store")]
             key_documents_per_hour: Some(1000),
+            #[cfg(feature = "store")]
+            key_max_bytes: Some(1 << 30),
             #[cfg(feature = "store")]
             long_polls: limit::LongPollBudget::default(),
             #[cfg(feature = "store")]
@@ -261,6 +267,10 @@ impl Config {
     }
     pub fn with_key_documents_per_hour(mut self, n: Option<u64>) -> Self {
         self.key_documents_per_hour = n;
+        self
+    }
+    pub fn with_key_max_bytes(mut self, n: Option<u64>) -> Self {
+        self.key_max_bytes = n;
         self
     }
     pub fn with_long_polls(mut self, budget: limit::LongPollBudget) -> Self {

@@ -101,7 +101,11 @@ impl PassbackMcp {
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
         if let Some(key) = &self.key {
             routing
-                .within_quota(key, self.state.config.key_documents_per_hour)
+                .within_quota(
+                    key,
+                    self.state.config.key_documents_per_hour,
+                    self.state.config.key_max_bytes,
+                )
                 .await?;
         }
         let checked = routing
@@ -321,6 +325,7 @@ impl From<RoutingError> for Refusal {
             )),
             RoutingError::OverLimit { wait, .. }
             | RoutingError::KeyQuota { wait, .. }
+            | RoutingError::KeyFull { wait, .. }
             | RoutingError::Bounded { wait, .. } => {
                 Refusal::new(e.to_string()).with("retry_after", json!(wait.as_secs()))
             }

@@ -690,6 +690,60 @@ fn postgres_a_sender_with_a_key_needs_no_token_over_mcp() {
     }
 }
 
+/// A key whose documents and answers take `--key-max-bytes` routes no more until some are
+/// deleted; the answers its documents take count, and other keys are not held back.
+fn storage_quota(backend: &Backend) {
+    let key = add_key(backend, "big");
+    let other = add_key(backend, "small");
+    // The document is 123 bytes as stored; two fit in 280, and an answer (some 70 bytes of
+    // answers and export) tips the balance.
+    let server = backend.serve(&["--key-max-bytes", "280"]);
+    let addr = server.addr.as_str();
+    let (first, token) = route(addr, &key);
+    route(addr, &key);
+    let answered = call(
+        addr,
+        "POST",
+        &format!("/r/{first}/responses"),
+        &[("content-type", "application/json")],
+        json!({ "responses": { "b1": { "selected": ["EU"] } } }).to_string(),
+    );
+    assert_eq!(answered.status, 201, "{}", answered.text());
+    let full = route_with(addr, &key, &json!({ "markdown": DOC }));
+    assert_eq!(full.status, 429, "{}", full.text());
+    assert!(full.header("retry-after").is_some());
+    assert!(
+        full.problem_detail().contains("--key-max-bytes"),
+        "{}",
+        full.text()
+    );
+    let refused = route_over_mcp(addr, &key).json();
+    assert_eq!(refused["result"]["isError"], json!(true), "{refused}");
+    route(addr, &other);
+    // Deleting a document gives its room back.
+    let deleted = call(
+        addr,
+        "DELETE",
+        &format!("/v1/documents/{first}"),
+        &[("authorization", &bearer(&token))],
+        b"",
+    );
+    assert_eq!(deleted.status, 204, "{}", deleted.text());
+    route(addr, &key);
+}
+
+#[test]
+fn sqlite_a_key_keeps_at_most_its_bytes() {
+    storage_quota(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_a_key_keeps_at_most_its_bytes() {
+    if let Some(backend) = Backend::postgres() {
+        storage_quota(&backend);
+    }
+}
+
 #[test]
 fn sqlite_keys_are_made_listed_and_revoked_by_the_command() {
     the_keys_command(&Backend::sqlite());

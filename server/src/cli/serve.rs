@@ -22,6 +22,8 @@ pub(super) const USAGE: Usage = Usage {
         #[cfg(feature = "store")]
         "[--open-routing | --require-keys] [--key-documents-per-hour N|off]",
         #[cfg(feature = "store")]
+        "[--key-max-bytes BYTES|off]",
+        #[cfg(feature = "store")]
         "[--max-long-polls N] [--long-polls-per-document N] [--long-polls-per-client N]",
         #[cfg(feature = "store")]
         "[--long-polls-per-key N]",
@@ -191,6 +193,13 @@ pub(super) const USAGE: Usage = Usage {
             value: "N",
             about: "documents one sender key may route in any hour; more get 429\n\
                     with Retry-After (default 1000; off for no limit)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "key-max-bytes",
+            value: "BYTES",
+            about: "bytes one sender key's kept documents and their answers may take;\n\
+                    routing more gets 429 (default 1073741824, 1 GiB; off for no limit)",
         },
         #[cfg(feature = "store")]
         Flag {
@@ -378,6 +387,16 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
                     format!("--key-documents-per-hour must be a whole number, at least 1, or off, not `{n}`")
                 })?;
                 config = config.with_key_documents_per_hour(Some(n));
+            }
+        }
+        match a.flag("key-max-bytes")? {
+            None => {}
+            Some("off") => config = config.with_key_max_bytes(None),
+            Some(n) => {
+                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--key-max-bytes must be a whole number of bytes, at least 1, or off, not `{n}`")
+                })?;
+                config = config.with_key_max_bytes(Some(n));
             }
         }
     }

@@ -54,7 +54,11 @@ async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     }
     if let Some(key) = &key
         && let Err(e) = routing
-            .within_quota(key, state.config.key_documents_per_hour)
+            .within_quota(
+                key,
+                state.config.key_documents_per_hour,
+                state.config.key_max_bytes,
+            )
             .await
     {
         return refused(e, false);

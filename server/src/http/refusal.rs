@@ -32,7 +32,9 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
             return r;
         }
         RoutingError::Bounded { wait, .. } => return too_many(*wait, e.to_string(), browser),
-        RoutingError::OverLimit { wait, .. } | RoutingError::KeyQuota { wait, .. } => {
+        RoutingError::OverLimit { wait, .. }
+        | RoutingError::KeyQuota { wait, .. }
+        | RoutingError::KeyFull { wait, .. } => {
             let mut r = problem_with(
                 StatusCode::TOO_MANY_REQUESTS,
                 e.to_string(),

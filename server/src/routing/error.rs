@@ -34,6 +34,12 @@ pub enum RoutingError {
     RevokedKey,
     /// The key has routed as many documents this hour as `--key-documents-per-hour` allows.
     KeyQuota { limit: u64, wait: Duration },
+    /// The key's kept documents take as many bytes as `--key-max-bytes` allows.
+    KeyFull {
+        used: u64,
+        limit: u64,
+        wait: Duration,
+    },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
@@ -110,6 +116,10 @@ impl fmt::Display for RoutingError {
                 f,
                 "This key has routed {limit} documents in the last hour, as many as this server allows (--key-documents-per-hour); try again in {} s.",
                 wait.as_secs()
+            ),
+            RoutingError::KeyFull { used, limit, .. } => write!(
+                f,
+                "This key's documents and their answers take {used} bytes, and this server keeps at most {limit} for one key (--key-max-bytes); delete documents you no longer need (DELETE /v1/documents/{{id}}), or wait for them to expire and be purged.",
             ),
             RoutingError::Full { max_responses } => write!(
                 f,

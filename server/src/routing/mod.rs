@@ -263,13 +263,30 @@ impl Routing {
         }
     }
 
-    /// Whether `key` may route one more document now: at most `per_hour` in any hour
-    /// (`--key-documents-per-hour`; `None` for no limit).
+    /// Whether `key` may route one more document now: its kept documents and their responses
+    /// under `max_bytes` as stored (`--key-max-bytes`), and at most `per_hour` in any hour
+    /// (`--key-documents-per-hour`); `None` for no limit.
     pub async fn within_quota(
         &self,
         key: &KeyInfo,
         per_hour: Option<u64>,
+        max_bytes: Option<u64>,
     ) -> Result<(), RoutingError> {
+        if let Some(limit) = max_bytes {
+            let used = self
+                .store
+                .stored_bytes(&key.id)
+                .await
+                .map_err(RoutingError::store)?;
+            if used >= limit {
+                return Err(RoutingError::KeyFull {
+                    used,
+                    limit,
+                    // Room comes back only as documents are deleted or purged.
+                    wait: Duration::from_secs(3600),
+                });
+            }
+        }
         let Some(limit) = per_hour else {
             return Ok(());
         };

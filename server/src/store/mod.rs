@@ -137,6 +137,10 @@ pub trait Store: Send + Sync {
 
     /// How many documents `owner` routed at or after `since`, and when the first of them was.
     fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)>;
+
+    /// The bytes `owner`'s kept documents take as stored: their text and their responses'
+    /// answers, comments and exports.
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64>;
 }
 
 /// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).

@@ -774,6 +774,27 @@ impl Store for PostgresStore {
                 .map_or((0, None), |r| (r.get::<_, i64>(0) as u64, r.get(1))))
         })
     }
+
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot count the key's stored bytes",
+                    "SELECT
+                       (SELECT coalesce(sum(octet_length(markdown)), 0) FROM documents
+                        WHERE owner_key = $1 AND gone_at IS NULL)::bigint
+                     + (SELECT coalesce(sum(octet_length(r.component_inputs::text)
+                                          + octet_length(r.annotations::text)
+                                          + octet_length(r.export)), 0)
+                        FROM responses r JOIN documents d ON d.id = r.document_id
+                        WHERE d.owner_key = $1 AND d.gone_at IS NULL)::bigint",
+                    &[&owner],
+                )
+                .await?;
+            Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
+        })
+    }
 }
 
 fn key_info(r: &Row) -> KeyInfo {

@@ -444,6 +444,11 @@ impl Store for SealedStore {
     fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
         self.inner.routed_since(owner, since)
     }
+
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
+        // Counted as sealed: what the key's documents take on disk.
+        self.inner.stored_bytes(owner)
+    }
 }
 
 #[cfg(test)]

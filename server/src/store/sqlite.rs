@@ -783,6 +783,29 @@ impl Store for SqliteStore {
             Ok(found.unwrap_or((0, None)))
         })
     }
+
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT
+                           (SELECT coalesce(sum(length(CAST(markdown AS BLOB))), 0) FROM documents
+                            WHERE owner_key = ?1 AND gone_at IS NULL)
+                         + (SELECT coalesce(sum(length(CAST(r.component_inputs AS BLOB))
+                                              + length(CAST(r.annotations AS BLOB))
+                                              + length(CAST(r.export AS BLOB))), 0)
+                            FROM responses r JOIN documents d ON d.id = r.document_id
+                            WHERE d.owner_key = ?1 AND d.gone_at IS NULL)",
+                        params![owner],
+                        |r| Ok(r.get::<_, i64>(0)?.max(0) as u64),
+                    )
+                })
+                .await?;
+            Ok(found.unwrap_or(0))
+        })
+    }
 }
 
 fn key_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {

@@ -7,7 +7,7 @@
 //
 // The browser reaches the server through a TCP relay that keeps every byte it sends, so a test
 // can show what the server received.
-import { test, before, after } from 'node:test';
+import { test, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -75,6 +75,15 @@ after(async () => {
   await js?.close();
   relay?.close();
   server?.stop();
+});
+
+// Each test starts without a kept draft: the draft lives in the origin's localStorage, which the
+// tests' one browser context shares.
+beforeEach(async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/healthz`);
+  await page.evaluate(() => localStorage.clear());
+  await page.close();
 });
 
 /** Everything the browser has sent the server so far, as text. */
@@ -189,6 +198,44 @@ test('an example loaded over your own text: the editor’s Undo brings your text
   await page.keyboard.press('ControlOrMeta+z');
   assert.equal(await editorOf(page).inputValue(), CHOICE);
   await previewOf(page).getByRole('group', { name: 'Which auth method?' }).waitFor();
+  await page.close();
+});
+
+test('a draft survives a reload in the same browser, and clearing the editor forgets it', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  const editor = editorOf(page);
+  await editor.fill(CHOICE);
+  await statusSays(page, 'Valid · 1 component');
+  await page.reload();
+  assert.equal(await editor.inputValue(), CHOICE);
+  await page.locator('#pbp-share-status').filter({ hasText: 'Your draft from this browser is back' }).waitFor();
+  await statusSays(page, 'Valid · 1 component');
+  // An example's own page shows the example, not the draft.
+  await page.goto(`${url}/?example=decision`);
+  assert.notEqual(await editor.inputValue(), CHOICE);
+  await page.goto(`${url}/`);
+  assert.equal(await editor.inputValue(), CHOICE);
+  await editor.fill('');
+  await statusSays(page, 'No document yet.');
+  await page.reload();
+  assert.equal(await editor.inputValue(), '');
+  await page.close();
+});
+
+test('an invalid block in the preview says why, and its place is one click away', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  await editorOf(page).fill(BROKEN);
+  const why = previewOf(page).locator('pre.pb-invalid + .pbp-invalid-why');
+  await why.waitFor();
+  assert.match(await why.innerText(), /single-choice block is not valid/);
+  assert.equal(await why.locator('li').count(), 1);
+  await why.getByRole('button', { name: /^line 10, column/ }).click();
+  const at = await caret(page);
+  assert.equal(at.focused, true);
+  assert.equal(at.line, 10);
+  assert.deepEqual(await axeViolations(page), []);
   await page.close();
 });
 

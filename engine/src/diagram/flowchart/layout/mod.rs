@@ -393,10 +393,31 @@ struct PlacedEdge {
 /// Lays out `chart`, trying label boxes first, then plain edges; `Err` when both fail or the
 /// chart is over the caps.
 pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
+    layout_with(chart, None)
+}
+
+/// [`layout`], with node `i` of `Shape::Rect` a box `sizes[i]` px (width, height) whatever its
+/// label: for a kind whose boxes hold more than a label (an ER entity's table). Its boxes'
+/// `text` is blank: such a kind draws its boxes' contents itself.
+pub fn layout_sized(chart: &Flowchart, sizes: &[(f64, f64)]) -> Result<Drawing, Failure> {
+    layout_with(chart, Some(sizes))
+}
+
+fn layout_with(chart: &Flowchart, sizes: Option<&[(f64, f64)]>) -> Result<Drawing, Failure> {
     if chart.nodes.len() > MAX_NODES || chart.edges.len() > MAX_EDGES {
         return Err(Failure::TooLarge);
     }
-    let plan = Plan::new(chart);
+    let mut plan = Plan::new(chart);
+    if let Some(sizes) = sizes {
+        for (text, &(w, h)) in plan.node_text.iter_mut().zip(sizes) {
+            let (width, height) = crate::diagram::shapes::rect_room(w, h);
+            *text = Block {
+                text: String::new(),
+                width,
+                height,
+            };
+        }
+    }
     let mut d = guarded(&plan, &draw)?;
     // The drawing's labels are their sizes only: their lines move in from the plan.
     let Plan {

@@ -19,7 +19,7 @@ use crate::diagram::svg::label::lines;
 use crate::diagram::svg::number::{push_num, push_pt};
 use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
-use crate::diagram::svg::writer::{Plain, Val, Writer, plain};
+use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
 use crate::diagram::svg::{Frame, TEXT, start};
 use crate::diagram::text::{Block, FONT_SIZE};
 
@@ -29,6 +29,36 @@ const BAR_FAR: f64 = 14.0;
 const FOOT: f64 = 14.0;
 const SPREAD: f64 = 8.0;
 const RING: f64 = 4.5;
+
+/// How far a line runs straight out of its entity before it bends: past its marker.
+const STUB: f64 = 24.0;
+
+/// A non-identifying relationship's line.
+const DASHED: Run = run!(
+    ("fill", "none"),
+    ("stroke", "#57606a"),
+    ("stroke-width", "1.5"),
+    ("stroke-dasharray", "6 4"),
+);
+
+/// The unit vector out of `b` square to the side `p` lies on.
+fn normal(b: Bounds, p: Pt) -> Pt {
+    let sides = [
+        ((p.x - b.left()).abs(), Pt::new(-1.0, 0.0)),
+        ((p.x - b.right()).abs(), Pt::new(1.0, 0.0)),
+        ((p.y - b.top()).abs(), Pt::new(0.0, -1.0)),
+        ((p.y - b.bottom()).abs(), Pt::new(0.0, 1.0)),
+    ];
+    sides
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(Pt::new(0.0, 1.0), |s| s.1)
+}
+
+/// The unit vector from `from` toward `to` (straight down when they coincide).
+fn toward(to: Pt, from: Pt) -> Pt {
+    to.minus(from).unit().unwrap_or(Pt::new(0.0, 1.0))
+}
 
 /// Appends the data-edge key of relationship `i`: `FIRST→SECOND`, `#2`, `#3`, … for repeats.
 fn push_key(key: &mut String, d: &ErDiagram, i: usize, n: usize) {
@@ -115,7 +145,14 @@ fn marker(w: &mut Writer, card: Cardinality, tip: Pt, out: Pt) {
 }
 
 /// One relationship: its line, its markers and its label, in a `data-edge` group.
-fn relationship(w: &mut Writer, d: &ErDiagram, k: usize, path: &EdgePath, key: &str) {
+fn relationship(
+    w: &mut Writer,
+    d: &ErDiagram,
+    k: usize,
+    path: &EdgePath,
+    ends: [Option<Bounds>; 2],
+    key: &str,
+) {
     let r = &d.relationships[k];
     w.open(
         "g",
@@ -135,30 +172,51 @@ fn relationship(w: &mut Writer, d: &ErDiagram, k: usize, path: &EdgePath, key: &
     let points = &path.points[..];
     let n = points.len();
     let (first, last) = (points[0], points[n - 1]);
-    let curve = |s: &mut String| push_curve(s, points, first, last, path.axis, path.straight);
+    // Each end leaves its entity square to the side it touches, straight for as long as its
+    // marker, then joins the layout's route.
+    let e = &d.chart.edges[k];
+    let stub = (first.minus(last).len() / 3.0).min(STUB);
+    let out_a = ends[0].map_or_else(|| toward(points[1], first), |b| normal(b, first));
+    let out_b = ends[1].map_or_else(|| toward(points[n - 2], last), |b| normal(b, last));
+    let (first_out, last_out) = if e.from == e.to {
+        (first, last)
+    } else {
+        (first.plus(out_a.scale(stub)), last.plus(out_b.scale(stub)))
+    };
+    let curve = |s: &mut String| {
+        // The route from the first stub's end, its `M` made an `L`: one line.
+        let mut route = String::with_capacity(64 * n);
+        push_curve(
+            &mut route,
+            points,
+            first_out,
+            last_out,
+            path.axis,
+            path.straight,
+        );
+        s.push('M');
+        push_pt(s, first);
+        s.push_str(" L");
+        s.push_str(route.get(1..).unwrap_or(""));
+        s.push_str(" L");
+        push_pt(s, last);
+    };
     let stroke = if r.identifying {
         paint::line(Stroke::Solid)
     } else {
-        const {
-            crate::diagram::svg::writer::Run::new(
-                " fill=\"none\" stroke=\"#57606a\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"",
-            )
-        }
+        DASHED
     };
     w.leaf_painted(
         "path",
         &[("class", plain!("pb-d-line")), ("d", Val::Ours(&curve))],
         stroke,
     );
-    if n >= 2 {
-        if let Some(out) = points[1].minus(points[0]).unit() {
-            marker(w, r.at_first, first, out);
-        }
-        if let Some(out) = points[n - 2].minus(points[n - 1]).unit() {
-            marker(w, r.at_second, last, out);
-        }
-    }
-    if let Some((at, block)) = &path.label {
+    marker(w, r.at_first, first, out_a);
+    marker(w, r.at_second, last, out_b);
+    // The layout's label box is the label and its lines' room for markers: the label is
+    // measured again here.
+    if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
+        let block = Block::new(label);
         let bw = block.width + 2.0 * LABEL_PAD_X;
         let bh = block.height + 2.0 * LABEL_PAD_Y;
         w.leaf(
@@ -177,7 +235,7 @@ fn relationship(w: &mut Writer, d: &ErDiagram, k: usize, path: &EdgePath, key: &
             w,
             const { Plain::new("pb-d-label") },
             colour::TEXT,
-            block,
+            &block,
             *at,
         );
     }
@@ -367,7 +425,9 @@ pub fn er(d: &ErDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) {
         }
         key.clear();
         push_key(&mut key, d, k, occurrences[k]);
-        relationship(&mut w, d, k, path, &key);
+        let e = &chart.edges[k];
+        let bounds = |i: usize| laid.nodes.get(i).and_then(|n| n.as_ref()).map(|n| n.bounds);
+        relationship(&mut w, d, k, path, [bounds(e.from), bounds(e.to)], &key);
     }
     let fill = Colour::rgb(0xeef4ff);
     let line = Colour::rgb(0x4a6fa5);

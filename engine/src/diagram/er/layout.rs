@@ -12,6 +12,8 @@ pub const ROW_H: f64 = 24.0;
 pub const CELL_PAD: f64 = 10.0;
 /// Space above and below the entity's name, px.
 pub const HEADER_PAD: f64 = 8.0;
+/// The room a relationship's line needs at each end for its marker, px.
+pub const END_ROOM: f64 = 22.0;
 /// The narrowest entity box, px.
 const MIN_W: f64 = 100.0;
 
@@ -91,5 +93,5 @@ pub fn tables(d: &ErDiagram) -> Vec<Table> {
 /// The diagram laid out, each entity's box its table's size.
 pub fn layout(d: &ErDiagram) -> Result<Drawing, Failure> {
     let sizes: Vec<(f64, f64)> = tables(d).iter().map(|t| (t.w, t.h)).collect();
-    layout::layout_sized(&d.chart, &sizes)
+    layout::layout_sized(&d.chart, &sizes, END_ROOM)
 }

@@ -93,7 +93,7 @@ pub fn describe(d: &ErDiagram, t: &Strings) -> String {
             .attributes
             .iter()
             .map(|a| {
-                let mut s = format!("{} {}", a.ty, a.name);
+                let mut s = format!("{} {}", super::layout::type_text(&a.ty), a.name);
                 if !a.keys.is_empty() {
                     s.push_str(&format!(" ({})", super::layout::keys_text(&a.keys)));
                 }

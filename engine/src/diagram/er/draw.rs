@@ -6,7 +6,7 @@
 
 use super::ErDiagram;
 use super::describe::describe;
-use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables};
+use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables, type_text};
 use super::{Cardinality, Entity};
 use crate::diagram::colour::Colour;
 use crate::diagram::flowchart::draw::{node_class, push_curve};
@@ -354,12 +354,8 @@ fn entity(
         }
         let mid = row_top + ROW_H / 2.0;
         let keys = keys_text(&a.keys);
-        let cells = [
-            a.ty.as_str(),
-            a.name.as_str(),
-            keys.as_str(),
-            a.comment.as_str(),
-        ];
+        let ty = type_text(&a.ty);
+        let cells = [&*ty, a.name.as_str(), keys.as_str(), a.comment.as_str()];
         let mut x = left;
         for (c, text) in cells.iter().enumerate() {
             if table.cols[c] > 0.0 {

@@ -36,6 +36,27 @@ pub fn keys_text(keys: &[super::Key]) -> String {
         .join(", ")
 }
 
+/// A type as its cell shows it: Mermaid's generic `List~string~` as `List<string>`.
+pub fn type_text(ty: &str) -> std::borrow::Cow<'_, str> {
+    if !ty.contains('~') {
+        return std::borrow::Cow::Borrowed(ty);
+    }
+    // `~` in pairs: the first of each pair opens, the second closes; an odd last one stays.
+    let pairs = ty.matches('~').count() / 2;
+    let mut out = String::with_capacity(ty.len());
+    let mut seen = 0;
+    for c in ty.chars() {
+        match c {
+            '~' if seen < 2 * pairs => {
+                out.push(if seen % 2 == 0 { '<' } else { '>' });
+                seen += 1;
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Each entity's table, measured.
 pub fn tables(d: &ErDiagram) -> Vec<Table> {
     d.chart
@@ -48,7 +69,7 @@ pub fn tables(d: &ErDiagram) -> Vec<Table> {
             let mut cols = [0.0f64; 4];
             for a in &e.attributes {
                 let cells = [
-                    width(&a.ty),
+                    width(&type_text(&a.ty)),
                     width(&a.name),
                     if a.keys.is_empty() {
                         0.0

@@ -612,8 +612,21 @@ impl<'s> Reader<'s> {
                     Some((_, Tok::Colon)) => {
                         toks.next(self)?;
                         toks.drain();
-                        let l = self.take_line().trim().replace('"', "");
-                        Some(l)
+                        self.skip_blanks();
+                        let rest = self.rest();
+                        let line = rest.split('\n').next().unwrap_or("");
+                        // A quoted label ends at its quote, and another statement may follow
+                        // on the line; a bare one is the rest of the line.
+                        match line
+                            .strip_prefix('"')
+                            .and_then(|q| q.find('"').map(|k| &q[..k]))
+                        {
+                            Some(quoted) => {
+                                self.at += quoted.len() + 2;
+                                Some(quoted.to_string())
+                            }
+                            None => Some(self.take_line().trim().replace('"', "")),
+                        }
                     }
                     _ => None,
                 };

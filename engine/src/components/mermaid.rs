@@ -1206,6 +1206,70 @@ mod tests {
     }
 
     #[test]
+    fn an_er_diagram_is_drawn_and_takes_comments_on_its_entities_and_relationships() {
+        let source = "erDiagram\nCUSTOMER ||--o{ ORDER : places\nCUSTOMER ||--o{ ORDER : returns\np[Person]\np }|..|{ CUSTOMER : is\nclick CUSTOMER call x()\nCUSTOMER {\n  string name PK\n}";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for `click`");
+        assert!(w.message.contains("`click`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-er"), "{html}");
+        for part in [
+            "data-node=\"CUSTOMER\"",
+            "data-node=\"p\"",
+            "data-edge=\"CUSTOMER→ORDER\"",
+            "data-edge=\"CUSTOMER→ORDER#2\"",
+            "data-edge=\"p→CUSTOMER\"",
+            "Entity relationship diagram, top to bottom.",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        let d = er::parse::parse(source).expect("an ER diagram").expect("read");
+        let laid = er::layout::layout(&d);
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(d.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: None,
+            er: Some(Box::new((d, laid))),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "p", "text": "who?" },
+            { "on": "edge", "from": "CUSTOMER", "to": "ORDER", "text": "always?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `p` — who?"), "{out}");
+        assert!(out.contains("- Edge `CUSTOMER→ORDER` — always?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Person", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+        // One it cannot read is a warning at its line.
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"erDiagram\\nA ||--o{ B : x\\nC ||--\"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        assert!(d.message.contains("entity relationship diagram"), "{}", d.message);
+    }
+
+    #[test]
     fn a_state_diagram_it_cannot_read_and_a_kind_not_drawn_are_warnings_naming_them() {
         let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"stateDiagram-v2\\nA --> B\\nmy-state --> B\"}\n```\n";
         let v = crate::validate(doc);
@@ -1216,7 +1280,7 @@ mod tests {
             .expect("a diagnostic");
         assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
         for (source, kind) in [
-            ("erDiagram\n  A ||--o{ B : has", "Entity relationship diagram"),
+            ("classDiagram\n  A <|-- B", "Class diagram"),
             ("pie\n  \"a\": 1", "Pie chart"),
         ] {
             let doc = format!(

@@ -334,7 +334,23 @@ fn entity(
     };
     let head = Pt::new(b.center.x, top + table.header_h / 2.0);
     lines(w, text_class, text_fill, &table.header, head);
-    if !e.attributes.is_empty() {
+    // The comment target is the box with its name, as its comment field is named; the rows
+    // are drawn over it, let clicks through to it, and are said in the `<desc>`.
+    w.close("g");
+    w.newline();
+    if e.attributes.is_empty() {
+        return;
+    }
+    w.open(
+        "g",
+        &[
+            ("class", plain!("pb-er-rows")),
+            ("pointer-events", plain!("none")),
+            ("aria-hidden", plain!("true")),
+        ],
+    );
+    w.newline();
+    {
         rule(
             w,
             Pt::new(left, top + table.header_h),

@@ -83,9 +83,7 @@ pub fn tables(d: &ErDiagram) -> Vec<Table> {
                     },
                 ];
                 for (c, w) in cols.iter_mut().zip(cells) {
-                    if w > 0.0 || !e.attributes.is_empty() {
-                        *c = c.max(w);
-                    }
+                    *c = c.max(w);
                 }
             }
             for c in &mut cols {

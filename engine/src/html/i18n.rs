@@ -218,6 +218,14 @@ pub struct Strings {
     /// "Transitions: {}.", a start's and an end's name, "Composite state {name} holds
     /// {states}.", its kind's name, and what a choice, a fork and a join are.
     pub diagram_state: [&'static str; 10],
+    /// An ER diagram in words: "Entity relationship diagram, {direction}.", "Entities: {}.",
+    /// "Relationships: {}.", "{entity} has attributes {list}.", its kind's name, a
+    /// relationship "{first} {label} {cardinality} {second}", "and {cardinality} {first} for
+    /// each {second}", "not identifying", the label of a relationship without one, and "key".
+    pub diagram_er: [&'static str; 10],
+    /// The cardinalities in words: zero or one, exactly one, zero or more, one or more, and
+    /// the parent of a multi-dimensional relationship.
+    pub diagram_er_cards: [&'static str; 5],
     pub respond: &'static str,
     pub added_by_you: &'static str,
     /// The export's heading over the comments on the prose (after `## `).
@@ -397,6 +405,25 @@ pub static EN: Strings = Strings {
         "fork",
         "join",
     ],
+    diagram_er: [
+        "Entity relationship diagram, {}.",
+        "Entities: {}.",
+        "Relationships: {}.",
+        "{} has attributes {}.",
+        "Entity relationship diagram",
+        "{} {} {} {}",
+        "and {} {} for each {}",
+        "not identifying",
+        "relates to",
+        "key",
+    ],
+    diagram_er_cards: [
+        "zero or one",
+        "exactly one",
+        "zero or more",
+        "one or more",
+        "a parent of",
+    ],
     respond: "Respond",
     added_by_you: "added by you",
     comments_heading: "Comments on the text",
@@ -503,6 +530,25 @@ pub static HE: Strings = Strings {
         "בחירה",
         "פיצול",
         "איחוד",
+    ],
+    diagram_er: [
+        "תרשים ישויות וקשרים, {}.",
+        "ישויות: {}.",
+        "קשרים: {}.",
+        "ל־{} יש תכונות: {}.",
+        "תרשים ישויות וקשרים",
+        "{} {} {} {}",
+        "ו־{} {} לכל {}",
+        "לא מזהה",
+        "קשור אל",
+        "מפתח",
+    ],
+    diagram_er_cards: [
+        "אפס או אחד",
+        "בדיוק אחד",
+        "אפס או יותר",
+        "אחד או יותר",
+        "הורה של",
     ],
     respond: "למענה",
     added_by_you: "נוסף על ידך",
@@ -615,6 +661,25 @@ pub static AR: Strings = Strings {
         "اختيار",
         "تفرّع",
         "دمج",
+    ],
+    diagram_er: [
+        "مخطط الكيانات والعلاقات، {}.",
+        "الكيانات: {}.",
+        "العلاقات: {}.",
+        "لـ{} السمات: {}.",
+        "مخطط الكيانات والعلاقات",
+        "{} {} {} {}",
+        "و{} {} لكل {}",
+        "غير معرِّفة",
+        "مرتبط بـ",
+        "مفتاح",
+    ],
+    diagram_er_cards: [
+        "صفر أو واحد",
+        "واحد بالضبط",
+        "صفر أو أكثر",
+        "واحد أو أكثر",
+        "أصل لـ",
     ],
     respond: "الرد",
     added_by_you: "أضفته أنت",

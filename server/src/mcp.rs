@@ -188,7 +188,7 @@ impl PassbackMcp {
         let _slot = if wait.is_zero() {
             None
         } else {
-            Some(enter_long_poll(&self.state, &doc, self.client)?)
+            Some(enter_long_poll(&self.state.long_polls, &doc, self.client)?)
         };
         Ok(routing.responses_after(&doc, since, wait).await?)
     }

@@ -283,7 +283,7 @@ pub async fn responses(state: Arc<AppState>, req: Request<Incoming>, id: &str) -
     let _slot = if wait.is_zero() {
         None
     } else {
-        match enter_long_poll(&state, &doc, client_of(&req)) {
+        match enter_long_poll(&state.long_polls, &doc, client_of(&req)) {
             Ok(slot) => Some(slot),
             Err(e) => return refused(e, false),
         }

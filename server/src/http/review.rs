@@ -187,7 +187,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         reviewer.as_deref(),
         state.config.max_answer_bytes,
     )
-    .and_then(|()| take_answer_token(&state, &id, client))
+    .and_then(|()| take_answer_token(&state.answer_limiter, &id, client))
     {
         return refused(e, browser);
     }

@@ -527,16 +527,14 @@ pub fn take_route_token(
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 200;
 
-/// A place in the long-poll budget for a wait on `document` (counted on its sender key too) by
-/// `client`, or the 429 saying
-/// which budget is full.
+/// A place in `polls` (the server's long-poll budget) for a wait on `document` (counted on its
+/// sender key too) by `client`, or the 429 saying which budget is full.
 pub fn enter_long_poll(
-    state: &crate::state::AppState,
+    polls: &std::sync::Arc<crate::limit::LongPolls>,
     document: &Document,
     client: Option<IpAddr>,
 ) -> Result<crate::limit::LongPollSlot, RoutingError> {
-    state
-        .long_polls
+    polls
         .enter(&document.id, client, document.owner.as_deref())
         .map_err(|why| RoutingError::Bounded {
             wait: crate::limit::LONG_POLL_RETRY,
@@ -544,15 +542,14 @@ pub fn enter_long_poll(
         })
 }
 
-/// Takes one answer to `document` from `client` within `--answer-limit` and
-/// `--document-answer-limit`.
+/// Takes one answer to `document` from `client` from `limiter` (`--answer-limit` and
+/// `--document-answer-limit`).
 pub fn take_answer_token(
-    state: &crate::state::AppState,
+    limiter: &crate::limit::AnswerLimiter,
     document: &str,
     client: Option<IpAddr>,
 ) -> Result<(), RoutingError> {
-    state
-        .answer_limiter
+    limiter
         .take(document, client, std::time::Instant::now())
         .map_err(|(wait, why)| RoutingError::Bounded { wait, why })
 }

@@ -225,35 +225,10 @@ fn parse_state(
     ck: &mut Checker,
     source: &str,
 ) -> Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    const KIND: &str = "state diagram";
     match state::parse::parse(source)? {
         Ok(d) => {
-            if !d.chart.ignored.is_empty() {
-                ck.warn(
-                    Code::IgnoredDirective,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    format!(
-                        "the state diagram's {} {} ignored: the drawing does not use them",
-                        d.chart
-                            .ignored
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        if d.chart.ignored.len() == 1 { "is" } else { "are" }
-                    ),
-                    "nothing to do; remove them to silence this warning".into(),
-                );
-            }
-            for note in &d.chart.notes {
-                ck.warn(
-                    Code::IgnoredDirective,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    format!("in the diagram, {note}"),
-                    "nothing to do; the rest of the diagram is drawn as written".into(),
-                );
-            }
+            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
             let laid = state::layout::layout(&d);
             let problem = match &laid {
                 _ if d.chart.nodes.is_empty() => Some((
@@ -277,29 +252,11 @@ fn parse_state(
                     "simplify the diagram (fewer transitions between composite states); until then the source is shown and only whole-diagram comments are possible",
                 )),
             };
-            if let Some((message, hint)) = problem {
-                ck.warn(
-                    Code::UnsupportedDiagram,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    message,
-                    hint.into(),
-                );
-            }
+            warn_not_drawn(o, ck, problem);
             Some(Box::new((d, laid)))
         }
         Err(e) => {
-            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
-            ck.warn(
-                Code::UnsupportedDiagram,
-                ck.string_offset(o.start_of("source"), e.offset),
-                &o.path("source"),
-                format!(
-                    "the state diagram could not be drawn: line {line} of `source`: {}",
-                    e.message
-                ),
-                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
-            );
+            warn_unreadable(o, ck, source, KIND, &e);
             None
         }
     }
@@ -312,35 +269,10 @@ fn parse_er(
     ck: &mut Checker,
     source: &str,
 ) -> Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    const KIND: &str = "entity relationship diagram";
     match er::parse::parse(source)? {
         Ok(d) => {
-            if !d.chart.ignored.is_empty() {
-                ck.warn(
-                    Code::IgnoredDirective,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    format!(
-                        "the entity relationship diagram's {} {} ignored: the drawing does not use them",
-                        d.chart
-                            .ignored
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        if d.chart.ignored.len() == 1 { "is" } else { "are" }
-                    ),
-                    "nothing to do; remove them to silence this warning".into(),
-                );
-            }
-            for note in &d.chart.notes {
-                ck.warn(
-                    Code::IgnoredDirective,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    format!("in the diagram, {note}"),
-                    "nothing to do; the rest of the diagram is drawn as written".into(),
-                );
-            }
+            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
             let laid = er::layout::layout(&d);
             let problem = match &laid {
                 _ if d.chart.nodes.is_empty() => Some((
@@ -363,32 +295,80 @@ fn parse_er(
                     "simplify the diagram; until then the source is shown and only whole-diagram comments are possible",
                 )),
             };
-            if let Some((message, hint)) = problem {
-                ck.warn(
-                    Code::UnsupportedDiagram,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    message,
-                    hint.into(),
-                );
-            }
+            warn_not_drawn(o, ck, problem);
             Some(Box::new((d, laid)))
         }
         Err(e) => {
-            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
-            ck.warn(
-                Code::UnsupportedDiagram,
-                ck.string_offset(o.start_of("source"), e.offset),
-                &o.path("source"),
-                format!(
-                    "the entity relationship diagram could not be drawn: line {line} of `source`: {}",
-                    e.message
-                ),
-                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
-            );
+            warn_unreadable(o, ck, source, KIND, &e);
             None
         }
     }
+}
+
+/// The warnings for what a diagram of `kind` ignores (directives it does not draw) and the
+/// notes its reading made, at the block's `source`.
+fn warn_ignored(o: &Obj, ck: &mut Checker, kind: &str, ignored: &[String], notes: &[String]) {
+    if !ignored.is_empty() {
+        ck.warn(
+            Code::IgnoredDirective,
+            o.start_of("source"),
+            &o.path("source"),
+            format!(
+                "the {kind}'s {} {} ignored: the drawing does not use them",
+                ignored
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if ignored.len() == 1 { "is" } else { "are" }
+            ),
+            "nothing to do; remove them to silence this warning".into(),
+        );
+    }
+    for note in notes {
+        ck.warn(
+            Code::IgnoredDirective,
+            o.start_of("source"),
+            &o.path("source"),
+            format!("in the diagram, {note}"),
+            "nothing to do; the rest of the diagram is drawn as written".into(),
+        );
+    }
+}
+
+/// The warning, with its hint, for a diagram read but not drawn.
+fn warn_not_drawn(o: &Obj, ck: &mut Checker, problem: Option<(String, &str)>) {
+    if let Some((message, hint)) = problem {
+        ck.warn(
+            Code::UnsupportedDiagram,
+            o.start_of("source"),
+            &o.path("source"),
+            message,
+            hint.into(),
+        );
+    }
+}
+
+/// The warning for a diagram of `kind` that could not be read, at the place in `source` where
+/// reading stopped.
+fn warn_unreadable(
+    o: &Obj,
+    ck: &mut Checker,
+    source: &str,
+    kind: &str,
+    e: &crate::diagram::flowchart::Unsupported,
+) {
+    let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
+    ck.warn(
+        Code::UnsupportedDiagram,
+        ck.string_offset(o.start_of("source"), e.offset),
+        &o.path("source"),
+        format!(
+            "the {kind} could not be drawn: line {line} of `source`: {}",
+            e.message
+        ),
+        "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
+    );
 }
 
 /// A sequence diagram, with a warning for what it ignores and for what stops it being drawn

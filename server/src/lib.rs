@@ -56,6 +56,8 @@ mod serve;
 mod state;
 #[cfg(feature = "store")]
 pub mod store;
+#[cfg(feature = "store")]
+pub mod webhooks;
 
 pub use config::{Config, hash_secret_from};
 pub use host::{plain_host, web_host};

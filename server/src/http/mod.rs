@@ -17,6 +17,8 @@ mod answers;
 mod assets;
 #[cfg(feature = "store")]
 mod documents;
+#[cfg(feature = "store")]
+mod events;
 #[cfg(feature = "mcp")]
 mod mcp;
 pub(crate) mod meta;

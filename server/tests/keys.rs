@@ -706,5 +706,5 @@ fn sqlite_a_store_from_before_keys_is_migrated() {
         .prepare("SELECT version FROM passback_migrations ORDER BY version")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .expect("the versions");
-    assert_eq!(versions.last(), Some(&3), "{versions:?}");
+    assert_eq!(versions.last(), Some(&4), "{versions:?}");
 }

@@ -191,7 +191,13 @@ impl Drop for Serve {
 
 fn serve(backend: &Backend, extra: &[&str], env: &[(&str, &str)]) -> Serve {
     let mut child = passback()
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", &backend.spec()])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            &backend.spec(),
+        ])
         .args(extra)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
@@ -203,7 +209,12 @@ fn serve(backend: &Backend, extra: &[&str], env: &[(&str, &str)]) -> Serve {
     BufReader::new(stdout)
         .read_line(&mut line)
         .expect("the listening line");
-    let addr = line.trim().rsplit("http://").next().expect("addr").to_string();
+    let addr = line
+        .trim()
+        .rsplit("http://")
+        .next()
+        .expect("addr")
+        .to_string();
     Serve { child, addr }
 }
 
@@ -225,7 +236,13 @@ fn json_call(addr: &str, method: &str, path: &str, auth: &str, body: &Value) -> 
 
 fn get(addr: &str, path: &str, auth: &str) -> Reply {
     let bearer = format!("Bearer {auth}");
-    call(addr, "GET", path, &[("authorization", bearer.as_str())], b"")
+    call(
+        addr,
+        "GET",
+        path,
+        &[("authorization", bearer.as_str())],
+        b"",
+    )
 }
 
 /// Routes the document with `extra` fields; the 201's body.
@@ -261,7 +278,10 @@ fn deliveries_when(
     loop {
         let r = get(addr, &format!("/v1/documents/{id}/deliveries"), token);
         assert_eq!(r.status, 200, "{}", r.text());
-        let list = r.json()["deliveries"].as_array().cloned().unwrap_or_default();
+        let list = r.json()["deliveries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         if done(&list) {
             return list;
         }
@@ -283,7 +303,11 @@ fn add_key(backend: &Backend, name: &str, extra: &[&str]) -> (String, String) {
         .args(extra)
         .output()
         .expect("run passback keys");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let key = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let said = String::from_utf8_lossy(&out.stderr).into_owned();
     let secret = said
@@ -306,9 +330,15 @@ fn responses_closes_and_expiries_are_delivered_signed() {
         let server = serve(&backend, &["--webhook-allow-private"], FAST);
         let addr = server.addr.as_str();
         let routed = route(addr, "", json!({ "callback_url": receiver.url() }));
-        let (id, token) = (routed["id"].as_str().unwrap(), routed["token"].as_str().unwrap());
+        let (id, token) = (
+            routed["id"].as_str().unwrap(),
+            routed["token"].as_str().unwrap(),
+        );
         let secret = routed["webhook_secret"].as_str().expect("a webhook secret");
-        assert!(secret.starts_with("whsec_") && secret.len() >= 6 + 32, "{secret}");
+        assert!(
+            secret.starts_with("whsec_") && secret.len() >= 6 + 32,
+            "{secret}"
+        );
 
         let sent = Instant::now();
         answer(addr, id);
@@ -332,7 +362,10 @@ fn responses_closes_and_expiries_are_delivered_signed() {
         assert_eq!(body["type"], "response.created");
         assert_eq!(body["document_id"], id);
         assert_eq!(body["response_id"], 1);
-        assert!(body["created_at"].as_str().unwrap().ends_with('Z'), "{body}");
+        assert!(
+            body["created_at"].as_str().unwrap().ends_with('Z'),
+            "{body}"
+        );
 
         let closed = json_call(
             addr,
@@ -392,7 +425,10 @@ fn a_failed_delivery_is_retried_with_the_same_id() {
         let server = serve(&backend, &["--webhook-allow-private"], FAST);
         let addr = server.addr.as_str();
         let routed = route(addr, "", json!({ "callback_url": receiver.url() }));
-        let (id, token) = (routed["id"].as_str().unwrap(), routed["token"].as_str().unwrap());
+        let (id, token) = (
+            routed["id"].as_str().unwrap(),
+            routed["token"].as_str().unwrap(),
+        );
         answer(addr, id);
         let got = receiver.wait_for(3);
         assert!(got.iter().all(|r| r.id() == got[0].id()), "{got:?}");
@@ -491,11 +527,17 @@ fn internal_targets_are_refused() {
         "",
         json!({ "callback_url": format!("https://localhost:{}/hook", receiver.port) }),
     );
-    let (id, token) = (routed["id"].as_str().unwrap(), routed["token"].as_str().unwrap());
+    let (id, token) = (
+        routed["id"].as_str().unwrap(),
+        routed["token"].as_str().unwrap(),
+    );
     answer(addr, id);
     let log = deliveries_when(addr, id, token, |l| l[0]["attempts"] == 1);
     let error = log[0]["last_error"].as_str().unwrap();
-    assert!(error.contains("refused") && error.contains("loopback"), "{error}");
+    assert!(
+        error.contains("refused") && error.contains("loopback"),
+        "{error}"
+    );
     assert_eq!(log[0]["status"], "pending");
     assert!(receiver.got().is_empty());
 }
@@ -552,7 +594,11 @@ fn keys_sign_list_and_keep_to_their_own() {
         let none = get(addr, &format!("/v1/events?since={last}"), &a).json();
         assert_eq!(none["events"], json!([]));
         assert_eq!(none["next"], last);
-        let mut seen: Vec<&str> = events.iter().chain(rest_events).map(|e| e["id"].as_str().unwrap()).collect();
+        let mut seen: Vec<&str> = events
+            .iter()
+            .chain(rest_events)
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
         let mut delivered: Vec<String> = got.iter().map(|r| r.id().to_string()).collect();
         seen.sort_unstable();
         delivered.sort_unstable();
@@ -560,7 +606,10 @@ fn keys_sign_list_and_keep_to_their_own() {
 
         // Key b: no events of a's, a's cursor is not its own, a's deliveries are unknown.
         assert_eq!(get(addr, "/v1/events", &b).json()["events"], json!([]));
-        assert_eq!(get(addr, &format!("/v1/events?since={next}"), &b).status, 400);
+        assert_eq!(
+            get(addr, &format!("/v1/events?since={next}"), &b).status,
+            400
+        );
         let theirs = get(addr, &format!("/v1/documents/{}/deliveries", ids[0]), &b);
         assert_eq!(theirs.status, 404, "{}", theirs.text());
         let mine = get(addr, &format!("/v1/documents/{}/deliveries", ids[0]), &a);
@@ -581,7 +630,11 @@ fn two_replicas_deliver_each_event_once() {
     let servers = [first.addr.as_str(), second.addr.as_str()];
     const DOCS: usize = 12;
     for i in 0..DOCS {
-        let routed = route(servers[i % 2], "", json!({ "callback_url": receiver.url() }));
+        let routed = route(
+            servers[i % 2],
+            "",
+            json!({ "callback_url": receiver.url() }),
+        );
         let id = routed["id"].as_str().unwrap();
         answer(servers[(i + 1) % 2], id);
         answer(servers[i % 2], id);
@@ -598,4 +651,3 @@ fn two_replicas_deliver_each_event_once() {
     assert_eq!(per_id.len(), 2 * DOCS);
     assert!(per_id.values().all(|&n| n == 1), "{per_id:?}");
 }
-

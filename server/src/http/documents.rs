@@ -67,9 +67,9 @@ async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
         Err(r) => return r,
     };
     let (expires_in, callback_url) = if media(&content_type) == "application/json" {
-        match expires_in(&body, &routing).and_then(|e| {
-            callback_url(&body, state.config.webhook_allow_private).map(|c| (e, c))
-        }) {
+        match expires_in(&body, &routing)
+            .and_then(|e| callback_url(&body, state.config.webhook_allow_private).map(|c| (e, c)))
+        {
             Ok(both) => both,
             Err(e) => return refused(e, false),
         }

@@ -30,7 +30,10 @@ async fn key_of(state: &AppState, req: &Request<Incoming>) -> Result<KeyInfo, Re
         return Err(refused(RoutingError::StoreOff, false));
     };
     match bearer(req) {
-        Some(presented) => routing.sender(presented).await.map_err(|e| refused(e, false)),
+        Some(presented) => routing
+            .sender(presented)
+            .await
+            .map_err(|e| refused(e, false)),
         None => Err(refused(RoutingError::KeyRequired, false)),
     }
 }
@@ -104,7 +107,11 @@ pub async fn list(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
     for (k, v) in pairs {
         match k.as_str() {
             "since" if !v.is_empty() => since = Some(v),
-            "limit" => match v.parse::<usize>().ok().filter(|n| (1..=PAGE_MAX).contains(n)) {
+            "limit" => match v
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=PAGE_MAX).contains(n))
+            {
                 Some(n) => limit = n,
                 None => {
                     return problem(
@@ -169,11 +176,7 @@ pub async fn redeliver(state: Arc<AppState>, req: Request<Incoming>, id: &str) -
     };
     // /v1/documents/{id}/deliveries/{event_id}/redeliver
     let event = req.uri().path().split('/').nth(5).unwrap_or("").to_string();
-    match routing
-        .store
-        .redeliver(&doc.id, &event, store::now())
-        .await
-    {
+    match routing.store.redeliver(&doc.id, &event, store::now()).await {
         Ok(true) => {
             crate::webhooks::wake();
             private_json(

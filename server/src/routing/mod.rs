@@ -103,7 +103,8 @@ impl Routing {
         hash: String,
         expires_in: Option<Duration>,
     ) -> Result<Routed, StoreError> {
-        self.route_owned(markdown, hash, expires_in, None, None).await
+        self.route_owned(markdown, hash, expires_in, None, None)
+            .await
     }
 
     /// [`Routing::route`] for the key `owner` (its id), or for no key.

@@ -19,10 +19,10 @@
 
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document,
-    DocumentSummary, Event, GONE_PREFIX, KeyAdded, KeyInfo, Lookup, Migration, Millis,
-    NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status,
-    Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
+    Event, GONE_PREFIX, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey,
+    NewResponse, PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError,
+    StoreFuture, StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -561,7 +561,8 @@ impl Store for PostgresStore {
             let rows = self
                 .query(
                     "cannot keep the response",
-                    &format!("WITH doc AS (
+                    &format!(
+                        "WITH doc AS (
                         UPDATE documents SET response_count = response_count + 1,
                                              last_response_at = $2
                         WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
@@ -883,7 +884,10 @@ impl Store for PostgresStore {
             let mut out = Vec::new();
             for r in &rows {
                 let event = event_row(r);
-                match (r.get::<_, Option<String>>(11), r.get::<_, Option<String>>(12)) {
+                match (
+                    r.get::<_, Option<String>>(11),
+                    r.get::<_, Option<String>>(12),
+                ) {
                     (Some(url), Some(secret)) => out.push(Delivery { event, url, secret }),
                     // Its callback URL or secret went away: nothing to deliver.
                     _ => {

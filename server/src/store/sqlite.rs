@@ -16,10 +16,10 @@
 //! waits to read again.
 
 use super::{
-    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document,
-    DocumentSummary, Event, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey,
-    NewResponse, PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError,
-    StoreFuture, StoredResponse, Waiters,
+    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
+    Event, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError, StoreFuture,
+    StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -54,7 +54,13 @@ const MIGRATIONS: &[Migration] = &[
 /// Inserts an event of `kind` for the document `?1` in the transaction making the change; it is
 /// to be delivered when the document, or its key, has a callback URL. `?2` is the time, `?3`
 /// the response id (or NULL).
-fn insert_event(tx: &Connection, kind: &str, id: &str, at: Millis, response: Option<i64>) -> rusqlite::Result<()> {
+fn insert_event(
+    tx: &Connection,
+    kind: &str,
+    id: &str,
+    at: Millis,
+    response: Option<i64>,
+) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
                              next_attempt_at)

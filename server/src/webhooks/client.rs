@@ -131,7 +131,9 @@ fn tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
                 }
             }
             if roots.is_empty() {
-                return Err("no CA certificates found for https webhooks (set SSL_CERT_FILE)".into());
+                return Err(
+                    "no CA certificates found for https webhooks (set SSL_CERT_FILE)".into(),
+                );
             }
             let provider = Arc::new(rustls::crypto::ring::default_provider());
             rustls::ClientConfig::builder_with_provider(provider)

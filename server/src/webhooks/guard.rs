@@ -34,7 +34,10 @@ impl Target {
         if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
             return Err(bad("it must not carry a user name or password"));
         }
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
         Ok(Target {
             https,
             port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),

@@ -69,6 +69,7 @@ impl PassbackMcp {
             "set_status" => self.set_status(args).await.map(Answer::Json),
             "delete_document" => self.delete_document(args).await.map(Answer::Json),
             "validate_document" => self.validate_document(args).await.map(Answer::Json),
+            "list_events" => self.list_events(args).await.map(Answer::Json),
             "get_components_spec" => {
                 only(args, name, &[])?;
                 Ok(Answer::Spec)
@@ -144,6 +145,44 @@ impl PassbackMcp {
         let doc = routing.authorized(id, token).await?;
         routing.delete(&doc.id).await?;
         Ok(json!({ "id": doc.id, "deleted": true }))
+    }
+
+    async fn list_events(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "list_events", &["since", "limit"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let Some(key) = &self.key else {
+            return Err(Refusal::new(
+                "list_events lists the events of a sender key's documents: connect to /mcp with Authorization: Bearer pbk_… (a key made with `passback keys add NAME`).",
+            ));
+        };
+        let since = match args.get("since") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(other) => {
+                return Err(Refusal::new(format!(
+                    "\"since\" must be an event id (the \"next\" list_events answered), not {}.",
+                    truncate(&other.to_string())
+                )));
+            }
+        };
+        let limit = match args.get("limit") {
+            None | Some(Value::Null) => crate::routing::EVENTS_DEFAULT,
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=crate::routing::EVENTS_MAX as u64).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    Refusal::new(format!(
+                        "\"limit\" must be a whole number from 1 to {}, not {}.",
+                        crate::routing::EVENTS_MAX,
+                        truncate(&v.to_string())
+                    ))
+                })?,
+        };
+        routing
+            .events_after(key, since, limit)
+            .await?
+            .map_err(Refusal::new)
     }
 
     async fn validate_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
@@ -363,13 +402,14 @@ fn wait_arg(v: Option<&Value>) -> Result<Duration, Refusal> {
 // ---------------------------------------------------------------------------------------------
 // The tools as agents see them
 
-const TOOL_NAMES: [&str; 7] = [
+const TOOL_NAMES: [&str; 8] = [
     "route_document",
     "list_responses",
     "get_document",
     "set_status",
     "delete_document",
     "validate_document",
+    "list_events",
     "get_components_spec",
 ];
 
@@ -443,6 +483,12 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     }) else {
         unreachable!("an object literal")
     };
+    let Value::Object(events_properties) = json!({
+        "since": { "type": "string", "description": "The id of the last event you have (the next list_events answered); leave it out for the first page." },
+        "limit": { "type": "integer", "minimum": 1, "maximum": crate::routing::EVENTS_MAX, "default": crate::routing::EVENTS_DEFAULT, "description": "Events per page." }
+    }) else {
+        unreachable!("an object literal")
+    };
     let mut status_properties = owner_properties.clone();
     status_properties.insert(
         "status".into(),
@@ -505,6 +551,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 .idempotent(false)
                 .open_world(false),
         ),
+        Tool::new(
+            "list_events",
+            "The events of the documents your sender key routed, oldest first, as {events, next}: each {id, type (response.created, document.closed or document.expired), document_id, response_id (for response.created), created_at}. Pass since = the next you were given to get only newer ones; use it to catch up after an absence instead of calling list_responses on every document. Needs /mcp with a sender key.",
+            schema(events_properties, &[]),
+        )
+        .with_title("Events of the key's documents")
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
             "validate_document",
             "Check a PassbackAI document against the spec without publishing it; the same input as route_document. Answers {ok, outcome, blocks, diagnostics}: outcome is valid or violating; blocks lists every component fence (id b1, b2, …, kind, valid, line); each diagnostic has severity, code, block, line, column, JSON path, message and hint.",

@@ -142,6 +142,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
             "delete_document",
             "get_components_spec",
             "get_document",
+            "list_events",
             "list_responses",
             "route_document",
             "set_status",
@@ -698,7 +699,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(7),
+            Some(8),
             "{body}"
         );
     }

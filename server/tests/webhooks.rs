@@ -615,6 +615,41 @@ fn keys_sign_list_and_keep_to_their_own() {
         let mine = get(addr, &format!("/v1/documents/{}/deliveries", ids[0]), &a);
         assert_eq!(mine.status, 200, "{}", mine.text());
         assert_eq!(get(addr, "/v1/events", "").status, 401);
+
+        // The same page over MCP, for the key's agent.
+        #[cfg(feature = "mcp")]
+        {
+            let over_mcp = |auth: &str, arguments: Value| {
+                let bearer = format!("Bearer {auth}");
+                let message = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": { "name": "list_events", "arguments": arguments } });
+                let mut headers = vec![
+                    ("content-type", "application/json"),
+                    ("accept", "application/json, text/event-stream"),
+                ];
+                if !auth.is_empty() {
+                    headers.push(("authorization", bearer.as_str()));
+                }
+                let r = call(
+                    addr,
+                    "POST",
+                    "/mcp",
+                    &headers,
+                    message.to_string().as_bytes(),
+                );
+                assert_eq!(r.status, 200, "{}", r.text());
+                r.json()["result"].clone()
+            };
+            let page = over_mcp(&a, json!({ "since": next }));
+            assert_ne!(page["isError"], json!(true), "{page}");
+            assert_eq!(
+                page["structuredContent"]["events"],
+                json!(rest_events),
+                "{page}"
+            );
+            let refused = over_mcp(&a, json!({ "limit": 0 }));
+            assert_eq!(refused["isError"], json!(true), "{refused}");
+        }
     }
 }
 

@@ -14,15 +14,13 @@ use super::response::{Resp, private_json, problem};
 use crate::quote::truncate;
 use crate::routing::RoutingError;
 use crate::state::AppState;
-use crate::store::{self, Event, KeyInfo};
+use crate::store::{self, KeyInfo};
 use hyper::body::Incoming;
 use hyper::{Request, StatusCode};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// Events a page of `GET /v1/events` lists by default, and at most.
-const PAGE_DEFAULT: usize = 100;
-const PAGE_MAX: usize = 500;
+use crate::routing::{EVENTS_DEFAULT as PAGE_DEFAULT, EVENTS_MAX as PAGE_MAX};
 
 /// The live key the request shows, or the refusal.
 async fn key_of(state: &AppState, req: &Request<Incoming>) -> Result<KeyInfo, Resp> {
@@ -53,39 +51,6 @@ pub async fn key_self(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> 
             "callback_url": key.callback_url,
         }),
     )
-}
-
-/// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
-/// `delivery`, its delivery state.
-fn event_json(e: &Event, delivery: bool) -> Value {
-    let mut v = crate::webhooks::payload(e);
-    if let Some(fields) = v.as_object_mut() {
-        fields.insert("id".into(), json!(e.id));
-        if delivery {
-            let status = if !e.deliver {
-                "none"
-            } else if e.delivered_at.is_some() && e.next_attempt_at.is_none() {
-                "delivered"
-            } else if e.next_attempt_at.is_some() {
-                "pending"
-            } else {
-                "failed"
-            };
-            fields.insert("status".into(), json!(status));
-            fields.insert("attempts".into(), json!(e.attempts));
-            fields.insert(
-                "next_attempt_at".into(),
-                json!(e.next_attempt_at.map(store::rfc3339)),
-            );
-            fields.insert(
-                "delivered_at".into(),
-                json!(e.delivered_at.map(store::rfc3339)),
-            );
-            fields.insert("last_status".into(), json!(e.last_status));
-            fields.insert("last_error".into(), json!(e.last_error));
-        }
-    }
-    v
 }
 
 /// `GET /v1/events?since=EVENT_ID&limit=N`: `{ events: [...], next }`, `next` being the id of
@@ -126,24 +91,10 @@ pub async fn list(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
             _ => {}
         }
     }
-    match routing
-        .store
-        .events_of_key(&key.id, since.clone(), limit)
-        .await
-    {
-        Ok(Some(events)) => {
-            let next = events.last().map(|e| e.id.clone()).or(since);
-            let events: Vec<Value> = events.iter().map(|e| event_json(e, false)).collect();
-            private_json(StatusCode::OK, &json!({ "events": events, "next": next }))
-        }
-        Ok(None) => problem(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "since must be the id of one of this key's events (the \"next\" of a page), not \"{}\"; it may have been purged with its document: list again without since.",
-                truncate(since.as_deref().unwrap_or(""))
-            ),
-        ),
-        Err(e) => refused(RoutingError::store(e), false),
+    match routing.events_after(&key, since, limit).await {
+        Ok(Ok(page)) => private_json(StatusCode::OK, &page),
+        Ok(Err(said)) => problem(StatusCode::BAD_REQUEST, said),
+        Err(e) => refused(e, false),
     }
 }
 
@@ -158,7 +109,10 @@ pub async fn deliveries(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     };
     match routing.store.events_of_document(&doc.id).await {
         Ok(events) => {
-            let list: Vec<Value> = events.iter().map(|e| event_json(e, true)).collect();
+            let list: Vec<Value> = events
+                .iter()
+                .map(|e| crate::routing::event_json(e, true))
+                .collect();
             private_json(StatusCode::OK, &json!({ "deliveries": list }))
         }
         Err(e) => refused(RoutingError::store(e), false),

@@ -28,14 +28,18 @@ use crate::admission::RenderSlots;
 use crate::limit::RouteLimiter;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Cursor, Document, DocumentSummary, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
-    NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    self, Added, Cursor, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis,
+    NewDocument, NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Events a page of `GET /v1/events` (and `list_events`) lists by default, and at most.
+pub const EVENTS_DEFAULT: usize = 100;
+pub const EVENTS_MAX: usize = 500;
 
 /// The longest `wait` a long-poll may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -353,6 +357,31 @@ impl Routing {
         Ok(json!({ "documents": documents, "next": next }))
     }
 
+    /// One page of the events of `key`'s documents after the event `since`, oldest first:
+    /// `{ events: [...], next }`, `next` being the last event's id (or `since` on an empty
+    /// page). The inner error says why `since` is not one of the key's events.
+    pub async fn events_after(
+        &self,
+        key: &KeyInfo,
+        since: Option<String>,
+        limit: usize,
+    ) -> Result<Result<Value, String>, RoutingError> {
+        let found = self
+            .store
+            .events_of_key(&key.id, since.clone(), limit)
+            .await
+            .map_err(RoutingError::store)?;
+        let Some(events) = found else {
+            return Ok(Err(format!(
+                "since must be the id of one of this key's events (the \"next\" of a page), not \"{}\"; it may have been purged with its document: list again without since.",
+                truncate(since.as_deref().unwrap_or(""))
+            )));
+        };
+        let next = events.last().map(|e| e.id.clone()).or(since);
+        let events: Vec<Value> = events.iter().map(|e| event_json(e, false)).collect();
+        Ok(Ok(json!({ "events": events, "next": next })))
+    }
+
     /// Deletes the document `id` and its responses, leaving a tombstone.
     pub async fn delete(&self, id: &str) -> Result<(), RoutingError> {
         match self.store.delete(id, store::now()).await {
@@ -503,6 +532,39 @@ impl Routing {
         }
         body
     }
+}
+
+/// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
+/// `delivery`, its delivery state.
+pub fn event_json(e: &Event, delivery: bool) -> Value {
+    let mut v = crate::webhooks::payload(e);
+    if let Some(fields) = v.as_object_mut() {
+        fields.insert("id".into(), json!(e.id));
+        if delivery {
+            let status = if !e.deliver {
+                "none"
+            } else if e.delivered_at.is_some() && e.next_attempt_at.is_none() {
+                "delivered"
+            } else if e.next_attempt_at.is_some() {
+                "pending"
+            } else {
+                "failed"
+            };
+            fields.insert("status".into(), json!(status));
+            fields.insert("attempts".into(), json!(e.attempts));
+            fields.insert(
+                "next_attempt_at".into(),
+                json!(e.next_attempt_at.map(store::rfc3339)),
+            );
+            fields.insert(
+                "delivered_at".into(),
+                json!(e.delivered_at.map(store::rfc3339)),
+            );
+            fields.insert("last_status".into(), json!(e.last_status));
+            fields.insert("last_error".into(), json!(e.last_error));
+        }
+    }
+    v
 }
 
 /// The status a sender asks for (`"status"` of `PATCH /v1/documents/{id}` and of the

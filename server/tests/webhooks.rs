@@ -616,6 +616,30 @@ fn keys_sign_list_and_keep_to_their_own() {
         assert_eq!(mine.status, 200, "{}", mine.text());
         assert_eq!(get(addr, "/v1/events", "").status, 401);
 
+        // A rotated secret signs what comes after; the old one no longer verifies.
+        let out = passback()
+            .args(["keys", "rotate-secret", "a", "--store", &backend.spec()])
+            .output()
+            .expect("run passback keys");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rotated = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        assert!(
+            rotated.starts_with("whsec_") && rotated != a_secret,
+            "{rotated}"
+        );
+        assert_eq!(
+            get(addr, "/v1/keys/self", &a).json()["webhook_secret"],
+            rotated
+        );
+        answer(addr, ids[1]);
+        let after = receiver.wait_for(4);
+        assert!(after[3].verified_with(&rotated), "{:?}", after[3]);
+        assert!(!after[3].verified_with(&a_secret));
+
         // The same page over MCP, for the key's agent.
         #[cfg(feature = "mcp")]
         {
@@ -642,11 +666,14 @@ fn keys_sign_list_and_keep_to_their_own() {
             };
             let page = over_mcp(&a, json!({ "since": next }));
             assert_ne!(page["isError"], json!(true), "{page}");
-            assert_eq!(
-                page["structuredContent"]["events"],
-                json!(rest_events),
-                "{page}"
-            );
+            // The closing event, then the answer given after the rotation.
+            let listed = page["structuredContent"]["events"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(listed.len(), 2, "{page}");
+            assert_eq!(listed[0], rest_events[0]);
+            assert_eq!(listed[1]["id"], after[3].id());
             let refused = over_mcp(&a, json!({ "limit": 0 }));
             assert_eq!(refused["isError"], json!(true), "{refused}");
         }

@@ -122,6 +122,10 @@ pub trait Store: Send + Sync {
     /// revoked already, `Unknown` when no key has that name.
     fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
 
+    /// Replaces the webhook secret of the key named `name`: `Live` when it is live, `Gone`
+    /// when it was revoked, `Unknown` when no key has that name.
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>>;
+
     /// The key whose blake3 hash is `hash`, live or revoked.
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>>;
 

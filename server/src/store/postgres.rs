@@ -774,6 +774,29 @@ impl Store for PostgresStore {
         })
     }
 
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        let (name, secret) = (name.to_string(), secret.to_string());
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot change the key's webhook secret",
+                    "WITH k AS (SELECT name, revoked_at FROM keys WHERE name = $1 FOR UPDATE),
+                     changed AS (
+                        UPDATE keys SET webhook_secret = $2
+                        WHERE name = $1 AND revoked_at IS NULL RETURNING name
+                     )
+                     SELECT (SELECT count(*) FROM changed), k.revoked_at FROM k",
+                    &[&name, &secret],
+                )
+                .await?;
+            Ok(match rows.first() {
+                None => Lookup::Unknown,
+                Some(r) if r.get::<_, i64>(0) > 0 => Lookup::Live(()),
+                Some(_) => Lookup::Gone,
+            })
+        })
+    }
+
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
         Box::pin(async move {
             let rows = self

@@ -427,6 +427,10 @@ impl Store for SealedStore {
         self.inner.revoke_key(name, now)
     }
 
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.set_webhook_secret(name, secret)
+    }
+
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
         self.inner.key_by_hash(hash)
     }

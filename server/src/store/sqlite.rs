@@ -790,6 +790,35 @@ impl Store for SqliteStore {
         })
     }
 
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        let (name, secret) = (name.to_string(), secret.to_string());
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let revoked: Option<Option<Millis>> = c
+                        .query_row(
+                            "SELECT revoked_at FROM keys WHERE name = ?1",
+                            [&name],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    Ok(match revoked {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            c.execute(
+                                "UPDATE keys SET webhook_secret = ?2 WHERE name = ?1",
+                                params![name, secret],
+                            )?;
+                            Lookup::Live(())
+                        }
+                    })
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
         Box::pin(async move {
             let found = self

@@ -713,3 +713,88 @@ fn two_replicas_deliver_each_event_once() {
     assert_eq!(per_id.len(), 2 * DOCS);
     assert!(per_id.values().all(|&n| n == 1), "{per_id:?}");
 }
+
+/// Not a check, a measurement (`cargo test --test webhooks -- --ignored --nocapture`): the time
+/// from an answer's POST to its webhook at the receiver, with answers posted by 8 clients at
+/// once, at the median and the 99th percentile, on each backend.
+#[test]
+#[ignore]
+fn delivery_latency_under_load() {
+    for backend in backends() {
+        let receiver = Receiver::start();
+        let server = serve(
+            &backend,
+            &[
+                "--webhook-allow-private",
+                "--answer-limit",
+                "off",
+                "--document-answer-limit",
+                "off",
+            ],
+            FAST,
+        );
+        let addr = server.addr.clone();
+        let docs: Vec<String> = (0..20)
+            .map(|_| {
+                route(&addr, "", json!({ "callback_url": receiver.url() }))["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        const PER_CLIENT: usize = 50;
+        const CLIENTS: usize = 8;
+        let sent: Arc<Mutex<HashMap<(String, u64), Instant>>> = Arc::default();
+        let started = Instant::now();
+        std::thread::scope(|s| {
+            for c in 0..CLIENTS {
+                let (addr, docs, sent) = (&addr, &docs, sent.clone());
+                s.spawn(move || {
+                    for i in 0..PER_CLIENT {
+                        let doc = &docs[(c * PER_CLIENT + i) % docs.len()];
+                        let at = Instant::now();
+                        let r = json_call(
+                            addr,
+                            "POST",
+                            &format!("/r/{doc}/responses"),
+                            "",
+                            &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+                        );
+                        assert_eq!(r.status, 201, "{}", r.text());
+                        let n = r.json()["response_id"].as_u64().unwrap();
+                        sent.lock().unwrap().insert((doc.clone(), n), at);
+                    }
+                });
+            }
+        });
+        let elapsed = started.elapsed();
+        let total = CLIENTS * PER_CLIENT;
+        let got = receiver.wait_for(total);
+        let sent = sent.lock().unwrap();
+        let mut latencies: Vec<Duration> = got
+            .iter()
+            .map(|r| {
+                let body = r.json();
+                let key = (
+                    body["document_id"].as_str().unwrap().to_string(),
+                    body["response_id"].as_u64().unwrap(),
+                );
+                r.at.duration_since(sent[&key])
+            })
+            .collect();
+        latencies.sort();
+        let at =
+            |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+        eprintln!(
+            "{}: {total} answers in {elapsed:?} ({:.0}/s); answer POSTed → webhook received: median {:?}, p99 {:?}, max {:?}",
+            match backend {
+                Backend::Sqlite(_) => "SQLite",
+                Backend::Postgres { .. } => "PostgreSQL",
+            },
+            total as f64 / elapsed.as_secs_f64(),
+            at(0.5),
+            at(0.99),
+            latencies[latencies.len() - 1]
+        );
+    }
+}

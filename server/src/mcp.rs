@@ -86,10 +86,23 @@ impl PassbackMcp {
         only(
             args,
             "route_document",
-            &["markdown", "blocks", "expires_in"],
+            &["markdown", "blocks", "expires_in", "callback_url"],
         )?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let expires_in = routing.lifetime(args.get("expires_in"))?;
+        let callback_url = match args.get("callback_url") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(url)) => Some(
+                crate::webhooks::check_callback_url(url, self.state.config.webhook_allow_private)
+                    .map_err(RoutingError::Callback)?,
+            ),
+            Some(other) => {
+                return Err(Refusal::new(format!(
+                    "\"callback_url\" must be a string, an https:// URL, not {}.",
+                    truncate(&other.to_string())
+                )));
+            }
+        };
         let src = self.document(args, "route_document")?;
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
         if let Some(key) = &self.key {
@@ -98,7 +111,13 @@ impl PassbackMcp {
                 .await?;
         }
         let checked = routing
-            .route_checked_by(&self.state.slots(), src, expires_in, self.key.as_ref())
+            .route_checked_with(
+                &self.state.slots(),
+                src,
+                expires_in,
+                self.key.as_ref(),
+                callback_url,
+            )
             .await?;
         Ok(checked.record(&self.state.origin()))
     }
@@ -467,6 +486,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "type": "integer",
             "minimum": 1,
             "description": "Seconds until the document expires (it then takes no more answers; those it took stay readable until they are purged); at most the server's retention period, which is also the default."
+        }),
+    );
+    route_properties.insert(
+        "callback_url".into(),
+        json!({
+            "type": "string",
+            "description": "An https:// URL to POST each answer, close and expiry of the document to, signed as Standard Webhooks says, so you are woken instead of polling; the answer then carries webhook_secret (unless your sender key has one) to check the signatures with."
         }),
     );
     let Value::Object(list_properties) = json!({

@@ -402,6 +402,34 @@ fn responses_closes_and_expiries_are_delivered_signed() {
         std::thread::sleep(Duration::from_millis(800));
         assert_eq!(receiver.got().len(), 3, "each event once");
 
+        // An agent routes with a callback URL over MCP, and is woken the same way.
+        #[cfg(feature = "mcp")]
+        {
+            let message = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": { "name": "route_document",
+                            "arguments": { "markdown": DOC, "callback_url": receiver.url() } } });
+            let r = call(
+                addr,
+                "POST",
+                "/mcp",
+                &[
+                    ("content-type", "application/json"),
+                    ("accept", "application/json, text/event-stream"),
+                ],
+                message.to_string().as_bytes(),
+            );
+            assert_eq!(r.status, 200, "{}", r.text());
+            let routed = r.json()["result"]["structuredContent"].clone();
+            let secret = routed["webhook_secret"]
+                .as_str()
+                .expect("a secret")
+                .to_string();
+            answer(addr, routed["id"].as_str().unwrap());
+            let got = receiver.wait_for(4);
+            assert!(got[3].verified_with(&secret), "{:?}", got[3]);
+            assert_eq!(got[3].json()["document_id"], routed["id"]);
+        }
+
         // A document without a callback URL has events, delivered to no one.
         let quiet = route(addr, "", json!({}));
         assert!(quiet.get("webhook_secret").is_none(), "{quiet}");

@@ -111,32 +111,48 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<Strin
     Some(format!("v1,{}", b64.encode(mac.finalize().into_bytes())))
 }
 
-/// Delivers due events until aborted: claims a batch, POSTs them at once, records each
-/// outcome; waits for a wake or the poll interval when none is due.
+/// Deliveries in flight at once, per server.
+const IN_FLIGHT: usize = 32;
+
+/// Delivers due events until aborted: claims as many as there are free places among
+/// [`IN_FLIGHT`], POSTs each on a task of its own and records its outcome there, and claims
+/// more as places free up (a slow receiver holds up only its own place); waits for a wake or
+/// the poll interval when none is due.
 pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
-    const BATCH: usize = 16;
+    let places = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     loop {
+        // One free place at least, then every other free one.
+        let Ok(first) = places.clone().acquire_owned().await else {
+            return;
+        };
+        let mut held = vec![first];
+        while let Ok(more) = places.clone().try_acquire_owned() {
+            held.push(more);
+        }
         let now = store::now();
         let lease = now + tuning.lease().as_millis() as Millis;
-        let due = match store.claim_events(now, lease, BATCH).await {
+        let due = match store.claim_events(now, lease, held.len()).await {
             Ok(due) => due,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot claim webhook events");
+                drop(held);
                 tokio::time::sleep(tuning.poll).await;
                 continue;
             }
         };
         if due.is_empty() {
+            drop(held);
             tokio::select! {
                 () = WAKE.notified() => {}
                 () = tokio::time::sleep(tuning.poll) => {}
             }
             continue;
         }
-        let mut running = tokio::task::JoinSet::new();
         for delivery in due {
+            let place = held.pop();
             let store = store.clone();
-            running.spawn(async move {
+            tokio::spawn(async move {
+                let _place = place;
                 let attempt = deliver(&delivery, &tuning).await;
                 let id = delivery.event.id.clone();
                 if let Err(e) = store.record_attempt(&id, attempt).await {
@@ -144,7 +160,8 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
                 }
             });
         }
-        while running.join_next().await.is_some() {}
+        // Places left over go back; more may be due already.
+        drop(held);
     }
 }
 

@@ -14,6 +14,9 @@ ALTER TABLE keys ADD COLUMN callback_url text;               -- for its document
 ALTER TABLE documents ADD COLUMN callback_url text;          -- POST /v1/documents "callback_url"
 ALTER TABLE documents ADD COLUMN webhook_secret text;        -- for a document routed without a key
 ALTER TABLE documents ADD COLUMN expiry_announced boolean NOT NULL DEFAULT false;
+-- Documents that expired before events existed are not announced now, long after.
+UPDATE documents SET expiry_announced = true
+    WHERE expires_at <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
 
 CREATE TABLE events (
     seq             bigserial PRIMARY KEY,

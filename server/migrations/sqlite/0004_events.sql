@@ -10,6 +10,9 @@ ALTER TABLE keys ADD COLUMN callback_url TEXT;               -- for its document
 ALTER TABLE documents ADD COLUMN callback_url TEXT;          -- POST /v1/documents "callback_url"
 ALTER TABLE documents ADD COLUMN webhook_secret TEXT;        -- for a document routed without a key
 ALTER TABLE documents ADD COLUMN expiry_announced INTEGER NOT NULL DEFAULT 0;
+-- Documents that expired before events existed are not announced now, long after.
+UPDATE documents SET expiry_announced = 1
+    WHERE expires_at <= CAST(strftime('%s', 'now') AS INTEGER) * 1000;
 
 CREATE TABLE events (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,   -- the order GET /v1/events lists them in

@@ -77,6 +77,11 @@ struct Receiver {
 impl Receiver {
     /// A receiver on 127.0.0.1, answering 200 unless told otherwise.
     fn start() -> Receiver {
+        Receiver::start_with(None)
+    }
+
+    /// [`Receiver::start`], over TLS with `tls` when given.
+    fn start_with(tls: Option<Arc<rustls::ServerConfig>>) -> Receiver {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("nonblocking");
         let mut receiver = Receiver {
@@ -95,15 +100,28 @@ impl Receiver {
                     let Ok((stream, _)) = listener.accept().await else {
                         continue;
                     };
-                    let r = r.clone();
+                    let (r, tls) = (r.clone(), tls.clone());
                     tokio::spawn(async move {
                         let service = hyper::service::service_fn(move |req| {
                             let r = r.clone();
                             async move { Ok::<_, std::convert::Infallible>(r.take(req).await) }
                         });
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                            .await;
+                        let http = hyper::server::conn::http1::Builder::new();
+                        match tls {
+                            None => {
+                                let io = hyper_util::rt::TokioIo::new(stream);
+                                let _ = http.serve_connection(io, service).await;
+                            }
+                            Some(config) => {
+                                let Ok(stream) =
+                                    tokio_rustls::TlsAcceptor::from(config).accept(stream).await
+                                else {
+                                    return;
+                                };
+                                let io = hyper_util::rt::TokioIo::new(stream);
+                                let _ = http.serve_connection(io, service).await;
+                            }
+                        }
                     });
                 }
             });
@@ -825,4 +843,134 @@ fn delivery_latency_under_load() {
             latencies[latencies.len() - 1]
         );
     }
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) -> bool {
+    std::process::Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A CA (`ca.crt`) and a certificate it signed for localhost (`server.crt`, `server.key`) in a
+/// fresh folder; `None` without the `openssl` command.
+fn certificates(backend: &Backend) -> Option<std::path::PathBuf> {
+    let dir = backend.scratch();
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let ca = [
+        &["req", "-x509"][..],
+        &ec,
+        &[
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=test-ca",
+        ],
+    ]
+    .concat();
+    if !openssl(&dir, &ca) {
+        eprintln!("no openssl command: skipping the https receiver");
+        return None;
+    }
+    let csr = [
+        &["req"][..],
+        &ec,
+        &[
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ],
+    ]
+    .concat();
+    assert!(openssl(&dir, &csr));
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    assert!(openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext"
+        ],
+    ));
+    Some(dir)
+}
+
+/// Over https: delivered to a receiver whose certificate the server's CA file vouches for, and
+/// refused (as a failed attempt, with the TLS error) by a server that does not trust it.
+#[test]
+fn https_receivers_are_checked_against_the_ca_certificates() {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let backend = Backend::sqlite();
+    let Some(dir) = certificates(&backend) else {
+        return;
+    };
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(dir.join("server.crt"))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .unwrap();
+    let receiver = Receiver::start_with(Some(Arc::new(config)));
+    let url = format!("https://localhost:{}/hook", receiver.port);
+    let ca = dir.join("ca.crt");
+    let mut env = FAST.to_vec();
+    env.push(("SSL_CERT_FILE", ca.to_str().unwrap()));
+
+    let trusting = serve(&backend, &["--webhook-allow-private"], &env);
+    let routed = route(&trusting.addr, "", json!({ "callback_url": url }));
+    answer(&trusting.addr, routed["id"].as_str().unwrap());
+    let got = receiver.wait_for(1);
+    assert!(got[0].verified_with(routed["webhook_secret"].as_str().unwrap()));
+    drop(trusting);
+
+    // The system's CA certificates do not vouch for the test CA.
+    let doubting = serve(&backend, &["--webhook-allow-private"], FAST);
+    let routed = route(&doubting.addr, "", json!({ "callback_url": url }));
+    let (id, token) = (
+        routed["id"].as_str().unwrap(),
+        routed["token"].as_str().unwrap(),
+    );
+    answer(&doubting.addr, id);
+    let log = deliveries_when(&doubting.addr, id, token, |l| l[0]["attempts"] == 1);
+    let error = log[0]["last_error"].as_str().unwrap();
+    assert!(error.contains("TLS"), "{error}");
+    assert_eq!(receiver.got().len(), 1);
 }

@@ -38,6 +38,12 @@ async fn attempt(
     body: String,
     tuning: &Tuning,
 ) -> Result<u16, String> {
+    // A key's callback URL is checked for its shape only when the key is made.
+    if !target.https && !tuning.allow_private {
+        return Err(
+            "refused: http:// callback URLs need --webhook-allow-private; use https://".into(),
+        );
+    }
     let addr = guard::resolve(target, tuning.allow_private).await?;
     let tcp = TcpStream::connect(addr)
         .await

@@ -19,6 +19,7 @@
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+//! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
 
 mod error;
 

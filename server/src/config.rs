@@ -73,6 +73,10 @@ pub struct Config {
     /// (`--open-routing`). On loopback routing never needs a key.
     #[cfg(feature = "store")]
     pub open_routing: bool,
+    /// Whether webhooks may go to loopback, private and link-local addresses
+    /// (`--webhook-allow-private`), and over plain http.
+    #[cfg(feature = "store")]
+    pub webhook_allow_private: bool,
     /// Route documents only for a sender key, on loopback too (`--require-keys`): for a server
     /// on loopback behind a reverse proxy that others reach.
     #[cfg(feature = "store")]
@@ -139,6 +143,8 @@ impl Default for Config {
             route_limit: None,
             #[cfg(feature = "store")]
             open_routing: false,
+            #[cfg(feature = "store")]
+            webhook_allow_private: false,
             #[cfg(feature = "store")]
             require_keys: false,
             #[cfg(feature = "store")]
@@ -257,6 +263,12 @@ impl Config {
         self.route_limit = limit;
         self
     }
+    #[cfg(feature = "store")]
+    pub fn with_webhook_allow_private(mut self, allow: bool) -> Self {
+        self.webhook_allow_private = allow;
+        self
+    }
+    #[cfg(feature = "store")]
     pub fn with_open_routing(mut self, open: bool) -> Self {
         self.open_routing = open;
         self

@@ -77,6 +77,7 @@ impl PassbackMcp {
             "set_status" => self.set_status(args).await.map(Answer::Json),
             "delete_document" => self.delete_document(args).await.map(Answer::Json),
             "validate_document" => self.validate_document(args).await.map(Answer::Json),
+            "list_events" => self.list_events(args).await.map(Answer::Json),
             "get_components_spec" => {
                 only(args, name, &[])?;
                 Ok(Answer::Spec)
@@ -93,10 +94,23 @@ impl PassbackMcp {
         only(
             args,
             "route_document",
-            &["markdown", "blocks", "expires_in"],
+            &["markdown", "blocks", "expires_in", "callback_url"],
         )?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let expires_in = routing.lifetime(args.get("expires_in"))?;
+        let callback_url = match args.get("callback_url") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(url)) => Some(
+                crate::webhooks::check_callback_url(url, self.state.config.webhook_allow_private)
+                    .map_err(RoutingError::Callback)?,
+            ),
+            Some(other) => {
+                return Err(Refusal::new(format!(
+                    "\"callback_url\" must be a string, an https:// URL, not {}.",
+                    truncate(&other.to_string())
+                )));
+            }
+        };
         let src = self.document(args, "route_document")?;
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
         if let Some(key) = &self.key {
@@ -109,7 +123,13 @@ impl PassbackMcp {
                 .await?;
         }
         let checked = routing
-            .route_checked_by(&self.state.slots(), src, expires_in, self.key.as_ref())
+            .route_checked_with(
+                &self.state.slots(),
+                src,
+                expires_in,
+                self.key.as_ref(),
+                callback_url,
+            )
             .await?;
         Ok(checked.record(&self.state.origin()))
     }
@@ -215,6 +235,44 @@ impl PassbackMcp {
         let doc = self.owned(routing, args, "delete_document").await?;
         routing.delete(&doc.id).await?;
         Ok(json!({ "id": doc.id, "deleted": true }))
+    }
+
+    async fn list_events(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "list_events", &["since", "limit"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let Some(key) = &self.key else {
+            return Err(Refusal::new(
+                "list_events lists the events of a sender key's documents: connect to /mcp with Authorization: Bearer pbk_… (a key made with `passback keys add NAME`).",
+            ));
+        };
+        let since = match args.get("since") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(other) => {
+                return Err(Refusal::new(format!(
+                    "\"since\" must be an event id (the \"next\" list_events answered), not {}.",
+                    truncate(&other.to_string())
+                )));
+            }
+        };
+        let limit = match args.get("limit") {
+            None | Some(Value::Null) => crate::routing::EVENTS_DEFAULT,
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=crate::routing::EVENTS_MAX as u64).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    Refusal::new(format!(
+                        "\"limit\" must be a whole number from 1 to {}, not {}.",
+                        crate::routing::EVENTS_MAX,
+                        truncate(&v.to_string())
+                    ))
+                })?,
+        };
+        routing
+            .events_after(key, since, limit)
+            .await?
+            .map_err(Refusal::new)
     }
 
     async fn validate_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
@@ -423,7 +481,7 @@ fn wait_arg(v: Option<&Value>) -> Result<Duration, Refusal> {
 // ---------------------------------------------------------------------------------------------
 // The tools as agents see them
 
-const TOOL_NAMES: [&str; 8] = [
+const TOOL_NAMES: [&str; 9] = [
     "route_document",
     "list_documents",
     "list_responses",
@@ -431,6 +489,7 @@ const TOOL_NAMES: [&str; 8] = [
     "set_status",
     "delete_document",
     "validate_document",
+    "list_events",
     "get_components_spec",
 ];
 
@@ -490,6 +549,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "description": "Seconds until the document expires (it then takes no more answers; those it took stay readable until they are purged); at most the server's retention period, which is also the default."
         }),
     );
+    route_properties.insert(
+        "callback_url".into(),
+        json!({
+            "type": "string",
+            "description": "An https:// URL to POST each answer, close and expiry of the document to, signed as Standard Webhooks says, so you are woken instead of polling; the answer then carries webhook_secret (unless your sender key has one) to check the signatures with."
+        }),
+    );
     let Value::Object(list_properties) = json!({
         "id": { "type": "string", "description": "The document's id, from route_document." },
         "token": { "type": "string", "description": "The document's token, from route_document: it alone opens the answers. Not needed over HTTP with the sender key that routed the document." },
@@ -507,6 +573,12 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     let Value::Object(page_properties) = json!({
         "after": { "type": "string", "description": "The next cursor of the previous page; leave out for the first page." },
         "limit": { "type": "integer", "minimum": 1, "maximum": PAGE_MAX, "default": PAGE_DEFAULT, "description": "Documents on the page." }
+    }) else {
+        unreachable!("an object literal")
+    };
+    let Value::Object(events_properties) = json!({
+        "since": { "type": "string", "description": "The id of the last event you have (the next list_events answered); leave it out for the first page." },
+        "limit": { "type": "integer", "minimum": 1, "maximum": crate::routing::EVENTS_MAX, "default": crate::routing::EVENTS_DEFAULT, "description": "Events per page." }
     }) else {
         unreachable!("an object literal")
     };
@@ -579,6 +651,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 .idempotent(false)
                 .open_world(false),
         ),
+        Tool::new(
+            "list_events",
+            "The events of the documents your sender key routed, oldest first, as {events, next}: each {id, type (response.created, document.closed or document.expired), document_id, response_id (for response.created), created_at}. Pass since = the next you were given to get only newer ones; use it to catch up after an absence instead of calling list_responses on every document. Needs /mcp with a sender key.",
+            schema(events_properties, &[]),
+        )
+        .with_title("Events of the key's documents")
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
             "validate_document",
             "Check a PassbackAI document against the spec without publishing it; the same input as route_document. Answers {ok, outcome, blocks, diagnostics}: outcome is valid or violating; blocks lists every component fence (id b1, b2, …, kind, valid, line); each diagnostic has severity, code, block, line, column, JSON path, message and hint.",

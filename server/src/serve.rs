@@ -36,6 +36,12 @@ pub async fn serve(
         .routing
         .clone()
         .map(|routing| tokio::spawn(crate::routing::sweep_every_minute(routing)));
+    // The webhook worker delivers the events the store keeps.
+    #[cfg(feature = "store")]
+    let deliverer = state.routing.clone().map(|routing| {
+        let tuning = crate::webhooks::Tuning::from_env(state.config.webhook_allow_private);
+        tokio::spawn(crate::webhooks::run_worker(routing.store, tuning))
+    });
     let permits = Arc::new(Semaphore::new(state.config.max_connections));
     let lingering = Arc::new(Semaphore::new(MAX_LINGERING));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
@@ -100,6 +106,10 @@ pub async fn serve(
     {
         if let Some(sweeper) = sweeper {
             sweeper.abort();
+        }
+        // An attempt cut short is tried again after its lease, by this server or another.
+        if let Some(deliverer) = deliverer {
+            deliverer.abort();
         }
         // Long-polls answer now (with what they have) instead of holding up the shutdown.
         if let Some(routing) = &state.routing {

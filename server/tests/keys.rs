@@ -285,7 +285,7 @@ fn keys_off_loopback(backend: &Backend) {
     assert_eq!(listed.status, 200, "{}", listed.text());
     assert_eq!(
         listed.json()["result"]["tools"].as_array().map(Vec::len),
-        Some(8)
+        Some(9)
     );
     assert_unauthorized(&route_over_mcp(addr, ""), "passback keys add");
     let routed = route_over_mcp(addr, &key);
@@ -878,5 +878,5 @@ fn sqlite_a_store_from_before_keys_is_migrated() {
         .prepare("SELECT version FROM passback_migrations ORDER BY version")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .expect("the versions");
-    assert_eq!(versions.last(), Some(&3), "{versions:?}");
+    assert_eq!(versions.last(), Some(&4), "{versions:?}");
 }

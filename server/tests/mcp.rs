@@ -143,6 +143,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
             "get_components_spec",
             "get_document",
             "list_documents",
+            "list_events",
             "list_responses",
             "route_document",
             "set_status",
@@ -696,7 +697,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(8),
+            Some(9),
             "{body}"
         );
     }

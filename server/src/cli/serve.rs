@@ -30,7 +30,7 @@ pub(super) const USAGE: Usage = Usage {
         #[cfg(feature = "store")]
         "[--answer-limit N/min|N/h|off] [--document-answer-limit N/min|N/h|off]",
         #[cfg(feature = "store")]
-        "[--max-answer-bytes BYTES]",
+        "[--max-answer-bytes BYTES] [--webhook-allow-private]",
     ],
     about: "",
     column: 28,
@@ -179,6 +179,13 @@ pub(super) const USAGE: Usage = Usage {
             about: "route documents without a sender key on an address that is not\n\
                     loopback (by default such a server routes only for keys made\n\
                     with `passback keys add`; on loopback no key is needed)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "webhook-allow-private",
+            value: "",
+            about: "let callback URLs be http:// and reach loopback, private and link-local\n\
+                    addresses (by default webhooks go only to public https:// receivers)",
         },
         #[cfg(feature = "store")]
         Flag {
@@ -378,7 +385,10 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
                     .into(),
             );
         }
-        config = config.with_open_routing(open).with_require_keys(required);
+        config = config
+            .with_open_routing(open)
+            .with_require_keys(required)
+            .with_webhook_allow_private(a.flag_os("webhook-allow-private").is_some());
         match a.flag("key-documents-per-hour")? {
             None => {}
             Some("off") => config = config.with_key_documents_per_hour(None),

@@ -71,20 +71,22 @@ async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
         Ok(b) => b,
         Err(r) => return r,
     };
-    let expires_in = if media(&content_type) == "application/json" {
-        match expires_in(&body, &routing) {
-            Ok(e) => e,
+    let (expires_in, callback_url) = if media(&content_type) == "application/json" {
+        match expires_in(&body, &routing)
+            .and_then(|e| callback_url(&body, state.config.webhook_allow_private).map(|c| (e, c)))
+        {
+            Ok(both) => both,
             Err(e) => return refused(e, false),
         }
     } else {
-        None
+        (None, None)
     };
     let src = match document_from(&content_type, body) {
         Ok(s) => s,
         Err(r) => return r,
     };
     let checked = match routing
-        .route_checked_by(&state.slots(), src, expires_in, key.as_ref())
+        .route_checked_with(&state.slots(), src, expires_in, key.as_ref(), callback_url)
         .await
     {
         Ok(checked) => checked,
@@ -180,6 +182,23 @@ fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, Routi
         return Ok(None);
     };
     routing.lifetime(fields.get("expires_in"))
+}
+
+/// `callback_url` from a JSON body, checked (see [`crate::webhooks::check_callback_url`]).
+fn callback_url(body: &Bytes, allow_private: bool) -> Result<Option<String>, RoutingError> {
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
+        return Ok(None);
+    };
+    match fields.get("callback_url") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(url)) => crate::webhooks::check_callback_url(url, allow_private)
+            .map(Some)
+            .map_err(RoutingError::Callback),
+        Some(other) => Err(RoutingError::Callback(format!(
+            "\"callback_url\" must be a string, an https:// URL, not {}.",
+            truncate(&other.to_string())
+        ))),
+    }
 }
 
 /// `GET`, `PATCH` or `DELETE /v1/documents/{id}`.
@@ -308,7 +327,7 @@ pub(super) fn bearer(req: &Request<Incoming>) -> Option<&str> {
 
 /// The document `id` for the request's bearer token (or the sender key that routed it), or the
 /// response refusing it.
-async fn authorized(
+pub(super) async fn authorized(
     routing: &Routing,
     req: &Request<Incoming>,
     id: &str,

@@ -4,19 +4,21 @@
 //! |---|---|
 //! | `response`, `request` | below everything here: responses (problem+json, security headers, private JSON, ETags, Server-Timing); reading a request (body limits, content type, the document, `Accept`, conditions, the client's address) |
 //! | `refusal` | the routing core's refusals as problem+json (or a page for a reader's browser) |
-//! | `render`, `answers`, `documents`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
+//! | `render`, `answers`, `documents`, `events`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
 //! | `routes` | the route table: pattern, methods, long-poll, handler |
 //!
 //! This module itself is the dispatcher: it bounds a request's time, turns a panic into a 500
 //! for that request only, answers 404 and 405, counts and logs.
 //!
-//! `documents`, `review` and `refusal` come with the `store` feature, `mcp` with `mcp`,
+//! `documents`, `events`, `review` and `refusal` come with the `store` feature, `mcp` with `mcp`,
 //! `playground` with `playground`: without them their routes are not in the table.
 
 mod answers;
 mod assets;
 #[cfg(feature = "store")]
 mod documents;
+#[cfg(feature = "store")]
+mod events;
 #[cfg(feature = "mcp")]
 mod mcp;
 pub(crate) mod meta;

@@ -16,7 +16,7 @@ use super::playground;
 use super::response::Resp;
 use super::{answers, assets, meta, render};
 #[cfg(feature = "store")]
-use super::{documents, review};
+use super::{documents, events, review};
 use crate::state::AppState;
 use hyper::Request;
 use hyper::body::Incoming;
@@ -85,6 +85,14 @@ routes! {
     Document: "/v1/documents/{id}", "GET, PATCH, DELETE", false => documents::document;
     #[cfg(feature = "store")]
     Responses: "/v1/documents/{id}/responses", "GET", true => documents::responses;
+    #[cfg(feature = "store")]
+    Deliveries: "/v1/documents/{id}/deliveries", "GET", false => events::deliveries;
+    #[cfg(feature = "store")]
+    Redeliver: "/v1/documents/{id}/deliveries/{event_id}/redeliver", "POST", false => events::redeliver;
+    #[cfg(feature = "store")]
+    Events: "/v1/events", "GET", false => events::list;
+    #[cfg(feature = "store")]
+    KeySelf: "/v1/keys/self", "GET", false => events::key_self;
     #[cfg(feature = "store")]
     Review: "/r/{id}", "GET", false => review::page;
     #[cfg(feature = "store")]

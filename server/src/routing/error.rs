@@ -51,6 +51,8 @@ pub enum RoutingError {
     AnswerTooLarge { bytes: usize, max: usize },
     /// `expires_in` out of range: the sentence says what to give instead.
     Lifetime(String),
+    /// `callback_url` refused: the sentence names it and says what to give instead.
+    Callback(String),
     /// The document violates the PassbackAI spec: how many errors, and every diagnostic.
     Violating { errors: usize, diagnostics: Value },
     /// No render slot came free within the queue timeout (`waited`).
@@ -135,7 +137,7 @@ impl fmt::Display for RoutingError {
                 f,
                 "The answer would be stored as {bytes} bytes, over this server's limit of {max} bytes an answer (--max-answer-bytes); send fewer or shorter comments."
             ),
-            RoutingError::Lifetime(said) => f.write_str(said),
+            RoutingError::Lifetime(said) | RoutingError::Callback(said) => f.write_str(said),
             RoutingError::Violating { errors, .. } => write!(
                 f,
                 "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",

@@ -19,6 +19,7 @@
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+//! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
 
 mod error;
 
@@ -28,14 +29,18 @@ use crate::admission::RenderSlots;
 use crate::limit::RouteLimiter;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Cursor, Document, DocumentSummary, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
-    NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    self, Added, Cursor, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis,
+    NewDocument, NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Events a page of `GET /v1/events` (and `list_events`) lists by default, and at most.
+pub const EVENTS_DEFAULT: usize = 100;
+pub const EVENTS_MAX: usize = 500;
 
 /// The longest `wait` a long-poll may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -49,6 +54,9 @@ pub struct Routed {
     pub hash: String,
     pub created_at: Millis,
     pub expires_at: Millis,
+    /// The document's own webhook secret, shown once: for a document routed with a
+    /// `callback_url` and without a key (a key's documents are signed with the key's secret).
+    pub webhook_secret: Option<String>,
 }
 
 /// A document routed after its validation: it, and the validation's warnings.
@@ -62,14 +70,18 @@ impl Checked {
     /// review links under `origin`.
     pub fn record(&self, origin: &str) -> Value {
         let routed = &self.routed;
-        json!({
+        let mut record = json!({
             "id": routed.id,
             "review_url": format!("{origin}/r/{}", routed.id),
             "token": routed.token,
             "hash": routed.hash,
             "expires_at": store::rfc3339(routed.expires_at),
             "diagnostics": self.diagnostics,
-        })
+        });
+        if let (Some(secret), Some(fields)) = (&routed.webhook_secret, record.as_object_mut()) {
+            fields.insert("webhook_secret".into(), json!(secret));
+        }
+        record
     }
 }
 
@@ -96,7 +108,8 @@ impl Routing {
         hash: String,
         expires_in: Option<Duration>,
     ) -> Result<Routed, StoreError> {
-        self.route_owned(markdown, hash, expires_in, None).await
+        self.route_owned(markdown, hash, expires_in, None, None)
+            .await
     }
 
     /// [`Routing::route`] for the key `owner` (its id), or for no key.
@@ -105,11 +118,20 @@ impl Routing {
         markdown: String,
         hash: String,
         expires_in: Option<Duration>,
-        owner: Option<String>,
+        owner: Option<&KeyInfo>,
+        callback_url: Option<String>,
     ) -> Result<Routed, StoreError> {
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
+        // Signed with the key's secret; a document without one (no key, or a key made before
+        // webhooks) gets its own.
+        let webhook_secret = match (&callback_url, owner) {
+            (Some(_), Some(key)) if key.webhook_secret.is_some() => None,
+            (Some(_), _) => Some(store::new_webhook_secret()?),
+            (None, _) => None,
+        };
         let routed = Routed {
+            webhook_secret,
             id: store::random_secret(ID_BYTES)?,
             token: store::random_secret(TOKEN_BYTES)?,
             hash,
@@ -124,7 +146,9 @@ impl Routing {
                 hash: routed.hash.clone(),
                 created_at: routed.created_at,
                 expires_at: routed.expires_at,
-                owner,
+                owner: owner.map(|k| k.id.clone()),
+                callback_url,
+                webhook_secret: routed.webhook_secret.clone(),
             })
             .await?;
         Ok(routed)
@@ -150,6 +174,20 @@ impl Routing {
         expires_in: Option<Duration>,
         owner: Option<&KeyInfo>,
     ) -> Result<Checked, RoutingError> {
+        self.route_checked_with(slots, src, expires_in, owner, None)
+            .await
+    }
+
+    /// [`Routing::route_checked_by`] with the events of the document POSTed to `callback_url`
+    /// (checked already, see [`crate::webhooks::check_callback_url`]).
+    pub async fn route_checked_with(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
+        callback_url: Option<String>,
+    ) -> Result<Checked, RoutingError> {
         let (src, validation, hash) = slots
             .run(move || {
                 let validation = passback_engine::validate(&src);
@@ -170,7 +208,7 @@ impl Routing {
             });
         }
         let routed = self
-            .route_owned(src, hash, expires_in, owner.map(|k| k.id.clone()))
+            .route_owned(src, hash, expires_in, owner, callback_url)
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {
@@ -337,6 +375,31 @@ impl Routing {
         Ok(json!({ "documents": documents, "next": next }))
     }
 
+    /// One page of the events of `key`'s documents after the event `since`, oldest first:
+    /// `{ events: [...], next }`, `next` being the last event's id (or `since` on an empty
+    /// page). The inner error says why `since` is not one of the key's events.
+    pub async fn events_after(
+        &self,
+        key: &KeyInfo,
+        since: Option<String>,
+        limit: usize,
+    ) -> Result<Result<Value, String>, RoutingError> {
+        let found = self
+            .store
+            .events_of_key(&key.id, since.clone(), limit)
+            .await
+            .map_err(RoutingError::store)?;
+        let Some(events) = found else {
+            return Ok(Err(format!(
+                "since must be the id of one of this key's events (the \"next\" of a page), not \"{}\"; it may have been purged with its document: list again without since.",
+                truncate(since.as_deref().unwrap_or(""))
+            )));
+        };
+        let next = events.last().map(|e| e.id.clone()).or(since);
+        let events: Vec<Value> = events.iter().map(|e| event_json(e, false)).collect();
+        Ok(Ok(json!({ "events": events, "next": next })))
+    }
+
     /// Deletes the document `id` and its responses, leaving a tombstone.
     pub async fn delete(&self, id: &str) -> Result<(), RoutingError> {
         match self.store.delete(id, store::now()).await {
@@ -360,7 +423,10 @@ impl Routing {
                     expires_at: summary.expires_at,
                 })
             }
-            Ok(Lookup::Live(summary)) => Ok(summary),
+            Ok(Lookup::Live(summary)) => {
+                crate::webhooks::wake();
+                Ok(summary)
+            }
             Ok(Lookup::Gone) => Err(RoutingError::Gone),
             Ok(Lookup::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
             Err(e) => Err(RoutingError::store(e)),
@@ -408,7 +474,10 @@ impl Routing {
             .add_response(id, response, self.max_responses)
             .await
         {
-            Ok(Added::Stored(stored)) => Ok(stored),
+            Ok(Added::Stored(stored)) => {
+                crate::webhooks::wake();
+                Ok(stored)
+            }
             Ok(Added::NotOpen(status)) => Err(RoutingError::NotOpen { status }),
             Ok(Added::Gone) => Err(RoutingError::Gone),
             Ok(Added::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
@@ -456,7 +525,9 @@ impl Routing {
         let now = store::now();
         let purge_before = now.saturating_sub(self.closed_retention.as_millis() as Millis);
         let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
-        self.store.expire(now, purge_before, forget_before).await
+        let purged = self.store.expire(now, purge_before, forget_before).await;
+        crate::webhooks::wake();
+        purged
     }
 
     /// `{ id, status, created_at, expires_at, views, responses, last_response_at, purge_at }`:
@@ -484,6 +555,39 @@ impl Routing {
         }
         body
     }
+}
+
+/// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
+/// `delivery`, its delivery state.
+pub fn event_json(e: &Event, delivery: bool) -> Value {
+    let mut v = crate::webhooks::payload(e);
+    if let Some(fields) = v.as_object_mut() {
+        fields.insert("id".into(), json!(e.id));
+        if delivery {
+            let status = if !e.deliver {
+                "none"
+            } else if e.delivered_at.is_some() && e.next_attempt_at.is_none() {
+                "delivered"
+            } else if e.next_attempt_at.is_some() {
+                "pending"
+            } else {
+                "failed"
+            };
+            fields.insert("status".into(), json!(status));
+            fields.insert("attempts".into(), json!(e.attempts));
+            fields.insert(
+                "next_attempt_at".into(),
+                json!(e.next_attempt_at.map(store::rfc3339)),
+            );
+            fields.insert(
+                "delivered_at".into(),
+                json!(e.delivered_at.map(store::rfc3339)),
+            );
+            fields.insert("last_status".into(), json!(e.last_status));
+            fields.insert("last_error".into(), json!(e.last_error));
+        }
+    }
+    v
 }
 
 /// The status a sender asks for (`"status"` of `PATCH /v1/documents/{id}` and of the
@@ -590,9 +694,15 @@ fn json_len(v: &Value) -> usize {
     count.0
 }
 
-/// Purges what is due and forgets old tombstones now, then every minute (until aborted).
+/// Purges what is due, announces expiries and forgets old tombstones now, then every minute
+/// (until aborted; `PASSBACK_SWEEP_EVERY_MS` sets another period, for tests).
 pub async fn sweep_every_minute(routing: Routing) {
-    let mut every = tokio::time::interval(Duration::from_secs(60));
+    let period = std::env::var("PASSBACK_SWEEP_EVERY_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .map_or(Duration::from_secs(60), Duration::from_millis);
+    let mut every = tokio::time::interval(period);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;

@@ -122,6 +122,10 @@ pub trait Store: Send + Sync {
     /// revoked already, `Unknown` when no key has that name.
     fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
 
+    /// Replaces the webhook secret of the key named `name`: `Live` when it is live, `Gone`
+    /// when it was revoked, `Unknown` when no key has that name.
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>>;
+
     /// The key whose blake3 hash is `hash`, live or revoked.
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>>;
 
@@ -141,6 +145,100 @@ pub trait Store: Send + Sync {
     /// The bytes `owner`'s kept documents take as stored: their text and their responses'
     /// answers, comments and exports.
     fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64>;
+
+    /// Claims up to `limit` events due for delivery at `now` (each claimed by one caller, on
+    /// PostgreSQL by one replica): each is leased until `lease_until` (not claimed again before,
+    /// unless the attempt is recorded), with where it goes and the secret that signs it.
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>>;
+
+    /// Records one delivery attempt of the event `id`.
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()>;
+
+    /// Up to `limit` of the events of `owner`'s documents, oldest first, after the event
+    /// `since`. `None` when `since` names no event of the key's (any more).
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>>;
+
+    /// The events of the document `id`, oldest first, with their delivery state.
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>>;
+
+    /// Makes the event `event` of the document `id` due for delivery at `now` again. False
+    /// when the document has no such event, or no callback URL to deliver it to.
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
+}
+
+/// One event (contract §6.2), with its delivery state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// `evt_` and 32 hex digits: the webhook's `webhook-id`.
+    pub id: String,
+    pub document_id: String,
+    /// `response.created`, `document.closed` or `document.expired`.
+    pub kind: String,
+    pub response_id: Option<u64>,
+    pub created_at: Millis,
+    /// Whether it is delivered (a callback URL was set when it was made).
+    pub deliver: bool,
+    pub attempts: u32,
+    /// When it is next tried; `None` once delivered, given up, or never to deliver.
+    pub next_attempt_at: Option<Millis>,
+    pub delivered_at: Option<Millis>,
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+}
+
+/// An event claimed for delivery: where to and signed with what.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub event: Event,
+    pub url: String,
+    /// `whsec_…`.
+    pub secret: String,
+}
+
+/// One delivery attempt's outcome.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub at: Millis,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// What went wrong; `None` for a delivered event.
+    pub error: Option<String>,
+    /// Whether it was delivered (a 2xx).
+    pub delivered: bool,
+    /// When to try again; `None` to stop (delivered, or given up).
+    pub next_attempt_at: Option<Millis>,
+}
+
+/// The event types.
+pub const RESPONSE_CREATED: &str = "response.created";
+pub const DOCUMENT_CLOSED: &str = "document.closed";
+pub const DOCUMENT_EXPIRED: &str = "document.expired";
+
+/// What every webhook secret starts with (Standard Webhooks); base64 of 24 random bytes
+/// follows.
+pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
+
+/// A new webhook secret: `whsec_` and base64 (standard, as Standard Webhooks says) of 24
+/// random bytes.
+pub fn new_webhook_secret() -> Result<String, StoreError> {
+    use base64::Engine as _;
+    let mut buf = [0u8; 24];
+    getrandom::fill(&mut buf)
+        .map_err(|e| StoreError::new("the system's random source failed", e))?;
+    Ok(format!(
+        "{WEBHOOK_SECRET_PREFIX}{}",
+        base64::engine::general_purpose::STANDARD.encode(buf)
+    ))
 }
 
 /// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).
@@ -152,6 +250,10 @@ pub struct NewKey {
     /// blake3 of the key.
     pub key_hash: [u8; 32],
     pub created_at: Millis,
+    /// `whsec_…`: signs the webhooks of its documents.
+    pub webhook_secret: String,
+    /// Where its documents' events go when a document names no callback URL of its own.
+    pub callback_url: Option<String>,
 }
 
 /// A kept key, without its hash.
@@ -161,6 +263,9 @@ pub struct KeyInfo {
     pub name: String,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
+    /// `whsec_…`; `None` for a key made before webhooks were.
+    pub webhook_secret: Option<String>,
+    pub callback_url: Option<String>,
 }
 
 /// What [`Store::add_key`] did.
@@ -212,6 +317,10 @@ pub struct NewDocument {
     pub expires_at: Millis,
     /// The id of the key that routed it; `None` when routed without one.
     pub owner: Option<String>,
+    /// Where its events are POSTed (else its key's callback URL, if any).
+    pub callback_url: Option<String>,
+    /// `whsec_…` for a document routed without a key and with a callback URL.
+    pub webhook_secret: Option<String>,
 }
 
 /// A kept document: open, closed or expired (not purged yet).

@@ -19,9 +19,10 @@
 
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Cursor, Document, DocumentSummary, GONE_PREFIX, KeyAdded, KeyInfo, Lookup, Migration,
-    Millis, NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store,
-    StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
+    Event, GONE_PREFIX, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey,
+    NewResponse, PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError,
+    StoreFuture, StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -45,7 +46,46 @@ const MIGRATIONS: &[Migration] = &[
         name: "keys",
         sql: include_str!("../../migrations/postgres/0003_keys.sql"),
     },
+    Migration {
+        version: 4,
+        name: "events",
+        sql: include_str!("../../migrations/postgres/0004_events.sql"),
+    },
 ];
+
+/// The columns an event insert names, and the select that fills them from a row `d` of the
+/// document (with `owner_key` and `callback_url`) joined to its key `k`: `{type}`, `{response}`
+/// and `{at}` are SQL for the type, the response id and the time.
+fn event_insert(source: &str, kind: &str, response: &str, at: &str) -> String {
+    format!(
+        "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
+                             next_attempt_at)
+         SELECT d.id, d.owner_key, '{kind}', {response}, {at},
+                coalesce(d.callback_url, k.callback_url) IS NOT NULL,
+                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN {at} END
+         FROM {source} d LEFT JOIN keys k ON k.id = d.owner_key"
+    )
+}
+
+/// The columns [`event_row`] reads, in its order (of `events e`).
+const EVENT_COLUMNS: &str = "e.id, e.document_id, e.type, e.response_id, e.created_at, e.deliver,
+     e.attempts, e.next_attempt_at, e.delivered_at, e.last_status, e.last_error";
+
+fn event_row(r: &Row) -> Event {
+    Event {
+        id: r.get(0),
+        document_id: r.get(1),
+        kind: r.get(2),
+        response_id: r.get::<_, Option<i64>>(3).map(|n| n as u64),
+        created_at: r.get(4),
+        deliver: r.get(5),
+        attempts: r.get::<_, i32>(6) as u32,
+        next_attempt_at: r.get(7),
+        delivered_at: r.get(8),
+        last_status: r.get::<_, Option<i32>>(9).map(|n| n as u16),
+        last_error: r.get(10),
+    }
+}
 
 /// The channel the insert trigger notifies (see the migration).
 const CHANNEL: &str = "passback_responses";
@@ -344,8 +384,8 @@ impl Store for PostgresStore {
             self.query(
                 "cannot keep the document",
                 "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
-                                        owner_key)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                                        owner_key, callback_url, webhook_secret)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 &[
                     &doc.id,
                     &&doc.token_hash[..],
@@ -354,6 +394,8 @@ impl Store for PostgresStore {
                     &doc.created_at,
                     &doc.expires_at,
                     &doc.owner,
+                    &doc.callback_url,
+                    &doc.webhook_secret,
                 ],
             )
             .await?;
@@ -387,13 +429,31 @@ impl Store for PostgresStore {
         let id = id.to_string();
         Box::pin(async move {
             // Closing keeps the first close's time; an expired document stays as it is. The
-            // row as it is after the change, or as it is when nothing changed.
+            // row as it is after the change, or as it is when nothing changed. Closing an open
+            // document announces it, in the same statement.
+            let announce = if closed {
+                format!(
+                    ", announced AS ({})",
+                    event_insert(
+                        "(SELECT id, owner_key, callback_url FROM changed WHERE was IS NULL)",
+                        DOCUMENT_CLOSED,
+                        "NULL::bigint",
+                        "$2"
+                    )
+                )
+            } else {
+                String::new()
+            };
             let sql = format!(
-                "WITH changed AS (
+                "WITH before AS (
+                    SELECT id AS doc_id, closed_at AS was FROM documents WHERE id = $1 FOR UPDATE
+                 ),
+                 changed AS (
                     UPDATE documents SET closed_at = {}
-                    WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
-                    RETURNING {DOCUMENT_COLUMNS}
-                 )
+                    FROM before
+                    WHERE id = doc_id AND gone_at IS NULL AND expires_at > $2
+                    RETURNING {DOCUMENT_COLUMNS}, id, callback_url, was
+                 ){announce}
                  SELECT {DOCUMENT_COLUMNS} FROM changed
                  UNION ALL
                  SELECT {DOCUMENT_COLUMNS} FROM documents
@@ -518,18 +578,25 @@ impl Store for PostgresStore {
             let rows = self
                 .query(
                     "cannot keep the response",
-                    "WITH doc AS (
+                    &format!(
+                        "WITH doc AS (
                         UPDATE documents SET response_count = response_count + 1,
                                              last_response_at = $2
                         WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
                           AND closed_at IS NULL AND response_count < $3
-                        RETURNING id, response_count
-                     )
-                     INSERT INTO responses (document_id, seq, received_at, reviewer,
-                                            component_inputs, annotations, export)
-                     SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7
-                     FROM doc
-                     RETURNING seq",
+                        RETURNING id, response_count, owner_key, callback_url
+                     ),
+                     stored AS (
+                        INSERT INTO responses (document_id, seq, received_at, reviewer,
+                                               component_inputs, annotations, export)
+                        SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7
+                        FROM doc
+                        RETURNING seq
+                     ),
+                     announced AS ({})
+                     SELECT seq FROM stored",
+                        event_insert("doc", RESPONSE_CREATED, "d.response_count", "$2")
+                    ),
                     &[
                         &id,
                         &response.received_at,
@@ -605,6 +672,21 @@ impl Store for PostgresStore {
         forget_before: Millis,
     ) -> StoreFuture<'_, u64> {
         Box::pin(async move {
+            // Each document whose time ran out is announced once, before any purge.
+            self.query(
+                "cannot announce expired documents",
+                &format!(
+                    "WITH due AS (
+                        UPDATE documents SET expiry_announced = true
+                        WHERE gone_at IS NULL AND expires_at <= $1 AND NOT expiry_announced
+                        RETURNING id, owner_key, callback_url
+                     )
+                     {}",
+                    event_insert("due", DOCUMENT_EXPIRED, "NULL::bigint", "$1")
+                ),
+                &[&now],
+            )
+            .await?;
             // Stopped taking responses at or before `purge_before`: expired then, or closed
             // then.
             let expired = self
@@ -645,10 +727,18 @@ impl Store for PostgresStore {
             let rows = self
                 .query(
                     "cannot keep the key",
-                    "INSERT INTO keys (id, name, key_hash, created_at) VALUES ($1, $2, $3, $4)
+                    "INSERT INTO keys (id, name, key_hash, created_at, webhook_secret, callback_url)
+                     VALUES ($1, $2, $3, $4, $5, $6)
                      ON CONFLICT (name) DO NOTHING
                      RETURNING id",
-                    &[&key.id, &key.name, &&key.key_hash[..], &key.created_at],
+                    &[
+                        &key.id,
+                        &key.name,
+                        &&key.key_hash[..],
+                        &key.created_at,
+                        &key.webhook_secret,
+                        &key.callback_url,
+                    ],
                 )
                 .await?;
             Ok(if rows.is_empty() {
@@ -664,7 +754,7 @@ impl Store for PostgresStore {
             let rows = self
                 .query(
                     "cannot read the keys",
-                    "SELECT id, name, created_at, revoked_at FROM keys ORDER BY created_at, name",
+                    "SELECT id, name, created_at, revoked_at, webhook_secret, callback_url FROM keys ORDER BY created_at, name",
                     &[],
                 )
                 .await?;
@@ -701,12 +791,35 @@ impl Store for PostgresStore {
         })
     }
 
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        let (name, secret) = (name.to_string(), secret.to_string());
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot change the key's webhook secret",
+                    "WITH k AS (SELECT name, revoked_at FROM keys WHERE name = $1 FOR UPDATE),
+                     changed AS (
+                        UPDATE keys SET webhook_secret = $2
+                        WHERE name = $1 AND revoked_at IS NULL RETURNING name
+                     )
+                     SELECT (SELECT count(*) FROM changed), k.revoked_at FROM k",
+                    &[&name, &secret],
+                )
+                .await?;
+            Ok(match rows.first() {
+                None => Lookup::Unknown,
+                Some(r) if r.get::<_, i64>(0) > 0 => Lookup::Live(()),
+                Some(_) => Lookup::Gone,
+            })
+        })
+    }
+
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
         Box::pin(async move {
             let rows = self
                 .query(
                     "cannot read the keys",
-                    "SELECT id, name, created_at, revoked_at FROM keys WHERE key_hash = $1",
+                    "SELECT id, name, created_at, revoked_at, webhook_secret, callback_url FROM keys WHERE key_hash = $1",
                     &[&&hash[..]],
                 )
                 .await?;
@@ -795,6 +908,167 @@ impl Store for PostgresStore {
             Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
         })
     }
+
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>> {
+        Box::pin(async move {
+            let limit = limit.min(i64::MAX as usize) as i64;
+            // One replica claims each event: the rows another replica is claiming are skipped,
+            // and a claimed event is leased (next_attempt_at pushed to the lease's end).
+            let rows = self
+                .query(
+                    "cannot claim events to deliver",
+                    &format!(
+                        "WITH due AS (
+                            SELECT seq FROM events
+                            WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+                            ORDER BY next_attempt_at, seq LIMIT $3
+                            FOR UPDATE SKIP LOCKED
+                         ),
+                         claimed AS (
+                            UPDATE events SET next_attempt_at = $2
+                            FROM due WHERE events.seq = due.seq
+                            RETURNING events.*
+                         )
+                         SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
+                                coalesce(d.webhook_secret, k.webhook_secret)
+                         FROM claimed e JOIN documents d ON d.id = e.document_id
+                         LEFT JOIN keys k ON k.id = d.owner_key"
+                    ),
+                    &[&now, &lease_until, &limit],
+                )
+                .await?;
+            let mut out = Vec::new();
+            for r in &rows {
+                let event = event_row(r);
+                match (
+                    r.get::<_, Option<String>>(11),
+                    r.get::<_, Option<String>>(12),
+                ) {
+                    (Some(url), Some(secret)) => out.push(Delivery { event, url, secret }),
+                    // Its callback URL or secret went away: nothing to deliver.
+                    _ => {
+                        self.query(
+                            "cannot record a delivery",
+                            "UPDATE events SET next_attempt_at = NULL,
+                               last_error = 'no callback URL or secret any more'
+                             WHERE id = $1",
+                            &[&event.id],
+                        )
+                        .await?;
+                    }
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let status = attempt.status.map(i32::from);
+            self.query(
+                "cannot record a delivery",
+                "UPDATE events SET attempts = attempts + 1, last_status = $2, last_error = $3,
+                   delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END,
+                   next_attempt_at = $6
+                 WHERE id = $1",
+                &[
+                    &id,
+                    &status,
+                    &attempt.error,
+                    &attempt.delivered,
+                    &attempt.at,
+                    &attempt.next_attempt_at,
+                ],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let (tx, seq): (i64, i64) = match since {
+                None => (-1, 0),
+                Some(id) => {
+                    let rows = self
+                        .query(
+                            "cannot read the events",
+                            "SELECT tx, seq FROM events WHERE id = $1 AND owner_key = $2",
+                            &[&id, &owner],
+                        )
+                        .await?;
+                    match rows.first() {
+                        Some(r) => (r.get(0), r.get(1)),
+                        None => return Ok(None),
+                    }
+                }
+            };
+            let limit = limit.min(i64::MAX as usize) as i64;
+            // Only events of transactions older than any still running: one that commits late
+            // is never behind a cursor already handed out.
+            let rows = self
+                .query(
+                    "cannot read the events",
+                    &format!(
+                        "SELECT {EVENT_COLUMNS} FROM events e
+                         WHERE e.owner_key = $1 AND (e.tx, e.seq) > ($2, $3)
+                           AND e.tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+                         ORDER BY e.tx, e.seq LIMIT $4"
+                    ),
+                    &[&owner, &tx, &seq, &limit],
+                )
+                .await?;
+            Ok(Some(rows.iter().map(event_row).collect()))
+        })
+    }
+
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot read the events",
+                    &format!(
+                        "SELECT {EVENT_COLUMNS} FROM events e WHERE e.document_id = $1
+                         ORDER BY e.seq"
+                    ),
+                    &[&id],
+                )
+                .await?;
+            Ok(rows.iter().map(event_row).collect())
+        })
+    }
+
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
+        let (id, event) = (id.to_string(), event.to_string());
+        Box::pin(async move {
+            let rows = self
+                .query(
+                    "cannot redeliver an event",
+                    "UPDATE events SET next_attempt_at = $3, deliver = true
+                     WHERE id = $2 AND document_id = $1 AND EXISTS (
+                       SELECT 1 FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
+                       WHERE d.id = $1
+                         AND coalesce(d.callback_url, k.callback_url) IS NOT NULL)
+                     RETURNING id",
+                    &[&id, &event, &now],
+                )
+                .await?;
+            Ok(!rows.is_empty())
+        })
+    }
 }
 
 fn key_info(r: &Row) -> KeyInfo {
@@ -803,5 +1077,7 @@ fn key_info(r: &Row) -> KeyInfo {
         name: r.get(1),
         created_at: r.get(2),
         revoked_at: r.get(3),
+        webhook_secret: r.get(4),
+        callback_url: r.get(5),
     }
 }

@@ -14,8 +14,8 @@
 //! with it has been deleted or purged (at most the retention periods after the switch).
 
 use super::{
-    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Millis, NewDocument,
-    NewKey, NewResponse, Store, StoreError, StoreFuture, StoredResponse,
+    Added, Attempt, Cursor, Delivery, Document, DocumentSummary, Event, KeyAdded, KeyInfo, Lookup,
+    Millis, NewDocument, NewKey, NewResponse, Store, StoreError, StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -427,6 +427,10 @@ impl Store for SealedStore {
         self.inner.revoke_key(name, now)
     }
 
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.set_webhook_secret(name, secret)
+    }
+
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
         self.inner.key_by_hash(hash)
     }
@@ -448,6 +452,37 @@ impl Store for SealedStore {
     fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
         // Counted as sealed: what the key's documents take on disk.
         self.inner.stored_bytes(owner)
+    }
+
+    // Events hold no text of a document or its answers: ids, types and times only.
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>> {
+        self.inner.claim_events(now, lease_until, limit)
+    }
+
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
+        self.inner.record_attempt(id, attempt)
+    }
+
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>> {
+        self.inner.events_of_key(owner, since, limit)
+    }
+
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>> {
+        self.inner.events_of_document(id)
+    }
+
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
+        self.inner.redeliver(id, event, now)
     }
 }
 

@@ -16,9 +16,10 @@
 //! waits to read again.
 
 use super::{
-    Added, Cursor, Document, DocumentSummary, KeyAdded, KeyInfo, Lookup, Migration, Millis,
-    NewDocument, NewKey, NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError,
-    StoreFuture, StoredResponse, Waiters,
+    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
+    Event, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError, StoreFuture,
+    StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -43,7 +44,55 @@ const MIGRATIONS: &[Migration] = &[
         name: "keys",
         sql: include_str!("../../migrations/sqlite/0003_keys.sql"),
     },
+    Migration {
+        version: 4,
+        name: "events",
+        sql: include_str!("../../migrations/sqlite/0004_events.sql"),
+    },
 ];
+
+/// Inserts an event of `kind` for the document `?1` in the transaction making the change; it is
+/// to be delivered when the document, or its key, has a callback URL. `?2` is the time, `?3`
+/// the response id (or NULL).
+fn insert_event(
+    tx: &Connection,
+    kind: &str,
+    id: &str,
+    at: Millis,
+    response: Option<i64>,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
+                             next_attempt_at)
+         SELECT d.id, d.owner_key, ?4, ?3, ?2,
+                coalesce(d.callback_url, k.callback_url) IS NOT NULL,
+                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN ?2 END
+         FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
+         WHERE d.id = ?1",
+        params![id, at, response, kind],
+    )?;
+    Ok(())
+}
+
+/// The columns [`event_row`] reads, in its order (of `events e`).
+const EVENT_COLUMNS: &str = "e.id, e.document_id, e.type, e.response_id, e.created_at, e.deliver,
+     e.attempts, e.next_attempt_at, e.delivered_at, e.last_status, e.last_error";
+
+fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Event> {
+    Ok(Event {
+        id: r.get(0)?,
+        document_id: r.get(1)?,
+        kind: r.get(2)?,
+        response_id: r.get::<_, Option<i64>>(3)?.map(|n| n as u64),
+        created_at: r.get(4)?,
+        deliver: r.get(5)?,
+        attempts: r.get::<_, i64>(6)? as u32,
+        next_attempt_at: r.get(7)?,
+        delivered_at: r.get(8)?,
+        last_status: r.get::<_, Option<i64>>(9)?.map(|n| n as u16),
+        last_error: r.get(10)?,
+    })
+}
 
 /// How often the watcher looks for commits by another process while someone waits.
 const WATCH_EVERY: Duration = Duration::from_millis(500);
@@ -358,8 +407,8 @@ impl Store for SqliteStore {
             self.run(true, move |c| {
                 c.execute(
                     "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
-                                            owner_key)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                            owner_key, callback_url, webhook_secret)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
@@ -367,7 +416,9 @@ impl Store for SqliteStore {
                         doc.hash,
                         doc.created_at,
                         doc.expires_at,
-                        doc.owner
+                        doc.owner,
+                        doc.callback_url,
+                        doc.webhook_secret
                     ],
                 )
             })
@@ -405,6 +456,20 @@ impl Store for SqliteStore {
             let found = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // An open document that this closes announces it.
+                    if closed {
+                        let open: Option<i64> = tx
+                            .query_row(
+                                "SELECT 1 FROM documents WHERE id = ?1 AND gone_at IS NULL
+                                   AND expires_at > ?2 AND closed_at IS NULL",
+                                params![id, now],
+                                |r| r.get(0),
+                            )
+                            .optional()?;
+                        if open.is_some() {
+                            insert_event(&tx, DOCUMENT_CLOSED, &id, now, None)?;
+                        }
+                    }
                     // Closing keeps the first close's time; an expired document stays as it is.
                     tx.execute(
                         if closed {
@@ -545,6 +610,7 @@ impl Store for SqliteStore {
                             response.export
                         ],
                     )?;
+                    insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
                     tx.commit()?;
                     Ok(Added::Stored(Box::new(StoredResponse {
                         response_id: seq as u64,
@@ -599,6 +665,22 @@ impl Store for SqliteStore {
             let expired = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // Each document whose time ran out is announced once, before any purge.
+                    let newly: Vec<String> = {
+                        let mut stmt = tx.prepare(
+                            "SELECT id FROM documents WHERE gone_at IS NULL AND expires_at <= ?1
+                               AND expiry_announced = 0",
+                        )?;
+                        let rows = stmt.query_map([now], |r| r.get(0))?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    };
+                    for id in &newly {
+                        insert_event(&tx, DOCUMENT_EXPIRED, id, now, None)?;
+                        tx.execute(
+                            "UPDATE documents SET expiry_announced = 1 WHERE id = ?1",
+                            [id],
+                        )?;
+                    }
                     // Stopped taking responses at or before `purge_before`: expired then, or
                     // closed then.
                     const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
@@ -646,8 +728,17 @@ impl Store for SqliteStore {
                         return Ok(KeyAdded::NameTaken);
                     }
                     tx.execute(
-                        "INSERT INTO keys (id, name, key_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
-                        params![key.id, key.name, &key.key_hash[..], key.created_at],
+                        "INSERT INTO keys (id, name, key_hash, created_at, webhook_secret,
+                                           callback_url)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![
+                            key.id,
+                            key.name,
+                            &key.key_hash[..],
+                            key.created_at,
+                            key.webhook_secret,
+                            key.callback_url
+                        ],
                     )?;
                     tx.commit()?;
                     Ok(KeyAdded::Added)
@@ -662,7 +753,7 @@ impl Store for SqliteStore {
             let keys = self
                 .run(false, |c| {
                     let mut stmt = c.prepare(
-                        "SELECT id, name, created_at, revoked_at FROM keys
+                        "SELECT id, name, created_at, revoked_at, webhook_secret, callback_url FROM keys
                          ORDER BY created_at, name",
                     )?;
                     let rows = stmt.query_map([], key_info)?;
@@ -705,12 +796,41 @@ impl Store for SqliteStore {
         })
     }
 
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        let (name, secret) = (name.to_string(), secret.to_string());
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let revoked: Option<Option<Millis>> = c
+                        .query_row(
+                            "SELECT revoked_at FROM keys WHERE name = ?1",
+                            [&name],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    Ok(match revoked {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            c.execute(
+                                "UPDATE keys SET webhook_secret = ?2 WHERE name = ?1",
+                                params![name, secret],
+                            )?;
+                            Lookup::Live(())
+                        }
+                    })
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
         Box::pin(async move {
             let found = self
                 .run(false, move |c| {
                     c.query_row(
-                        "SELECT id, name, created_at, revoked_at FROM keys WHERE key_hash = ?1",
+                        "SELECT id, name, created_at, revoked_at, webhook_secret, callback_url FROM keys WHERE key_hash = ?1",
                         [&hash[..]],
                         key_info,
                     )
@@ -806,6 +926,167 @@ impl Store for SqliteStore {
             Ok(found.unwrap_or(0))
         })
     }
+
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>> {
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let claimed = {
+                        let mut stmt = tx.prepare(&format!(
+                            "SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
+                                    coalesce(d.webhook_secret, k.webhook_secret)
+                             FROM events e JOIN documents d ON d.id = e.document_id
+                             LEFT JOIN keys k ON k.id = d.owner_key
+                             WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ?1
+                             ORDER BY e.next_attempt_at, e.seq LIMIT ?2"
+                        ))?;
+                        let rows = stmt.query_map(
+                            params![now, limit.min(i64::MAX as usize) as i64],
+                            |r| {
+                                Ok((
+                                    event_row(r)?,
+                                    r.get::<_, Option<String>>(11)?,
+                                    r.get::<_, Option<String>>(12)?,
+                                ))
+                            },
+                        )?;
+                        rows.collect::<rusqlite::Result<Vec<_>>>()?
+                    };
+                    let mut out = Vec::new();
+                    for (event, url, secret) in claimed {
+                        match (url, secret) {
+                            (Some(url), Some(secret)) => {
+                                tx.execute(
+                                    "UPDATE events SET next_attempt_at = ?2 WHERE id = ?1",
+                                    params![event.id, lease_until],
+                                )?;
+                                out.push(Delivery { event, url, secret });
+                            }
+                            // Its callback URL or secret went away: nothing to deliver.
+                            _ => {
+                                tx.execute(
+                                    "UPDATE events SET next_attempt_at = NULL,
+                                       last_error = 'no callback URL or secret any more'
+                                     WHERE id = ?1",
+                                    [&event.id],
+                                )?;
+                            }
+                        }
+                    }
+                    tx.commit()?;
+                    Ok(out)
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.run(false, move |c| {
+                c.execute(
+                    "UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3,
+                       delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,
+                       next_attempt_at = ?6
+                     WHERE id = ?1",
+                    params![
+                        id,
+                        attempt.status,
+                        attempt.error,
+                        attempt.delivered,
+                        attempt.at,
+                        attempt.next_attempt_at
+                    ],
+                )
+            })
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let after: i64 = match since {
+                        None => 0,
+                        Some(id) => {
+                            let seq: Option<i64> = c
+                                .query_row(
+                                    "SELECT seq FROM events WHERE id = ?1 AND owner_key = ?2",
+                                    params![id, owner],
+                                    |r| r.get(0),
+                                )
+                                .optional()?;
+                            match seq {
+                                Some(seq) => seq,
+                                None => return Ok(None),
+                            }
+                        }
+                    };
+                    let mut stmt = c.prepare(&format!(
+                        "SELECT {EVENT_COLUMNS} FROM events e
+                         WHERE e.owner_key = ?1 AND e.seq > ?2 ORDER BY e.seq LIMIT ?3"
+                    ))?;
+                    let rows = stmt.query_map(
+                        params![owner, after, limit.min(i64::MAX as usize) as i64],
+                        event_row,
+                    )?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>().map(Some)
+                })
+                .await?;
+            Ok(found.unwrap_or(Some(Vec::new())))
+        })
+    }
+
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let mut stmt = c.prepare(&format!(
+                        "SELECT {EVENT_COLUMNS} FROM events e WHERE e.document_id = ?1
+                         ORDER BY e.seq"
+                    ))?;
+                    let rows = stmt.query_map([&id], event_row)?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
+        let (id, event) = (id.to_string(), event.to_string());
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    c.execute(
+                        "UPDATE events SET next_attempt_at = ?3, deliver = 1
+                         WHERE id = ?2 AND document_id = ?1 AND EXISTS (
+                           SELECT 1 FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
+                           WHERE d.id = ?1
+                             AND coalesce(d.callback_url, k.callback_url) IS NOT NULL)",
+                        params![id, event, now],
+                    )
+                })
+                .await?;
+            Ok(done.unwrap_or(0) > 0)
+        })
+    }
 }
 
 fn key_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
@@ -814,5 +1095,7 @@ fn key_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
         name: r.get(1)?,
         created_at: r.get(2)?,
         revoked_at: r.get(3)?,
+        webhook_secret: r.get(4)?,
+        callback_url: r.get(5)?,
     })
 }

@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "keys",
         sql: include_str!("../../migrations/sqlite/0003_keys.sql"),
     },
+    Migration {
+        version: 5,
+        name: "submissions",
+        sql: include_str!("../../migrations/sqlite/0005_submissions.sql"),
+    },
 ];
 
 /// How often the watcher looks for commits by another process while someone waits.
@@ -307,7 +312,7 @@ fn read_responses(
     since: u64,
 ) -> rusqlite::Result<Vec<StoredResponse>> {
     let mut stmt = conn.prepare(
-        "SELECT seq, received_at, reviewer, component_inputs, annotations, export
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash
          FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
@@ -324,6 +329,7 @@ fn read_responses(
             component_inputs: json_value(&inputs)?,
             annotations: json_value(&row.get::<_, String>(4)?)?,
             export,
+            submission: row.get(6)?,
         });
         if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
             break;
@@ -506,6 +512,22 @@ impl Store for SqliteStore {
                         )
                         .optional()?;
                     let now = response.received_at;
+                    if let (Some((None, ..)), Some(submission)) = (&row, &response.submission) {
+                        let seq: Option<i64> = tx
+                            .query_row(
+                                "SELECT seq FROM responses
+                                 WHERE document_id = ?1 AND submission_hash = ?2",
+                                params![id, submission],
+                                |r| r.get(0),
+                            )
+                            .optional()?;
+                        if let Some(seq) = seq {
+                            let again = read_responses(&tx, &id, seq as u64 - 1)?;
+                            if let Some(first) = again.into_iter().next() {
+                                return Ok(Added::Stored(Box::new(first)));
+                            }
+                        }
+                    }
                     let count = match row {
                         None => return Ok(Added::Unknown),
                         Some((Some(_), ..)) => return Ok(Added::Gone),
@@ -527,8 +549,9 @@ impl Store for SqliteStore {
                     )?;
                     tx.execute(
                         "INSERT INTO responses (document_id, seq, received_at, reviewer,
-                                                component_inputs, annotations, export)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                                component_inputs, annotations, export,
+                                                submission_hash)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                         params![
                             id,
                             seq,
@@ -536,7 +559,8 @@ impl Store for SqliteStore {
                             response.reviewer,
                             json_text(&response.component_inputs),
                             json_text(&response.annotations),
-                            response.export
+                            response.export,
+                            response.submission
                         ],
                     )?;
                     tx.commit()?;
@@ -547,6 +571,7 @@ impl Store for SqliteStore {
                         component_inputs: response.component_inputs,
                         annotations: response.annotations,
                         export: response.export,
+                        submission: response.submission,
                     })))
                 })
                 .await?

@@ -414,7 +414,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         return refused(e, browser);
     }
     let stored = match routing
-        .respond(
+        .respond_once(
             &id,
             reviewer,
             inputs,

@@ -370,9 +370,22 @@ impl Routing {
         Some(stopped.saturating_add(self.closed_retention.as_millis() as Millis))
     }
 
-    /// Keeps a reader's response to `id`, unless the document holds its limit of them. With a
-    /// `submission` id, a response already kept for it is the answer, and nothing new is kept.
+    /// Keeps a reader's response to `id`, unless the document holds its limit of them.
     pub async fn respond(
+        &self,
+        id: &str,
+        reviewer: Option<String>,
+        component_inputs: Value,
+        annotations: Value,
+        export: String,
+    ) -> Result<Box<StoredResponse>, RoutingError> {
+        self.respond_once(id, reviewer, component_inputs, annotations, export, None)
+            .await
+    }
+
+    /// [`Routing::respond`], and with a `submission` id, a response already kept for it is the
+    /// answer, and nothing new is kept.
+    pub async fn respond_once(
         &self,
         id: &str,
         reviewer: Option<String>,

@@ -194,7 +194,12 @@ pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> 
     let page = tokio::task::spawn_blocking(move || {
         let parsed = Doc::parse(&doc.markdown);
         let edit = format!("/r/{id}?edit={n}&k={k}");
-        passback_engine::receipt_page(&parsed, &sent.export, &[], &edit, "/assets")
+        // What the export says about how it was made (weights rescaled, …), read again from
+        // the answers kept.
+        let notices = passback_engine::answers_from_json(&parsed, &sent.component_inputs)
+            .map(|answers| passback_engine::export(&parsed, &answers).notices)
+            .unwrap_or_default();
+        passback_engine::receipt_page(&parsed, &sent.export, &notices, &edit, "/assets")
     })
     .await;
     let mut r = match page {

@@ -628,13 +628,20 @@ fn unanswered(doc: &Doc, inputs: &Value) -> Vec<String> {
             let tag = b.kind.tag();
             b.valid && QUESTION_KINDS.contains(&tag) && !LIST_KINDS.contains(&tag)
         })
-        .filter(|b| match inputs.get(&b.id) {
-            None | Some(Value::Null) => true,
-            Some(Value::Object(map)) => map.is_empty(),
-            Some(_) => false,
-        })
+        .filter(|b| inputs.get(&b.id).is_none_or(empty_answer))
         .map(|b| b.id.clone())
         .collect()
+}
+
+/// Whether an answer says nothing: null, or only empty lists and maps (a questionnaire with no
+/// question answered is `{"questions": {}}`).
+fn empty_answer(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(list) => list.iter().all(empty_answer),
+        Value::Object(map) => map.values().all(empty_answer),
+        _ => false,
+    }
 }
 
 /// The error summary at the top of the page sent back (after GOV.UK's): each problem a link

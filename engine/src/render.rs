@@ -255,6 +255,8 @@ pub fn receipt_page(
     let mut options = comrak::Options::default();
     options.extension.strikethrough = true;
     options.extension.table = true;
+    // The export's lines are its entries' lines ("Answer:" under its question).
+    options.render.hardbreaks = true;
     // Its headings sit under the receipt's own "Your answers".
     let drawn = crate::sanitize::clean(&comrak::markdown_to_html(export, &options))
         .replace("<h1>", "<h3>")

@@ -96,6 +96,17 @@ test('the review page: an intro, Send as the primary action, progress, rows that
       assert.match(said, /6 questions · open until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
       assert.match(said, /your answers go to the person who sent you this link; you can change them later/);
 
+      // A long page has a way through: links to each question.
+      await intro.locator('summary', { hasText: 'Go to a question' }).click();
+      assert.deepEqual(await intro.getByRole('link').allTextContents(), [
+        'Which wiki do we move to?', 'Which spaces move in the first batch?', 'Which week suits the cut-over?',
+        'Migration details', 'Migration order', 'Where the hours go',
+      ]);
+      await intro.getByRole('link', { name: 'Where the hours go' }).click();
+      assert.match(page.url(), /#pb-[0-9a-f]+-b6-w0$/);
+      assert.ok(await page.getByRole('spinbutton', { name: 'Moving content (h)' }).isVisible());
+      await page.evaluate(() => window.scrollTo(0, 0));
+
       // Send first and filled; Copy after it, outlined.
       const send = page.getByRole('button', { name: SEND, exact: true });
       const copy = page.getByRole('button', { name: 'Copy answers', exact: true });

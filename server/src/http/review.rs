@@ -115,13 +115,9 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     let frame_src = rendered.frame_src;
     let submission = new_submission();
     let body = if status == Status::Open {
-        let intro = Intro::of(&doc.markdown, doc.expires_at);
-        decorate(
-            rendered.into_body(),
-            Some(&intro.html()),
-            None,
-            submission.as_deref(),
-        )
+        let page = rendered.into_body();
+        let intro = Intro::of(&doc.markdown, doc.expires_at).html(&page);
+        decorate(page, Some(&intro), None, submission.as_deref())
     } else {
         with_notice(rendered.into_body(), status)
     };
@@ -221,7 +217,8 @@ pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> 
 /// What the intro of an open review page says.
 struct Intro {
     title: String,
-    questions: usize,
+    /// The question blocks' ids, in document order.
+    questions: Vec<String>,
     expires_at: Millis,
 }
 
@@ -233,19 +230,27 @@ impl Intro {
             questions: doc
                 .blocks()
                 .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
-                .count(),
+                .map(|b| b.id.clone())
+                .collect(),
             expires_at,
         }
     }
 
-    fn html(&self) -> String {
+    /// The intro of `page` (the rendered review page): with a list of links to its questions,
+    /// a way through a long page.
+    fn html(&self, page: &str) -> String {
         let stamp = crate::store::rfc3339(self.expires_at);
         let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
         let time = time.get(..5).unwrap_or("");
-        let questions = match self.questions {
+        let questions = match self.questions.len() {
             1 => "1 question".to_string(),
             n => format!("{n} questions"),
         };
+        let links: Vec<(String, String)> = self
+            .questions
+            .iter()
+            .filter_map(|b| Some((block_field_id(page, b)?, block_heading(page, b)?)))
+            .collect();
         maud::html! {
             section class="pb-intro" lang="en" dir="ltr" aria-label="About this review" {
                 @if !self.title.is_empty() {
@@ -259,6 +264,16 @@ impl Intro {
                     "When you press " strong { "Send answers" } ", your answers go to the person who sent you this link; you can change them later."
                 }
                 p class="pb-progress" data-pb-progress hidden {}
+                @if links.len() > 1 {
+                    details class="pb-intro-questions" {
+                        summary { "Go to a question" }
+                        ol {
+                            @for (target, text) in &links {
+                                li { a href={ "#" (target) } { (maud::PreEscaped(text)) } }
+                            }
+                        }
+                    }
+                }
             }
         }
         .into_string()
@@ -538,9 +553,10 @@ fn decode_form(
             responses,
         );
         let frame_src = page.frame_src;
-        let intro = Intro::of(markdown, expires_at).html();
+        let page = page.into_body();
+        let intro = Intro::of(markdown, expires_at).html(&page);
         let keep = submission.clone().or_else(new_submission);
-        let page = decorate(page.into_body(), Some(&intro), summary, keep.as_deref());
+        let page = decorate(page, Some(&intro), summary, keep.as_deref());
         (page, frame_src)
     };
     if post.op == FormOp::Edit {
@@ -712,6 +728,8 @@ fn block_field_id(page: &str, block: &str) -> Option<String> {
         "<input type=\"checkbox\"",
         "<textarea",
         "<input type=\"text\"",
+        "<input type=\"number\"",
+        "<select",
     ]
     .iter()
     .filter_map(|t| rest.find(t))

@@ -902,6 +902,51 @@ mod tests {
     }
 
     #[test]
+    fn an_other_chosen_with_nothing_typed_is_found_once() {
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let posted = pairs(&[
+            ("b1.q0.pick", "other"),
+            ("b1.q0.other", "  "),
+            ("b2.q0.pick", "other"),
+            ("b2.q0.pick", "1"),
+            ("b2.q0.other", "Gold"),
+            ("b3.q1.pick", "other"),
+            ("b3.q1.pick", "other"),
+        ]);
+        assert_eq!(empty_others(&posted), ["b1.q0", "b3.q1"]);
+    }
+
+    #[test]
+    fn an_answer_of_empty_maps_says_nothing() {
+        assert!(empty_answer(&json!({ "questions": {} })));
+        assert!(empty_answer(&json!({ "selected": [] })));
+        assert!(!empty_answer(
+            &json!({ "questions": { "q1": { "other": "x" } } })
+        ));
+        assert!(!empty_answer(&json!({ "text": "" })));
+    }
+
+    #[test]
+    fn a_field_is_marked_with_its_message_and_its_choice_checked() {
+        let page = concat!(
+            "<input type=\"radio\" id=\"p-o\" name=\"b1.q0.pick\" value=\"other\">",
+            "<input type=\"text\" class=\"pb-other-text\" id=\"p-other\" name=\"b1.q0.other\">"
+        );
+        assert_eq!(field_id(page, "b1.q0.other").as_deref(), Some("p-other"));
+        let marked = check_other(mark_field(page.to_string(), "b1.q0.other"), "b1.q0");
+        assert!(marked.contains("value=\"other\" checked>"), "{marked}");
+        let message = marked.find("id=\"p-other-error\"").expect("the message");
+        let field = marked
+            .find("aria-describedby=\"p-other-error\"")
+            .expect("described");
+        assert!(message < field && marked.contains("aria-invalid=\"true\""));
+    }
+
+    #[test]
     fn reviewer_names_are_one_short_line() {
         assert_eq!(
             reviewer_name(Some("  Dana ")).ok(),

@@ -257,6 +257,8 @@ pub fn receipt_page(
     options.extension.table = true;
     // The export's lines are its entries' lines ("Answer:" under its question).
     options.render.hardbreaks = true;
+    // Raw HTML the reader typed is shown as they typed it.
+    options.render.escape = true;
     // Its headings sit under the receipt's own "Your answers".
     let drawn = crate::sanitize::clean(&comrak::markdown_to_html(export, &options))
         .replace("<h1>", "<h3>")
@@ -1201,6 +1203,30 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 mod tests {
     use super::*;
     use crate::Engine;
+
+    #[test]
+    fn a_receipt_draws_the_readers_text_and_nothing_it_could_smuggle() {
+        let doc = answers::Doc::parse(
+            "# T\n\n```open-question\n{\"version\":\"1\",\"question\":\"Why?\"}\n```\n",
+        );
+        let export = "**Q: Why?**\nAnswer: <script>alert(1)</script> <img src=x onerror=alert(1)> \
+            [l](javascript:alert(1)) ![i](https://e.x/a.png) <b>bold</b>\n";
+        let page = receipt_page(&doc, export, &[], "/r/abc?edit=1&k=K", "/assets");
+        let summary =
+            &page[page.find("pb-receipt-summary").unwrap()..page.find("id=\"pb-export\"").unwrap()];
+        for bad in ["<script", "javascript:", "e.x/a.png", "<img src", "<b>"] {
+            assert!(!summary.contains(bad), "{bad} in {summary}");
+        }
+        // What the reader typed reads as they typed it.
+        assert!(
+            summary.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{summary}"
+        );
+        assert!(summary.contains("<strong>Q: Why?</strong><br"), "{summary}");
+        // The copy's text is the export, escaped.
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("href=\"/r/abc?edit=1&amp;k=K\""));
+    }
 
     #[test]
     fn splice_replaces_only_known_placeholders() {

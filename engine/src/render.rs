@@ -239,41 +239,52 @@ pub(crate) fn render_with_hash(src: &str, options: &Options, hash: String) -> Re
     render_inner(src, options, hash, None)
 }
 
-/// The page a reader sees after sending a routed document's answers, in the document's
-/// language and direction: what was sent (`export`, with the `notices` about it) in a box to
-/// copy, then `again` (the document's form filled in with what was sent, a fragment) to change
-/// and send again, or when there is none a link to `again_href`.
-pub fn sent_page(
+/// The receipt a reader sees after sending a routed document's answers, in the document's
+/// language and direction: that they were sent, what was sent (`export`, the Markdown export
+/// drawn as prose, with the `notices` about it), and a link to `edit_href`, the form again with
+/// these answers filled in. The export's text is the reader's own: raw HTML in it is shown as
+/// text, and what it draws passes the prose's sanitizer.
+pub fn receipt_page(
     doc: &answers::Doc,
     export: &str,
     notices: &[String],
-    again: Option<&str>,
-    again_href: &str,
+    edit_href: &str,
     asset_base: &str,
 ) -> String {
     let t = doc.lang.strings();
+    let mut options = comrak::Options::default();
+    options.extension.strikethrough = true;
+    options.extension.table = true;
+    // The export's lines are its entries' lines ("Answer:" under its question).
+    options.render.hardbreaks = true;
+    // Raw HTML the reader typed is shown as they typed it.
+    options.render.escape = true;
+    // Its headings sit under the receipt's own "Your answers".
+    let drawn = crate::sanitize::clean(&comrak::markdown_to_html(export, &options))
+        .replace("<h1>", "<h3>")
+        .replace("</h1>", "</h3>")
+        .replace("<h2>", "<h3>")
+        .replace("</h2>", "</h3>");
     let body = html! {
-        div class="pb-sent" dir=(doc.lang.dir()) lang=(doc.lang.code()) {
-            h1 { (t.sent_title) }
-            p { (t.sent_intro) }
+        div class="pb-doc pb-receipt" dir=(doc.lang.dir()) lang=(doc.lang.code()) {
+            div class="pb-receipt-panel" {
+                h1 { (t.sent_title) }
+                p { (t.sent_intro) }
+            }
             @for n in notices { p class="pb-notice" role="note" { (n) } }
-            label for="pb-export" { (t.your_answers) }
-            textarea id="pb-export" class="pb-export" rows="12" readonly { (export) }
+            section class="pb-receipt-answers" aria-labelledby="pb-receipt-answers" {
+                h2 id="pb-receipt-answers" { (t.your_answers) }
+                div class="pb-receipt-summary" { (PreEscaped(drawn)) }
+            }
+            pre id="pb-export" hidden { (export) }
             div class="pb-actions" {
-                button type="button" class="pb-submit" data-pb-copy="pb-export"
+                a class="pb-button pb-primary" href=(edit_href) { (t.change_heading) }
+                button type="button" class="pb-secondary" data-pb-copy="pb-export"
                     data-pb-status="pb-copy-status" data-pb-copied=(t.copied)
                     data-pb-copy-failed=(t.copy_failed) hidden { (t.copy_answers) }
                 span id="pb-copy-status" role="status" {}
             }
-            @if let Some(page) = again {
-                section class="pb-again" aria-labelledby="pb-again" {
-                    h2 id="pb-again" { (t.change_heading) }
-                    p { (t.change_intro) }
-                    (PreEscaped(page))
-                }
-            } @else {
-                p { a href=(again_href) { (t.answer_again) } }
-            }
+            p class="pb-hint" { (t.change_intro) }
         }
     };
     html::page(
@@ -1192,6 +1203,30 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 mod tests {
     use super::*;
     use crate::Engine;
+
+    #[test]
+    fn a_receipt_draws_the_readers_text_and_nothing_it_could_smuggle() {
+        let doc = answers::Doc::parse(
+            "# T\n\n```open-question\n{\"version\":\"1\",\"question\":\"Why?\"}\n```\n",
+        );
+        let export = "**Q: Why?**\nAnswer: <script>alert(1)</script> <img src=x onerror=alert(1)> \
+            [l](javascript:alert(1)) ![i](https://e.x/a.png) <b>bold</b>\n";
+        let page = receipt_page(&doc, export, &[], "/r/abc?edit=1&k=K", "/assets");
+        let summary =
+            &page[page.find("pb-receipt-summary").unwrap()..page.find("id=\"pb-export\"").unwrap()];
+        for bad in ["<script", "javascript:", "e.x/a.png", "<img src", "<b>"] {
+            assert!(!summary.contains(bad), "{bad} in {summary}");
+        }
+        // What the reader typed reads as they typed it.
+        assert!(
+            summary.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{summary}"
+        );
+        assert!(summary.contains("<strong>Q: Why?</strong><br"), "{summary}");
+        // The copy's text is the export, escaped.
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("href=\"/r/abc?edit=1&amp;k=K\""));
+    }
 
     #[test]
     fn splice_replaces_only_known_placeholders() {

@@ -97,6 +97,8 @@ routes! {
     Review: "/r/{id}", "GET", false => review::page;
     #[cfg(feature = "store")]
     Respond: "/r/{id}/responses", "POST", false => review::respond_to;
+    #[cfg(feature = "store")]
+    Receipt: "/r/{id}/sent", "GET", false => review::receipt;
     #[cfg(feature = "mcp")]
     Mcp: "/mcp", "POST", true => mcp::post;
 }
@@ -163,6 +165,8 @@ mod tests {
             ("/r/abc", "/r/{id}", "abc"),
             #[cfg(feature = "store")]
             ("/r/abc/responses", "/r/{id}/responses", "abc"),
+            #[cfg(feature = "store")]
+            ("/r/abc/sent", "/r/{id}/sent", "abc"),
             #[cfg(feature = "store")]
             ("/v1/documents/abc", "/v1/documents/{id}", "abc"),
             #[cfg(feature = "store")]

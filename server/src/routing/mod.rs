@@ -462,12 +462,28 @@ impl Routing {
         annotations: Value,
         export: String,
     ) -> Result<Box<StoredResponse>, RoutingError> {
+        self.respond_once(id, reviewer, component_inputs, annotations, export, None)
+            .await
+    }
+
+    /// [`Routing::respond`], and with a `submission` id, a response already kept for it is the
+    /// answer, and nothing new is kept.
+    pub async fn respond_once(
+        &self,
+        id: &str,
+        reviewer: Option<String>,
+        component_inputs: Value,
+        annotations: Value,
+        export: String,
+        submission: Option<&str>,
+    ) -> Result<Box<StoredResponse>, RoutingError> {
         let response = NewResponse {
             received_at: store::now(),
             reviewer,
             component_inputs,
             annotations,
             export,
+            submission: submission.map(submission_hash),
         };
         match self
             .store
@@ -486,6 +502,29 @@ impl Routing {
             }),
             Err(e) => Err(RoutingError::store(e)),
         }
+    }
+
+    /// The response `response_id` to `id`, when `submission` is the id of the form that sent it
+    /// (what opens a reader's receipt page); `None` for anything else.
+    pub async fn receipt(
+        &self,
+        id: &str,
+        response_id: u64,
+        submission: &str,
+    ) -> Result<Option<StoredResponse>, RoutingError> {
+        if response_id == 0 || !is_submission_id(submission) {
+            return Ok(None);
+        }
+        let found = self
+            .store
+            .responses(id, response_id - 1)
+            .await
+            .map_err(RoutingError::store)?;
+        let want = submission_hash(submission);
+        // Hashes are compared, not secrets: timing tells nothing about the id.
+        Ok(found.into_iter().next().filter(|r| {
+            r.response_id == response_id && r.submission.as_deref() == Some(want.as_str())
+        }))
     }
 
     /// `{ document, responses }`: the responses to `doc` after `since`, oldest first, waiting
@@ -723,6 +762,19 @@ fn document_summary(doc: &Document) -> Value {
         "expires_at": store::rfc3339(doc.expires_at),
         "status": doc.status.name(),
     })
+}
+
+/// Whether `s` can be a submission id: 16 to 128 URL-safe characters (the server writes 22,
+/// 128 random bits; a JSON client may send its own, such as a UUID).
+pub fn is_submission_id(s: &str) -> bool {
+    (16..=128).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What the store keeps of a submission id: its blake3 hash, base64url.
+fn submission_hash(submission: &str) -> String {
+    store::base64url(&store::key_hash(submission))
 }
 
 fn response_json(r: &StoredResponse) -> Value {

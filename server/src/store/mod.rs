@@ -436,6 +436,9 @@ pub struct NewResponse {
     pub annotations: Value,
     /// The Markdown export.
     pub export: String,
+    /// The blake3 hash (base64url) of the form's submission id, when the post carried one: a
+    /// second post with the same id finds this response instead of storing another.
+    pub submission: Option<String>,
 }
 
 /// A kept response.
@@ -448,6 +451,8 @@ pub struct StoredResponse {
     pub component_inputs: Value,
     pub annotations: Value,
     pub export: String,
+    /// See [`NewResponse::submission`].
+    pub submission: Option<String>,
 }
 
 /// What [`Store::add_response`] did.

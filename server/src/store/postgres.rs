@@ -51,6 +51,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "events",
         sql: include_str!("../../migrations/postgres/0004_events.sql"),
     },
+    Migration {
+        version: 5,
+        name: "submissions",
+        sql: include_str!("../../migrations/postgres/0005_submissions.sql"),
+    },
 ];
 
 /// The columns an event insert names, and the select that fills them from a row `d` of the
@@ -203,6 +208,25 @@ impl PostgresStore {
             .query(sql, params)
             .await
             .map_err(|e| db_error(context, e))
+    }
+
+    /// The response to `id` already stored for the form submission `hash`, if any.
+    async fn submitted(
+        &self,
+        id: &str,
+        hash: Option<&str>,
+    ) -> Result<Option<StoredResponse>, StoreError> {
+        let Some(hash) = hash else { return Ok(None) };
+        let rows = self
+            .query(
+                "cannot read a response",
+                "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
+                        export, submission_hash
+                 FROM responses WHERE document_id = $1 AND submission_hash = $2",
+                &[&id, &hash],
+            )
+            .await?;
+        rows.first().map(response).transpose()
     }
 
     /// Why a response could not be added to `id` at `now`.
@@ -368,6 +392,7 @@ fn response(r: &Row) -> Result<StoredResponse, StoreError> {
         component_inputs: json(3)?,
         annotations: json(4)?,
         export: r.get(5),
+        submission: r.get(6),
     })
 }
 
@@ -575,7 +600,10 @@ impl Store for PostgresStore {
                 .map_err(|e| StoreError::new("cannot write the answers", e))?;
             let annotations = serde_json::to_string(&response.annotations)
                 .map_err(|e| StoreError::new("cannot write the annotations", e))?;
-            let rows = self
+            if let Some(found) = self.submitted(&id, response.submission.as_deref()).await? {
+                return Ok(Added::Stored(Box::new(found)));
+            }
+            let inserted = self
                 .query(
                     "cannot keep the response",
                     &format!(
@@ -588,8 +616,9 @@ impl Store for PostgresStore {
                      ),
                      stored AS (
                         INSERT INTO responses (document_id, seq, received_at, reviewer,
-                                               component_inputs, annotations, export)
-                        SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7
+                                               component_inputs, annotations, export,
+                                               submission_hash)
+                        SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7, $8
                         FROM doc
                         RETURNING seq
                      ),
@@ -605,9 +634,18 @@ impl Store for PostgresStore {
                         &inputs,
                         &annotations,
                         &response.export,
+                        &response.submission,
                     ],
                 )
-                .await?;
+                .await;
+            let rows = match inserted {
+                Ok(rows) => rows,
+                // The same form posted twice at once: the other post stored it first.
+                Err(e) => match self.submitted(&id, response.submission.as_deref()).await? {
+                    Some(found) => return Ok(Added::Stored(Box::new(found))),
+                    None => return Err(e),
+                },
+            };
             let Some(row) = rows.first() else {
                 return self.refusal(&id, response.received_at, max).await;
             };
@@ -619,6 +657,7 @@ impl Store for PostgresStore {
                 component_inputs: response.component_inputs,
                 annotations: response.annotations,
                 export: response.export,
+                submission: response.submission,
             })))
         })
     }
@@ -631,7 +670,7 @@ impl Store for PostgresStore {
                 .query(
                     "cannot read the responses",
                     "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                            export
+                            export, submission_hash
                      FROM responses WHERE document_id = $1 AND seq > $2
                      ORDER BY seq LIMIT $3",
                     &[&id, &since, &(PAGE_RESPONSES as i64)],

@@ -280,6 +280,7 @@ impl SealedStore {
             component_inputs: self.read_json(document, "component_inputs", r.component_inputs)?,
             annotations: self.read_json(document, "annotations", r.annotations)?,
             export: self.read_text(document, "export", r.export)?,
+            submission: r.submission,
         })
     }
 
@@ -371,6 +372,7 @@ impl Store for SealedStore {
                 )?,
                 annotations: self.store_json(&id, "annotations", response.annotations)?,
                 export: self.store_text(&id, "export", &response.export)?,
+                submission: response.submission,
             };
             match self.inner.add_response(&id, stored, max_responses).await? {
                 Added::Stored(kept) => Ok(Added::Stored(Box::new(self.open_response(&id, *kept)?))),

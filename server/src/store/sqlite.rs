@@ -49,6 +49,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "events",
         sql: include_str!("../../migrations/sqlite/0004_events.sql"),
     },
+    Migration {
+        version: 5,
+        name: "submissions",
+        sql: include_str!("../../migrations/sqlite/0005_submissions.sql"),
+    },
 ];
 
 /// Inserts an event of `kind` for the document `?1` in the transaction making the change; it is
@@ -356,7 +361,7 @@ fn read_responses(
     since: u64,
 ) -> rusqlite::Result<Vec<StoredResponse>> {
     let mut stmt = conn.prepare(
-        "SELECT seq, received_at, reviewer, component_inputs, annotations, export
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash
          FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
@@ -373,6 +378,7 @@ fn read_responses(
             component_inputs: json_value(&inputs)?,
             annotations: json_value(&row.get::<_, String>(4)?)?,
             export,
+            submission: row.get(6)?,
         });
         if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
             break;
@@ -577,6 +583,22 @@ impl Store for SqliteStore {
                         )
                         .optional()?;
                     let now = response.received_at;
+                    if let (Some((None, ..)), Some(submission)) = (&row, &response.submission) {
+                        let seq: Option<i64> = tx
+                            .query_row(
+                                "SELECT seq FROM responses
+                                 WHERE document_id = ?1 AND submission_hash = ?2",
+                                params![id, submission],
+                                |r| r.get(0),
+                            )
+                            .optional()?;
+                        if let Some(seq) = seq {
+                            let again = read_responses(&tx, &id, seq as u64 - 1)?;
+                            if let Some(first) = again.into_iter().next() {
+                                return Ok(Added::Stored(Box::new(first)));
+                            }
+                        }
+                    }
                     let count = match row {
                         None => return Ok(Added::Unknown),
                         Some((Some(_), ..)) => return Ok(Added::Gone),
@@ -598,8 +620,9 @@ impl Store for SqliteStore {
                     )?;
                     tx.execute(
                         "INSERT INTO responses (document_id, seq, received_at, reviewer,
-                                                component_inputs, annotations, export)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                                component_inputs, annotations, export,
+                                                submission_hash)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                         params![
                             id,
                             seq,
@@ -607,7 +630,8 @@ impl Store for SqliteStore {
                             response.reviewer,
                             json_text(&response.component_inputs),
                             json_text(&response.annotations),
-                            response.export
+                            response.export,
+                            response.submission
                         ],
                     )?;
                     insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
@@ -619,6 +643,7 @@ impl Store for SqliteStore {
                         component_inputs: response.component_inputs,
                         annotations: response.annotations,
                         export: response.export,
+                        submission: response.submission,
                     })))
                 })
                 .await?

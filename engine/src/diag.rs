@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-/// Whether a problem rejects its block (`Error`) or is only reported (`Warning`).
+/// Whether a problem rejects its block (`Error`), is only reported (`Warning`), or is a note
+/// on how the block was read that asks for nothing (`Info`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -10,14 +11,18 @@ pub enum Severity {
     Error,
     /// Reported; the block still renders.
     Warning,
+    /// How the block was read, for the author's information; nothing to fix.
+    Info,
 }
 
 impl Severity {
-    /// The lowercase word people read, `error` or `warning`, as the JSON output spells it.
+    /// The lowercase word people read, `error`, `warning` or `info`, as the JSON output spells
+    /// it.
     pub fn name(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Info => "info",
         }
     }
 }

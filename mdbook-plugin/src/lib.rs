@@ -274,6 +274,7 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
                     }
                 }
                 Severity::Warning => "warning",
+                Severity::Info => "info",
             };
             messages.push(d.compiler_line(path, line, column, severity));
         }

@@ -186,16 +186,19 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    /// The compiler-style line `FILE:LINE:COL: SEVERITY[code]: message (hint)`, at a place the
+    /// The compiler-style line `FILE:LINE:COL: SEVERITY[code]: message — hint`, at a place the
     /// caller gives (a host may have moved the text, as mdBook chapters do).
     /// Messages quote the document, so control characters are escaped ([`terminal_safe`]): the
     /// line goes to a terminal or a log as one line, and does nothing to either.
     pub fn compiler_line(&self, file: &str, line: usize, column: usize, severity: &str) -> String {
         format!(
-            "{}:{line}:{column}: {severity}[{}]: {} ({})",
+            "{}:{line}:{column}: {severity}[{}]: {}{}{}",
             terminal_safe(file),
             self.code,
             terminal_safe(&self.message),
+            // The hint follows the message as its own clause, not in parentheses: hints hold
+            // parentheses of their own, and nested ones read badly.
+            if self.hint.is_empty() { "" } else { " — " },
             terminal_safe(&self.hint)
         )
     }

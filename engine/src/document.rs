@@ -1050,17 +1050,13 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
         Cow::Borrowed(info)
     };
     let first = lower.split_whitespace().next().unwrap_or("");
-    let suggestion: Option<(&str, String)> = if let Some(kind) = Kind::from_tag(first) {
+    let hint: Option<String> = if Kind::from_tag(first).is_some() {
         if first == info.split_whitespace().next().unwrap_or("") {
-            Some((
-                kind.tag(),
-                format!("put nothing after the tag: the opening fence is exactly ```{first}"),
+            Some(format!(
+                "put nothing after the tag: the opening fence is exactly ```{first}"
             ))
         } else {
-            Some((
-                kind.tag(),
-                format!("write the tag in lowercase: ```{first}"),
-            ))
+            Some(format!("write the tag in lowercase: ```{first}"))
         }
     } else {
         let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
@@ -1079,9 +1075,9 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
         invented
             .or_else(extended)
             .or_else(|| closest(first, &tags))
-            .map(|tag| (tag, format!("the component tag is ```{tag}")))
+            .map(|tag| format!("did you mean ```{tag}? That is the component's tag"))
     };
-    let (tag, hint) = suggestion?;
+    let hint = hint?;
     Some(Diagnostic {
         severity: Severity::Warning,
         code: Code::UnknownTag,
@@ -1090,7 +1086,7 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
         column,
         path: String::new(),
         message: format!("```{info} is not a component tag, so this fence renders as plain code"),
-        hint: format!("{hint} (did you mean {tag}?)"),
+        hint,
     })
 }
 

@@ -345,8 +345,8 @@ fn parse_options(
             at,
             &path.pointer(),
             format!(
-                "`options` has {} entries; this component needs at least {min}",
-                items.len()
+                "`options` has {}; this component needs at least {min}",
+                count(items.len(), "entry", "entries")
             ),
             format!("give at least {min} options"),
         );
@@ -360,8 +360,8 @@ fn parse_options(
             at,
             &path.pointer(),
             format!(
-                "`options` has {} entries; this component allows at most {max}",
-                items.len()
+                "`options` has {}; this component allows at most {max}",
+                count(items.len(), "entry", "entries")
             ),
             format!("keep the {max} strongest options, or split the choice over two questions"),
         );
@@ -1279,4 +1279,9 @@ mod tests {
             assert!(!is_other(option), "{option:?}");
         }
     }
+}
+
+/// `n` and the noun that agrees with it: "1 entry", "3 entries".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -370,6 +370,11 @@ fn parse_options(
     Some(options)
 }
 
+/// `n` and the noun that agrees with it: "1 entry", "3 entries".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Whether an option label is a hand-written "Other" row.
 fn is_other(label: &str) -> bool {
     const OTHER: [&str; 9] = [
@@ -1279,9 +1284,4 @@ mod tests {
             assert!(!is_other(option), "{option:?}");
         }
     }
-}
-
-/// `n` and the noun that agrees with it: "1 entry", "3 entries".
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -1175,7 +1175,9 @@ fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
 }
 
 /// The dark colours, for the clients that honour `prefers-color-scheme` (Apple Mail, Outlook
-/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes.
+/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes. The
+/// button's link is named more specifically than the document's links, so its white text wins
+/// over their blue (which on the button's blue would be unreadable).
 const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-body{background:#0d1117!important}\
 .pb-doc{color:#e6edf3!important}\
@@ -1185,7 +1187,7 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-doc a[href]{color:#4493f8!important}\
 .pb-badge{background:#0c2d6b!important;color:#cae8ff!important}\
 .pb-respond{background:#1f6feb!important}\
-.pb-respond a{color:#ffffff!important}\
+.pb-doc .pb-respond a[href]{color:#ffffff!important}\
 }";
 
 #[cfg(test)]

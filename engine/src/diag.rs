@@ -47,6 +47,8 @@ pub enum Code {
     DuplicateOption,
     /// `email_clipped`
     EmailClipped,
+    /// `email_unanswerable`
+    EmailUnanswerable,
     /// `empty`
     Empty,
     /// `ignored_directive`
@@ -114,6 +116,7 @@ impl Code {
             Code::DuplicateKey => "duplicate_key",
             Code::DuplicateOption => "duplicate_option",
             Code::EmailClipped => "email_clipped",
+            Code::EmailUnanswerable => "email_unanswerable",
             Code::Empty => "empty",
             Code::IgnoredDirective => "ignored_directive",
             Code::InvalidJson => "invalid_json",

@@ -710,6 +710,7 @@ impl<'r> BlockRenderer<'r> {
             cid_images: options.cid_images && options.surface.is_email(),
             diagrams: &self.published,
             thumbnails: &self.thumbnails,
+            answerable: !options.surface.is_email() || safe_respond_url(options).is_some(),
         };
         self.frame_src = self.frame_src.or(c.frame_source(options.surface));
         c.render(&cx, self.answers.and_then(|a| a.get(&b.info.id)))
@@ -847,6 +848,16 @@ fn finish(
     let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
+    // The first component that asks something (a diagram takes comments, but sent by mail it
+    // is there to be looked at): an email without a Respond link warns about it.
+    let first_question = blocks
+        .iter()
+        .find(|b| {
+            b.component.is_some()
+                && b.info.kind.takes_answers()
+                && b.info.kind != crate::Kind::Mermaid
+        })
+        .map(|b| b.info.line);
     // Prose takes comments: its whole-document box, and what a post carried (kept even where
     // the document has no prose to show a box for, so a list edit loses nothing posted).
     let annotations = answers.map_or(&[][..], answers::Responses::annotations);
@@ -925,6 +936,9 @@ fn finish(
         if size > GMAIL_CLIP_BYTES {
             diagnostics.push(clipped_warning(size));
         }
+        if let Some(line) = first_question.filter(|_| safe_respond_url(options).is_none()) {
+            diagnostics.push(unanswerable_warning(line));
+        }
     }
     let mut rendered = Rendered {
         wrapped,
@@ -949,6 +963,25 @@ fn finish(
 /// Gmail shows the first 102 KB of a message's HTML and hides the rest behind "View entire
 /// message".
 pub const GMAIL_CLIP_BYTES: usize = 102 * 1024;
+
+/// The warning for an email with questions and no Respond link: it shows them, but nobody can
+/// answer it.
+fn unanswerable_warning(line: usize) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        code: Code::EmailUnanswerable,
+        block: None,
+        line,
+        column: 1,
+        path: String::new(),
+        message: "this email asks questions but has no Respond link, so it cannot be answered; \
+                  its questions are shown as a plain list"
+            .into(),
+        hint: "give the address where the reader answers: --respond-url on the command line, \
+               respond_url in the HTTP query, or route the document to get a review link"
+            .into(),
+    }
+}
 
 /// The warning for an email preview Gmail will clip.
 fn clipped_warning(size: usize) -> Diagnostic {

@@ -1116,3 +1116,62 @@ fn the_respond_button_reads_in_dark_mode() {
     let page = dark_value(css, "background", &page_link[..1]).expect("the page is dark");
     assert!(contrast(&link, &page) >= 4.5, "{link} on {page}");
 }
+
+/// Without a Respond link an email cannot be answered: its questions are a plain list, with no
+/// empty circle, box or blank that looks like a control, and the render warns. With the link,
+/// the glyphs say "answer by following it", and no warning.
+#[test]
+fn an_email_nobody_can_answer_shows_no_controls_and_warns() {
+    let doc = "```questionnaire\n{ \"version\": \"1\", \"questions\": [\
+               { \"id\": \"q1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] },\
+               { \"id\": \"q2\", \"question\": \"Which ones?\", \"options\": [\"C\", \"D\"], \"multi\": true },\
+               { \"id\": \"q3\", \"question\": \"When?\", \"options\": [], \"open_field\": { \"label\": \"Date:\" } }] }\n```\n";
+    let email = Options::default().with_surface(Surface::Email);
+    let out = render(doc, &email);
+    for glyph in ["○", "☐", "____"] {
+        assert!(!out.html.contains(glyph), "{glyph} in {}", out.html);
+    }
+    for option in ["A", "B", "C", "D"] {
+        assert!(
+            out.html.contains(&format!(">{option}</li>")),
+            "{}",
+            out.html
+        );
+    }
+    let warned: Vec<_> = out
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "email_unanswerable")
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", out.diagnostics);
+    assert_eq!((warned[0].line, warned[0].severity.name()), (1, "warning"));
+    assert!(
+        warned[0].hint.contains("--respond-url"),
+        "{}",
+        warned[0].hint
+    );
+
+    let out = render(
+        doc,
+        &email
+            .clone()
+            .with_respond_url(Some("https://app.example/r/1".into())),
+    );
+    assert!(
+        out.html.contains("○") && out.html.contains("☐"),
+        "{}",
+        out.html
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .all(|d| d.code != "email_unanswerable"),
+        "{:?}",
+        out.diagnostics
+    );
+    // A document with nothing to answer is no cause for a warning, and the page surface never
+    // warns.
+    let diagram = "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD\\nA --> B\" }\n```\n";
+    assert!(render(diagram, &email).diagnostics.is_empty());
+    assert!(render(doc, &Options::default()).diagnostics.is_empty());
+}

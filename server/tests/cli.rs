@@ -85,10 +85,12 @@ fn renders_every_surface_in_every_format() {
     let file = example();
     for surface in ["page", "routed", "email"] {
         for format in ["fragment", "page", "json"] {
-            let out = passback(
-                &["render", &file, "--surface", surface, "--format", format],
-                None,
-            );
+            // An email gets the link to answer by, or warns that it cannot be answered.
+            let mut args = vec!["render", &file, "--surface", surface, "--format", format];
+            if surface == "email" {
+                args.extend(["--respond-url", "https://app.example/r/1"]);
+            }
+            let out = passback(&args, None);
             let what = format!("{surface}/{format}");
             assert!(out.status.success(), "{what}: {}", stderr(&out));
             assert!(stderr(&out).is_empty(), "{what}: {}", stderr(&out));

@@ -815,9 +815,30 @@ fn sections(
     })
 }
 
-/// A read-only preview for mail: options with empty glyphs, the badge, the Other row.
+/// A read-only preview for mail: options with empty glyphs, the badge, the Other row. In an
+/// email nobody can answer (no Respond link), the options are a plain bulleted list, with no
+/// glyph, blank or Other row that would look like something to fill in.
 fn email_question(q: &Question, cx: &RenderCx) -> Markup {
     let t = cx.t;
+    if !cx.answerable {
+        return html! {
+            div style="margin:0 0 12px;" {
+                h3 style=(email::QUESTION) { (Text(&q.text)) }
+                @if let Some(c) = &q.context { p style=(email::MUTED) { (Text(c)) } }
+                @if matches!(q.mode, Mode::Single | Mode::Multi) {
+                    // Mail clients ignore logical properties: the indent is on the reading side.
+                    ul style=(if cx.rtl { "margin:0 0 8px;padding:0 24px 0 0;" } else { "margin:0 0 8px;padding:0 0 0 24px;" }) {
+                        @for (i, option) in q.options.iter().enumerate() {
+                            li style=(email::ITEM) {
+                                (option)
+                                @if q.recommended.contains(&i) { " " strong class="pb-badge" style=(email::BADGE) { (t.recommended) } }
+                            }
+                        }
+                    }
+                }
+            }
+        };
+    }
     let glyph = if q.mode == Mode::Multi { "☐" } else { "○" };
     html! {
         div style="margin:0 0 12px;" {

@@ -59,6 +59,8 @@ pub enum Code {
     InvalidPattern,
     /// `invalid_type`
     InvalidType,
+    /// `mermaid_source_bare` (info)
+    MermaidSourceBare,
     /// `missing_field`
     MissingField,
     /// `nested_json_fence_rescued`
@@ -122,6 +124,7 @@ impl Code {
             Code::InvalidJson => "invalid_json",
             Code::InvalidPattern => "invalid_pattern",
             Code::InvalidType => "invalid_type",
+            Code::MermaidSourceBare => "mermaid_source_bare",
             Code::MissingField => "missing_field",
             Code::NestedJsonFenceRescued => "nested_json_fence_rescued",
             Code::OtherInOptions => "other_in_options",

@@ -855,7 +855,7 @@ fn finish(
         .find(|b| {
             b.component.is_some()
                 && b.info.kind.takes_answers()
-                && b.info.kind != crate::Kind::Mermaid
+                && b.info.kind != crate::components::Kind::Mermaid
         })
         .map(|b| b.info.line);
     // Prose takes comments: its whole-document box, and what a post carried (kept even where

@@ -64,6 +64,10 @@ fn documents() -> Vec<(String, String)> {
             "```multi-choice\n{ \"version\": \"1\", \"question\": \"Which?\" \"options\": [\"A\", \"B\"] }\n```\n",
         ),
         (
+            "one edge styled past the end",
+            "```mermaid\ngraph TD\n  A --> B\n  linkStyle 3 stroke:#f00\n```\n",
+        ),
+        (
             "unknown field",
             "```open-question\n{ \"version\": \"1\", \"question\": \"Why?\", \"placholder\": \"x\" }\n```\n",
         ),
@@ -102,6 +106,8 @@ fn problems(d: &Diagnostic) -> Vec<String> {
             " 1 questions",
             " 1 rows",
             " 1 nodes",
+            " 1 edges",
+            " 1 notes",
         ] {
             if text.contains(one) {
                 out.push(format!("{what} says{one}: {text}"));
@@ -142,7 +148,7 @@ fn every_message_reads_once() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The two messages the counts once got wrong, as a person reads them.
+/// The messages the counts once got wrong, as a person reads them.
 #[test]
 fn counts_agree_with_their_nouns() {
     let d = &validate(
@@ -160,6 +166,15 @@ fn counts_agree_with_their_nouns() {
     let d = &validate("```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [] }\n```\n")
         .diagnostics[0];
     assert!(d.message.contains("has 0 entries"), "{}", d.message);
+    let doc = "```mermaid\ngraph TD\n  A --> B\n  linkStyle 3 stroke:#f00\n```\n";
+    let v = validate(doc);
+    assert!(
+        v.diagnostics.iter().any(|d| d
+            .message
+            .contains("the diagram has 1 edge (numbered from 0)")),
+        "{:?}",
+        v.diagnostics
+    );
 }
 
 /// A misspelt tag's warning: the message names what was written, the hint the real tag once,

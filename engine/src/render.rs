@@ -721,6 +721,7 @@ impl<'r> BlockRenderer<'r> {
             cid_images: options.cid_images && options.surface.is_email(),
             diagrams: &self.published,
             thumbnails: &self.thumbnails,
+            answerable: !options.surface.is_email() || safe_respond_url(options).is_some(),
         };
         self.frame_src = self.frame_src.or(c.frame_source(options.surface));
         c.render(&cx, self.answers.and_then(|a| a.get(&b.info.id)))
@@ -858,6 +859,16 @@ fn finish(
     let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
+    // The first component that asks something (a diagram takes comments, but sent by mail it
+    // is there to be looked at): an email without a Respond link warns about it.
+    let first_question = blocks
+        .iter()
+        .find(|b| {
+            b.component.is_some()
+                && b.info.kind.takes_answers()
+                && b.info.kind != crate::components::Kind::Mermaid
+        })
+        .map(|b| b.info.line);
     // Prose takes comments: its whole-document box, and what a post carried (kept even where
     // the document has no prose to show a box for, so a list edit loses nothing posted).
     let annotations = answers.map_or(&[][..], answers::Responses::annotations);
@@ -936,6 +947,9 @@ fn finish(
         if size > GMAIL_CLIP_BYTES {
             diagnostics.push(clipped_warning(size));
         }
+        if let Some(line) = first_question.filter(|_| safe_respond_url(options).is_none()) {
+            diagnostics.push(unanswerable_warning(line));
+        }
     }
     let mut rendered = Rendered {
         wrapped,
@@ -960,6 +974,25 @@ fn finish(
 /// Gmail shows the first 102 KB of a message's HTML and hides the rest behind "View entire
 /// message".
 pub const GMAIL_CLIP_BYTES: usize = 102 * 1024;
+
+/// The warning for an email with questions and no Respond link: it shows them, but nobody can
+/// answer it.
+fn unanswerable_warning(line: usize) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        code: Code::EmailUnanswerable,
+        block: None,
+        line,
+        column: 1,
+        path: String::new(),
+        message: "this email asks questions but has no Respond link, so it cannot be answered; \
+                  its questions are shown as a plain list"
+            .into(),
+        hint: "give the address where the reader answers: --respond-url on the command line, \
+               respond_url in the HTTP query, or route the document to get a review link"
+            .into(),
+    }
+}
 
 /// The warning for an email preview Gmail will clip.
 fn clipped_warning(size: usize) -> Diagnostic {
@@ -1186,7 +1219,9 @@ fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
 }
 
 /// The dark colours, for the clients that honour `prefers-color-scheme` (Apple Mail, Outlook
-/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes.
+/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes. The
+/// button's link is named more specifically than the document's links, so its white text wins
+/// over their blue (which on the button's blue would be unreadable).
 const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-body{background:#0d1117!important}\
 .pb-doc{color:#e6edf3!important}\
@@ -1196,7 +1231,7 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-doc a[href]{color:#4493f8!important}\
 .pb-badge{background:#0c2d6b!important;color:#cae8ff!important}\
 .pb-respond{background:#1f6feb!important}\
-.pb-respond a{color:#ffffff!important}\
+.pb-doc .pb-respond a[href]{color:#ffffff!important}\
 }";
 
 #[cfg(test)]

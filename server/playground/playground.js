@@ -140,7 +140,7 @@
     var details = '';
     if (validation) {
       var errors = validation.diagnostics.filter(function (d) { return d.severity === 'error'; }).length;
-      var warnings = validation.diagnostics.length - errors;
+      var warnings = validation.diagnostics.filter(function (d) { return d.severity === 'warning'; }).length;
       var parts = [plural(validation.blocks.length, 'component', 'components')];
       if (errors) parts.push(plural(errors, 'error', 'errors'));
       if (warnings) parts.push(plural(warnings, 'warning', 'warnings'));

@@ -348,7 +348,7 @@ test('JavaScript off: the form post renders the document and lists its problems 
     await statusSays(page, 'Violating · 3 components · 1 error · 1 warning');
     const rows = page.locator('#pbp-diagnostics li.pbp-diag');
     assert.equal(await rows.count(), 2);
-    assert.match(await rows.nth(0).textContent(), /^error\s*line 10, column \d+10:\d+\s*`options` has 1 entries.*Hint: .*too_few$/);
+    assert.match(await rows.nth(0).textContent(), /^error\s*line 10, column \d+10:\d+\s*`options` has 1 entry;.*Hint: .*too_few$/);
     assert.match(await rows.nth(1).textContent(), /^warning\s*line 14, column \d+.*other_in_options$/);
 
     // The rendering beside it is a working form: "Get answers" gives the engine's export.

@@ -238,10 +238,11 @@ fn parse_state(
                 Ok(_) => None,
                 Err(layout::Failure::TooLarge) => Some((
                     format!(
-                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} notes, and the engine draws at most {} boxes and {} lines",
+                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} {}, and the engine draws at most {} boxes and {} lines",
                         d.chart.nodes.len(),
                         d.chart.edges.len(),
                         d.notes.len(),
+                        if d.notes.len() == 1 { "note" } else { "notes" },
                         layout::MAX_NODES,
                         layout::MAX_EDGES
                     ),

@@ -403,6 +403,9 @@ pub struct RenderCx<'a> {
     pub diagrams: &'a std::cell::RefCell<Vec<(String, std::sync::Arc<str>)>>,
     /// Video thumbnails attached to the message during this render: (content id, `data:` URI).
     pub thumbnails: &'a std::cell::RefCell<Vec<(String, String)>>,
+    /// Whether the reader has a way to answer: always on the web surfaces; in an email only
+    /// with a Respond link. Without one, an email shows no control-like glyphs or blanks.
+    pub answerable: bool,
 }
 
 /// A list control of a prioritize or allocate block, as a list edit leaves focus on it.

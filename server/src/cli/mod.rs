@@ -12,6 +12,7 @@ mod keys;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod render;
+mod report;
 mod schema;
 mod serve;
 mod shared;

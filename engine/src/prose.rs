@@ -7,6 +7,7 @@
 //! `<span data-pb-leaf>`. Components are raw nodes by the time the page is written, so they
 //! never take a number.
 
+use crate::sanitize::ImageRules;
 use comrak::html::{ChildRendering, Context, format_document_with_formatter, format_node_default};
 use comrak::nodes::{AstNode, NodeValue};
 use std::fmt::{self, Write};
@@ -34,36 +35,56 @@ pub enum Marks {
 }
 
 /// The formatter's state: the next leaf number and how to write it.
-#[derive(Default)]
-struct Counter {
+struct Counter<'r> {
     last: u32,
     marks: bool,
     /// The opening tag being written.
     buf: String,
+    /// Which images may load.
+    images: &'r ImageRules,
+    /// Images the rules refused.
+    blocked: u32,
 }
 
-/// Writes the tree's HTML as `comrak::format_html` does with `options`, each leaf marked.
-/// Returns how many leaves it marked.
+/// What [`write_html`] wrote besides the HTML.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Written {
+    /// How many leaves it marked.
+    pub leaves: u32,
+    /// How many Markdown images the image rules refused (each shown as a link or its words).
+    pub blocked_images: u32,
+}
+
+/// Writes the tree's HTML as `comrak::format_html` does with `options`, each leaf marked, and
+/// each image loaded or refused by `images`.
 pub fn write_html<'a>(
     root: &'a AstNode<'a>,
     options: &comrak::Options,
     marks: Marks,
+    images: &ImageRules,
     out: &mut dyn Write,
-) -> u32 {
+) -> Written {
     let counter = Counter {
         last: 0,
         buf: String::with_capacity(64),
         marks: marks == Marks::Plain,
+        images,
+        blocked: 0,
     };
     let plugins = comrak::options::Plugins::default();
     // Writing into a String cannot fail.
-    format_document_with_formatter(root, options, out, &plugins, leaf_node, counter)
-        .map_or(0, |c| c.last)
+    format_document_with_formatter(root, options, out, &plugins, leaf_node, counter).map_or(
+        Written::default(),
+        |c| Written {
+            leaves: c.last,
+            blocked_images: c.blocked,
+        },
+    )
 }
 
 /// `{tag} data-pb-leaf="N">`, the next number, in one write: a write into the page costs more
 /// than the few bytes it copies, and a typical 20 KB document has some 600 leaves.
-fn open_tag(cx: &mut Context<Counter>, tag: &str) -> fmt::Result {
+fn open_tag(cx: &mut Context<Counter<'_>>, tag: &str) -> fmt::Result {
     if !cx.user.marks {
         cx.write_str(tag)?;
         return cx.write_str(">");
@@ -85,7 +106,7 @@ fn open_tag(cx: &mut Context<Counter>, tag: &str) -> fmt::Result {
 /// borrow and one comparison, and the call that follows can be a jump: about 10 instructions
 /// per node instead of the 25 a single `match` over both cases took.
 fn leaf_node<'a>(
-    cx: &mut Context<Counter>,
+    cx: &mut Context<Counter<'_>>,
     node: &'a AstNode<'a>,
     entering: bool,
 ) -> Result<ChildRendering, fmt::Error> {
@@ -94,7 +115,7 @@ fn leaf_node<'a>(
         | NodeValue::Heading(_)
         | NodeValue::TableRow(_)
         | NodeValue::CodeBlock(_) => cx.user.marks,
-        NodeValue::Link(_) | NodeValue::Alert(_) => true,
+        NodeValue::Link(_) | NodeValue::Alert(_) | NodeValue::Image(_) => true,
         _ => false,
     };
     if leaf {
@@ -110,7 +131,7 @@ fn leaf_node<'a>(
 /// result to comrak's output with the marks taken out.
 #[inline(never)]
 fn leaf_tag<'a>(
-    cx: &mut Context<Counter>,
+    cx: &mut Context<Counter<'_>>,
     node: &'a AstNode<'a>,
     entering: bool,
 ) -> Result<ChildRendering, fmt::Error> {
@@ -220,7 +241,62 @@ fn leaf_tag<'a>(
             Ok(ChildRendering::HTML)
         }
         NodeValue::Alert(ref alert) => write_alert(cx, alert, entering),
+        NodeValue::Image(ref nl) => write_image(cx, nl, entering),
         _ => format_node_default(cx, node, entering),
+    }
+}
+
+/// What an image that loads carries besides comrak's attributes: no referrer for its host,
+/// and no load until it is near the view.
+pub(crate) const IMAGE_ATTRIBUTES: &str =
+    " referrerpolicy=\"no-referrer\" loading=\"lazy\" decoding=\"async\"";
+
+/// An image, as comrak writes it when the rules let it load (from the address they give, which
+/// may be a proxy's), told to send no referrer and to load lazily; otherwise a link to it
+/// (http and https) or its words, so the reader still learns what it was.
+fn write_image(
+    cx: &mut Context<Counter<'_>>,
+    nl: &comrak::nodes::NodeLink,
+    entering: bool,
+) -> Result<ChildRendering, fmt::Error> {
+    let src = cx.user.images.src(&nl.url);
+    match (src, entering) {
+        (Some(src), true) => {
+            cx.write_str("<img src=\"")?;
+            cx.escape_href(&src)?;
+            cx.write_str("\" alt=\"")?;
+            Ok(ChildRendering::Plain)
+        }
+        (Some(_), false) => {
+            if !nl.title.is_empty() {
+                cx.write_str("\" title=\"")?;
+                cx.escape(&nl.title)?;
+            }
+            cx.write_str("\"")?;
+            cx.write_str(IMAGE_ATTRIBUTES)?;
+            cx.write_str(" />")?;
+            Ok(ChildRendering::HTML)
+        }
+        (None, true) => {
+            cx.user.blocked += 1;
+            cx.write_str("<a")?;
+            if crate::sanitize::is_web_link(&nl.url) {
+                cx.write_str(" href=\"")?;
+                cx.escape_href(&nl.url)?;
+                cx.write_str("\"")?;
+            }
+            if !nl.title.is_empty() {
+                cx.write_str(" title=\"")?;
+                cx.escape(&nl.title)?;
+                cx.write_str("\"")?;
+            }
+            cx.write_str(">")?;
+            Ok(ChildRendering::HTML)
+        }
+        (None, false) => {
+            cx.write_str("</a>")?;
+            Ok(ChildRendering::HTML)
+        }
     }
 }
 
@@ -228,7 +304,7 @@ fn leaf_tag<'a>(
 /// screen reader reads out first, as GitHub writes it but with the engine's own classes and
 /// icons. Its paragraphs are leaves like any other.
 fn write_alert(
-    cx: &mut Context<Counter>,
+    cx: &mut Context<Counter<'_>>,
     alert: &comrak::nodes::NodeAlert,
     entering: bool,
 ) -> Result<ChildRendering, fmt::Error> {
@@ -414,8 +490,11 @@ mod tests {
         docs
     }
 
-    /// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs.
+    /// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs;
+    /// and without what the engine adds to images and headings.
     fn unmarked(html: &str) -> String {
+        let html = html.replace(IMAGE_ATTRIBUTES, "");
+        let html = html.as_str();
         let mut out = String::with_capacity(html.len());
         let mut rest = html;
         let mut spans = 0;
@@ -458,12 +537,18 @@ mod tests {
                     continue;
                 }
                 let mut marked = String::new();
-                let n = write_html(
+                let written = write_html(
                     parsed.root,
                     &document::comrak_options(raw),
                     Marks::Plain,
+                    &crate::sanitize::ImageRules::default(),
                     &mut marked,
                 );
+                // An image the policy refuses is a link, by design (see `sanitize` tests).
+                if written.blocked_images > 0 {
+                    continue;
+                }
+                let n = written.leaves;
                 assert_eq!(unmarked(&marked), plain, "{name}");
                 // Components are still code blocks in this tree: they would be counted here.
                 if parsed.blocks.is_empty() {

@@ -56,8 +56,12 @@ fn differences() -> &'static HashMap<String, HashMap<String, String>> {
     })
 }
 
-/// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs.
+/// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs; and
+/// without the attributes the engine adds to an image that loads (what it loads stays
+/// compared).
 fn unmarked(html: &str) -> String {
+    let html = html.replace(crate::prose::IMAGE_ATTRIBUTES, "");
+    let html = html.as_str();
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
     let mut spans = 0;

@@ -22,7 +22,7 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::HeaderValue;
 use hyper::{Method, Request, StatusCode};
-use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, Options, Surface};
+use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, ImagePolicy, Options, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -30,9 +30,10 @@ use std::sync::Arc;
 const MAX_REVIEWER_CHARS: usize = 200;
 
 /// The options a routed document renders with: the routed surface, its form posting back to
-/// this server by id, and no copy of the source in the form.
-fn routed_options(id: &str, format: Format) -> Options {
+/// this server by id, no copy of the source in the form, and the server's image policy.
+fn routed_options(id: &str, format: Format, images: &ImagePolicy) -> Options {
     Options::default()
+        .with_images(images.clone())
         .with_surface(Surface::Routed)
         .with_format(format)
         .with_answers_action(Some(format!("/r/{id}/responses")))
@@ -56,8 +57,8 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     }
     let status = doc.status;
     let options = match status {
-        Status::Open => routed_options(id, Format::Page),
-        _ => routed_options(id, Format::Page).with_answers_action(None),
+        Status::Open => routed_options(id, Format::Page, &state.config.images),
+        _ => routed_options(id, Format::Page, &state.config.images).with_answers_action(None),
     };
     let engine_state = state.clone();
     let rendered = state
@@ -69,7 +70,8 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         Err(refused) => return unadmitted(refused),
     };
     let frame_src = rendered.frame_src;
-    let body = with_notice(rendered.into_body(), status);
+    let blocked = rendered.blocked_images;
+    let body = with_image_note(with_notice(rendered.into_body(), status), blocked);
     let mut r = html(StatusCode::OK, Bytes::from(body), frame_src);
     no_store(&mut r);
     r.headers_mut()
@@ -113,6 +115,39 @@ fn with_notice(page: String, status: Status) -> String {
     }
 }
 
+/// `page` with a short note at the top of its content when the server's image policy kept
+/// `blocked` of the document's images from loading (each is shown as a link to it, or its
+/// description): the reader knows something is missing and why.
+fn with_image_note(page: String, blocked: u32) -> String {
+    if blocked == 0 {
+        return page;
+    }
+    let said = if blocked == 1 {
+        "1 image in this document is not shown: this server does not load images from its address. It is a link to it, or its description, instead.".to_string()
+    } else {
+        format!(
+            "{blocked} images in this document are not shown: this server does not load images from their addresses. Each is a link to it, or its description, instead."
+        )
+    };
+    let note = maud::html! {
+        div class="pb-images-blocked" role="note" lang="en" dir="ltr" {
+            p { (said) }
+        }
+    }
+    .into_string();
+    match page.find(PAGE_MAIN) {
+        Some(at) => {
+            let at = at + PAGE_MAIN.len();
+            let mut out = String::with_capacity(page.len() + note.len());
+            out.push_str(&page[..at]);
+            out.push_str(&note);
+            out.push_str(&page[at..]);
+            out
+        }
+        None => note + &page,
+    }
+}
+
 /// `POST /r/{id}/responses`.
 pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
@@ -144,9 +179,10 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     };
     let markdown = doc.markdown.clone();
     let decode_id = id.clone();
+    let images = state.config.images.clone();
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&decode_id, &markdown, &text)
+            decode_form(&decode_id, &markdown, &text, &images)
         } else {
             decode_json(&markdown, &text)
         }
@@ -190,8 +226,17 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         let (markdown, shown) = (doc.markdown, stored.export.clone());
         let notices = notices.clone();
         let name = stored.reviewer.clone();
+        let images = state.config.images.clone();
         let page = tokio::task::spawn_blocking(move || {
-            sent_page(&id, &markdown, &refill, name.as_deref(), &shown, &notices)
+            sent_page(
+                &id,
+                &markdown,
+                &refill,
+                name.as_deref(),
+                &shown,
+                &notices,
+                &images,
+            )
         })
         .await;
         match page {
@@ -249,7 +294,7 @@ fn annotations_json(responses: &passback_engine::Responses) -> Value {
 
 /// The review page's form post. The page carries no copy of the document: it goes back in
 /// here, from the store, in place of anything the post says it is.
-fn decode_form(id: &str, markdown: &str, text: &str) -> Result<Answer, Resp> {
+fn decode_form(id: &str, markdown: &str, text: &str, images: &ImagePolicy) -> Result<Answer, Resp> {
     let posted = passback_engine::parse_urlencoded(text)
         .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
     let mut reviewer = None;
@@ -279,7 +324,7 @@ fn decode_form(id: &str, markdown: &str, text: &str) -> Result<Answer, Resp> {
         post.responses.set_reviewer(reviewer.clone());
         let page = passback_engine::render_with_answers(
             markdown,
-            &routed_options(id, Format::Page),
+            &routed_options(id, Format::Page, images),
             &post.responses,
         );
         let frame_src = page.frame_src;
@@ -369,6 +414,7 @@ fn sent_page(
     reviewer: Option<&str>,
     export: &str,
     notices: &[String],
+    images: &ImagePolicy,
 ) -> (String, Option<&'static str>) {
     let doc = Doc::parse(markdown);
     let again = passback_engine::answers_from_json(&doc, inputs)
@@ -376,7 +422,7 @@ fn sent_page(
             filled.set_reviewer(reviewer.map(str::to_string));
             passback_engine::render_with_answers(
                 markdown,
-                &routed_options(id, Format::Fragment),
+                &routed_options(id, Format::Fragment, images),
                 &filled,
             )
         })

@@ -44,6 +44,63 @@ struct Counter<'r> {
     images: &'r ImageRules,
     /// Images the rules refused.
     blocked: u32,
+    /// The headings' ids, and how many headings are written.
+    anchors: &'r Anchors,
+    headings: usize,
+}
+
+/// The ids of a document's headings, as GitHub makes them: the heading's text lowercased,
+/// every character but letters, marks, numbers, `_`-like connectors, spaces and `-` removed,
+/// spaces made `-`, and a repeated id given `-1`, `-2`… (comrak's [`comrak::Anchorizer`], which
+/// follows GitHub's). `[see below](#install)` then finds `## Install` on the page, from any
+/// link, typed address or other page, with or without the script.
+///
+/// The engine's own ids start with `pb-`, and comrak's footnotes use `fn-` and `fnref-`: a
+/// heading whose id would start with one of those (or with `user-content-`) gets GitHub's
+/// `user-content-` in front, and the document's in-page links to it are written to match, so
+/// no heading can take an id the engine's markup uses.
+#[derive(Default, Debug)]
+pub struct Anchors {
+    /// Each heading's id, in document order (empty when its text gives none).
+    ids: Vec<String>,
+    /// The ids given `user-content-` (without it), for the in-page links to them.
+    moved: Vec<String>,
+}
+
+/// The prefix GitHub gives the ids in a document's content.
+const CONTENT_PREFIX: &str = "user-content-";
+
+impl Anchors {
+    /// The ids of the headings of the tree under `root`, read before the sanitizer changes
+    /// any heading's content.
+    pub fn of<'a>(root: &'a AstNode<'a>) -> Anchors {
+        let mut anchors = Anchors::default();
+        let mut anchorizer: Option<comrak::Anchorizer> = None;
+        for node in root.descendants() {
+            if !matches!(node.data().value, NodeValue::Heading(_)) {
+                continue;
+            }
+            let slug = anchorizer
+                .get_or_insert_with(comrak::Anchorizer::new)
+                .anchorize(&node.collect_text());
+            let reserved = ["pb-", "fn-", "fnref-", CONTENT_PREFIX]
+                .iter()
+                .any(|p| slug.starts_with(p));
+            if reserved {
+                anchors.ids.push(format!("{CONTENT_PREFIX}{slug}"));
+                anchors.moved.push(slug);
+            } else {
+                anchors.ids.push(slug);
+            }
+        }
+        anchors
+    }
+
+    /// The target an in-page link to `fragment` is written with: `user-content-` in front when
+    /// the heading it names was given it.
+    fn moved(&self, fragment: &str) -> bool {
+        !self.moved.is_empty() && self.moved.iter().any(|m| m == fragment)
+    }
 }
 
 /// What [`write_html`] wrote besides the HTML.
@@ -55,13 +112,15 @@ pub struct Written {
     pub blocked_images: u32,
 }
 
-/// Writes the tree's HTML as `comrak::format_html` does with `options`, each leaf marked, and
-/// each image loaded or refused by `images`.
+/// Writes the tree's HTML as `comrak::format_html` does with `options`, each leaf marked, each
+/// image loaded or refused by `images`, and each heading given its id from `anchors` (see
+/// [`Anchors::of`], read from the same tree).
 pub fn write_html<'a>(
     root: &'a AstNode<'a>,
     options: &comrak::Options,
     marks: Marks,
     images: &ImageRules,
+    anchors: &Anchors,
     out: &mut dyn Write,
 ) -> Written {
     let counter = Counter {
@@ -70,6 +129,8 @@ pub fn write_html<'a>(
         marks: marks == Marks::Plain,
         images,
         blocked: 0,
+        anchors,
+        headings: 0,
     };
     let plugins = comrak::options::Plugins::default();
     // Writing into a String cannot fail.
@@ -179,7 +240,20 @@ fn leaf_tag<'a>(
         {
             cx.cr()?;
             const TAGS: [&str; 6] = ["<h1", "<h2", "<h3", "<h4", "<h5", "<h6"];
-            open_tag(cx, TAGS[usize::from(nh.level.clamp(1, 6)) - 1])?;
+            let tag = TAGS[usize::from(nh.level.clamp(1, 6)) - 1];
+            let at = cx.user.headings;
+            cx.user.headings += 1;
+            let anchors = cx.user.anchors;
+            match anchors.ids.get(at).filter(|id| !id.is_empty()) {
+                Some(id) => {
+                    cx.write_str(tag)?;
+                    cx.write_str(" id=\"")?;
+                    cx.escape(id)?;
+                    cx.write_str("\"")?;
+                    open_tag(cx, "")?;
+                }
+                None => open_tag(cx, tag)?,
+            }
             Ok(ChildRendering::HTML)
         }
         NodeValue::TableRow(thead) if entering => {
@@ -240,10 +314,60 @@ fn leaf_tag<'a>(
             }
             Ok(ChildRendering::HTML)
         }
+        // An in-page link to a heading whose id was given `user-content-` (see [`Anchors`]).
+        NodeValue::Link(ref nl)
+            if entering
+                && nl
+                    .url
+                    .strip_prefix('#')
+                    .is_some_and(|f| cx.user.anchors.moved(f)) =>
+        {
+            cx.write_str("<a href=\"#")?;
+            cx.write_str(CONTENT_PREFIX)?;
+            cx.escape_href(&nl.url[1..])?;
+            cx.write_str("\"")?;
+            if !nl.title.is_empty() {
+                cx.write_str(" title=\"")?;
+                cx.escape(&nl.title)?;
+                cx.write_str("\"")?;
+            }
+            cx.write_str(">")?;
+            Ok(ChildRendering::HTML)
+        }
         NodeValue::Alert(ref alert) => write_alert(cx, alert, entering),
         NodeValue::Image(ref nl) => write_image(cx, nl, entering),
         _ => format_node_default(cx, node, entering),
     }
+}
+
+/// `html` without the ids the prose writer gives headings, and without what it adds to an image
+/// that loads: what plain comrak would write, for the tests that compare with it.
+#[cfg(test)]
+pub(crate) fn without_additions(html: &str) -> String {
+    let html = html.replace(IMAGE_ATTRIBUTES, "");
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find("<h") {
+        let (before, after) = rest.split_at(at);
+        out.push_str(before);
+        let id_at = 3;
+        if after.len() > id_at
+            && after.as_bytes()[2].is_ascii_digit()
+            && after[id_at..].starts_with(" id=\"")
+        {
+            let value = id_at + " id=\"".len();
+            let end = after[value..]
+                .find('"')
+                .map_or(after.len(), |e| value + e + 1);
+            out.push_str(&after[..id_at]);
+            rest = &after[end..];
+        } else {
+            out.push_str(&after[..2]);
+            rest = &after[2..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What an image that loads carries besides comrak's attributes: no referrer for its host,
@@ -493,7 +617,7 @@ mod tests {
     /// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs;
     /// and without what the engine adds to images and headings.
     fn unmarked(html: &str) -> String {
-        let html = html.replace(IMAGE_ATTRIBUTES, "");
+        let html = without_additions(html);
         let html = html.as_str();
         let mut out = String::with_capacity(html.len());
         let mut rest = html;
@@ -542,6 +666,7 @@ mod tests {
                     &document::comrak_options(raw),
                     Marks::Plain,
                     &crate::sanitize::ImageRules::default(),
+                    &Anchors::of(parsed.root),
                     &mut marked,
                 );
                 // An image the policy refuses is a link, by design (see `sanitize` tests).
@@ -650,7 +775,86 @@ mod tests {
             html.contains("<p data-pb-leaf=\"1\"><b>bold</b> text</p>"),
             "{html}"
         );
-        assert!(html.contains("<h1 data-pb-leaf=\"3\">Real</h1>"), "{html}");
+        assert!(
+            html.contains("<h1 id=\"real\" data-pb-leaf=\"3\">Real</h1>"),
+            "{html}"
+        );
+    }
+
+    /// The page after the form's copy of the source.
+    fn shown(src: &str) -> String {
+        let page = crate::render::render(src, &Options::default()).html;
+        page.split("name=\"pb.surface\"")
+            .nth(1)
+            .unwrap_or(&page)
+            .to_string()
+    }
+
+    /// Headings get GitHub's ids: lowercased, punctuation out, spaces made `-`, repeats
+    /// numbered; an in-page link finds its heading.
+    #[test]
+    fn headings_get_githubs_ids() {
+        let html = shown(
+            "# Install\n\n## What's *new* in `v2.0`?\n\n## Install\n\n## Install\n\n\
+             ### Überblick & Ziele\n\n## snake_case — ok\n\n## !!!\n\n\
+             See [below](#install-1) and [the news](#whats-new-in-v20).\n",
+        );
+        for id in [
+            "<h1 id=\"install\"",
+            "<h2 id=\"whats-new-in-v20\"",
+            "<h2 id=\"install-1\"",
+            "<h2 id=\"install-2\"",
+            "<h3 id=\"überblick--ziele\"",
+            "<h2 id=\"snake_case--ok\"",
+        ] {
+            assert!(html.contains(id), "{id}: {html}");
+        }
+        // A heading with no letters gets no empty id.
+        assert!(html.contains("<h2 data-pb-leaf=\"7\">!!!</h2>"), "{html}");
+        assert!(
+            html.contains("<a href=\"#install-1\">below</a>")
+                && html.contains("<a href=\"#whats-new-in-v20\">the news</a>"),
+            "{html}"
+        );
+        // The same ids on the sanitizing path (raw HTML in the document and in a heading).
+        let raw = shown("<b>raw</b>\n\n# Install <sup>beta</sup>\n\n## Install\n");
+        assert!(
+            raw.contains("<h1 id=\"install-beta\"") && raw.contains("<h2 id=\"install\""),
+            "{raw}"
+        );
+    }
+
+    /// A heading cannot take an id the engine's markup uses (`pb-…`, footnotes' `fn-…` and
+    /// `fnref-…`): it gets `user-content-` in front, and the document's links to it follow.
+    #[test]
+    fn heading_ids_stay_out_of_the_engines_names() {
+        let src = "# PB comment\n\n## fn 1\n\n## User content pb comment\n\n\
+                   Go to [it](#pb-comment) or [the note](#fn-1) or [this](#user-content-pb-comment).\n\n\
+                   A note[^1].\n\n[^1]: The note.\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Pick?\",\"options\":[\"A\",\"B\"]}\n```\n";
+        for html in [shown(src), shown(&format!("<b>raw</b>\n\n{src}"))] {
+            assert!(
+                html.contains("<h1 id=\"user-content-pb-comment\"")
+                    && html.contains("<h2 id=\"user-content-fn-1\"")
+                    && html.contains("<h2 id=\"user-content-user-content-pb-comment\""),
+                "{html}"
+            );
+            assert!(
+                html.contains("<a href=\"#user-content-pb-comment\">it</a>")
+                    && html.contains("<a href=\"#user-content-fn-1\">the note</a>")
+                    && html.contains("<a href=\"#user-content-user-content-pb-comment\">this</a>"),
+                "{html}"
+            );
+            // Every id on the page is there once.
+            let mut ids: Vec<&str> = html
+                .split(" id=\"")
+                .skip(1)
+                .filter_map(|r| r.split('"').next())
+                .collect();
+            let all = ids.len();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), all, "{html}");
+        }
     }
 
     #[test]

@@ -528,6 +528,8 @@ fn render_prose(
     let comrak_options = document::comrak_options(raw_html);
     let images = sanitize::ImageRules::of(options);
     let blocked = std::cell::Cell::new(0);
+    // The headings' ids come from their text as written, before any is sanitized.
+    let anchors = prose::Anchors::of(parsed.root);
     if raw_html {
         // Each block's raw HTML is sanitized on its own; the engine's markup around it is not.
         let mut key = String::with_capacity(nonce.len() + 8);
@@ -542,6 +544,7 @@ fn render_prose(
                     &comrak_options,
                     prose::Marks::Unnumbered,
                     &images,
+                    &anchors,
                     out,
                 );
                 blocked.set(blocked.get() + written.blocked_images);
@@ -556,7 +559,14 @@ fn render_prose(
     } else {
         prose::Marks::Plain
     };
-    let written = prose::write_html(parsed.root, &comrak_options, marks, &images, &mut prose);
+    let written = prose::write_html(
+        parsed.root,
+        &comrak_options,
+        marks,
+        &images,
+        &anchors,
+        &mut prose,
+    );
     if options.surface.is_email() {
         prose = email::style_prose(
             &prose,
@@ -681,6 +691,7 @@ impl maud::Render for InPlace<'_, '_> {
             &document::comrak_options(false),
             prose::Marks::Plain,
             self.images,
+            &prose::Anchors::of(self.root),
             out,
         );
         self.blocked.set(written.blocked_images);

@@ -44,9 +44,10 @@ struct Counter<'r> {
     images: &'r ImageRules,
     /// Images the rules refused.
     blocked: u32,
-    /// The headings' ids, and how many headings are written.
+    /// The headings' ids and the tasks' names, and how many of each are written.
     anchors: &'r Anchors,
     headings: usize,
+    tasks: usize,
 }
 
 /// The ids of a document's headings, as GitHub makes them: the heading's text lowercased,
@@ -59,10 +60,15 @@ struct Counter<'r> {
 /// heading whose id would start with one of those (or with `user-content-`) gets GitHub's
 /// `user-content-` in front, and the document's in-page links to it are written to match, so
 /// no heading can take an id the engine's markup uses.
+///
+/// Read from the same tree, before the sanitizer changes it, the task-list items' names too:
+/// each checkbox is named by its item's text (see [`write_task`]).
 #[derive(Default, Debug)]
 pub struct Anchors {
     /// Each heading's id, in document order (empty when its text gives none).
     ids: Vec<String>,
+    /// Each task item's text, in document order.
+    tasks: Vec<String>,
     /// The ids given `user-content-` (without it), for the in-page links to them.
     moved: Vec<String>,
 }
@@ -77,8 +83,17 @@ impl Anchors {
         let mut anchors = Anchors::default();
         let mut anchorizer: Option<comrak::Anchorizer> = None;
         for node in root.descendants() {
-            if !matches!(node.data().value, NodeValue::Heading(_)) {
-                continue;
+            match node.data().value {
+                NodeValue::Heading(_) => {}
+                NodeValue::TaskItem(_) => {
+                    let text = node
+                        .first_child()
+                        .map(|c| c.collect_text())
+                        .unwrap_or_default();
+                    anchors.tasks.push(collapse(&text));
+                    continue;
+                }
+                _ => continue,
             }
             let slug = anchorizer
                 .get_or_insert_with(comrak::Anchorizer::new)
@@ -131,6 +146,7 @@ pub fn write_html<'a>(
         blocked: 0,
         anchors,
         headings: 0,
+        tasks: 0,
     };
     let plugins = comrak::options::Plugins::default();
     // Writing into a String cannot fail.
@@ -176,7 +192,9 @@ fn leaf_node<'a>(
         | NodeValue::Heading(_)
         | NodeValue::TableRow(_)
         | NodeValue::CodeBlock(_) => cx.user.marks,
-        NodeValue::Link(_) | NodeValue::Alert(_) | NodeValue::Image(_) => true,
+        NodeValue::Link(_) | NodeValue::Alert(_) | NodeValue::Image(_) | NodeValue::TaskItem(_) => {
+            true
+        }
         _ => false,
     };
     if leaf {
@@ -336,15 +354,29 @@ fn leaf_tag<'a>(
         }
         NodeValue::Alert(ref alert) => write_alert(cx, alert, entering),
         NodeValue::Image(ref nl) => write_image(cx, nl, entering),
+        NodeValue::TaskItem(ref task)
+            if entering && !cx.options.render.tasklist_classes && !cx.options.render.sourcepos =>
+        {
+            write_task(cx, node, task)
+        }
         _ => format_node_default(cx, node, entering),
     }
 }
 
-/// `html` without the ids the prose writer gives headings, and without what it adds to an image
-/// that loads: what plain comrak would write, for the tests that compare with it.
+/// `html` without the ids the prose writer gives headings, the names it gives task boxes, and
+/// what it adds to an image that loads: what plain comrak would write, for the tests that
+/// compare with it.
 #[cfg(test)]
 pub(crate) fn without_additions(html: &str) -> String {
-    let html = html.replace(IMAGE_ATTRIBUTES, "");
+    let mut html = html.replace(IMAGE_ATTRIBUTES, "");
+    // The task boxes' names.
+    while let Some(at) = html.find(" disabled=\"\" aria-label=\"") {
+        let value = at + " disabled=\"\" aria-label=\"".len();
+        let end = html[value..]
+            .find('"')
+            .map_or(html.len(), |e| value + e + 1);
+        html.replace_range(at + " disabled=\"\"".len()..end, "");
+    }
     let mut out = String::with_capacity(html.len());
     let mut rest = html.as_str();
     while let Some(at) = rest.find("<h") {
@@ -368,6 +400,38 @@ pub(crate) fn without_additions(html: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// A task-list item's opening, as comrak writes it, with its checkbox named by the item's text
+/// (`aria-label`): a screen reader says what is done or not, and axe's `label` rule passes
+/// (GitHub's boxes have no name).
+fn write_task<'a>(
+    cx: &mut Context<Counter<'_>>,
+    node: &'a AstNode<'a>,
+    task: &comrak::nodes::NodeTaskItem,
+) -> Result<ChildRendering, fmt::Error> {
+    let in_list = node
+        .parent()
+        .is_some_and(|p| matches!(p.data().value, NodeValue::List(_)));
+    cx.cr()?;
+    if in_list {
+        cx.write_str("<li>")?;
+    }
+    cx.write_str("<input type=\"checkbox\"")?;
+    if task.symbol.is_some() {
+        cx.write_str(" checked=\"\"")?;
+    }
+    cx.write_str(" disabled=\"\"")?;
+    let at = cx.user.tasks;
+    cx.user.tasks += 1;
+    let anchors = cx.user.anchors;
+    if let Some(name) = anchors.tasks.get(at).filter(|n| !n.is_empty()) {
+        cx.write_str(" aria-label=\"")?;
+        cx.escape(name)?;
+        cx.write_str("\"")?;
+    }
+    cx.write_str(" /> ")?;
+    Ok(ChildRendering::HTML)
 }
 
 /// What an image that loads carries besides comrak's attributes: no referrer for its host,
@@ -822,6 +886,25 @@ mod tests {
             raw.contains("<h1 id=\"install-beta\"") && raw.contains("<h2 id=\"install\""),
             "{raw}"
         );
+    }
+
+    /// Every task box is named by its item's text, on both render paths; a box whose item has
+    /// no text has no empty name.
+    #[test]
+    fn task_boxes_are_named_by_their_items() {
+        let src = "- [ ] Write the *plan* `v2`\n- [x] Ship it\n  on \"Friday\" & <b>early</b>\n  - [ ] nested one\n- [ ]\n\n\
+                   1. [x] loose\n\n   second paragraph\n";
+        for html in [shown(src), shown(&format!("<i>raw</i>\n\n{src}"))] {
+            for named in [
+                "<li><input type=\"checkbox\" disabled=\"\" aria-label=\"Write the plan v2\" /> ",
+                "<li><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-label=\"Ship it on &quot;Friday&quot; &amp; early\" /> ",
+                "<li><input type=\"checkbox\" disabled=\"\" aria-label=\"nested one\" /> ",
+                "<li><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-label=\"loose\" /> ",
+            ] {
+                assert!(html.contains(named), "{named}\n{html}");
+            }
+            assert!(!html.contains("aria-label=\"\""), "{html}");
+        }
     }
 
     /// A heading cannot take an id the engine's markup uses (`pb-…`, footnotes' `fn-…` and

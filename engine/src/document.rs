@@ -99,6 +99,8 @@ pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
     o.extension.footnotes = true;
     // GitHub's `> [!NOTE]` … `> [!CAUTION]`, written by `prose::alert`.
     o.extension.alerts = true;
+    // `:tada:` as the emoji GitHub shows (never inside code).
+    o.extension.shortcodes = true;
     o.render.r#unsafe = allow_raw_html;
     o
 }

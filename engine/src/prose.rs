@@ -73,6 +73,22 @@ pub struct Anchors {
     moved: Vec<String>,
 }
 
+/// A heading's text as GitHub makes its id from it: text and code as written, a space for a
+/// line break, and an emoji shortcode as its name (`## :rocket: Launch` is `#rocket-launch`).
+fn heading_text<'a>(heading: &'a AstNode<'a>) -> String {
+    let mut text = String::new();
+    for node in heading.descendants() {
+        match &node.data().value {
+            NodeValue::Text(t) => text.push_str(t),
+            NodeValue::Code(c) => text.push_str(&c.literal),
+            NodeValue::ShortCode(sc) => text.push_str(&sc.code),
+            NodeValue::LineBreak | NodeValue::SoftBreak => text.push(' '),
+            _ => {}
+        }
+    }
+    text
+}
+
 /// The prefix GitHub gives the ids in a document's content.
 const CONTENT_PREFIX: &str = "user-content-";
 
@@ -97,7 +113,7 @@ impl Anchors {
             }
             let slug = anchorizer
                 .get_or_insert_with(comrak::Anchorizer::new)
-                .anchorize(&node.collect_text());
+                .anchorize(&heading_text(node));
             let reserved = ["pb-", "fn-", "fnref-", CONTENT_PREFIX]
                 .iter()
                 .any(|p| slug.starts_with(p));
@@ -593,6 +609,7 @@ fn inline_text<'a>(leaf: &'a AstNode<'a>, raw_as_text: bool, out: &mut String) {
         match &node.data().value {
             NodeValue::Text(t) => out.push_str(t),
             NodeValue::Code(c) => out.push_str(&c.literal),
+            NodeValue::ShortCode(sc) => out.push_str(&sc.emoji),
             NodeValue::HtmlInline(h) if raw_as_text => out.push_str(h),
             NodeValue::HtmlInline(_) | NodeValue::Image(_) => {}
             NodeValue::SoftBreak | NodeValue::LineBreak => out.push(' '),
@@ -886,6 +903,34 @@ mod tests {
             raw.contains("<h1 id=\"install-beta\"") && raw.contains("<h2 id=\"install\""),
             "{raw}"
         );
+    }
+
+    /// Emoji shortcodes show as the emoji GitHub shows, in prose only: never in code, never a
+    /// word that is not one, never a time. The leaf texts, the text part and the heading ids
+    /// agree with the page.
+    #[test]
+    fn emoji_shortcodes_as_github_shows_them() {
+        let src = "# :rocket: Launch\n\n:tada: Done :white_check_mark: and `:tada:` in code, \
+                   :not_a_code: at 10:30:00 :+1:\n\n```\n:tada:\n```\n";
+        let html = shown(src);
+        assert!(
+            html.contains("<h1 id=\"rocket-launch\" data-pb-leaf=\"1\">🚀 Launch</h1>")
+                && html.contains(
+                    "🎉 Done ✅ and <code>:tada:</code> in code, :not_a_code: at 10:30:00 👍"
+                )
+                && html.contains("<code>:tada:\n</code>"),
+            "{html}"
+        );
+        let arena = document::arena_for(src);
+        let parsed = document::parse(&arena, src);
+        let leaves = texts(parsed.root, &parsed.nodes, false);
+        assert_eq!(leaves[0], "🚀 Launch");
+        assert!(
+            leaves[1].starts_with("🎉 Done ✅ and :tada: in code"),
+            "{leaves:?}"
+        );
+        let text = crate::render::render(src, &Options::default().with_format(crate::Format::Text));
+        assert!(text.body().contains("🎉 Done ✅"), "{}", text.body());
     }
 
     /// Every task box is named by its item's text, on both render paths; a box whose item has

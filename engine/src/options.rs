@@ -446,3 +446,89 @@ impl Options {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(options: &Options) -> String {
+        crate::render::content_hash("# Doc\n", options)
+    }
+
+    #[test]
+    fn the_image_policy_is_part_of_the_hash_but_not_the_key() {
+        let default = Options::default();
+        assert_eq!(
+            hash(&default),
+            hash(&default.clone().with_images(ImagePolicy::Https))
+        );
+        let proxy = |key: &[u8]| {
+            ImagePolicy::Proxy(ImageProxy::new("https://camo.example", key.to_vec()).unwrap())
+        };
+        let hashes: Vec<String> = [
+            ImagePolicy::Https,
+            ImagePolicy::SameOrigin,
+            ImagePolicy::Hosts(vec!["a.example".into()]),
+            ImagePolicy::Hosts(vec!["b.example".into()]),
+            proxy(b"one"),
+            proxy(b"two"),
+        ]
+        .into_iter()
+        .map(|p| hash(&default.clone().with_images(p)))
+        .collect();
+        let mut distinct = hashes.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), hashes.len(), "{hashes:?}");
+        // The key is a secret: never printed.
+        let shown = format!("{:?}", default.with_images(proxy(b"hunter2")));
+        assert!(
+            shown.contains("camo.example") && !shown.contains("hunter2"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn policies_are_parsed_or_refused_with_the_fix() {
+        assert_eq!(ImagePolicy::parse("https", None), Ok(ImagePolicy::Https));
+        assert_eq!(
+            ImagePolicy::parse("same-origin", None),
+            Ok(ImagePolicy::SameOrigin)
+        );
+        assert_eq!(
+            ImagePolicy::parse("hosts: IMG.example , cdn.example:8443", None),
+            Ok(ImagePolicy::Hosts(vec![
+                "img.example".into(),
+                "cdn.example:8443".into()
+            ]))
+        );
+        let proxy = ImagePolicy::parse("proxy:https://camo.example/", Some(b"k")).unwrap();
+        assert_eq!(proxy.csp_sources(), "https://camo.example");
+        let deep = ImagePolicy::parse("proxy:https://img.example:8443/camo", Some(b"k")).unwrap();
+        assert_eq!(deep.csp_sources(), "https://img.example:8443");
+        for (bad, says) in [
+            ("http", "not an image policy"),
+            ("hosts:", "does not list"),
+            ("hosts:a.example;script-src", "does not list"),
+            ("hosts:a b", "does not list"),
+            ("proxy:https://camo.example", "needs its HMAC key"),
+        ] {
+            let e = ImagePolicy::parse(bad, None).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        for bad in [
+            "proxy:http://camo.example",
+            "proxy:https://",
+            "proxy:https://camo.example; img-src *",
+            "proxy:https://camo.example\"",
+        ] {
+            assert!(ImagePolicy::parse(bad, Some(b"k")).is_err(), "{bad}");
+        }
+        assert_eq!(ImagePolicy::Https.csp_sources(), "https:");
+        assert_eq!(ImagePolicy::SameOrigin.csp_sources(), "");
+        assert_eq!(
+            ImagePolicy::Hosts(vec!["a.example".into(), "b.example:8443".into()]).csp_sources(),
+            "https://a.example https://b.example:8443"
+        );
+    }
+}

@@ -75,8 +75,7 @@ pub struct Anchors {
 
 /// A heading's text as GitHub makes its id from it: text and code as written, a space for a
 /// line break, and an emoji shortcode as its name (`## :rocket: Launch` is `#rocket-launch`).
-fn heading_text<'a>(heading: &'a AstNode<'a>) -> String {
-    let mut text = String::new();
+fn heading_text<'a>(heading: &'a AstNode<'a>, text: &mut String) {
     for node in heading.descendants() {
         match &node.data().value {
             NodeValue::Text(t) => text.push_str(t),
@@ -86,34 +85,45 @@ fn heading_text<'a>(heading: &'a AstNode<'a>) -> String {
             _ => {}
         }
     }
-    text
 }
 
 /// The prefix GitHub gives the ids in a document's content.
 const CONTENT_PREFIX: &str = "user-content-";
 
 impl Anchors {
-    /// The ids of the headings of the tree under `root`, read before the sanitizer changes
-    /// any heading's content.
-    pub fn of<'a>(root: &'a AstNode<'a>) -> Anchors {
-        let mut anchors = Anchors::default();
-        let mut anchorizer: Option<comrak::Anchorizer> = None;
-        for node in root.descendants() {
+    /// The ids of the headings and the names of the task items among `named` (the document's
+    /// headings and task items in order, `document::Parsed::named`), read before the sanitizer
+    /// changes any of them.
+    pub fn of_nodes<'a>(named: &[&'a AstNode<'a>]) -> Anchors {
+        if named.is_empty() {
+            return Anchors::default();
+        }
+        let mut anchors = Anchors {
+            ids: Vec::with_capacity(named.len()),
+            ..Anchors::default()
+        };
+        let mut slugs = Slugs {
+            few: Vec::with_capacity(named.len().min(FEW_SLUGS)),
+            ..Slugs::default()
+        };
+        let mut text = String::with_capacity(64);
+        for node in named {
+            text.clear();
             match node.data().value {
                 NodeValue::Heading(_) => {}
                 NodeValue::TaskItem(_) => {
-                    let text = node
-                        .first_child()
-                        .map(|c| c.collect_text())
-                        .unwrap_or_default();
-                    anchors.tasks.push(collapse(&text));
+                    if let Some(first) = node.first_child() {
+                        first.collect_text_append(&mut text);
+                    }
+                    let mut name = String::with_capacity(text.len());
+                    collapse_into(&text, &mut name);
+                    anchors.tasks.push(name);
                     continue;
                 }
                 _ => continue,
             }
-            let slug = anchorizer
-                .get_or_insert_with(comrak::Anchorizer::new)
-                .anchorize(&heading_text(node));
+            heading_text(node, &mut text);
+            let slug = slugs.unique(&text);
             let reserved = ["pb-", "fn-", "fnref-", CONTENT_PREFIX]
                 .iter()
                 .any(|p| slug.starts_with(p));
@@ -127,10 +137,95 @@ impl Anchors {
         anchors
     }
 
+    /// [`Anchors::of_nodes`] of every heading and task item under `root`.
+    #[cfg(test)]
+    pub fn of<'a>(root: &'a AstNode<'a>) -> Anchors {
+        let named: Vec<&'a AstNode<'a>> = root
+            .descendants()
+            .filter(|n| {
+                matches!(
+                    n.data().value,
+                    NodeValue::Heading(_) | NodeValue::TaskItem(_)
+                )
+            })
+            .collect();
+        Anchors::of_nodes(&named)
+    }
+
     /// The target an in-page link to `fragment` is written with: `user-content-` in front when
     /// the heading it names was given it.
     fn moved(&self, fragment: &str) -> bool {
         !self.moved.is_empty() && self.moved.iter().any(|m| m == fragment)
+    }
+}
+
+/// GitHub's heading ids, made unique as comrak's [`comrak::Anchorizer`] makes them (a repeat
+/// takes the first free `-1`, `-2`…). An ASCII heading, the common case, is made into its slug
+/// here in one pass; any other goes through comrak's, whose Unicode categories decide. The ids
+/// given are looked up in a list while there are few (a typical document has some tens of
+/// headings, and a list costs no hashing), in a set beyond that.
+#[derive(Default)]
+struct Slugs {
+    few: Vec<String>,
+    many: std::collections::HashSet<String>,
+    /// Where the search for a free suffix starts, for a slug given more than once (the first
+    /// free one is always at or past it, as nothing is ever taken back).
+    next: Vec<(String, usize)>,
+}
+
+/// How many ids [`Slugs`] keeps in its list.
+const FEW_SLUGS: usize = 64;
+
+impl Slugs {
+    fn taken(&self, id: &str) -> bool {
+        self.few.iter().any(|t| t == id) || (!self.many.is_empty() && self.many.contains(id))
+    }
+
+    fn unique(&mut self, text: &str) -> String {
+        let slug = if text.is_ascii() {
+            let bytes: Vec<u8> = text
+                .bytes()
+                .filter_map(|b| match b {
+                    b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' => Some(b),
+                    b'A'..=b'Z' => Some(b.to_ascii_lowercase()),
+                    b' ' => Some(b'-'),
+                    _ => None,
+                })
+                .collect();
+            // Only ASCII bytes were kept.
+            String::from_utf8(bytes).unwrap_or_default()
+        } else {
+            // A fresh anchorizer gives the bare slug, with no suffix.
+            comrak::Anchorizer::new().anchorize(text)
+        };
+        let chosen = if self.taken(&slug) {
+            let at = self.next.iter().position(|(s, _)| *s == slug);
+            let mut n = at.map_or(1, |i| self.next[i].1);
+            let mut candidate = String::with_capacity(slug.len() + 4);
+            let chosen = loop {
+                candidate.clear();
+                candidate.push_str(&slug);
+                candidate.push('-');
+                candidate.push_str(itoa::Buffer::new().format(n));
+                if !self.taken(&candidate) {
+                    break candidate;
+                }
+                n += 1;
+            };
+            match at {
+                Some(i) => self.next[i].1 = n + 1,
+                None => self.next.push((slug, n + 1)),
+            }
+            chosen
+        } else {
+            slug
+        };
+        if self.few.len() < FEW_SLUGS {
+            self.few.push(chosen.clone());
+        } else {
+            self.many.insert(chosen.clone());
+        }
+        chosen
     }
 }
 
@@ -625,6 +720,30 @@ fn inline_text<'a>(leaf: &'a AstNode<'a>, raw_as_text: bool, out: &mut String) {
     }
 }
 
+/// [`collapse`], appended to `out`, a byte at a time (no such whitespace byte is ever part of a
+/// longer UTF-8 character).
+fn collapse_into(s: &str, out: &mut String) {
+    let start = out.len();
+    let bytes = s.as_bytes();
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+    let mut at = 0;
+    while at < bytes.len() {
+        while at < bytes.len() && space(bytes[at]) {
+            at += 1;
+        }
+        let word = at;
+        while at < bytes.len() && !space(bytes[at]) {
+            at += 1;
+        }
+        if word < at {
+            if out.len() > start {
+                out.push(' ');
+            }
+            out.push_str(&s[word..at]);
+        }
+    }
+}
+
 /// Whitespace as a browser shows it: each run of ASCII whitespace (space, tab, line feed, form
 /// feed, carriage return) is one space, none at either end. The script does the same.
 pub fn collapse(s: &str) -> String {
@@ -950,6 +1069,51 @@ mod tests {
             }
             assert!(!html.contains("aria-label=\"\""), "{html}");
         }
+    }
+
+    /// The fast ASCII slugs and the de-duplication are comrak's `Anchorizer`'s, heading for
+    /// heading.
+    #[test]
+    fn slugs_are_comraks() {
+        let headings = [
+            "Install",
+            "Install",
+            "install-1",
+            "Install",
+            "What's new in v2.0?",
+            "a_b-c d",
+            "  Lead  and trail ",
+            "!!!",
+            "",
+            "",
+            "Ünïcödé Straße",
+            "日本語 テキスト",
+            "C++ & C#",
+            "x-1",
+            "X",
+            "x",
+            "Tab\tand|pipe",
+            "émoji 🎉 here",
+            "100% (done)",
+            "pb-comment",
+        ];
+        let mut ours = Slugs::default();
+        let mut theirs = comrak::Anchorizer::new();
+        for h in headings {
+            assert_eq!(ours.unique(h), theirs.anchorize(h), "{h:?}");
+        }
+        // Past the list, in the set: many repeats and near-repeats.
+        for i in 0..300 {
+            let h = match i % 3 {
+                0 => "Example".to_string(),
+                1 => format!("Example {}", i / 7),
+                _ => format!("Step {i}"),
+            };
+            assert_eq!(ours.unique(&h), theirs.anchorize(&h), "{h:?}");
+        }
+        let mut collapsed = String::from("x");
+        collapse_into("  a\t b\n\nc  é ", &mut collapsed);
+        assert_eq!(collapsed, "xa b c é");
     }
 
     /// A heading cannot take an id the engine's markup uses (`pb-…`, footnotes' `fn-…` and

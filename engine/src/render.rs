@@ -529,7 +529,7 @@ fn render_prose(
     let images = sanitize::ImageRules::of(options);
     let blocked = std::cell::Cell::new(0);
     // The headings' ids come from their text as written, before any is sanitized.
-    let anchors = prose::Anchors::of(parsed.root);
+    let anchors = prose::Anchors::of_nodes(&parsed.named);
     if raw_html {
         // Each block's raw HTML is sanitized on its own; the engine's markup around it is not.
         let mut key = String::with_capacity(nonce.len() + 8);
@@ -633,9 +633,11 @@ fn render_in_place(
         node.data_mut().value = NodeValue::Raw(markup);
     }
     let images = sanitize::ImageRules::of(options);
+    let anchors = prose::Anchors::of_nodes(&parsed.named);
     let body = InPlace {
         root: parsed.root,
         images: &images,
+        anchors: &anchors,
         blocked: std::cell::Cell::new(0),
     };
     let mut rendered = finish(
@@ -667,9 +669,11 @@ pub(crate) fn prose_html(src: &str) -> String {
     read_tree(&mut parsed, &options, &hash, |_| String::new());
     let mut out = String::new();
     let images = sanitize::ImageRules::of(&options);
+    let anchors = prose::Anchors::of_nodes(&parsed.named);
     let body = InPlace {
         root: parsed.root,
         images: &images,
+        anchors: &anchors,
         blocked: std::cell::Cell::new(0),
     };
     maud::Render::render_to(&body, &mut out);
@@ -680,6 +684,7 @@ pub(crate) fn prose_html(src: &str) -> String {
 struct InPlace<'a, 'r> {
     root: &'a comrak::nodes::AstNode<'a>,
     images: &'r sanitize::ImageRules,
+    anchors: &'r prose::Anchors,
     /// Images the policy refused, once written.
     blocked: std::cell::Cell<u32>,
 }
@@ -691,7 +696,7 @@ impl maud::Render for InPlace<'_, '_> {
             &document::comrak_options(false),
             prose::Marks::Plain,
             self.images,
-            &prose::Anchors::of(self.root),
+            self.anchors,
             out,
         );
         self.blocked.set(written.blocked_images);

@@ -188,6 +188,8 @@ fn scheme(url: &str) -> Scheme {
 #[derive(Default)]
 pub struct Police<'a> {
     raw_html: bool,
+    /// The headings and task items met, in order (see `document::Parsed::named`).
+    pub named: Vec<&'a AstNode<'a>>,
     /// Lone HTML comments, dropped once the walk is over.
     comments: Vec<&'a AstNode<'a>>,
 }
@@ -203,6 +205,7 @@ impl<'a> Police<'a> {
             NodeValue::HtmlInline(h) if is_only_a_comment(h) => self.comments.push(node),
             NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => self.raw_html = true,
             NodeValue::Link(link) if !is_safe_link(&link.url) => link.url = REFUSED.into(),
+            NodeValue::Heading(_) | NodeValue::TaskItem(_) => self.named.push(node),
             _ => {}
         }
     }

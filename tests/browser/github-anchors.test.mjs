@@ -1,6 +1,6 @@
 // More of what people write for GitHub, in real Chromium on the real server: in-page links to
 // headings (ids as GitHub makes them, repeats numbered), task lists whose boxes are named by
-// their items, and images from the web under the default image policy (https from any host,
+// their items, emoji shortcodes, and images from the web under the default image policy (https from any host,
 // loaded lazily, sending no referrer, allowed by the page's CSP). With JavaScript on and off;
 // axe finds nothing serious.
 import { test, before, after } from 'node:test';
@@ -17,7 +17,7 @@ const DOC = `# Release notes
 
 ![Build status](https://img.example/badge.png)
 
-Jump to [the second install](#install-1) or [the plan](#plan).
+Jump to [the second install](#install-1) or [the plan](#plan). Shipped :tada: (type \`:tada:\`).
 
 ## Install
 
@@ -80,6 +80,10 @@ for (const javaScriptEnabled of [true, false]) {
         return r.top >= 0 && r.top < window.innerHeight;
       });
       assert.equal(inView, true, 'the linked heading is scrolled into view');
+
+      // A shortcode is its emoji in prose, and stays as typed in code.
+      assert.equal(await page.getByText('Shipped 🎉 (type').count(), 1);
+      assert.equal(await page.locator('code', { hasText: ':tada:' }).count(), 1);
 
       // Each task box is named by its item, and keeps its state.
       assert.equal(await page.getByRole('checkbox', { name: 'Write the notes' }).isChecked(), true);

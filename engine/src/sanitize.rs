@@ -52,9 +52,7 @@ pub fn image_src<'u>(url: &'u str, policy: &ImagePolicy, absolute: bool) -> Opti
             match policy {
                 ImagePolicy::SameOrigin => None,
                 ImagePolicy::Https => (s == "https").then_some(url),
-                ImagePolicy::Hosts(hosts) => {
-                    (s == "https" && hosts.iter().any(|h| *h == host)).then_some(url)
-                }
+                ImagePolicy::Hosts(hosts) => (s == "https" && hosts.contains(&host)).then_some(url),
                 // An address on the proxy already (the prose writer's, seen again by the
                 // sanitizer) is kept: only the proxy's key can sign one.
                 ImagePolicy::Proxy(proxy)
@@ -853,10 +851,7 @@ mod tests {
         assert_eq!(image_src(web, &https, true).as_deref(), Some(web));
         assert_eq!(image_src("http://img.example/p.png", &https, false), None);
         assert_eq!(image_src(web, &hosts, false).as_deref(), Some(web));
-        assert_eq!(
-            image_src("HTTPS://IMG.example:443/p.png", &hosts, false).is_some(),
-            true
-        );
+        assert!(image_src("HTTPS://IMG.example:443/p.png", &hosts, false).is_some());
         assert!(image_src("https://cdn.example:8443/a.png", &hosts, false).is_some());
         for elsewhere in [
             "https://cdn.example/a.png",

@@ -120,9 +120,6 @@ fn time_flag(text: &str, flag: &str) -> Result<std::time::Duration, String> {
         })
 }
 
-/// `--store-key-file`: the keys to seal the store with, read and checked now so a bad file
-/// stops the start with its line named.
-#[cfg(feature = "store")]
 /// `--images POLICY`, with the proxy's key read from `key_file` (its bytes, without a trailing
 /// newline).
 pub(super) fn image_policy(
@@ -148,6 +145,9 @@ pub(super) fn image_policy(
     passback_engine::ImagePolicy::parse(policy, key.as_deref()).map_err(|e| format!("--images {e}"))
 }
 
+/// `--store-key-file`: the keys to seal the store with, read and checked now so a bad file
+/// stops the start with its line named.
+#[cfg(feature = "store")]
 pub(super) fn store_key_file(
     path: &str,
 ) -> Result<std::sync::Arc<passback_server::store::sealed::SealKeys>, String> {

@@ -122,6 +122,21 @@ fn state_layout(c: &mut Criterion) {
     group.finish();
 }
 
+/// A document holding one ER diagram of 5, 20 and 60 entities (four attributes each), rendered
+/// without the cache: parse, layout and SVG.
+fn er_layout(c: &mut Criterion) {
+    let mut group = c.benchmark_group("diagram");
+    let options = Options::default();
+    for entities in [5, 20, 60] {
+        let source = serde_json::to_string(&passback_benches::er(entities)).expect("a string");
+        let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+        group.bench_with_input(BenchmarkId::new("render_er", entities), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &options))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cold_render,
@@ -129,7 +144,8 @@ criterion_group!(
     validate_and_export,
     diagram_layout,
     sequence_layout,
-    state_layout
+    state_layout,
+    er_layout
 );
 /// `criterion_main!`, with the heap set up as the mdBook preprocessor sets it up: the benches
 /// render on the main thread, whose heap glibc would otherwise trim after every render, where

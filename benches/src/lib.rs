@@ -283,6 +283,44 @@ pub fn state(states: usize) -> String {
     src
 }
 
+/// An ER diagram of `entities` entities: each with four attributes (a key, a foreign key, a
+/// commented column), joined to the one before it and, every third, to one three back, with
+/// the cardinalities and both kinds of line in turn.
+pub fn er(entities: usize) -> String {
+    let cards = ["||--o{", "|o--|{", "}|..||", "||..o|", "}o--o{"];
+    let mut src = String::from(
+        "erDiagram
+",
+    );
+    for i in 0..entities {
+        src.push_str(&format!(
+            "  E{i} {{
+    int id PK
+    int parent_id FK
+    string name \"shown to people\"
+    decimal(10) amount
+  }}
+"
+        ));
+        if i > 0 {
+            let c = cards[i % cards.len()];
+            src.push_str(&format!(
+                "  E{} {c} E{i} : \"holds {i}\"
+",
+                i - 1
+            ));
+        }
+        if i >= 3 && i % 3 == 0 {
+            src.push_str(&format!(
+                "  E{} ||..o{{ E{i} : refers
+",
+                i - 3
+            ));
+        }
+    }
+    src
+}
+
 /// A sequence diagram of `messages` messages among five participants: requests and dotted
 /// replies, a note every few messages and a loop around the middle.
 pub fn sequence(messages: usize) -> String {

@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-/// Whether a problem rejects its block (`Error`) or is only reported (`Warning`).
+/// Whether a problem rejects its block (`Error`), is only reported (`Warning`), or is a note
+/// on how the block was read that asks for nothing (`Info`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -10,14 +11,18 @@ pub enum Severity {
     Error,
     /// Reported; the block still renders.
     Warning,
+    /// How the block was read, for the author's information; nothing to fix.
+    Info,
 }
 
 impl Severity {
-    /// The lowercase word people read, `error` or `warning`, as the JSON output spells it.
+    /// The lowercase word people read, `error`, `warning` or `info`, as the JSON output spells
+    /// it.
     pub fn name(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Info => "info",
         }
     }
 }
@@ -42,6 +47,8 @@ pub enum Code {
     DuplicateOption,
     /// `email_clipped`
     EmailClipped,
+    /// `email_unanswerable`
+    EmailUnanswerable,
     /// `empty`
     Empty,
     /// `ignored_directive`
@@ -52,6 +59,8 @@ pub enum Code {
     InvalidPattern,
     /// `invalid_type`
     InvalidType,
+    /// `mermaid_source_bare` (info)
+    MermaidSourceBare,
     /// `missing_field`
     MissingField,
     /// `nested_json_fence_rescued`
@@ -109,11 +118,13 @@ impl Code {
             Code::DuplicateKey => "duplicate_key",
             Code::DuplicateOption => "duplicate_option",
             Code::EmailClipped => "email_clipped",
+            Code::EmailUnanswerable => "email_unanswerable",
             Code::Empty => "empty",
             Code::IgnoredDirective => "ignored_directive",
             Code::InvalidJson => "invalid_json",
             Code::InvalidPattern => "invalid_pattern",
             Code::InvalidType => "invalid_type",
+            Code::MermaidSourceBare => "mermaid_source_bare",
             Code::MissingField => "missing_field",
             Code::NestedJsonFenceRescued => "nested_json_fence_rescued",
             Code::OtherInOptions => "other_in_options",
@@ -181,16 +192,19 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    /// The compiler-style line `FILE:LINE:COL: SEVERITY[code]: message (hint)`, at a place the
+    /// The compiler-style line `FILE:LINE:COL: SEVERITY[code]: message — hint`, at a place the
     /// caller gives (a host may have moved the text, as mdBook chapters do).
     /// Messages quote the document, so control characters are escaped ([`terminal_safe`]): the
     /// line goes to a terminal or a log as one line, and does nothing to either.
     pub fn compiler_line(&self, file: &str, line: usize, column: usize, severity: &str) -> String {
         format!(
-            "{}:{line}:{column}: {severity}[{}]: {} ({})",
+            "{}:{line}:{column}: {severity}[{}]: {}{}{}",
             terminal_safe(file),
             self.code,
             terminal_safe(&self.message),
+            // The hint follows the message as its own clause, not in parentheses: hints hold
+            // parentheses of their own, and nested ones read badly.
+            if self.hint.is_empty() { "" } else { " — " },
             terminal_safe(&self.hint)
         )
     }

@@ -540,11 +540,103 @@ pub fn check_block(
 ) -> (Option<AnyComponent>, Vec<Diagnostic>) {
     arena.reset();
     let arena = &*arena;
+    if kind == Kind::Mermaid
+        && let Some(wrapped) = bare_mermaid(text)
+    {
+        // Raw Mermaid, as GitHub, mermaid.live and mdbook-mermaid users write it: read as the
+        // `source` of a block with no title. The block is checked as that JSON, and every place
+        // a diagnostic names in it is mapped back to the raw text.
+        let wrapped = arena.alloc_str(&wrapped);
+        let locate = |offset: usize| map.locate(bare_mermaid_offset(text, offset));
+        let mut ck = Checker::new(id, &locate).with_text(wrapped);
+        let (line, column) = map.locate(text.len() - text.trim_start().len());
+        ck.diags.push(Diagnostic {
+            severity: Severity::Info,
+            code: Code::MermaidSourceBare,
+            block: Some(id.to_string()),
+            line,
+            column,
+            path: String::new(),
+            message: "this ```mermaid block holds Mermaid text, not a component's JSON, so it is \
+                      read as the diagram's source, with no title"
+                .into(),
+            hint: "nothing to do; for a title, write { \"version\": \"1\", \"title\": \"…\", \
+                   \"source\": \"…\" } in the fence"
+                .into(),
+        });
+        let component = parse_lenient(wrapped, arena, &mut ck)
+            .and_then(|json| AnyComponent::parse(kind, &json, &mut ck));
+        return (component, ck.diags);
+    }
     let locate = |offset: usize| map.locate(offset);
     let mut ck = Checker::new(id, &locate).with_text(text);
     let component = parse_lenient(text, arena, &mut ck)
         .and_then(|json| AnyComponent::parse(kind, &json, &mut ck));
     (component, ck.diags)
+}
+
+/// Where the source string starts in [`bare_mermaid`]'s JSON: just after its opening quote.
+const BARE_MERMAID_HEAD: &str = "{\"version\":\"1\",\"source\":\"";
+
+/// Where the Mermaid text of a raw ```mermaid body starts: past a byte-order mark and blank
+/// space.
+fn bare_mermaid_lead(text: &str) -> usize {
+    text.len()
+        - text
+            .trim_start_matches(['\u{FEFF}', ' ', '\t', '\n', '\r'])
+            .len()
+}
+
+/// A ```mermaid body that is not JSON (its first non-blank character is not `{`), as the JSON
+/// of a mermaid block whose `source` it is; `None` for a body that is (or tries to be) JSON, or
+/// holds nothing.
+fn bare_mermaid(text: &str) -> Option<String> {
+    let body = text.trim_start_matches('\u{FEFF}').trim();
+    if body.is_empty() || body.starts_with('{') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + BARE_MERMAID_HEAD.len() + 8);
+    out.push_str(BARE_MERMAID_HEAD);
+    // The text from its first non-blank character to its last, as the JSON form would hold it.
+    for c in text[bare_mermaid_lead(text)..].trim_end().chars() {
+        push_json_char(&mut out, c);
+    }
+    out.push_str("\"}");
+    Some(out)
+}
+
+/// `c` as it is written inside a JSON string.
+fn push_json_char(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+        c => out.push(c),
+    }
+}
+
+/// The offset in the raw text `text` of `offset` in [`bare_mermaid`]'s JSON of it: a place in
+/// the head is the start of the text, a place in the string the character it was written from.
+fn bare_mermaid_offset(text: &str, offset: usize) -> usize {
+    let lead = bare_mermaid_lead(text);
+    let Some(mut left) = offset.checked_sub(BARE_MERMAID_HEAD.len()) else {
+        return lead;
+    };
+    for (i, c) in text.char_indices().skip_while(|&(i, _)| i < lead) {
+        let width = match c {
+            '"' | '\\' | '\n' | '\r' | '\t' => 2,
+            c if u32::from(c) < 0x20 => 6,
+            c => c.len_utf8(),
+        };
+        if left < width {
+            return i;
+        }
+        left -= width;
+    }
+    text.len()
 }
 
 /// `root` and its descendants in document order, as `descendants()` gives them, but one step per
@@ -1078,17 +1170,13 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
         Cow::Borrowed(info)
     };
     let first = lower.split_whitespace().next().unwrap_or("");
-    let suggestion: Option<(&str, String)> = if let Some(kind) = Kind::from_tag(first) {
+    let hint: Option<String> = if Kind::from_tag(first).is_some() {
         if first == info.split_whitespace().next().unwrap_or("") {
-            Some((
-                kind.tag(),
-                format!("put nothing after the tag: the opening fence is exactly ```{first}"),
+            Some(format!(
+                "put nothing after the tag: the opening fence is exactly ```{first}"
             ))
         } else {
-            Some((
-                kind.tag(),
-                format!("write the tag in lowercase: ```{first}"),
-            ))
+            Some(format!("write the tag in lowercase: ```{first}"))
         }
     } else {
         let tags: Vec<&str> = Kind::ALL.iter().map(|k| k.tag()).collect();
@@ -1107,9 +1195,9 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
         invented
             .or_else(extended)
             .or_else(|| closest(first, &tags))
-            .map(|tag| (tag, format!("the component tag is ```{tag}")))
+            .map(|tag| format!("did you mean ```{tag}? That is the component's tag"))
     };
-    let (tag, hint) = suggestion?;
+    let hint = hint?;
     Some(Diagnostic {
         severity: Severity::Warning,
         code: Code::UnknownTag,
@@ -1118,7 +1206,7 @@ fn unknown_tag(info: &str, json_body: bool, line: usize, column: usize) -> Optio
         column,
         path: String::new(),
         message: format!("```{info} is not a component tag, so this fence renders as plain code"),
-        hint: format!("{hint} (did you mean {tag}?)"),
+        hint,
     })
 }
 

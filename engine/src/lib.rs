@@ -70,7 +70,7 @@ pub use options::{Format, ImagePolicy, ImageProxy, Options, Surface};
 pub use render::{
     FormOutcome, GMAIL_CLIP_BYTES, HEAP_SETTLE_BYTES, Outcome, Rendered, Validation, answer_form,
     content_hash, document_title, is_respond_url, keyed_content_hash, raise_heap_trim_threshold,
-    render, render_with_answers, sent_page, validate,
+    receipt_page, render, render_with_answers, validate,
 };
 pub use schema::SCHEMA;
 

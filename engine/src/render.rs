@@ -243,41 +243,57 @@ pub(crate) fn render_with_hash(src: &str, options: &Options, hash: String) -> Re
     render_inner(src, options, hash, None)
 }
 
-/// The page a reader sees after sending a routed document's answers, in the document's
-/// language and direction: what was sent (`export`, with the `notices` about it) in a box to
-/// copy, then `again` (the document's form filled in with what was sent, a fragment) to change
-/// and send again, or when there is none a link to `again_href`.
-pub fn sent_page(
+/// The receipt a reader sees after sending a routed document's answers, in the document's
+/// language and direction: that they were sent, what was sent (`export`, the Markdown export
+/// drawn as prose, with the `notices` about it), and a link to `edit_href`, the form again with
+/// these answers filled in. The export's text is the reader's own: raw HTML in it is shown as
+/// text, and what it draws passes the prose's sanitizer.
+pub fn receipt_page(
     doc: &answers::Doc,
     export: &str,
     notices: &[String],
-    again: Option<&str>,
-    again_href: &str,
+    edit_href: &str,
     asset_base: &str,
 ) -> String {
     let t = doc.lang.strings();
+    let mut options = comrak::Options::default();
+    options.extension.strikethrough = true;
+    options.extension.table = true;
+    // The export's lines are its entries' lines ("Answer:" under its question).
+    options.render.hardbreaks = true;
+    // Raw HTML the reader typed is shown as they typed it.
+    options.render.escape = true;
+    // Its headings sit under the receipt's own "Your answers". What a reader typed loads no
+    // image from the web, whatever the server's policy for documents.
+    let same_origin = crate::sanitize::ImageRules {
+        policy: crate::options::ImagePolicy::SameOrigin,
+        ..Default::default()
+    };
+    let drawn = crate::sanitize::clean(&comrak::markdown_to_html(export, &options), &same_origin)
+        .replace("<h1>", "<h3>")
+        .replace("</h1>", "</h3>")
+        .replace("<h2>", "<h3>")
+        .replace("</h2>", "</h3>");
     let body = html! {
-        div class="pb-sent" dir=(doc.lang.dir()) lang=(doc.lang.code()) {
-            h1 { (t.sent_title) }
-            p { (t.sent_intro) }
+        div class="pb-doc pb-receipt" dir=(doc.lang.dir()) lang=(doc.lang.code()) {
+            div class="pb-receipt-panel" {
+                h1 { (t.sent_title) }
+                p { (t.sent_intro) }
+            }
             @for n in notices { p class="pb-notice" role="note" { (n) } }
-            label for="pb-export" { (t.your_answers) }
-            textarea id="pb-export" class="pb-export" rows="12" readonly { (export) }
+            section class="pb-receipt-answers" aria-labelledby="pb-receipt-answers" {
+                h2 id="pb-receipt-answers" { (t.your_answers) }
+                div class="pb-receipt-summary" { (PreEscaped(drawn)) }
+            }
+            pre id="pb-export" hidden { (export) }
             div class="pb-actions" {
-                button type="button" class="pb-submit" data-pb-copy="pb-export"
+                a class="pb-button pb-primary" href=(edit_href) { (t.change_heading) }
+                button type="button" class="pb-secondary" data-pb-copy="pb-export"
                     data-pb-status="pb-copy-status" data-pb-copied=(t.copied)
                     data-pb-copy-failed=(t.copy_failed) hidden { (t.copy_answers) }
                 span id="pb-copy-status" role="status" {}
             }
-            @if let Some(page) = again {
-                section class="pb-again" aria-labelledby="pb-again" {
-                    h2 id="pb-again" { (t.change_heading) }
-                    p { (t.change_intro) }
-                    (PreEscaped(page))
-                }
-            } @else {
-                p { a href=(again_href) { (t.answer_again) } }
-            }
+            p class="pb-hint" { (t.change_intro) }
         }
     };
     html::page(
@@ -764,6 +780,7 @@ impl<'r> BlockRenderer<'r> {
             cid_images: options.cid_images && options.surface.is_email(),
             diagrams: &self.published,
             thumbnails: &self.thumbnails,
+            answerable: !options.surface.is_email() || safe_respond_url(options).is_some(),
         };
         self.frame_src = self.frame_src.or(c.frame_source(options.surface));
         c.render(&cx, self.answers.and_then(|a| a.get(&b.info.id)))
@@ -901,6 +918,16 @@ fn finish(
     let answerable = blocks
         .iter()
         .any(|b| b.component.is_some() && b.info.kind.takes_answers());
+    // The first component that asks something (a diagram takes comments, but sent by mail it
+    // is there to be looked at): an email without a Respond link warns about it.
+    let first_question = blocks
+        .iter()
+        .find(|b| {
+            b.component.is_some()
+                && b.info.kind.takes_answers()
+                && b.info.kind != crate::components::Kind::Mermaid
+        })
+        .map(|b| b.info.line);
     // Prose takes comments: its whole-document box, and what a post carried (kept even where
     // the document has no prose to show a box for, so a list edit loses nothing posted).
     let annotations = answers.map_or(&[][..], answers::Responses::annotations);
@@ -979,6 +1006,9 @@ fn finish(
         if size > GMAIL_CLIP_BYTES {
             diagnostics.push(clipped_warning(size));
         }
+        if let Some(line) = first_question.filter(|_| safe_respond_url(options).is_none()) {
+            diagnostics.push(unanswerable_warning(line));
+        }
     }
     let mut rendered = Rendered {
         wrapped,
@@ -1004,6 +1034,25 @@ fn finish(
 /// Gmail shows the first 102 KB of a message's HTML and hides the rest behind "View entire
 /// message".
 pub const GMAIL_CLIP_BYTES: usize = 102 * 1024;
+
+/// The warning for an email with questions and no Respond link: it shows them, but nobody can
+/// answer it.
+fn unanswerable_warning(line: usize) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        code: Code::EmailUnanswerable,
+        block: None,
+        line,
+        column: 1,
+        path: String::new(),
+        message: "this email asks questions but has no Respond link, so it cannot be answered; \
+                  its questions are shown as a plain list"
+            .into(),
+        hint: "give the address where the reader answers: --respond-url on the command line, \
+               respond_url in the HTTP query, or route the document to get a review link"
+            .into(),
+    }
+}
 
 /// The warning for an email preview Gmail will clip.
 fn clipped_warning(size: usize) -> Diagnostic {
@@ -1230,7 +1279,9 @@ fn email_page(fragment: &str, title: &str, lang: Lang) -> String {
 }
 
 /// The dark colours, for the clients that honour `prefers-color-scheme` (Apple Mail, Outlook
-/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes.
+/// for macOS and iOS, Thunderbird…). Each selector is a class the email surface writes. The
+/// button's link is named more specifically than the document's links, so its white text wins
+/// over their blue (which on the button's blue would be unreadable).
 const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-body{background:#0d1117!important}\
 .pb-doc{color:#e6edf3!important}\
@@ -1240,13 +1291,37 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 .pb-doc a[href]{color:#4493f8!important}\
 .pb-badge{background:#0c2d6b!important;color:#cae8ff!important}\
 .pb-respond{background:#1f6feb!important}\
-.pb-respond a{color:#ffffff!important}\
+.pb-doc .pb-respond a[href]{color:#ffffff!important}\
 }";
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Engine;
+
+    #[test]
+    fn a_receipt_draws_the_readers_text_and_nothing_it_could_smuggle() {
+        let doc = answers::Doc::parse(
+            "# T\n\n```open-question\n{\"version\":\"1\",\"question\":\"Why?\"}\n```\n",
+        );
+        let export = "**Q: Why?**\nAnswer: <script>alert(1)</script> <img src=x onerror=alert(1)> \
+            [l](javascript:alert(1)) ![i](https://e.x/a.png) <b>bold</b>\n";
+        let page = receipt_page(&doc, export, &[], "/r/abc?edit=1&k=K", "/assets");
+        let summary =
+            &page[page.find("pb-receipt-summary").unwrap()..page.find("id=\"pb-export\"").unwrap()];
+        for bad in ["<script", "javascript:", "e.x/a.png", "<img src", "<b>"] {
+            assert!(!summary.contains(bad), "{bad} in {summary}");
+        }
+        // What the reader typed reads as they typed it.
+        assert!(
+            summary.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{summary}"
+        );
+        assert!(summary.contains("<strong>Q: Why?</strong><br"), "{summary}");
+        // The copy's text is the export, escaped.
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("href=\"/r/abc?edit=1&amp;k=K\""));
+    }
 
     #[test]
     fn splice_replaces_only_known_placeholders() {

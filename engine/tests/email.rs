@@ -973,3 +973,230 @@ fn an_email_gmail_would_clip_is_warned_about_and_still_answerable() {
     let small = render("# Hi\n", &options);
     assert!(!small.diagnostics.iter().any(|d| d.code == "email_clipped"));
 }
+
+/// A compound selector of the dark-colours block: an element name (or none, or `*`), classes
+/// and attributes that must be present.
+struct Compound {
+    element: Option<String>,
+    classes: Vec<String>,
+    attrs: Vec<String>,
+}
+
+/// An element on the way down to the one styled: its name, classes and attribute names.
+struct Node {
+    element: &'static str,
+    classes: &'static [&'static str],
+    attrs: &'static [&'static str],
+}
+
+fn compound(text: &str) -> Compound {
+    let mut c = Compound {
+        element: None,
+        classes: Vec::new(),
+        attrs: Vec::new(),
+    };
+    let mut rest = text;
+    let name_end = rest.find(['.', '[']).unwrap_or(rest.len());
+    if name_end > 0 && &rest[..name_end] != "*" {
+        c.element = Some(rest[..name_end].to_string());
+    }
+    rest = &rest[name_end..];
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            c.classes.push(r[..end].to_string());
+            rest = &r[end..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']').expect("a closed attribute selector");
+            c.attrs.push(r[..end].to_string());
+            rest = &r[end + 1..];
+        } else {
+            panic!("a selector this test does not read: {text}");
+        }
+    }
+    c
+}
+
+fn matches(c: &Compound, n: &Node) -> bool {
+    c.element.as_deref().is_none_or(|e| e == n.element)
+        && c.classes.iter().all(|k| n.classes.contains(&k.as_str()))
+        && c.attrs.iter().all(|a| n.attrs.contains(&a.as_str()))
+}
+
+/// Whether the descendant selector `selector` matches the last of `path` (its ancestors before
+/// it), and its specificity as (classes and attributes, elements).
+fn selects(selector: &str, path: &[Node]) -> Option<(usize, usize)> {
+    let parts: Vec<Compound> = selector.split_whitespace().map(compound).collect();
+    let (last, before) = parts.split_last()?;
+    let (element, ancestors) = path.split_last()?;
+    if !matches(last, element) {
+        return None;
+    }
+    let mut up = ancestors.iter().rev();
+    for part in before.iter().rev() {
+        up.find(|n| matches(part, n))?;
+    }
+    let classes = parts.iter().map(|c| c.classes.len() + c.attrs.len()).sum();
+    let elements = parts.iter().filter(|c| c.element.is_some()).count();
+    Some((classes, elements))
+}
+
+/// The `property` the dark block gives the last of `path`: of its `!important` declarations
+/// that match, the most specific (the later one on a tie), following `inherit` up the path.
+fn dark_value(css: &str, property: &str, path: &[Node]) -> Option<String> {
+    let mut best: Option<((usize, usize), String)> = None;
+    for rule in css.split('}') {
+        let Some((selectors, body)) = rule.split_once('{') else {
+            continue;
+        };
+        let Some(value) = body.split(';').find_map(|d| {
+            let (p, v) = d.split_once(':')?;
+            (p.trim() == property).then(|| v.trim().to_string())
+        }) else {
+            continue;
+        };
+        assert!(value.ends_with("!important"), "{selectors}: {value}");
+        let value = value.trim_end_matches("!important").trim().to_string();
+        for selector in selectors.split(',') {
+            if let Some(s) = selects(selector.trim(), path)
+                && best.as_ref().is_none_or(|(b, _)| s >= *b)
+            {
+                best = Some((s, value.clone()));
+            }
+        }
+    }
+    match best {
+        Some((_, v)) if v == "inherit" => dark_value(css, property, &path[..path.len() - 1]),
+        other => other.map(|(_, v)| v),
+    }
+}
+
+/// In dark mode the Respond button keeps text a person can read (4.5:1), computed from the
+/// dark-colours block the email page carries: the rule for links in the document must not win
+/// over the button's own.
+#[test]
+fn the_respond_button_reads_in_dark_mode() {
+    let html = render(
+        "# Pick\n\n```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n",
+        &Options::default()
+            .with_surface(Surface::Email)
+            .with_format(Format::Page)
+            .with_respond_url(Some("https://app.example/r/1".into())),
+    )
+    .into_body();
+    assert!(html.contains("class=\"pb-respond\""), "no button: {html}");
+    let start = html
+        .find("prefers-color-scheme:dark){")
+        .expect("a dark block")
+        + "prefers-color-scheme:dark){".len();
+    let css = &html[start..html[start..].find("</style>").expect("its end") + start];
+    let css = css.trim_end_matches('}');
+    let body = Node {
+        element: "body",
+        classes: &["pb-body"],
+        attrs: &["class"],
+    };
+    let doc = Node {
+        element: "div",
+        classes: &["pb-doc"],
+        attrs: &["class"],
+    };
+    let cell = Node {
+        element: "td",
+        classes: &["pb-respond"],
+        attrs: &["class", "bgcolor"],
+    };
+    let link = Node {
+        element: "a",
+        classes: &[],
+        attrs: &["href", "style"],
+    };
+    let path = [body, doc, cell, link];
+    let fg = dark_value(css, "color", &path).expect("the button's text has a dark colour");
+    let bg = dark_value(css, "background", &path[..3]).expect("the button has a dark colour");
+    let ratio = contrast(&fg, &bg);
+    assert!(
+        ratio >= 4.5,
+        "the Respond button in dark mode: {fg} on {bg} is {ratio:.2}:1"
+    );
+    // And an ordinary link in the text keeps the link colour, which reads on the dark page.
+    let page_link = [
+        Node {
+            element: "body",
+            classes: &["pb-body"],
+            attrs: &["class"],
+        },
+        Node {
+            element: "div",
+            classes: &["pb-doc"],
+            attrs: &["class"],
+        },
+        Node {
+            element: "a",
+            classes: &[],
+            attrs: &["href"],
+        },
+    ];
+    let link = dark_value(css, "color", &page_link).expect("links have a dark colour");
+    let page = dark_value(css, "background", &page_link[..1]).expect("the page is dark");
+    assert!(contrast(&link, &page) >= 4.5, "{link} on {page}");
+}
+
+/// Without a Respond link an email cannot be answered: its questions are a plain list, with no
+/// empty circle, box or blank that looks like a control, and the render warns. With the link,
+/// the glyphs say "answer by following it", and no warning.
+#[test]
+fn an_email_nobody_can_answer_shows_no_controls_and_warns() {
+    let doc = "```questionnaire\n{ \"version\": \"1\", \"questions\": [\
+               { \"id\": \"q1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] },\
+               { \"id\": \"q2\", \"question\": \"Which ones?\", \"options\": [\"C\", \"D\"], \"multi\": true },\
+               { \"id\": \"q3\", \"question\": \"When?\", \"options\": [], \"open_field\": { \"label\": \"Date:\" } }] }\n```\n";
+    let email = Options::default().with_surface(Surface::Email);
+    let out = render(doc, &email);
+    for glyph in ["○", "☐", "____"] {
+        assert!(!out.html.contains(glyph), "{glyph} in {}", out.html);
+    }
+    for option in ["A", "B", "C", "D"] {
+        assert!(
+            out.html.contains(&format!(">{option}</li>")),
+            "{}",
+            out.html
+        );
+    }
+    let warned: Vec<_> = out
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "email_unanswerable")
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", out.diagnostics);
+    assert_eq!((warned[0].line, warned[0].severity.name()), (1, "warning"));
+    assert!(
+        warned[0].hint.contains("--respond-url"),
+        "{}",
+        warned[0].hint
+    );
+
+    let out = render(
+        doc,
+        &email
+            .clone()
+            .with_respond_url(Some("https://app.example/r/1".into())),
+    );
+    assert!(
+        out.html.contains("○") && out.html.contains("☐"),
+        "{}",
+        out.html
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .all(|d| d.code != "email_unanswerable"),
+        "{:?}",
+        out.diagnostics
+    );
+    // A document with nothing to answer is no cause for a warning, and the page surface never
+    // warns.
+    let diagram = "```mermaid\n{ \"version\": \"1\", \"source\": \"graph TD\\nA --> B\" }\n```\n";
+    assert!(render(diagram, &email).diagnostics.is_empty());
+    assert!(render(doc, &Options::default()).diagnostics.is_empty());
+}

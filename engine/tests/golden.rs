@@ -158,8 +158,9 @@ fn golden_documents_are_valid() {
         let src = std::fs::read_to_string(golden_dir().join(format!("{name}.md")))
             .unwrap_or_else(|e| panic!("{name}.md: {e}"));
         let v = passback_engine::validate(&src);
+        // Notes on how a block was read (raw Mermaid) ask for nothing.
         assert!(
-            v.ok && v.diagnostics.is_empty(),
+            v.ok && v.diagnostics.iter().all(|d| d.severity.name() == "info"),
             "{name}.md should be a clean document: {:#?}",
             v.diagnostics
         );

@@ -21,20 +21,7 @@ pub fn install(dir: &Path) -> Result<Vec<String>, String> {
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e| format!("{} is not valid TOML: {e}", toml_path.display()))?;
-    let mut changes = Vec::new();
-
-    let css = css_for_mdbook(passback_engine::assets::CSS);
-    for (file, content) in [
-        (CSS_FILE, css.as_str()),
-        (JS_FILE, passback_engine::assets::js()),
-    ] {
-        let path = dir.join(file);
-        if fs::read_to_string(&path).ok().as_deref() != Some(content) {
-            fs::write(&path, content)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            changes.push(format!("wrote {file}"));
-        }
-    }
+    let mut changes = write_assets(dir, &[CSS_FILE, JS_FILE])?;
 
     let after_links = || {
         let mut after = Array::new();
@@ -85,6 +72,40 @@ pub fn install(dir: &Path) -> Result<Vec<String>, String> {
     if new_text != text {
         fs::write(&toml_path, new_text)
             .map_err(|e| format!("cannot write {}: {e}", toml_path.display()))?;
+    }
+    Ok(changes)
+}
+
+/// The stylesheet as a book gets it: scaled for mdBook's root font, and, in a chapter whose
+/// "Copy all answers on this page" copies every component (`copy = "chapter"`, the default),
+/// without each component's own copy button.
+pub fn book_css() -> String {
+    let mut css = css_for_mdbook(passback_engine::assets::CSS);
+    css.push_str(
+        "\n.pb-chapter-part .pb-copy,.pb-chapter-part .pb-copy-status,\
+         .pb-chapter-part .pb-copied{display:none!important}\n",
+    );
+    css
+}
+
+/// Writes those of `files` (of [`CSS_FILE`] and [`JS_FILE`]) into `dir` that are missing or
+/// not this version's; returns one line per file written.
+pub fn write_assets(dir: &Path, files: &[&str]) -> Result<Vec<String>, String> {
+    let mut changes = Vec::new();
+    let css = book_css();
+    for (file, content) in [
+        (CSS_FILE, css.as_str()),
+        (JS_FILE, passback_engine::assets::js()),
+    ] {
+        if !files.contains(&file) {
+            continue;
+        }
+        let path = dir.join(file);
+        if fs::read_to_string(&path).ok().as_deref() != Some(content) {
+            fs::write(&path, content)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            changes.push(format!("wrote {file}"));
+        }
     }
     Ok(changes)
 }

@@ -36,6 +36,20 @@ pub struct Settings {
     pub prose_comments: bool,
     /// What becomes of plain ```` ```mermaid ```` fences (`mermaid`).
     pub mermaid: PlainMermaid,
+    /// Where "Copy answers" buttons go (`copy`).
+    pub copy: CopyButtons,
+}
+
+/// Where a chapter's "Copy answers" buttons go (`copy` in `[preprocessor.passback]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyButtons {
+    /// One per chapter, "Copy all answers on this page", which copies every component of the
+    /// chapter and the comments on its text (`copy = "chapter"`, the default). A chapter that
+    /// takes no comments on its prose (`prose-comments = false`) has no chapter-wide button, so
+    /// there each component keeps its own.
+    Chapter,
+    /// Each component its own "Copy answers" as well (`copy = "component"`).
+    Component,
 }
 
 /// Plain ```` ```mermaid ```` fences (Mermaid text, not a component's JSON).
@@ -57,6 +71,7 @@ impl Default for Settings {
             admonitions: true,
             prose_comments: true,
             mermaid: PlainMermaid::Leave,
+            copy: CopyButtons::Chapter,
         }
     }
 }
@@ -274,10 +289,19 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
                     }
                 }
                 Severity::Warning => "warning",
+                Severity::Info => "info",
             };
             messages.push(d.compiler_line(path, line, column, severity));
         }
-        let one_line = rendered.html.replace('\r', "").replace('\n', "&#10;");
+        let mut one_line = rendered.html.replace('\r', "").replace('\n', "&#10;");
+        // The chapter's own button copies this component: the stylesheet hides its own.
+        if settings.copy == CopyButtons::Chapter && settings.prose_comments {
+            one_line = one_line.replacen(
+                "<div class=\"pb-doc\"",
+                "<div class=\"pb-doc pb-chapter-part\"",
+                1,
+            );
+        }
         let replacement = format!("{prefix}{one_line}\n{}\n", continuation.trim_end());
         replacements.push((fence.start, fence.end.min(lines.len()), replacement));
     }
@@ -438,8 +462,14 @@ mod tests {
         let chapter =
             format!("1. First\n\n{indented}\n   still in the item\n\n{quoted}> still quoted\n");
         let out = process_chapter("c.md", &chapter, &Settings::default()).content;
-        assert!(out.contains("\n   <div class=\"pb-doc\""), "{out}");
-        assert!(out.contains("\n> <div class=\"pb-doc\""), "{out}");
+        assert!(
+            out.contains("\n   <div class=\"pb-doc pb-chapter-part\""),
+            "{out}"
+        );
+        assert!(
+            out.contains("\n> <div class=\"pb-doc pb-chapter-part\""),
+            "{out}"
+        );
         assert!(out.contains("\n>\n> still quoted"), "{out}");
         let html = comrak::markdown_to_html(&out, &passback_engine::markdown::comrak_options(true));
         assert!(html.contains("<li>") && html.contains("<blockquote>"));
@@ -470,7 +500,7 @@ mod tests {
         let chapter = "Intro\n\n```single-choice\n{ \"version\": 1, \"question\": \"Q\", \"options\": [\"A\", \"B\"] }\n```\n";
         let out = process_chapter("guide/setup.md", chapter, &Settings::default());
         assert_eq!(out.errors, 1);
-        assert_eq!(out.messages, vec!["guide/setup.md:4:14: warning[wrong_version]: `version` must be the string \"1\", found the number 1 (write \"version\": \"1\" (a string, in quotes; the number 1 is rejected))".to_string()]);
+        assert_eq!(out.messages, vec!["guide/setup.md:4:14: warning[wrong_version]: `version` must be the string \"1\", found the number 1 — write \"version\": \"1\", a string in quotes; the number 1 is rejected".to_string()]);
         assert!(out.content.contains("<pre class=\"pb-invalid\""));
         let strict = process_chapter(
             "guide/setup.md",

@@ -1,7 +1,9 @@
 //! `mdbook-passback`: the mdBook preprocessor binary (logic in the library).
 #![forbid(unsafe_code)]
 
-use mdbook_passback::{OnError, PlainMermaid, Settings, install, process_chapter, version_warning};
+use mdbook_passback::{
+    CopyButtons, OnError, PlainMermaid, Settings, install, process_chapter, version_warning,
+};
 use mdbook_preprocessor::book::BookItem;
 use passback_engine::Surface;
 use std::io::Write;
@@ -44,6 +46,10 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
         Some("-V" | "--version") => {
             println!("mdbook-passback {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -60,17 +66,46 @@ fn main() -> ExitCode {
         },
         Some(other) => {
             eprintln!(
-                "mdbook-passback: unknown command `{other}`; use `install [BOOK_DIR]`, or let mdBook run it"
+                "mdbook-passback: unknown command `{other}`; use `install [BOOK_DIR]`, or let mdBook run it (see --help)"
             );
             ExitCode::FAILURE
         }
     }
 }
 
+/// `mdbook-passback --help`.
+const USAGE: &str = "\
+mdbook-passback — PassbackAI components as live widgets in an mdBook
+
+USAGE:
+  mdbook-passback install [BOOK_DIR]   write passback.css and passback.js beside book.toml and
+                                       add them and [preprocessor.passback] to book.toml
+                                       (BOOK_DIR defaults to the current directory)
+  mdbook-passback supports RENDERER    what mdBook asks first: exit 0 for html only
+  mdbook-passback                      what mdBook runs: a book on stdin, the book on stdout
+  mdbook-passback --help | --version
+
+In book.toml, [preprocessor.passback] takes:
+  surface = \"page\"          page (default), routed or email
+  answers-action = \"URL\"    where the form posts without JavaScript (default: nowhere;
+                             readers copy their answers)
+  on-error = \"warn\"         warn (default: an invalid component is shown as its source)
+                             or fail (the build stops)
+  prose-comments = true     whether readers can comment on a chapter's text
+  copy = \"chapter\"          one \"Copy all answers on this page\" per chapter (default), or
+                             component: each component its own \"Copy answers\" as well
+  mermaid = \"leave\"         leave plain ```mermaid fences to other tools (default), or svg:
+                             draw them at build time
+
+Each build writes passback.css and passback.js beside book.toml when [output.html] lists them
+and they are missing or from another version; `install` lists them.
+";
+
 /// Keys `[preprocessor.passback]` may hold: ours, then mdBook's own for every preprocessor.
-const KNOWN_KEYS: [&str; 10] = [
+const KNOWN_KEYS: [&str; 11] = [
     "surface",
     "mermaid",
+    "copy",
     "answers-action",
     "on-error",
     "prose-comments",
@@ -96,7 +131,7 @@ fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, 
         .unwrap_or_default();
     for key in keys.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
         eprintln!(
-            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action, on-error, prose-comments and mermaid)"
+            "mdbook-passback: warning: unknown option `{key}` in [preprocessor.passback] is ignored (the options are surface, answers-action, on-error, prose-comments, copy and mermaid)"
         );
     }
     let flag = |key: &str| ctx.config.get::<bool>(key).ok().flatten().unwrap_or(true);
@@ -131,6 +166,17 @@ fn settings(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<Settings, 
             }
         };
     }
+    if let Some(v) = get("copy")? {
+        s.copy = match v.as_str() {
+            "chapter" => CopyButtons::Chapter,
+            "component" => CopyButtons::Component,
+            _ => {
+                return Err(format!(
+                    "preprocessor.passback.copy must be chapter (one button per chapter) or component (one per component as well), not \"{v}\""
+                ));
+            }
+        };
+    }
     if let Some(v) = get("on-error")? {
         s.on_error = match v.as_str() {
             "warn" => OnError::Warn,
@@ -152,6 +198,7 @@ fn preprocess() -> Result<(), String> {
         eprintln!("{w}");
     }
     let settings = settings(&ctx)?;
+    assets(&ctx)?;
     let src = ctx.config.book.src.clone();
     let mut errors = 0;
     book.for_each_mut(|item| {
@@ -184,4 +231,53 @@ fn preprocess() -> Result<(), String> {
     out.write_all(json.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write the book: {e}"))
+}
+
+/// The stylesheet and script beside `book.toml`: written when `[output.html]` lists them and
+/// they are missing or from another version (so a book builds as it is checked out, and stays
+/// in step with this binary); a warning naming what to run when it lists neither.
+fn assets(ctx: &mdbook_preprocessor::PreprocessorContext) -> Result<(), String> {
+    let listed = |key: &str, file: &str| {
+        ctx.config
+            .get::<Vec<String>>(&format!("output.html.{key}"))
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .iter()
+            .any(|p| p.trim_start_matches("./") == file)
+    };
+    let mut files = Vec::new();
+    if listed("additional-css", install::CSS_FILE) {
+        files.push(install::CSS_FILE);
+    }
+    if listed("additional-js", install::JS_FILE) {
+        files.push(install::JS_FILE);
+    }
+    if files.len() < 2 {
+        eprintln!(
+            "mdbook-passback: warning: book.toml does not list {} in [output.html] ({}), so the \
+             widgets are unstyled and cannot copy answers; run `mdbook-passback install` in the \
+             book's directory to add them",
+            if files.is_empty() {
+                "passback.css and passback.js"
+            } else if files[0] == install::CSS_FILE {
+                "passback.js"
+            } else {
+                "passback.css"
+            },
+            if files.is_empty() {
+                "additional-css, additional-js"
+            } else if files[0] == install::CSS_FILE {
+                "additional-js"
+            } else {
+                "additional-css"
+            }
+        );
+    }
+    for change in install::write_assets(&ctx.root, &files).map_err(|e| {
+        format!("{e}; run `mdbook-passback install` in the book's directory, or check that it is writable")
+    })? {
+        eprintln!("mdbook-passback: {change} beside book.toml");
+    }
+    Ok(())
 }

@@ -116,7 +116,7 @@ fn a_real_book_builds_with_live_components() {
 
     let nested = read("nested.html");
     assert_eq!(
-        nested.matches("class=\"pb-doc\"").count(),
+        nested.matches("class=\"pb-doc pb-chapter-part\"").count(),
         4,
         "list, quote and included fences, and the invalid one"
     );
@@ -395,4 +395,117 @@ fn plain_mermaid_fences_are_drawn_at_build_time() {
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `examples/book` builds exactly as it is checked out, with no `install` first: the build
+/// writes the stylesheet and script its `book.toml` lists, and says so. A chapter's components
+/// leave copying to the chapter's one "Copy all answers on this page" unless the book asks for
+/// `copy = "component"`.
+#[test]
+fn the_example_book_builds_as_shipped_with_one_copy_button_per_chapter() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/book");
+    let dir: PathBuf = std::env::temp_dir().join(format!("pb-shipped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&example, &dir);
+    for stale in ["passback.css", "passback.js"] {
+        let _ = std::fs::remove_file(dir.join(stale));
+    }
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().expect("bin dir").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let build = |dir: &Path| {
+        let out = Command::new("mdbook")
+            .arg("build")
+            .arg(dir)
+            .env("PATH", &path)
+            .output()
+            .expect("the mdbook binary is needed for this test: cargo install mdbook --locked --no-default-features --features search");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "mdbook build failed:\n{stderr}");
+        stderr
+    };
+    let stderr = build(&dir);
+    assert!(
+        stderr.contains("mdbook-passback: wrote passback.css beside book.toml")
+            && stderr.contains("mdbook-passback: wrote passback.js beside book.toml"),
+        "{stderr}"
+    );
+    let css = std::fs::read_to_string(dir.join("passback.css")).expect("the stylesheet");
+    assert_eq!(css, mdbook_passback::install::book_css());
+    assert!(
+        css.contains(".pb-chapter-part .pb-copy,"),
+        "the components' own copy buttons are hidden"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("passback.js")).expect("the script"),
+        passback_engine::assets::js()
+    );
+    let decisions = std::fs::read_to_string(dir.join("book/decisions.html")).expect("a chapter");
+    let components = decisions
+        .matches("<div class=\"pb-doc pb-chapter-part\"")
+        .count();
+    assert!(components >= 6, "{components} components marked");
+    assert_eq!(
+        decisions.matches("<div class=\"pb-doc\"").count(),
+        0,
+        "every component leaves copying to the chapter"
+    );
+    assert_eq!(decisions.matches("class=\"pb-doc pb-chapter\"").count(), 1);
+    // A second build has nothing to write.
+    let again = build(&dir);
+    assert!(!again.contains("wrote passback"), "{again}");
+
+    // copy = "component": every component keeps its own button.
+    let toml = std::fs::read_to_string(dir.join("book.toml")).expect("book.toml");
+    std::fs::write(
+        dir.join("book.toml"),
+        toml.replace(
+            "[preprocessor.passback]\n",
+            "[preprocessor.passback]\ncopy = \"component\"\n",
+        ),
+    )
+    .expect("write book.toml");
+    build(&dir);
+    let decisions = std::fs::read_to_string(dir.join("book/decisions.html")).expect("a chapter");
+    assert_eq!(decisions.matches("pb-chapter-part").count(), 0);
+    assert!(decisions.matches("<div class=\"pb-doc\"").count() >= 6);
+
+    // A book that lists neither file is told what to run.
+    std::fs::write(
+        dir.join("book.toml"),
+        "[book]\ntitle = \"t\"\n\n[preprocessor.passback]\n",
+    )
+    .expect("write book.toml");
+    let stderr = build(&dir);
+    assert!(
+        stderr.contains("does not list passback.css and passback.js in [output.html]")
+            && stderr.contains("run `mdbook-passback install`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn help_prints_the_usage() {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
+    for flag in ["--help", "-h", "help"] {
+        let out = Command::new(&bin).arg(flag).output().expect("run");
+        assert!(out.status.success(), "{flag}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.starts_with("mdbook-passback — "), "{flag}: {text}");
+        for part in [
+            "install [BOOK_DIR]",
+            "copy = \"chapter\"",
+            "mermaid = ",
+            "on-error",
+        ] {
+            assert!(text.contains(part), "{flag}: {part} missing from {text}");
+        }
+    }
+    let out = Command::new(&bin).arg("--nonsense").output().expect("run");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("see --help"));
 }

@@ -1,5 +1,6 @@
 // The playground's script: the preview follows the editor as you type, problems take you to
-// their place in the text, examples load in one click, and Share puts the document in the
+// their place in the text (and invalid blocks in the preview say why), examples load in one
+// click, the draft is kept in this browser across reloads, and Share puts the document in the
 // link's #fragment. Without it the page is a form that posts to `/`, which renders the same
 // things on the server. It runs under the server's CSP: no inline code, no eval, and it talks
 // to this server only (`/v1/render`, `/v1/validate`, the examples asset).
@@ -9,6 +10,7 @@
   var RENDER_DELAY_MS = 300; // after the last keystroke
   var MAX_LINK = 32 * 1024; // characters after `#s=`: longer links break in chat apps and mail
   var MAX_RESTORED = 1024 * 1024; // the server's default body limit; a link never holds more
+  var DRAFT_KEY = 'passback.playground.draft'; // the draft, in this browser's localStorage
 
   var root = document.querySelector('main.pbp');
   if (!root) return;
@@ -42,7 +44,10 @@
   });
   editor.addEventListener('input', function () {
     clearTimeout(timer);
-    timer = setTimeout(refresh, RENDER_DELAY_MS);
+    timer = setTimeout(function () {
+      saveDraft();
+      refresh();
+    }, RENDER_DELAY_MS);
     // A link made before this edit no longer holds the text.
     shareBox.hidden = true;
   });
@@ -57,7 +62,10 @@
     window.addEventListener('hashchange', restoreFromLink);
   }
   if (sharedPayload() !== null) restoreFromLink();
-  else refresh();
+  else {
+    restoreDraft();
+    refresh();
+  }
 
   // ---------------------------------------------------------------------------------------------
   // The preview and the problems.
@@ -106,6 +114,7 @@
       }
       showStatus(results[1]);
       showProblems(results[1].diagnostics);
+      explainInvalid(results[1].diagnostics);
     }, function (error) {
       if (mine !== seq || (error && error.name === 'AbortError')) return;
       preview.removeAttribute('aria-busy');
@@ -131,7 +140,7 @@
     var details = '';
     if (validation) {
       var errors = validation.diagnostics.filter(function (d) { return d.severity === 'error'; }).length;
-      var warnings = validation.diagnostics.length - errors;
+      var warnings = validation.diagnostics.filter(function (d) { return d.severity === 'warning'; }).length;
       var parts = [plural(validation.blocks.length, 'component', 'components')];
       if (errors) parts.push(plural(errors, 'error', 'errors'));
       if (warnings) parts.push(plural(warnings, 'warning', 'warnings'));
@@ -169,6 +178,28 @@
           el('code', { 'class': 'pbp-code' }, d.code)));
       return el('li', null, button);
     }));
+  }
+
+  /** Under each block the preview shows as its source (it is not valid), the errors that
+   * keep it from being a component, each taking the caret to its place. */
+  function explainInvalid(diagnostics) {
+    Array.prototype.forEach.call(preview.querySelectorAll('.pbp-invalid-why'), function (n) { n.remove(); });
+    Array.prototype.forEach.call(preview.querySelectorAll('pre.pb-invalid[data-pb-block]'), function (pre) {
+      var block = pre.getAttribute('data-pb-block');
+      var errors = diagnostics.filter(function (d) { return d.block === block && d.severity === 'error'; });
+      if (!errors.length) return;
+      var why = el('div', { 'class': 'pbp-invalid-why' },
+        el('p', null, 'Shown as its source: this ' + pre.getAttribute('data-pb-kind') + ' block is not valid.'));
+      var list = el('ul');
+      errors.forEach(function (d) {
+        var button = el('button', { type: 'button', 'class': 'pbp-link' },
+          'line ' + d.line + ', column ' + d.column);
+        button.addEventListener('click', function () { goTo(d.line, d.column); });
+        list.append(el('li', null, d.message + ' (', button, ')'));
+      });
+      why.append(list);
+      pre.after(why);
+    });
   }
 
   /** Puts the caret at a 1-based line and column (columns count characters, as the engine
@@ -375,6 +406,27 @@
     var at = 0;
     chunks.forEach(function (c) { out.set(c, at); at += c.length; });
     return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The draft, kept in this browser so a reload or a closed tab loses nothing. It never leaves
+  // the browser; an empty editor forgets it.
+
+  function saveDraft() {
+    try {
+      if (editor.value.trim()) localStorage.setItem(DRAFT_KEY, editor.value);
+      else localStorage.removeItem(DRAFT_KEY);
+    } catch (e) { /* storage off or full: the draft just is not kept */ }
+  }
+
+  /** The kept draft, unless the page was opened on an example or on text of its own. */
+  function restoreDraft() {
+    var draft = null;
+    try { draft = localStorage.getItem(DRAFT_KEY); } catch (e) { draft = null; }
+    if (!draft || draft === editor.value) return;
+    if (editor.value.trim() || /[?&]example=/.test(location.search)) return;
+    editor.value = draft;
+    say('Your draft from this browser is back. Clear the editor to forget it.');
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -72,6 +72,41 @@ pub struct Config {
     /// HTTP) per minute or hour; `None` for no limit.
     #[cfg(feature = "store")]
     pub route_limit: Option<limit::RouteLimit>,
+    /// Route documents without a sender key even on an address that is not loopback
+    /// (`--open-routing`). On loopback routing never needs a key.
+    #[cfg(feature = "store")]
+    pub open_routing: bool,
+    /// Whether webhooks may go to loopback, private and link-local addresses
+    /// (`--webhook-allow-private`), and over plain http.
+    #[cfg(feature = "store")]
+    pub webhook_allow_private: bool,
+    /// Route documents only for a sender key, on loopback too (`--require-keys`): for a server
+    /// on loopback behind a reverse proxy that others reach.
+    #[cfg(feature = "store")]
+    pub require_keys: bool,
+    /// Documents one sender key may route in any hour (`--key-documents-per-hour`); `None` for
+    /// no limit.
+    #[cfg(feature = "store")]
+    pub key_documents_per_hour: Option<u64>,
+    /// Bytes one sender key's kept documents may take as stored, their responses included
+    /// (`--key-max-bytes`); `None` for no limit.
+    #[cfg(feature = "store")]
+    pub key_max_bytes: Option<u64>,
+    /// Long-polls waiting at once: on the server, per document, per client address.
+    #[cfg(feature = "store")]
+    pub long_polls: limit::LongPollBudget,
+    /// Answers one client address may post to one routed document (`--answer-limit`); `None`
+    /// for no limit.
+    #[cfg(feature = "store")]
+    pub answer_limit: Option<limit::RouteLimit>,
+    /// Answers one routed document takes from everyone (`--document-answer-limit`); `None` for
+    /// no limit.
+    #[cfg(feature = "store")]
+    pub document_answer_limit: Option<limit::RouteLimit>,
+    /// Largest answer kept, in bytes as stored (its answers, comments, export and name as
+    /// JSON), not as received (`--max-answer-bytes`).
+    #[cfg(feature = "store")]
+    pub max_answer_bytes: usize,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -110,6 +145,30 @@ impl Default for Config {
             metrics_listen: None,
             #[cfg(feature = "store")]
             route_limit: None,
+            #[cfg(feature = "store")]
+            open_routing: false,
+            #[cfg(feature = "store")]
+            webhook_allow_private: false,
+            #[cfg(feature = "store")]
+            require_keys: false,
+            #[cfg(feature = "store")]
+            key_documents_per_hour: Some(1000),
+            #[cfg(feature = "store")]
+            key_max_bytes: Some(1 << 30),
+            #[cfg(feature = "store")]
+            long_polls: limit::LongPollBudget::default(),
+            #[cfg(feature = "store")]
+            answer_limit: Some(limit::RouteLimit {
+                count: 10,
+                period: Duration::from_secs(60),
+            }),
+            #[cfg(feature = "store")]
+            document_answer_limit: Some(limit::RouteLimit {
+                count: 60,
+                period: Duration::from_secs(60),
+            }),
+            #[cfg(feature = "store")]
+            max_answer_bytes: 2 << 20,
         }
     }
 }
@@ -210,6 +269,44 @@ impl Config {
     }
     pub fn with_route_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
         self.route_limit = limit;
+        self
+    }
+    #[cfg(feature = "store")]
+    pub fn with_webhook_allow_private(mut self, allow: bool) -> Self {
+        self.webhook_allow_private = allow;
+        self
+    }
+    #[cfg(feature = "store")]
+    pub fn with_open_routing(mut self, open: bool) -> Self {
+        self.open_routing = open;
+        self
+    }
+    pub fn with_require_keys(mut self, required: bool) -> Self {
+        self.require_keys = required;
+        self
+    }
+    pub fn with_key_documents_per_hour(mut self, n: Option<u64>) -> Self {
+        self.key_documents_per_hour = n;
+        self
+    }
+    pub fn with_key_max_bytes(mut self, n: Option<u64>) -> Self {
+        self.key_max_bytes = n;
+        self
+    }
+    pub fn with_long_polls(mut self, budget: limit::LongPollBudget) -> Self {
+        self.long_polls = budget;
+        self
+    }
+    pub fn with_answer_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
+        self.answer_limit = limit;
+        self
+    }
+    pub fn with_document_answer_limit(mut self, limit: Option<limit::RouteLimit>) -> Self {
+        self.document_answer_limit = limit;
+        self
+    }
+    pub fn with_max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = bytes;
         self
     }
 }

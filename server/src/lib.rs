@@ -23,10 +23,11 @@
 //! | `state` | [`AppState`], what every handler and tool shares (made by [`AppState::new`], here) |
 //! | `admission` | the render slots CPU-bound work waits for |
 //! | `store` | the routed documents' store: the `Store` trait, SQLite and PostgreSQL |
+//! | `webhooks` | the delivery worker for the store's events: signing, the SSRF guard, the HTTP client |
 //! | `playground` | the playground's page, its own script and stylesheet, its examples |
 //! | `config`, `metrics`, `limit`, `diagrams`, `pages`, `eml`, `raster`, `blocks`, `host`, `quote`, `log`, `bench` | leaves: the settings, the counters, the routing limit, published diagrams, the answers page, email messages, PNG drawing, typed blocks, URL hosts, quoting a client's text, the log, `passback bench` |
 //!
-//! Compiled only with their feature: `store`, `routing` and `limit` (`store`), `mcp` (`mcp`),
+//! Compiled only with their feature: `store`, `routing`, `limit` and `webhooks` (`store`), `mcp` (`mcp`),
 //! `raster` (`png`), `playground` (`playground`); in `http`, the files of their routes.
 #![forbid(unsafe_code)]
 
@@ -56,6 +57,8 @@ mod serve;
 mod state;
 #[cfg(feature = "store")]
 pub mod store;
+#[cfg(feature = "store")]
+pub mod webhooks;
 
 pub use config::{Config, hash_secret_from};
 pub use host::{plain_host, web_host};
@@ -99,6 +102,13 @@ impl AppState {
             bound: OnceLock::new(),
             #[cfg(feature = "store")]
             route_limiter: config.route_limit.map(limit::RouteLimiter::new),
+            #[cfg(feature = "store")]
+            long_polls: Arc::new(limit::LongPolls::new(config.long_polls)),
+            #[cfg(feature = "store")]
+            answer_limiter: limit::AnswerLimiter::new(
+                config.answer_limit,
+                config.document_answer_limit,
+            ),
             config,
         }
     }

@@ -10,9 +10,13 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
+use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 /// Serves `listener` with `state` until `shutdown` resolves; then finishes in-flight requests
@@ -32,7 +36,14 @@ pub async fn serve(
         .routing
         .clone()
         .map(|routing| tokio::spawn(crate::routing::sweep_every_minute(routing)));
+    // The webhook worker delivers the events the store keeps.
+    #[cfg(feature = "store")]
+    let deliverer = state.routing.clone().map(|routing| {
+        let tuning = crate::webhooks::Tuning::from_env(state.config.webhook_allow_private);
+        tokio::spawn(crate::webhooks::run_worker(routing.store, tuning))
+    });
     let permits = Arc::new(Semaphore::new(state.config.max_connections));
+    let lingering = Arc::new(Semaphore::new(MAX_LINGERING));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -55,7 +66,7 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
-            tokio::spawn(turn_away(stream));
+            tokio::spawn(turn_away(stream, state.clone()));
             state.metrics.rejected_connection();
             continue;
         };
@@ -64,14 +75,19 @@ pub async fn serve(
         // everyone else out.
         let Some(client) = ClientSlot::take(&state, peer.ip()) else {
             drop(permit);
-            tokio::spawn(turn_away(stream));
+            tokio::spawn(turn_away(stream, state.clone()));
             state.metrics.rejected_connection();
             continue;
         };
         let _ = stream.set_nodelay(true);
+        let stream = Lingering::new(stream, lingering.clone());
+        let bodies = stream.bodies.clone();
         let state = state.clone();
         let service = service_fn(move |req: hyper::Request<Incoming>| {
             let state = state.clone();
+            if carries_body(&req) {
+                bodies.store(true, Ordering::Relaxed);
+            }
             async move { Ok::<_, std::convert::Infallible>(http::handle(state, req, peer).await) }
         });
         let conn = http.serve_connection(TokioIo::new(stream), service);
@@ -90,6 +106,10 @@ pub async fn serve(
     {
         if let Some(sweeper) = sweeper {
             sweeper.abort();
+        }
+        // An attempt cut short is tried again after its lease, by this server or another.
+        if let Some(deliverer) = deliverer {
+            deliverer.abort();
         }
         // Long-polls answer now (with what they have) instead of holding up the shutdown.
         if let Some(routing) = &state.routing {
@@ -138,6 +158,147 @@ impl Drop for ClientSlot {
     }
 }
 
+/// Closed connections lingering at most at once (see [`Lingering`]); past that one closes at
+/// once, as before.
+const MAX_LINGERING: usize = 256;
+/// How long, and how many bytes, a closed connection reads and drops what its client still
+/// sends.
+const LINGER_TIME: Duration = Duration::from_secs(5);
+const LINGER_BYTES: usize = 64 << 20;
+
+/// Whether a request says it carries a body (a Content-Length over 0, or chunked).
+fn carries_body<B>(req: &hyper::Request<B>) -> bool {
+    let headers = req.headers();
+    headers.contains_key(hyper::header::TRANSFER_ENCODING)
+        || headers
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0")
+}
+
+/// A connection's socket that, once the connection is over, lingers if a request on it carried
+/// a body: a refusal (413, 404, …) is answered before the body is read, and closing a socket
+/// with input still arriving resets it, so a client still sending would lose the answer. So
+/// the write side is closed (the client sees the end of the answer) and what still comes is
+/// read and dropped, for [`LINGER_TIME`] or [`LINGER_BYTES`] at most, before the socket closes.
+struct Lingering {
+    stream: Option<TcpStream>,
+    /// Set when a request on this connection carried a body.
+    bodies: Arc<AtomicBool>,
+    places: Arc<Semaphore>,
+}
+
+impl Lingering {
+    fn new(stream: TcpStream, places: Arc<Semaphore>) -> Self {
+        Lingering {
+            stream: Some(stream),
+            bodies: Arc::new(AtomicBool::new(false)),
+            places,
+        }
+    }
+
+    fn stream(&mut self) -> std::io::Result<Pin<&mut TcpStream>> {
+        self.stream
+            .as_mut()
+            .map(Pin::new)
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))
+    }
+}
+
+impl AsyncRead for Lingering {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_read(cx, buf),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+}
+
+impl AsyncWrite for Lingering {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_write(cx, buf),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_write_vectored(cx, bufs),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| s.is_write_vectored())
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_flush(cx),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_shutdown(cx),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+}
+
+impl Drop for Lingering {
+    fn drop(&mut self) {
+        let Some(stream) = self.stream.take() else {
+            return;
+        };
+        if !self.bodies.load(Ordering::Relaxed) {
+            return;
+        }
+        let Ok(place) = self.places.clone().try_acquire_owned() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let _place = place;
+            linger(stream).await;
+        });
+    }
+}
+
+/// Closes the write side of `stream`, then reads and drops what the client still sends (see
+/// [`Lingering`]).
+async fn linger(mut stream: TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = stream.shutdown().await;
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut read = 0;
+    let _ = tokio::time::timeout(LINGER_TIME, async {
+        while read < LINGER_BYTES {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => read += n,
+            }
+        }
+    })
+    .await;
+}
+
 /// Serves `GET /metrics` alone on `listener` (`--metrics-listen`), until `shutdown` resolves:
 /// an address only the monitoring reaches, so the public one need not show the counters.
 pub async fn serve_metrics(
@@ -183,8 +344,10 @@ pub async fn serve_metrics(
 }
 
 /// Over the connection limit: a short 503 and close. The request head is read first (briefly):
-/// closing a socket with unread input resets it, and the client could lose the 503.
-async fn turn_away(mut stream: tokio::net::TcpStream) {
+/// closing a socket with unread input resets it, and the client could lose the 503. A
+/// `GET /healthz` or `GET /metrics` is answered all the same: the probes that tell an operator
+/// the server is full must not be refused for it.
+async fn turn_away(mut stream: tokio::net::TcpStream, state: Arc<AppState>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut head = Vec::new();
     let mut chunk = [0u8; 2048];
@@ -197,12 +360,41 @@ async fn turn_away(mut stream: tokio::net::TcpStream) {
         }
     })
     .await;
-    let _ = tokio::time::timeout(
-        Duration::from_secs(2),
-        stream.write_all(TURNED_AWAY.as_bytes()),
-    )
-    .await;
+    let probe = probe_answer(&head, &state);
+    let answer = probe.as_deref().unwrap_or(TURNED_AWAY.as_bytes());
+    let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(answer)).await;
     let _ = stream.shutdown().await;
+}
+
+/// The whole answer to a health or metrics probe in `head` (its request line), for a
+/// connection over the limit; `None` for any other request.
+fn probe_answer(head: &[u8], state: &AppState) -> Option<Vec<u8>> {
+    let line = head.split(|&b| b == b'\r').next()?;
+    let mut parts = line.split(|&b| b == b' ');
+    let (method, target) = (parts.next()?, parts.next()?);
+    let path = target.split(|&b| b == b'?').next()?;
+    let head_only = match method {
+        b"GET" => false,
+        b"HEAD" => true,
+        _ => return None,
+    };
+    let (content_type, body) = match path {
+        b"/healthz" => ("text/plain; charset=utf-8", "ok\n".to_string()),
+        b"/metrics" if state.config.metrics_listen.is_none() => (
+            "text/plain; version=0.0.4; charset=utf-8",
+            state.metrics.render(state.engine.cache_stats()),
+        ),
+        _ => return None,
+    };
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    if !head_only {
+        out.extend_from_slice(body.as_bytes());
+    }
+    Some(out)
 }
 
 /// The whole 503 `turn_away` writes, built once: it is the same for every refused connection,

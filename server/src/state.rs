@@ -35,6 +35,12 @@ pub struct AppState {
     /// The per-client buckets of `config.route_limit`.
     #[cfg(feature = "store")]
     pub route_limiter: Option<crate::limit::RouteLimiter>,
+    /// The long-polls waiting now, within `config.long_polls`.
+    #[cfg(feature = "store")]
+    pub long_polls: Arc<crate::limit::LongPolls>,
+    /// The buckets of `config.answer_limit` and `config.document_answer_limit`.
+    #[cfg(feature = "store")]
+    pub answer_limiter: crate::limit::AnswerLimiter,
 }
 
 impl AppState {
@@ -47,6 +53,15 @@ impl AppState {
             limits: self.config.limits,
             metrics: &self.metrics,
         }
+    }
+
+    /// Whether routing (and `/mcp`) needs a sender key: with `--require-keys`, or on an
+    /// address that is not loopback unless the operator passed `--open-routing`.
+    #[cfg(feature = "store")]
+    pub fn keys_required(&self) -> bool {
+        let listen = self.bound.get().copied().unwrap_or(self.config.listen);
+        self.config.require_keys
+            || (!self.config.open_routing && !listen.ip().to_canonical().is_loopback())
     }
 
     /// The origin review links start with: `--public-url`, else the address the server listens

@@ -85,10 +85,12 @@ fn renders_every_surface_in_every_format() {
     let file = example();
     for surface in ["page", "routed", "email"] {
         for format in ["fragment", "page", "json"] {
-            let out = passback(
-                &["render", &file, "--surface", surface, "--format", format],
-                None,
-            );
+            // An email gets the link to answer by, or warns that it cannot be answered.
+            let mut args = vec!["render", &file, "--surface", surface, "--format", format];
+            if surface == "email" {
+                args.extend(["--respond-url", "https://app.example/r/1"]);
+            }
+            let out = passback(&args, None);
             let what = format!("{surface}/{format}");
             assert!(out.status.success(), "{what}: {}", stderr(&out));
             assert!(stderr(&out).is_empty(), "{what}: {}", stderr(&out));
@@ -159,11 +161,68 @@ fn render_reports_diagnostics_on_stderr_and_still_renders() {
     assert!(out.status.success());
     assert!(stdout(&out).contains("class=\"pb-invalid\""));
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let heads: Vec<&str> = err.lines().filter(|l| l.contains("error[")).collect();
+    assert_eq!(heads.len(), 1, "{err}");
     assert!(
-        err.contains(":2:") && err.contains("error[wrong_version]"),
+        heads[0].ends_with(
+            "violating.md:2:14: error[wrong_version]: `version` must be the string \"1\", found the number 1"
+        ),
         "{err}"
     );
+    // As `validate --format text` prints it: the source line, the caret, the hint.
+    assert!(err.contains("2 | { \"version\": 1,"), "{err}");
+    assert!(err.contains("  |              ^\n"), "{err}");
+    assert!(err.contains("= help: write \"version\": \"1\""), "{err}");
+}
+
+/// For people: each problem as a compiler prints it, with the line and a caret under the
+/// column, then a closing verdict; the exit code as with JSON. Not a terminal, so no colour.
+#[test]
+fn validate_text_points_at_the_problem() {
+    let out = passback(
+        &["validate", "-", "--format", "text"],
+        Some(VIOLATING.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "<stdin>:2:14: error[wrong_version]: `version` must be the string \"1\", found the number 1",
+        "{text}"
+    );
+    let source = lines
+        .iter()
+        .position(|l| l.starts_with("2 | "))
+        .expect("the source line");
+    let caret = lines[source + 1];
+    // The caret stands under column 14 of the source line.
+    let offset = "2 | ".len();
+    assert_eq!(caret.find('^'), Some(offset + 13), "{text}");
+    assert!(text.contains("= help: write \"version\": \"1\""), "{text}");
+    assert_eq!(
+        lines.last().copied(),
+        Some("<stdin>: violates the spec (1 component; 1 error)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{1b}'),
+        "no colour when not a terminal: {text:?}"
+    );
+    let out = passback(
+        &["validate", "-", "--format", "text"],
+        Some(VALID.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out).trim(), "<stdin>: valid (1 component)");
+    // Piped, the default stays the JSON programs read.
+    let out = passback(&["validate", "-"], Some(VALID.as_bytes()));
+    assert!(serde_json::from_str::<Value>(&stdout(&out)).is_ok());
+    let out = passback(
+        &["validate", "-", "--format", "json"],
+        Some(VALID.as_bytes()),
+    );
+    assert!(serde_json::from_str::<Value>(&stdout(&out)).is_ok());
 }
 
 /// Document text in a warning (here an unknown field's name) cannot drive the terminal: no
@@ -176,8 +235,16 @@ fn warnings_print_no_control_characters() {
     assert!(out.status.success());
     let err = stderr(&out);
     assert!(err.contains("warning[unknown_field]"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("[unknown_field]"))
+            .count(),
+        1,
+        "{err:?}"
+    );
     assert!(
-        !err.contains('\u{1b}') && !err.contains('\u{7}') && err.lines().count() == 1,
+        !err.lines().any(|l| l.starts_with("passback: forged")),
         "{err:?}"
     );
     assert!(
@@ -509,11 +576,11 @@ fn unknown_flag() {
     }
     assert_one_line_error(
         &passback(&["validate", "-", "--surface", "page"], Some(b"# hi\n")),
-        "validate` takes no options",
+        "for `validate`; it takes --format",
     );
     assert_one_line_error(
-        &passback(&["validate", "--format", "json"], None),
-        "--format",
+        &passback(&["validate", "--format", "yaml"], None),
+        "--format must be json or text",
     );
 }
 

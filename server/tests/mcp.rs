@@ -142,6 +142,8 @@ async fn the_routed_loop(client: &Client, addr: &str) {
             "delete_document",
             "get_components_spec",
             "get_document",
+            "list_documents",
+            "list_events",
             "list_responses",
             "route_document",
             "set_status",
@@ -159,10 +161,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
                 .clone(),
         )
     };
-    assert_eq!(
-        schema_of("list_responses")["required"],
-        json!(["id", "token"])
-    );
+    assert_eq!(schema_of("list_responses")["required"], json!(["id"]));
     assert!(schema_of("route_document")["properties"]["blocks"].is_object());
 
     // Routed as Markdown: the id, the review link on the server, the token.
@@ -622,6 +621,17 @@ async fn refusal(
     (reply.status, reply.problem_detail(), allow)
 }
 
+/// A message `/mcp` answers with a JSON-RPC error: (HTTP status, code, message).
+async fn rpc_refusal(server: &Served, body: &str) -> (u16, i64, String) {
+    let reply: Reply = fetch(&server.addr, "POST", "/mcp", &MCP, body).await;
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let v = reply.json();
+    assert_eq!(v["jsonrpc"], "2.0", "{v}");
+    let code = v["error"]["code"].as_i64().expect("an error code");
+    let message = v["error"]["message"].as_str().expect("a message");
+    (reply.status, code, message.to_string())
+}
+
 /// `/mcp` refuses what is not an MCP client's request as problem+json, saying what to send.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_refusals_are_problems_that_name_the_fix() {
@@ -643,12 +653,13 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         detail.contains("Accept: application/json, text/event-stream"),
         "{detail}"
     );
-    let (status, detail, _) = refusal(&server, "POST", &MCP, "{\"jsonrpc\":").await;
-    assert_eq!(status, 400, "{detail}");
-    assert!(detail.contains("not valid JSON"), "{detail}");
-    let (status, detail, _) = refusal(&server, "POST", &MCP, format!("[{list}]")).await;
-    assert_eq!(status, 400, "{detail}");
-    assert!(detail.contains("one JSON-RPC message"), "{detail}");
+    // What is not a JSON-RPC request is answered as JSON-RPC says, with a sentence.
+    let (status, code, message) = rpc_refusal(&server, "{\"jsonrpc\":").await;
+    assert_eq!((status, code), (400, -32700), "{message}");
+    assert!(message.contains("not valid JSON"), "{message}");
+    let (status, code, message) = rpc_refusal(&server, &format!("[{list}]")).await;
+    assert_eq!((status, code), (400, -32600), "{message}");
+    assert!(message.contains("one JSON-RPC message"), "{message}");
     // A Host the server does not know (DNS rebinding), and a page from another origin.
     let foreign_host = [MCP[0], MCP[1], ("host", "attacker.example")];
     let (status, detail, _) = refusal(&server, "POST", &foreign_host, &list).await;
@@ -674,8 +685,8 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         json!({ "jsonrpc": "2.0", "id": {}, "result": {} }),
         json!({ "jsonrpc": "2.0", "id": 7, "result": {}, "error": { "code": 1, "message": "x" } }),
     ] {
-        let (status, detail, _) = refusal(&server, "POST", &MCP, message.to_string()).await;
-        assert_eq!(status, 400, "{message}: {detail}");
+        let (status, code, said) = rpc_refusal(&server, &message.to_string()).await;
+        assert_eq!((status, code), (400, -32600), "{message}: {said}");
     }
     // A client that takes JSON, without naming event streams (curl's */*, or none), is answered.
     for accept in [None, Some("*/*"), Some("application/json")] {
@@ -686,7 +697,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(7),
+            Some(9),
             "{body}"
         );
     }
@@ -731,4 +742,213 @@ fn mcp_refuses_a_bad_command_line_in_one_line() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// The JSON-RPC faults, as each transport answers them: (code, id, a word the message names).
+fn protocol_faults() -> Vec<(String, i64, Value, &'static str)> {
+    let call = |id: u64, params: Value| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params }).to_string()
+    };
+    vec![
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1,".into(),
+            -32700,
+            Value::Null,
+            "not valid JSON",
+        ),
+        (
+            json!([{ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }]).to_string(),
+            -32600,
+            Value::Null,
+            "batch",
+        ),
+        (
+            json!({ "jsonrpc": "2.0", "id": 3 }).to_string(),
+            -32600,
+            json!(3),
+            "\"method\"",
+        ),
+        (
+            json!({ "jsonrpc": "1.0", "id": 4, "method": "tools/list" }).to_string(),
+            -32600,
+            json!(4),
+            "2.0",
+        ),
+        (
+            call(5, json!({ "name": "list_responses", "arguments": "id=x" })),
+            -32602,
+            json!(5),
+            "params.arguments",
+        ),
+        (
+            call(6, json!({ "arguments": {} })),
+            -32602,
+            json!(6),
+            "params.name",
+        ),
+        (call(7, json!([1])), -32602, json!(7), "\"params\""),
+        (
+            json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/nothing" }).to_string(),
+            -32601,
+            json!(8),
+            "",
+        ),
+    ]
+}
+
+/// Malformed messages get their JSON-RPC codes over HTTP: -32700 not JSON, -32600 not a
+/// request, -32602 a tools/call whose params are malformed (naming the field), and -32601 still
+/// for an unknown method.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_protocol_faults_get_their_json_rpc_codes() {
+    let server = serve(&["--store", "off"]);
+    for (message, code, id, names) in protocol_faults() {
+        let reply: Reply = fetch(&server.addr, "POST", "/mcp", &MCP, &message).await;
+        let v = reply.json();
+        assert_eq!(v["error"]["code"], code, "{message}: {v}");
+        assert_eq!(v["id"], id, "{message}: {v}");
+        let said = v["error"]["message"].as_str().expect("a message");
+        assert!(said.contains(names), "{message}: {said}");
+    }
+}
+
+/// Over stdio the same faults get the same codes, a message over the size limit gets an error
+/// instead of no reply, and the session goes on.
+#[test]
+fn stdio_protocol_faults_get_replies_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = common::passback()
+        .args(["mcp", "--store", "off"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start passback mcp");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut next = move || {
+        let mut line = String::new();
+        output.read_line(&mut line).expect("a reply line");
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } });
+    writeln!(input, "{init}").unwrap();
+    assert_eq!(next()["id"], 0);
+    writeln!(
+        input,
+        "{}",
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })
+    )
+    .unwrap();
+    for (message, code, id, names) in protocol_faults() {
+        writeln!(input, "{message}").unwrap();
+        let v = next();
+        assert_eq!(v["error"]["code"], code, "{message}: {v}");
+        assert_eq!(v["id"], id, "{message}: {v}");
+        let said = v["error"]["message"].as_str().expect("a message");
+        assert!(said.contains(names), "{message}: {said}");
+    }
+    // Over 16 MiB on one line: an error, and the next message is answered.
+    let huge = format!(
+        "{{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"tools/call\", \"params\": {{\"name\": \"validate_document\", \"arguments\": {{\"markdown\": \"{}\"}}}}}}",
+        "a".repeat(17 << 20)
+    );
+    let writer = std::thread::spawn(move || {
+        input.write_all(huge.as_bytes()).unwrap();
+        input.write_all(b"\n").unwrap();
+        writeln!(
+            input,
+            "{}",
+            json!({ "jsonrpc": "2.0", "id": 10, "method": "tools/list" })
+        )
+        .unwrap();
+        input
+    });
+    let v = next();
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("bytes"),
+        "{v}"
+    );
+    let listed = next();
+    assert_eq!(listed["id"], 10, "{listed}");
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+    // Closing standard input ends the session cleanly; the refusal was noted on stderr.
+    drop(writer.join().expect("the writer"));
+    let out = child.wait_with_output().expect("passback mcp exits");
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("size limit"), "{err}");
+}
+
+/// `list_responses` with `wait` over `/mcp` counts against the long-poll budget as the HTTP
+/// long-poll does: past it, a tool error with `retry_after`; without a wait it still answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_long_polls_share_the_long_poll_budget() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&["--long-polls-per-document", "1"]);
+    let client = http_client(&server).await;
+    let routed = ok(&client, "route_document", json!({ "markdown": DOC })).await;
+    let (id, token) = (
+        routed["id"].as_str().unwrap().to_string(),
+        routed["token"].as_str().unwrap().to_string(),
+    );
+    // An HTTP long-poll holds the document's one place…
+    let path = format!("/v1/documents/{id}/responses?wait=60");
+    let auth = format!("Bearer {token}");
+    let addr = server.addr.clone();
+    let holder = tokio::spawn(async move {
+        loop {
+            let r = fetch(&addr, "GET", &path, &[("authorization", &auth)], b"").await;
+            if r.status != 429 {
+                return r;
+            }
+        }
+    });
+    // …so a waiting list_responses is refused, until the place is taken (the two may race).
+    let mut refused_once = None;
+    for _ in 0..50 {
+        let result = call(
+            &client,
+            "list_responses",
+            json!({ "id": id, "token": token, "wait": 0.2 }),
+        )
+        .await;
+        if result.is_error == Some(true) {
+            refused_once = result.structured_content;
+            break;
+        }
+    }
+    let refusal = refused_once.expect("a waiting list_responses refused past the budget");
+    assert!(
+        refusal["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("--long-polls-per-document")),
+        "{refusal}"
+    );
+    assert_eq!(refusal["retry_after"], 2);
+    let listed = ok(
+        &client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    assert!(ids(&listed).is_empty());
+    // An answer ends the HTTP long-poll.
+    let (status, _) = answer(
+        &server.addr,
+        &id,
+        "application/json",
+        json!({ "responses": {} }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    assert_eq!(holder.await.expect("the long-poll").status, 200);
+    client.cancel().await.expect("the session ends");
 }

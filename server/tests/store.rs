@@ -122,12 +122,33 @@ fn the_whole_loop(backend: &Backend) {
         ],
         b"b1.q0.pick=1&b2.item=i%3Asdk&b2.item=i%3Adocs&b2.item=i%3Aui&pb.op=export",
     );
-    assert_eq!(sent.status, 201, "{}", sent.text());
-    let sent_page = sent.text();
+    // Post/Redirect/Get: the browser is sent to its receipt, a page of its own.
+    assert_eq!(sent.status, 303, "{}", sent.text());
+    let receipt = sent.header("location").expect("a receipt").to_string();
+    assert!(
+        receipt.starts_with(&format!("/r/{}/sent?n=1&k=", doc.id)),
+        "{receipt}"
+    );
+    let sent_page = call(addr, "GET", &receipt, &[("accept", "text/html")], b"");
+    assert_eq!(sent_page.status, 200);
+    let sent_page = sent_page.text();
     assert!(sent_page.contains("Your answers were sent"));
     assert!(sent_page.contains("Answer: US"), "{sent_page}");
-    // …with the form again, filled in, to change and send again.
-    assert!(sent_page.contains(&format!("action=\"/r/{}/responses\"", doc.id)));
+    // …drawn as prose, not a box of Markdown, with a way to edit what was sent.
+    assert!(!sent_page.contains("<textarea"));
+    assert!(
+        sent_page.contains("<strong>Q: Which region first?</strong>"),
+        "{sent_page}"
+    );
+    let edit = format!("/r/{}?edit=1&amp;k=", doc.id);
+    let at = sent_page.find(&edit).expect("an edit link");
+    let end = at + sent_page[at..].find('"').unwrap();
+    let edit = sent_page[at..end].replace("&amp;", "&");
+    let again = call(addr, "GET", &edit, &[("accept", "text/html")], b"").text();
+    assert!(
+        again.contains("name=\"b1.q0.pick\" value=\"1\" checked"),
+        "the form comes back filled in: {again}"
+    );
 
     // Answered with JSON.
     let second = answer_json(
@@ -661,12 +682,183 @@ fn tokens(backend: &Backend) {
     assert_eq!(list(addr, &doc, "").status, 200);
 }
 
+/// A question with "Other" and an open question, for the review page's checks.
+const DOC_OTHER: &str = "# Plans\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which plan?\",\"options\":[\"A\",\"B\"],\"open_field\":{\"label\":\"Other:\"}}\n```\n\n```open-question\n{\"version\":\"1\",\"question\":\"When?\"}\n```\n";
+
+/// The submission id a review page's form carries.
+fn submission_of(page: &str) -> String {
+    let key = "name=\"pb.submission\" value=\"";
+    let at = page.find(key).expect("a submission id") + key.len();
+    page[at..at + page[at..].find('"').unwrap()].to_string()
+}
+
+fn post_form(addr: &str, id: &str, body: &str) -> Reply {
+    call(
+        addr,
+        "POST",
+        &format!("/r/{id}/responses"),
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("accept", "text/html"),
+        ],
+        body.as_bytes(),
+    )
+}
+
+/// Nothing lost: a post with unanswered questions, or an empty "Other", keeps nothing and says
+/// which, until "Send anyway". Nothing doubled: a resend of the same form, a double click and
+/// a reload of the receipt keep one response.
+fn nothing_lost_nothing_doubled(backend: &Backend) {
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 3600 }));
+
+    // The page: an intro, Send as the primary action, a submission id, the list's warning.
+    let page = call(
+        addr,
+        "GET",
+        &format!("/r/{}", doc.id),
+        &[("accept", "text/html")],
+        b"",
+    )
+    .text();
+    assert!(
+        page.contains("class=\"pb-intro\"") && page.contains("2 questions"),
+        "{page}"
+    );
+    assert!(page.contains("go to the person who sent you this link"));
+    assert!(page.contains("class=\"pb-submit pb-send\""));
+    assert!(page.contains("kept unchanged"));
+    let submission = submission_of(&page);
+    assert!(submission.len() >= 22, "{submission}");
+    assert_ne!(
+        submission,
+        submission_of(&call(addr, "GET", &format!("/r/{}", doc.id), &[], b"").text()),
+        "every rendering has its own"
+    );
+
+    // Sent with nothing answered but the list as it stands: nothing kept, the problem said.
+    let lists = "b2.item=i%3Adocs&b2.item=i%3Asdk&b2.item=i%3Aui";
+    let empty = format!("{lists}&pb.op=export&pb.submission={submission}");
+    let told = post_form(addr, &doc.id, &empty);
+    assert_eq!(told.status, 200, "{}", told.text());
+    let told = told.text();
+    assert!(told.contains("You have not answered 1 question"), "{told}");
+    assert!(told.contains("href=\"#pb-") && told.contains("Which region first?"));
+    assert!(told.contains("name=\"pb.confirm\"") && told.contains("Send anyway"));
+    assert_eq!(
+        submission_of(&told),
+        submission,
+        "the same form, the same id"
+    );
+    assert_eq!(backend.rows(&doc.id), (1, 0));
+
+    // "Send anyway" keeps it; the same form sent again keeps nothing new.
+    let anyway = format!("{empty}&pb.confirm=unanswered");
+    let sent = post_form(addr, &doc.id, &anyway);
+    assert_eq!(sent.status, 303, "{}", sent.text());
+    let receipt = sent.header("location").unwrap().to_string();
+    assert_eq!(receipt, format!("/r/{}/sent?n=1&k={submission}", doc.id));
+    let resent = post_form(addr, &doc.id, &anyway);
+    assert_eq!(resent.status, 303);
+    assert_eq!(resent.header("location"), Some(receipt.as_str()));
+    assert_eq!(backend.rows(&doc.id), (1, 1));
+    // Reloading the receipt sends nothing.
+    for _ in 0..2 {
+        let shown = call(addr, "GET", &receipt, &[("accept", "text/html")], b"");
+        assert_eq!(shown.status, 200);
+        assert!(
+            shown.text().contains("kept the order unchanged"),
+            "{}",
+            shown.text()
+        );
+    }
+    assert_eq!(backend.rows(&doc.id), (1, 1));
+    // Only the form's own id opens it.
+    let other_key = receipt.replace(&submission, &"A".repeat(22));
+    assert_eq!(call(addr, "GET", &other_key, &[], b"").status, 404);
+    assert_eq!(
+        call(addr, "GET", &format!("/r/{}/sent?n=1", doc.id), &[], b"").status,
+        404
+    );
+
+    // A double click: the same form posted twice at once keeps one response.
+    let page = call(addr, "GET", &format!("/r/{}", doc.id), &[], b"").text();
+    let body = format!(
+        "b1.q0.pick=0&{lists}&pb.op=export&pb.submission={}",
+        submission_of(&page)
+    );
+    let (a, b) = std::thread::scope(|s| {
+        let one = s.spawn(|| post_form(addr, &doc.id, &body));
+        let two = s.spawn(|| post_form(addr, &doc.id, &body));
+        (one.join().unwrap(), two.join().unwrap())
+    });
+    assert_eq!(
+        (a.status, b.status),
+        (303, 303),
+        "{} {}",
+        a.text(),
+        b.text()
+    );
+    assert_eq!(a.header("location"), b.header("location"));
+    assert_eq!(backend.rows(&doc.id), (1, 2));
+
+    // JSON may name its submission too.
+    let once = json!({ "responses": { "b1": { "selected": ["EU"] } }, "submission_id": "8c0b7a52-3f4e-4b8e-9a51-0d6f2e7c9b11" });
+    let first = answer_json(addr, &doc.id, &once);
+    let second = answer_json(addr, &doc.id, &once);
+    assert_eq!((first.status, second.status), (201, 201));
+    assert_eq!(first.json()["response_id"], second.json()["response_id"]);
+    let bad = answer_json(
+        addr,
+        &doc.id,
+        &json!({ "responses": {}, "submission_id": "short" }),
+    );
+    assert_eq!(bad.status, 422);
+    assert!(bad.problem_detail().contains("submission_id"));
+    assert_eq!(backend.rows(&doc.id), (1, 3));
+
+    // "Other" chosen and left empty: an error on that field, the form as it was entered.
+    let other = route(addr, &json!({ "markdown": DOC_OTHER }));
+    let page = call(addr, "GET", &format!("/r/{}", other.id), &[], b"").text();
+    let body = format!(
+        "b1.q0.pick=other&b1.q0.other=+&b2.q0.text=soon&pb.op=export&pb.submission={}",
+        submission_of(&page)
+    );
+    let wrong = post_form(addr, &other.id, &body);
+    assert_eq!(wrong.status, 422, "{}", wrong.text());
+    let wrong = wrong.text();
+    assert!(wrong.contains("There is a problem"), "{wrong}");
+    assert!(wrong.contains("aria-invalid=\"true\"") && wrong.contains("class=\"pb-field-error\""));
+    assert!(
+        wrong.contains("name=\"b1.q0.pick\" value=\"other\" checked"),
+        "{wrong}"
+    );
+    assert!(
+        wrong.contains(">soon</textarea>") || wrong.contains("value=\"soon\""),
+        "{wrong}"
+    );
+    assert!(
+        !wrong.contains("Send anyway"),
+        "an error is fixed, not sent anyway"
+    );
+    assert_eq!(backend.rows(&other.id), (1, 0));
+    let fixed = body.replace("b1.q0.other=+", "b1.q0.other=Gold");
+    assert_eq!(post_form(addr, &other.id, &fixed).status, 303);
+    assert_eq!(backend.rows(&other.id), (1, 1));
+}
+
 // ---------------------------------------------------------------------------------------------
 // SQLite
 
 #[test]
 fn sqlite_the_whole_loop() {
     the_whole_loop(&Backend::sqlite());
+}
+
+#[test]
+fn sqlite_nothing_lost_nothing_doubled() {
+    nothing_lost_nothing_doubled(&Backend::sqlite());
 }
 
 #[test]
@@ -1100,6 +1292,13 @@ fn postgres_a_database_from_before_the_lifecycle_is_migrated() {
 fn postgres_the_whole_loop() {
     if let Some(backend) = Backend::postgres() {
         the_whole_loop(&backend);
+    }
+}
+
+#[test]
+fn postgres_nothing_lost_nothing_doubled() {
+    if let Some(backend) = Backend::postgres() {
+        nothing_lost_nothing_doubled(&backend);
     }
 }
 

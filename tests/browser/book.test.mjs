@@ -20,11 +20,21 @@ let ctx;
 before(async () => {
   dir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-book-'));
   cpSync(join(ROOT, 'examples', 'book'), dir, { recursive: true, filter: (p) => !p.endsWith('/book/book') });
+  const env = { ...process.env, PATH: `${dirname(PLUGIN)}:${process.env.PATH}` };
+  // As shipped (no install first): one "Copy all answers on this page" per chapter, built into
+  // book-default/. Then with copy = "component", each component's own "Copy answers", which
+  // the tests below press.
+  execFileSync('mdbook', ['build', dir, '--dest-dir', join(dir, 'book-default')], { stdio: 'pipe', env });
   execFileSync(PLUGIN, ['install', dir], { stdio: 'pipe' });
-  execFileSync('mdbook', ['build', dir], { stdio: 'pipe', env: { ...process.env, PATH: `${dirname(PLUGIN)}:${process.env.PATH}` } });
+  const toml = join(dir, 'book.toml');
+  writeFileSync(toml, readFileSync(toml, 'utf8').replace('[preprocessor.passback]\n', '[preprocessor.passback]\ncopy = "component"\n'));
+  execFileSync('mdbook', ['build', dir], { stdio: 'pipe', env });
   const types = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.json': 'application/json' };
   server = createServer((req, res) => {
-    const path = join(dir, 'book', decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const path = pathname.startsWith('/default/')
+      ? join(dir, 'book-default', pathname.slice('/default'.length))
+      : join(dir, 'book', pathname);
     if (!existsSync(path) || path.endsWith('/')) { res.writeHead(404); res.end(); return; }
     res.writeHead(200, { 'content-type': types[extname(path)] || 'application/octet-stream' });
     res.end(readFileSync(path));
@@ -80,6 +90,25 @@ test('a book page with no server: fill in, Copy answers, same export as the engi
 
   // No "Get answers" button: there is nowhere to post on a static site.
   assert.equal(await page.getByRole('button', { name: 'Get answers' }).count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('by default a chapter has one copy button, which copies every component', async () => {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${url}/default/decisions.html`);
+  const all = page.getByRole('button', { name: 'Copy all answers on this page', exact: true });
+  await all.waitFor();
+  assert.equal(await all.count(), 1);
+  assert.equal(await page.getByRole('button', { name: 'Copy answers', exact: true }).count(), 0);
+  await page.locator('.pb-doc').filter({ hasText: 'Which host serves the docs?' }).getByLabel('Netlify').check();
+  await page.evaluate(() => navigator.clipboard.writeText('(empty)'));
+  await all.click();
+  await page.locator('.pb-chapter .pb-copy-status').filter({ hasText: 'copied' }).waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.ok(copied.includes('Netlify'), copied);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,5 +1,6 @@
-// Ten flowcharts and ten state diagrams of Mermaid's own documentation
-// (fixtures/mermaid-flowcharts/, fixtures/mermaid-state/), drawn by the engine and by mermaid.js
+// Ten flowcharts, ten state diagrams and ten ER diagrams of Mermaid's own documentation and
+// tests and of public repositories (fixtures/mermaid-flowcharts/, fixtures/mermaid-state/,
+// fixtures/mermaid-er/), drawn by the engine and by mermaid.js
 // in the same Chromium, side by side, one screenshot each in
 // target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
 // not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
@@ -17,6 +18,10 @@ const FLOWCHARTS = ['flowchart-86', 'flowchart-381', 'flowchart-1360', 'flowchar
 const STATES = ['docs-stateDiagram-17', 'docs-stateDiagram-90', 'docs-stateDiagram-166', 'docs-stateDiagram-202',
   'docs-stateDiagram-242', 'docs-stateDiagram-288', 'docs-stateDiagram-310', 'docs-stateDiagram-344',
   'docs-stateDiagram-370', 'docs-stateDiagram-413'];
+const ERS = ['docs-entityRelationshipDiagram-16', 'docs-entityRelationshipDiagram-42',
+  'docs-entityRelationshipDiagram-283', 'docs-entityRelationshipDiagram-491', 'docs-entityRelationshipDiagram-585',
+  'erDiagram-327', 'demo-er-21', 'idealjs-chao-feng-docs-er-2', 'codymurphyjones-repstracker-old-README-117',
+  'codymurphyjones-repstracker-old-migration-migration_notes-11'];
 const corpus = (dir) => JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'corpus.json'), 'utf8'));
 
 let server;
@@ -75,3 +80,5 @@ test('ten of Mermaid\'s flowcharts beside mermaid.js\'s drawing', { skip }, () =
   compare('mermaid-flowcharts', FLOWCHARTS, 'pb-mermaid-flowchart'));
 test('ten of Mermaid\'s state diagrams beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-state', STATES, 'pb-mermaid-state'));
+test('ten ER diagrams beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-er', ERS, 'pb-mermaid-er'));

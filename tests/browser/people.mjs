@@ -15,12 +15,16 @@ export const CHROME = {
 };
 const fill = (t, v) => t.replace('{}', v);
 
-/** The component fences of a fixture, as b1, b2, … with their JSON (other code is prose). */
+/** The component fences of a fixture, as b1, b2, … with their JSON (other code is prose; raw Mermaid is its source). */
 export function blocksOf(markdown) {
   const out = [];
   const re = /```(single-choice|multi-choice|open-question|questionnaire|prioritize|allocate|youtube|mermaid)\n([\s\S]*?)\n```/g;
   let m;
-  while ((m = re.exec(markdown))) out.push({ id: `b${out.length + 1}`, kind: m[1], spec: JSON.parse(m[2]) });
+  while ((m = re.exec(markdown))) {
+    // Plain Mermaid text in a mermaid fence is the source of a diagram with no title.
+    const raw = m[1] === 'mermaid' && !m[2].trim().startsWith('{');
+    out.push({ id: `b${out.length + 1}`, kind: m[1], spec: raw ? { version: '1', source: m[2].trim() } : JSON.parse(m[2]) });
+  }
   return out;
 }
 

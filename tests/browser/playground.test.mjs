@@ -7,7 +7,7 @@
 //
 // The browser reaches the server through a TCP relay that keeps every byte it sends, so a test
 // can show what the server received.
-import { test, before, after } from 'node:test';
+import { test, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -75,6 +75,15 @@ after(async () => {
   await js?.close();
   relay?.close();
   server?.stop();
+});
+
+// Each test starts without a kept draft: the draft lives in the origin's localStorage, which the
+// tests' one browser context shares.
+beforeEach(async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/healthz`);
+  await page.evaluate(() => localStorage.clear());
+  await page.close();
 });
 
 /** Everything the browser has sent the server so far, as text. */
@@ -192,6 +201,44 @@ test('an example loaded over your own text: the editor’s Undo brings your text
   await page.close();
 });
 
+test('a draft survives a reload in the same browser, and clearing the editor forgets it', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  const editor = editorOf(page);
+  await editor.fill(CHOICE);
+  await statusSays(page, 'Valid · 1 component');
+  await page.reload();
+  assert.equal(await editor.inputValue(), CHOICE);
+  await page.locator('#pbp-share-status').filter({ hasText: 'Your draft from this browser is back' }).waitFor();
+  await statusSays(page, 'Valid · 1 component');
+  // An example's own page shows the example, not the draft.
+  await page.goto(`${url}/?example=decision`);
+  assert.notEqual(await editor.inputValue(), CHOICE);
+  await page.goto(`${url}/`);
+  assert.equal(await editor.inputValue(), CHOICE);
+  await editor.fill('');
+  await statusSays(page, 'No document yet.');
+  await page.reload();
+  assert.equal(await editor.inputValue(), '');
+  await page.close();
+});
+
+test('an invalid block in the preview says why, and its place is one click away', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  await editorOf(page).fill(BROKEN);
+  const why = previewOf(page).locator('pre.pb-invalid + .pbp-invalid-why');
+  await why.waitFor();
+  assert.match(await why.innerText(), /single-choice block is not valid/);
+  assert.equal(await why.locator('li').count(), 1);
+  await why.getByRole('button', { name: /^line 10, column/ }).click();
+  const at = await caret(page);
+  assert.equal(at.focused, true);
+  assert.equal(at.line, 10);
+  assert.deepEqual(await axeViolations(page), []);
+  await page.close();
+});
+
 test('choosing a problem, by click or by Enter, puts the caret at its line and column', async () => {
   const page = await js.newPage();
   await page.goto(`${url}/`);
@@ -301,7 +348,7 @@ test('JavaScript off: the form post renders the document and lists its problems 
     await statusSays(page, 'Violating · 3 components · 1 error · 1 warning');
     const rows = page.locator('#pbp-diagnostics li.pbp-diag');
     assert.equal(await rows.count(), 2);
-    assert.match(await rows.nth(0).textContent(), /^error\s*line 10, column \d+10:\d+\s*`options` has 1 entries.*Hint: .*too_few$/);
+    assert.match(await rows.nth(0).textContent(), /^error\s*line 10, column \d+10:\d+\s*`options` has 1 entry;.*Hint: .*too_few$/);
     assert.match(await rows.nth(1).textContent(), /^warning\s*line 14, column \d+.*other_in_options$/);
 
     // The rendering beside it is a working form: "Get answers" gives the engine's export.

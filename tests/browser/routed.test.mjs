@@ -2,8 +2,9 @@
 // POST /v1/documents; a reader opens the review link and answers by role and label, once with
 // the script running and once with JavaScript off (moving and removing list items by form post
 // first); the sender pulls both submissions, with a long-poll that is waiting when the reader
-// sends; the reader changes an answer on the "sent" page and sends again. axe audits the review
-// and "sent" pages, script on and off, and screenshots of both at 1280 and 375 px go to
+// sends; each send lands on its receipt (Post/Redirect/Get), whose "Edit your response" opens the
+// form filled in, and the reader changes an answer there and sends again. axe audits the review
+// page and the receipt, script on and off, and screenshots of both at 1280 and 375 px go to
 // target/screenshots/routed for a person to look at.
 //
 // PostgreSQL is found through PASSBACK_TEST_POSTGRES (default
@@ -82,11 +83,15 @@ async function post(page, name) {
   await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name, exact: true }).click()]);
 }
 
-/** The "sent" page: its heading, and the export it shows (the text box "Your answers"). */
+/**
+ * The receipt a send lands on: its own address (a reload sends nothing), its heading, the answers
+ * drawn under "Your answers", and the export as sent (the text "Copy answers" copies).
+ */
 async function sentExport(page, id) {
-  assert.match(page.url(), new RegExp(`/r/${id}/responses$`));
+  assert.match(page.url(), new RegExp(`/r/${id}/sent\\?n=[0-9]+&k=[A-Za-z0-9_-]+$`));
   await page.getByRole('heading', { name: SENT, level: 1 }).waitFor();
-  return page.getByRole('textbox', { name: 'Your answers', exact: true }).inputValue();
+  await page.getByRole('heading', { name: 'Your answers', level: 2 }).waitFor();
+  return page.locator('#pb-export').textContent();
 }
 
 /**
@@ -94,7 +99,7 @@ async function sentExport(page, id) {
  * the page's HTML is served again, at the server's origin (its stylesheet loads as before), to a
  * browser with JavaScript on, under a CSP that blocks the page's own script.
  */
-async function axeWithoutScript(jsCtx, server, html) {
+async function axeWithoutScript(jsCtx, server, html, captured = 'form.pb-form') {
   const page = await jsCtx.newPage();
   const at = `${server.url}/r/axe-audit-of-a-no-script-page`;
   await page.route(at, (r) => r.fulfill({
@@ -104,7 +109,7 @@ async function axeWithoutScript(jsCtx, server, html) {
     body: html,
   }));
   await page.goto(at);
-  assert.equal(await page.locator('form.pb-form').count(), 1, 'the audited page is the one captured');
+  assert.equal(await page.locator(captured).count(), 1, 'the audited page is the one captured');
   assert.equal(await page.evaluate(() => document.querySelector('.pb-enhanced') === null), true,
     'the page script stayed off');
   const found = await axeViolations(page);
@@ -185,8 +190,8 @@ async function theLoop(storeArgs, { shots } = {}) {
     const polled = await first.done;
     assert.deepEqual(polled.map((r) => r.response_id), [1], 'the waiting long-poll answers with the response');
     assert.equal(polled[0].export, jsExport);
-    assert.deepEqual(await axeViolations(page), [], 'axe on the "sent" page, script on');
-    assert.deepEqual(await headingOrder(page), [], 'the "sent" page\'s headings, in order');
+    assert.deepEqual(await axeViolations(page), [], 'axe on the receipt, script on');
+    assert.deepEqual(await headingOrder(page), [], 'the receipt\'s headings, in order');
     await shoot(page, dir, 'sent-js');
 
     // -- Without JavaScript: list edits post the form back and keep nothing; then the second.
@@ -217,11 +222,14 @@ async function theLoop(storeArgs, { shots } = {}) {
     assert.match(plainExport, /- Moving content: 42h \(was 40h\)\n- Tidying and archiving: 21h \(was 25h\) — the stale half\n- Teaching people: 17h \(was 15h\)\n\nTotal: 80h/);
     // 95 h typed for 80: rescaled, and the reader is told, the block named by its title.
     assert.match(await plain.getByRole('note').first().textContent(), /^“Where the hours go”: .*rescaled to 80h/);
+    assert.match(plainExport, /1\. Export the old pages — takes about two days\n2\. Short training session\n3\. Recreate permissions — needs the access answers above\n\nRemoved by reader: Fix internal links/);
+    assert.deepEqual(await axeWithoutScript(jsCtx, server, await plain.content(), 'div.pb-receipt'), [], 'axe on the receipt, script off');
+    await shoot(plain, dir, 'sent-nojs');
+    // "Edit your response": the form again, filled in, the name too.
+    await Promise.all([plain.waitForEvent('load'), plain.getByRole('link', { name: 'Edit your response' }).click()]);
     assert.equal(await plain.getByRole('textbox', { name: 'Your name (optional)' }).inputValue(), 'Noa Levi',
       'the name is filled in again to send again');
-    assert.match(plainExport, /1\. Export the old pages — takes about two days\n2\. Short training session\n3\. Recreate permissions — needs the access answers above\n\nRemoved by reader: Fix internal links/);
-    assert.deepEqual(await axeWithoutScript(jsCtx, server, await plain.content()), [], 'axe on the "sent" page, script off');
-    await shoot(plain, dir, 'sent-nojs');
+    assert.equal(await plain.getByRole('radio', { name: 'Managed plan' }).isChecked(), true);
 
     // -- The sender pulls both, with what each page showed.
     const both = await pull(server, doc);
@@ -258,8 +266,13 @@ async function theLoop(storeArgs, { shots } = {}) {
       b6: { weights: { move: 50, tidy: 25, teach: 20 } },
     });
 
-    // -- Changed and sent again from the "sent" page: a third submission, the first two kept.
+    // -- Changed and sent again from the receipt's "Edit your response": a third submission, the
+    // first two kept.
     const third = longPoll(server, doc, 2);
+    await page.goBack();
+    await page.goForward();
+    assert.deepEqual((await pull(server, doc)).map((r) => r.response_id), [1, 2], 'back to the receipt sends nothing');
+    await Promise.all([page.waitForEvent('load'), page.getByRole('link', { name: 'Edit your response' }).click()]);
     await page.getByRole('radio', { name: 'Stay where we are' }).check();
     assert.equal(third.settled(), false, 'the long-poll waits until something is sent');
     await post(page, SEND);
@@ -269,7 +282,7 @@ async function theLoop(storeArgs, { shots } = {}) {
     const last = await third.done;
     assert.deepEqual(last.map((r) => r.response_id), [3]);
     assert.equal(last[0].export, againExport);
-    // The "sent" page's form carried every other answer of the first submission.
+    // The edit link's form carried every other answer of the first submission.
     assert.deepEqual(last[0].componentInputs, { ...both[0].componentInputs, b1: { ...both[0].componentInputs.b1, selected: ['Stay where we are'] } });
     assert.deepEqual((await pull(server, doc)).map((r) => r.response_id), [1, 2, 3]);
 
@@ -314,7 +327,7 @@ test('the routed loop on PostgreSQL, in a schema of its own', { skip: pgSkip }, 
   }
 });
 
-test('a Hebrew document: the review and "sent" pages speak its language, right to left', async () => {
+test('a Hebrew document: the review page and the receipt speak its language, right to left', async () => {
   const dir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-routed-he-'));
   const server = await startServer(['--store', `sqlite:${join(dir, 'routed.db')}`]);
   const ctx = await browser({ javaScriptEnabled: false });
@@ -334,8 +347,9 @@ test('a Hebrew document: the review and "sent" pages speak its language, right t
     await page.getByRole('heading', { name: 'התשובות שלך נשלחו', level: 1 }).waitFor();
     assert.deepEqual(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir, document.title]),
       ['he', 'rtl', 'התשובות שלך נשלחו']);
-    await page.getByRole('heading', { name: 'שינוי התשובות', level: 2 }).waitFor();
-    assert.match(await page.getByRole('textbox', { name: 'התשובות שלך', exact: true }).inputValue(), /אצלנו/);
+    await page.getByRole('link', { name: 'עריכת התשובה שלך' }).waitFor();
+    await page.getByRole('heading', { name: 'התשובות שלך', level: 2 }).waitFor();
+    assert.match(await page.locator('.pb-receipt-summary').textContent(), /אצלנו/);
     assert.equal(await page.getByText('Your answers were sent').count(), 0, 'no English chrome');
     const pulled = await fetch(`${server.url}/v1/documents/${doc.id}/responses`, {
       headers: { authorization: `Bearer ${doc.token}` },

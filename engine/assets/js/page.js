@@ -112,8 +112,15 @@ function enhanceDoc(doc) {
   shown.appendChild(el('label', { 'for': 'pb-' + textId, 'class': 'pb-visually-hidden' }, t.copied_answers));
   var text = el('textarea', { id: 'pb-' + textId, readonly: '', rows: '8' });
   shown.appendChild(text);
-  actions.insertBefore(copy, actions.firstChild);
+  // Where the form sends the answers (a routed page), Send is the primary action and Copy a
+  // secondary one after it; elsewhere Copy comes first.
+  var send = $(actions, '.pb-send');
+  if (send) {
+    copy.className = 'pb-copy pb-secondary';
+    actions.insertBefore(copy, send.nextSibling);
+  } else actions.insertBefore(copy, actions.firstChild);
   actions.appendChild(said);
+  if (send) trackProgress(doc, form, actions, t);
   actions.parentNode.insertBefore(shown, actions.nextSibling);
   // With no action the form would post to a page that cannot answer (mdBook, saved HTML).
   if (!form.hasAttribute('action')) $$(actions, 'button[type="submit"]:not(.pb-copy)').forEach(function (b) { b.hidden = true; });
@@ -183,6 +190,52 @@ function enhanceDoc(doc) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A routed page's progress: "3 of 8 answered", beside Send and in the page's intro.
+
+/** The kinds a reader answers as questions; a list left as it is answers "kept unchanged". */
+var QUESTION_KINDS = ['single-choice', 'multi-choice', 'open-question', 'questionnaire', 'prioritize', 'allocate'];
+var LIST_KINDS = ['prioritize', 'allocate'];
+
+function answeredCount(form) {
+  var pairs = formPairs(form);
+  var answered = 0;
+  var questions = 0;
+  $$(form, '[data-pb-model]').forEach(function (section) {
+    var kind = section.getAttribute('data-pb-kind');
+    if (QUESTION_KINDS.indexOf(kind) < 0) return;
+    questions++;
+    if (LIST_KINDS.indexOf(kind) >= 0) { answered++; return; }
+    var component = componentOf(section);
+    if (!component || !component.decode) return;
+    var id = section.getAttribute('data-pb-block');
+    var values = valuesOf(pairs, id);
+    var b = {
+      id: id, model: JSON.parse(section.getAttribute('data-pb-model')), values: values,
+      op: values('op')[0] || null, section: section
+    };
+    try {
+      if (component.export(b, component.decode(b, []), [])) answered++;
+    } catch (e) { /* an answer the engine would refuse is not an answer yet */ }
+  });
+  return { answered: answered, questions: questions };
+}
+
+function trackProgress(doc, form, actions, t) {
+  var own = el('p', { 'class': 'pb-progress' });
+  actions.parentNode.insertBefore(own, actions);
+  var shown = [own].concat($$(document, '[data-pb-progress]'));
+  var update = function () {
+    var n = answeredCount(form);
+    var words = fill(t.progress, n.answered, n.questions);
+    shown.forEach(function (p) { p.textContent = words; p.hidden = false; });
+  };
+  form.addEventListener('input', update);
+  form.addEventListener('change', update);
+  form.addEventListener('click', function () { setTimeout(update, 0); });
+  update();
+}
+
+// ---------------------------------------------------------------------------------------------
 // The server's answers page: its copy button (the text is already on the page).
 
 function copyFrom(button) {
@@ -222,6 +275,12 @@ function init() {
     b.addEventListener('click', function (event) { copyFrom(event.currentTarget); });
   });
   $$(document, '.pb-doc').forEach(enhanceDoc);
+  // A page sent back with a problem: its summary takes the focus, as the reader's next step.
+  var problem = $(document, '.pb-error-summary');
+  if (problem && !document.pbProblemShown) {
+    document.pbProblemShown = true;
+    problem.focus();
+  }
   if (!document.pbKeys) {
     document.pbKeys = true;
     document.addEventListener('keydown', onKey);

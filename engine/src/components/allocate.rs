@@ -408,6 +408,7 @@ fn render(a: &Allocate, cx: &RenderCx, answer: Option<&SplitAnswer>) -> Markup {
         (cx.root_start_with_model(title_id, &model))
         @if let Some(title) = &a.title { h2 class="pb-title" { span id=[title_id] { (Text(title)) } } }
         @if let Some(i) = &a.instruction { p class="pb-instruction" { (Text(i)) } }
+        p class="pb-hint pb-unchanged" { (Text(t.list_unchanged)) }
         @if let Some(r) = &a.routing { (r.render()) }
         ul class="pb-alloc" data-pb-total=(total_number) data-pb-unit=(Text(&a.unit)) {
             @for (k, ((entry, _), w)) in entries.iter().zip(&shown).enumerate() {

@@ -381,7 +381,7 @@ impl<'a> Checker<'a> {
                 v.start,
                 &o.path("version"),
                 format!("`version` must be the string \"1\", found {}", describe(v)),
-                "write \"version\": \"1\" (a string, in quotes; the number 1 is rejected)".into(),
+                "write \"version\": \"1\", a string in quotes; the number 1 is rejected".into(),
             ),
         }
     }

@@ -541,6 +541,7 @@ mod tests {
                     cid_images: false,
                     diagrams: &diagrams,
                     thumbnails: &thumbnails,
+                    answerable: true,
                 };
                 assert_eq!(
                     maud::Render::render(&super::add_box(&cx, label)).into_string(),

@@ -11,6 +11,7 @@ use super::{Component, prefix_lines, reviewer};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
+use crate::diagram::er::{self, ErDiagram};
 use crate::diagram::state::{self, StateDiagram};
 use crate::diagram::{self, svg::Frame};
 use crate::html::email;
@@ -43,6 +44,8 @@ pub struct Mermaid {
     pub laid_out: Option<Box<Result<layout::Drawing, layout::Failure>>>,
     /// The state diagram, when the source is one this engine can read, with its layout.
     pub state: Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>>,
+    /// The ER diagram, when the source is one this engine can read, with its layout.
+    pub er: Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -128,7 +131,11 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         (None, None) => parse_state(o, ck, &source),
         _ => None,
     };
-    if chart.is_none() && sequence.is_none() && state.is_none() {
+    let er = match (&chart, &sequence, &state) {
+        (None, None, None) => parse_er(o, ck, &source),
+        _ => None,
+    };
+    if chart.is_none() && sequence.is_none() && state.is_none() && er.is_none() {
         warn_placeholder(o, ck, &source);
     }
     let laid_out = chart
@@ -137,7 +144,8 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         .map(|c| Box::new(lay_out(o, ck, c)));
     let chart = chart
         .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
-        .or_else(|| state.as_ref().map(|s| s.0.chart.clone()));
+        .or_else(|| state.as_ref().map(|s| s.0.chart.clone()))
+        .or_else(|| er.as_ref().map(|e| e.0.chart.clone()));
     Some(Mermaid {
         source,
         title,
@@ -145,6 +153,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         sequence,
         laid_out,
         state,
+        er,
     })
 }
 
@@ -155,6 +164,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
     if flowchart::parse::is_flowchart_keyword(keyword)
         || keyword == "sequenceDiagram"
         || state::parse::is_state_keyword(keyword)
+        || er::parse::is_er_keyword(keyword)
     {
         return;
     }
@@ -169,7 +179,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         o.start_of("source"),
         &o.path("source"),
         message,
-        "flowcharts, sequence and state diagrams are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
+        "flowcharts, sequence, state and entity relationship diagrams are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
     );
 }
 
@@ -215,35 +225,10 @@ fn parse_state(
     ck: &mut Checker,
     source: &str,
 ) -> Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    const KIND: &str = "state diagram";
     match state::parse::parse(source)? {
         Ok(d) => {
-            if !d.chart.ignored.is_empty() {
-                ck.warn(
-                    Code::IgnoredDirective,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    format!(
-                        "the state diagram's {} {} ignored: the drawing does not use them",
-                        d.chart
-                            .ignored
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        if d.chart.ignored.len() == 1 { "is" } else { "are" }
-                    ),
-                    "nothing to do; remove them to silence this warning".into(),
-                );
-            }
-            for note in &d.chart.notes {
-                ck.warn(
-                    Code::IgnoredDirective,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    format!("in the diagram, {note}"),
-                    "nothing to do; the rest of the diagram is drawn as written".into(),
-                );
-            }
+            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
             let laid = state::layout::layout(&d);
             let problem = match &laid {
                 _ if d.chart.nodes.is_empty() => Some((
@@ -253,10 +238,11 @@ fn parse_state(
                 Ok(_) => None,
                 Err(layout::Failure::TooLarge) => Some((
                     format!(
-                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} notes, and the engine draws at most {} boxes and {} lines",
+                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} {}, and the engine draws at most {} boxes and {} lines",
                         d.chart.nodes.len(),
                         d.chart.edges.len(),
                         d.notes.len(),
+                        if d.notes.len() == 1 { "note" } else { "notes" },
                         layout::MAX_NODES,
                         layout::MAX_EDGES
                     ),
@@ -267,32 +253,123 @@ fn parse_state(
                     "simplify the diagram (fewer transitions between composite states); until then the source is shown and only whole-diagram comments are possible",
                 )),
             };
-            if let Some((message, hint)) = problem {
-                ck.warn(
-                    Code::UnsupportedDiagram,
-                    o.start_of("source"),
-                    &o.path("source"),
-                    message,
-                    hint.into(),
-                );
-            }
+            warn_not_drawn(o, ck, problem);
             Some(Box::new((d, laid)))
         }
         Err(e) => {
-            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
-            ck.warn(
-                Code::UnsupportedDiagram,
-                ck.string_offset(o.start_of("source"), e.offset),
-                &o.path("source"),
-                format!(
-                    "the state diagram could not be drawn: line {line} of `source`: {}",
-                    e.message
-                ),
-                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
-            );
+            warn_unreadable(o, ck, source, KIND, &e);
             None
         }
     }
+}
+
+/// An ER diagram laid out, with a warning for what it ignores and for what stops it being
+/// drawn (at that place in the document).
+fn parse_er(
+    o: &Obj,
+    ck: &mut Checker,
+    source: &str,
+) -> Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    const KIND: &str = "entity relationship diagram";
+    match er::parse::parse(source)? {
+        Ok(d) => {
+            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
+            let laid = er::layout::layout(&d);
+            let problem = match &laid {
+                _ if d.chart.nodes.is_empty() => Some((
+                    "the entity relationship diagram has no entities to draw".to_string(),
+                    "add entities and relationships (`A ||--o{ B : label`); until then only whole-diagram comments are possible",
+                )),
+                Ok(_) => None,
+                Err(layout::Failure::TooLarge) => Some((
+                    format!(
+                        "the entity relationship diagram is too large to draw here: it has {} entities and {} relationships, and the engine draws at most {} boxes and {} lines",
+                        d.chart.nodes.len(),
+                        d.chart.edges.len(),
+                        layout::MAX_NODES,
+                        layout::MAX_EDGES
+                    ),
+                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
+                )),
+                Err(layout::Failure::LayoutFailed) => Some((
+                    "the entity relationship diagram's layout failed, so it is not drawn".to_string(),
+                    "simplify the diagram; until then the source is shown and only whole-diagram comments are possible",
+                )),
+            };
+            warn_not_drawn(o, ck, problem);
+            Some(Box::new((d, laid)))
+        }
+        Err(e) => {
+            warn_unreadable(o, ck, source, KIND, &e);
+            None
+        }
+    }
+}
+
+/// The warnings for what a diagram of `kind` ignores (directives it does not draw) and the
+/// notes its reading made, at the block's `source`.
+fn warn_ignored(o: &Obj, ck: &mut Checker, kind: &str, ignored: &[String], notes: &[String]) {
+    if !ignored.is_empty() {
+        ck.warn(
+            Code::IgnoredDirective,
+            o.start_of("source"),
+            &o.path("source"),
+            format!(
+                "the {kind}'s {} {} ignored: the drawing does not use them",
+                ignored
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if ignored.len() == 1 { "is" } else { "are" }
+            ),
+            "nothing to do; remove them to silence this warning".into(),
+        );
+    }
+    for note in notes {
+        ck.warn(
+            Code::IgnoredDirective,
+            o.start_of("source"),
+            &o.path("source"),
+            format!("in the diagram, {note}"),
+            "nothing to do; the rest of the diagram is drawn as written".into(),
+        );
+    }
+}
+
+/// The warning, with its hint, for a diagram read but not drawn.
+fn warn_not_drawn(o: &Obj, ck: &mut Checker, problem: Option<(String, &str)>) {
+    if let Some((message, hint)) = problem {
+        ck.warn(
+            Code::UnsupportedDiagram,
+            o.start_of("source"),
+            &o.path("source"),
+            message,
+            hint.into(),
+        );
+    }
+}
+
+/// The warning for a diagram of `kind` that could not be read, at the place in `source` where
+/// reading stopped.
+fn warn_unreadable(
+    o: &Obj,
+    ck: &mut Checker,
+    source: &str,
+    kind: &str,
+    e: &crate::diagram::flowchart::Unsupported,
+) {
+    let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
+    ck.warn(
+        Code::UnsupportedDiagram,
+        ck.string_offset(o.start_of("source"), e.offset),
+        &o.path("source"),
+        format!(
+            "the {kind} could not be drawn: line {line} of `source`: {}",
+            e.message
+        ),
+        "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
+    );
 }
 
 /// A sequence diagram, with a warning for what it ignores and for what stops it being drawn
@@ -408,6 +485,12 @@ impl Component for Mermaid {
                     lines.push(format!("  {}", state::describe::describe(&s.0, t)));
                 }
             }
+            // An ER diagram's attributes and cardinalities are not in its graph either.
+            (None, Some(_)) if self.er.is_some() => {
+                if let Some(e) = &self.er {
+                    lines.push(format!("  {}", er::describe::describe(&e.0, t)));
+                }
+            }
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
                 for (i, n) in chart.nodes.iter().enumerate() {
@@ -449,6 +532,7 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
         (None, Some(_)) if m.state.is_some() => {
             m.state.as_ref().map(|s| state::describe::describe(&s.0, cx.t))
         }
+        (None, Some(_)) if m.er.is_some() => m.er.as_ref().map(|e| er::describe::describe(&e.0, cx.t)),
         (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
     };
@@ -510,10 +594,11 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         t,
         inline_style: cx.surface.is_email(),
     };
-    let drawing = match (&m.sequence, &m.state) {
-        (Some(seq), _) => diagram::render_sequence(seq, &frame),
-        (None, Some(s)) => diagram::render_state(&s.0, &s.1, &frame),
-        (None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
+    let drawing = match (&m.sequence, &m.state, &m.er) {
+        (Some(seq), _, _) => diagram::render_sequence(seq, &frame),
+        (None, Some(s), _) => diagram::render_state(&s.0, &s.1, &frame),
+        (None, None, Some(e)) => diagram::render_er(&e.0, &e.1, &frame),
+        (None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {
@@ -1087,6 +1172,7 @@ mod tests {
             sequence: None,
             laid_out: None,
             state: Some(Box::new((d, laid))),
+            er: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "Moving", "text": "split" },
@@ -1101,6 +1187,70 @@ mod tests {
     }
 
     #[test]
+    fn an_er_diagram_is_drawn_and_takes_comments_on_its_entities_and_relationships() {
+        let source = "erDiagram\nCUSTOMER ||--o{ ORDER : places\nCUSTOMER ||--o{ ORDER : returns\np[Person]\np }|..|{ CUSTOMER : is\nclick CUSTOMER call x()\nCUSTOMER {\n  string name PK\n}";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for `click`");
+        assert!(w.message.contains("`click`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-er"), "{html}");
+        for part in [
+            "data-node=\"CUSTOMER\"",
+            "data-node=\"p\"",
+            "data-edge=\"CUSTOMER→ORDER\"",
+            "data-edge=\"CUSTOMER→ORDER#2\"",
+            "data-edge=\"p→CUSTOMER\"",
+            "Entity relationship diagram, top to bottom.",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        let d = er::parse::parse(source).expect("an ER diagram").expect("read");
+        let laid = er::layout::layout(&d);
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(d.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: None,
+            er: Some(Box::new((d, laid))),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "p", "text": "who?" },
+            { "on": "edge", "from": "CUSTOMER", "to": "ORDER", "text": "always?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `p` — who?"), "{out}");
+        assert!(out.contains("- Edge `CUSTOMER→ORDER` — always?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Person", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+        // One it cannot read is a warning at its line.
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"erDiagram\\nA ||--o{ B : x\\nC ||--\"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        assert!(d.message.contains("entity relationship diagram"), "{}", d.message);
+    }
+
+    #[test]
     fn a_state_diagram_it_cannot_read_and_a_kind_not_drawn_are_warnings_naming_them() {
         let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"stateDiagram-v2\\nA --> B\\nmy-state --> B\"}\n```\n";
         let v = crate::validate(doc);
@@ -1111,7 +1261,7 @@ mod tests {
             .expect("a diagnostic");
         assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
         for (source, kind) in [
-            ("erDiagram\n  A ||--o{ B : has", "Entity relationship diagram"),
+            ("classDiagram\n  A <|-- B", "Class diagram"),
             ("pie\n  \"a\": 1", "Pie chart"),
         ] {
             let doc = format!(

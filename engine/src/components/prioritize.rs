@@ -179,6 +179,7 @@ fn render(p: &Prioritize, cx: &RenderCx, answer: Option<&RankAnswer>) -> Markup 
         (cx.root_start_with_model(title_id, &model))
         @if let Some(title) = &p.title { h2 class="pb-title" { span id=[title_id] { (Text(title)) } } }
         @if let Some(i) = &p.instruction { p class="pb-instruction" { (Text(i)) } }
+        p class="pb-hint pb-unchanged" { (Text(t.list_unchanged)) }
         @if let Some(r) = &p.routing { (r.render()) }
         ol class="pb-rank" {
             @for (k, entry) in order.iter().enumerate() {

@@ -345,8 +345,8 @@ fn parse_options(
             at,
             &path.pointer(),
             format!(
-                "`options` has {} entries; this component needs at least {min}",
-                items.len()
+                "`options` has {}; this component needs at least {min}",
+                count(items.len(), "entry", "entries")
             ),
             format!("give at least {min} options"),
         );
@@ -360,14 +360,19 @@ fn parse_options(
             at,
             &path.pointer(),
             format!(
-                "`options` has {} entries; this component allows at most {max}",
-                items.len()
+                "`options` has {}; this component allows at most {max}",
+                count(items.len(), "entry", "entries")
             ),
             format!("keep the {max} strongest options, or split the choice over two questions"),
         );
         return None;
     }
     Some(options)
+}
+
+/// `n` and the noun that agrees with it: "1 entry", "3 entries".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Whether an option label is a hand-written "Other" row.
@@ -810,9 +815,30 @@ fn sections(
     })
 }
 
-/// A read-only preview for mail: options with empty glyphs, the badge, the Other row.
+/// A read-only preview for mail: options with empty glyphs, the badge, the Other row. In an
+/// email nobody can answer (no Respond link), the options are a plain bulleted list, with no
+/// glyph, blank or Other row that would look like something to fill in.
 fn email_question(q: &Question, cx: &RenderCx) -> Markup {
     let t = cx.t;
+    if !cx.answerable {
+        return html! {
+            div style="margin:0 0 12px;" {
+                h3 style=(email::QUESTION) { (Text(&q.text)) }
+                @if let Some(c) = &q.context { p style=(email::MUTED) { (Text(c)) } }
+                @if matches!(q.mode, Mode::Single | Mode::Multi) {
+                    // Mail clients ignore logical properties: the indent is on the reading side.
+                    ul style=(if cx.rtl { "margin:0 0 8px;padding:0 24px 0 0;" } else { "margin:0 0 8px;padding:0 0 0 24px;" }) {
+                        @for (i, option) in q.options.iter().enumerate() {
+                            li style=(email::ITEM) {
+                                (option)
+                                @if q.recommended.contains(&i) { " " strong class="pb-badge" style=(email::BADGE) { (t.recommended) } }
+                            }
+                        }
+                    }
+                }
+            }
+        };
+    }
     let glyph = if q.mode == Mode::Multi { "☐" } else { "○" };
     html! {
         div style="margin:0 0 12px;" {

@@ -15,7 +15,12 @@
 //!   `parse.rs` (with `build.rs`), `layout.rs` (the flowchart's layout, with the notes as boxes), `draw.rs` and
 //!   `describe.rs`.
 //!
-//! A new kind (ER, class, gantt) is a new folder beside them with the same files: its
+//! - `er/`: `mod.rs` the model (entities and relationships as a flowchart's nodes and edges,
+//!   with each entity's attributes and each relationship's cardinalities), `parse.rs`,
+//!   `layout.rs` (the flowchart's layout, each entity a box its table's size), `draw.rs` and
+//!   `describe.rs`.
+//!
+//! A new kind (class, gantt) is a new folder beside them with the same files: its
 //! model and `parse.rs` → `layout.rs` → `draw.rs`, its words in `describe.rs`, its tests in its
 //! `tests/`; then one arm in [`render_laid_out`] and in `components/mermaid.rs`. A kind gives
 //! comments their nodes and edges as a [`flowchart::Flowchart`], so it may use the flowchart's
@@ -41,6 +46,7 @@
 
 pub mod colour;
 pub mod directive;
+pub mod er;
 pub mod flowchart;
 mod font_widths;
 pub mod geometry;
@@ -133,11 +139,15 @@ pub fn render_laid_out(
             None => match state::parse::parse(source) {
                 Some(Ok(d)) => render_state(&d, &state::layout::layout(&d), frame),
                 Some(Err(_)) => placeholder(t.diagram_state[6], t.diagram_failed[2]),
-                None => match flowchart::parse::keyword(source) {
-                    Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
-                        placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
-                    }
-                    other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+                None => match er::parse::parse(source) {
+                    Some(Ok(d)) => render_er(&d, &er::layout::layout(&d), frame),
+                    Some(Err(_)) => placeholder(t.diagram_er[4], t.diagram_failed[2]),
+                    None => match flowchart::parse::keyword(source) {
+                        Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
+                            placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
+                        }
+                        other => placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn),
+                    },
                 },
             },
         },
@@ -197,6 +207,37 @@ pub fn render_state(
         Err(Failure::LayoutFailed) => t.diagram_failed[1],
     };
     let (svg, width, height) = svg::placeholder(t.diagram_state[6], note, frame);
+    Rendered {
+        svg,
+        drawn: false,
+        width,
+        height,
+    }
+}
+
+/// The SVG of an ER diagram: drawn, or the placeholder when it has no entities or is too
+/// large to lay out.
+pub fn render_er(
+    d: &er::ErDiagram,
+    laid_out: &Result<layout::Drawing, Failure>,
+    frame: &Frame,
+) -> Rendered {
+    let t = frame.t;
+    let note = match laid_out {
+        _ if d.chart.nodes.is_empty() => t.diagram_failed[3],
+        Ok(laid) => {
+            let (svg, width, height) = er::draw::er(d, laid, frame);
+            return Rendered {
+                svg,
+                drawn: true,
+                width,
+                height,
+            };
+        }
+        Err(Failure::TooLarge) => t.diagram_failed[0],
+        Err(Failure::LayoutFailed) => t.diagram_failed[1],
+    };
+    let (svg, width, height) = svg::placeholder(t.diagram_er[4], note, frame);
     Rendered {
         svg,
         drawn: false,
@@ -265,13 +306,23 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
         return Alone::Drawn(drawing.svg);
     }
     let keyword = flowchart::parse::keyword(source).unwrap_or("");
+    if let Some(Err(e)) = er::parse::parse(source) {
+        return Alone::NotDrawn {
+            reason: format!(
+                "the entity relationship diagram is not drawn: {}",
+                e.message
+            ),
+            line: line_of(e.offset),
+        };
+    }
     let reason = match (&chart, &laid_out) {
         (Some(_), Some(Err(Failure::TooLarge))) => "the flowchart is too large to draw".to_string(),
         (Some(_), Some(Err(Failure::LayoutFailed))) => "the flowchart's layout failed".to_string(),
         (Some(_), None) => "the flowchart has no nodes".to_string(),
         _ if flowchart::parse::is_flowchart_keyword(keyword)
             || keyword == "sequenceDiagram"
-            || state::parse::is_state_keyword(keyword) =>
+            || state::parse::is_state_keyword(keyword)
+            || er::parse::is_er_keyword(keyword) =>
         {
             let kind = if flowchart::parse::is_flowchart_keyword(keyword) {
                 "flowchart".to_string()
@@ -281,7 +332,7 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             format!("the {kind} could not be read or is too large to draw")
         }
         _ if kind_name(keyword) == "Mermaid diagram" => {
-            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, …)".to_string()
+            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, erDiagram, …)".to_string()
         }
         _ => format!("{}s are not drawn here yet", kind_name(keyword)),
     };

@@ -218,6 +218,14 @@ pub struct Strings {
     /// "Transitions: {}.", a start's and an end's name, "Composite state {name} holds
     /// {states}.", its kind's name, and what a choice, a fork and a join are.
     pub diagram_state: [&'static str; 10],
+    /// An ER diagram in words: "Entity relationship diagram, {direction}.", "Entities: {}.",
+    /// "Relationships: {}.", "{entity} has attributes {list}.", its kind's name, a
+    /// relationship "{first} {label} {cardinality} {second}", "and {cardinality} {first} for
+    /// each {second}", "not identifying", the label of a relationship without one, and "key".
+    pub diagram_er: [&'static str; 10],
+    /// The cardinalities in words: zero or one, exactly one, zero or more, one or more, and
+    /// the parent of a multi-dimensional relationship.
+    pub diagram_er_cards: [&'static str; 5],
     pub respond: &'static str,
     pub added_by_you: &'static str,
     /// The export's heading over the comments on the prose (after `## `).
@@ -237,10 +245,9 @@ pub struct Strings {
     pub sent_intro: &'static str,
     pub your_answers: &'static str,
     pub copy_answers: &'static str,
-    /// The page after sending: the form again, to change and send again.
+    /// The receipt's link back to the form, filled in, and what sending again does.
     pub change_heading: &'static str,
     pub change_intro: &'static str,
-    pub answer_again: &'static str,
     /// The copy button's status on the page after sending.
     pub copied: &'static str,
     pub copy_failed: &'static str,
@@ -278,6 +285,10 @@ pub struct Strings {
     pub comment_removed: &'static str,
     /// An mdBook chapter's Copy button: every component of the page and its comments.
     pub copy_page: &'static str,
+    /// Near a list's controls: what leaving it as it is says.
+    pub list_unchanged: &'static str,
+    /// The routed page's progress line: "{answered} of {questions} answered".
+    pub progress: &'static str,
 }
 
 /// `[("name", s.name), …]`: fields by their names.
@@ -291,14 +302,14 @@ impl Strings {
     /// The strings the enhancement script reads (`t.copy_answers`), by their names here: the
     /// served script carries them for every language (see `crate::assets`), so this file is
     /// their one source.
-    pub fn for_script(&self) -> [(&'static str, &'static str); 37] {
+    pub fn for_script(&self) -> [(&'static str, &'static str); 38] {
         by_name!(self;
             added_by_you, answer_cleared, answers_copied, category_added, category_removed,
             clear_answer, comment_document, comment_on, comment_on_document, comment_on_text,
             comment_removed, comment_selection, comments_heading, copied, copied_answers,
             copy_answers, copy_by_hand, copy_failed, copy_page, item_added, item_moved,
             item_removed, item_restored, move_down, move_up, nothing_answered, play, position_of,
-            remove, remove_comment, removed, spread_unallocated, unallocated, undo, undo_remove,
+            progress, remove, remove_comment, removed, spread_unallocated, unallocated, undo, undo_remove,
             weight_of, your_answers,
         )
     }
@@ -397,6 +408,25 @@ pub static EN: Strings = Strings {
         "fork",
         "join",
     ],
+    diagram_er: [
+        "Entity relationship diagram, {}.",
+        "Entities: {}.",
+        "Relationships: {}.",
+        "{} has attributes {}.",
+        "Entity relationship diagram",
+        "{} {} {} {}",
+        "and {} {} for each {}",
+        "not identifying",
+        "relates to",
+        "key",
+    ],
+    diagram_er_cards: [
+        "zero or one",
+        "exactly one",
+        "zero or more",
+        "one or more",
+        "a parent of",
+    ],
     respond: "Respond",
     added_by_you: "added by you",
     comments_heading: "Comments on the text",
@@ -406,12 +436,11 @@ pub static EN: Strings = Strings {
     send_answers: "Send answers",
     reviewer: "Your name (optional)",
     sent_title: "Your answers were sent",
-    sent_intro: "The sender can read them now. This is what was sent:",
+    sent_intro: "The person who sent you this link can read them now. This is what you sent:",
     your_answers: "Your answers",
     copy_answers: "Copy answers",
-    change_heading: "Change your answers",
-    change_intro: "Change anything below and send again. Every version you send is kept; the sender sees them in the order they came.",
-    answer_again: "Answer again",
+    change_heading: "Edit your response",
+    change_intro: "The form opens again with these answers filled in. Sending it again keeps a new response beside this one; the sender sees both, newest last.",
     copied: "Copied to the clipboard.",
     copy_failed: "Copy failed: select the text and copy it.",
     spread_unallocated: "What was unallocated was spread in proportion.",
@@ -436,6 +465,8 @@ pub static EN: Strings = Strings {
     remove_comment: "Remove the comment on “{}”",
     comment_removed: "Comment removed.",
     copy_page: "Copy all answers on this page",
+    list_unchanged: "Leaving this list as it is sends “kept unchanged”: that you agree with it as it stands.",
+    progress: "{} of {} answered",
 };
 
 pub static HE: Strings = Strings {
@@ -504,6 +535,25 @@ pub static HE: Strings = Strings {
         "פיצול",
         "איחוד",
     ],
+    diagram_er: [
+        "תרשים ישויות וקשרים, {}.",
+        "ישויות: {}.",
+        "קשרים: {}.",
+        "ל־{} יש תכונות: {}.",
+        "תרשים ישויות וקשרים",
+        "{} {} {} {}",
+        "ו־{} {} לכל {}",
+        "לא מזהה",
+        "קשור אל",
+        "מפתח",
+    ],
+    diagram_er_cards: [
+        "אפס או אחד",
+        "בדיוק אחד",
+        "אפס או יותר",
+        "אחד או יותר",
+        "הורה של",
+    ],
     respond: "למענה",
     added_by_you: "נוסף על ידך",
     comments_heading: "הערות על הטקסט",
@@ -516,9 +566,8 @@ pub static HE: Strings = Strings {
     sent_intro: "השולח יכול לקרוא אותן עכשיו. זה מה שנשלח:",
     your_answers: "התשובות שלך",
     copy_answers: "העתקת התשובות",
-    change_heading: "שינוי התשובות",
-    change_intro: "אפשר לשנות כל דבר למטה ולשלוח שוב. כל גרסה שנשלחת נשמרת, והשולח רואה אותן לפי סדר הגעתן.",
-    answer_again: "מענה מחדש",
+    change_heading: "עריכת התשובה שלך",
+    change_intro: "הטופס ייפתח שוב עם התשובות האלה. כששולחים שוב, נשמרת תשובה חדשה לצד זו, והשולח רואה את שתיהן, החדשה אחרונה.",
     copied: "הועתק ללוח.",
     copy_failed: "ההעתקה נכשלה: יש לסמן את הטקסט ולהעתיק אותו.",
     spread_unallocated: "מה שלא הוקצה חולק באופן יחסי.",
@@ -543,6 +592,8 @@ pub static HE: Strings = Strings {
     remove_comment: "הסרת ההערה על „{}”",
     comment_removed: "ההערה הוסרה.",
     copy_page: "העתקת כל התשובות בעמוד",
+    list_unchanged: "השארת הרשימה כפי שהיא שולחת „ללא שינוי”, כלומר הסכמה לרשימה כפי שהיא.",
+    progress: "{} מתוך {} נענו",
 };
 
 pub static AR: Strings = Strings {
@@ -616,6 +667,25 @@ pub static AR: Strings = Strings {
         "تفرّع",
         "دمج",
     ],
+    diagram_er: [
+        "مخطط الكيانات والعلاقات، {}.",
+        "الكيانات: {}.",
+        "العلاقات: {}.",
+        "لـ{} السمات: {}.",
+        "مخطط الكيانات والعلاقات",
+        "{} {} {} {}",
+        "و{} {} لكل {}",
+        "غير معرِّفة",
+        "مرتبط بـ",
+        "مفتاح",
+    ],
+    diagram_er_cards: [
+        "صفر أو واحد",
+        "واحد بالضبط",
+        "صفر أو أكثر",
+        "واحد أو أكثر",
+        "أصل لـ",
+    ],
     respond: "الرد",
     added_by_you: "أضفته أنت",
     comments_heading: "تعليقات على النص",
@@ -628,9 +698,8 @@ pub static AR: Strings = Strings {
     sent_intro: "يمكن للمرسل قراءتها الآن. هذا ما أُرسل:",
     your_answers: "إجاباتك",
     copy_answers: "نسخ الإجابات",
-    change_heading: "غيّر إجاباتك",
-    change_intro: "غيّر ما تشاء أدناه وأرسل مجددًا. تُحفظ كل نسخة ترسلها، ويراها المرسل بترتيب وصولها.",
-    answer_again: "أجب مرة أخرى",
+    change_heading: "عدّل ردّك",
+    change_intro: "يُفتح النموذج مجددًا وفيه هذه الإجابات. عند الإرسال مجددًا يُحفظ ردّ جديد بجانب هذا، ويرى المرسل كليهما والأحدث أخيرًا.",
     copied: "تم النسخ إلى الحافظة.",
     copy_failed: "تعذّر النسخ: حدّد النص وانسخه.",
     spread_unallocated: "وُزّع غير المخصص بالتناسب.",
@@ -655,6 +724,8 @@ pub static AR: Strings = Strings {
     remove_comment: "إزالة التعليق على «{}»",
     comment_removed: "تمت إزالة التعليق.",
     copy_page: "نسخ كل الإجابات في هذه الصفحة",
+    list_unchanged: "تركُ هذه القائمة كما هي يُرسل «دون تغيير»، أي أنك توافق عليها كما هي.",
+    progress: "تمت الإجابة عن {} من {}",
 };
 
 #[cfg(test)]

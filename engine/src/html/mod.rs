@@ -403,6 +403,9 @@ pub struct RenderCx<'a> {
     pub diagrams: &'a std::cell::RefCell<Vec<(String, std::sync::Arc<str>)>>,
     /// Video thumbnails attached to the message during this render: (content id, `data:` URI).
     pub thumbnails: &'a std::cell::RefCell<Vec<(String, String)>>,
+    /// Whether the reader has a way to answer: always on the web surfaces; in an email only
+    /// with a Respond link. Without one, an email shows no control-like glyphs or blanks.
+    pub answerable: bool,
 }
 
 /// A list control of a prioritize or allocate block, as a list edit leaves focus on it.
@@ -636,11 +639,14 @@ pub fn document_root(
     // A routed form whose host keeps the document (no copy of it in the form) posts to a store:
     // the post sends the answers to the sender, and the button says so.
     let t = lang.strings();
-    let submit = match &form {
-        Some(f) if surface == Surface::Routed && f.source.is_none() && f.action.is_some() => {
-            t.send_answers
-        }
-        _ => t.get_answers,
+    let sends = matches!(&form, Some(f) if surface == Surface::Routed && f.source.is_none() && f.action.is_some());
+    let submit = if sends { t.send_answers } else { t.get_answers };
+    // Sending is the routed page's one primary action; the script's Copy button then stands
+    // beside it as a secondary one.
+    let submit_class = if sends {
+        "pb-submit pb-send"
+    } else {
+        "pb-submit"
     };
     // The body, the form's copy of the source (a little longer once escaped), the chrome.
     let room = body_len
@@ -683,7 +689,7 @@ pub fn document_root(
                     }
                     div class="pb-actions" {
                         @if form.action.is_some() {
-                            button type="submit" class="pb-submit" name="pb.op" value="export" { (submit) }
+                            button type="submit" class=(submit_class) name="pb.op" value="export" { (submit) }
                         }
                     }
                 }

@@ -7,9 +7,12 @@
 
 mod answers;
 mod bench;
+#[cfg(feature = "store")]
+mod keys;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod render;
+mod report;
 mod schema;
 mod serve;
 mod shared;
@@ -34,6 +37,13 @@ const COMMANDS: &[Command] = &[
         summary: "serve the MCP tools for agents on standard input and output",
         usage: mcp::USAGE,
         run: mcp::run,
+    },
+    #[cfg(feature = "store")]
+    Command {
+        name: "keys",
+        summary: "make, list and revoke the sender keys routing takes",
+        usage: keys::USAGE,
+        run: keys::run,
     },
     Command {
         name: "render",

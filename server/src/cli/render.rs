@@ -1,7 +1,7 @@
 //! `passback render`: a document to HTML, text or a mail message.
 
 use super::shared::write_out;
-use super::{Args, Flag, Usage};
+use super::{Args, Flag, Usage, report};
 use passback_engine::{Format, Options, Surface};
 
 pub(super) const USAGE: Usage = Usage {
@@ -100,22 +100,26 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
     let (name, src) = a.input()?;
     if eml {
         let message = passback_server::eml::message(&src, &options, passback_server::eml::draw)?;
-        for d in &message.diagnostics {
-            eprintln!(
-                "{}",
-                d.compiler_line(&name, d.line, d.column, d.severity.name())
-            );
-        }
+        report_to_stderr(&name, &src, &message.diagnostics);
         write_out(&String::from_utf8_lossy(&message.bytes))?;
         return Ok(0);
     }
     let rendered = passback_engine::render(&src, &options);
     if options.format != Format::Json {
-        for d in &rendered.diagnostics {
-            let severity = d.severity.name();
-            eprintln!("{}", d.compiler_line(&name, d.line, d.column, severity));
-        }
+        report_to_stderr(&name, &src, &rendered.diagnostics);
     }
     write_out(rendered.body())?;
     Ok(0)
+}
+
+/// The diagnostics on stderr as `validate --format text` prints them, a blank line between two.
+fn report_to_stderr(name: &str, src: &str, diagnostics: &[passback_engine::Diagnostic]) {
+    let colour = report::colour(&std::io::stderr());
+    let text: Vec<String> = diagnostics
+        .iter()
+        .map(|d| report::diagnostic(name, src, d, colour))
+        .collect();
+    if !text.is_empty() {
+        eprint!("{}", text.join("\n"));
+    }
 }

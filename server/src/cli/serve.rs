@@ -20,6 +20,18 @@ pub(super) const USAGE: Usage = Usage {
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
         #[cfg(feature = "store")]
         "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
+        #[cfg(feature = "store")]
+        "[--open-routing | --require-keys] [--key-documents-per-hour N|off]",
+        #[cfg(feature = "store")]
+        "[--key-max-bytes BYTES|off]",
+        #[cfg(feature = "store")]
+        "[--max-long-polls N] [--long-polls-per-document N] [--long-polls-per-client N]",
+        #[cfg(feature = "store")]
+        "[--long-polls-per-key N]",
+        #[cfg(feature = "store")]
+        "[--answer-limit N/min|N/h|off] [--document-answer-limit N/min|N/h|off]",
+        #[cfg(feature = "store")]
+        "[--max-answer-bytes BYTES] [--webhook-allow-private]",
     ],
     about: "",
     column: 28,
@@ -175,6 +187,89 @@ pub(super) const USAGE: Usage = Usage {
             about: "documents one client address may route, N/min or N/h: a burst of N,\n\
                     then one per minute/N (hour/N); more get 429 (default off)",
         },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "open-routing",
+            value: "",
+            about: "route documents without a sender key on an address that is not\n\
+                    loopback (by default such a server routes only for keys made\n\
+                    with `passback keys add`; on loopback no key is needed)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "webhook-allow-private",
+            value: "",
+            about: "let callback URLs be http:// and reach loopback, private and link-local\n\
+                    addresses (by default webhooks go only to public https:// receivers)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "require-keys",
+            value: "",
+            about: "route documents only for a sender key on loopback too (for a server\n\
+                    behind a reverse proxy that others reach)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "key-documents-per-hour",
+            value: "N",
+            about: "documents one sender key may route in any hour; more get 429\n\
+                    with Retry-After (default 1000; off for no limit)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "key-max-bytes",
+            value: "BYTES",
+            about: "bytes one sender key's kept documents and their answers may take;\n\
+                    routing more gets 429 (default 1073741824, 1 GiB; off for no limit)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "max-long-polls",
+            value: "N",
+            about: "long-polls (?wait=) waiting at once on the server; more get 429\n\
+                    (default 256, or a quarter of --max-connections if that is less)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "long-polls-per-document",
+            value: "N",
+            about: "long-polls waiting at once on one document (default 8)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "long-polls-per-client",
+            value: "N",
+            about: "long-polls waiting at once from one client address (default 32)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "long-polls-per-key",
+            value: "N",
+            about: "long-polls waiting at once on the documents of one sender key\n\
+                    (default 64)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "answer-limit",
+            value: "RATE",
+            about: "answers one client address may post to one document, N/min or N/h;\n\
+                    more get 429 (default 10/min)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "document-answer-limit",
+            value: "RATE",
+            about: "answers one document takes from everyone, N/min or N/h; more get\n\
+                    429 (default 60/min)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "max-answer-bytes",
+            value: "BYTES",
+            about: "largest answer as stored, comments and export included; more get\n\
+                    413 (default 2097152, 2 MiB)",
+        },
     ],
     notes: "",
 };
@@ -219,6 +314,16 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
                 state.clone(),
                 passback_server::shutdown_signal(),
             ));
+        }
+        #[cfg(feature = "store")]
+        if state.routing.is_some() {
+            if state.keys_required() {
+                tracing::info!("routing needs a sender key (`passback keys add NAME`)");
+            } else if !addr.ip().to_canonical().is_loopback() {
+                tracing::warn!(
+                    "--open-routing: anyone who reaches this address may route documents"
+                );
+            }
         }
         println!("passback: listening on http://{addr}");
         if let Some(at) = metrics_at {
@@ -290,6 +395,81 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         }
         if let Some(rate) = a.flag("route-limit")? {
             config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
+        }
+        let (open, required) = (
+            a.flag_os("open-routing").is_some(),
+            a.flag_os("require-keys").is_some(),
+        );
+        if open && required {
+            return Err(
+                "--open-routing routes without keys and --require-keys only with them; give one"
+                    .into(),
+            );
+        }
+        config = config
+            .with_open_routing(open)
+            .with_require_keys(required)
+            .with_webhook_allow_private(a.flag_os("webhook-allow-private").is_some());
+        match a.flag("key-documents-per-hour")? {
+            None => {}
+            Some("off") => config = config.with_key_documents_per_hour(None),
+            Some(n) => {
+                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--key-documents-per-hour must be a whole number, at least 1, or off, not `{n}`")
+                })?;
+                config = config.with_key_documents_per_hour(Some(n));
+            }
+        }
+        match a.flag("key-max-bytes")? {
+            None => {}
+            Some("off") => config = config.with_key_max_bytes(None),
+            Some(n) => {
+                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--key-max-bytes must be a whole number of bytes, at least 1, or off, not `{n}`")
+                })?;
+                config = config.with_key_max_bytes(Some(n));
+            }
+        }
+    }
+    #[cfg(feature = "store")]
+    {
+        use passback_server::limit::{LongPollBudget, parse_rate};
+        let default = LongPollBudget::default();
+        let budget = LongPollBudget {
+            total: match a.number::<usize>("max-long-polls", "a whole number")? {
+                Some(n) => at_least_one(n, "max-long-polls")?,
+                None => default.total.min(config.max_connections / 4).max(1),
+            },
+            per_document: match a.number::<usize>("long-polls-per-document", "a whole number")? {
+                Some(n) => at_least_one(n, "long-polls-per-document")?,
+                None => default.per_document,
+            },
+            per_client: match a.number::<usize>("long-polls-per-client", "a whole number")? {
+                Some(n) => at_least_one(n, "long-polls-per-client")?,
+                None => default.per_client,
+            },
+            per_key: match a.number::<usize>("long-polls-per-key", "a whole number")? {
+                Some(n) => at_least_one(n, "long-polls-per-key")?,
+                None => default.per_key,
+            },
+        };
+        config = config.with_long_polls(budget);
+        if let Some(rate) = a.flag("answer-limit")? {
+            config = config.with_answer_limit(parse_rate(
+                rate,
+                "answer-limit",
+                "answers per client and document",
+            )?);
+        }
+        if let Some(rate) = a.flag("document-answer-limit")? {
+            config = config.with_document_answer_limit(parse_rate(
+                rate,
+                "document-answer-limit",
+                "answers per document",
+            )?);
+        }
+        if let Some(n) = a.number::<usize>("max-answer-bytes", "a number of bytes")? {
+            config = config.with_max_answer_bytes(at_least_one(n, "max-answer-bytes")?);
         }
     }
     if let Some(n) = a.number::<f64>("body-timeout", "a number of seconds")? {

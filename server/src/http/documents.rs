@@ -5,7 +5,8 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `POST /v1/documents` | validate, keep, answer the id, link and token |
+//! | `POST /v1/documents` | validate, keep, answer the id, link and token (for the sender's key, if any) |
+//! | `GET /v1/documents` | the key's documents, newest first, a page at a time |
 //! | `GET`, `PATCH`, `DELETE /v1/documents/{id}` | the document; close or reopen it; delete it |
 //! | `GET /v1/documents/{id}/responses` | the responses, `since`, `wait` |
 
@@ -16,9 +17,12 @@ use super::refusal::refused;
 use super::request::{client_of, content_type_of, document_from, media, read_body};
 use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
-use crate::routing::{MAX_WAIT, Routing, RoutingError, requested_status, take_route_token};
+use crate::routing::{
+    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
+    take_route_token,
+};
 use crate::state::AppState;
-use crate::store::Document;
+use crate::store::{Cursor, Document, KeyInfo};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -27,12 +31,36 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// `GET` or `POST /v1/documents`.
+pub async fn collection(state: Arc<AppState>, req: Request<Incoming>, param: &str) -> Resp {
+    if req.method() == Method::POST {
+        create(state, req, param).await
+    } else {
+        list(state, req).await
+    }
+}
+
 /// `POST /v1/documents`.
-pub async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
+async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
     };
+    let key = match sender_of(&state, &routing, &req).await {
+        Ok(key) => key,
+        Err(e) => return refused(e, false),
+    };
     if let Err(e) = take_route_token(state.route_limiter.as_ref(), client_of(&req)) {
+        return refused(e, false);
+    }
+    if let Some(key) = &key
+        && let Err(e) = routing
+            .within_quota(
+                key,
+                state.config.key_documents_per_hour,
+                state.config.key_max_bytes,
+            )
+            .await
+    {
         return refused(e, false);
     }
     let content_type = match content_type_of(&req) {
@@ -43,19 +71,24 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Re
         Ok(b) => b,
         Err(r) => return r,
     };
-    let expires_in = if media(&content_type) == "application/json" {
-        match expires_in(&body, &routing) {
-            Ok(e) => e,
+    let (expires_in, callback_url) = if media(&content_type) == "application/json" {
+        match expires_in(&body, &routing)
+            .and_then(|e| callback_url(&body, state.config.webhook_allow_private).map(|c| (e, c)))
+        {
+            Ok(both) => both,
             Err(e) => return refused(e, false),
         }
     } else {
-        None
+        (None, None)
     };
     let src = match document_from(&content_type, body) {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let checked = match routing.route_checked(&state.slots(), src, expires_in).await {
+    let checked = match routing
+        .route_checked_with(&state.slots(), src, expires_in, key.as_ref(), callback_url)
+        .await
+    {
         Ok(checked) => checked,
         Err(e) => return refused(e, false),
     };
@@ -66,6 +99,82 @@ pub async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Re
     r
 }
 
+/// The sender key the request shows, checked: `None` when it shows none and the server routes
+/// without keys (on loopback, or with `--open-routing`). A key that is unknown or revoked is
+/// refused even where none is needed, so a sender learns at once that theirs no longer works.
+pub(super) async fn sender_of(
+    state: &AppState,
+    routing: &Routing,
+    req: &Request<Incoming>,
+) -> Result<Option<KeyInfo>, RoutingError> {
+    match bearer(req) {
+        Some(presented) => routing.sender(presented).await.map(Some),
+        None if state.keys_required() => Err(RoutingError::KeyRequired),
+        None => Ok(None),
+    }
+}
+
+/// `GET /v1/documents?after=CURSOR&limit=N`: the key's documents, newest first.
+async fn list(state: Arc<AppState>, req: Request<Incoming>) -> Resp {
+    let Some(routing) = state.routing.clone() else {
+        return refused(RoutingError::StoreOff, false);
+    };
+    let key = match bearer(&req) {
+        Some(presented) => match routing.sender(presented).await {
+            Ok(key) => key,
+            Err(e) => return refused(e, false),
+        },
+        None => return refused(RoutingError::KeyRequired, false),
+    };
+    let (after, limit) = match page_query(req.uri().query().unwrap_or("")) {
+        Ok(q) => q,
+        Err(r) => return r,
+    };
+    match routing.documents_of(&key, after, limit).await {
+        Ok(body) => private_json(StatusCode::OK, &body),
+        Err(e) => refused(e, false),
+    }
+}
+
+/// `after` (a cursor from a page's `next`) and `limit` (1 to [`PAGE_MAX`]).
+fn page_query(query: &str) -> Result<(Option<Cursor>, usize), Resp> {
+    let pairs = passback_engine::parse_urlencoded(query)
+        .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
+    let (mut after, mut limit) = (None, PAGE_DEFAULT);
+    for (k, v) in pairs {
+        match k.as_str() {
+            "after" if !v.is_empty() => {
+                after = Some(Cursor::decode(&v).ok_or_else(|| {
+                    problem(
+                        StatusCode::BAD_REQUEST,
+                        format!(
+                            "after must be the \"next\" cursor of a page of GET /v1/documents, as given, not \"{}\".",
+                            truncate(&v)
+                        ),
+                    )
+                })?);
+            }
+            "limit" => {
+                limit = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=PAGE_MAX).contains(n))
+                    .ok_or_else(|| {
+                        problem(
+                            StatusCode::BAD_REQUEST,
+                            format!(
+                                "limit must be a whole number from 1 to {PAGE_MAX}, not \"{}\".",
+                                truncate(&v)
+                            ),
+                        )
+                    })?;
+            }
+            _ => {}
+        }
+    }
+    Ok((after, limit))
+}
+
 /// `expires_in` from a JSON body (see [`Routing::lifetime`]).
 fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, RoutingError> {
     // The body's other faults (not JSON, no document) are named when the document is read.
@@ -73,6 +182,23 @@ fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, Routi
         return Ok(None);
     };
     routing.lifetime(fields.get("expires_in"))
+}
+
+/// `callback_url` from a JSON body, checked (see [`crate::webhooks::check_callback_url`]).
+fn callback_url(body: &Bytes, allow_private: bool) -> Result<Option<String>, RoutingError> {
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
+        return Ok(None);
+    };
+    match fields.get("callback_url") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(url)) => crate::webhooks::check_callback_url(url, allow_private)
+            .map(Some)
+            .map_err(RoutingError::Callback),
+        Some(other) => Err(RoutingError::Callback(format!(
+            "\"callback_url\" must be a string, an https:// URL, not {}.",
+            truncate(&other.to_string())
+        ))),
+    }
 }
 
 /// `GET`, `PATCH` or `DELETE /v1/documents/{id}`.
@@ -172,31 +298,44 @@ pub async fn responses(state: Arc<AppState>, req: Request<Incoming>, id: &str) -
         Ok(d) => d,
         Err(r) => return r,
     };
+    // A wait holds a place in the long-poll budget while it lasts.
+    let _slot = if wait.is_zero() {
+        None
+    } else {
+        match enter_long_poll(&state.long_polls, &doc, client_of(&req)) {
+            Ok(slot) => Some(slot),
+            Err(e) => return refused(e, false),
+        }
+    };
     match routing.responses_after(&doc, since, wait).await {
         Ok(body) => private_json(StatusCode::OK, &body),
         Err(e) => refused(e, false),
     }
 }
 
-/// The document `id` for the request's bearer token, or the response refusing it.
-async fn authorized(
-    routing: &Routing,
-    req: &Request<Incoming>,
-    id: &str,
-) -> Result<Document, Resp> {
-    let token = req
-        .headers()
+/// The request's `Authorization: Bearer …` credential (a document's token or a sender key).
+pub(super) fn bearer(req: &Request<Incoming>) -> Option<&str> {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
             let (scheme, token) = v.trim().split_once(' ')?;
             scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
         })
-        .filter(|t| !t.is_empty());
-    let Some(token) = token else {
+        .filter(|t| !t.is_empty())
+}
+
+/// The document `id` for the request's bearer token (or the sender key that routed it), or the
+/// response refusing it.
+pub(super) async fn authorized(
+    routing: &Routing,
+    req: &Request<Incoming>,
+    id: &str,
+) -> Result<Document, Resp> {
+    let Some(token) = bearer(req) else {
         let mut r = problem(
             StatusCode::UNAUTHORIZED,
-            "This needs the document's token: send Authorization: Bearer TOKEN, with the token POST /v1/documents answered.",
+            "This needs the document's token: send Authorization: Bearer TOKEN, with the token POST /v1/documents answered (or the sender key that routed it).",
         );
         r.headers_mut().insert(
             header::WWW_AUTHENTICATE,
@@ -205,7 +344,7 @@ async fn authorized(
         return Err(r);
     };
     routing
-        .authorized(id, token)
+        .owned(id, token)
         .await
         .map_err(|e| refused(e, false))
 }

@@ -4,10 +4,12 @@
 //! (no sessions, no event stream), so it needs nothing beyond the server's ordinary
 //! request-response path and works the same behind several replicas.
 
+use super::documents::sender_of;
+use super::refusal::refused;
 use super::request::{client_of, media, read_body_of};
 use super::response::{Resp, problem};
 use crate::host::web_host;
-use crate::mcp::PassbackMcp;
+use crate::mcp::{Checked, INVALID_PARAMS, PassbackMcp, check_message};
 use crate::quote::truncate;
 use crate::state::AppState;
 use bytes::Bytes;
@@ -28,6 +30,14 @@ use std::sync::Arc;
 /// everywhere on this server.
 pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let client = client_of(&req);
+    // A key, when shown, must be a live one; where routing needs a key, so does `/mcp`.
+    let key = match &state.routing {
+        Some(routing) => match sender_of(&state, routing, &req).await {
+            Ok(key) => key,
+            Err(e) => return refused(e, false),
+        },
+        None => None,
+    };
     let host = req
         .headers()
         .get(header::HOST)
@@ -64,17 +74,34 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
         Ok(b) => b,
         Err(r) => return r,
     };
-    match json_rpc_message(&bytes) {
-        Err(why) => return problem(StatusCode::BAD_REQUEST, why),
+    match check_message(&bytes) {
+        // Not JSON, not a request, or a known method's parameters malformed: a JSON-RPC error
+        // with its own code (400 for a message that is not a request at all).
+        Checked::Refused { reply, code } => {
+            let status = if code == INVALID_PARAMS {
+                StatusCode::OK
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            let mut r = hyper::Response::new(Full::new(Bytes::from(reply.to_string())));
+            *r.status_mut() = status;
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            return r;
+        }
         // This server never sends the client a request, so a response answers nothing here; it
         // is taken, as MCP has servers take responses (202, no body). The stateless transport
         // would refuse it with a JSON-RPC error instead.
-        Ok(Message::Response) => {
+        Checked::Response => {
             let mut r = hyper::Response::new(Full::new(Bytes::new()));
             *r.status_mut() = StatusCode::ACCEPTED;
             return r;
         }
-        Ok(Message::Other) => {}
+        Checked::Forward => {}
     }
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
@@ -84,7 +111,7 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
         .with_allowed_hosts(allowed_hosts(&state))
         .with_allowed_origins(allowed_origins(&state))
         .enforce_origin_validation();
-    let tools = PassbackMcp::new(state).for_client(client);
+    let tools = PassbackMcp::new(state).for_client(client).for_key(key);
     let service = StreamableHttpService::new(
         move || Ok(tools.clone()),
         Arc::new(LocalSessionManager::default()),
@@ -133,45 +160,6 @@ fn accept_as_mcp_client(headers: &mut hyper::HeaderMap) {
             header::ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
-    }
-}
-
-/// What one JSON-RPC message posted to `/mcp` is.
-enum Message {
-    /// A client's response to a server request: no method, a result or an error.
-    Response,
-    /// Anything else (a request, a notification, or neither): the transport judges it.
-    Other,
-}
-
-/// Whether `body` is one JSON-RPC 2.0 message (batches left MCP in its 2025-06-18 version), and
-/// which kind; the error says what was sent instead.
-fn json_rpc_message(body: &[u8]) -> Result<Message, String> {
-    let example = "such as {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}";
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        format!("The body is not valid JSON ({e}); send one JSON-RPC message, {example}.")
-    })?;
-    match value.get("jsonrpc") {
-        Some(Value::String(v)) if v == "2.0" => {
-            // A response as JSON-RPC words it: the id of the request it answers, and one of a
-            // result or an error, each an object. Anything else goes to the transport, which
-            // refuses it.
-            let id = matches!(value.get("id"), Some(Value::String(_) | Value::Number(_)));
-            let result = value.get("result").map(Value::is_object);
-            let error = value.get("error").map(Value::is_object);
-            let answers = matches!((result, error), (Some(true), None) | (None, Some(true)));
-            Ok(if value.get("method").is_none() && id && answers {
-                Message::Response
-            } else {
-                Message::Other
-            })
-        }
-        _ if value.is_array() => Err(format!(
-            "The body is a batch; MCP takes one JSON-RPC message per request, {example}."
-        )),
-        _ => Err(format!(
-            "The body is not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\"); send one, {example}."
-        )),
     }
 }
 

@@ -4,19 +4,21 @@
 //! |---|---|
 //! | `response`, `request` | below everything here: responses (problem+json, security headers, private JSON, ETags, Server-Timing); reading a request (body limits, content type, the document, `Accept`, conditions, the client's address) |
 //! | `refusal` | the routing core's refusals as problem+json (or a page for a reader's browser) |
-//! | `render`, `answers`, `documents`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
+//! | `render`, `answers`, `documents`, `events`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
 //! | `routes` | the route table: pattern, methods, long-poll, handler |
 //!
 //! This module itself is the dispatcher: it bounds a request's time, turns a panic into a 500
 //! for that request only, answers 404 and 405, counts and logs.
 //!
-//! `documents`, `review` and `refusal` come with the `store` feature, `mcp` with `mcp`,
+//! `documents`, `events`, `review` and `refusal` come with the `store` feature, `mcp` with `mcp`,
 //! `playground` with `playground`: without them their routes are not in the table.
 
 mod answers;
 mod assets;
 #[cfg(feature = "store")]
 mod documents;
+#[cfg(feature = "store")]
+mod events;
 #[cfg(feature = "mcp")]
 mod mcp;
 pub(crate) mod meta;
@@ -113,6 +115,25 @@ async fn dispatch(
     let path = req.uri().path().to_string();
     if state.config.panic_route && path == "/__panic" {
         panic!("the test route panics on purpose");
+    }
+    // A body declared over the limit is refused on every route, before anything else is read:
+    // here where no handler reads one (a POST's handler checks it against its own limit).
+    let read_by_handler =
+        req.method() == hyper::Method::POST && route.is_some_and(|r| r.serves(req.method()));
+    if let Some(length) = (!read_by_handler)
+        .then(|| req.headers())
+        .and_then(|h| h.get(header::CONTENT_LENGTH))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > state.config.max_body as u64)
+    {
+        return problem(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "The request body is {length} bytes, over the {}-byte limit; send a smaller one (the limit is set with --max-body).",
+                state.config.max_body
+            ),
+        );
     }
     let Some(route) = route else {
         let see = if cfg!(feature = "playground") {

@@ -23,7 +23,18 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
         }
         RoutingError::NotOpen { status } => return not_open(*status, &e, browser),
         RoutingError::Busy { waited } => return busy(*waited),
-        RoutingError::OverLimit { wait, .. } => {
+        RoutingError::KeyRequired | RoutingError::UnknownKey | RoutingError::RevokedKey => {
+            let mut r = problem(StatusCode::UNAUTHORIZED, e.to_string());
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"passback\""),
+            );
+            return r;
+        }
+        RoutingError::Bounded { wait, .. } => return too_many(*wait, e.to_string(), browser),
+        RoutingError::OverLimit { wait, .. }
+        | RoutingError::KeyQuota { wait, .. }
+        | RoutingError::KeyFull { wait, .. } => {
             let mut r = problem_with(
                 StatusCode::TOO_MANY_REQUESTS,
                 e.to_string(),
@@ -47,9 +58,10 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             return r;
         }
+        RoutingError::AnswerTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         RoutingError::StoreOff => StatusCode::NOT_FOUND,
         RoutingError::Full { .. } | RoutingError::StatusFixed { .. } => StatusCode::CONFLICT,
-        RoutingError::Lifetime(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        RoutingError::Lifetime(_) | RoutingError::Callback(_) => StatusCode::UNPROCESSABLE_ENTITY,
         RoutingError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     };
     problem(status, e.to_string())
@@ -109,5 +121,31 @@ fn missing(gone: bool, browser: bool) -> Resp {
         None,
     );
     no_store(&mut r);
+    r
+}
+
+/// 429 with `Retry-After`: problem+json, or a page for a reader's browser (the review page's
+/// form post).
+fn too_many(wait: std::time::Duration, said: String, browser: bool) -> Resp {
+    let mut r = if browser {
+        let title = "Too many answers just now";
+        let page = markup! { h1 { (title) } p { (said) } p { "Go back to keep what you wrote, and send it again in a moment." } };
+        let mut r = html(
+            StatusCode::TOO_MANY_REQUESTS,
+            passback_engine::page(&page.into_string(), title, "/assets"),
+            None,
+        );
+        no_store(&mut r);
+        r
+    } else {
+        problem_with(
+            StatusCode::TOO_MANY_REQUESTS,
+            said,
+            json!({ "retry_after": wait.as_secs() }),
+        )
+    };
+    if let Ok(v) = HeaderValue::from_str(&wait.as_secs().to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
     r
 }

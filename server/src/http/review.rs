@@ -5,22 +5,30 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send |
-//! | `POST /r/{id}/responses` | keep the reader's answers; the "sent" page or JSON |
+//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send; `?edit={n}&k={submission}` fills the form with a sent response |
+//! | `POST /r/{id}/responses` | keep the reader's answers: a browser is sent (303) to its receipt, a client gets JSON |
+//! | `GET /r/{id}/sent?n={response_id}&k={submission}` | the reader's receipt: what they sent, and a way to edit it |
+//!
+//! Nothing lost, nothing doubled: a browser's post with unanswered questions, or with "Other"
+//! chosen and left empty, comes back as the form with what was entered and a summary of the
+//! problems at the top (nothing is kept until the reader sends anyway, or fixes them). Every
+//! rendered form carries a random submission id (`pb.submission`): a second post of the same
+//! form (a double click, a resend) finds the response the first one kept. A successful post
+//! answers 303 to the receipt, so reloading it sends nothing.
 
 // Readers return a ready response as their error, as in `request`.
 #![allow(clippy::result_large_err)]
 
 use super::refusal::refused;
 use super::render::render_uncached;
-use super::request::{form_or_json, read_body, utf8, wants_html};
+use super::request::{client_of, form_or_json, read_body, utf8, wants_html};
 use super::response::{Resp, html, no_store, private_json, problem, unadmitted};
-use crate::routing::RoutingError;
+use crate::routing::{RoutingError, check_stored_size, is_submission_id, take_answer_token};
 use crate::state::AppState;
-use crate::store::Status;
+use crate::store::{Millis, Status, StoredResponse};
 use bytes::Bytes;
 use hyper::body::Incoming;
-use hyper::header::HeaderValue;
+use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, StatusCode};
 use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, ImagePolicy, Options, Surface};
 use serde_json::{Value, json};
@@ -28,6 +36,30 @@ use std::sync::Arc;
 
 /// The longest reviewer name kept.
 const MAX_REVIEWER_CHARS: usize = 200;
+
+/// The form's hidden submission id, and the "Send anyway" button's field.
+const SUBMISSION_FIELD: &str = "pb.submission";
+const CONFIRM_FIELD: &str = "pb.confirm";
+
+/// The review form's element id, for the error summary's "Send anyway" button above it.
+const FORM_ID: &str = "pb-review-form";
+
+/// The components a reader answers as questions (the intro counts them); the two lists among
+/// them are answered as they stand ("kept unchanged") when left alone.
+const QUESTION_KINDS: [&str; 6] = [
+    "single-choice",
+    "multi-choice",
+    "open-question",
+    "questionnaire",
+    "prioritize",
+    "allocate",
+];
+const LIST_KINDS: [&str; 2] = ["prioritize", "allocate"];
+
+/// A new submission id: 128 random bits, base64url.
+fn new_submission() -> Option<String> {
+    crate::store::random_secret(16).ok()
+}
 
 /// The options a routed document renders with: the routed surface, its form posting back to
 /// this server by id, no copy of the source in the form, and the server's image policy.
@@ -42,7 +74,9 @@ fn routed_options(id: &str, format: Format, images: &ImagePolicy) -> Options {
 
 /// `GET /r/{id}`. A closed or expired document is shown with a notice at the top, and its
 /// form has nowhere to post (no "Send answers" button; with the script, "Copy answers" still
-/// copies what the reader filled in).
+/// copies what the reader filled in). An open one starts with an intro (what it is, how many
+/// questions, until when, what Send does), and with `?edit={n}&k={submission}` (the receipt's
+/// "Edit your response") its form holds the answers of that response.
 pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
@@ -56,14 +90,24 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         routing.count_view(id).await;
     }
     let status = doc.status;
+    let edit = receipt_query(req.uri().query());
+    let prefill = match (status, edit) {
+        (Status::Open, Some((n, k))) => routing.receipt(id, n, &k).await.ok().flatten(),
+        _ => None,
+    };
     let options = match status {
         Status::Open => routed_options(id, Format::Page, &state.config.images),
         _ => routed_options(id, Format::Page, &state.config.images).with_answers_action(None),
     };
     let engine_state = state.clone();
+    let markdown = doc.markdown.clone();
     let rendered = state
         .slots()
-        .run(move || render_uncached(&engine_state, &doc.markdown, &options))
+        .run(move || match prefill {
+            Some(sent) => render_sent(&markdown, &options, &sent)
+                .unwrap_or_else(|| render_uncached(&engine_state, &markdown, &options)),
+            None => render_uncached(&engine_state, &markdown, &options),
+        })
         .await;
     let rendered = match rendered {
         Ok(r) => r,
@@ -71,13 +115,203 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     };
     let frame_src = rendered.frame_src;
     let blocked = rendered.blocked_images;
-    let body = with_image_note(with_notice(rendered.into_body(), status), blocked);
+    let submission = new_submission();
+    let body = if status == Status::Open {
+        let page = rendered.into_body();
+        let intro = Intro::of(&doc.markdown, doc.expires_at).html(&page);
+        decorate(page, Some(&intro), None, submission.as_deref())
+    } else {
+        with_notice(rendered.into_body(), status)
+    };
+    let body = with_image_note(body, blocked);
     let mut r = html(StatusCode::OK, Bytes::from(body), frame_src);
     no_store(&mut r);
     r.headers_mut()
         .insert("x-robots-tag", HeaderValue::from_static("noindex"));
     r
 }
+
+/// `n` and `k` of a receipt's query (`?n=3&k=…`, or the edit link's `?edit=3&k=…`).
+fn receipt_query(query: Option<&str>) -> Option<(u64, String)> {
+    let pairs = passback_engine::parse_urlencoded(query?).ok()?;
+    let find = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let n = find("n").or_else(|| find("edit"))?.parse().ok()?;
+    Some((n, find("k")?.to_string()))
+}
+
+/// The form with a sent response's answers (and name and comments) filled in.
+fn render_sent(
+    markdown: &str,
+    options: &Options,
+    sent: &StoredResponse,
+) -> Option<passback_engine::Rendered> {
+    let doc = Doc::parse(markdown);
+    let mut inputs = sent.component_inputs.clone();
+    if let (Some(map), Some(list)) = (inputs.as_object_mut(), sent.annotations.as_array())
+        && !list.is_empty()
+    {
+        map.insert("annotations".into(), sent.annotations.clone());
+    }
+    let mut filled = passback_engine::answers_from_json(&doc, &inputs).ok()?;
+    filled.set_reviewer(sent.reviewer.clone());
+    Some(passback_engine::render_with_answers(
+        markdown, options, &filled,
+    ))
+}
+
+/// `GET /r/{id}/sent?n={response_id}&k={submission}`: the reader's receipt. Only the
+/// submission id of the form that sent it opens it (it shows the reader's answers); anything
+/// else is 404.
+pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
+    let Some(routing) = state.routing.clone() else {
+        return refused(RoutingError::StoreOff, false);
+    };
+    let browser = wants_html(&req);
+    let doc = match routing.live(id).await {
+        Ok(doc) => doc,
+        Err(e) => return refused(e, browser),
+    };
+    let found = match receipt_query(req.uri().query()) {
+        Some((n, k)) => match routing.receipt(id, n, &k).await {
+            Ok(found) => found.map(|r| (r, n, k)),
+            Err(e) => return refused(e, browser),
+        },
+        None => None,
+    };
+    let Some((sent, n, k)) = found else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            "There is no receipt at this address: use the link the page gave you after sending, or open the review link again.",
+        );
+    };
+    let id = id.to_string();
+    let page = tokio::task::spawn_blocking(move || {
+        let parsed = Doc::parse(&doc.markdown);
+        let edit = format!("/r/{id}?edit={n}&k={k}");
+        // What the export says about how it was made (weights rescaled, …), read again from
+        // the answers kept.
+        let notices = passback_engine::answers_from_json(&parsed, &sent.component_inputs)
+            .map(|answers| passback_engine::export(&parsed, &answers).notices)
+            .unwrap_or_default();
+        passback_engine::receipt_page(&parsed, &sent.export, &notices, &edit, "/assets")
+    })
+    .await;
+    let mut r = match page {
+        Ok(page) => html(StatusCode::OK, page, None),
+        Err(_) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The receipt could not be shown on an internal error; your answers were kept.",
+        ),
+    };
+    no_store(&mut r);
+    r.headers_mut()
+        .insert("x-robots-tag", HeaderValue::from_static("noindex"));
+    // The receipt's address holds its secret: it is not passed on to anything it links to.
+    r.headers_mut()
+        .insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    r
+}
+
+/// What the intro of an open review page says.
+struct Intro {
+    title: String,
+    /// The question blocks' ids, in document order.
+    questions: Vec<String>,
+    expires_at: Millis,
+}
+
+impl Intro {
+    fn of(markdown: &str, expires_at: Millis) -> Intro {
+        let doc = Doc::parse(markdown);
+        Intro {
+            title: passback_engine::document_title(markdown),
+            questions: doc
+                .blocks()
+                .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
+                .map(|b| b.id.clone())
+                .collect(),
+            expires_at,
+        }
+    }
+
+    /// The intro of `page` (the rendered review page): with a list of links to its questions,
+    /// a way through a long page.
+    fn html(&self, page: &str) -> String {
+        let stamp = crate::store::rfc3339(self.expires_at);
+        let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
+        let time = time.get(..5).unwrap_or("");
+        let questions = match self.questions.len() {
+            1 => "1 question".to_string(),
+            n => format!("{n} questions"),
+        };
+        let links: Vec<(String, String)> = self
+            .questions
+            .iter()
+            .filter_map(|b| Some((block_field_id(page, b)?, block_heading(page, b)?)))
+            .collect();
+        maud::html! {
+            section class="pb-intro" lang="en" dir="ltr" aria-label="About this review" {
+                @if !self.title.is_empty() {
+                    p class="pb-intro-title" { strong { (self.title) } }
+                }
+                p class="pb-intro-facts" {
+                    (questions) " · open until "
+                    time datetime=(stamp) { (date) " " (time) " UTC" }
+                }
+                p {
+                    "When you press " strong { "Send answers" } ", your answers go to the person who sent you this link; you can change them later."
+                }
+                p class="pb-progress" data-pb-progress hidden {}
+                @if links.len() > 1 {
+                    details class="pb-intro-questions" {
+                        summary { "Go to a question" }
+                        ol {
+                            @for (target, text) in &links {
+                                li { a href={ "#" (target) } { (maud::PreEscaped(text)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        .into_string()
+    }
+}
+
+/// The review page with the server's parts: `summary` (the problems with a post) and `intro`
+/// at the top of its content, and the form's id and submission id.
+fn decorate(
+    page: String,
+    intro: Option<&str>,
+    summary: Option<&str>,
+    submission: Option<&str>,
+) -> String {
+    let mut page = page;
+    if let Some(at) = page.find(FORM_START) {
+        page.insert_str(at + "<form".len(), &format!(" id=\"{FORM_ID}\""));
+    }
+    if let Some(submission) = submission
+        && let Some(at) = page.find(SURFACE_FIELD)
+    {
+        let field = maud::html! { input type="hidden" name=(SUBMISSION_FIELD) value=(submission); };
+        page.insert_str(at + SURFACE_FIELD.len(), &field.into_string());
+    }
+    let top = [summary, intro].into_iter().flatten().collect::<String>();
+    match page.find(PAGE_MAIN) {
+        Some(at) => page.insert_str(at + PAGE_MAIN.len(), &top),
+        None => page.insert_str(0, &top),
+    }
+    page
+}
+
+/// The form's opening tag and its surface field, as the engine writes them.
+const FORM_START: &str = "<form class=\"pb-form\"";
+const SURFACE_FIELD: &str = "<input type=\"hidden\" name=\"pb.surface\" value=\"routed\">";
 
 /// Where the page's content starts: the notice goes right after it.
 const PAGE_MAIN: &str = "<main class=\"pb-page\">";
@@ -154,6 +388,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         return refused(RoutingError::StoreOff, false);
     };
     let browser = wants_html(&req);
+    let client = client_of(&req);
     let id = id.to_string();
     let form = match form_or_json(
         &req,
@@ -179,10 +414,11 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     };
     let markdown = doc.markdown.clone();
     let decode_id = id.clone();
+    let (expires_at, checked) = (doc.expires_at, browser && form);
     let images = state.config.images.clone();
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&decode_id, &markdown, &text, &images)
+            decode_form(&decode_id, &markdown, &text, checked, expires_at, &images)
         } else {
             decode_json(&markdown, &text)
         }
@@ -198,60 +434,70 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             );
         }
     };
-    let (inputs, annotations, export, notices, reviewer) = match answer {
-        Answer::Edited(page, frame_src) => return html(StatusCode::OK, page, frame_src),
+    let (inputs, annotations, export, notices, reviewer, submission) = match answer {
+        Answer::Edited(page, frame_src) => {
+            let mut r = html(StatusCode::OK, page, frame_src);
+            no_store(&mut r);
+            return r;
+        }
+        Answer::Problem(status, page, frame_src) => {
+            let mut r = html(status, page, frame_src);
+            no_store(&mut r);
+            return r;
+        }
         Answer::Export {
             inputs,
             annotations,
             export,
             notices,
             reviewer,
-        } => (inputs, annotations, export, notices, reviewer),
+            submission,
+        } => (inputs, annotations, export, notices, reviewer, submission),
     };
-    // The form shown again on the "sent" page takes the comments back with the answers.
-    let mut refill = inputs.clone();
-    if let (Some(map), Some(list)) = (refill.as_object_mut(), annotations.as_array())
-        && !list.is_empty()
+    // A browser's form always gets a receipt: one the page did not carry is made here.
+    let submission = match submission {
+        None if checked => new_submission(),
+        other => other,
+    };
+    if let Err(e) = check_stored_size(
+        &inputs,
+        &annotations,
+        &export,
+        reviewer.as_deref(),
+        state.config.max_answer_bytes,
+    )
+    .and_then(|()| take_answer_token(&state.answer_limiter, &id, client))
     {
-        map.insert("annotations".into(), annotations.clone());
+        return refused(e, browser);
     }
     let stored = match routing
-        .respond(&id, reviewer, inputs, annotations, export)
+        .respond_once(
+            &id,
+            reviewer,
+            inputs,
+            annotations,
+            export,
+            submission.as_deref(),
+        )
         .await
     {
         Ok(stored) => stored,
         Err(e) => return refused(e, browser),
     };
-    let mut r = if browser {
-        let (markdown, shown) = (doc.markdown, stored.export.clone());
-        let notices = notices.clone();
-        let name = stored.reviewer.clone();
-        let images = state.config.images.clone();
-        let page = tokio::task::spawn_blocking(move || {
-            sent_page(
-                &id,
-                &markdown,
-                &refill,
-                name.as_deref(),
-                &shown,
-                &notices,
-                &images,
-            )
-        })
-        .await;
-        match page {
-            Ok((page, frame_src)) => html(StatusCode::CREATED, page, frame_src),
-            // Kept all the same: say so plainly.
-            Err(_) => private_json(
-                StatusCode::CREATED,
-                &json!({ "response_id": stored.response_id, "export": stored.export }),
-            ),
+    let mut r = match (checked, &submission) {
+        // Post/Redirect/Get: the receipt is a page of its own, so reloading it sends nothing.
+        (true, Some(k)) => {
+            let mut r = html(StatusCode::SEE_OTHER, Bytes::new(), None);
+            let at = format!("/r/{id}/sent?n={}&k={k}", stored.response_id);
+            if let Ok(v) = HeaderValue::try_from(at) {
+                r.headers_mut().insert(header::LOCATION, v);
+            }
+            r
         }
-    } else {
-        private_json(
+        _ => private_json(
             StatusCode::CREATED,
             &json!({ "response_id": stored.response_id, "export": stored.export }),
-        )
+        ),
     };
     no_store(&mut r);
     for n in &notices {
@@ -276,6 +522,8 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
 enum Answer {
     /// A list edit without JavaScript: the page again, with the edit made (nothing kept).
     Edited(String, Option<&'static str>),
+    /// The page again with what was entered and a summary of the problems (nothing kept).
+    Problem(StatusCode, String, Option<&'static str>),
     /// Answers to keep.
     Export {
         inputs: Value,
@@ -284,6 +532,8 @@ enum Answer {
         export: String,
         notices: Vec<String>,
         reviewer: Option<String>,
+        /// The form's submission id (or the JSON's `submission_id`), when it carried one.
+        submission: Option<String>,
     },
 }
 
@@ -293,11 +543,22 @@ fn annotations_json(responses: &passback_engine::Responses) -> Value {
 }
 
 /// The review page's form post. The page carries no copy of the document: it goes back in
-/// here, from the store, in place of anything the post says it is.
-fn decode_form(id: &str, markdown: &str, text: &str, images: &ImagePolicy) -> Result<Answer, Resp> {
+/// here, from the store, in place of anything the post says it is. With `checked` (a
+/// browser's post), a post with problems (unanswered questions not confirmed with "Send
+/// anyway", "Other" chosen with nothing typed) comes back as the page with a summary.
+fn decode_form(
+    id: &str,
+    markdown: &str,
+    text: &str,
+    checked: bool,
+    expires_at: Millis,
+    images: &ImagePolicy,
+) -> Result<Answer, Resp> {
     let posted = passback_engine::parse_urlencoded(text)
         .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
     let mut reviewer = None;
+    let mut submission = None;
+    let mut confirmed = false;
     let mut pairs = vec![
         ("pb.source".to_string(), markdown.to_string()),
         ("pb.surface".to_string(), Surface::Routed.name().to_string()),
@@ -306,10 +567,13 @@ fn decode_form(id: &str, markdown: &str, text: &str, images: &ImagePolicy) -> Re
         match k.as_str() {
             "pb.source" | "pb.surface" => {}
             "pb.reviewer" => reviewer = Some(v),
+            SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
+            CONFIRM_FIELD => confirmed = true,
             _ => pairs.push((k, v)),
         }
     }
     let reviewer = reviewer_name(reviewer.as_deref())?;
+    let empty_others = empty_others(&pairs);
     let mut post = passback_engine::answers_from_form(&pairs).map_err(|e| {
         if e.kind() == AnswersErrorKind::Malformed {
             problem(StatusCode::BAD_REQUEST, format!("{e}."))
@@ -320,26 +584,269 @@ fn decode_form(id: &str, markdown: &str, text: &str, images: &ImagePolicy) -> Re
             )
         }
     })?;
-    if post.op == FormOp::Edit {
-        post.responses.set_reviewer(reviewer.clone());
+    let again = |responses: &passback_engine::Responses, summary: Option<&str>| {
         let page = passback_engine::render_with_answers(
             markdown,
             &routed_options(id, Format::Page, images),
-            &post.responses,
+            responses,
         );
         let frame_src = page.frame_src;
-        return Ok(Answer::Edited(page.into_body(), frame_src));
+        let page = page.into_body();
+        let intro = Intro::of(markdown, expires_at).html(&page);
+        let keep = submission.clone().or_else(new_submission);
+        let page = decorate(page, Some(&intro), summary, keep.as_deref());
+        (page, frame_src)
+    };
+    if post.op == FormOp::Edit {
+        post.responses.set_reviewer(reviewer.clone());
+        let (page, frame_src) = again(&post.responses, None);
+        return Ok(Answer::Edited(page, frame_src));
+    }
+    let inputs = passback_engine::answers_to_json(&post.doc, &post.responses);
+    if checked {
+        // A question with an empty "Other" has its own problem: it is not listed twice.
+        let unanswered: Vec<String> = if confirmed {
+            Vec::new()
+        } else {
+            unanswered(&post.doc, &inputs)
+                .into_iter()
+                .filter(|b| !empty_others.iter().any(|q| q.split('.').next() == Some(b)))
+                .collect()
+        };
+        if !empty_others.is_empty() || !unanswered.is_empty() {
+            post.responses.set_reviewer(reviewer.clone());
+            let (mut page, frame_src) = again(&post.responses, None);
+            let summary = problem_summary(&page, &empty_others, &unanswered);
+            page = with_summary(page, &summary);
+            for other in &empty_others {
+                page = mark_field(page, &format!("{other}.other"));
+                page = check_other(page, other);
+            }
+            let status = if empty_others.is_empty() {
+                StatusCode::OK
+            } else {
+                StatusCode::UNPROCESSABLE_ENTITY
+            };
+            return Ok(Answer::Problem(status, page, frame_src));
+        }
     }
     let export = passback_engine::export(&post.doc, &post.responses);
     let mut notices = post.notices;
     notices.extend(export.notices);
     Ok(Answer::Export {
-        inputs: passback_engine::answers_to_json(&post.doc, &post.responses),
+        inputs,
         annotations: annotations_json(&post.responses),
         export: export.markdown,
         notices,
         reviewer,
+        submission,
     })
+}
+
+/// `page` with `summary` first in its content.
+fn with_summary(mut page: String, summary: &str) -> String {
+    match page.find(PAGE_MAIN) {
+        Some(at) => page.insert_str(at + PAGE_MAIN.len(), summary),
+        None => page.insert_str(0, summary),
+    }
+    page
+}
+
+/// The questions (`b3.q0`, `b4.q2`, … as their fields are named) where "Other" was chosen and
+/// nothing typed after it.
+fn empty_others(pairs: &[(String, String)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (k, v) in pairs {
+        let Some(question) = k.strip_suffix(".pick") else {
+            continue;
+        };
+        if v != "other" || out.iter().any(|q| q == question) {
+            continue;
+        }
+        let other = format!("{question}.other");
+        let typed = pairs
+            .iter()
+            .any(|(name, text)| *name == other && !text.trim().is_empty());
+        if !typed {
+            out.push(question.to_string());
+        }
+    }
+    out
+}
+
+/// The blocks a reader answers as questions and left unanswered (the lists are answered as
+/// they stand), in document order.
+fn unanswered(doc: &Doc, inputs: &Value) -> Vec<String> {
+    doc.blocks()
+        .filter(|b| {
+            let tag = b.kind.tag();
+            b.valid && QUESTION_KINDS.contains(&tag) && !LIST_KINDS.contains(&tag)
+        })
+        .filter(|b| inputs.get(&b.id).is_none_or(empty_answer))
+        .map(|b| b.id.clone())
+        .collect()
+}
+
+/// Whether an answer says nothing: null, or only empty lists and maps (a questionnaire with no
+/// question answered is `{"questions": {}}`).
+fn empty_answer(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(list) => list.iter().all(empty_answer),
+        Value::Object(map) => map.values().all(empty_answer),
+        _ => false,
+    }
+}
+
+/// The error summary at the top of the page sent back (after GOV.UK's): each problem a link
+/// to its field, and with unanswered questions alone, "Send anyway".
+fn problem_summary(page: &str, empty_others: &[String], unanswered: &[String]) -> String {
+    let title = if empty_others.is_empty() {
+        match unanswered.len() {
+            1 => "You have not answered 1 question".to_string(),
+            n => format!("You have not answered {n} questions"),
+        }
+    } else {
+        "There is a problem".to_string()
+    };
+    let mut items: Vec<(String, String)> = Vec::new();
+    for question in empty_others {
+        let field = format!("{question}.other");
+        let target = field_id(page, &field).unwrap_or_default();
+        items.push((target, OTHER_EMPTY.to_string()));
+    }
+    for block in unanswered {
+        let target = block_field_id(page, block).unwrap_or_default();
+        let heading = block_heading(page, block).unwrap_or_else(|| block.clone());
+        items.push((target, heading));
+    }
+    let only_unanswered = empty_others.is_empty();
+    maud::html! {
+        div class="pb-error-summary" tabindex="-1" lang="en" dir="ltr"
+            aria-labelledby="pb-error-summary-title" {
+            h2 id="pb-error-summary-title" { (title) }
+            @if only_unanswered {
+                p { "Answer them below, or send what you have: a question left out is reported as not answered." }
+            }
+            ul {
+                @for (target, text) in &items {
+                    li {
+                        @if target.is_empty() { (maud::PreEscaped(text)) }
+                        @else { a href={ "#" (target) } { (maud::PreEscaped(text)) } }
+                    }
+                }
+            }
+            @if only_unanswered {
+                div class="pb-actions" {
+                    button type="submit" form=(FORM_ID) class="pb-secondary" name=(CONFIRM_FIELD) value="unanswered" { "Send anyway" }
+                }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// What an "Other" chosen and left empty is told, in the summary and at the field.
+const OTHER_EMPTY: &str = "Type your answer after “Other”, or choose another option.";
+
+/// The element id of the control named `name` in `page`.
+fn field_id(page: &str, name: &str) -> Option<String> {
+    let at = page.find(&format!(" name=\"{name}\""))?;
+    let start = page[..at].rfind('<')?;
+    let end = at + page[at..].find('>')?;
+    attribute(&page[start..end], "id")
+}
+
+/// The id of the first control of block `block` in `page`: where its summary link leads.
+fn block_field_id(page: &str, block: &str) -> Option<String> {
+    let at = page.find(&format!(" data-pb-block=\"{block}\""))?;
+    let rest = &page[at..];
+    let input = [
+        "<input type=\"radio\"",
+        "<input type=\"checkbox\"",
+        "<textarea",
+        "<input type=\"text\"",
+        "<input type=\"number\"",
+        "<select",
+    ]
+    .iter()
+    .filter_map(|t| rest.find(t))
+    .min()?;
+    let end = input + rest[input..].find('>')?;
+    attribute(&rest[input..end], "id")
+}
+
+/// The value of `name` in a start tag the engine wrote (its values are escaped and quoted).
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    let end = tag[at..].find('"')?;
+    Some(tag[at..at + end].to_string())
+}
+
+/// The text (escaped HTML, tags taken out) of block `block`'s question or title in `page`.
+fn block_heading(page: &str, block: &str) -> Option<String> {
+    let at = page.find(&format!(" data-pb-block=\"{block}\""))?;
+    let rest = &page[at..];
+    let start = ["class=\"pb-question-text\"", "class=\"pb-title\""]
+        .iter()
+        .filter_map(|c| rest.find(c))
+        .min()?;
+    let open = start + rest[start..].find('>')? + 1;
+    let close = ["</legend>", "</h2>", "</label>", "</p>", "</div>"]
+        .iter()
+        .filter_map(|c| rest[open..].find(c))
+        .min()?;
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in rest[open..open + close].chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// `page` with question `question`'s "Other" choice checked again: the reader chose it (the
+/// engine drops an "Other" with no text, so the form comes back without it).
+fn check_other(mut page: String, question: &str) -> String {
+    let choice = format!(" name=\"{question}.pick\" value=\"other\"");
+    if let Some(at) = page.find(&choice) {
+        page.insert_str(at + choice.len(), " checked");
+    }
+    page
+}
+
+/// `page` with the control named `name` marked invalid and its message before it.
+fn mark_field(page: String, name: &str) -> String {
+    let Some(id) = field_id(&page, name) else {
+        return page;
+    };
+    let Some(at) = page.find(&format!(" name=\"{name}\"")) else {
+        return page;
+    };
+    let Some(start) = page[..at].rfind('<') else {
+        return page;
+    };
+    let message = maud::html! {
+        p class="pb-field-error" id={ (id) "-error" } lang="en" dir="ltr" {
+            span class="pb-visually-hidden" { "Error: " } (OTHER_EMPTY)
+        }
+    }
+    .into_string();
+    let mut out = String::with_capacity(page.len() + message.len() + 64);
+    out.push_str(&page[..start]);
+    out.push_str(&message);
+    out.push_str(&page[start..at]);
+    out.push_str(&format!(
+        " aria-invalid=\"true\" aria-describedby=\"{id}-error\""
+    ));
+    out.push_str(&page[at..]);
+    out
 }
 
 /// `{ "responses": {…}, "reviewer": "…" }`.
@@ -367,6 +874,16 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
         }
     };
     let reviewer = reviewer_name(reviewer)?;
+    let submission = match json.get("submission_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if is_submission_id(s) => Some(s.clone()),
+        Some(_) => {
+            return Err(problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "\"submission_id\" must be 16 to 128 letters, digits, '-' or '_' (a UUID will do), or left out; a second post with the same one stores nothing new.",
+            ));
+        }
+    };
     let doc = Doc::parse(markdown);
     let checked = passback_engine::answers_from_json(&doc, responses).map_err(|e| {
         problem(
@@ -386,6 +903,7 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
         export: export.markdown,
         notices: export.notices,
         reviewer,
+        submission,
     })
 }
 
@@ -405,40 +923,6 @@ fn reviewer_name(name: Option<&str>) -> Result<Option<String>, Resp> {
     Ok(Some(name.to_string()))
 }
 
-/// The page a reader sees after sending: what was sent, and the form again with their answers
-/// (and name) filled in, to change and send again; in the document's language.
-fn sent_page(
-    id: &str,
-    markdown: &str,
-    inputs: &Value,
-    reviewer: Option<&str>,
-    export: &str,
-    notices: &[String],
-    images: &ImagePolicy,
-) -> (String, Option<&'static str>) {
-    let doc = Doc::parse(markdown);
-    let again = passback_engine::answers_from_json(&doc, inputs)
-        .map(|mut filled| {
-            filled.set_reviewer(reviewer.map(str::to_string));
-            passback_engine::render_with_answers(
-                markdown,
-                &routed_options(id, Format::Fragment, images),
-                &filled,
-            )
-        })
-        .ok();
-    let frame_src = again.as_ref().and_then(|p| p.frame_src);
-    let page = passback_engine::sent_page(
-        &doc,
-        export,
-        notices,
-        again.as_ref().map(|p| p.html.as_str()),
-        &format!("/r/{id}"),
-        "/assets",
-    );
-    (page, frame_src)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,6 +937,51 @@ mod tests {
             notice > closed.find(PAGE_MAIN).unwrap() && notice < closed.find("pb-doc").unwrap()
         );
         assert!(with_notice(page.into(), Status::Expired).contains("has expired"));
+    }
+
+    #[test]
+    fn an_other_chosen_with_nothing_typed_is_found_once() {
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let posted = pairs(&[
+            ("b1.q0.pick", "other"),
+            ("b1.q0.other", "  "),
+            ("b2.q0.pick", "other"),
+            ("b2.q0.pick", "1"),
+            ("b2.q0.other", "Gold"),
+            ("b3.q1.pick", "other"),
+            ("b3.q1.pick", "other"),
+        ]);
+        assert_eq!(empty_others(&posted), ["b1.q0", "b3.q1"]);
+    }
+
+    #[test]
+    fn an_answer_of_empty_maps_says_nothing() {
+        assert!(empty_answer(&json!({ "questions": {} })));
+        assert!(empty_answer(&json!({ "selected": [] })));
+        assert!(!empty_answer(
+            &json!({ "questions": { "q1": { "other": "x" } } })
+        ));
+        assert!(!empty_answer(&json!({ "text": "" })));
+    }
+
+    #[test]
+    fn a_field_is_marked_with_its_message_and_its_choice_checked() {
+        let page = concat!(
+            "<input type=\"radio\" id=\"p-o\" name=\"b1.q0.pick\" value=\"other\">",
+            "<input type=\"text\" class=\"pb-other-text\" id=\"p-other\" name=\"b1.q0.other\">"
+        );
+        assert_eq!(field_id(page, "b1.q0.other").as_deref(), Some("p-other"));
+        let marked = check_other(mark_field(page.to_string(), "b1.q0.other"), "b1.q0");
+        assert!(marked.contains("value=\"other\" checked>"), "{marked}");
+        let message = marked.find("id=\"p-other-error\"").expect("the message");
+        let field = marked
+            .find("aria-describedby=\"p-other-error\"")
+            .expect("described");
+        assert!(message < field && marked.contains("aria-invalid=\"true\""));
     }
 
     #[test]

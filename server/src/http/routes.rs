@@ -16,7 +16,7 @@ use super::playground;
 use super::response::Resp;
 use super::{answers, assets, meta, render};
 #[cfg(feature = "store")]
-use super::{documents, review};
+use super::{documents, events, review};
 use crate::state::AppState;
 use hyper::Request;
 use hyper::body::Incoming;
@@ -80,15 +80,25 @@ routes! {
     Diagram: "/v1/diagrams/{name}", "GET", false => render::diagram;
     Asset: "/assets/{name}", "GET", false => assets::get;
     #[cfg(feature = "store")]
-    RouteDocument: "/v1/documents", "POST", false => documents::create;
+    Documents: "/v1/documents", "GET, POST", false => documents::collection;
     #[cfg(feature = "store")]
     Document: "/v1/documents/{id}", "GET, PATCH, DELETE", false => documents::document;
     #[cfg(feature = "store")]
     Responses: "/v1/documents/{id}/responses", "GET", true => documents::responses;
     #[cfg(feature = "store")]
+    Deliveries: "/v1/documents/{id}/deliveries", "GET", false => events::deliveries;
+    #[cfg(feature = "store")]
+    Redeliver: "/v1/documents/{id}/deliveries/{event_id}/redeliver", "POST", false => events::redeliver;
+    #[cfg(feature = "store")]
+    Events: "/v1/events", "GET", false => events::list;
+    #[cfg(feature = "store")]
+    KeySelf: "/v1/keys/self", "GET", false => events::key_self;
+    #[cfg(feature = "store")]
     Review: "/r/{id}", "GET", false => review::page;
     #[cfg(feature = "store")]
     Respond: "/r/{id}/responses", "POST", false => review::respond_to;
+    #[cfg(feature = "store")]
+    Receipt: "/r/{id}/sent", "GET", false => review::receipt;
     #[cfg(feature = "mcp")]
     Mcp: "/mcp", "POST", true => mcp::post;
 }
@@ -155,6 +165,8 @@ mod tests {
             ("/r/abc", "/r/{id}", "abc"),
             #[cfg(feature = "store")]
             ("/r/abc/responses", "/r/{id}/responses", "abc"),
+            #[cfg(feature = "store")]
+            ("/r/abc/sent", "/r/{id}/sent", "abc"),
             #[cfg(feature = "store")]
             ("/v1/documents/abc", "/v1/documents/{id}", "abc"),
             #[cfg(feature = "store")]

@@ -129,7 +129,12 @@ fn status(markdown: &str, shown: Option<&Shown>) -> Markup {
         return html! { p id="pbp-status" class="pbp-status" role="status" { "No document yet." } };
     };
     let errors = s.diagnostics.iter().filter(|d| d.is_error()).count();
-    let warnings = s.diagnostics.len() - errors;
+    // Notes (`info`) ask for nothing: they are listed, not counted.
+    let warnings = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == passback_engine::Severity::Warning)
+        .count();
     let outcome = if errors == 0 { "valid" } else { "violating" };
     let mut details = vec![plural(s.blocks, "component", "components")];
     if errors > 0 {

@@ -25,12 +25,34 @@ pub enum RoutingError {
     NotOpen { status: Status },
     /// An expired document's status cannot change; `expires_at` is when it expired.
     StatusFixed { expires_at: Millis },
+    /// No key is presented where one is required (`GET /v1/documents`; routing on a server
+    /// that is not on loopback).
+    KeyRequired,
+    /// The presented key is not one of this server's.
+    UnknownKey,
+    /// The presented key was revoked.
+    RevokedKey,
+    /// The key has routed as many documents this hour as `--key-documents-per-hour` allows.
+    KeyQuota { limit: u64, wait: Duration },
+    /// The key's kept documents take as many bytes as `--key-max-bytes` allows.
+    KeyFull {
+        used: u64,
+        limit: u64,
+        wait: Duration,
+    },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
     OverLimit { wait: Duration, limit: RouteLimit },
+    /// A bound on one holder was reached (long-polls waiting at once, answers a minute): the
+    /// sentence says which; retry after `wait`.
+    Bounded { wait: Duration, why: String },
+    /// An answer over `--max-answer-bytes` as it would be stored (`bytes`).
+    AnswerTooLarge { bytes: usize, max: usize },
     /// `expires_in` out of range: the sentence says what to give instead.
     Lifetime(String),
+    /// `callback_url` refused: the sentence names it and says what to give instead.
+    Callback(String),
     /// The document violates the PassbackAI spec: how many errors, and every diagnostic.
     Violating { errors: usize, diagnostics: Value },
     /// No render slot came free within the queue timeout (`waited`).
@@ -83,6 +105,24 @@ impl fmt::Display for RoutingError {
                 "This document expired at {}; its status can no longer change. Its answers stay readable until it is purged; route it again to collect new answers.",
                 store::rfc3339(*expires_at)
             ),
+            RoutingError::KeyRequired => f.write_str(
+                "This needs a sender key: send Authorization: Bearer KEY, with a key the server's operator made with `passback keys add NAME` (a server listening beyond loopback routes only for keys, unless started with --open-routing).",
+            ),
+            RoutingError::UnknownKey => f.write_str(
+                "That key is not one this server knows; check that it was copied whole (it starts with pbk_), or ask the operator for a key (`passback keys add NAME`).",
+            ),
+            RoutingError::RevokedKey => f.write_str(
+                "That key was revoked; ask the server's operator for a new one (`passback keys add NAME`).",
+            ),
+            RoutingError::KeyQuota { limit, wait } => write!(
+                f,
+                "This key has routed {limit} documents in the last hour, as many as this server allows (--key-documents-per-hour); try again in {} s.",
+                wait.as_secs()
+            ),
+            RoutingError::KeyFull { used, limit, .. } => write!(
+                f,
+                "This key's documents and their answers take {used} bytes, and this server keeps at most {limit} for one key (--key-max-bytes); delete documents you no longer need (DELETE /v1/documents/{{id}}), or wait for them to expire and be purged.",
+            ),
             RoutingError::Full { max_responses } => write!(
                 f,
                 "This document has taken its limit of {max_responses} responses, so no more are kept; ask its sender to route it again."
@@ -92,7 +132,12 @@ impl fmt::Display for RoutingError {
                 "This address has routed as many documents as this server allows, {limit} (--route-limit); try again in {} s.",
                 wait.as_secs()
             ),
-            RoutingError::Lifetime(said) => f.write_str(said),
+            RoutingError::Bounded { why, .. } => f.write_str(why),
+            RoutingError::AnswerTooLarge { bytes, max } => write!(
+                f,
+                "The answer would be stored as {bytes} bytes, over this server's limit of {max} bytes an answer (--max-answer-bytes); send fewer or shorter comments."
+            ),
+            RoutingError::Lifetime(said) | RoutingError::Callback(said) => f.write_str(said),
             RoutingError::Violating { errors, .. } => write!(
                 f,
                 "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",

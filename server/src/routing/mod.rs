@@ -8,11 +8,18 @@
 //! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
+//! | how many long-polls wait at once (server, document, client, sender key) | [`enter_long_poll`] |
+//! | how many answers a link takes a minute; how large one is as stored | [`take_answer_token`], [`check_stored_size`] |
 //! | open it: by id for a reader, by id and bearer token for its sender | [`Routing::live`], [`Routing::authorized`] |
+//! | a sender key: live, or refused as unknown or revoked | [`Routing::sender`] |
+//! | open it for its sender by its token or the key that routed it (another key: as unknown) | [`Routing::owned`] |
+//! | how many a key may route an hour (`--key-documents-per-hour`) | [`Routing::within_quota`] |
+//! | a key's documents, newest first, a page at a time | [`Routing::documents_of`] |
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+//! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
 
 mod error;
 
@@ -22,14 +29,18 @@ use crate::admission::RenderSlots;
 use crate::limit::RouteLimiter;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Document, DocumentSummary, ID_BYTES, Lookup, Millis, NewDocument, NewResponse,
-    Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    self, Added, Cursor, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis,
+    NewDocument, NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Events a page of `GET /v1/events` (and `list_events`) lists by default, and at most.
+pub const EVENTS_DEFAULT: usize = 100;
+pub const EVENTS_MAX: usize = 500;
 
 /// The longest `wait` a long-poll may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -43,6 +54,9 @@ pub struct Routed {
     pub hash: String,
     pub created_at: Millis,
     pub expires_at: Millis,
+    /// The document's own webhook secret, shown once: for a document routed with a
+    /// `callback_url` and without a key (a key's documents are signed with the key's secret).
+    pub webhook_secret: Option<String>,
 }
 
 /// A document routed after its validation: it, and the validation's warnings.
@@ -56,14 +70,18 @@ impl Checked {
     /// review links under `origin`.
     pub fn record(&self, origin: &str) -> Value {
         let routed = &self.routed;
-        json!({
+        let mut record = json!({
             "id": routed.id,
             "review_url": format!("{origin}/r/{}", routed.id),
             "token": routed.token,
             "hash": routed.hash,
             "expires_at": store::rfc3339(routed.expires_at),
             "diagnostics": self.diagnostics,
-        })
+        });
+        if let (Some(secret), Some(fields)) = (&routed.webhook_secret, record.as_object_mut()) {
+            fields.insert("webhook_secret".into(), json!(secret));
+        }
+        record
     }
 }
 
@@ -90,9 +108,30 @@ impl Routing {
         hash: String,
         expires_in: Option<Duration>,
     ) -> Result<Routed, StoreError> {
+        self.route_owned(markdown, hash, expires_in, None, None)
+            .await
+    }
+
+    /// [`Routing::route`] for the key `owner` (its id), or for no key.
+    pub async fn route_owned(
+        &self,
+        markdown: String,
+        hash: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
+        callback_url: Option<String>,
+    ) -> Result<Routed, StoreError> {
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
+        // Signed with the key's secret; a document without one (no key, or a key made before
+        // webhooks) gets its own.
+        let webhook_secret = match (&callback_url, owner) {
+            (Some(_), Some(key)) if key.webhook_secret.is_some() => None,
+            (Some(_), _) => Some(store::new_webhook_secret()?),
+            (None, _) => None,
+        };
         let routed = Routed {
+            webhook_secret,
             id: store::random_secret(ID_BYTES)?,
             token: store::random_secret(TOKEN_BYTES)?,
             hash,
@@ -107,6 +146,9 @@ impl Routing {
                 hash: routed.hash.clone(),
                 created_at: routed.created_at,
                 expires_at: routed.expires_at,
+                owner: owner.map(|k| k.id.clone()),
+                callback_url,
+                webhook_secret: routed.webhook_secret.clone(),
             })
             .await?;
         Ok(routed)
@@ -119,6 +161,32 @@ impl Routing {
         slots: &RenderSlots<'_>,
         src: String,
         expires_in: Option<Duration>,
+    ) -> Result<Checked, RoutingError> {
+        self.route_checked_by(slots, src, expires_in, None).await
+    }
+
+    /// [`Routing::route_checked`] for the sender key `owner` (checked already, see
+    /// [`Routing::sender`]), or for no key.
+    pub async fn route_checked_by(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
+    ) -> Result<Checked, RoutingError> {
+        self.route_checked_with(slots, src, expires_in, owner, None)
+            .await
+    }
+
+    /// [`Routing::route_checked_by`] with the events of the document POSTed to `callback_url`
+    /// (checked already, see [`crate::webhooks::check_callback_url`]).
+    pub async fn route_checked_with(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
+        callback_url: Option<String>,
     ) -> Result<Checked, RoutingError> {
         let (src, validation, hash) = slots
             .run(move || {
@@ -140,7 +208,7 @@ impl Routing {
             });
         }
         let routed = self
-            .route(src, hash, expires_in)
+            .route_owned(src, hash, expires_in, owner, callback_url)
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {
@@ -196,6 +264,142 @@ impl Routing {
         }
     }
 
+    /// The live sender key `presented` (`Authorization: Bearer pbk_…`); an unknown or revoked
+    /// key is refused.
+    pub async fn sender(&self, presented: &str) -> Result<KeyInfo, RoutingError> {
+        let found = if presented.starts_with(store::KEY_PREFIX) {
+            self.store
+                .key_by_hash(store::key_hash(presented))
+                .await
+                .map_err(RoutingError::store)?
+        } else {
+            None
+        };
+        match found {
+            Some(key) if key.revoked_at.is_none() => Ok(key),
+            Some(_) => Err(RoutingError::RevokedKey),
+            None => Err(RoutingError::UnknownKey),
+        }
+    }
+
+    /// The live document `id` for its sender, who shows either its token or the key that
+    /// routed it. A key that did not route it is answered as if there were no such document,
+    /// so a key learns nothing of other keys' documents.
+    pub async fn owned(&self, id: &str, credential: &str) -> Result<Document, RoutingError> {
+        let doc = self.live(id).await?;
+        if doc.token_matches(credential) {
+            return Ok(doc);
+        }
+        if !credential.starts_with(store::KEY_PREFIX) {
+            return Err(RoutingError::WrongToken);
+        }
+        let key = self.sender(credential).await?;
+        if doc.owner.as_deref() == Some(key.id.as_str()) {
+            Ok(doc)
+        } else {
+            Err(RoutingError::Unknown { id: id.to_string() })
+        }
+    }
+
+    /// Whether `key` may route one more document now: its kept documents and their responses
+    /// under `max_bytes` as stored (`--key-max-bytes`), and at most `per_hour` in any hour
+    /// (`--key-documents-per-hour`); `None` for no limit.
+    pub async fn within_quota(
+        &self,
+        key: &KeyInfo,
+        per_hour: Option<u64>,
+        max_bytes: Option<u64>,
+    ) -> Result<(), RoutingError> {
+        if let Some(limit) = max_bytes {
+            let used = self
+                .store
+                .stored_bytes(&key.id)
+                .await
+                .map_err(RoutingError::store)?;
+            if used >= limit {
+                return Err(RoutingError::KeyFull {
+                    used,
+                    limit,
+                    // Room comes back only as documents are deleted or purged.
+                    wait: Duration::from_secs(3600),
+                });
+            }
+        }
+        let Some(limit) = per_hour else {
+            return Ok(());
+        };
+        const HOUR: Millis = 3_600_000;
+        let now = store::now();
+        let (count, first) = self
+            .store
+            .routed_since(&key.id, now - HOUR + 1)
+            .await
+            .map_err(RoutingError::store)?;
+        if count < limit {
+            return Ok(());
+        }
+        // The oldest of the hour leaves the window an hour after it was routed.
+        let wait_ms = first.map_or(HOUR, |f| (f + HOUR - now).clamp(1000, HOUR));
+        Err(RoutingError::KeyQuota {
+            limit,
+            wait: Duration::from_millis(wait_ms as u64).max(Duration::from_secs(1)),
+        })
+    }
+
+    /// One page of `key`'s documents, newest first: `{ documents: [...], next }`, `next` being
+    /// the cursor of the page after (null on the last page).
+    pub async fn documents_of(
+        &self,
+        key: &KeyInfo,
+        after: Option<Cursor>,
+        limit: usize,
+    ) -> Result<Value, RoutingError> {
+        let mut found = self
+            .store
+            .list_documents(&key.id, after, limit + 1, store::now())
+            .await
+            .map_err(RoutingError::store)?;
+        let more = found.len() > limit;
+        found.truncate(limit);
+        let next = match found.last() {
+            Some(last) if more => Value::String(
+                Cursor {
+                    created_at: last.created_at,
+                    id: last.id.clone(),
+                }
+                .encode(),
+            ),
+            _ => Value::Null,
+        };
+        let documents: Vec<Value> = found.iter().map(|d| self.summary_json(d)).collect();
+        Ok(json!({ "documents": documents, "next": next }))
+    }
+
+    /// One page of the events of `key`'s documents after the event `since`, oldest first:
+    /// `{ events: [...], next }`, `next` being the last event's id (or `since` on an empty
+    /// page). The inner error says why `since` is not one of the key's events.
+    pub async fn events_after(
+        &self,
+        key: &KeyInfo,
+        since: Option<String>,
+        limit: usize,
+    ) -> Result<Result<Value, String>, RoutingError> {
+        let found = self
+            .store
+            .events_of_key(&key.id, since.clone(), limit)
+            .await
+            .map_err(RoutingError::store)?;
+        let Some(events) = found else {
+            return Ok(Err(format!(
+                "since must be the id of one of this key's events (the \"next\" of a page), not \"{}\"; it may have been purged with its document: list again without since.",
+                truncate(since.as_deref().unwrap_or(""))
+            )));
+        };
+        let next = events.last().map(|e| e.id.clone()).or(since);
+        let events: Vec<Value> = events.iter().map(|e| event_json(e, false)).collect();
+        Ok(Ok(json!({ "events": events, "next": next })))
+    }
+
     /// Deletes the document `id` and its responses, leaving a tombstone.
     pub async fn delete(&self, id: &str) -> Result<(), RoutingError> {
         match self.store.delete(id, store::now()).await {
@@ -219,7 +423,10 @@ impl Routing {
                     expires_at: summary.expires_at,
                 })
             }
-            Ok(Lookup::Live(summary)) => Ok(summary),
+            Ok(Lookup::Live(summary)) => {
+                crate::webhooks::wake();
+                Ok(summary)
+            }
             Ok(Lookup::Gone) => Err(RoutingError::Gone),
             Ok(Lookup::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
             Err(e) => Err(RoutingError::store(e)),
@@ -255,19 +462,38 @@ impl Routing {
         annotations: Value,
         export: String,
     ) -> Result<Box<StoredResponse>, RoutingError> {
+        self.respond_once(id, reviewer, component_inputs, annotations, export, None)
+            .await
+    }
+
+    /// [`Routing::respond`], and with a `submission` id, a response already kept for it is the
+    /// answer, and nothing new is kept.
+    pub async fn respond_once(
+        &self,
+        id: &str,
+        reviewer: Option<String>,
+        component_inputs: Value,
+        annotations: Value,
+        export: String,
+        submission: Option<&str>,
+    ) -> Result<Box<StoredResponse>, RoutingError> {
         let response = NewResponse {
             received_at: store::now(),
             reviewer,
             component_inputs,
             annotations,
             export,
+            submission: submission.map(submission_hash),
         };
         match self
             .store
             .add_response(id, response, self.max_responses)
             .await
         {
-            Ok(Added::Stored(stored)) => Ok(stored),
+            Ok(Added::Stored(stored)) => {
+                crate::webhooks::wake();
+                Ok(stored)
+            }
             Ok(Added::NotOpen(status)) => Err(RoutingError::NotOpen { status }),
             Ok(Added::Gone) => Err(RoutingError::Gone),
             Ok(Added::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
@@ -276,6 +502,29 @@ impl Routing {
             }),
             Err(e) => Err(RoutingError::store(e)),
         }
+    }
+
+    /// The response `response_id` to `id`, when `submission` is the id of the form that sent it
+    /// (what opens a reader's receipt page); `None` for anything else.
+    pub async fn receipt(
+        &self,
+        id: &str,
+        response_id: u64,
+        submission: &str,
+    ) -> Result<Option<StoredResponse>, RoutingError> {
+        if response_id == 0 || !is_submission_id(submission) {
+            return Ok(None);
+        }
+        let found = self
+            .store
+            .responses(id, response_id - 1)
+            .await
+            .map_err(RoutingError::store)?;
+        let want = submission_hash(submission);
+        // Hashes are compared, not secrets: timing tells nothing about the id.
+        Ok(found.into_iter().next().filter(|r| {
+            r.response_id == response_id && r.submission.as_deref() == Some(want.as_str())
+        }))
     }
 
     /// `{ document, responses }`: the responses to `doc` after `since`, oldest first, waiting
@@ -294,6 +543,15 @@ impl Routing {
             self.store.wait_for_responses(&doc.id, since, wait).await
         }
         .map_err(RoutingError::store)?;
+        // A wait that ends empty may have ended because the document was deleted (410) or
+        // closed meanwhile: the list then says how it is now.
+        let now;
+        let doc = if found.is_empty() && !wait.is_zero() {
+            now = self.live(&doc.id).await?;
+            &now
+        } else {
+            doc
+        };
         Ok(json!({
             "document": document_summary(doc),
             "responses": found.iter().map(response_json).collect::<Vec<_>>(),
@@ -306,7 +564,9 @@ impl Routing {
         let now = store::now();
         let purge_before = now.saturating_sub(self.closed_retention.as_millis() as Millis);
         let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
-        self.store.expire(now, purge_before, forget_before).await
+        let purged = self.store.expire(now, purge_before, forget_before).await;
+        crate::webhooks::wake();
+        purged
     }
 
     /// `{ id, status, created_at, expires_at, views, responses, last_response_at, purge_at }`:
@@ -334,6 +594,39 @@ impl Routing {
         }
         body
     }
+}
+
+/// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
+/// `delivery`, its delivery state.
+pub fn event_json(e: &Event, delivery: bool) -> Value {
+    let mut v = crate::webhooks::payload(e);
+    if let Some(fields) = v.as_object_mut() {
+        fields.insert("id".into(), json!(e.id));
+        if delivery {
+            let status = if !e.deliver {
+                "none"
+            } else if e.delivered_at.is_some() && e.next_attempt_at.is_none() {
+                "delivered"
+            } else if e.next_attempt_at.is_some() {
+                "pending"
+            } else {
+                "failed"
+            };
+            fields.insert("status".into(), json!(status));
+            fields.insert("attempts".into(), json!(e.attempts));
+            fields.insert(
+                "next_attempt_at".into(),
+                json!(e.next_attempt_at.map(store::rfc3339)),
+            );
+            fields.insert(
+                "delivered_at".into(),
+                json!(e.delivered_at.map(store::rfc3339)),
+            );
+            fields.insert("last_status".into(), json!(e.last_status));
+            fields.insert("last_error".into(), json!(e.last_error));
+        }
+    }
+    v
 }
 
 /// The status a sender asks for (`"status"` of `PATCH /v1/documents/{id}` and of the
@@ -372,9 +665,83 @@ pub fn take_route_token(
     }
 }
 
-/// Purges what is due and forgets old tombstones now, then every minute (until aborted).
+/// Documents a page of a key's listing holds by default (`GET /v1/documents`, the
+/// `list_documents` tool), and at most.
+pub const PAGE_DEFAULT: usize = 50;
+pub const PAGE_MAX: usize = 200;
+
+/// A place in `polls` (the server's long-poll budget) for a wait on `document` (counted on its
+/// sender key too) by `client`, or the 429 saying which budget is full.
+pub fn enter_long_poll(
+    polls: &std::sync::Arc<crate::limit::LongPolls>,
+    document: &Document,
+    client: Option<IpAddr>,
+) -> Result<crate::limit::LongPollSlot, RoutingError> {
+    polls
+        .enter(&document.id, client, document.owner.as_deref())
+        .map_err(|why| RoutingError::Bounded {
+            wait: crate::limit::LONG_POLL_RETRY,
+            why,
+        })
+}
+
+/// Takes one answer to `document` from `client` from `limiter` (`--answer-limit` and
+/// `--document-answer-limit`).
+pub fn take_answer_token(
+    limiter: &crate::limit::AnswerLimiter,
+    document: &str,
+    client: Option<IpAddr>,
+) -> Result<(), RoutingError> {
+    limiter
+        .take(document, client, std::time::Instant::now())
+        .map_err(|(wait, why)| RoutingError::Bounded { wait, why })
+}
+
+/// Refuses an answer whose stored form (its answers, comments and export as the store writes
+/// them, and the reviewer's name) is over `max` bytes: what is received is bounded by
+/// `--max-body`, but comments expand when stored (each becomes an object with its quote and
+/// place), so the bound is on what would be kept.
+pub fn check_stored_size(
+    inputs: &Value,
+    annotations: &Value,
+    export: &str,
+    reviewer: Option<&str>,
+    max: usize,
+) -> Result<(), RoutingError> {
+    let bytes =
+        json_len(inputs) + json_len(annotations) + export.len() + reviewer.map_or(0, str::len);
+    if bytes > max {
+        return Err(RoutingError::AnswerTooLarge { bytes, max });
+    }
+    Ok(())
+}
+
+/// The length of `v` written as JSON, counted without keeping the text.
+fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, v);
+    count.0
+}
+
+/// Purges what is due, announces expiries and forgets old tombstones now, then every minute
+/// (until aborted; `PASSBACK_SWEEP_EVERY_MS` sets another period, for tests).
 pub async fn sweep_every_minute(routing: Routing) {
-    let mut every = tokio::time::interval(Duration::from_secs(60));
+    let period = std::env::var("PASSBACK_SWEEP_EVERY_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .map_or(Duration::from_secs(60), Duration::from_millis);
+    let mut every = tokio::time::interval(period);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
@@ -395,6 +762,19 @@ fn document_summary(doc: &Document) -> Value {
         "expires_at": store::rfc3339(doc.expires_at),
         "status": doc.status.name(),
     })
+}
+
+/// Whether `s` can be a submission id: 16 to 128 URL-safe characters (the server writes 22,
+/// 128 random bits; a JSON client may send its own, such as a UUID).
+pub fn is_submission_id(s: &str) -> bool {
+    (16..=128).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What the store keeps of a submission id: its blake3 hash, base64url.
+fn submission_hash(submission: &str) -> String {
+    store::base64url(&store::key_hash(submission))
 }
 
 fn response_json(r: &StoredResponse) -> Value {

@@ -88,7 +88,9 @@ pub trait Store: Send + Sync {
 
     /// As [`Store::responses`], but when there are none yet, waits up to `timeout` for one to
     /// be stored (by this process or, on PostgreSQL, any replica) and answers as soon as it is.
-    /// Answers early, possibly empty, once [`Store::wake_all`] was called.
+    /// Answers early, possibly empty, once [`Store::wake_all`] was called, or when the document
+    /// is deleted (in this process, or on PostgreSQL by any replica): the caller then finds it
+    /// gone.
     fn wait_for_responses(
         &self,
         id: &str,
@@ -109,6 +111,198 @@ pub trait Store: Send + Sync {
 
     /// Ends every wait in progress now (the server is shutting down).
     fn wake_all(&self);
+
+    /// Keeps a new sender key, unless its name is taken (by a live or a revoked key).
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded>;
+
+    /// Every key, live and revoked, oldest first.
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>>;
+
+    /// Revokes the key named `name` at `now`: `Live` when it was live, `Gone` when it was
+    /// revoked already, `Unknown` when no key has that name.
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
+
+    /// Replaces the webhook secret of the key named `name`: `Live` when it is live, `Gone`
+    /// when it was revoked, `Unknown` when no key has that name.
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>>;
+
+    /// The key whose blake3 hash is `hash`, live or revoked.
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>>;
+
+    /// Up to `limit` of the documents `owner` routed, newest first (by `created_at`, then id,
+    /// both descending), after the one `after` names; deleted ones left out.
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>>;
+
+    /// How many documents `owner` routed at or after `since`, and when the first of them was.
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)>;
+
+    /// The bytes `owner`'s kept documents take as stored: their text and their responses'
+    /// answers, comments and exports.
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64>;
+
+    /// Claims up to `limit` events due for delivery at `now` (each claimed by one caller, on
+    /// PostgreSQL by one replica): each is leased until `lease_until` (not claimed again before,
+    /// unless the attempt is recorded), with where it goes and the secret that signs it.
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>>;
+
+    /// Records one delivery attempt of the event `id`.
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()>;
+
+    /// Up to `limit` of the events of `owner`'s documents, oldest first, after the event
+    /// `since`. `None` when `since` names no event of the key's (any more).
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>>;
+
+    /// The events of the document `id`, oldest first, with their delivery state.
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>>;
+
+    /// Makes the event `event` of the document `id` due for delivery at `now` again. False
+    /// when the document has no such event, or no callback URL to deliver it to.
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
+}
+
+/// One event (contract §6.2), with its delivery state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// `evt_` and 32 hex digits: the webhook's `webhook-id`.
+    pub id: String,
+    pub document_id: String,
+    /// `response.created`, `document.closed` or `document.expired`.
+    pub kind: String,
+    pub response_id: Option<u64>,
+    pub created_at: Millis,
+    /// Whether it is delivered (a callback URL was set when it was made).
+    pub deliver: bool,
+    pub attempts: u32,
+    /// When it is next tried; `None` once delivered, given up, or never to deliver.
+    pub next_attempt_at: Option<Millis>,
+    pub delivered_at: Option<Millis>,
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+}
+
+/// An event claimed for delivery: where to and signed with what.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub event: Event,
+    pub url: String,
+    /// `whsec_…`.
+    pub secret: String,
+}
+
+/// One delivery attempt's outcome.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub at: Millis,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// What went wrong; `None` for a delivered event.
+    pub error: Option<String>,
+    /// Whether it was delivered (a 2xx).
+    pub delivered: bool,
+    /// When to try again; `None` to stop (delivered, or given up).
+    pub next_attempt_at: Option<Millis>,
+}
+
+/// The event types.
+pub const RESPONSE_CREATED: &str = "response.created";
+pub const DOCUMENT_CLOSED: &str = "document.closed";
+pub const DOCUMENT_EXPIRED: &str = "document.expired";
+
+/// What every webhook secret starts with (Standard Webhooks); base64 of 24 random bytes
+/// follows.
+pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
+
+/// A new webhook secret: `whsec_` and base64 (standard, as Standard Webhooks says) of 24
+/// random bytes.
+pub fn new_webhook_secret() -> Result<String, StoreError> {
+    use base64::Engine as _;
+    let mut buf = [0u8; 24];
+    getrandom::fill(&mut buf)
+        .map_err(|e| StoreError::new("the system's random source failed", e))?;
+    Ok(format!(
+        "{WEBHOOK_SECRET_PREFIX}{}",
+        base64::engine::general_purpose::STANDARD.encode(buf)
+    ))
+}
+
+/// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).
+#[derive(Debug, Clone)]
+pub struct NewKey {
+    /// 128 random bits, base64url: what its documents' `owner_key` names.
+    pub id: String,
+    pub name: String,
+    /// blake3 of the key.
+    pub key_hash: [u8; 32],
+    pub created_at: Millis,
+    /// `whsec_…`: signs the webhooks of its documents.
+    pub webhook_secret: String,
+    /// Where its documents' events go when a document names no callback URL of its own.
+    pub callback_url: Option<String>,
+}
+
+/// A kept key, without its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    pub id: String,
+    pub name: String,
+    pub created_at: Millis,
+    pub revoked_at: Option<Millis>,
+    /// `whsec_…`; `None` for a key made before webhooks were.
+    pub webhook_secret: Option<String>,
+    pub callback_url: Option<String>,
+}
+
+/// What [`Store::add_key`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyAdded {
+    Added,
+    /// A key of that name exists already (perhaps revoked).
+    NameTaken,
+}
+
+/// Where a page of [`Store::list_documents`] ends: its last document's creation time and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    pub created_at: Millis,
+    pub id: String,
+}
+
+impl Cursor {
+    /// As `GET /v1/documents` gives it: `{created_at}.{id}` in base64url, opaque to clients.
+    pub fn encode(&self) -> String {
+        base64url(format!("{}.{}", self.created_at, self.id).as_bytes())
+    }
+
+    /// A cursor [`Cursor::encode`] wrote; `None` for anything else.
+    pub fn decode(text: &str) -> Option<Cursor> {
+        use base64::Engine as _;
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(text)
+            .ok()?;
+        let raw = String::from_utf8(raw).ok()?;
+        let (at, id) = raw.split_once('.')?;
+        let created_at = at.parse().ok()?;
+        is_document_id(id).then(|| Cursor {
+            created_at,
+            id: id.to_string(),
+        })
+    }
 }
 
 /// A document to keep.
@@ -121,6 +315,12 @@ pub struct NewDocument {
     pub hash: String,
     pub created_at: Millis,
     pub expires_at: Millis,
+    /// The id of the key that routed it; `None` when routed without one.
+    pub owner: Option<String>,
+    /// Where its events are POSTed (else its key's callback URL, if any).
+    pub callback_url: Option<String>,
+    /// `whsec_…` for a document routed without a key and with a callback URL.
+    pub webhook_secret: Option<String>,
 }
 
 /// A kept document: open, closed or expired (not purged yet).
@@ -142,6 +342,8 @@ pub struct Document {
     pub last_response_at: Option<Millis>,
     /// Its status at the time it was read.
     pub status: Status,
+    /// The id of the key that routed it; `None` when routed without one.
+    pub owner: Option<String>,
 }
 
 impl Document {
@@ -234,6 +436,9 @@ pub struct NewResponse {
     pub annotations: Value,
     /// The Markdown export.
     pub export: String,
+    /// The blake3 hash (base64url) of the form's submission id, when the post carried one: a
+    /// second post with the same id finds this response instead of storing another.
+    pub submission: Option<String>,
 }
 
 /// A kept response.
@@ -246,6 +451,8 @@ pub struct StoredResponse {
     pub component_inputs: Value,
     pub annotations: Value,
     pub export: String,
+    /// See [`NewResponse::submission`].
+    pub submission: Option<String>,
 }
 
 /// What [`Store::add_response`] did.
@@ -310,6 +517,21 @@ pub fn base64url(bytes: &[u8]) -> String {
 pub const ID_BYTES: usize = 16;
 pub const TOKEN_BYTES: usize = 32;
 
+/// What every sender key starts with, so a key is told from a document's token at a glance
+/// (and by secret scanners); 256 random bits follow, base64url.
+pub const KEY_PREFIX: &str = "pbk_";
+
+/// A new sender key: [`KEY_PREFIX`] and 256 random bits.
+pub fn new_key() -> Result<String, StoreError> {
+    Ok(format!("{KEY_PREFIX}{}", random_secret(TOKEN_BYTES)?))
+}
+
+/// The hash a key is kept and looked up by. Keys are 256 random bits, so a fast hash is enough:
+/// there is nothing to guess that a slow one would protect.
+pub fn key_hash(key: &str) -> [u8; 32] {
+    *blake3::hash(key.as_bytes()).as_bytes()
+}
+
 /// Whether `id` has the shape of a document id (22 base64url characters), so a request for
 /// anything else is answered without asking the database.
 pub fn is_document_id(id: &str) -> bool {
@@ -351,20 +573,31 @@ pub fn rfc3339(ms: Millis) -> String {
 // ---------------------------------------------------------------------------------------------
 // Waiting for responses
 
+/// How a notification says a document was deleted, before its id (PostgreSQL: see
+/// [`postgres`]).
+pub(crate) const GONE_PREFIX: &str = "gone:";
+
 /// The long-polls waiting in this process, by document id. Storing a response (here, or on
 /// PostgreSQL anywhere: see [`postgres`]) wakes the ones waiting on its document, which then
 /// read the store again.
 #[derive(Default)]
 pub(crate) struct Waiters {
-    by_document: Mutex<HashMap<String, Weak<Notify>>>,
+    by_document: Mutex<HashMap<String, Weak<Waiting>>>,
     closed: AtomicBool,
+}
+
+/// The waits on one document: woken when a response is stored, ended when it is deleted.
+#[derive(Default)]
+pub(crate) struct Waiting {
+    notify: Notify,
+    gone: AtomicBool,
 }
 
 /// One wait's registration; dropping it forgets the document when no one else waits on it.
 pub(crate) struct Subscription<'a> {
     waiters: &'a Waiters,
     id: String,
-    notify: Arc<Notify>,
+    notify: Arc<Waiting>,
 }
 
 impl Drop for Subscription<'_> {
@@ -378,7 +611,7 @@ impl Drop for Subscription<'_> {
 }
 
 impl Waiters {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Notify>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Waiting>>> {
         self.by_document.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -387,7 +620,7 @@ impl Waiters {
         let notify = match map.get(id).and_then(Weak::upgrade) {
             Some(n) => n,
             None => {
-                let n = Arc::new(Notify::new());
+                let n = Arc::new(Waiting::default());
                 map.insert(id.to_string(), Arc::downgrade(&n));
                 n
             }
@@ -408,16 +641,36 @@ impl Waiters {
     pub fn notify(&self, id: &str) {
         let notify = self.lock().get(id).and_then(Weak::upgrade);
         if let Some(n) = notify {
-            n.notify_waiters();
+            n.notify.notify_waiters();
+        }
+    }
+
+    /// The document `id` was deleted or closed: nothing more will come to it, so its waits end
+    /// now, and the front end reads the document again to answer (410 when it is gone, the
+    /// closed document's list otherwise).
+    pub fn bury(&self, id: &str) {
+        let notify = self.lock().get(id).and_then(Weak::upgrade);
+        if let Some(n) = notify {
+            n.gone.store(true, Ordering::SeqCst);
+            n.notify.notify_waiters();
+        }
+    }
+
+    /// A notification's payload: a document id (a response to it was stored) or
+    /// [`GONE_PREFIX`] and an id (it was deleted or closed).
+    pub fn announced(&self, payload: &str) {
+        match payload.strip_prefix(GONE_PREFIX) {
+            Some(id) => self.bury(id),
+            None => self.notify(payload),
         }
     }
 
     /// Wakes every wait (they read the store again): after a lost connection, notifications
     /// may have been missed.
     pub fn notify_all(&self) {
-        let all: Vec<Arc<Notify>> = self.lock().values().filter_map(Weak::upgrade).collect();
+        let all: Vec<Arc<Waiting>> = self.lock().values().filter_map(Weak::upgrade).collect();
         for n in all {
-            n.notify_waiters();
+            n.notify.notify_waiters();
         }
     }
 
@@ -445,9 +698,13 @@ impl Waiters {
         let subscription = self.subscribe(id);
         loop {
             // Registered before the read, so an announcement made during it is not lost.
-            let announced = subscription.notify.notified();
+            let announced = subscription.notify.notify.notified();
             tokio::pin!(announced);
             announced.as_mut().enable();
+            // Deleted: nothing more will come; the caller finds it gone.
+            if subscription.notify.gone.load(Ordering::SeqCst) {
+                return Ok(Vec::new());
+            }
             let found = read().await?;
             if !found.is_empty() || Instant::now() >= deadline || self.closed.load(Ordering::SeqCst)
             {
@@ -502,6 +759,38 @@ mod tests {
     }
 
     #[test]
+    fn cursors_read_back_what_they_wrote_and_nothing_else() {
+        let id = random_secret(ID_BYTES).unwrap();
+        let cursor = Cursor {
+            created_at: 1_767_225_599_999,
+            id: id.clone(),
+        };
+        assert_eq!(Cursor::decode(&cursor.encode()), Some(cursor));
+        for bad in [
+            "",
+            "not base64!",
+            &base64url(b"1767225599999"),
+            &base64url(format!("x.{id}").as_bytes()),
+            &base64url(b"1.short"),
+            &base64url(format!("1.{id}/").as_bytes()),
+        ] {
+            assert_eq!(Cursor::decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn keys_are_prefixed_high_entropy_and_kept_by_hash() {
+        let (a, b) = (new_key().unwrap(), new_key().unwrap());
+        assert!(
+            a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 43,
+            "{a}"
+        );
+        assert_ne!(a, b);
+        assert_eq!(key_hash(&a), key_hash(&a));
+        assert_ne!(key_hash(&a), key_hash(&b));
+    }
+
+    #[test]
     fn times_are_written_as_rfc_3339_utc() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
@@ -547,6 +836,7 @@ mod tests {
             views: 0,
             last_response_at: None,
             status: Status::Open,
+            owner: None,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

@@ -14,8 +14,8 @@
 //! with it has been deleted or purged (at most the retention periods after the switch).
 
 use super::{
-    Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
-    StoreFuture, StoredResponse,
+    Added, Attempt, Cursor, Delivery, Document, DocumentSummary, Event, KeyAdded, KeyInfo, Lookup,
+    Millis, NewDocument, NewKey, NewResponse, Store, StoreError, StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -280,6 +280,7 @@ impl SealedStore {
             component_inputs: self.read_json(document, "component_inputs", r.component_inputs)?,
             annotations: self.read_json(document, "annotations", r.annotations)?,
             export: self.read_text(document, "export", r.export)?,
+            submission: r.submission,
         })
     }
 
@@ -371,6 +372,7 @@ impl Store for SealedStore {
                 )?,
                 annotations: self.store_json(&id, "annotations", response.annotations)?,
                 export: self.store_text(&id, "export", &response.export)?,
+                submission: response.submission,
             };
             match self.inner.add_response(&id, stored, max_responses).await? {
                 Added::Stored(kept) => Ok(Added::Stored(Box::new(self.open_response(&id, *kept)?))),
@@ -411,6 +413,78 @@ impl Store for SealedStore {
 
     fn wake_all(&self) {
         self.inner.wake_all()
+    }
+
+    // Keys are kept as hashes, and listings hold ids, times and counts: nothing to seal.
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        self.inner.add_key(key)
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        self.inner.keys()
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.revoke_key(name, now)
+    }
+
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.set_webhook_secret(name, secret)
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        self.inner.key_by_hash(hash)
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        self.inner.list_documents(owner, after, limit, now)
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        self.inner.routed_since(owner, since)
+    }
+
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
+        // Counted as sealed: what the key's documents take on disk.
+        self.inner.stored_bytes(owner)
+    }
+
+    // Events hold no text of a document or its answers: ids, types and times only.
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>> {
+        self.inner.claim_events(now, lease_until, limit)
+    }
+
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
+        self.inner.record_attempt(id, attempt)
+    }
+
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>> {
+        self.inner.events_of_key(owner, since, limit)
+    }
+
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>> {
+        self.inner.events_of_document(id)
+    }
+
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
+        self.inner.redeliver(id, event, now)
     }
 }
 

@@ -16,8 +16,10 @@
 //! waits to read again.
 
 use super::{
-    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
+    Event, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError, StoreFuture,
+    StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -37,7 +39,65 @@ const MIGRATIONS: &[Migration] = &[
         name: "lifecycle",
         sql: include_str!("../../migrations/sqlite/0002_lifecycle.sql"),
     },
+    Migration {
+        version: 3,
+        name: "keys",
+        sql: include_str!("../../migrations/sqlite/0003_keys.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "events",
+        sql: include_str!("../../migrations/sqlite/0004_events.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "submissions",
+        sql: include_str!("../../migrations/sqlite/0005_submissions.sql"),
+    },
 ];
+
+/// Inserts an event of `kind` for the document `?1` in the transaction making the change; it is
+/// to be delivered when the document, or its key, has a callback URL. `?2` is the time, `?3`
+/// the response id (or NULL).
+fn insert_event(
+    tx: &Connection,
+    kind: &str,
+    id: &str,
+    at: Millis,
+    response: Option<i64>,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
+                             next_attempt_at)
+         SELECT d.id, d.owner_key, ?4, ?3, ?2,
+                coalesce(d.callback_url, k.callback_url) IS NOT NULL,
+                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN ?2 END
+         FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
+         WHERE d.id = ?1",
+        params![id, at, response, kind],
+    )?;
+    Ok(())
+}
+
+/// The columns [`event_row`] reads, in its order (of `events e`).
+const EVENT_COLUMNS: &str = "e.id, e.document_id, e.type, e.response_id, e.created_at, e.deliver,
+     e.attempts, e.next_attempt_at, e.delivered_at, e.last_status, e.last_error";
+
+fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Event> {
+    Ok(Event {
+        id: r.get(0)?,
+        document_id: r.get(1)?,
+        kind: r.get(2)?,
+        response_id: r.get::<_, Option<i64>>(3)?.map(|n| n as u64),
+        created_at: r.get(4)?,
+        deliver: r.get(5)?,
+        attempts: r.get::<_, i64>(6)? as u32,
+        next_attempt_at: r.get(7)?,
+        delivered_at: r.get(8)?,
+        last_status: r.get::<_, Option<i64>>(9)?.map(|n| n as u16),
+        last_error: r.get(10)?,
+    })
+}
 
 /// How often the watcher looks for commits by another process while someone waits.
 const WATCH_EVERY: Duration = Duration::from_millis(500);
@@ -237,7 +297,7 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at";
+     response_count, closed_at, views, last_response_at, owner_key";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(
@@ -264,6 +324,7 @@ fn document_row(
         views: r.get::<_, i64>(8)? as u64,
         last_response_at: r.get(9)?,
         status: Status::at(closed_at, expires_at, now),
+        owner: r.get(10)?,
     }))
 }
 
@@ -300,7 +361,7 @@ fn read_responses(
     since: u64,
 ) -> rusqlite::Result<Vec<StoredResponse>> {
     let mut stmt = conn.prepare(
-        "SELECT seq, received_at, reviewer, component_inputs, annotations, export
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash
          FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
@@ -317,6 +378,7 @@ fn read_responses(
             component_inputs: json_value(&inputs)?,
             annotations: json_value(&row.get::<_, String>(4)?)?,
             export,
+            submission: row.get(6)?,
         });
         if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
             break;
@@ -350,15 +412,19 @@ impl Store for SqliteStore {
         Box::pin(async move {
             self.run(true, move |c| {
                 c.execute(
-                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                            owner_key, callback_url, webhook_secret)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
                         doc.markdown,
                         doc.hash,
                         doc.created_at,
-                        doc.expires_at
+                        doc.expires_at,
+                        doc.owner,
+                        doc.callback_url,
+                        doc.webhook_secret
                     ],
                 )
             })
@@ -391,10 +457,25 @@ impl Store for SqliteStore {
         now: Millis,
     ) -> StoreFuture<'_, Lookup<DocumentSummary>> {
         let id = id.to_string();
+        let key = id.clone();
         Box::pin(async move {
             let found = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // An open document that this closes announces it.
+                    if closed {
+                        let open: Option<i64> = tx
+                            .query_row(
+                                "SELECT 1 FROM documents WHERE id = ?1 AND gone_at IS NULL
+                                   AND expires_at > ?2 AND closed_at IS NULL",
+                                params![id, now],
+                                |r| r.get(0),
+                            )
+                            .optional()?;
+                        if open.is_some() {
+                            insert_event(&tx, DOCUMENT_CLOSED, &id, now, None)?;
+                        }
+                    }
                     // Closing keeps the first close's time; an expired document stays as it is.
                     tx.execute(
                         if closed {
@@ -422,7 +503,12 @@ impl Store for SqliteStore {
                     })
                 })
                 .await?;
-            Ok(found.unwrap_or(Lookup::Unknown))
+            let found = found.unwrap_or(Lookup::Unknown);
+            // A closed document takes no more responses: its long-polls end now.
+            if closed && matches!(found, Lookup::Live(_)) {
+                self.waiters.bury(&key);
+            }
+            Ok(found)
         })
     }
 
@@ -443,6 +529,7 @@ impl Store for SqliteStore {
     fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
         let id = id.to_string();
         Box::pin(async move {
+            let key = id.clone();
             let done = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -466,7 +553,11 @@ impl Store for SqliteStore {
                     Ok(outcome)
                 })
                 .await?;
-            Ok(done.unwrap_or(Lookup::Unknown))
+            let done = done.unwrap_or(Lookup::Unknown);
+            if done == Lookup::Live(()) {
+                self.waiters.bury(&key);
+            }
+            Ok(done)
         })
     }
 
@@ -492,6 +583,22 @@ impl Store for SqliteStore {
                         )
                         .optional()?;
                     let now = response.received_at;
+                    if let (Some((None, ..)), Some(submission)) = (&row, &response.submission) {
+                        let seq: Option<i64> = tx
+                            .query_row(
+                                "SELECT seq FROM responses
+                                 WHERE document_id = ?1 AND submission_hash = ?2",
+                                params![id, submission],
+                                |r| r.get(0),
+                            )
+                            .optional()?;
+                        if let Some(seq) = seq {
+                            let again = read_responses(&tx, &id, seq as u64 - 1)?;
+                            if let Some(first) = again.into_iter().next() {
+                                return Ok(Added::Stored(Box::new(first)));
+                            }
+                        }
+                    }
                     let count = match row {
                         None => return Ok(Added::Unknown),
                         Some((Some(_), ..)) => return Ok(Added::Gone),
@@ -513,8 +620,9 @@ impl Store for SqliteStore {
                     )?;
                     tx.execute(
                         "INSERT INTO responses (document_id, seq, received_at, reviewer,
-                                                component_inputs, annotations, export)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                                component_inputs, annotations, export,
+                                                submission_hash)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                         params![
                             id,
                             seq,
@@ -522,9 +630,11 @@ impl Store for SqliteStore {
                             response.reviewer,
                             json_text(&response.component_inputs),
                             json_text(&response.annotations),
-                            response.export
+                            response.export,
+                            response.submission
                         ],
                     )?;
+                    insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
                     tx.commit()?;
                     Ok(Added::Stored(Box::new(StoredResponse {
                         response_id: seq as u64,
@@ -533,6 +643,7 @@ impl Store for SqliteStore {
                         component_inputs: response.component_inputs,
                         annotations: response.annotations,
                         export: response.export,
+                        submission: response.submission,
                     })))
                 })
                 .await?
@@ -579,6 +690,22 @@ impl Store for SqliteStore {
             let expired = self
                 .run(false, move |c| {
                     let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // Each document whose time ran out is announced once, before any purge.
+                    let newly: Vec<String> = {
+                        let mut stmt = tx.prepare(
+                            "SELECT id FROM documents WHERE gone_at IS NULL AND expires_at <= ?1
+                               AND expiry_announced = 0",
+                        )?;
+                        let rows = stmt.query_map([now], |r| r.get(0))?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    };
+                    for id in &newly {
+                        insert_event(&tx, DOCUMENT_EXPIRED, id, now, None)?;
+                        tx.execute(
+                            "UPDATE documents SET expiry_announced = 1 WHERE id = ?1",
+                            [id],
+                        )?;
+                    }
                     // Stopped taking responses at or before `purge_before`: expired then, or
                     // closed then.
                     const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
@@ -611,4 +738,389 @@ impl Store for SqliteStore {
     fn wake_all(&self) {
         self.waiters.close();
     }
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        Box::pin(async move {
+            let added = self
+                .run(true, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let taken: Option<i64> = tx
+                        .query_row("SELECT 1 FROM keys WHERE name = ?1", [&key.name], |r| {
+                            r.get(0)
+                        })
+                        .optional()?;
+                    if taken.is_some() {
+                        return Ok(KeyAdded::NameTaken);
+                    }
+                    tx.execute(
+                        "INSERT INTO keys (id, name, key_hash, created_at, webhook_secret,
+                                           callback_url)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![
+                            key.id,
+                            key.name,
+                            &key.key_hash[..],
+                            key.created_at,
+                            key.webhook_secret,
+                            key.callback_url
+                        ],
+                    )?;
+                    tx.commit()?;
+                    Ok(KeyAdded::Added)
+                })
+                .await?;
+            Ok(added.unwrap_or(KeyAdded::NameTaken))
+        })
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        Box::pin(async move {
+            let keys = self
+                .run(false, |c| {
+                    let mut stmt = c.prepare(
+                        "SELECT id, name, created_at, revoked_at, webhook_secret, callback_url FROM keys
+                         ORDER BY created_at, name",
+                    )?;
+                    let rows = stmt.query_map([], key_info)?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(keys.unwrap_or_default())
+        })
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let revoked: Option<Option<Millis>> = tx
+                        .query_row(
+                            "SELECT revoked_at FROM keys WHERE name = ?1",
+                            [&name],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    let outcome = match revoked {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            tx.execute(
+                                "UPDATE keys SET revoked_at = ?2 WHERE name = ?1",
+                                params![name, now],
+                            )?;
+                            Lookup::Live(())
+                        }
+                    };
+                    tx.commit()?;
+                    Ok(outcome)
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        let (name, secret) = (name.to_string(), secret.to_string());
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    let revoked: Option<Option<Millis>> = c
+                        .query_row(
+                            "SELECT revoked_at FROM keys WHERE name = ?1",
+                            [&name],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    Ok(match revoked {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            c.execute(
+                                "UPDATE keys SET webhook_secret = ?2 WHERE name = ?1",
+                                params![name, secret],
+                            )?;
+                            Lookup::Live(())
+                        }
+                    })
+                })
+                .await?;
+            Ok(done.unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT id, name, created_at, revoked_at, webhook_secret, callback_url FROM keys WHERE key_hash = ?1",
+                        [&hash[..]],
+                        key_info,
+                    )
+                    .optional()
+                })
+                .await?;
+            Ok(found.flatten())
+        })
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    // Past every document there is when no cursor is given.
+                    let (at, id) =
+                        after.map_or((i64::MAX, String::new()), |a| (a.created_at, a.id));
+                    let mut stmt = c.prepare(
+                        "SELECT d.id, d.created_at, d.expires_at, d.response_count, d.closed_at,
+                                d.views, d.last_response_at
+                         FROM documents d
+                         WHERE d.owner_key = ?1 AND d.gone_at IS NULL
+                           AND (d.created_at < ?2 OR (d.created_at = ?2 AND d.id < ?3))
+                         ORDER BY d.created_at DESC, d.id DESC
+                         LIMIT ?4",
+                    )?;
+                    let rows = stmt.query_map(
+                        params![owner, at, id, limit.min(i64::MAX as usize) as i64],
+                        |r| {
+                            let (expires_at, closed_at) = (r.get(2)?, r.get(4)?);
+                            Ok(DocumentSummary {
+                                id: r.get(0)?,
+                                status: Status::at(closed_at, expires_at, now),
+                                created_at: r.get(1)?,
+                                expires_at,
+                                closed_at,
+                                views: r.get::<_, i64>(5)? as u64,
+                                responses: r.get::<_, i64>(3)? as u64,
+                                last_response_at: r.get(6)?,
+                            })
+                        },
+                    )?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT count(*), min(created_at) FROM documents
+                         WHERE owner_key = ?1 AND created_at >= ?2",
+                        params![owner, since],
+                        |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
+                    )
+                })
+                .await?;
+            Ok(found.unwrap_or((0, None)))
+        })
+    }
+
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        "SELECT
+                           (SELECT coalesce(sum(length(CAST(markdown AS BLOB))), 0) FROM documents
+                            WHERE owner_key = ?1 AND gone_at IS NULL)
+                         + (SELECT coalesce(sum(length(CAST(r.component_inputs AS BLOB))
+                                              + length(CAST(r.annotations AS BLOB))
+                                              + length(CAST(r.export AS BLOB))), 0)
+                            FROM responses r JOIN documents d ON d.id = r.document_id
+                            WHERE d.owner_key = ?1 AND d.gone_at IS NULL)",
+                        params![owner],
+                        |r| Ok(r.get::<_, i64>(0)?.max(0) as u64),
+                    )
+                })
+                .await?;
+            Ok(found.unwrap_or(0))
+        })
+    }
+
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>> {
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let claimed = {
+                        let mut stmt = tx.prepare(&format!(
+                            "SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
+                                    coalesce(d.webhook_secret, k.webhook_secret)
+                             FROM events e JOIN documents d ON d.id = e.document_id
+                             LEFT JOIN keys k ON k.id = d.owner_key
+                             WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ?1
+                             ORDER BY e.next_attempt_at, e.seq LIMIT ?2"
+                        ))?;
+                        let rows = stmt.query_map(
+                            params![now, limit.min(i64::MAX as usize) as i64],
+                            |r| {
+                                Ok((
+                                    event_row(r)?,
+                                    r.get::<_, Option<String>>(11)?,
+                                    r.get::<_, Option<String>>(12)?,
+                                ))
+                            },
+                        )?;
+                        rows.collect::<rusqlite::Result<Vec<_>>>()?
+                    };
+                    let mut out = Vec::new();
+                    for (event, url, secret) in claimed {
+                        match (url, secret) {
+                            (Some(url), Some(secret)) => {
+                                tx.execute(
+                                    "UPDATE events SET next_attempt_at = ?2 WHERE id = ?1",
+                                    params![event.id, lease_until],
+                                )?;
+                                out.push(Delivery { event, url, secret });
+                            }
+                            // Its callback URL or secret went away: nothing to deliver.
+                            _ => {
+                                tx.execute(
+                                    "UPDATE events SET next_attempt_at = NULL,
+                                       last_error = 'no callback URL or secret any more'
+                                     WHERE id = ?1",
+                                    [&event.id],
+                                )?;
+                            }
+                        }
+                    }
+                    tx.commit()?;
+                    Ok(out)
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.run(false, move |c| {
+                c.execute(
+                    "UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3,
+                       delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,
+                       next_attempt_at = ?6
+                     WHERE id = ?1",
+                    params![
+                        id,
+                        attempt.status,
+                        attempt.error,
+                        attempt.delivered,
+                        attempt.at,
+                        attempt.next_attempt_at
+                    ],
+                )
+            })
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>> {
+        let owner = owner.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let after: i64 = match since {
+                        None => 0,
+                        Some(id) => {
+                            let seq: Option<i64> = c
+                                .query_row(
+                                    "SELECT seq FROM events WHERE id = ?1 AND owner_key = ?2",
+                                    params![id, owner],
+                                    |r| r.get(0),
+                                )
+                                .optional()?;
+                            match seq {
+                                Some(seq) => seq,
+                                None => return Ok(None),
+                            }
+                        }
+                    };
+                    let mut stmt = c.prepare(&format!(
+                        "SELECT {EVENT_COLUMNS} FROM events e
+                         WHERE e.owner_key = ?1 AND e.seq > ?2 ORDER BY e.seq LIMIT ?3"
+                    ))?;
+                    let rows = stmt.query_map(
+                        params![owner, after, limit.min(i64::MAX as usize) as i64],
+                        event_row,
+                    )?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>().map(Some)
+                })
+                .await?;
+            Ok(found.unwrap_or(Some(Vec::new())))
+        })
+    }
+
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let mut stmt = c.prepare(&format!(
+                        "SELECT {EVENT_COLUMNS} FROM events e WHERE e.document_id = ?1
+                         ORDER BY e.seq"
+                    ))?;
+                    let rows = stmt.query_map([&id], event_row)?;
+                    rows.collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .await?;
+            Ok(found.unwrap_or_default())
+        })
+    }
+
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
+        let (id, event) = (id.to_string(), event.to_string());
+        Box::pin(async move {
+            let done = self
+                .run(false, move |c| {
+                    c.execute(
+                        "UPDATE events SET next_attempt_at = ?3, deliver = 1
+                         WHERE id = ?2 AND document_id = ?1 AND EXISTS (
+                           SELECT 1 FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
+                           WHERE d.id = ?1
+                             AND coalesce(d.callback_url, k.callback_url) IS NOT NULL)",
+                        params![id, event, now],
+                    )
+                })
+                .await?;
+            Ok(done.unwrap_or(0) > 0)
+        })
+    }
+}
+
+fn key_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyInfo> {
+    Ok(KeyInfo {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        created_at: r.get(2)?,
+        revoked_at: r.get(3)?,
+        webhook_secret: r.get(4)?,
+        callback_url: r.get(5)?,
+    })
 }

@@ -201,7 +201,8 @@ impl Styling {
             }
             if let Some(first) = out_of_range.first() {
                 chart.notes.push(format!(
-                    "`linkStyle {first}` names no edge: the diagram has {m} (numbered from 0)"
+                    "`linkStyle {first}` names no edge: the diagram has {m} {} (numbered from 0)",
+                    if m == 1 { "edge" } else { "edges" }
                 ));
             }
             chart.styles.edges = edges;

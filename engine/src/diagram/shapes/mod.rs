@@ -240,6 +240,12 @@ pub(super) fn cylinder_cap(w: f64) -> f64 {
     (w * 0.08).clamp(5.0, 12.0)
 }
 
+/// The size of the text a `Rect` node `w` × `h` px holds: [`size`] of a `Rect` around text of
+/// this size is `w` × `h` (for `w` of at least 40 px).
+pub fn rect_room(w: f64, h: f64) -> (f64, f64) {
+    ((w - 2.0 * PAD_X).max(0.0), (h - 2.0 * PAD_Y).max(0.0))
+}
+
 /// The width and height of a node of `shape` around `text`.
 pub fn size(shape: Shape, text: &Block) -> (f64, f64) {
     let (tw, th) = (text.width, text.height);

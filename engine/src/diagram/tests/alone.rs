@@ -15,6 +15,7 @@ fn the_three_kinds_drawn_here_are_svg_with_the_given_ids() {
         "graph TD\n  A[Start] --> B{Ok?}\n",
         "sequenceDiagram\n  Alice->>Bob: Hi\n",
         "stateDiagram-v2\n  [*] --> Idle\n  Idle --> Busy\n",
+        "erDiagram\n  CUSTOMER ||--o{ ORDER : places\n",
     ] {
         let svg = drawn(source);
         assert!(svg.starts_with("<svg"), "{svg}");
@@ -44,6 +45,22 @@ fn a_kind_not_drawn_says_which() {
         panic!("no keyword");
     };
     assert!(reason.contains("not a type keyword"), "{reason}");
+}
+
+#[test]
+fn an_er_diagram_it_cannot_read_points_at_its_line() {
+    let Alone::NotDrawn { reason, line } = draw_alone(
+        "erDiagram\n  A ||--o{ B : x\n  A {\n    string\n  }\n",
+        "fig-1",
+    ) else {
+        panic!("an attribute without a name is not drawn");
+    };
+    assert!(
+        reason.starts_with("the entity relationship diagram is not drawn: "),
+        "{reason}"
+    );
+    assert!(reason.contains("no name"), "{reason}");
+    assert_eq!(line, 4);
 }
 
 #[test]

@@ -93,6 +93,21 @@ fn check(name: &str, src: &str, svg: &str) -> Vec<String> {
             problems.push(format!("{name}: not one data-edge per transition"));
         }
     }
+    if let Some(Ok(d)) = diagram::er::parse::parse(src) {
+        if !svg.contains("pb-mermaid-er") {
+            problems.push(format!("{name}: the ER diagram is not drawn"));
+        }
+        for n in &d.chart.nodes {
+            let needle = format!("data-node=\"{}\"", n.id);
+            let count = svg.matches(&needle).count();
+            if count != 1 {
+                problems.push(format!("{name}: entity {} appears {count} times", n.id));
+            }
+        }
+        if svg.matches("data-edge=").count() != d.chart.edges.len() {
+            problems.push(format!("{name}: not one data-edge per relationship"));
+        }
+    }
     if let Err(e) = well_formed(svg) {
         problems.push(format!("{name}: not well formed: {e}"));
     }

@@ -393,10 +393,50 @@ struct PlacedEdge {
 /// Lays out `chart`, trying label boxes first, then plain edges; `Err` when both fail or the
 /// chart is over the caps.
 pub fn layout(chart: &Flowchart) -> Result<Drawing, Failure> {
+    layout_with(chart, None)
+}
+
+/// [`layout`], with node `i` of `Shape::Rect` a box `sizes[i]` px (width, height) whatever its
+/// label, and every edge given `end_room` px more along the ranks than its label takes, so
+/// its ends have room for markers: for a kind whose boxes hold more than a label (an ER
+/// entity's table). Its boxes' `text` is blank and its edges' label blocks are the room
+/// reserved: such a kind draws its boxes' contents and its labels itself.
+pub fn layout_sized(
+    chart: &Flowchart,
+    sizes: &[(f64, f64)],
+    end_room: f64,
+) -> Result<Drawing, Failure> {
+    layout_with(chart, Some((sizes, end_room)))
+}
+
+fn layout_with(chart: &Flowchart, sized: Option<(&[(f64, f64)], f64)>) -> Result<Drawing, Failure> {
     if chart.nodes.len() > MAX_NODES || chart.edges.len() > MAX_EDGES {
         return Err(Failure::TooLarge);
     }
-    let plan = Plan::new(chart);
+    let mut plan = Plan::new(chart);
+    if let Some((sizes, room)) = sized {
+        for (text, &(w, h)) in plan.node_text.iter_mut().zip(sizes) {
+            let (width, height) = crate::diagram::shapes::rect_room(w, h);
+            *text = Block {
+                text: String::new(),
+                width,
+                height,
+            };
+        }
+        let sideways = chart.direction.is_horizontal();
+        for label in &mut plan.edge_label {
+            let b = label.get_or_insert_with(|| Block {
+                text: String::new(),
+                width: 0.0,
+                height: 0.0,
+            });
+            if sideways {
+                b.width += 2.0 * room;
+            } else {
+                b.height += 2.0 * room;
+            }
+        }
+    }
     let mut d = guarded(&plan, &draw)?;
     // The drawing's labels are their sizes only: their lines move in from the plan.
     let Plan {

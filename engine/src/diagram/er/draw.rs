@@ -1,0 +1,467 @@
+//! The SVG of a laid-out ER diagram: relationships (`data-edge`, keyed `FIRST→SECOND`,
+//! `FIRST→SECOND#2`, … in the order they are written), each a line (dashed when not
+//! identifying) with a crow's-foot marker at each end and its label over it; then entities
+//! (`data-node`, by the name Mermaid keys them by), each a table with its name above its
+//! attributes.
+
+use super::ErDiagram;
+use super::describe::describe;
+use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables, type_text};
+use super::{Cardinality, Entity};
+use crate::diagram::colour::Colour;
+use crate::diagram::flowchart::draw::{node_class, push_curve};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use crate::diagram::geometry::{Bounds, Pt};
+use crate::diagram::line::Stroke;
+use crate::diagram::shapes::Shape;
+use crate::diagram::style::{self, Painted};
+use crate::diagram::svg::label::lines;
+use crate::diagram::svg::number::{push_num, push_pt};
+use crate::diagram::svg::shape::shape_element_painted;
+use crate::diagram::svg::theme::{colour, paint};
+use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
+use crate::diagram::svg::{Frame, TEXT, start};
+use crate::diagram::text::{Block, FONT_SIZE};
+
+/// How far a marker's parts sit from the entity's border, px.
+const BAR_NEAR: f64 = 8.0;
+const BAR_FAR: f64 = 14.0;
+const FOOT: f64 = 14.0;
+const SPREAD: f64 = 8.0;
+const RING: f64 = 4.5;
+
+/// How far a line runs straight out of its entity before it bends: past its marker.
+const STUB: f64 = 24.0;
+
+/// A non-identifying relationship's line.
+const DASHED: Run = run!(
+    ("fill", "none"),
+    ("stroke", "#57606a"),
+    ("stroke-width", "1.5"),
+    ("stroke-dasharray", "6 4"),
+);
+
+/// The unit vector out of `b` square to the side `p` lies on.
+fn normal(b: Bounds, p: Pt) -> Pt {
+    let sides = [
+        ((p.x - b.left()).abs(), Pt::new(-1.0, 0.0)),
+        ((p.x - b.right()).abs(), Pt::new(1.0, 0.0)),
+        ((p.y - b.top()).abs(), Pt::new(0.0, -1.0)),
+        ((p.y - b.bottom()).abs(), Pt::new(0.0, 1.0)),
+    ];
+    sides
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(Pt::new(0.0, 1.0), |s| s.1)
+}
+
+/// The unit vector from `from` toward `to` (straight down when they coincide).
+fn toward(to: Pt, from: Pt) -> Pt {
+    to.minus(from).unit().unwrap_or(Pt::new(0.0, 1.0))
+}
+
+/// Appends the data-edge key of relationship `i`: `FIRST→SECOND`, `#2`, `#3`, … for repeats.
+fn push_key(key: &mut String, d: &ErDiagram, i: usize, n: usize) {
+    let e = &d.chart.edges[i];
+    key.push_str(d.chart.id_of(e.from));
+    key.push('→');
+    key.push_str(d.chart.id_of(e.to));
+    if n > 0 {
+        key.push('#');
+        crate::html::push_decimal(key, n as u64 + 1);
+    }
+}
+
+/// The marker of `card` at `tip` on an entity's border, `out` the unit vector along the line
+/// away from the entity.
+fn marker(w: &mut Writer, card: Cardinality, tip: Pt, out: Pt) {
+    let across = Pt::new(-out.y, out.x);
+    let at = |t: f64, s: f64| tip.plus(out.scale(t)).plus(across.scale(s));
+    let mut d = String::with_capacity(96);
+    let mut segment = |a: Pt, b: Pt| {
+        d.push('M');
+        push_pt(&mut d, a);
+        d.push_str(" L");
+        push_pt(&mut d, b);
+        d.push(' ');
+    };
+    let bar = |t: f64, seg: &mut dyn FnMut(Pt, Pt)| seg(at(t, -SPREAD), at(t, SPREAD));
+    let foot = |seg: &mut dyn FnMut(Pt, Pt)| {
+        seg(at(FOOT, 0.0), at(0.0, -SPREAD));
+        seg(at(FOOT, 0.0), at(0.0, SPREAD));
+    };
+    let ring = match card {
+        Cardinality::ExactlyOne => {
+            bar(BAR_NEAR, &mut segment);
+            bar(BAR_FAR, &mut segment);
+            None
+        }
+        Cardinality::ZeroOrOne => {
+            bar(BAR_NEAR, &mut segment);
+            Some(at(BAR_FAR + RING + 2.0, 0.0))
+        }
+        Cardinality::OneOrMore => {
+            foot(&mut segment);
+            bar(FOOT + 4.0, &mut segment);
+            None
+        }
+        Cardinality::ZeroOrMore => {
+            foot(&mut segment);
+            Some(at(FOOT + RING + 3.0, 0.0))
+        }
+        Cardinality::Parent => {
+            let (a, b, c, e) = (at(0.0, 0.0), at(6.0, 5.0), at(12.0, 0.0), at(6.0, -5.0));
+            segment(a, b);
+            segment(b, c);
+            segment(c, e);
+            segment(e, a);
+            None
+        }
+    };
+    let d = d.trim_end().to_string();
+    let path = |s: &mut String| s.push_str(&d);
+    w.leaf_painted(
+        "path",
+        &[
+            ("class", plain!("pb-d-cross pb-er-marker")),
+            ("d", Val::Ours(&path)),
+        ],
+        paint::line(Stroke::Solid),
+    );
+    if let Some(c) = ring {
+        w.leaf(
+            "circle",
+            &[
+                ("class", plain!("pb-d-head-open")),
+                ("cx", Val::Num(c.x)),
+                ("cy", Val::Num(c.y)),
+                ("r", Val::Num(RING)),
+                ("fill", colour::BG),
+                ("stroke", colour::LINE),
+                ("stroke-width", plain!("1.5")),
+            ],
+        );
+    }
+}
+
+/// One relationship: its line, its markers and its label, in a `data-edge` group.
+fn relationship(
+    w: &mut Writer,
+    d: &ErDiagram,
+    k: usize,
+    path: &EdgePath,
+    ends: [Option<Bounds>; 2],
+    key: &str,
+) {
+    let r = &d.relationships[k];
+    w.open(
+        "g",
+        &[
+            (
+                "class",
+                if r.identifying {
+                    plain!("pb-d-edge pb-d-solid")
+                } else {
+                    plain!("pb-d-edge pb-d-dotted")
+                },
+            ),
+            ("data-edge", Val::Text(key)),
+        ],
+    );
+    w.newline();
+    let points = &path.points[..];
+    let n = points.len();
+    let (first, last) = (points[0], points[n - 1]);
+    // Each end leaves its entity square to the side it touches, straight for as long as its
+    // marker, then joins the layout's route.
+    let e = &d.chart.edges[k];
+    let stub = (first.minus(last).len() / 3.0).min(STUB);
+    let out_a = ends[0].map_or_else(|| toward(points[1], first), |b| normal(b, first));
+    let out_b = ends[1].map_or_else(|| toward(points[n - 2], last), |b| normal(b, last));
+    let (first_out, last_out) = if e.from == e.to {
+        (first, last)
+    } else {
+        (first.plus(out_a.scale(stub)), last.plus(out_b.scale(stub)))
+    };
+    let curve = |s: &mut String| {
+        // The route from the first stub's end, its `M` made an `L`: one line.
+        let mut route = String::with_capacity(64 * n);
+        push_curve(
+            &mut route,
+            points,
+            first_out,
+            last_out,
+            path.axis,
+            path.straight,
+        );
+        s.push('M');
+        push_pt(s, first);
+        s.push_str(" L");
+        s.push_str(route.get(1..).unwrap_or(""));
+        s.push_str(" L");
+        push_pt(s, last);
+    };
+    let stroke = if r.identifying {
+        paint::line(Stroke::Solid)
+    } else {
+        DASHED
+    };
+    w.leaf_painted(
+        "path",
+        &[("class", plain!("pb-d-line")), ("d", Val::Ours(&curve))],
+        stroke,
+    );
+    marker(w, r.at_first, first, out_a);
+    marker(w, r.at_second, last, out_b);
+    // The layout's label box is the label and its lines' room for markers: the label is
+    // measured again here.
+    if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
+        let block = Block::new(label);
+        let bw = block.width + 2.0 * LABEL_PAD_X;
+        let bh = block.height + 2.0 * LABEL_PAD_Y;
+        w.leaf(
+            "rect",
+            &[
+                ("class", plain!("pb-d-label-bg")),
+                ("x", Val::Num(at.x - bw / 2.0)),
+                ("y", Val::Num(at.y - bh / 2.0)),
+                ("width", Val::Num(bw)),
+                ("height", Val::Num(bh)),
+                ("rx", plain!("3")),
+                ("fill", colour::BG),
+            ],
+        );
+        lines(
+            w,
+            const { Plain::new("pb-d-label") },
+            colour::TEXT,
+            &block,
+            *at,
+        );
+    }
+    w.close("g");
+    w.newline();
+}
+
+/// One cell's text, from `x`, on the row whose middle is at `y`.
+fn cell(w: &mut Writer, text: &str, x: f64, y: f64, class: Plain, fill: Val) {
+    if text.is_empty() {
+        return;
+    }
+    w.open(
+        "text",
+        &[
+            ("class", Val::Plain(class)),
+            ("x", Val::Num(x)),
+            ("y", Val::Num(y + 0.35 * FONT_SIZE)),
+            ("fill", fill),
+        ],
+    );
+    w.text(text);
+    w.close("text");
+}
+
+/// A straight line inside an entity's box.
+fn rule(w: &mut Writer, a: Pt, b: Pt, authored: Option<&Painted>) {
+    let d = |s: &mut String| {
+        s.push('M');
+        push_pt(s, a);
+        s.push_str(" L");
+        push_pt(s, b);
+    };
+    match authored {
+        Some(p) => w.leaf(
+            "path",
+            &[
+                ("class", plain!("pb-d-shape-line pb-d-authored")),
+                ("d", Val::Ours(&d)),
+                ("fill", plain!("none")),
+                ("stroke", Val::Text(&p.stroke)),
+                ("stroke-width", plain!("1")),
+            ],
+        ),
+        None => w.leaf(
+            "path",
+            &[
+                ("class", plain!("pb-d-shape-line")),
+                ("d", Val::Ours(&d)),
+                ("fill", plain!("none")),
+                ("stroke", colour::NODE_LINE),
+                ("stroke-width", plain!("1")),
+            ],
+        ),
+    }
+}
+
+/// One entity: its box, its name on a band above, its attributes in rows and columns.
+fn entity(
+    w: &mut Writer,
+    id: &str,
+    e: &Entity,
+    table: &Table,
+    b: Bounds,
+    authored: Option<&Painted>,
+) {
+    w.open(
+        "g",
+        &[
+            ("class", node_class(Shape::Rect)),
+            ("data-node", Val::Text(id)),
+        ],
+    );
+    w.newline();
+    shape_element_painted(w, Shape::Rect, b, authored);
+    let (left, top) = (b.left(), b.top());
+    if authored.is_none() {
+        w.leaf(
+            "rect",
+            &[
+                ("class", plain!("pb-d-cluster-title-bg")),
+                ("x", Val::Num(left + 0.75)),
+                ("y", Val::Num(top + 0.75)),
+                ("width", Val::Num((b.w - 1.5).max(0.0))),
+                ("height", Val::Num((table.header_h - 0.75).max(0.0))),
+                ("fill", colour::CLUSTER_FILL),
+            ],
+        );
+    }
+    let (text_class, text_fill) = match authored {
+        Some(p) => (
+            const { Plain::new("pb-d-text pb-d-authored") },
+            Val::Text(&p.text),
+        ),
+        None => (TEXT, colour::TEXT),
+    };
+    let head = Pt::new(b.center.x, top + table.header_h / 2.0);
+    lines(w, text_class, text_fill, &table.header, head);
+    // The comment target is the box with its name, as its comment field is named; the rows
+    // are drawn over it, let clicks through to it, and are said in the `<desc>`.
+    w.close("g");
+    w.newline();
+    if e.attributes.is_empty() {
+        return;
+    }
+    w.open(
+        "g",
+        &[
+            ("class", plain!("pb-er-rows")),
+            ("pointer-events", plain!("none")),
+            ("aria-hidden", plain!("true")),
+        ],
+    );
+    w.newline();
+    {
+        rule(
+            w,
+            Pt::new(left, top + table.header_h),
+            Pt::new(b.right(), top + table.header_h),
+            authored,
+        );
+    }
+    for (r, a) in e.attributes.iter().enumerate() {
+        let row_top = top + table.header_h + ROW_H * r as f64;
+        if r > 0 {
+            rule(
+                w,
+                Pt::new(left, row_top),
+                Pt::new(b.right(), row_top),
+                authored,
+            );
+        }
+        let mid = row_top + ROW_H / 2.0;
+        let keys = keys_text(&a.keys);
+        let ty = type_text(&a.ty);
+        let cells = [&*ty, a.name.as_str(), keys.as_str(), a.comment.as_str()];
+        let mut x = left;
+        for (c, text) in cells.iter().enumerate() {
+            if table.cols[c] > 0.0 {
+                cell(w, text, x + CELL_PAD, mid, text_class, text_fill);
+            }
+            x += table.cols[c];
+        }
+        w.newline();
+    }
+    w.close("g");
+    w.newline();
+}
+
+/// The SVG of a laid-out ER diagram, and its width and height, px.
+pub fn er(d: &ErDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) {
+    let chart = &d.chart;
+    let tables = tables(d);
+    let mut w = Writer::with_capacity(1024 + 768 * laid.nodes.len() + 768 * laid.edges.len());
+    let frame = Frame {
+        title: chart.acc_title.as_deref().unwrap_or(f.title),
+        ..*f
+    };
+    let mut desc = describe(d, f.t);
+    if let Some(a) = &chart.acc_descr {
+        desc = format!("{a} {desc}");
+    }
+    let heading = chart
+        .title
+        .as_deref()
+        .map(|t| Block::wrapped(t, laid.width.max(320.0)));
+    let top = heading.as_ref().map_or(0.0, |h| h.height + 12.0);
+    let wide = heading.as_ref().map_or(0.0, |h| h.width + 16.0);
+    let (width, height) = start(
+        &mut w,
+        &frame,
+        const { Plain::new("pb-mermaid pb-mermaid-er") },
+        laid.width.max(wide),
+        laid.height + top,
+        &desc,
+    );
+    if let Some(h) = &heading {
+        let at = Pt::new(laid.width.max(wide) / 2.0, 6.0 + h.height / 2.0);
+        lines(
+            &mut w,
+            const { Plain::new("pb-d-heading") },
+            colour::TEXT,
+            h,
+            at,
+        );
+        let shift = |s: &mut String| {
+            s.push_str("translate(0 ");
+            push_num(s, top);
+            s.push(')');
+        };
+        w.open("g", &[("transform", Val::Ours(&shift))]);
+        w.newline();
+    }
+    let occurrences = chart.edge_occurrences();
+    let mut key = String::with_capacity(32);
+    for (k, path) in laid.edges.iter().enumerate() {
+        if path.points.len() < 2 {
+            continue;
+        }
+        key.clear();
+        push_key(&mut key, d, k, occurrences[k]);
+        let e = &chart.edges[k];
+        let bounds = |i: usize| laid.nodes.get(i).and_then(|n| n.as_ref()).map(|n| n.bounds);
+        relationship(&mut w, d, k, path, [bounds(e.from), bounds(e.to)], &key);
+    }
+    let fill = Colour::rgb(0xeef4ff);
+    let line = Colour::rgb(0x4a6fa5);
+    for (i, n) in laid.nodes.iter().enumerate() {
+        let Some(n) = n else { continue };
+        let authored = chart
+            .styles
+            .node(i)
+            .and_then(|s| style::painted(s, fill, line, 1.5));
+        entity(
+            &mut w,
+            &chart.nodes[i].id,
+            &d.entities[i],
+            &tables[i],
+            n.bounds,
+            authored.as_ref(),
+        );
+    }
+    if heading.is_some() {
+        w.close("g");
+        w.newline();
+    }
+    w.close("svg");
+    (w.finish(), width, height)
+}

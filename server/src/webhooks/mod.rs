@@ -1,0 +1,284 @@
+//! Webhooks (contract §6.2): the events the store writes beside each change (its outbox) are
+//! POSTed to the document's callback URL by [`run_worker`], signed as the Standard Webhooks
+//! specification says, at least once, with retries and exponential backoff.
+//!
+//! - Signature: `webhook-id` (the event id), `webhook-timestamp` (Unix seconds) and
+//!   `webhook-signature: v1,{base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")}`, the key
+//!   being the base64-decoded part of the `whsec_…` secret after its prefix ([`sign`]).
+//! - Schedule: the first attempt at once; after a failure, [`Tuning::retry_base`] (30 s)
+//!   doubling up to 720 times that (6 h); given up once the next attempt would come more than
+//!   2880 times it (24 h) after the event.
+//! - Claims: each attempt leases its event for twice the timeout and a second, so a worker
+//!   that dies mid-delivery leaves it to be tried again (by any replica on PostgreSQL) once the
+//!   lease is over.
+//! - The target: [`guard`] resolves it and refuses loopback, private, link-local and other
+//!   internal addresses unless `--webhook-allow-private`; [`client`] connects to the checked
+//!   address, with a timeout, a cap on the answer's size and no redirects followed.
+
+pub mod client;
+pub mod guard;
+
+use crate::store::{self, Attempt, Delivery, Millis, Store};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Wakes the worker when this process stores an event (others are found by polling).
+static WAKE: Notify = Notify::const_new();
+
+/// Tells the worker an event was just written.
+pub fn wake() {
+    WAKE.notify_one();
+}
+
+/// The worker's timings.
+#[derive(Debug, Clone, Copy)]
+pub struct Tuning {
+    /// The first retry's delay; later ones double it.
+    pub retry_base: Duration,
+    /// How long one attempt may take, connection included.
+    pub timeout: Duration,
+    /// How often the store is asked for due events when nothing wakes the worker.
+    pub poll: Duration,
+    /// Whether private and loopback targets are allowed (`--webhook-allow-private`).
+    pub allow_private: bool,
+}
+
+impl Tuning {
+    /// The defaults (30 s, 10 s, 1 s), with `PASSBACK_WEBHOOK_RETRY_BASE_MS` and
+    /// `PASSBACK_WEBHOOK_TIMEOUT_MS` read for tests and tuning.
+    pub fn from_env(allow_private: bool) -> Tuning {
+        let ms = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|&n| n > 0)
+                .map_or(Duration::from_millis(default), Duration::from_millis)
+        };
+        Tuning {
+            retry_base: ms("PASSBACK_WEBHOOK_RETRY_BASE_MS", 30_000),
+            timeout: ms("PASSBACK_WEBHOOK_TIMEOUT_MS", 10_000),
+            poll: Duration::from_secs(1),
+            allow_private,
+        }
+    }
+
+    fn lease(&self) -> Duration {
+        self.timeout * 2 + Duration::from_secs(1)
+    }
+
+    /// When to try again after `attempts` failed attempts of an event made at `created_at`;
+    /// `None` to give up.
+    pub fn next_attempt(&self, created_at: Millis, attempts: u32, now: Millis) -> Option<Millis> {
+        let base = self.retry_base.as_millis() as Millis;
+        let delay = base
+            .saturating_mul(1 << attempts.saturating_sub(1).min(20))
+            .min(base.saturating_mul(720));
+        let at = now.saturating_add(delay);
+        (at <= created_at.saturating_add(base.saturating_mul(2880))).then_some(at)
+    }
+}
+
+/// The body POSTed for an event: `{ type, document_id, response_id?, created_at }`.
+pub fn payload(event: &store::Event) -> Value {
+    let mut body = json!({
+        "type": event.kind,
+        "document_id": event.document_id,
+        "created_at": store::rfc3339(event.created_at),
+    });
+    if let (Some(n), Some(fields)) = (event.response_id, body.as_object_mut()) {
+        fields.insert("response_id".into(), json!(n));
+    }
+    body
+}
+
+/// `v1,{base64 HMAC-SHA256}` of `"{id}.{timestamp}.{body}"` with the `whsec_…` `secret`;
+/// `None` when the secret is not `whsec_` and base64.
+pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<String> {
+    use base64::Engine as _;
+    use hmac::{KeyInit, Mac};
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let key = b64
+        .decode(secret.strip_prefix(store::WEBHOOK_SECRET_PREFIX)?)
+        .ok()?;
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).ok()?;
+    mac.update(id.as_bytes());
+    mac.update(b".");
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    Some(format!("v1,{}", b64.encode(mac.finalize().into_bytes())))
+}
+
+/// Deliveries in flight at once, per server.
+const IN_FLIGHT: usize = 32;
+
+/// Delivers due events until aborted: claims as many as there are free places among
+/// [`IN_FLIGHT`], POSTs each on a task of its own and records its outcome there, and claims
+/// more as places free up (a slow receiver holds up only its own place); waits for a wake or
+/// the poll interval when none is due.
+pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
+    let places = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    loop {
+        // One free place at least, then every other free one.
+        let Ok(first) = places.clone().acquire_owned().await else {
+            return;
+        };
+        let mut held = vec![first];
+        while let Ok(more) = places.clone().try_acquire_owned() {
+            held.push(more);
+        }
+        let now = store::now();
+        let lease = now + tuning.lease().as_millis() as Millis;
+        let due = match store.claim_events(now, lease, held.len()).await {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot claim webhook events");
+                drop(held);
+                tokio::time::sleep(tuning.poll).await;
+                continue;
+            }
+        };
+        if due.is_empty() {
+            drop(held);
+            tokio::select! {
+                () = WAKE.notified() => {}
+                () = tokio::time::sleep(tuning.poll) => {}
+            }
+            continue;
+        }
+        for delivery in due {
+            let place = held.pop();
+            let store = store.clone();
+            tokio::spawn(async move {
+                let _place = place;
+                let attempt = deliver(&delivery, &tuning).await;
+                let id = delivery.event.id.clone();
+                if let Err(e) = store.record_attempt(&id, attempt).await {
+                    tracing::warn!(error = %e, event = %id, "cannot record a webhook delivery");
+                }
+            });
+        }
+        // Places left over go back; more may be due already.
+        drop(held);
+    }
+}
+
+/// One attempt at `delivery`, and what to record of it.
+pub async fn deliver(delivery: &Delivery, tuning: &Tuning) -> Attempt {
+    let event = &delivery.event;
+    let body = payload(event).to_string();
+    let timestamp = store::now() / 1000;
+    let outcome = match sign(&delivery.secret, &event.id, timestamp, body.as_bytes()) {
+        None => Err("the webhook secret is not whsec_ and base64".to_string()),
+        Some(signature) => {
+            let headers = [
+                ("webhook-id", event.id.clone()),
+                ("webhook-timestamp", timestamp.to_string()),
+                ("webhook-signature", signature),
+            ];
+            client::post(&delivery.url, &headers, body, tuning).await
+        }
+    };
+    let at = store::now();
+    let failed = |status: Option<u16>, error: String| {
+        tracing::info!(event = %event.id, %error, "webhook delivery failed");
+        Attempt {
+            at,
+            status,
+            error: Some(error),
+            delivered: false,
+            next_attempt_at: tuning.next_attempt(event.created_at, event.attempts + 1, at),
+        }
+    };
+    match outcome {
+        Ok(status) if (200..300).contains(&status) => Attempt {
+            at,
+            status: Some(status),
+            error: None,
+            delivered: true,
+            next_attempt_at: None,
+        },
+        Ok(status) => failed(
+            Some(status),
+            format!("the receiver answered {status}, not 2xx"),
+        ),
+        Err(e) => failed(None, e),
+    }
+}
+
+/// `callback_url` as routing takes it: an absolute `https://` URL (or `http://` with
+/// `--webhook-allow-private`), at most 2048 bytes, whose host, when it is an IP address, is not
+/// an internal one unless allowed. The error says what is wrong and what to give.
+pub fn check_callback_url(url: &str, allow_private: bool) -> Result<String, String> {
+    let target = guard::Target::parse(url)?;
+    if url.len() > 2048 {
+        return Err("\"callback_url\" is longer than 2048 bytes.".into());
+    }
+    if !target.https && !allow_private {
+        return Err(
+            "\"callback_url\" must be an https:// URL (http:// only on a server run with --webhook-allow-private)."
+                .into(),
+        );
+    }
+    if let Ok(ip) = target.host.parse::<std::net::IpAddr>()
+        && !allow_private
+        && let Some(why) = guard::forbidden(ip)
+    {
+        return Err(format!(
+            "\"callback_url\" points at {ip}, {why}; webhooks go only to public addresses (unless the server runs with --webhook-allow-private)."
+        ));
+    }
+    Ok(url.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signature_is_the_standard_webhooks_one() {
+        // The example of the Standard Webhooks specification's reference libraries.
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let body = br#"{"test": 2432232314}"#;
+        assert_eq!(
+            sign(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body).as_deref(),
+            Some("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        );
+        assert_eq!(sign("nope", "x", 1, b""), None);
+    }
+
+    #[test]
+    fn retries_back_off_and_give_up_after_a_day() {
+        let t = Tuning {
+            retry_base: Duration::from_secs(30),
+            timeout: Duration::from_secs(10),
+            poll: Duration::from_secs(1),
+            allow_private: false,
+        };
+        assert_eq!(t.next_attempt(0, 1, 0), Some(30_000));
+        assert_eq!(t.next_attempt(0, 2, 0), Some(60_000));
+        assert_eq!(t.next_attempt(0, 15, 0), Some(6 * 3_600_000));
+        assert_eq!(t.next_attempt(0, 15, 20 * 3_600_000), None);
+    }
+
+    #[test]
+    fn callback_urls_are_https_and_not_internal() {
+        assert!(check_callback_url("https://example.com/hook", false).is_ok());
+        for bad in [
+            "http://example.com/hook",
+            "https://127.0.0.1/x",
+            "https://10.0.0.1/x",
+            "https://169.254.169.254/latest",
+            "https://[::1]/x",
+            "https://[::ffff:127.0.0.1]/x",
+            "ftp://example.com",
+            "/relative",
+        ] {
+            let e = check_callback_url(bad, false).unwrap_err();
+            assert!(e.contains("callback_url"), "{bad}: {e}");
+        }
+        assert!(check_callback_url("http://127.0.0.1:9/x", true).is_ok());
+    }
+}

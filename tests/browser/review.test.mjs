@@ -1,0 +1,287 @@
+// The review page as a reader meets it, in real Chromium, with the script on and off: an intro
+// that says what the page is and what Send does, Send as the one primary action, progress with
+// the script, option rows that take a tap anywhere and controls at least 44 × 44 px on a phone;
+// nothing lost (unanswered questions and an empty "Other" are said, linked, and kept out of the
+// store until the reader sends anyway or fixes them); nothing doubled (a double click, a reload
+// of the receipt); and the receipt itself. axe audits each page in light and dark; screenshots
+// of the review page and the receipt, light and dark, at 1280 and 375 px, go to
+// target/screenshots/review for a person to look at.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, SHOTS, startServer, browser, axeViolations, watchConsole, sticksOut } from './harness.mjs';
+
+const DOC = readFileSync(join(ROOT, 'examples', 'decision.md'), 'utf8');
+const SEND = 'Send answers';
+const DIR = join(SHOTS, 'review');
+
+async function withServer(run) {
+  const dir = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-review-'));
+  const server = await startServer(['--store', `sqlite:${join(dir, 'review.db')}`]);
+  try {
+    await run(server);
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function route(server) {
+  const res = await fetch(`${server.url}/v1/documents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ markdown: DOC, expires_in: 3600 }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body;
+}
+
+async function responses(server, doc) {
+  const res = await fetch(`${server.url}/v1/documents/${doc.id}/responses`, {
+    headers: { authorization: `Bearer ${doc.token}` },
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()).responses;
+}
+
+/** Clicks a button (or link) and waits for the page it leads to. */
+async function follow(page, role, name) {
+  await Promise.all([page.waitForEvent('load'), page.getByRole(role, { name, exact: true }).click()]);
+}
+
+/** Screenshots of the whole page, light and dark, at 1280 and 375 px; axe on each. */
+async function shootBoth(page, name) {
+  mkdirSync(DIR, { recursive: true });
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      if (width === 375) assert.deepEqual(await sticksOut(page, 'main'), [], `${name}: wider than a 375 px screen`);
+      assert.deepEqual(await axeViolations(page), [], `axe on ${name}, ${scheme}, ${width} px`);
+      await page.screenshot({ path: join(DIR, `${name}-${scheme}-${width}.png`), fullPage: true });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The boxes (width × height, CSS px) of the visible elements matching `selector`. */
+function boxes(page, selector) {
+  return page.evaluate((selector) => [...document.querySelectorAll(selector)]
+    .map((el) => ({ el, box: el.getBoundingClientRect() }))
+    .filter(({ box }) => box.width > 0 && box.height > 0)
+    .map(({ el, box }) => ({
+      what: `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.getAttribute('aria-label') || el.textContent).trim().slice(0, 30)}"`,
+      width: Math.round(box.width * 10) / 10,
+      height: Math.round(box.height * 10) / 10,
+    })), selector);
+}
+
+test('the review page: an intro, Send as the primary action, progress, rows that take a tap, 44 px targets on a phone', async () => {
+  await withServer(async (server) => {
+    const doc = await route(server);
+    const ctx = await browser({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      const problems = watchConsole(page);
+      await page.goto(doc.review_url);
+      // The intro: what it is, how many questions, until when, what Send does.
+      const intro = page.getByRole('region', { name: 'About this review' });
+      await intro.waitFor();
+      const said = await intro.textContent();
+      assert.match(said, /Moving the team wiki|wiki/i);
+      assert.match(said, /6 questions · open until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+      assert.match(said, /your answers go to the person who sent you this link; you can change them later/);
+
+      // A long page has a way through: links to each question.
+      await intro.locator('summary', { hasText: 'Go to a question' }).click();
+      assert.deepEqual(await intro.getByRole('link').allTextContents(), [
+        'Which wiki do we move to?', 'Which spaces move in the first batch?', 'Which week suits the cut-over?',
+        'Migration details', 'Migration order', 'Where the hours go',
+      ]);
+      await intro.getByRole('link', { name: 'Where the hours go' }).click();
+      assert.match(page.url(), /#pb-[0-9a-f]+-b6-w0$/);
+      assert.ok(await page.getByRole('spinbutton', { name: 'Moving content (h)' }).isVisible());
+      await page.evaluate(() => window.scrollTo(0, 0));
+
+      // Send first and filled; Copy after it, outlined.
+      const send = page.getByRole('button', { name: SEND, exact: true });
+      const copy = page.getByRole('button', { name: 'Copy answers', exact: true });
+      const look = (l) => l.evaluate((b) => {
+        const s = getComputedStyle(b);
+        return { bg: s.backgroundColor, fg: s.color, x: b.getBoundingClientRect().x };
+      });
+      const [sendLook, copyLook] = [await look(send), await look(copy)];
+      assert.notEqual(sendLook.bg, copyLook.bg, 'one filled button');
+      assert.equal(sendLook.bg, copyLook.fg, 'Send filled with the accent Copy is outlined in');
+      assert.ok(sendLook.x < copyLook.x, 'Send comes first');
+
+      // Progress, with the script: the two lists count as answered as they stand.
+      const progress = page.locator('.pb-actions').locator('..').getByText(/^\d+ of 6 answered$/);
+      assert.equal(await progress.textContent(), '2 of 6 answered');
+      assert.equal(await intro.getByText('2 of 6 answered').count(), 1, 'and in the intro');
+
+      // A tap at the far end of an option row chooses it.
+      const row = page.locator('.pb-option', { has: page.getByRole('radio', { name: 'Self-hosted' }) });
+      const box = await row.boundingBox();
+      await page.mouse.click(box.x + box.width - 8, box.y + box.height / 2);
+      assert.equal(await page.getByRole('radio', { name: 'Self-hosted' }).isChecked(), true);
+      assert.equal(await progress.textContent(), '3 of 6 answered');
+      await page.getByLabel('Which week suits the cut-over?').fill('the week of 14 September');
+      assert.equal(await progress.textContent(), '4 of 6 answered');
+      // The lists say what leaving them as they are sends.
+      for (const name of ['Migration order', 'Where the hours go']) {
+        const list = page.getByRole('region', { name });
+        assert.match(await list.textContent(), /Leaving this list as it is sends “kept unchanged”/);
+      }
+
+      // On a phone: every option row, list button, comment button and note toggle is 44 × 44.
+      await page.setViewportSize({ width: 375, height: 800 });
+      const small = [];
+      for (const selector of ['.pb-option', '.pb-move', '.pb-remove', '.pb-leaf-comment', '.pb-note > summary',
+        '.pb-actions button', '.pb-undo']) {
+        for (const b of await boxes(page, selector)) if (b.width < 44 || b.height < 44) small.push(b);
+      }
+      assert.deepEqual(small, [], 'touch targets under 44 × 44 CSS px at 375 px');
+      // The prose keeps its width: no gutter for the comment buttons on a phone.
+      const para = await page.locator('.pb-doc p[data-pb-leaf]').first().boundingBox();
+      assert.ok(para.width > 375 - 80, `a paragraph is ${para.width} px wide on a 375 px screen`);
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      await shootBoth(page, 'review');
+      assert.deepEqual(problems, [], 'console: CSP violations or errors');
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
+test('nothing lost: an empty send says which questions, keeps nothing, and "Send anyway" sends (script off, then on)', async () => {
+  await withServer(async (server) => {
+    const doc = await route(server);
+    for (const javaScriptEnabled of [false, true]) {
+      const ctx = await browser({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        await page.goto(doc.review_url);
+        if (!javaScriptEnabled) {
+          assert.equal(await page.getByText(/of 6 answered/).count(), 0, 'no progress without the script');
+        }
+        const before = (await responses(server, doc)).length;
+        await follow(page, 'button', SEND);
+        const summary = page.locator('.pb-error-summary');
+        await summary.getByRole('heading', { name: 'You have not answered 4 questions', level: 2 }).waitFor();
+        assert.equal((await responses(server, doc)).length, before, 'nothing kept');
+        const links = summary.getByRole('link');
+        assert.deepEqual(await links.allTextContents(), [
+          'Which wiki do we move to?', 'Which spaces move in the first batch?', 'Which week suits the cut-over?',
+          'Migration details',
+        ]);
+        if (javaScriptEnabled) {
+          assert.equal(await page.evaluate(() => document.activeElement.classList.contains('pb-error-summary')), true,
+            'the summary takes the focus');
+          // A link leads to its question's first control.
+          await links.nth(2).click();
+          assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')
+            || document.activeElement.labels?.[0]?.textContent), 'Which week suits the cut-over?');
+        }
+        if (javaScriptEnabled) await shootBoth(page, 'unanswered');
+        await follow(page, 'button', 'Send anyway');
+        await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+        const kept = await responses(server, doc);
+        assert.equal(kept.length, before + 1);
+        assert.match(kept.at(-1).export, /kept the order unchanged/);
+        // Reloading the receipt sends nothing.
+        await page.reload();
+        await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+        assert.equal((await responses(server, doc)).length, before + 1, 'a reload sends nothing');
+      } finally {
+        await ctx.close();
+      }
+    }
+  });
+});
+
+test('"Other" chosen with nothing typed is an error on that field; the form comes back as entered', async () => {
+  await withServer(async (server) => {
+    const doc = await route(server);
+    const ctx = await browser({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(doc.review_url);
+      await page.getByRole('radio', { name: 'Managed plan' }).check();
+      await page.getByRole('checkbox', { name: 'Runbooks' }).check();
+      await page.getByLabel('Which week suits the cut-over?').fill('soon');
+      await page.getByRole('radio', { name: 'Something else:' }).check();
+      await follow(page, 'button', SEND);
+      const summary = page.locator('.pb-error-summary');
+      await summary.getByRole('heading', { name: 'There is a problem' }).waitFor();
+      await summary.getByRole('link', { name: 'Type your answer after “Other”, or choose another option.' }).waitFor();
+      assert.equal(await summary.getByRole('button', { name: 'Send anyway' }).count(), 0, 'an error is fixed, not sent anyway');
+      const field = page.getByRole('textbox', { name: 'Something else:' });
+      assert.equal(await field.getAttribute('aria-invalid'), 'true');
+      assert.match(await field.evaluate((f) => document.getElementById(f.getAttribute('aria-describedby')).textContent),
+        /Type your answer after “Other”/);
+      // As entered.
+      assert.equal(await page.getByRole('radio', { name: 'Something else:' }).isChecked(), true);
+      assert.equal(await page.getByRole('radio', { name: 'Managed plan' }).isChecked(), true);
+      assert.equal(await page.getByLabel('Which week suits the cut-over?').inputValue(), 'soon');
+      assert.deepEqual(await responses(server, doc), [], 'nothing kept');
+      await field.fill('ask each space owner');
+      await follow(page, 'button', SEND);
+      await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+      const kept = await responses(server, doc);
+      assert.equal(kept.length, 1);
+      assert.deepEqual(kept[0].componentInputs.b4.questions.q3, { other: 'ask each space owner' });
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
+test('nothing doubled: a double click on Send keeps one response; the receipt shows it and edits it', async () => {
+  await withServer(async (server) => {
+    const doc = await route(server);
+    const ctx = await browser({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      const problems = watchConsole(page);
+      await page.goto(doc.review_url);
+      await page.getByRole('radio', { name: 'Self-hosted' }).check();
+      await page.getByRole('checkbox', { name: 'Runbooks' }).check();
+      await page.getByLabel('Which week suits the cut-over?').fill('the week of 14 September');
+      await page.getByRole('radio', { name: 'Team leads' }).check();
+      await page.getByRole('textbox', { name: 'Your name (optional)' }).fill('Dana');
+      await Promise.all([
+        page.waitForURL(/\/sent\?n=1&k=/),
+        page.getByRole('button', { name: SEND, exact: true }).dblclick(),
+      ]);
+      await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+      assert.equal((await responses(server, doc)).length, 1, 'one response for a double click');
+
+      // The receipt: the answers drawn as text, not a box of Markdown.
+      const answers = page.getByRole('region', { name: 'Your answers' });
+      assert.match(await answers.textContent(), /Q: Which wiki do we move to\?\s*Answer: Self-hosted/);
+      assert.equal(await page.getByRole('textbox').count(), 0, 'no text box');
+      assert.equal(await answers.locator('strong', { hasText: 'Q: Which wiki do we move to?' }).count(), 1);
+      await page.getByRole('button', { name: 'Copy answers' }).waitFor();
+      await shootBoth(page, 'receipt');
+
+      // "Edit your response": the form filled in; sending it keeps a second response.
+      await follow(page, 'link', 'Edit your response');
+      assert.equal(await page.getByRole('radio', { name: 'Self-hosted' }).isChecked(), true);
+      assert.equal(await page.getByRole('textbox', { name: 'Your name (optional)' }).inputValue(), 'Dana');
+      await page.getByRole('radio', { name: 'Managed plan' }).check();
+      await follow(page, 'button', SEND);
+      await page.waitForURL(/\/sent\?n=2&k=/);
+      const kept = await responses(server, doc);
+      assert.deepEqual(kept.map((r) => r.componentInputs.b1.selected[0]), ['Self-hosted', 'Managed plan'], 'both kept');
+      assert.deepEqual(problems, [], 'console: CSP violations or errors');
+    } finally {
+      await ctx.close();
+    }
+  });
+});

@@ -56,6 +56,9 @@ pub struct Parsed<'a> {
     pub bare: bool,
     /// The YAML front matter at the top of the document, which is never shown.
     pub front_matter: Option<FrontMatter>,
+    /// The headings and task-list items, in document order, found in the same walk: the prose
+    /// writer's ids and names for them ([`crate::prose::Anchors`]) are read from these.
+    pub named: Vec<&'a AstNode<'a>>,
     /// False when the source cannot hold a Hebrew or Arabic letter (see
     /// [`crate::html::i18n::may_hold_rtl`]): the language is then English without a walk.
     pub rtl_possible: bool,
@@ -99,6 +102,8 @@ pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
     o.extension.footnotes = true;
     // GitHub's `> [!NOTE]` … `> [!CAUTION]`, written by `prose::alert`.
     o.extension.alerts = true;
+    // `:tada:` as the emoji GitHub shows (never inside code).
+    o.extension.shortcodes = true;
     o.render.r#unsafe = allow_raw_html;
     o
 }
@@ -264,7 +269,8 @@ fn reopen_unclosed_html<'a>(
     text: &mut Cow<'_, str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> &'a AstNode<'a> {
-    let mut root = comrak::parse_document(arena, text, &comrak_options(false));
+    let options = parse_options(text);
+    let mut root = comrak::parse_document(arena, text, &options);
     // Only a document with a `<` can hold an HTML block.
     if memchr::memchr(b'<', text.as_bytes()).is_none() {
         return root;
@@ -305,9 +311,29 @@ fn reopen_unclosed_html<'a>(
                 "end it where it should end, with its end tag or `-->`, or write its `<` as `\\<`"
                     .into(),
         });
-        root = comrak::parse_document(arena, text, &comrak_options(false));
+        root = comrak::parse_document(arena, text, &options);
     }
     root
+}
+
+/// [`comrak_options`] for parsing `text`: emoji shortcodes are looked for only when the text
+/// holds something that could be one (`:name:`), as comrak's inline parser otherwise stops at
+/// every `:` for nothing.
+fn parse_options(text: &str) -> ComrakOptions<'static> {
+    let mut options = comrak_options(false);
+    options.extension.shortcodes = may_hold_shortcode(text.as_bytes());
+    options
+}
+
+/// Whether `text` holds a `:`, a run of letters, digits, `+`, `_` or `-`, and a `:`: the shape
+/// of every emoji shortcode (comrak's scanner's pattern).
+fn may_hold_shortcode(text: &[u8]) -> bool {
+    let name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'_' | b'-');
+    memchr::memchr_iter(b':', text).any(|at| {
+        let rest = &text[at + 1..];
+        let run = rest.iter().take_while(|b| name(b)).count();
+        run > 0 && rest.get(run) == Some(&b':')
+    })
 }
 
 /// Parses `src` into `arena`, finds and validates every component.
@@ -479,12 +505,14 @@ pub fn parse<'a>(arena: &'a Arena<'a>, src: &str) -> Parsed<'a> {
         }
     }
     diagnostics.extend(walk_diagnostics);
+    let named = std::mem::take(&mut police.named);
     Parsed {
         root,
         blocks,
         nodes,
         footnotes,
         diagnostics,
+        named,
         raw_html: police.finish(),
         bare: false,
         front_matter,
@@ -1254,6 +1282,7 @@ fn bare_paste<'a>(arena: &'a Arena<'a>, src: &str, lines: &LineIndex) -> Option<
             component,
         }],
         nodes: vec![node],
+        named: Vec::new(),
         footnotes: Vec::new(),
         diagnostics,
         raw_html: false,
@@ -1448,6 +1477,34 @@ impl<'t> PosMap<'t> {
         let chars = near.unwrap_or_else(|| count(start, end).unwrap_or(0));
         self.cursor.set((i, end, chars));
         (line, prefix + chars + 1)
+    }
+}
+
+#[cfg(test)]
+mod shortcode_tests {
+    #[test]
+    fn only_text_that_could_hold_a_shortcode_is_searched_for_one() {
+        for yes in [
+            ":tada:",
+            "a :+1: b",
+            "x:white_check_mark:",
+            "10:30:00",
+            ":A-b_9:",
+        ] {
+            assert!(super::may_hold_shortcode(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "",
+            ":",
+            "::",
+            "a: b: c",
+            "{\"a\":1,\"b\":2}",
+            "http://x",
+            ": tada:",
+            ":tada",
+        ] {
+            assert!(!super::may_hold_shortcode(no.as_bytes()), "{no}");
+        }
     }
 }
 

@@ -98,6 +98,12 @@ pub fn style_prose(html: &str, rtl: bool, link_base: Option<&str>) -> String {
             out.push_str(&style);
             out.push('"');
             out.push_str(&tag[1 + name.len()..]);
+        } else if name == "img"
+            && attribute(tag, "src").is_some_and(|src| src.starts_with("https://"))
+        {
+            // An image the rules let load: absolute https (the mail has no page around it).
+            out.push_str("<img style=\"max-width:100%;height:auto;border:0;\"");
+            out.push_str(&tag[4..]);
         } else if name == "img" {
             out.push_str(&attribute(tag, "alt").unwrap_or_default());
         } else if let Some(style) = style_for(&name)

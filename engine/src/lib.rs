@@ -66,7 +66,7 @@ pub use diag::{Code, Diagnostic, Severity, terminal_safe};
 pub use diagram::{Alone, draw_alone};
 pub use document::{BlockInfo, FrontMatter};
 pub use engine::{Engine, Miss};
-pub use options::{Format, Options, Surface};
+pub use options::{Format, ImagePolicy, ImageProxy, Options, Surface};
 pub use render::{
     FormOutcome, GMAIL_CLIP_BYTES, HEAP_SETTLE_BYTES, Outcome, Rendered, Validation, answer_form,
     content_hash, document_title, is_respond_url, keyed_content_hash, raise_heap_trim_threshold,

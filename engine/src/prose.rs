@@ -7,6 +7,7 @@
 //! `<span data-pb-leaf>`. Components are raw nodes by the time the page is written, so they
 //! never take a number.
 
+use crate::sanitize::ImageRules;
 use comrak::html::{ChildRendering, Context, format_document_with_formatter, format_node_default};
 use comrak::nodes::{AstNode, NodeValue};
 use std::fmt::{self, Write};
@@ -34,36 +35,244 @@ pub enum Marks {
 }
 
 /// The formatter's state: the next leaf number and how to write it.
-#[derive(Default)]
-struct Counter {
+struct Counter<'r> {
     last: u32,
     marks: bool,
     /// The opening tag being written.
     buf: String,
+    /// Which images may load.
+    images: &'r ImageRules,
+    /// Images the rules refused.
+    blocked: u32,
+    /// The headings' ids and the tasks' names, and how many of each are written.
+    anchors: &'r Anchors,
+    headings: usize,
+    tasks: usize,
 }
 
-/// Writes the tree's HTML as `comrak::format_html` does with `options`, each leaf marked.
-/// Returns how many leaves it marked.
+/// The ids of a document's headings, as GitHub makes them: the heading's text lowercased,
+/// every character but letters, marks, numbers, `_`-like connectors, spaces and `-` removed,
+/// spaces made `-`, and a repeated id given `-1`, `-2`… (comrak's [`comrak::Anchorizer`], which
+/// follows GitHub's). `[see below](#install)` then finds `## Install` on the page, from any
+/// link, typed address or other page, with or without the script.
+///
+/// The engine's own ids start with `pb-`, and comrak's footnotes use `fn-` and `fnref-`: a
+/// heading whose id would start with one of those (or with `user-content-`) gets GitHub's
+/// `user-content-` in front, and the document's in-page links to it are written to match, so
+/// no heading can take an id the engine's markup uses.
+///
+/// Read from the same tree, before the sanitizer changes it, the task-list items' names too:
+/// each checkbox is named by its item's text (see [`write_task`]).
+#[derive(Default, Debug)]
+pub struct Anchors {
+    /// Each heading's id, in document order (empty when its text gives none).
+    ids: Vec<String>,
+    /// Each task item's text, in document order.
+    tasks: Vec<String>,
+    /// The ids given `user-content-` (without it), for the in-page links to them.
+    moved: Vec<String>,
+}
+
+/// A heading's text as GitHub makes its id from it: text and code as written, a space for a
+/// line break, and an emoji shortcode as its name (`## :rocket: Launch` is `#rocket-launch`).
+fn heading_text<'a>(heading: &'a AstNode<'a>, text: &mut String) {
+    for node in heading.descendants() {
+        match &node.data().value {
+            NodeValue::Text(t) => text.push_str(t),
+            NodeValue::Code(c) => text.push_str(&c.literal),
+            NodeValue::ShortCode(sc) => text.push_str(&sc.code),
+            NodeValue::LineBreak | NodeValue::SoftBreak => text.push(' '),
+            _ => {}
+        }
+    }
+}
+
+/// The prefix GitHub gives the ids in a document's content.
+const CONTENT_PREFIX: &str = "user-content-";
+
+impl Anchors {
+    /// The ids of the headings and the names of the task items among `named` (the document's
+    /// headings and task items in order, `document::Parsed::named`), read before the sanitizer
+    /// changes any of them.
+    pub fn of_nodes<'a>(named: &[&'a AstNode<'a>]) -> Anchors {
+        if named.is_empty() {
+            return Anchors::default();
+        }
+        let mut anchors = Anchors {
+            ids: Vec::with_capacity(named.len()),
+            ..Anchors::default()
+        };
+        let mut slugs = Slugs {
+            few: Vec::with_capacity(named.len().min(FEW_SLUGS)),
+            ..Slugs::default()
+        };
+        let mut text = String::with_capacity(64);
+        for node in named {
+            text.clear();
+            match node.data().value {
+                NodeValue::Heading(_) => {}
+                NodeValue::TaskItem(_) => {
+                    if let Some(first) = node.first_child() {
+                        first.collect_text_append(&mut text);
+                    }
+                    let mut name = String::with_capacity(text.len());
+                    collapse_into(&text, &mut name);
+                    anchors.tasks.push(name);
+                    continue;
+                }
+                _ => continue,
+            }
+            heading_text(node, &mut text);
+            let slug = slugs.unique(&text);
+            let reserved = ["pb-", "fn-", "fnref-", CONTENT_PREFIX]
+                .iter()
+                .any(|p| slug.starts_with(p));
+            if reserved {
+                anchors.ids.push(format!("{CONTENT_PREFIX}{slug}"));
+                anchors.moved.push(slug);
+            } else {
+                anchors.ids.push(slug);
+            }
+        }
+        anchors
+    }
+
+    /// [`Anchors::of_nodes`] of every heading and task item under `root`.
+    #[cfg(test)]
+    pub fn of<'a>(root: &'a AstNode<'a>) -> Anchors {
+        let named: Vec<&'a AstNode<'a>> = root
+            .descendants()
+            .filter(|n| {
+                matches!(
+                    n.data().value,
+                    NodeValue::Heading(_) | NodeValue::TaskItem(_)
+                )
+            })
+            .collect();
+        Anchors::of_nodes(&named)
+    }
+
+    /// The target an in-page link to `fragment` is written with: `user-content-` in front when
+    /// the heading it names was given it.
+    fn moved(&self, fragment: &str) -> bool {
+        !self.moved.is_empty() && self.moved.iter().any(|m| m == fragment)
+    }
+}
+
+/// GitHub's heading ids, made unique as comrak's [`comrak::Anchorizer`] makes them (a repeat
+/// takes the first free `-1`, `-2`…). An ASCII heading, the common case, is made into its slug
+/// here in one pass; any other goes through comrak's, whose Unicode categories decide. The ids
+/// given are looked up in a list while there are few (a typical document has some tens of
+/// headings, and a list costs no hashing), in a set beyond that.
+#[derive(Default)]
+struct Slugs {
+    few: Vec<String>,
+    many: std::collections::HashSet<String>,
+    /// Where the search for a free suffix starts, for a slug given more than once (the first
+    /// free one is always at or past it, as nothing is ever taken back).
+    next: Vec<(String, usize)>,
+}
+
+/// How many ids [`Slugs`] keeps in its list.
+const FEW_SLUGS: usize = 64;
+
+impl Slugs {
+    fn taken(&self, id: &str) -> bool {
+        self.few.iter().any(|t| t == id) || (!self.many.is_empty() && self.many.contains(id))
+    }
+
+    fn unique(&mut self, text: &str) -> String {
+        let slug = if text.is_ascii() {
+            let bytes: Vec<u8> = text
+                .bytes()
+                .filter_map(|b| match b {
+                    b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' => Some(b),
+                    b'A'..=b'Z' => Some(b.to_ascii_lowercase()),
+                    b' ' => Some(b'-'),
+                    _ => None,
+                })
+                .collect();
+            // Only ASCII bytes were kept.
+            String::from_utf8(bytes).unwrap_or_default()
+        } else {
+            // A fresh anchorizer gives the bare slug, with no suffix.
+            comrak::Anchorizer::new().anchorize(text)
+        };
+        let chosen = if self.taken(&slug) {
+            let at = self.next.iter().position(|(s, _)| *s == slug);
+            let mut n = at.map_or(1, |i| self.next[i].1);
+            let mut candidate = String::with_capacity(slug.len() + 4);
+            let chosen = loop {
+                candidate.clear();
+                candidate.push_str(&slug);
+                candidate.push('-');
+                candidate.push_str(itoa::Buffer::new().format(n));
+                if !self.taken(&candidate) {
+                    break candidate;
+                }
+                n += 1;
+            };
+            match at {
+                Some(i) => self.next[i].1 = n + 1,
+                None => self.next.push((slug, n + 1)),
+            }
+            chosen
+        } else {
+            slug
+        };
+        if self.few.len() < FEW_SLUGS {
+            self.few.push(chosen.clone());
+        } else {
+            self.many.insert(chosen.clone());
+        }
+        chosen
+    }
+}
+
+/// What [`write_html`] wrote besides the HTML.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Written {
+    /// How many leaves it marked.
+    pub leaves: u32,
+    /// How many Markdown images the image rules refused (each shown as a link or its words).
+    pub blocked_images: u32,
+}
+
+/// Writes the tree's HTML as `comrak::format_html` does with `options`, each leaf marked, each
+/// image loaded or refused by `images`, and each heading given its id from `anchors` (see
+/// [`Anchors::of`], read from the same tree).
 pub fn write_html<'a>(
     root: &'a AstNode<'a>,
     options: &comrak::Options,
     marks: Marks,
+    images: &ImageRules,
+    anchors: &Anchors,
     out: &mut dyn Write,
-) -> u32 {
+) -> Written {
     let counter = Counter {
         last: 0,
         buf: String::with_capacity(64),
         marks: marks == Marks::Plain,
+        images,
+        blocked: 0,
+        anchors,
+        headings: 0,
+        tasks: 0,
     };
     let plugins = comrak::options::Plugins::default();
     // Writing into a String cannot fail.
-    format_document_with_formatter(root, options, out, &plugins, leaf_node, counter)
-        .map_or(0, |c| c.last)
+    format_document_with_formatter(root, options, out, &plugins, leaf_node, counter).map_or(
+        Written::default(),
+        |c| Written {
+            leaves: c.last,
+            blocked_images: c.blocked,
+        },
+    )
 }
 
 /// `{tag} data-pb-leaf="N">`, the next number, in one write: a write into the page costs more
 /// than the few bytes it copies, and a typical 20 KB document has some 600 leaves.
-fn open_tag(cx: &mut Context<Counter>, tag: &str) -> fmt::Result {
+fn open_tag(cx: &mut Context<Counter<'_>>, tag: &str) -> fmt::Result {
     if !cx.user.marks {
         cx.write_str(tag)?;
         return cx.write_str(">");
@@ -85,7 +294,7 @@ fn open_tag(cx: &mut Context<Counter>, tag: &str) -> fmt::Result {
 /// borrow and one comparison, and the call that follows can be a jump: about 10 instructions
 /// per node instead of the 25 a single `match` over both cases took.
 fn leaf_node<'a>(
-    cx: &mut Context<Counter>,
+    cx: &mut Context<Counter<'_>>,
     node: &'a AstNode<'a>,
     entering: bool,
 ) -> Result<ChildRendering, fmt::Error> {
@@ -94,7 +303,9 @@ fn leaf_node<'a>(
         | NodeValue::Heading(_)
         | NodeValue::TableRow(_)
         | NodeValue::CodeBlock(_) => cx.user.marks,
-        NodeValue::Link(_) | NodeValue::Alert(_) => true,
+        NodeValue::Link(_) | NodeValue::Alert(_) | NodeValue::Image(_) | NodeValue::TaskItem(_) => {
+            true
+        }
         _ => false,
     };
     if leaf {
@@ -110,7 +321,7 @@ fn leaf_node<'a>(
 /// result to comrak's output with the marks taken out.
 #[inline(never)]
 fn leaf_tag<'a>(
-    cx: &mut Context<Counter>,
+    cx: &mut Context<Counter<'_>>,
     node: &'a AstNode<'a>,
     entering: bool,
 ) -> Result<ChildRendering, fmt::Error> {
@@ -158,7 +369,20 @@ fn leaf_tag<'a>(
         {
             cx.cr()?;
             const TAGS: [&str; 6] = ["<h1", "<h2", "<h3", "<h4", "<h5", "<h6"];
-            open_tag(cx, TAGS[usize::from(nh.level.clamp(1, 6)) - 1])?;
+            let tag = TAGS[usize::from(nh.level.clamp(1, 6)) - 1];
+            let at = cx.user.headings;
+            cx.user.headings += 1;
+            let anchors = cx.user.anchors;
+            match anchors.ids.get(at).filter(|id| !id.is_empty()) {
+                Some(id) => {
+                    cx.write_str(tag)?;
+                    cx.write_str(" id=\"")?;
+                    cx.escape(id)?;
+                    cx.write_str("\"")?;
+                    open_tag(cx, "")?;
+                }
+                None => open_tag(cx, tag)?,
+            }
             Ok(ChildRendering::HTML)
         }
         NodeValue::TableRow(thead) if entering => {
@@ -219,8 +443,159 @@ fn leaf_tag<'a>(
             }
             Ok(ChildRendering::HTML)
         }
+        // An in-page link to a heading whose id was given `user-content-` (see [`Anchors`]).
+        NodeValue::Link(ref nl)
+            if entering
+                && nl
+                    .url
+                    .strip_prefix('#')
+                    .is_some_and(|f| cx.user.anchors.moved(f)) =>
+        {
+            cx.write_str("<a href=\"#")?;
+            cx.write_str(CONTENT_PREFIX)?;
+            cx.escape_href(&nl.url[1..])?;
+            cx.write_str("\"")?;
+            if !nl.title.is_empty() {
+                cx.write_str(" title=\"")?;
+                cx.escape(&nl.title)?;
+                cx.write_str("\"")?;
+            }
+            cx.write_str(">")?;
+            Ok(ChildRendering::HTML)
+        }
         NodeValue::Alert(ref alert) => write_alert(cx, alert, entering),
+        NodeValue::Image(ref nl) => write_image(cx, nl, entering),
+        NodeValue::TaskItem(ref task)
+            if entering && !cx.options.render.tasklist_classes && !cx.options.render.sourcepos =>
+        {
+            write_task(cx, node, task)
+        }
         _ => format_node_default(cx, node, entering),
+    }
+}
+
+/// `html` without the ids the prose writer gives headings, the names it gives task boxes, and
+/// what it adds to an image that loads: what plain comrak would write, for the tests that
+/// compare with it.
+#[cfg(test)]
+pub(crate) fn without_additions(html: &str) -> String {
+    let mut html = html.replace(IMAGE_ATTRIBUTES, "");
+    // The task boxes' names.
+    while let Some(at) = html.find(" disabled=\"\" aria-label=\"") {
+        let value = at + " disabled=\"\" aria-label=\"".len();
+        let end = html[value..]
+            .find('"')
+            .map_or(html.len(), |e| value + e + 1);
+        html.replace_range(at + " disabled=\"\"".len()..end, "");
+    }
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find("<h") {
+        let (before, after) = rest.split_at(at);
+        out.push_str(before);
+        let id_at = 3;
+        if after.len() > id_at
+            && after.as_bytes()[2].is_ascii_digit()
+            && after[id_at..].starts_with(" id=\"")
+        {
+            let value = id_at + " id=\"".len();
+            let end = after[value..]
+                .find('"')
+                .map_or(after.len(), |e| value + e + 1);
+            out.push_str(&after[..id_at]);
+            rest = &after[end..];
+        } else {
+            out.push_str(&after[..2]);
+            rest = &after[2..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A task-list item's opening, as comrak writes it, with its checkbox named by the item's text
+/// (`aria-label`): a screen reader says what is done or not, and axe's `label` rule passes
+/// (GitHub's boxes have no name).
+fn write_task<'a>(
+    cx: &mut Context<Counter<'_>>,
+    node: &'a AstNode<'a>,
+    task: &comrak::nodes::NodeTaskItem,
+) -> Result<ChildRendering, fmt::Error> {
+    let in_list = node
+        .parent()
+        .is_some_and(|p| matches!(p.data().value, NodeValue::List(_)));
+    cx.cr()?;
+    if in_list {
+        cx.write_str("<li>")?;
+    }
+    cx.write_str("<input type=\"checkbox\"")?;
+    if task.symbol.is_some() {
+        cx.write_str(" checked=\"\"")?;
+    }
+    cx.write_str(" disabled=\"\"")?;
+    let at = cx.user.tasks;
+    cx.user.tasks += 1;
+    let anchors = cx.user.anchors;
+    if let Some(name) = anchors.tasks.get(at).filter(|n| !n.is_empty()) {
+        cx.write_str(" aria-label=\"")?;
+        cx.escape(name)?;
+        cx.write_str("\"")?;
+    }
+    cx.write_str(" /> ")?;
+    Ok(ChildRendering::HTML)
+}
+
+/// What an image that loads carries besides comrak's attributes: no referrer for its host,
+/// and no load until it is near the view.
+pub(crate) const IMAGE_ATTRIBUTES: &str =
+    " referrerpolicy=\"no-referrer\" loading=\"lazy\" decoding=\"async\"";
+
+/// An image, as comrak writes it when the rules let it load (from the address they give, which
+/// may be a proxy's), told to send no referrer and to load lazily; otherwise a link to it
+/// (http and https) or its words, so the reader still learns what it was.
+fn write_image(
+    cx: &mut Context<Counter<'_>>,
+    nl: &comrak::nodes::NodeLink,
+    entering: bool,
+) -> Result<ChildRendering, fmt::Error> {
+    let src = cx.user.images.src(&nl.url);
+    match (src, entering) {
+        (Some(src), true) => {
+            cx.write_str("<img src=\"")?;
+            cx.escape_href(&src)?;
+            cx.write_str("\" alt=\"")?;
+            Ok(ChildRendering::Plain)
+        }
+        (Some(_), false) => {
+            if !nl.title.is_empty() {
+                cx.write_str("\" title=\"")?;
+                cx.escape(&nl.title)?;
+            }
+            cx.write_str("\"")?;
+            cx.write_str(IMAGE_ATTRIBUTES)?;
+            cx.write_str(" />")?;
+            Ok(ChildRendering::HTML)
+        }
+        (None, true) => {
+            cx.user.blocked += 1;
+            cx.write_str("<a")?;
+            if crate::sanitize::is_web_link(&nl.url) {
+                cx.write_str(" href=\"")?;
+                cx.escape_href(&nl.url)?;
+                cx.write_str("\"")?;
+            }
+            if !nl.title.is_empty() {
+                cx.write_str(" title=\"")?;
+                cx.escape(&nl.title)?;
+                cx.write_str("\"")?;
+            }
+            cx.write_str(">")?;
+            Ok(ChildRendering::HTML)
+        }
+        (None, false) => {
+            cx.write_str("</a>")?;
+            Ok(ChildRendering::HTML)
+        }
     }
 }
 
@@ -228,7 +603,7 @@ fn leaf_tag<'a>(
 /// screen reader reads out first, as GitHub writes it but with the engine's own classes and
 /// icons. Its paragraphs are leaves like any other.
 fn write_alert(
-    cx: &mut Context<Counter>,
+    cx: &mut Context<Counter<'_>>,
     alert: &comrak::nodes::NodeAlert,
     entering: bool,
 ) -> Result<ChildRendering, fmt::Error> {
@@ -329,6 +704,7 @@ fn inline_text<'a>(leaf: &'a AstNode<'a>, raw_as_text: bool, out: &mut String) {
         match &node.data().value {
             NodeValue::Text(t) => out.push_str(t),
             NodeValue::Code(c) => out.push_str(&c.literal),
+            NodeValue::ShortCode(sc) => out.push_str(&sc.emoji),
             NodeValue::HtmlInline(h) if raw_as_text => out.push_str(h),
             NodeValue::HtmlInline(_) | NodeValue::Image(_) => {}
             NodeValue::SoftBreak | NodeValue::LineBreak => out.push(' '),
@@ -340,6 +716,30 @@ fn inline_text<'a>(leaf: &'a AstNode<'a>, raw_as_text: bool, out: &mut String) {
                 inline_text(node, raw_as_text, out);
             }
             _ => inline_text(node, raw_as_text, out),
+        }
+    }
+}
+
+/// [`collapse`], appended to `out`, a byte at a time (no such whitespace byte is ever part of a
+/// longer UTF-8 character).
+fn collapse_into(s: &str, out: &mut String) {
+    let start = out.len();
+    let bytes = s.as_bytes();
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+    let mut at = 0;
+    while at < bytes.len() {
+        while at < bytes.len() && space(bytes[at]) {
+            at += 1;
+        }
+        let word = at;
+        while at < bytes.len() && !space(bytes[at]) {
+            at += 1;
+        }
+        if word < at {
+            if out.len() > start {
+                out.push(' ');
+            }
+            out.push_str(&s[word..at]);
         }
     }
 }
@@ -414,8 +814,11 @@ mod tests {
         docs
     }
 
-    /// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs.
+    /// `html` without the leaf marks: the attributes, and the spans of tight list paragraphs;
+    /// and without what the engine adds to images and headings.
     fn unmarked(html: &str) -> String {
+        let html = without_additions(html);
+        let html = html.as_str();
         let mut out = String::with_capacity(html.len());
         let mut rest = html;
         let mut spans = 0;
@@ -458,12 +861,19 @@ mod tests {
                     continue;
                 }
                 let mut marked = String::new();
-                let n = write_html(
+                let written = write_html(
                     parsed.root,
                     &document::comrak_options(raw),
                     Marks::Plain,
+                    &crate::sanitize::ImageRules::default(),
+                    &Anchors::of(parsed.root),
                     &mut marked,
                 );
+                // An image the policy refuses is a link, by design (see `sanitize` tests).
+                if written.blocked_images > 0 {
+                    continue;
+                }
+                let n = written.leaves;
                 assert_eq!(unmarked(&marked), plain, "{name}");
                 // Components are still code blocks in this tree: they would be counted here.
                 if parsed.blocks.is_empty() {
@@ -565,7 +975,178 @@ mod tests {
             html.contains("<p data-pb-leaf=\"1\"><b>bold</b> text</p>"),
             "{html}"
         );
-        assert!(html.contains("<h1 data-pb-leaf=\"3\">Real</h1>"), "{html}");
+        assert!(
+            html.contains("<h1 id=\"real\" data-pb-leaf=\"3\">Real</h1>"),
+            "{html}"
+        );
+    }
+
+    /// The page after the form's copy of the source.
+    fn shown(src: &str) -> String {
+        let page = crate::render::render(src, &Options::default()).html;
+        page.split("name=\"pb.surface\"")
+            .nth(1)
+            .unwrap_or(&page)
+            .to_string()
+    }
+
+    /// Headings get GitHub's ids: lowercased, punctuation out, spaces made `-`, repeats
+    /// numbered; an in-page link finds its heading.
+    #[test]
+    fn headings_get_githubs_ids() {
+        let html = shown(
+            "# Install\n\n## What's *new* in `v2.0`?\n\n## Install\n\n## Install\n\n\
+             ### Überblick & Ziele\n\n## snake_case — ok\n\n## !!!\n\n\
+             See [below](#install-1) and [the news](#whats-new-in-v20).\n",
+        );
+        for id in [
+            "<h1 id=\"install\"",
+            "<h2 id=\"whats-new-in-v20\"",
+            "<h2 id=\"install-1\"",
+            "<h2 id=\"install-2\"",
+            "<h3 id=\"überblick--ziele\"",
+            "<h2 id=\"snake_case--ok\"",
+        ] {
+            assert!(html.contains(id), "{id}: {html}");
+        }
+        // A heading with no letters gets no empty id.
+        assert!(html.contains("<h2 data-pb-leaf=\"7\">!!!</h2>"), "{html}");
+        assert!(
+            html.contains("<a href=\"#install-1\">below</a>")
+                && html.contains("<a href=\"#whats-new-in-v20\">the news</a>"),
+            "{html}"
+        );
+        // The same ids on the sanitizing path (raw HTML in the document and in a heading).
+        let raw = shown("<b>raw</b>\n\n# Install <sup>beta</sup>\n\n## Install\n");
+        assert!(
+            raw.contains("<h1 id=\"install-beta\"") && raw.contains("<h2 id=\"install\""),
+            "{raw}"
+        );
+    }
+
+    /// Emoji shortcodes show as the emoji GitHub shows, in prose only: never in code, never a
+    /// word that is not one, never a time. The leaf texts, the text part and the heading ids
+    /// agree with the page.
+    #[test]
+    fn emoji_shortcodes_as_github_shows_them() {
+        let src = "# :rocket: Launch\n\n:tada: Done :white_check_mark: and `:tada:` in code, \
+                   :not_a_code: at 10:30:00 :+1:\n\n```\n:tada:\n```\n";
+        let html = shown(src);
+        assert!(
+            html.contains("<h1 id=\"rocket-launch\" data-pb-leaf=\"1\">🚀 Launch</h1>")
+                && html.contains(
+                    "🎉 Done ✅ and <code>:tada:</code> in code, :not_a_code: at 10:30:00 👍"
+                )
+                && html.contains("<code>:tada:\n</code>"),
+            "{html}"
+        );
+        let arena = document::arena_for(src);
+        let parsed = document::parse(&arena, src);
+        let leaves = texts(parsed.root, &parsed.nodes, false);
+        assert_eq!(leaves[0], "🚀 Launch");
+        assert!(
+            leaves[1].starts_with("🎉 Done ✅ and :tada: in code"),
+            "{leaves:?}"
+        );
+        let text = crate::render::render(src, &Options::default().with_format(crate::Format::Text));
+        assert!(text.body().contains("🎉 Done ✅"), "{}", text.body());
+    }
+
+    /// Every task box is named by its item's text, on both render paths; a box whose item has
+    /// no text has no empty name.
+    #[test]
+    fn task_boxes_are_named_by_their_items() {
+        let src = "- [ ] Write the *plan* `v2`\n- [x] Ship it\n  on \"Friday\" & <b>early</b>\n  - [ ] nested one\n- [ ]\n\n\
+                   1. [x] loose\n\n   second paragraph\n";
+        for html in [shown(src), shown(&format!("<i>raw</i>\n\n{src}"))] {
+            for named in [
+                "<li><input type=\"checkbox\" disabled=\"\" aria-label=\"Write the plan v2\" /> ",
+                "<li><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-label=\"Ship it on &quot;Friday&quot; &amp; early\" /> ",
+                "<li><input type=\"checkbox\" disabled=\"\" aria-label=\"nested one\" /> ",
+                "<li><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-label=\"loose\" /> ",
+            ] {
+                assert!(html.contains(named), "{named}\n{html}");
+            }
+            assert!(!html.contains("aria-label=\"\""), "{html}");
+        }
+    }
+
+    /// The fast ASCII slugs and the de-duplication are comrak's `Anchorizer`'s, heading for
+    /// heading.
+    #[test]
+    fn slugs_are_comraks() {
+        let headings = [
+            "Install",
+            "Install",
+            "install-1",
+            "Install",
+            "What's new in v2.0?",
+            "a_b-c d",
+            "  Lead  and trail ",
+            "!!!",
+            "",
+            "",
+            "Ünïcödé Straße",
+            "日本語 テキスト",
+            "C++ & C#",
+            "x-1",
+            "X",
+            "x",
+            "Tab\tand|pipe",
+            "émoji 🎉 here",
+            "100% (done)",
+            "pb-comment",
+        ];
+        let mut ours = Slugs::default();
+        let mut theirs = comrak::Anchorizer::new();
+        for h in headings {
+            assert_eq!(ours.unique(h), theirs.anchorize(h), "{h:?}");
+        }
+        // Past the list, in the set: many repeats and near-repeats.
+        for i in 0..300 {
+            let h = match i % 3 {
+                0 => "Example".to_string(),
+                1 => format!("Example {}", i / 7),
+                _ => format!("Step {i}"),
+            };
+            assert_eq!(ours.unique(&h), theirs.anchorize(&h), "{h:?}");
+        }
+        let mut collapsed = String::from("x");
+        collapse_into("  a\t b\n\nc  é ", &mut collapsed);
+        assert_eq!(collapsed, "xa b c é");
+    }
+
+    /// A heading cannot take an id the engine's markup uses (`pb-…`, footnotes' `fn-…` and
+    /// `fnref-…`): it gets `user-content-` in front, and the document's links to it follow.
+    #[test]
+    fn heading_ids_stay_out_of_the_engines_names() {
+        let src = "# PB comment\n\n## fn 1\n\n## User content pb comment\n\n\
+                   Go to [it](#pb-comment) or [the note](#fn-1) or [this](#user-content-pb-comment).\n\n\
+                   A note[^1].\n\n[^1]: The note.\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Pick?\",\"options\":[\"A\",\"B\"]}\n```\n";
+        for html in [shown(src), shown(&format!("<b>raw</b>\n\n{src}"))] {
+            assert!(
+                html.contains("<h1 id=\"user-content-pb-comment\"")
+                    && html.contains("<h2 id=\"user-content-fn-1\"")
+                    && html.contains("<h2 id=\"user-content-user-content-pb-comment\""),
+                "{html}"
+            );
+            assert!(
+                html.contains("<a href=\"#user-content-pb-comment\">it</a>")
+                    && html.contains("<a href=\"#user-content-fn-1\">the note</a>")
+                    && html.contains("<a href=\"#user-content-user-content-pb-comment\">this</a>"),
+                "{html}"
+            );
+            // Every id on the page is there once.
+            let mut ids: Vec<&str> = html
+                .split(" id=\"")
+                .skip(1)
+                .filter_map(|r| r.split('"').next())
+                .collect();
+            let all = ids.len();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), all, "{html}");
+        }
     }
 
     #[test]

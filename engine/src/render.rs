@@ -51,6 +51,10 @@ pub struct Rendered {
     /// The document's YAML front matter, which the page never shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub front_matter: Option<FrontMatter>,
+    /// How many of the prose's Markdown images the image policy refused (each shown as a link
+    /// to it or as its words), for a host to say so.
+    #[serde(skip)]
+    pub blocked_images: u32,
 }
 
 impl Rendered {
@@ -259,8 +263,13 @@ pub fn receipt_page(
     options.render.hardbreaks = true;
     // Raw HTML the reader typed is shown as they typed it.
     options.render.escape = true;
-    // Its headings sit under the receipt's own "Your answers".
-    let drawn = crate::sanitize::clean(&comrak::markdown_to_html(export, &options))
+    // Its headings sit under the receipt's own "Your answers". What a reader typed loads no
+    // image from the web, whatever the server's policy for documents.
+    let same_origin = crate::sanitize::ImageRules {
+        policy: crate::options::ImagePolicy::SameOrigin,
+        ..Default::default()
+    };
+    let drawn = crate::sanitize::clean(&comrak::markdown_to_html(export, &options), &same_origin)
         .replace("<h1>", "<h3>")
         .replace("</h1>", "</h3>")
         .replace("<h2>", "<h3>")
@@ -503,6 +512,8 @@ struct Prose {
     mark: char,
     blocks: Vec<document::Block>,
     reading: Reading,
+    /// Images the policy refused.
+    blocked_images: u32,
 }
 
 /// The first half of rendering with placeholders: everything that reads the tree.
@@ -531,6 +542,10 @@ fn render_prose(
 
     let mut prose = String::with_capacity(src.len() + src.len() / 2);
     let comrak_options = document::comrak_options(raw_html);
+    let images = sanitize::ImageRules::of(options);
+    let blocked = std::cell::Cell::new(0);
+    // The headings' ids come from their text as written, before any is sanitized.
+    let anchors = prose::Anchors::of_nodes(&parsed.named);
     if raw_html {
         // Each block's raw HTML is sanitized on its own; the engine's markup around it is not.
         let mut key = String::with_capacity(nonce.len() + 8);
@@ -540,9 +555,18 @@ fn render_prose(
             parsed.root,
             &parsed.nodes,
             &|node, out| {
-                prose::write_html(node, &comrak_options, prose::Marks::Unnumbered, out);
+                let written = prose::write_html(
+                    node,
+                    &comrak_options,
+                    prose::Marks::Unnumbered,
+                    &images,
+                    &anchors,
+                    out,
+                );
+                blocked.set(blocked.get() + written.blocked_images);
             },
             &key,
+            &images,
         );
     }
     // No leaf numbers in mail: nothing there takes comments.
@@ -551,7 +575,14 @@ fn render_prose(
     } else {
         prose::Marks::Plain
     };
-    prose::write_html(parsed.root, &comrak_options, marks, &mut prose);
+    let written = prose::write_html(
+        parsed.root,
+        &comrak_options,
+        marks,
+        &images,
+        &anchors,
+        &mut prose,
+    );
     if options.surface.is_email() {
         prose = email::style_prose(
             &prose,
@@ -564,6 +595,7 @@ fn render_prose(
         mark,
         blocks: parsed.blocks,
         reading,
+        blocked_images: blocked.get() + written.blocked_images,
     }
 }
 
@@ -580,6 +612,7 @@ fn render_components(
         mark,
         blocks,
         reading,
+        blocked_images,
     } = prose;
     let (markup, found) = render_blocks(&blocks, &reading, options, answers, src.len());
     let nonce = placeholder_nonce(&hash).to_string();
@@ -590,9 +623,11 @@ fn render_components(
         blocks: &markup,
     };
     let body_len = prose.len() + markup.iter().map(String::len).sum::<usize>();
-    finish(
+    let mut rendered = finish(
         body, body_len, blocks, reading, found, src, options, hash, answers,
-    )
+    );
+    rendered.blocked_images = blocked_images;
+    rendered
 }
 
 /// Rendering without placeholders (see [`needs_placeholders`]): the components render first,
@@ -613,9 +648,16 @@ fn render_in_place(
     for (node, markup) in parsed.nodes.iter().zip(markup) {
         node.data_mut().value = NodeValue::Raw(markup);
     }
-    let body = InPlace { root: parsed.root };
-    finish(
-        body,
+    let images = sanitize::ImageRules::of(options);
+    let anchors = prose::Anchors::of_nodes(&parsed.named);
+    let body = InPlace {
+        root: parsed.root,
+        images: &images,
+        anchors: &anchors,
+        blocked: std::cell::Cell::new(0),
+    };
+    let mut rendered = finish(
+        &body,
         body_len,
         parsed.blocks,
         reading,
@@ -624,7 +666,9 @@ fn render_in_place(
         options,
         hash,
         answers,
-    )
+    );
+    rendered.blocked_images = body.blocked.get();
+    rendered
 }
 
 /// The prose of `src` as a page shows it, by the path a render takes (in place, or with raw
@@ -640,23 +684,38 @@ pub(crate) fn prose_html(src: &str) -> String {
     }
     read_tree(&mut parsed, &options, &hash, |_| String::new());
     let mut out = String::new();
-    maud::Render::render_to(&InPlace { root: parsed.root }, &mut out);
+    let images = sanitize::ImageRules::of(&options);
+    let anchors = prose::Anchors::of_nodes(&parsed.named);
+    let body = InPlace {
+        root: parsed.root,
+        images: &images,
+        anchors: &anchors,
+        blocked: std::cell::Cell::new(0),
+    };
+    maud::Render::render_to(&body, &mut out);
     out
 }
 
 /// The body of a page rendered in place: comrak's HTML of the tree, written into the page.
-struct InPlace<'a> {
+struct InPlace<'a, 'r> {
     root: &'a comrak::nodes::AstNode<'a>,
+    images: &'r sanitize::ImageRules,
+    anchors: &'r prose::Anchors,
+    /// Images the policy refused, once written.
+    blocked: std::cell::Cell<u32>,
 }
 
-impl maud::Render for InPlace<'_> {
+impl maud::Render for InPlace<'_, '_> {
     fn render_to(&self, out: &mut String) {
-        prose::write_html(
+        let written = prose::write_html(
             self.root,
             &document::comrak_options(false),
             prose::Marks::Plain,
+            self.images,
+            self.anchors,
             out,
         );
+        self.blocked.set(written.blocked_images);
     }
 }
 
@@ -963,6 +1022,7 @@ fn finish(
         diagrams: found.published,
         thumbnails: found.thumbnails,
         front_matter,
+        blocked_images: 0,
     };
     if options.format == Format::Json {
         // Strings, numbers and lists only: serializing cannot fail.

@@ -5,7 +5,9 @@ use ammonia::Builder;
 use comrak::nodes::{AstNode, NodeValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::sync::LazyLock;
+use std::sync::{Arc, Mutex};
+
+use crate::options::ImagePolicy;
 
 mod span;
 
@@ -19,19 +21,119 @@ pub fn is_safe_link(url: &str) -> bool {
     }
 }
 
-/// Whether an image may load: only same-origin images, a path on the page's own host; anything
-/// else would make the reader's browser contact a third party. Judged as a browser's URL parser
-/// reads it against an http(s) page: a leading `//`, `\\`, `/\` or `\/` (after tabs and newlines
-/// are removed) names another host.
-pub fn is_safe_image(url: &str) -> bool {
-    if !matches!(scheme(url), Scheme::None) {
-        return false;
+/// The address an image is loaded from under `policy`, or `None` when the policy refuses it.
+/// `absolute` (the email surface) refuses relative images, which cannot load in mail. Judged as
+/// a browser's URL parser reads it against an http(s) page: a leading `//`, `\\`, `/\` or `\/`
+/// (after tabs and newlines are removed) names another host and is refused whatever the policy
+/// (an author writes `https://` for an image from the web); tabs and newlines are left out of
+/// the address given back, as a browser leaves them out.
+pub fn image_src<'u>(url: &'u str, policy: &ImagePolicy, absolute: bool) -> Option<Cow<'u, str>> {
+    let plain = || -> Cow<'u, str> {
+        if url.contains(['\t', '\n', '\r'])
+            || url.trim_matches(|c: char| c <= ' ').len() != url.len()
+        {
+            Cow::Owned(prepared(url).collect())
+        } else {
+            Cow::Borrowed(url)
+        }
+    };
+    match scheme(url) {
+        Scheme::None => {
+            let mut chars = prepared(url);
+            let other_host = matches!(
+                (chars.next(), chars.next()),
+                (Some('/' | '\\'), Some('/' | '\\'))
+            );
+            (!other_host && !absolute).then(plain)
+        }
+        Scheme::Named(s) if s == "https" || s == "http" => {
+            let url = plain();
+            let host = web_host(&url)?;
+            match policy {
+                ImagePolicy::SameOrigin => None,
+                ImagePolicy::Https => (s == "https").then_some(url),
+                ImagePolicy::Hosts(hosts) => (s == "https" && hosts.contains(&host)).then_some(url),
+                // An address on the proxy already (the prose writer's, seen again by the
+                // sanitizer) is kept: only the proxy's key can sign one.
+                ImagePolicy::Proxy(proxy)
+                    if url
+                        .strip_prefix(proxy.base())
+                        .is_some_and(|rest| rest.starts_with('/')) =>
+                {
+                    Some(url)
+                }
+                ImagePolicy::Proxy(proxy) => Some(Cow::Owned(proxy.url_for(&url))),
+            }
+        }
+        _ => None,
     }
-    let mut chars = prepared(url);
-    !matches!(
-        (chars.next(), chars.next()),
-        (Some('/' | '\\'), Some('/' | '\\'))
+}
+
+/// The lowercased `host[:port]` of an absolute http(s) URL (tabs and newlines already out), or
+/// `None` when it has none or carries credentials (`user@host`), which only serve to disguise
+/// the host.
+fn web_host(url: &str) -> Option<String> {
+    let rest = &url[url.find(':')? + 1..];
+    let rest = rest.trim_start_matches(['/', '\\']);
+    let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
+    let host = &rest[..end];
+    if host.is_empty() || host.contains('@') {
+        return None;
+    }
+    let host = host.to_ascii_lowercase();
+    Some(
+        host.strip_suffix(":443")
+            .map(str::to_string)
+            .unwrap_or(host),
     )
+}
+
+/// A `srcset` with each candidate's address given by [`image_src`], or `None` when the policy
+/// refuses any of them (the `src` then stands alone). Candidates are an address, optionally
+/// followed by a descriptor (`2x`, `640w`), separated by commas.
+pub fn image_srcset(srcset: &str, policy: &ImagePolicy, absolute: bool) -> Option<String> {
+    let mut out = String::with_capacity(srcset.len());
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
+        if rest.is_empty() {
+            break;
+        }
+        let url_end = rest
+            .find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let (mut url, mut after) = rest.split_at(url_end);
+        let mut descriptor = "";
+        if let Some(u) = url.strip_suffix(',') {
+            url = u.trim_end_matches(',');
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            descriptor = after[..end].trim();
+            after = &after[end..];
+            if descriptor.contains(['(', ')']) || descriptor.split_whitespace().count() > 1 {
+                return None;
+            }
+        }
+        let src = image_src(url, policy, absolute)?;
+        if src.contains([',', ' ']) {
+            return None;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(&src);
+        if !descriptor.is_empty() {
+            out.push(' ');
+            out.push_str(descriptor);
+        }
+        rest = after;
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether a URL is an absolute http(s) address (a refused image is shown as a link to one).
+pub fn is_web_link(url: &str) -> bool {
+    matches!(&scheme(url), Scheme::Named(s) if s == "http" || s == "https")
 }
 
 /// What a URL's scheme is, as a browser reads it.
@@ -78,11 +180,14 @@ fn scheme(url: &str) -> Scheme {
 }
 
 /// The URL policy, applied node by node during the walk that finds the components (one walk of
-/// the tree instead of two): unsafe links lose their target; images that are not same-origin
-/// become links (http/https) or plain text. Records whether raw HTML is present.
+/// the tree instead of two): unsafe links lose their target. Images are judged when the prose
+/// is written, by the rendering's [`ImagePolicy`] (see [`image_src`]). Records whether raw HTML
+/// is present.
 #[derive(Default)]
 pub struct Police<'a> {
     raw_html: bool,
+    /// The headings and task items met, in order (see `document::Parsed::named`).
+    pub named: Vec<&'a AstNode<'a>>,
     /// Lone HTML comments, dropped once the walk is over.
     comments: Vec<&'a AstNode<'a>>,
 }
@@ -98,13 +203,7 @@ impl<'a> Police<'a> {
             NodeValue::HtmlInline(h) if is_only_a_comment(h) => self.comments.push(node),
             NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => self.raw_html = true,
             NodeValue::Link(link) if !is_safe_link(&link.url) => link.url = REFUSED.into(),
-            NodeValue::Image(link) if !is_safe_image(&link.url) => {
-                let mut link = std::mem::take(link);
-                if !matches!(&scheme(&link.url), Scheme::Named(s) if s == "http" || s == "https") {
-                    link.url = REFUSED.into();
-                }
-                *value = NodeValue::Link(link);
-            }
+            NodeValue::Heading(_) | NodeValue::TaskItem(_) => self.named.push(node),
             _ => {}
         }
     }
@@ -257,31 +356,90 @@ pub const FILTERED_TAGS: [&str; 9] = [
 /// engine's markup, and the script looks for nothing else, so prose may never carry one.
 const HOOK_PREFIX: &str = "pb-";
 
+/// How a rendering's raw HTML is sanitized: its image policy, and whether images must be
+/// absolute (see [`image_src`]).
+#[derive(Clone, PartialEq, Eq, Hash, Default, Debug)]
+pub struct ImageRules {
+    pub policy: ImagePolicy,
+    pub absolute: bool,
+    /// No image from the web at all (a mail message that holds its own images).
+    pub none: bool,
+}
+
+impl ImageRules {
+    /// The rules of a rendering with `options`.
+    pub fn of(options: &crate::options::Options) -> ImageRules {
+        let (absolute, any) = options.image_rules();
+        ImageRules {
+            policy: options.images.clone(),
+            absolute,
+            none: !any,
+        }
+    }
+
+    /// The address an image loads from under these rules, or `None` (see [`image_src`]).
+    pub fn src<'u>(&self, url: &'u str) -> Option<Cow<'u, str>> {
+        if self.none {
+            return None;
+        }
+        image_src(url, &self.policy, self.absolute)
+    }
+
+    /// A `srcset` under these rules, or `None` (see [`image_srcset`]).
+    pub fn srcset(&self, srcset: &str) -> Option<String> {
+        if self.none {
+            return None;
+        }
+        image_srcset(srcset, &self.policy, self.absolute)
+    }
+}
+
 /// The sanitizer for a document's raw HTML, run on each Markdown block on its own
 /// ([`clean_blocks`]): the prose's own markup (leaf numbers, footnotes, task boxes) is written by
 /// the engine around it and never goes through here, so raw HTML gets no class, id or `data-`
-/// attribute that could pass for one of the engine's.
-static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
+/// attribute that could pass for one of the engine's. Images pass by the rendering's
+/// [`ImageRules`]: an `<img>`, its `srcset` and a `<picture>`'s `<source srcset>`, each address
+/// rewritten as the rules say (a proxy's signed address); an image that passes is told to send
+/// no referrer and to load lazily.
+fn build_cleaner(rules: ImageRules) -> Builder<'static> {
     let mut b = Builder::default();
-    b.add_tags(["input", "section", "figure", "figcaption", "mark"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"])
-        // GitHub's idioms: collapsible sections that start open, and centred wrappers.
-        .add_tag_attributes("details", ["open"])
-        .add_tag_attributes("div", ["align"])
-        .add_tag_attributes("p", ["align"])
-        .add_tag_attributes("h1", ["align"])
-        .add_tag_attributes("h2", ["align"])
-        .add_tag_attributes("h3", ["align"])
-        .add_tag_attributes("code", ["class"])
-        .add_tag_attributes("a", ["id"])
-        .add_tag_attributes("li", ["id"])
-        .add_tag_attributes("ol", ["start"])
-        .add_tag_attributes("th", ["align"])
-        .add_tag_attributes("td", ["align"])
-        .url_schemes(HashSet::from(["http", "https", "mailto"]))
-        .link_rel(Some("noopener noreferrer nofollow"))
-        .attribute_filter(|element, attribute, value| match (element, attribute) {
-            ("img", "src") if !is_safe_image(value) => None,
+    b.add_tags([
+        "input",
+        "section",
+        "figure",
+        "figcaption",
+        "mark",
+        "picture",
+        "source",
+    ])
+    .add_tag_attributes("input", ["type", "checked", "disabled"])
+    // GitHub's idioms: collapsible sections that start open, and centred wrappers.
+    .add_tag_attributes("details", ["open"])
+    .add_tag_attributes("div", ["align"])
+    .add_tag_attributes("p", ["align"])
+    .add_tag_attributes("h1", ["align"])
+    .add_tag_attributes("h2", ["align"])
+    .add_tag_attributes("h3", ["align"])
+    .add_tag_attributes("code", ["class"])
+    .add_tag_attributes("a", ["id"])
+    .add_tag_attributes("li", ["id"])
+    .add_tag_attributes("ol", ["start"])
+    .add_tag_attributes("th", ["align"])
+    .add_tag_attributes("td", ["align"])
+    .add_tag_attributes("img", ["srcset", "sizes"])
+    .add_tag_attributes(
+        "source",
+        ["srcset", "sizes", "media", "type", "width", "height"],
+    )
+    .set_tag_attribute_value("img", "referrerpolicy", "no-referrer")
+    .set_tag_attribute_value("img", "loading", "lazy")
+    .set_tag_attribute_value("img", "decoding", "async")
+    .url_schemes(HashSet::from(["http", "https", "mailto"]))
+    .link_rel(Some("noopener noreferrer nofollow"))
+    .attribute_filter(
+        move |element, attribute, value| match (element, attribute) {
+            ("img", "src") => rules.src(value).map(|v| Cow::Owned(v.into_owned())),
+            ("img" | "source", "srcset") => rules.srcset(value).map(Cow::Owned),
             ("a", "href") if !is_safe_link(value) => None,
             ("input", "type") if value != "checkbox" => None,
             (_, "id") if is_hook(value) => None,
@@ -293,9 +451,30 @@ static CLEANER: LazyLock<Builder<'static>> = LazyLock::new(|| {
                 (!kept.is_empty()).then(|| Cow::Owned(kept.join(" ")))
             }
             _ => Some(Cow::Borrowed(value)),
-        });
+        },
+    );
     b
-});
+}
+
+/// The sanitizer for `rules`, built once per set of rules a process uses (a server has one or
+/// two): a builder is some hundred small allocations.
+fn cleaner(rules: &ImageRules) -> Arc<Builder<'static>> {
+    static BUILT: Mutex<Vec<(ImageRules, Arc<Builder<'static>>)>> = Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, b)) = built.iter().find(|(r, _)| r == rules) {
+        return Arc::clone(b);
+    }
+    let b = Arc::new(build_cleaner(rules.clone()));
+    // A few sets of rules at most are in use; a process that cycles through many keeps the
+    // latest.
+    if built.len() >= 8 {
+        built.remove(0);
+    }
+    built.push((rules.clone(), Arc::clone(&b)));
+    b
+}
 
 /// Whether a class or id names one of the engine's hooks.
 fn is_hook(name: &str) -> bool {
@@ -304,9 +483,9 @@ fn is_hook(name: &str) -> bool {
 }
 
 /// Cleans one Markdown block's raw HTML: what it leaves open is closed at its end, so it cannot
-/// wrap, swallow or escape into what follows.
-pub fn clean(html: &str) -> String {
-    CLEANER.clean(html).to_string()
+/// wrap, swallow or escape into what follows. Images pass by `rules`.
+pub fn clean(html: &str, rules: &ImageRules) -> String {
+    cleaner(rules).clean(html).to_string()
 }
 
 /// `html` with the `<` of every [`FILTERED_TAGS`] start or end tag written as `&lt;`, as GitHub's
@@ -431,7 +610,8 @@ fn raw_blocks<'a>(root: &'a AstNode<'a>) -> Vec<(&'a AstNode<'a>, &'a AstNode<'a
 /// What the author should hear about the document's raw HTML, block by block (see
 /// [`clean_blocks`]): tags shown as text, and HTML closed at its block's end.
 pub fn raw_notes<'a>(root: &'a AstNode<'a>, components: &[&'a AstNode<'a>]) -> Vec<RawNote> {
-    let spanned = spanned_blocks(&span::spans(root, components));
+    // Which blocks a span holds does not depend on the images.
+    let spanned = spanned_blocks(&span::spans(root, components, &ImageRules::default()));
     let mut notes = Vec::new();
     for (block, first_raw) in raw_blocks(root) {
         if spanned.contains(&(block as *const _)) {
@@ -472,9 +652,10 @@ pub fn clean_blocks<'a>(
     components: &[&'a AstNode<'a>],
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
+    rules: &ImageRules,
 ) {
     // Blocks first, then changes: the tree is not changed while it is walked.
-    let spans = span::spans(root, components);
+    let spans = span::spans(root, components, rules);
     let spanned = spanned_blocks(&spans);
     let blocks = raw_blocks(root);
     for span in spans {
@@ -491,11 +672,11 @@ pub fn clean_blocks<'a>(
         let mut data = block.data_mut();
         if let NodeValue::HtmlBlock(b) = &mut data.value {
             let filtered = filter_tags(&b.literal);
-            b.literal = clean(filtered.as_deref().unwrap_or(&b.literal));
+            b.literal = clean(filtered.as_deref().unwrap_or(&b.literal), rules);
             continue;
         }
         drop(data);
-        let html = inline_html(block, write, mark);
+        let html = inline_html(block, write, mark, rules);
         // One raw node holds the block's content now.
         let mut children = block.children();
         let Some(first) = children.next() else {
@@ -524,6 +705,7 @@ fn inline_html<'a>(
     container: &'a AstNode<'a>,
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
+    rules: &ImageRules,
 ) -> String {
     // The footnote references stand in as text while the sanitizer runs.
     let mut refs = Vec::new();
@@ -541,7 +723,7 @@ fn inline_html<'a>(
         write(child, &mut html);
     }
     let filtered = filter_tags(&html);
-    let mut clean = clean(filtered.as_deref().unwrap_or(&html));
+    let mut clean = clean(filtered.as_deref().unwrap_or(&html), rules);
     for (stand_in, html) in refs {
         clean = clean.replacen(&stand_in, &html, 1);
     }
@@ -615,8 +797,22 @@ mod tests {
         ] {
             assert!(is_safe_link(good), "{good}");
         }
-        assert!(!is_safe_image("https://evil.example/p.png"));
-        for other_host in [
+    }
+
+    fn proxy() -> ImagePolicy {
+        ImagePolicy::Proxy(
+            crate::options::ImageProxy::new("https://camo.example/", b"key".to_vec()).unwrap(),
+        )
+    }
+
+    #[test]
+    fn image_policy() {
+        let same = ImagePolicy::SameOrigin;
+        let https = ImagePolicy::Https;
+        let hosts = ImagePolicy::Hosts(vec!["img.example".into(), "cdn.example:8443".into()]);
+        let every = [same.clone(), https.clone(), hosts.clone(), proxy()];
+        // Never an image, whatever the policy: another host spelled as a path, scripts, data.
+        for hostile in [
             "//evil.example/p.png",
             "/\\evil.example/p.png",
             "\\/evil.example/p.png",
@@ -624,12 +820,96 @@ mod tests {
             "/\t/evil.example/p.png",
             "\n//evil.example/p.png",
             " /\r\n/evil.example",
+            "javascript:alert(1)",
+            "data:image/png;base64,AAAA",
+            "data:image/svg+xml,<svg onload=alert(1)>",
+            "file:///etc/passwd",
+            "java\tscript:x",
+            "https://user@img.example/p.png",
         ] {
-            assert!(!is_safe_image(other_host), "{other_host:?}");
+            for policy in &every {
+                assert_eq!(
+                    image_src(hostile, policy, false),
+                    None,
+                    "{hostile:?} {policy:?}"
+                );
+            }
         }
-        assert!(is_safe_image("img/logo.png"));
-        assert!(is_safe_image("/img/logo.png"));
-        assert!(is_safe_image("a//b.png"));
+        // Relative images are the page's own, but not in mail.
+        for relative in ["img/logo.png", "/img/logo.png", "a//b.png"] {
+            for policy in &every {
+                assert_eq!(
+                    image_src(relative, policy, false).as_deref(),
+                    Some(relative)
+                );
+                assert_eq!(image_src(relative, policy, true), None);
+            }
+        }
+        let web = "https://img.example/p.png";
+        assert_eq!(image_src(web, &same, false), None);
+        assert_eq!(image_src(web, &https, false).as_deref(), Some(web));
+        assert_eq!(image_src(web, &https, true).as_deref(), Some(web));
+        assert_eq!(image_src("http://img.example/p.png", &https, false), None);
+        assert_eq!(image_src(web, &hosts, false).as_deref(), Some(web));
+        assert!(image_src("HTTPS://IMG.example:443/p.png", &hosts, false).is_some());
+        assert!(image_src("https://cdn.example:8443/a.png", &hosts, false).is_some());
+        for elsewhere in [
+            "https://cdn.example/a.png",
+            "https://img.example.evil.example/p.png",
+            "https://evil.example/img.example/p.png",
+            "https://evil.example\\@img.example/p.png",
+            "https://evil.example?img.example",
+        ] {
+            assert_eq!(image_src(elsewhere, &hosts, false), None, "{elsewhere}");
+        }
+        // Browsers drop tabs and newlines: so does the address given back, and the host check.
+        assert_eq!(
+            image_src("https://img.exam\tple/p.png", &hosts, false).as_deref(),
+            Some(web)
+        );
+        // The proxy: camo's address, HMAC-SHA256 of the URL with the key, then the URL in hex.
+        let proxied = image_src("http://a.example/x.png", &proxy(), false).unwrap();
+        assert_eq!(
+            proxied,
+            "https://camo.example/".to_string()
+                + "f2cb1ad4fd93f31bc7144501a33d60f5a55b9431f9fb1e9d2a2ae70f4d41f7f4/"
+                + "687474703a2f2f612e6578616d706c652f782e706e67"
+        );
+        // Seen again (the sanitizer after the prose writer), a proxy address stays as it is.
+        assert_eq!(
+            image_src(&proxied, &proxy(), false).as_deref(),
+            Some(&*proxied)
+        );
+    }
+
+    #[test]
+    fn srcset_follows_the_policy() {
+        let https = ImagePolicy::Https;
+        assert_eq!(
+            image_srcset("a.png 1x,https://i.example/b.png 2x", &https, false).as_deref(),
+            Some("a.png 1x, https://i.example/b.png 2x")
+        );
+        assert_eq!(
+            image_srcset("https://i.example/b.png, c.png", &https, false).as_deref(),
+            Some("https://i.example/b.png, c.png")
+        );
+        for refused in [
+            "a.png 1x, //evil.example/b.png 2x",
+            "a.png 1x, javascript:x 2x",
+            "https://i.example/b.png 2x",
+        ] {
+            let policy = if refused.starts_with("https") {
+                ImagePolicy::SameOrigin
+            } else {
+                https.clone()
+            };
+            assert_eq!(image_srcset(refused, &policy, false), None, "{refused}");
+        }
+        let proxied = image_srcset("http://a.example/x.png 2x", &proxy(), false).unwrap();
+        assert!(
+            proxied.starts_with("https://camo.example/") && proxied.ends_with(" 2x"),
+            "{proxied}"
+        );
     }
 
     #[test]
@@ -664,6 +944,10 @@ mod tests {
     fn cleaner_strips_scripts_and_handlers() {
         let out = clean(
             "<p onclick=\"x()\">hi<script>alert(1)</script><img src=\"https://e.x/a.png\"><a href=\"javascript:x\">l</a></p>",
+            &ImageRules {
+                policy: ImagePolicy::SameOrigin,
+                ..ImageRules::default()
+            },
         );
         assert!(
             !out.contains("onclick")
@@ -671,6 +955,55 @@ mod tests {
                 && !out.contains("e.x")
                 && !out.contains("javascript"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn raw_images_follow_the_policy() {
+        let https = ImageRules::default();
+        let out = clean(
+            "<p align=\"center\"><img src=\"https://i.example/a.png\" alt=\"logo\" referrerpolicy=\"unsafe-url\" loading=\"eager\" onerror=\"x()\"></p>\
+             <picture><source media=\"(prefers-color-scheme: dark)\" srcset=\"https://i.example/d.png\"><source srcset=\"//evil.example/x.png\"><img src=\"http://i.example/l.png\" srcset=\"https://i.example/l.png 2x\"></picture>",
+            &https,
+        );
+        assert!(
+            out.contains("src=\"https://i.example/a.png\"")
+                && out.contains("referrerpolicy=\"no-referrer\"")
+                && out.contains("loading=\"lazy\"")
+                && out.contains("decoding=\"async\"")
+                && !out.contains("unsafe-url")
+                && !out.contains("eager")
+                && !out.contains("onerror"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<picture><source media=\"(prefers-color-scheme: dark)\" srcset=\"https://i.example/d.png\">")
+                && !out.contains("evil.example")
+                && !out.contains("http://i.example")
+                && out.contains("srcset=\"https://i.example/l.png 2x\""),
+            "{out}"
+        );
+        let proxied = clean(
+            "<img src=\"https://i.example/a.png\" srcset=\"https://i.example/b.png 2x\">",
+            &ImageRules {
+                policy: proxy(),
+                ..ImageRules::default()
+            },
+        );
+        assert!(
+            !proxied.contains("i.example") && proxied.matches("https://camo.example/").count() == 2,
+            "{proxied}"
+        );
+        let mail = clean(
+            "<img src=\"logo.png\"><img src=\"https://i.example/a.png\">",
+            &ImageRules {
+                absolute: true,
+                ..ImageRules::default()
+            },
+        );
+        assert!(
+            !mail.contains("logo.png") && mail.contains("https://i.example/a.png"),
+            "{mail}"
         );
     }
 }

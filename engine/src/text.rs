@@ -157,6 +157,7 @@ fn inline<'a>(node: &'a AstNode<'a>) -> String {
                 }
             }
             NodeValue::HtmlInline(_) => {}
+            NodeValue::ShortCode(sc) => out.push_str(&sc.emoji),
             NodeValue::FootnoteReference(f) => out.push_str(&format!("[^{}]", f.name)),
             _ => out.push_str(&inline(child)),
         }

@@ -69,9 +69,10 @@ fn check_email(name: &str, html: &str) {
                 "{name}: event handler {key} on <{tag}>"
             );
             if key == "src" {
-                // Gmail blocks `data:` images: an image is a part of the message or nothing.
+                // Gmail blocks `data:` images: an image is a part of the message, an absolute
+                // https image the image policy lets load, or nothing.
                 assert!(
-                    value.starts_with("cid:"),
+                    value.starts_with("cid:") || value.starts_with("https://"),
                     "{name}: <{tag} src={value}> is not a part of the message"
                 );
             }
@@ -151,6 +152,30 @@ fn hostile_prose_stays_inert_in_email() {
     let out = render(doc, &Options::default().with_surface(Surface::Email));
     check_email("hostile", &out.html);
     assert!(out.html.contains("☐"), "a task box becomes a glyph");
+    // By default an https image loads in mail as on GitHub, sending no referrer; a relative one
+    // cannot (the mail has no page around it) and is a link's words.
+    assert!(
+        out.html.contains("src=\"https://tracker.example/p.gif\"")
+            && out.html.contains("referrerpolicy=\"no-referrer\"")
+            && !out.html.contains("src=\"logo.png\"")
+            && !out.html.contains("onerror"),
+        "{}",
+        out.html
+    );
+    // An operator who wants no image from the web in mail says same-origin; a message that
+    // holds its own images (`cid:`) never loads one either.
+    for options in [
+        Options::default()
+            .with_surface(Surface::Email)
+            .with_images(passback_engine::ImagePolicy::SameOrigin),
+        Options::default()
+            .with_surface(Surface::Email)
+            .with_cid_images(true),
+    ] {
+        let out = render(doc, &options);
+        check_email("hostile, no images", &out.html);
+        assert!(!out.html.contains("<img"), "{}", out.html);
+    }
 }
 
 #[test]

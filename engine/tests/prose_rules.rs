@@ -196,6 +196,25 @@ fn footnotes_keep_their_attributes_beside_raw_html() {
 
 #[test]
 fn images_from_another_host_are_refused_however_spelled() {
+    use passback_engine::{ImagePolicy, ImageProxy};
+    let policies = [
+        ImagePolicy::SameOrigin,
+        ImagePolicy::Https,
+        ImagePolicy::Hosts(vec!["img.example".into()]),
+        ImagePolicy::Proxy(
+            ImageProxy::new("https://camo.example", b"k".to_vec()).expect("a proxy"),
+        ),
+    ];
+    // The page after the form's hidden copy of the source, as `page` reads it.
+    let on = |src: &str, policy: &ImagePolicy| {
+        let html = render(src, &Options::default().with_images(policy.clone())).html;
+        match html.split_once("name=\"pb.surface\"") {
+            Some((_, after)) => after.to_string(),
+            None => html,
+        }
+    };
+    // A host spelled as a path is never an image, whatever the policy: an author who means the
+    // web writes `https://`.
     for src in [
         "<img src=\"/\\evil.example/a.png\">\n",
         "<img src=\"\\/evil.example/a.png\">\n",
@@ -203,14 +222,49 @@ fn images_from_another_host_are_refused_however_spelled() {
         "<img src=\"/&#9;/evil.example/a.png\">\n",
         "<img src=\"/&#10;/evil.example/a.png\">\n",
         "<img src=\" //evil.example/a.png\">\n",
-        "<img src=\"https://evil.example/a.png\">\n",
         "A <img src=\"/\\evil.example/a.png\"> b\n",
+        "<img srcset=\"a.png 1x, //evil.example/a.png 2x\">\n",
+        "<picture><source srcset=\"/\\evil.example/a.png\"><img src=\"a.png\"></picture>\n",
         "![x](/\\evil.example/a.png)\n",
         "![x](/&#9;/evil.example/a.png)\n",
         "![x](//evil.example/a.png)\n",
+        "![x](javascript:alert(1))\n",
+        "<img src=\"javascript:alert(1)\">\n",
+        "![x](data:image/svg+xml,%3Csvg%20onload%3Dalert(1)%3E)\n",
+        "<img src=\"data:image/png;base64,iVBORw0KGgo=\">\n",
     ] {
-        let html = page(src);
-        assert!(!html.contains("evil.example"), "{src}: {html}");
+        for policy in &policies {
+            let html = on(src, policy);
+            assert!(
+                !html.contains("evil.example")
+                    && !html.contains("src=\"javascript")
+                    && !html.contains("src=\"data:"),
+                "{src} {policy:?}: {html}"
+            );
+        }
+    }
+    // An image from the web: shown by the https policy (the default), through the proxy by
+    // the proxy, by the list only from a listed host, and a link under same-origin.
+    for src in [
+        "<img src=\"https://evil.example/a.png\">\n",
+        "![x](https://evil.example/a.png)\n",
+    ] {
+        let shown = on(src, &ImagePolicy::Https);
+        assert!(
+            shown.contains("src=\"https://evil.example/a.png\"")
+                && shown.contains("referrerpolicy=\"no-referrer\""),
+            "{shown}"
+        );
+        let proxied = on(src, &policies[3]);
+        assert!(
+            proxied.contains("src=\"https://camo.example/")
+                && !proxied.contains("src=\"https://evil"),
+            "{proxied}"
+        );
+        for refused in [&policies[0], &policies[2]] {
+            let html = on(src, refused);
+            assert!(!html.contains("src=\"https://evil"), "{html}");
+        }
     }
     // Same-origin images stay.
     let html = page("![x](img/a.png) <img src=\"/img/b.png\" alt=\"b\">\n");

@@ -6,7 +6,7 @@
 mod common;
 
 use common::tags;
-use passback_engine::{Format, Options, Surface, render};
+use passback_engine::{Format, ImagePolicy, Options, Surface, render};
 use std::fs;
 use std::path::Path;
 
@@ -107,7 +107,9 @@ const URL_ATTRIBUTES: &[&str] = &[
     "srcset",
 ];
 
-fn safe_url(tag: &str, key: &str, value: &str) -> bool {
+/// `web_images`: the rendering's image policy lets https images load (the default), so an
+/// image may come from an absolute `https://` address, and from nothing else off the page.
+fn safe_url(tag: &str, key: &str, value: &str, web_images: bool) -> bool {
     // The browser decodes character references in attributes and ignores whitespace and control
     // characters in a scheme: do the same before looking at it.
     let decoded = decode_references(value);
@@ -116,6 +118,19 @@ fn safe_url(tag: &str, key: &str, value: &str) -> bool {
         .filter(|c| !c.is_whitespace() && !c.is_control())
         .collect::<String>()
         .to_ascii_lowercase();
+    let same_origin = |v: &str| {
+        let v = v.replace('\\', "/");
+        !v.contains(':') && !v.starts_with("//")
+    };
+    if key == "srcset" && matches!(tag, "img" | "source") {
+        return v.split(',').all(|candidate| {
+            let url = candidate.split_whitespace().next().unwrap_or("");
+            same_origin(url) || (web_images && url.starts_with("https://"))
+        });
+    }
+    if web_images && key == "src" && tag == "img" && v.starts_with("https://") {
+        return true;
+    }
     if key == "src" && tag == "img" {
         return [
             "data:image/png;base64,",
@@ -124,7 +139,7 @@ fn safe_url(tag: &str, key: &str, value: &str) -> bool {
         ]
         .iter()
         .any(|p| v.starts_with(p))
-            || !v.contains(':');
+            || same_origin(&v);
     }
     if key == "src" && tag == "script" {
         return v.starts_with("/assets/passback-") && v.ends_with(".js");
@@ -181,7 +196,7 @@ fn decode_references(value: &str) -> String {
     out
 }
 
-fn check(name: &str, surface: Surface, html: &str) -> Vec<String> {
+fn check(name: &str, surface: Surface, html: &str, web_images: bool) -> Vec<String> {
     let mut problems = Vec::new();
     for (tag, attrs) in tags(html) {
         // The email page's one dark-colours block is the engine's own (tests/email.rs checks it).
@@ -202,11 +217,23 @@ fn check(name: &str, surface: Surface, html: &str) -> Vec<String> {
         {
             problems.push("a <link> to something other than the stylesheet".into());
         }
+        // An image from the web never learns which page it is on.
+        let off_page = attrs
+            .iter()
+            .any(|(k, v)| (k == "src" || k == "srcset") && v.contains("https://"));
+        if tag == "img"
+            && off_page
+            && !attrs
+                .iter()
+                .any(|(k, v)| k == "referrerpolicy" && v == "no-referrer")
+        {
+            problems.push("an image from the web that sends a referrer".into());
+        }
         for (key, value) in &attrs {
             if key.starts_with("on") {
                 problems.push(format!("event handler {key} on <{tag}>"));
             }
-            if URL_ATTRIBUTES.contains(&key.as_str()) && !safe_url(&tag, key, value) {
+            if URL_ATTRIBUTES.contains(&key.as_str()) && !safe_url(&tag, key, value, web_images) {
                 problems.push(format!("<{tag} {key}=\"{value}\">"));
             }
             if key == "style" {
@@ -251,11 +278,19 @@ fn no_vector_gets_script_or_a_dangerous_url_into_any_surface() {
         let doc = fs::read_to_string(path).expect("readable vector");
         for surface in [Surface::Page, Surface::Routed, Surface::Email] {
             for format in [Format::Fragment, Format::Page] {
-                let out = render(
-                    &doc,
-                    &Options::default().with_surface(surface).with_format(format),
-                );
-                problems.extend(check(&name, surface, out.body()));
+                // The default policy (https images from anywhere), and the strictest: only the
+                // page's own.
+                for (policy, web) in [(ImagePolicy::Https, true), (ImagePolicy::SameOrigin, false)]
+                {
+                    let out = render(
+                        &doc,
+                        &Options::default()
+                            .with_surface(surface)
+                            .with_format(format)
+                            .with_images(policy),
+                    );
+                    problems.extend(check(&name, surface, out.body(), web));
+                }
             }
             let text = render(
                 &doc,
@@ -283,6 +318,15 @@ fn no_vector_gets_script_or_a_dangerous_url_into_any_surface() {
 fn the_checker_catches_what_it_looks_for() {
     // The static check must be able to fail: feed it the things it rejects.
     let bad = "<script>x</script><a href=\"javascript:x\">a</a><p onclick=\"x\">p</p><iframe src=\"https://e.x\"></iframe><img src=\"https://t.x/p.gif\"><a href=\"&#106;avascript:x\">b</a>";
-    let problems = check("self-test", Surface::Page, bad);
+    let problems = check("self-test", Surface::Page, bad, false);
     assert!(problems.len() >= 6, "{problems:#?}");
+    // With web images allowed, still no image that sends a referrer, nor one from another
+    // host spelled as a path.
+    let problems = check(
+        "self-test",
+        Surface::Page,
+        "<img src=\"https://t.x/p.gif\"><img src=\"//t.x/p.gif\"><img src=\"a.png\" srcset=\"/\\t.x/b.png 2x\">",
+        true,
+    );
+    assert_eq!(problems.len(), 3, "{problems:#?}");
 }

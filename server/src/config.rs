@@ -25,6 +25,9 @@ pub struct Config {
     /// The service's public base URL. When set, email previews link drawn diagrams as
     /// `{public_url}/v1/diagrams/{key}.png` images instead of inline SVG.
     pub public_url: Option<String>,
+    /// Which images from the web the pages this server renders show (`--images`); the pages'
+    /// CSP `img-src` allows exactly those. Email previews show only absolute https ones.
+    pub images: passback_engine::ImagePolicy,
     /// Where routed documents are kept (`--store`); off by default in the library, so
     /// embedding the server writes no file unless asked to (`passback serve` defaults to
     /// `sqlite:passback.db`).
@@ -121,6 +124,7 @@ impl Default for Config {
             cache: CacheConfig::new(4096, 64 * 1024 * 1024),
             panic_route: false,
             public_url: None,
+            images: passback_engine::ImagePolicy::Https,
             #[cfg(feature = "store")]
             store: store::StoreConfig::Off,
             #[cfg(feature = "store")]
@@ -193,6 +197,10 @@ impl Config {
     #[doc(hidden)]
     pub fn with_panic_route(mut self, on: bool) -> Self {
         self.panic_route = on;
+        self
+    }
+    pub fn with_images(mut self, images: passback_engine::ImagePolicy) -> Self {
+        self.images = images;
         self
     }
     pub fn with_public_url(mut self, url: Option<String>) -> Self {

@@ -88,6 +88,7 @@ impl AppState {
                 (config.cache.max_bytes / 4).max(1 << 20),
             )),
             email_csp: http::response::email_csp(config.public_url.as_deref()),
+            image_sources: config.images.csp_sources(),
             #[cfg(feature = "store")]
             routing: config
                 .store

@@ -20,6 +20,8 @@ pub struct AppState {
     pub diagrams: Mutex<DiagramStore>,
     /// The email previews' CSP, worked out once from `config.public_url`.
     pub email_csp: hyper::header::HeaderValue,
+    /// What every page's CSP `img-src` adds for `config.images`, worked out once.
+    pub image_sources: String,
     /// The store of routed documents and its rules; `None` with `--store off`.
     #[cfg(feature = "store")]
     pub routing: Option<crate::routing::Routing>,

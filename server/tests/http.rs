@@ -769,9 +769,10 @@ async fn email_previews_with_a_respond_link_and_a_text_alternative() {
         )
         .await;
     assert_eq!(html.status, 200);
-    // Without --public-url nothing links out: images only from data:.
+    // Without --public-url the preview links no diagram: images from data:, and the https
+    // images the default image policy shows.
     let csp = html.header("content-security-policy").unwrap_or("");
-    assert!(csp.contains("img-src data:;"), "{csp}");
+    assert!(csp.contains("img-src data: https:;"), "{csp}");
     let body = html.text();
     assert!(
         body.contains("href=\"https://app.example/r/7\"")
@@ -816,7 +817,8 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
     // The preview may load the images it links, from the public URL's origin and nowhere else.
     let csp = reply.header("content-security-policy").unwrap_or("");
     assert!(
-        csp.contains("img-src data: https://render.example;") && csp.contains("default-src 'none'"),
+        csp.contains("img-src data: https://render.example https:;")
+            && csp.contains("default-src 'none'"),
         "{csp}"
     );
     let email = reply.text();
@@ -856,4 +858,81 @@ async fn email_previews_link_diagrams_the_server_publishes_as_svg_and_png() {
     let page = server.post("/v1/render", doc.as_bytes()).await.text();
     assert!(page.contains("<svg") && !page.contains("/v1/diagrams/"));
     server.stop().await;
+}
+
+/// The server's image policy decides which images its pages show, and their CSP's `img-src`
+/// allows exactly those: any https host by default, the listed hosts, the proxy's origin, or
+/// only the page's own.
+#[tokio::test]
+async fn pages_show_the_images_the_policy_allows_and_the_csp_agrees() {
+    use passback_engine::{ImagePolicy, ImageProxy};
+    let doc = "![logo](https://img.example/logo.png) ![other](https://other.example/a.png) ![local](/static/b.png)\n\n<img src=\"https://other.example/raw.png\" alt=\"raw\">\n";
+    let proxy = ImageProxy::new("https://camo.example/i", b"secret".to_vec()).expect("a proxy");
+    for (policy, img_src, shown, refused) in [
+        (
+            ImagePolicy::Https,
+            "img-src 'self' data: https:;",
+            &[
+                "src=\"https://img.example/logo.png\"",
+                "src=\"https://other.example/a.png\"",
+                "src=\"https://other.example/raw.png\"",
+            ][..],
+            &[][..],
+        ),
+        (
+            ImagePolicy::Hosts(vec!["img.example".into()]),
+            "img-src 'self' data: https://img.example;",
+            &["src=\"https://img.example/logo.png\""][..],
+            &["src=\"https://other.example"][..],
+        ),
+        (
+            ImagePolicy::SameOrigin,
+            "img-src 'self' data:;",
+            &[][..],
+            &["src=\"https://"][..],
+        ),
+        (
+            ImagePolicy::Proxy(proxy),
+            "img-src 'self' data: https://camo.example;",
+            &["src=\"https://camo.example/i/"][..],
+            &["src=\"https://img.example", "src=\"https://other.example"][..],
+        ),
+    ] {
+        let server = Server::start(Config::default().with_images(policy.clone())).await;
+        let r = server.post("/v1/render?format=page", doc).await;
+        assert_eq!(r.status, 200, "{}", r.text());
+        let csp = r.header("content-security-policy").unwrap_or("");
+        assert!(csp.contains(img_src), "{policy:?}: {csp}");
+        // What follows the form's copy of the source (which holds the document as written).
+        let body = r.text();
+        let body = body.split("name=\"pb.surface\"").nth(1).unwrap_or(&body);
+        assert!(body.contains("src=\"/static/b.png\""), "{policy:?}: {body}");
+        for s in shown {
+            assert!(body.contains(s), "{policy:?}: {s} in {body}");
+        }
+        for s in refused {
+            assert!(!body.contains(s), "{policy:?}: {s} in {body}");
+        }
+        // Whatever loads from elsewhere sends no referrer.
+        let from_web = body.matches("src=\"https://").count();
+        assert!(
+            body.matches("referrerpolicy=\"no-referrer\"").count() >= from_web,
+            "{policy:?}: {body}"
+        );
+        // Email previews: the same policy, but only absolute addresses load in mail.
+        let mail = server
+            .post("/v1/render?surface=email&format=page", doc)
+            .await;
+        let csp = mail.header("content-security-policy").unwrap_or("");
+        assert!(
+            csp.contains(&img_src.replace("'self' ", "")),
+            "{policy:?}: {csp}"
+        );
+        assert!(
+            !mail.text().contains("src=\"/static/b.png\""),
+            "{}",
+            mail.text()
+        );
+        server.stop().await;
+    }
 }

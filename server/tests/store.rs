@@ -1680,3 +1680,93 @@ fn serve_refuses_a_key_file_it_cannot_use() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Images (`--images`)
+
+/// The operator's image policy holds on the review page: a listed host's image shows, one from
+/// elsewhere is a link, the page says an image is not shown, and the CSP allows the listed host
+/// only. Through a proxy, the images load from the proxy, signed with the key from its file.
+#[test]
+fn sqlite_the_review_page_follows_the_image_policy() {
+    let doc =
+        "# Look\n\n![logo](https://img.example/logo.png) ![chart](https://other.example/c.png)\n";
+    let backend = Backend::sqlite();
+    let server = backend.serve(&["--images", "hosts:img.example"]);
+    let addr = server.addr.as_str();
+    let routed = route(addr, &json!({ "markdown": doc }));
+    let page = call(addr, "GET", &format!("/r/{}", routed.id), &[], b"");
+    assert_eq!(page.status, 200, "{}", page.text());
+    let html = page.text();
+    assert!(
+        html.contains("<img src=\"https://img.example/logo.png\" alt=\"logo\" referrerpolicy=\"no-referrer\" loading=\"lazy\" decoding=\"async\" />")
+            && html.contains("<a href=\"https://other.example/c.png\">chart</a>")
+            && html.contains("1 image in this document is not shown"),
+        "{html}"
+    );
+    let csp = page.header("content-security-policy").unwrap_or("");
+    assert!(
+        csp.contains("img-src 'self' data: https://img.example;"),
+        "{csp}"
+    );
+    drop(server);
+
+    let dir = std::env::temp_dir().join(format!("passback-images-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let key = dir.join("camo.key");
+    std::fs::write(&key, "secret\n").expect("the key file");
+    let key = key.to_string_lossy().to_string();
+    let server = backend.serve(&[
+        "--images",
+        "proxy:https://camo.example",
+        "--image-proxy-key-file",
+        &key,
+    ]);
+    let addr = server.addr.as_str();
+    let routed = route(addr, &json!({ "markdown": doc }));
+    let page = call(addr, "GET", &format!("/r/{}", routed.id), &[], b"");
+    let html = page.text();
+    // camo's address: the HMAC-SHA256 of the URL under the key, then the URL, both in hex.
+    assert!(
+        html.contains("src=\"https://camo.example/fcd550c105c36d663e64697123a43ae1cc3f4d62939b2f01ab242e5b4dfdb3dd/68747470733a2f2f696d672e6578616d706c652f6c6f676f2e706e67\"")
+            && !html.contains("not shown"),
+        "{html}"
+    );
+    let csp = page.header("content-security-policy").unwrap_or("");
+    assert!(
+        csp.contains("img-src 'self' data: https://camo.example;"),
+        "{csp}"
+    );
+    drop(server);
+
+    for (args, says) in [
+        (
+            &["--images", "anything"][..],
+            "--images `anything` is not an image policy",
+        ),
+        (
+            &["--images", "proxy:https://camo.example"][..],
+            "needs its HMAC key",
+        ),
+        (
+            &[
+                "--images",
+                "proxy:http://camo.example",
+                "--image-proxy-key-file",
+                &key,
+            ][..],
+            "not an https URL",
+        ),
+        (&["--images", "hosts:a b"][..], "does not list host names"),
+    ] {
+        let out = common::passback()
+            .args(["serve", "--listen", "127.0.0.1:0", "--store", "off"])
+            .args(args)
+            .output()
+            .expect("run passback serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

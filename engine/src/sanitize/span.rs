@@ -15,7 +15,7 @@
 //!   inside a [`HOLDS_MARKDOWN`] element with only [`SPANNING`] ones around it (a browser
 //!   would move Markdown out of a table row, for one).
 
-use super::{clean, filter_tags};
+use super::{ImageRules, clean, filter_tags};
 use comrak::nodes::{AstNode, NodeValue};
 use std::collections::HashSet;
 
@@ -78,8 +78,13 @@ pub struct Span<'a> {
 }
 
 /// The spans of the document, each checked by sanitizing it. `components` are the nodes of the
-/// document's component blocks (before or after they become placeholders).
-pub fn spans<'a>(root: &'a AstNode<'a>, components: &[&'a AstNode<'a>]) -> Vec<Span<'a>> {
+/// document's component blocks (before or after they become placeholders); images in the raw
+/// HTML pass by `rules`.
+pub fn spans<'a>(
+    root: &'a AstNode<'a>,
+    components: &[&'a AstNode<'a>],
+    rules: &ImageRules,
+) -> Vec<Span<'a>> {
     let components: HashSet<*const AstNode<'a>> =
         components.iter().map(|c| *c as *const _).collect();
     let mut seen: HashSet<*const AstNode<'a>> = HashSet::new();
@@ -92,7 +97,7 @@ pub fn spans<'a>(root: &'a AstNode<'a>, components: &[&'a AstNode<'a>]) -> Vec<S
             continue;
         };
         if seen.insert(parent as *const _) {
-            spans_among(parent, &components, &mut out);
+            spans_among(parent, &components, rules, &mut out);
         }
     }
     out
@@ -109,6 +114,7 @@ struct Open {
 fn spans_among<'a>(
     parent: &'a AstNode<'a>,
     components: &HashSet<*const AstNode<'a>>,
+    rules: &ImageRules,
     out: &mut Vec<Span<'a>>,
 ) {
     let children: Vec<&'a AstNode<'a>> = parent.children().collect();
@@ -136,7 +142,7 @@ fn spans_among<'a>(
         }
         if open.is_empty()
             && let Some(start) = start
-            && let Some(span) = checked(&children[start..=i])
+            && let Some(span) = checked(&children[start..=i], rules)
         {
             out.push(span);
         }
@@ -226,7 +232,7 @@ fn holds_component<'a>(node: &'a AstNode<'a>, components: &HashSet<*const AstNod
 
 /// The span over `blocks` (a run of siblings from the HTML block that opens it to the one that
 /// closes it), sanitized as one fragment; `None` when sanitizing moved a marker out of place.
-fn checked<'a>(blocks: &[&'a AstNode<'a>]) -> Option<Span<'a>> {
+fn checked<'a>(blocks: &[&'a AstNode<'a>], rules: &ImageRules) -> Option<Span<'a>> {
     // The HTML blocks, each with whether Markdown follows it before the next one.
     let mut html: Vec<(&'a AstNode<'a>, String, bool)> = Vec::new();
     for block in blocks {
@@ -250,7 +256,7 @@ fn checked<'a>(blocks: &[&'a AstNode<'a>]) -> Option<Span<'a>> {
             holes += 1;
         }
     }
-    let cleaned = clean(&fragment);
+    let cleaned = clean(&fragment, rules);
     // Cut at the markers, each exactly once and in order.
     let mut pieces = Vec::with_capacity(holes + 1);
     let mut rest = cleaned.as_str();

@@ -2,7 +2,7 @@
 
 #[cfg(feature = "store")]
 use super::shared::{closed_retention, retention, store_key_file};
-use super::shared::{prepared_state, public_url};
+use super::shared::{image_policy, prepared_state, public_url};
 use super::{Args, Flag, Usage};
 use std::io::Write;
 
@@ -10,6 +10,7 @@ pub(super) const USAGE: Usage = Usage {
     synopsis: &[
         "[--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]",
         "[--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]",
+        "[--images same-origin|https|hosts:H,H|proxy:URL] [--image-proxy-key-file PATH]",
         #[cfg(feature = "store")]
         "[--store sqlite:PATH|postgres://…|off] [--retention TIME] [--max-responses N]",
         #[cfg(feature = "store")]
@@ -76,6 +77,20 @@ pub(super) const USAGE: Usage = Usage {
             about: "the server's address as mail clients and readers reach it: email\n\
                     previews link diagrams as PNG images from it instead of inline SVG,\n\
                     and review links of routed documents start with it",
+        },
+        Flag {
+            name: "images",
+            value: "POLICY",
+            about: "which images from the web pages show: https (default, any host),\n\
+                    hosts:a.example,b.example (only those), same-origin (none), or\n\
+                    proxy:https://camo.example (every image through a camo-style proxy,\n\
+                    signed with the key in --image-proxy-key-file)",
+        },
+        Flag {
+            name: "image-proxy-key-file",
+            value: "PATH",
+            about: "the image proxy's HMAC key (the file's bytes, a trailing newline\n\
+                    dropped), for --images proxy:URL",
         },
         #[cfg(feature = "store")]
         Flag {
@@ -355,6 +370,12 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
     config = config.with_cache(passback_engine::CacheConfig::new(entries, bytes));
     if let Some(url) = a.flag("public-url")? {
         config = config.with_public_url(Some(public_url(url)?));
+    }
+    let key_file = a.flag("image-proxy-key-file")?;
+    if let Some(policy) = a.flag("images")? {
+        config = config.with_images(image_policy(policy, key_file)?);
+    } else if key_file.is_some() {
+        return Err("--image-proxy-key-file is the key of --images proxy:URL: give both".into());
     }
     #[cfg(feature = "store")]
     {

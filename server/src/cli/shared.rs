@@ -120,6 +120,31 @@ fn time_flag(text: &str, flag: &str) -> Result<std::time::Duration, String> {
         })
 }
 
+/// `--images POLICY`, with the proxy's key read from `key_file` (its bytes, without a trailing
+/// newline).
+pub(super) fn image_policy(
+    policy: &str,
+    key_file: Option<&str>,
+) -> Result<passback_engine::ImagePolicy, String> {
+    let key = match key_file {
+        Some(path) => {
+            let mut key = std::fs::read(path)
+                .map_err(|e| format!("--image-proxy-key-file {path}: cannot read it: {e}"))?;
+            while key.last().is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+                key.pop();
+            }
+            Some(key)
+        }
+        None => None,
+    };
+    if key.is_some() && !policy.starts_with("proxy:") {
+        return Err(format!(
+            "--image-proxy-key-file is the key of an image proxy, but --images is `{policy}`"
+        ));
+    }
+    passback_engine::ImagePolicy::parse(policy, key.as_deref()).map_err(|e| format!("--images {e}"))
+}
+
 /// `--store-key-file`: the keys to seal the store with, read and checked now so a bad file
 /// stops the start with its line named.
 #[cfg(feature = "store")]

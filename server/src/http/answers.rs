@@ -53,10 +53,11 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
     let mut timing = Timing::new();
     timing.add("parse", None, start.elapsed());
     let max_document = state.config.max_body;
+    let images = state.config.images.clone();
     let work = move || -> Resp {
         let began = Instant::now();
         let mut r = if form {
-            form_answers(&text, html_wanted, max_document)
+            form_answers(&text, html_wanted, max_document, images)
         } else {
             json_answers(&text, html_wanted)
         };
@@ -94,7 +95,12 @@ fn export_response(export: passback_engine::Export, html_wanted: bool) -> Resp {
     r
 }
 
-fn form_answers(text: &str, html_wanted: bool, max_document: usize) -> Resp {
+fn form_answers(
+    text: &str,
+    html_wanted: bool,
+    max_document: usize,
+    images: passback_engine::ImagePolicy,
+) -> Resp {
     let pairs = match parse_urlencoded(text) {
         Ok(p) => p,
         Err(e) => return problem(StatusCode::BAD_REQUEST, format!("{e}.")),
@@ -113,7 +119,9 @@ fn form_answers(text: &str, html_wanted: bool, max_document: usize) -> Resp {
             ),
         );
     }
-    let options = Options::default().with_format(Format::Page);
+    let options = Options::default()
+        .with_format(Format::Page)
+        .with_images(images);
     match passback_engine::answer_form(&pairs, &options) {
         Ok(FormOutcome::Edited(page)) => {
             let frame_src = page.frame_src;

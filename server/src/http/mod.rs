@@ -73,7 +73,10 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
     let task = tokio::spawn(dispatch(state.clone(), req, found));
     let abort = task.abort_handle();
     let response = match tokio::time::timeout(timeout, task).await {
-        Ok(Ok(r)) => r,
+        Ok(Ok(mut r)) => {
+            response::allow_images(&mut r, &state.image_sources);
+            r
+        }
         Ok(Err(e)) if e.is_panic() => {
             tracing::error!(route, "handler panicked");
             problem(

@@ -49,7 +49,8 @@ async fn page(state: Arc<AppState>, src: String, example: Option<&'static str>) 
     let page = state
         .slots()
         .run(move || {
-            let rendered = render_counted(&engine_state, &src, &Options::default());
+            let options = Options::default().with_images(engine_state.config.images.clone());
+            let rendered = render_counted(&engine_state, &src, &options);
             let shown = playground::Shown {
                 fragment: &rendered.html,
                 diagnostics: &rendered.diagnostics,

@@ -28,7 +28,7 @@ use std::time::Instant;
 pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let start = Instant::now();
     let (options, eml) = match options_from_query(&req) {
-        Ok(o) => o,
+        Ok((o, eml)) => (o.with_images(state.config.images.clone()), eml),
         Err(r) => return r,
     };
     let conditions = Conditions::of(&req);

@@ -51,6 +51,31 @@ pub fn email_csp(public_url: Option<&str>) -> HeaderValue {
         .unwrap_or(HeaderValue::from_static(EMAIL_CSP))
 }
 
+/// Adds `sources` (the server's image policy, see
+/// [`passback_engine::ImagePolicy::csp_sources`]) to the `img-src` of `r`'s CSP, if it has one:
+/// the policy the pages were rendered by is the one their CSP enforces. Empty `sources` (only
+/// the page's own images) leave it as it is.
+pub fn allow_images(r: &mut Resp, sources: &str) {
+    if sources.is_empty() {
+        return;
+    }
+    let Some(policy) = r
+        .headers()
+        .get(header::CONTENT_SECURITY_POLICY)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return;
+    };
+    let Some(at) = policy.find("img-src ") else {
+        return;
+    };
+    let end = policy[at..].find(';').map_or(policy.len(), |e| at + e);
+    let widened = format!("{} {sources}{}", &policy[..end], &policy[end..]);
+    if let Ok(v) = HeaderValue::try_from(widened) {
+        r.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+}
+
 /// `scheme://host[:port]` of an http(s) URL whose host is [`plain_host`].
 fn origin(url: &str) -> Option<&str> {
     let host = web_host(url).filter(|h| plain_host(h))?;

@@ -30,7 +30,7 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, StatusCode};
-use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, Options, Surface};
+use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, ImagePolicy, Options, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -62,9 +62,10 @@ fn new_submission() -> Option<String> {
 }
 
 /// The options a routed document renders with: the routed surface, its form posting back to
-/// this server by id, and no copy of the source in the form.
-fn routed_options(id: &str, format: Format) -> Options {
+/// this server by id, no copy of the source in the form, and the server's image policy.
+fn routed_options(id: &str, format: Format, images: &ImagePolicy) -> Options {
     Options::default()
+        .with_images(images.clone())
         .with_surface(Surface::Routed)
         .with_format(format)
         .with_answers_action(Some(format!("/r/{id}/responses")))
@@ -95,8 +96,8 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         _ => None,
     };
     let options = match status {
-        Status::Open => routed_options(id, Format::Page),
-        _ => routed_options(id, Format::Page).with_answers_action(None),
+        Status::Open => routed_options(id, Format::Page, &state.config.images),
+        _ => routed_options(id, Format::Page, &state.config.images).with_answers_action(None),
     };
     let engine_state = state.clone();
     let markdown = doc.markdown.clone();
@@ -113,6 +114,7 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         Err(refused) => return unadmitted(refused),
     };
     let frame_src = rendered.frame_src;
+    let blocked = rendered.blocked_images;
     let submission = new_submission();
     let body = if status == Status::Open {
         let page = rendered.into_body();
@@ -121,6 +123,7 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     } else {
         with_notice(rendered.into_body(), status)
     };
+    let body = with_image_note(body, blocked);
     let mut r = html(StatusCode::OK, Bytes::from(body), frame_src);
     no_store(&mut r);
     r.headers_mut()
@@ -346,6 +349,39 @@ fn with_notice(page: String, status: Status) -> String {
     }
 }
 
+/// `page` with a short note at the top of its content when the server's image policy kept
+/// `blocked` of the document's images from loading (each is shown as a link to it, or its
+/// description): the reader knows something is missing and why.
+fn with_image_note(page: String, blocked: u32) -> String {
+    if blocked == 0 {
+        return page;
+    }
+    let said = if blocked == 1 {
+        "1 image in this document is not shown: this server does not load images from its address. It is a link to it, or its description, instead.".to_string()
+    } else {
+        format!(
+            "{blocked} images in this document are not shown: this server does not load images from their addresses. Each is a link to it, or its description, instead."
+        )
+    };
+    let note = maud::html! {
+        div class="pb-images-blocked" role="note" lang="en" dir="ltr" {
+            p { (said) }
+        }
+    }
+    .into_string();
+    match page.find(PAGE_MAIN) {
+        Some(at) => {
+            let at = at + PAGE_MAIN.len();
+            let mut out = String::with_capacity(page.len() + note.len());
+            out.push_str(&page[..at]);
+            out.push_str(&note);
+            out.push_str(&page[at..]);
+            out
+        }
+        None => note + &page,
+    }
+}
+
 /// `POST /r/{id}/responses`.
 pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
@@ -379,9 +415,10 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     let markdown = doc.markdown.clone();
     let decode_id = id.clone();
     let (expires_at, checked) = (doc.expires_at, browser && form);
+    let images = state.config.images.clone();
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&decode_id, &markdown, &text, checked, expires_at)
+            decode_form(&decode_id, &markdown, &text, checked, expires_at, &images)
         } else {
             decode_json(&markdown, &text)
         }
@@ -515,6 +552,7 @@ fn decode_form(
     text: &str,
     checked: bool,
     expires_at: Millis,
+    images: &ImagePolicy,
 ) -> Result<Answer, Resp> {
     let posted = passback_engine::parse_urlencoded(text)
         .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
@@ -549,7 +587,7 @@ fn decode_form(
     let again = |responses: &passback_engine::Responses, summary: Option<&str>| {
         let page = passback_engine::render_with_answers(
             markdown,
-            &routed_options(id, Format::Page),
+            &routed_options(id, Format::Page, images),
             responses,
         );
         let frame_src = page.frame_src;

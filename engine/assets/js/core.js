@@ -74,12 +74,15 @@ function AnswersError(block, field, message) {
  */
 var BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
 function reviewerText(s) {
-  return String(s).split(BREAK).filter(function (l) { return rtrim(l); }).map(reviewerLine).join('\n    ');
+  return String(s).split(BREAK).filter(function (l) { return rtrim(l); }).map(function (l, i) {
+    // The first line follows its entry's prefix: leading whitespace there could start a code block.
+    return reviewerLine(i === 0 ? l.replace(LEAD, '') : l);
+  }).join('\n    ');
 }
 
 /** `one_line`: each line break a space, then escaped as one line. */
 function reviewerOneLine(s) {
-  return reviewerLine(String(s).replace(new RegExp(BREAK.source, 'g'), ' '));
+  return reviewerLine(String(s).replace(new RegExp(BREAK.source, 'g'), ' ').replace(LEAD, ''));
 }
 
 /**

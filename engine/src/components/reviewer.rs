@@ -38,15 +38,18 @@ fn is_break(c: char) -> bool {
 
 /// A reviewer's text as its entry carries it: its lines escaped, blank ones dropped, and every
 /// line after the first indented by [`INDENT`]. The entry's own prefix (`Answer: `, `- `, …)
-/// goes before it.
+/// goes before it, so the first line loses its leading whitespace: after a list item's `- `,
+/// four spaces or a tab would start a code block.
 pub(crate) fn text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for line in text.split(is_break).filter(|l| !l.trim().is_empty()) {
-        if !out.is_empty() {
+        if out.is_empty() {
+            push_line(&mut out, line.trim_start());
+        } else {
             out.push('\n');
             out.push_str(INDENT);
+            push_line(&mut out, line);
         }
-        push_line(&mut out, line);
     }
     out
 }
@@ -59,7 +62,7 @@ pub(crate) fn one_line(text: &str) -> String {
         .map(|c| if is_break(c) { ' ' } else { c })
         .collect();
     let mut out = String::with_capacity(flat.len() + 4);
-    push_line(&mut out, &flat);
+    push_line(&mut out, flat.trim_start());
     out
 }
 
@@ -188,6 +191,11 @@ mod tests {
         ] {
             assert_eq!(text(&format!("a{sep}b")), "a\n    b", "{sep:?}");
         }
+        // After a list item's `- `, a tab or four spaces would start a code block: the first
+        // line's leading whitespace goes (continuation lines keep theirs, under the indent).
+        assert_eq!(text("\t\t## x\n\ty"), "\\## x\n    \ty");
+        assert_eq!(text("     code?"), "code?");
+        assert_eq!(one_line("\u{2028}\t- a"), "\\- a");
     }
 
     #[test]

@@ -680,7 +680,13 @@ fn compiled_in(path: &str) -> bool {
     match path {
         "/" => cfg!(feature = "playground"),
         "/mcp" => cfg!(feature = "mcp"),
-        p if p.starts_with("/v1/documents") || p.starts_with("/r/") => cfg!(feature = "store"),
+        p if p.starts_with("/v1/documents")
+            || p.starts_with("/r/")
+            || p.starts_with("/v1/events")
+            || p.starts_with("/v1/keys") =>
+        {
+            cfg!(feature = "store")
+        }
         _ => true,
     }
 }

@@ -9,18 +9,18 @@ use super::describe::describe;
 use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables, type_text};
 use super::{Cardinality, Entity};
 use crate::diagram::colour::Colour;
-use crate::diagram::flowchart::draw::{node_class, push_curve};
+use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve};
 use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::Stroke;
 use crate::diagram::shapes::Shape;
 use crate::diagram::style::{self, Painted};
 use crate::diagram::svg::label::lines;
-use crate::diagram::svg::number::{push_num, push_pt};
+use crate::diagram::svg::number::push_pt;
 use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
-use crate::diagram::svg::{Frame, TEXT, start};
+use crate::diagram::svg::{Frame, TEXT};
 use crate::diagram::text::{Block, FONT_SIZE};
 
 /// How far a marker's parts sit from the entity's border, px.
@@ -390,45 +390,14 @@ pub fn er(d: &ErDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) {
     let chart = &d.chart;
     let tables = tables(d);
     let mut w = Writer::with_capacity(1024 + 768 * laid.nodes.len() + 768 * laid.edges.len());
-    let frame = Frame {
-        title: chart.acc_title.as_deref().unwrap_or(f.title),
-        ..*f
-    };
-    let mut desc = describe(d, f.t);
-    if let Some(a) = &chart.acc_descr {
-        desc = format!("{a} {desc}");
-    }
-    let heading = chart
-        .title
-        .as_deref()
-        .map(|t| Block::wrapped(t, laid.width.max(320.0)));
-    let top = heading.as_ref().map_or(0.0, |h| h.height + 12.0);
-    let wide = heading.as_ref().map_or(0.0, |h| h.width + 16.0);
-    let (width, height) = start(
+    let (width, height, headed) = open_chart(
         &mut w,
-        &frame,
+        f,
+        Titles::of(chart),
+        describe(d, f.t),
         const { Plain::new("pb-mermaid pb-mermaid-er") },
-        laid.width.max(wide),
-        laid.height + top,
-        &desc,
+        (laid.width, laid.height),
     );
-    if let Some(h) = &heading {
-        let at = Pt::new(laid.width.max(wide) / 2.0, 6.0 + h.height / 2.0);
-        lines(
-            &mut w,
-            const { Plain::new("pb-d-heading") },
-            colour::TEXT,
-            h,
-            at,
-        );
-        let shift = |s: &mut String| {
-            s.push_str("translate(0 ");
-            push_num(s, top);
-            s.push(')');
-        };
-        w.open("g", &[("transform", Val::Ours(&shift))]);
-        w.newline();
-    }
     let occurrences = chart.edge_occurrences();
     let mut key = String::with_capacity(32);
     for (k, path) in laid.edges.iter().enumerate() {
@@ -458,7 +427,7 @@ pub fn er(d: &ErDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) {
             authored.as_ref(),
         );
     }
-    if heading.is_some() {
+    if headed {
         w.close("g");
         w.newline();
     }

@@ -385,45 +385,51 @@ pub fn node_class(shape: Shape) -> Val<'static> {
     }
 }
 
-/// The SVG of a laid-out flowchart, and its width and height, px.
-pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32) {
-    // A few hundred bytes a node or edge (the golden diagrams need less): the page is written
-    // without growing.
-    let mut w = Writer::with_capacity(1024 + 384 * d.nodes.len() + 512 * d.edges.len());
-    // `accTitle` and `accDescr` name and describe it when given; the description in words
-    // of its boxes and arrows follows the author's.
+/// What names a chart beside its drawing: `accTitle` and `accDescr` (which name and describe
+/// it when given), and the front matter's title, drawn above it.
+pub(crate) struct Titles<'a> {
+    pub acc_title: Option<&'a str>,
+    pub acc_descr: Option<&'a str>,
+    pub title: Option<&'a str>,
+}
+
+impl<'a> Titles<'a> {
+    pub(crate) fn of(chart: &'a Flowchart) -> Self {
+        Titles {
+            acc_title: chart.acc_title.as_deref(),
+            acc_descr: chart.acc_descr.as_deref(),
+            title: chart.title.as_deref(),
+        }
+    }
+}
+
+/// Opens a chart's SVG (every kind drawn on the flowchart's layout): its `<title>` and `<desc>`
+/// (the author's description, then `desc`, the chart in words), and the title above it, with
+/// the drawing of `size` moved down below that title. Returns the SVG's width and height, and
+/// whether a group was opened for the move, which the caller closes after the drawing.
+pub(crate) fn open_chart(
+    w: &mut Writer,
+    f: &Frame,
+    titles: Titles,
+    desc: String,
+    class: Plain,
+    (width, height): (f64, f64),
+) -> (u32, u32, bool) {
     let frame = Frame {
-        title: chart.acc_title.as_deref().unwrap_or(f.title),
+        title: titles.acc_title.unwrap_or(f.title),
         ..*f
     };
-    let mut desc = describe(chart, f.t);
-    if let Some(a) = &chart.acc_descr {
-        desc = format!("{a} {desc}");
-    }
-    // The front matter's title, above the diagram.
-    let heading = chart
-        .title
-        .as_deref()
-        .map(|t| Block::wrapped(t, d.width.max(320.0)));
+    let desc = match titles.acc_descr {
+        Some(a) => format!("{a} {desc}"),
+        None => desc,
+    };
+    let heading = titles.title.map(|t| Block::wrapped(t, width.max(320.0)));
     let top = heading.as_ref().map_or(0.0, |h| h.height + 12.0);
     let wide = heading.as_ref().map_or(0.0, |h| h.width + 16.0);
-    let (width, height) = start(
-        &mut w,
-        &frame,
-        const { Plain::new("pb-mermaid pb-mermaid-flowchart") },
-        d.width.max(wide),
-        d.height + top,
-        &desc,
-    );
+    let (svg_width, svg_height) = start(w, &frame, class, width.max(wide), height + top, &desc);
     if let Some(h) = &heading {
-        let at = Pt::new(d.width.max(wide) / 2.0, 6.0 + h.height / 2.0);
-        lines(
-            &mut w,
-            const { Plain::new("pb-d-heading") },
-            colour::TEXT,
-            h,
-            at,
-        );
+        let at = Pt::new(width.max(wide) / 2.0, 6.0 + h.height / 2.0);
+        lines(w, const { Plain::new("pb-d-heading") }, colour::TEXT, h, at);
         let shift = |s: &mut String| {
             s.push_str("translate(0 ");
             push_num(s, top);
@@ -432,6 +438,22 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         w.open("g", &[("transform", Val::Ours(&shift))]);
         w.newline();
     }
+    (svg_width, svg_height, heading.is_some())
+}
+
+/// The SVG of a laid-out flowchart, and its width and height, px.
+pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32) {
+    // A few hundred bytes a node or edge (the golden diagrams need less): the page is written
+    // without growing.
+    let mut w = Writer::with_capacity(1024 + 384 * d.nodes.len() + 512 * d.edges.len());
+    let (width, height, headed) = open_chart(
+        &mut w,
+        f,
+        Titles::of(chart),
+        describe(chart, f.t),
+        const { Plain::new("pb-mermaid pb-mermaid-flowchart") },
+        (d.width, d.height),
+    );
     for (s, c) in d.clusters.iter().enumerate() {
         let sub = &chart.subgraphs[s];
         let is_node = sub
@@ -525,7 +547,7 @@ pub fn flowchart(chart: &Flowchart, d: &Drawing, f: &Frame) -> (String, u32, u32
         w.close("g");
         w.newline();
     }
-    if heading.is_some() {
+    if headed {
         w.close("g");
         w.newline();
     }

@@ -5,17 +5,16 @@
 
 use super::describe::describe;
 use super::{Kind, StateDiagram};
-use crate::diagram::flowchart::draw::{marker, node_class, push_curve};
+use crate::diagram::flowchart::draw::{Titles, marker, node_class, open_chart, push_curve};
 use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes;
 use crate::diagram::svg::label::lines;
-use crate::diagram::svg::number::push_num;
 use crate::diagram::svg::shape::shape_element;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
-use crate::diagram::svg::{CLUSTER_TITLE, Frame, TEXT, start};
+use crate::diagram::svg::{CLUSTER_TITLE, Frame, TEXT};
 use crate::diagram::text::Block;
 
 /// A note's paint (yellow, as a sequence diagram's notes): themed by `pb-s-note`.
@@ -128,45 +127,14 @@ fn rect(w: &mut Writer, b: Bounds, rx: Plain, paint: Run) {
 pub fn state(d: &StateDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) {
     let chart = &d.chart;
     let mut w = Writer::with_capacity(1024 + 384 * laid.nodes.len() + 512 * laid.edges.len());
-    let frame = Frame {
-        title: chart.acc_title.as_deref().unwrap_or(f.title),
-        ..*f
-    };
-    let mut desc = describe(d, f.t);
-    if let Some(a) = &chart.acc_descr {
-        desc = format!("{a} {desc}");
-    }
-    let heading = chart
-        .title
-        .as_deref()
-        .map(|t| Block::wrapped(t, laid.width.max(320.0)));
-    let top = heading.as_ref().map_or(0.0, |h| h.height + 12.0);
-    let wide = heading.as_ref().map_or(0.0, |h| h.width + 16.0);
-    let (width, height) = start(
+    let (width, height, headed) = open_chart(
         &mut w,
-        &frame,
+        f,
+        Titles::of(chart),
+        describe(d, f.t),
         const { Plain::new("pb-mermaid pb-mermaid-state") },
-        laid.width.max(wide),
-        laid.height + top,
-        &desc,
+        (laid.width, laid.height),
     );
-    if let Some(h) = &heading {
-        let at = Pt::new(laid.width.max(wide) / 2.0, 6.0 + h.height / 2.0);
-        lines(
-            &mut w,
-            const { Plain::new("pb-d-heading") },
-            colour::TEXT,
-            h,
-            at,
-        );
-        let shift = |s: &mut String| {
-            s.push_str("translate(0 ");
-            push_num(s, top);
-            s.push(')');
-        };
-        w.open("g", &[("transform", Val::Ours(&shift))]);
-        w.newline();
-    }
     // Composite states, each a node for comments, then their regions over them.
     for (s, c) in laid.clusters.iter().enumerate() {
         let sub = &chart.subgraphs[s];
@@ -284,7 +252,7 @@ pub fn state(d: &StateDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) 
         w.close("g");
         w.newline();
     }
-    if heading.is_some() {
+    if headed {
         w.close("g");
         w.newline();
     }

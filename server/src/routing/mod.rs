@@ -20,21 +20,28 @@
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
 //! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
+//!
+//! The limits live in `limits`, and what is done for a sender key (`sender`, `owned`,
+//! `within_quota`, `documents_of`, `events_after`) in `keys`; both are re-exported or are
+//! methods of [`Routing`], so their paths are as above.
 
 mod error;
+mod keys;
+mod limits;
 
 pub use error::RoutingError;
+pub use limits::{
+    PAGE_DEFAULT, PAGE_MAX, check_stored_size, enter_long_poll, take_answer_token, take_route_token,
+};
 
 use crate::admission::RenderSlots;
-use crate::limit::RouteLimiter;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Cursor, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis,
-    NewDocument, NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    self, Added, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
+    NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -262,142 +269,6 @@ impl Routing {
         } else {
             Err(RoutingError::WrongToken)
         }
-    }
-
-    /// The live sender key `presented` (`Authorization: Bearer pbk_…`); an unknown or revoked
-    /// key is refused.
-    pub async fn sender(&self, presented: &str) -> Result<KeyInfo, RoutingError> {
-        let found = if presented.starts_with(store::KEY_PREFIX) {
-            self.store
-                .key_by_hash(store::key_hash(presented))
-                .await
-                .map_err(RoutingError::store)?
-        } else {
-            None
-        };
-        match found {
-            Some(key) if key.revoked_at.is_none() => Ok(key),
-            Some(_) => Err(RoutingError::RevokedKey),
-            None => Err(RoutingError::UnknownKey),
-        }
-    }
-
-    /// The live document `id` for its sender, who shows either its token or the key that
-    /// routed it. A key that did not route it is answered as if there were no such document,
-    /// so a key learns nothing of other keys' documents.
-    pub async fn owned(&self, id: &str, credential: &str) -> Result<Document, RoutingError> {
-        let doc = self.live(id).await?;
-        if doc.token_matches(credential) {
-            return Ok(doc);
-        }
-        if !credential.starts_with(store::KEY_PREFIX) {
-            return Err(RoutingError::WrongToken);
-        }
-        let key = self.sender(credential).await?;
-        if doc.owner.as_deref() == Some(key.id.as_str()) {
-            Ok(doc)
-        } else {
-            Err(RoutingError::Unknown { id: id.to_string() })
-        }
-    }
-
-    /// Whether `key` may route one more document now: its kept documents and their responses
-    /// under `max_bytes` as stored (`--key-max-bytes`), and at most `per_hour` in any hour
-    /// (`--key-documents-per-hour`); `None` for no limit.
-    pub async fn within_quota(
-        &self,
-        key: &KeyInfo,
-        per_hour: Option<u64>,
-        max_bytes: Option<u64>,
-    ) -> Result<(), RoutingError> {
-        if let Some(limit) = max_bytes {
-            let used = self
-                .store
-                .stored_bytes(&key.id)
-                .await
-                .map_err(RoutingError::store)?;
-            if used >= limit {
-                return Err(RoutingError::KeyFull {
-                    used,
-                    limit,
-                    // Room comes back only as documents are deleted or purged.
-                    wait: Duration::from_secs(3600),
-                });
-            }
-        }
-        let Some(limit) = per_hour else {
-            return Ok(());
-        };
-        const HOUR: Millis = 3_600_000;
-        let now = store::now();
-        let (count, first) = self
-            .store
-            .routed_since(&key.id, now - HOUR + 1)
-            .await
-            .map_err(RoutingError::store)?;
-        if count < limit {
-            return Ok(());
-        }
-        // The oldest of the hour leaves the window an hour after it was routed.
-        let wait_ms = first.map_or(HOUR, |f| (f + HOUR - now).clamp(1000, HOUR));
-        Err(RoutingError::KeyQuota {
-            limit,
-            wait: Duration::from_millis(wait_ms as u64).max(Duration::from_secs(1)),
-        })
-    }
-
-    /// One page of `key`'s documents, newest first: `{ documents: [...], next }`, `next` being
-    /// the cursor of the page after (null on the last page).
-    pub async fn documents_of(
-        &self,
-        key: &KeyInfo,
-        after: Option<Cursor>,
-        limit: usize,
-    ) -> Result<Value, RoutingError> {
-        let mut found = self
-            .store
-            .list_documents(&key.id, after, limit + 1, store::now())
-            .await
-            .map_err(RoutingError::store)?;
-        let more = found.len() > limit;
-        found.truncate(limit);
-        let next = match found.last() {
-            Some(last) if more => Value::String(
-                Cursor {
-                    created_at: last.created_at,
-                    id: last.id.clone(),
-                }
-                .encode(),
-            ),
-            _ => Value::Null,
-        };
-        let documents: Vec<Value> = found.iter().map(|d| self.summary_json(d)).collect();
-        Ok(json!({ "documents": documents, "next": next }))
-    }
-
-    /// One page of the events of `key`'s documents after the event `since`, oldest first:
-    /// `{ events: [...], next }`, `next` being the last event's id (or `since` on an empty
-    /// page). The inner error says why `since` is not one of the key's events.
-    pub async fn events_after(
-        &self,
-        key: &KeyInfo,
-        since: Option<String>,
-        limit: usize,
-    ) -> Result<Result<Value, String>, RoutingError> {
-        let found = self
-            .store
-            .events_of_key(&key.id, since.clone(), limit)
-            .await
-            .map_err(RoutingError::store)?;
-        let Some(events) = found else {
-            return Ok(Err(format!(
-                "since must be the id of one of this key's events (the \"next\" of a page), not \"{}\"; it may have been purged with its document: list again without since.",
-                truncate(since.as_deref().unwrap_or(""))
-            )));
-        };
-        let next = events.last().map(|e| e.id.clone()).or(since);
-        let events: Vec<Value> = events.iter().map(|e| event_json(e, false)).collect();
-        Ok(Ok(json!({ "events": events, "next": next })))
     }
 
     /// Deletes the document `id` and its responses, leaving a tombstone.
@@ -644,93 +515,6 @@ pub fn requested_status(value: Option<&Value>) -> Result<bool, String> {
             value.map_or_else(|| "missing".to_string(), |v| truncate(&v.to_string()))
         )),
     }
-}
-
-/// Takes one of `client`'s routing tokens (`--route-limit`). Without a limit, or a client
-/// address (the MCP tools on stdio), there is nothing to take.
-pub fn take_route_token(
-    limiter: Option<&RouteLimiter>,
-    client: Option<IpAddr>,
-) -> Result<(), RoutingError> {
-    match (limiter, client) {
-        (Some(limiter), Some(ip)) => {
-            limiter
-                .take(ip, std::time::Instant::now())
-                .map_err(|wait| RoutingError::OverLimit {
-                    wait,
-                    limit: limiter.limit(),
-                })
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Documents a page of a key's listing holds by default (`GET /v1/documents`, the
-/// `list_documents` tool), and at most.
-pub const PAGE_DEFAULT: usize = 50;
-pub const PAGE_MAX: usize = 200;
-
-/// A place in `polls` (the server's long-poll budget) for a wait on `document` (counted on its
-/// sender key too) by `client`, or the 429 saying which budget is full.
-pub fn enter_long_poll(
-    polls: &std::sync::Arc<crate::limit::LongPolls>,
-    document: &Document,
-    client: Option<IpAddr>,
-) -> Result<crate::limit::LongPollSlot, RoutingError> {
-    polls
-        .enter(&document.id, client, document.owner.as_deref())
-        .map_err(|why| RoutingError::Bounded {
-            wait: crate::limit::LONG_POLL_RETRY,
-            why,
-        })
-}
-
-/// Takes one answer to `document` from `client` from `limiter` (`--answer-limit` and
-/// `--document-answer-limit`).
-pub fn take_answer_token(
-    limiter: &crate::limit::AnswerLimiter,
-    document: &str,
-    client: Option<IpAddr>,
-) -> Result<(), RoutingError> {
-    limiter
-        .take(document, client, std::time::Instant::now())
-        .map_err(|(wait, why)| RoutingError::Bounded { wait, why })
-}
-
-/// Refuses an answer whose stored form (its answers, comments and export as the store writes
-/// them, and the reviewer's name) is over `max` bytes: what is received is bounded by
-/// `--max-body`, but comments expand when stored (each becomes an object with its quote and
-/// place), so the bound is on what would be kept.
-pub fn check_stored_size(
-    inputs: &Value,
-    annotations: &Value,
-    export: &str,
-    reviewer: Option<&str>,
-    max: usize,
-) -> Result<(), RoutingError> {
-    let bytes =
-        json_len(inputs) + json_len(annotations) + export.len() + reviewer.map_or(0, str::len);
-    if bytes > max {
-        return Err(RoutingError::AnswerTooLarge { bytes, max });
-    }
-    Ok(())
-}
-
-/// The length of `v` written as JSON, counted without keeping the text.
-fn json_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, v);
-    count.0
 }
 
 /// Purges what is due, announces expiries and forgets old tombstones now, then every minute

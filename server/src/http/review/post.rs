@@ -1,386 +1,22 @@
-//! The reader's routes (contract §6): the routed document at its review link, and the
-//! answers posted back from it (the page's form without JavaScript, or JSON). The rules are the
-//! routing core's ([`crate::routing`]); its refusals are answered through [`refused`], as
-//! pages when a browser asked.
-//!
-//! | route | what |
-//! |---|---|
-//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send; `?edit={n}&k={submission}` fills the form with a sent response |
-//! | `POST /r/{id}/responses` | keep the reader's answers: a browser is sent (303) to its receipt, a client gets JSON |
-//! | `GET /r/{id}/sent?n={response_id}&k={submission}` | the reader's receipt: what they sent, and a way to edit it |
-//!
-//! Nothing lost, nothing doubled: a browser's post with unanswered questions, or with "Other"
-//! chosen and left empty, comes back as the form with what was entered and a summary of the
-//! problems at the top (nothing is kept until the reader sends anyway, or fixes them). Every
-//! rendered form carries a random submission id (`pb.submission`): a second post of the same
-//! form (a double click, a resend) finds the response the first one kept. A successful post
-//! answers 303 to the receipt, so reloading it sends nothing.
+//! `POST /r/{id}/responses`: a reader's answers, decoded from the form or JSON, checked and kept.
 
-// Readers return a ready response as their error, as in `request`.
-#![allow(clippy::result_large_err)]
-
-use super::refusal::refused;
-use super::render::render_uncached;
-use super::request::{client_of, form_or_json, read_body, utf8, wants_html};
-use super::response::{Resp, html, no_store, private_json, problem, unadmitted};
+use super::super::refusal::refused;
+use super::super::request::{client_of, form_or_json, read_body, utf8, wants_html};
+use super::super::response::{Resp, html, no_store, private_json, problem};
+use super::{
+    CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
+    SUBMISSION_FIELD, decorate, new_submission, routed_options,
+};
 use crate::routing::{RoutingError, check_stored_size, is_submission_id, take_answer_token};
 use crate::state::AppState;
-use crate::store::{Millis, Status, StoredResponse};
+use crate::store::{Millis, Status};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, StatusCode};
-use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, ImagePolicy, Options, Surface};
+use hyper::{Request, StatusCode};
+use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, ImagePolicy, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
-
-/// The longest reviewer name kept.
-const MAX_REVIEWER_CHARS: usize = 200;
-
-/// The form's hidden submission id, and the "Send anyway" button's field.
-const SUBMISSION_FIELD: &str = "pb.submission";
-const CONFIRM_FIELD: &str = "pb.confirm";
-
-/// The review form's element id, for the error summary's "Send anyway" button above it.
-const FORM_ID: &str = "pb-review-form";
-
-/// The components a reader answers as questions (the intro counts them); the two lists among
-/// them are answered as they stand ("kept unchanged") when left alone.
-const QUESTION_KINDS: [&str; 6] = [
-    "single-choice",
-    "multi-choice",
-    "open-question",
-    "questionnaire",
-    "prioritize",
-    "allocate",
-];
-const LIST_KINDS: [&str; 2] = ["prioritize", "allocate"];
-
-/// A new submission id: 128 random bits, base64url.
-fn new_submission() -> Option<String> {
-    crate::store::random_secret(16).ok()
-}
-
-/// The options a routed document renders with: the routed surface, its form posting back to
-/// this server by id, no copy of the source in the form, and the server's image policy.
-fn routed_options(id: &str, format: Format, images: &ImagePolicy) -> Options {
-    Options::default()
-        .with_images(images.clone())
-        .with_surface(Surface::Routed)
-        .with_format(format)
-        .with_answers_action(Some(format!("/r/{id}/responses")))
-        .with_form_source(false)
-}
-
-/// `GET /r/{id}`. A closed or expired document is shown with a notice at the top, and its
-/// form has nowhere to post (no "Send answers" button; with the script, "Copy answers" still
-/// copies what the reader filled in). An open one starts with an intro (what it is, how many
-/// questions, until when, what Send does), and with `?edit={n}&k={submission}` (the receipt's
-/// "Edit your response") its form holds the answers of that response.
-pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
-    let Some(routing) = state.routing.clone() else {
-        return refused(RoutingError::StoreOff, false);
-    };
-    let browser = wants_html(&req);
-    let doc = match routing.live(id).await {
-        Ok(doc) => doc,
-        Err(e) => return refused(e, browser),
-    };
-    if req.method() == Method::GET {
-        routing.count_view(id).await;
-    }
-    let status = doc.status;
-    let edit = receipt_query(req.uri().query());
-    let prefill = match (status, edit) {
-        (Status::Open, Some((n, k))) => routing.receipt(id, n, &k).await.ok().flatten(),
-        _ => None,
-    };
-    let options = match status {
-        Status::Open => routed_options(id, Format::Page, &state.config.images),
-        _ => routed_options(id, Format::Page, &state.config.images).with_answers_action(None),
-    };
-    let engine_state = state.clone();
-    let markdown = doc.markdown.clone();
-    let rendered = state
-        .slots()
-        .run(move || match prefill {
-            Some(sent) => render_sent(&markdown, &options, &sent)
-                .unwrap_or_else(|| render_uncached(&engine_state, &markdown, &options)),
-            None => render_uncached(&engine_state, &markdown, &options),
-        })
-        .await;
-    let rendered = match rendered {
-        Ok(r) => r,
-        Err(refused) => return unadmitted(refused),
-    };
-    let frame_src = rendered.frame_src;
-    let blocked = rendered.blocked_images;
-    let submission = new_submission();
-    let body = if status == Status::Open {
-        let page = rendered.into_body();
-        let intro = Intro::of(&doc.markdown, doc.expires_at).html(&page);
-        decorate(page, Some(&intro), None, submission.as_deref())
-    } else {
-        with_notice(rendered.into_body(), status)
-    };
-    let body = with_image_note(body, blocked);
-    let mut r = html(StatusCode::OK, Bytes::from(body), frame_src);
-    no_store(&mut r);
-    r.headers_mut()
-        .insert("x-robots-tag", HeaderValue::from_static("noindex"));
-    r
-}
-
-/// `n` and `k` of a receipt's query (`?n=3&k=…`, or the edit link's `?edit=3&k=…`).
-fn receipt_query(query: Option<&str>) -> Option<(u64, String)> {
-    let pairs = passback_engine::parse_urlencoded(query?).ok()?;
-    let find = |name: &str| {
-        pairs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let n = find("n").or_else(|| find("edit"))?.parse().ok()?;
-    Some((n, find("k")?.to_string()))
-}
-
-/// The form with a sent response's answers (and name and comments) filled in.
-fn render_sent(
-    markdown: &str,
-    options: &Options,
-    sent: &StoredResponse,
-) -> Option<passback_engine::Rendered> {
-    let doc = Doc::parse(markdown);
-    let mut inputs = sent.component_inputs.clone();
-    if let (Some(map), Some(list)) = (inputs.as_object_mut(), sent.annotations.as_array())
-        && !list.is_empty()
-    {
-        map.insert("annotations".into(), sent.annotations.clone());
-    }
-    let mut filled = passback_engine::answers_from_json(&doc, &inputs).ok()?;
-    filled.set_reviewer(sent.reviewer.clone());
-    Some(passback_engine::render_with_answers(
-        markdown, options, &filled,
-    ))
-}
-
-/// `GET /r/{id}/sent?n={response_id}&k={submission}`: the reader's receipt. Only the
-/// submission id of the form that sent it opens it (it shows the reader's answers); anything
-/// else is 404.
-pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
-    let Some(routing) = state.routing.clone() else {
-        return refused(RoutingError::StoreOff, false);
-    };
-    let browser = wants_html(&req);
-    let doc = match routing.live(id).await {
-        Ok(doc) => doc,
-        Err(e) => return refused(e, browser),
-    };
-    let found = match receipt_query(req.uri().query()) {
-        Some((n, k)) => match routing.receipt(id, n, &k).await {
-            Ok(found) => found.map(|r| (r, n, k)),
-            Err(e) => return refused(e, browser),
-        },
-        None => None,
-    };
-    let Some((sent, n, k)) = found else {
-        return problem(
-            StatusCode::NOT_FOUND,
-            "There is no receipt at this address: use the link the page gave you after sending, or open the review link again.",
-        );
-    };
-    let id = id.to_string();
-    let page = tokio::task::spawn_blocking(move || {
-        let parsed = Doc::parse(&doc.markdown);
-        let edit = format!("/r/{id}?edit={n}&k={k}");
-        // What the export says about how it was made (weights rescaled, …), read again from
-        // the answers kept.
-        let notices = passback_engine::answers_from_json(&parsed, &sent.component_inputs)
-            .map(|answers| passback_engine::export(&parsed, &answers).notices)
-            .unwrap_or_default();
-        passback_engine::receipt_page(&parsed, &sent.export, &notices, &edit, "/assets")
-    })
-    .await;
-    let mut r = match page {
-        Ok(page) => html(StatusCode::OK, page, None),
-        Err(_) => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The receipt could not be shown on an internal error; your answers were kept.",
-        ),
-    };
-    no_store(&mut r);
-    r.headers_mut()
-        .insert("x-robots-tag", HeaderValue::from_static("noindex"));
-    // The receipt's address holds its secret: it is not passed on to anything it links to.
-    r.headers_mut()
-        .insert("referrer-policy", HeaderValue::from_static("no-referrer"));
-    r
-}
-
-/// What the intro of an open review page says.
-struct Intro {
-    title: String,
-    /// The question blocks' ids, in document order.
-    questions: Vec<String>,
-    expires_at: Millis,
-}
-
-impl Intro {
-    fn of(markdown: &str, expires_at: Millis) -> Intro {
-        let doc = Doc::parse(markdown);
-        Intro {
-            title: passback_engine::document_title(markdown),
-            questions: doc
-                .blocks()
-                .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
-                .map(|b| b.id.clone())
-                .collect(),
-            expires_at,
-        }
-    }
-
-    /// The intro of `page` (the rendered review page): with a list of links to its questions,
-    /// a way through a long page.
-    fn html(&self, page: &str) -> String {
-        let stamp = crate::store::rfc3339(self.expires_at);
-        let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
-        let time = time.get(..5).unwrap_or("");
-        let questions = match self.questions.len() {
-            1 => "1 question".to_string(),
-            n => format!("{n} questions"),
-        };
-        let links: Vec<(String, String)> = self
-            .questions
-            .iter()
-            .filter_map(|b| Some((block_field_id(page, b)?, block_heading(page, b)?)))
-            .collect();
-        maud::html! {
-            section class="pb-intro" lang="en" dir="ltr" aria-label="About this review" {
-                @if !self.title.is_empty() {
-                    p class="pb-intro-title" { strong { (self.title) } }
-                }
-                p class="pb-intro-facts" {
-                    (questions) " · open until "
-                    time datetime=(stamp) { (date) " " (time) " UTC" }
-                }
-                p {
-                    "When you press " strong { "Send answers" } ", your answers go to the person who sent you this link; you can change them later."
-                }
-                p class="pb-progress" data-pb-progress hidden {}
-                @if links.len() > 1 {
-                    details class="pb-intro-questions" {
-                        summary { "Go to a question" }
-                        ol {
-                            @for (target, text) in &links {
-                                li { a href={ "#" (target) } { (maud::PreEscaped(text)) } }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        .into_string()
-    }
-}
-
-/// The review page with the server's parts: `summary` (the problems with a post) and `intro`
-/// at the top of its content, and the form's id and submission id.
-fn decorate(
-    page: String,
-    intro: Option<&str>,
-    summary: Option<&str>,
-    submission: Option<&str>,
-) -> String {
-    let mut page = page;
-    if let Some(at) = page.find(FORM_START) {
-        page.insert_str(at + "<form".len(), &format!(" id=\"{FORM_ID}\""));
-    }
-    if let Some(submission) = submission
-        && let Some(at) = page.find(SURFACE_FIELD)
-    {
-        let field = maud::html! { input type="hidden" name=(SUBMISSION_FIELD) value=(submission); };
-        page.insert_str(at + SURFACE_FIELD.len(), &field.into_string());
-    }
-    let top = [summary, intro].into_iter().flatten().collect::<String>();
-    match page.find(PAGE_MAIN) {
-        Some(at) => page.insert_str(at + PAGE_MAIN.len(), &top),
-        None => page.insert_str(0, &top),
-    }
-    page
-}
-
-/// The form's opening tag and its surface field, as the engine writes them.
-const FORM_START: &str = "<form class=\"pb-form\"";
-const SURFACE_FIELD: &str = "<input type=\"hidden\" name=\"pb.surface\" value=\"routed\">";
-
-/// Where the page's content starts: the notice goes right after it.
-const PAGE_MAIN: &str = "<main class=\"pb-page\">";
-
-/// `page` with a notice at the top of its content saying the document takes no answers, when
-/// it is closed or expired; as it is when open.
-fn with_notice(page: String, status: Status) -> String {
-    let (title, said) = match status {
-        Status::Open => return page,
-        Status::Closed => (
-            "This document is closed.",
-            "Its sender is not taking answers any more: you can read it, but nothing you fill in here is sent.",
-        ),
-        Status::Expired => (
-            "This document has expired.",
-            "Its time ran out, so it takes no more answers: you can read it, but nothing you fill in here is sent.",
-        ),
-    };
-    let notice = maud::html! {
-        div class="pb-closed" role="status" lang="en" dir="ltr" data-pb-status=(status.name()) {
-            p { strong { (title) } " " (said) }
-        }
-    }
-    .into_string();
-    match page.find(PAGE_MAIN) {
-        Some(at) => {
-            let at = at + PAGE_MAIN.len();
-            let mut out = String::with_capacity(page.len() + notice.len());
-            out.push_str(&page[..at]);
-            out.push_str(&notice);
-            out.push_str(&page[at..]);
-            out
-        }
-        None => notice + &page,
-    }
-}
-
-/// `page` with a short note at the top of its content when the server's image policy kept
-/// `blocked` of the document's images from loading (each is shown as a link to it, or its
-/// description): the reader knows something is missing and why.
-fn with_image_note(page: String, blocked: u32) -> String {
-    if blocked == 0 {
-        return page;
-    }
-    let said = if blocked == 1 {
-        "1 image in this document is not shown: this server does not load images from its address. It is a link to it, or its description, instead.".to_string()
-    } else {
-        format!(
-            "{blocked} images in this document are not shown: this server does not load images from their addresses. Each is a link to it, or its description, instead."
-        )
-    };
-    let note = maud::html! {
-        div class="pb-images-blocked" role="note" lang="en" dir="ltr" {
-            p { (said) }
-        }
-    }
-    .into_string();
-    match page.find(PAGE_MAIN) {
-        Some(at) => {
-            let at = at + PAGE_MAIN.len();
-            let mut out = String::with_capacity(page.len() + note.len());
-            out.push_str(&page[..at]);
-            out.push_str(&note);
-            out.push_str(&page[at..]);
-            out
-        }
-        None => note + &page,
-    }
-}
 
 /// `POST /r/{id}/responses`.
 pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
@@ -758,7 +394,7 @@ fn field_id(page: &str, name: &str) -> Option<String> {
 }
 
 /// The id of the first control of block `block` in `page`: where its summary link leads.
-fn block_field_id(page: &str, block: &str) -> Option<String> {
+pub(super) fn block_field_id(page: &str, block: &str) -> Option<String> {
     let at = page.find(&format!(" data-pb-block=\"{block}\""))?;
     let rest = &page[at..];
     let input = [
@@ -785,7 +421,7 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
 }
 
 /// The text (escaped HTML, tags taken out) of block `block`'s question or title in `page`.
-fn block_heading(page: &str, block: &str) -> Option<String> {
+pub(super) fn block_heading(page: &str, block: &str) -> Option<String> {
     let at = page.find(&format!(" data-pb-block=\"{block}\""))?;
     let rest = &page[at..];
     let start = ["class=\"pb-question-text\"", "class=\"pb-title\""]
@@ -926,6 +562,7 @@ fn reviewer_name(name: Option<&str>) -> Result<Option<String>, Resp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::review::with_notice;
 
     #[test]
     fn a_closed_page_says_so_at_the_top_of_its_content() {

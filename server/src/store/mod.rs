@@ -10,12 +10,19 @@
 //! the ones it has not applied yet when it opens the database (see `docs/store.md`).
 
 mod config;
+mod events;
+mod keys;
 pub mod pg_tls;
 pub mod postgres;
 pub mod sealed;
 pub mod sqlite;
 
 pub use config::StoreConfig;
+pub use events::{
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+    WEBHOOK_SECRET_PREFIX, new_webhook_secret,
+};
+pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -174,135 +181,6 @@ pub trait Store: Send + Sync {
     /// Makes the event `event` of the document `id` due for delivery at `now` again. False
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
-}
-
-/// One event (contract §6.2), with its delivery state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
-    /// `evt_` and 32 hex digits: the webhook's `webhook-id`.
-    pub id: String,
-    pub document_id: String,
-    /// `response.created`, `document.closed` or `document.expired`.
-    pub kind: String,
-    pub response_id: Option<u64>,
-    pub created_at: Millis,
-    /// Whether it is delivered (a callback URL was set when it was made).
-    pub deliver: bool,
-    pub attempts: u32,
-    /// When it is next tried; `None` once delivered, given up, or never to deliver.
-    pub next_attempt_at: Option<Millis>,
-    pub delivered_at: Option<Millis>,
-    pub last_status: Option<u16>,
-    pub last_error: Option<String>,
-}
-
-/// An event claimed for delivery: where to and signed with what.
-#[derive(Debug, Clone)]
-pub struct Delivery {
-    pub event: Event,
-    pub url: String,
-    /// `whsec_…`.
-    pub secret: String,
-}
-
-/// One delivery attempt's outcome.
-#[derive(Debug, Clone)]
-pub struct Attempt {
-    pub at: Millis,
-    /// The receiver's HTTP status, when it answered.
-    pub status: Option<u16>,
-    /// What went wrong; `None` for a delivered event.
-    pub error: Option<String>,
-    /// Whether it was delivered (a 2xx).
-    pub delivered: bool,
-    /// When to try again; `None` to stop (delivered, or given up).
-    pub next_attempt_at: Option<Millis>,
-}
-
-/// The event types.
-pub const RESPONSE_CREATED: &str = "response.created";
-pub const DOCUMENT_CLOSED: &str = "document.closed";
-pub const DOCUMENT_EXPIRED: &str = "document.expired";
-
-/// What every webhook secret starts with (Standard Webhooks); base64 of 24 random bytes
-/// follows.
-pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
-
-/// A new webhook secret: `whsec_` and base64 (standard, as Standard Webhooks says) of 24
-/// random bytes.
-pub fn new_webhook_secret() -> Result<String, StoreError> {
-    use base64::Engine as _;
-    let mut buf = [0u8; 24];
-    getrandom::fill(&mut buf)
-        .map_err(|e| StoreError::new("the system's random source failed", e))?;
-    Ok(format!(
-        "{WEBHOOK_SECRET_PREFIX}{}",
-        base64::engine::general_purpose::STANDARD.encode(buf)
-    ))
-}
-
-/// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).
-#[derive(Debug, Clone)]
-pub struct NewKey {
-    /// 128 random bits, base64url: what its documents' `owner_key` names.
-    pub id: String,
-    pub name: String,
-    /// blake3 of the key.
-    pub key_hash: [u8; 32],
-    pub created_at: Millis,
-    /// `whsec_…`: signs the webhooks of its documents.
-    pub webhook_secret: String,
-    /// Where its documents' events go when a document names no callback URL of its own.
-    pub callback_url: Option<String>,
-}
-
-/// A kept key, without its hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyInfo {
-    pub id: String,
-    pub name: String,
-    pub created_at: Millis,
-    pub revoked_at: Option<Millis>,
-    /// `whsec_…`; `None` for a key made before webhooks were.
-    pub webhook_secret: Option<String>,
-    pub callback_url: Option<String>,
-}
-
-/// What [`Store::add_key`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyAdded {
-    Added,
-    /// A key of that name exists already (perhaps revoked).
-    NameTaken,
-}
-
-/// Where a page of [`Store::list_documents`] ends: its last document's creation time and id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cursor {
-    pub created_at: Millis,
-    pub id: String,
-}
-
-impl Cursor {
-    /// As `GET /v1/documents` gives it: `{created_at}.{id}` in base64url, opaque to clients.
-    pub fn encode(&self) -> String {
-        base64url(format!("{}.{}", self.created_at, self.id).as_bytes())
-    }
-
-    /// A cursor [`Cursor::encode`] wrote; `None` for anything else.
-    pub fn decode(text: &str) -> Option<Cursor> {
-        use base64::Engine as _;
-        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(text)
-            .ok()?;
-        let raw = String::from_utf8(raw).ok()?;
-        let (at, id) = raw.split_once('.')?;
-        let created_at = at.parse().ok()?;
-        is_document_id(id).then(|| Cursor {
-            created_at,
-            id: id.to_string(),
-        })
-    }
 }
 
 /// A document to keep.
@@ -516,21 +394,6 @@ pub fn base64url(bytes: &[u8]) -> String {
 /// Bytes of randomness in a document id (128 bits) and in a token (256 bits).
 pub const ID_BYTES: usize = 16;
 pub const TOKEN_BYTES: usize = 32;
-
-/// What every sender key starts with, so a key is told from a document's token at a glance
-/// (and by secret scanners); 256 random bits follow, base64url.
-pub const KEY_PREFIX: &str = "pbk_";
-
-/// A new sender key: [`KEY_PREFIX`] and 256 random bits.
-pub fn new_key() -> Result<String, StoreError> {
-    Ok(format!("{KEY_PREFIX}{}", random_secret(TOKEN_BYTES)?))
-}
-
-/// The hash a key is kept and looked up by. Keys are 256 random bits, so a fast hash is enough:
-/// there is nothing to guess that a slow one would protect.
-pub fn key_hash(key: &str) -> [u8; 32] {
-    *blake3::hash(key.as_bytes()).as_bytes()
-}
 
 /// Whether `id` has the shape of a document id (22 base64url characters), so a request for
 /// anything else is answered without asking the database.
@@ -756,38 +619,6 @@ mod tests {
             [Status::Open, Status::Closed, Status::Expired].map(Status::name),
             ["open", "closed", "expired"]
         );
-    }
-
-    #[test]
-    fn cursors_read_back_what_they_wrote_and_nothing_else() {
-        let id = random_secret(ID_BYTES).unwrap();
-        let cursor = Cursor {
-            created_at: 1_767_225_599_999,
-            id: id.clone(),
-        };
-        assert_eq!(Cursor::decode(&cursor.encode()), Some(cursor));
-        for bad in [
-            "",
-            "not base64!",
-            &base64url(b"1767225599999"),
-            &base64url(format!("x.{id}").as_bytes()),
-            &base64url(b"1.short"),
-            &base64url(format!("1.{id}/").as_bytes()),
-        ] {
-            assert_eq!(Cursor::decode(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn keys_are_prefixed_high_entropy_and_kept_by_hash() {
-        let (a, b) = (new_key().unwrap(), new_key().unwrap());
-        assert!(
-            a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 43,
-            "{a}"
-        );
-        assert_ne!(a, b);
-        assert_eq!(key_hash(&a), key_hash(&a));
-        assert_ne!(key_hash(&a), key_hash(&b));
     }
 
     #[test]

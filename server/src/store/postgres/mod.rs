@@ -17,12 +17,15 @@
 //! - TLS: as the URL's `sslmode` (and `sslrootcert`) ask, with libpq's meanings; see
 //!   [`super::pg_tls`].
 
+use super::events::{
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+};
+use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::pg_tls::{self, Target};
 use super::{
-    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
-    Event, GONE_PREFIX, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey,
-    NewResponse, PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError,
-    StoreFuture, StoredResponse, Waiters,
+    Added, Document, DocumentSummary, GONE_PREFIX, Lookup, Migration, Millis, NewDocument,
+    NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture,
+    StoredResponse, Waiters,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};

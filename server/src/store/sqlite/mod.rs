@@ -15,11 +15,13 @@
 //! `data_version` twice a second, which changes when another connection commits, and wakes the
 //! waits to read again.
 
+use super::events::{
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+};
+use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::{
-    Added, Attempt, Cursor, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Document, DocumentSummary,
-    Event, KeyAdded, KeyInfo, Lookup, Migration, Millis, NewDocument, NewKey, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, RESPONSE_CREATED, Status, Store, StoreError, StoreFuture,
-    StoredResponse, Waiters,
+    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};

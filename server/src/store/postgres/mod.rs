@@ -22,10 +22,10 @@ use super::events::{
 };
 use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::pg_tls::{self, Target};
+use super::waiters::{GONE_PREFIX, Waiters};
 use super::{
-    Added, Document, DocumentSummary, GONE_PREFIX, Lookup, Migration, Millis, NewDocument,
-    NewResponse, PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture,
-    StoredResponse, Waiters,
+    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};

@@ -19,9 +19,10 @@ use super::events::{
     Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
 };
 use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
+use super::waiters::Waiters;
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse, Waiters,
+    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};

@@ -10,23 +10,26 @@
 //! the ones it has not applied yet when it opens the database (see `docs/store.md`).
 
 mod config;
+mod events;
+mod keys;
 pub mod pg_tls;
 pub mod postgres;
 pub mod sealed;
 pub mod sqlite;
+mod waiters;
 
 pub use config::StoreConfig;
+pub use events::{
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+    WEBHOOK_SECRET_PREFIX, new_webhook_secret,
+};
+pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
 
 use serde_json::Value;
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::sync::Notify;
-use tokio::time::Instant;
 
 /// [`Store::responses`] answers at most this many responses, or about this many bytes of them
 /// (at least one); the client asks again with `since` for the rest.
@@ -174,135 +177,6 @@ pub trait Store: Send + Sync {
     /// Makes the event `event` of the document `id` due for delivery at `now` again. False
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
-}
-
-/// One event (contract §6.2), with its delivery state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
-    /// `evt_` and 32 hex digits: the webhook's `webhook-id`.
-    pub id: String,
-    pub document_id: String,
-    /// `response.created`, `document.closed` or `document.expired`.
-    pub kind: String,
-    pub response_id: Option<u64>,
-    pub created_at: Millis,
-    /// Whether it is delivered (a callback URL was set when it was made).
-    pub deliver: bool,
-    pub attempts: u32,
-    /// When it is next tried; `None` once delivered, given up, or never to deliver.
-    pub next_attempt_at: Option<Millis>,
-    pub delivered_at: Option<Millis>,
-    pub last_status: Option<u16>,
-    pub last_error: Option<String>,
-}
-
-/// An event claimed for delivery: where to and signed with what.
-#[derive(Debug, Clone)]
-pub struct Delivery {
-    pub event: Event,
-    pub url: String,
-    /// `whsec_…`.
-    pub secret: String,
-}
-
-/// One delivery attempt's outcome.
-#[derive(Debug, Clone)]
-pub struct Attempt {
-    pub at: Millis,
-    /// The receiver's HTTP status, when it answered.
-    pub status: Option<u16>,
-    /// What went wrong; `None` for a delivered event.
-    pub error: Option<String>,
-    /// Whether it was delivered (a 2xx).
-    pub delivered: bool,
-    /// When to try again; `None` to stop (delivered, or given up).
-    pub next_attempt_at: Option<Millis>,
-}
-
-/// The event types.
-pub const RESPONSE_CREATED: &str = "response.created";
-pub const DOCUMENT_CLOSED: &str = "document.closed";
-pub const DOCUMENT_EXPIRED: &str = "document.expired";
-
-/// What every webhook secret starts with (Standard Webhooks); base64 of 24 random bytes
-/// follows.
-pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
-
-/// A new webhook secret: `whsec_` and base64 (standard, as Standard Webhooks says) of 24
-/// random bytes.
-pub fn new_webhook_secret() -> Result<String, StoreError> {
-    use base64::Engine as _;
-    let mut buf = [0u8; 24];
-    getrandom::fill(&mut buf)
-        .map_err(|e| StoreError::new("the system's random source failed", e))?;
-    Ok(format!(
-        "{WEBHOOK_SECRET_PREFIX}{}",
-        base64::engine::general_purpose::STANDARD.encode(buf)
-    ))
-}
-
-/// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).
-#[derive(Debug, Clone)]
-pub struct NewKey {
-    /// 128 random bits, base64url: what its documents' `owner_key` names.
-    pub id: String,
-    pub name: String,
-    /// blake3 of the key.
-    pub key_hash: [u8; 32],
-    pub created_at: Millis,
-    /// `whsec_…`: signs the webhooks of its documents.
-    pub webhook_secret: String,
-    /// Where its documents' events go when a document names no callback URL of its own.
-    pub callback_url: Option<String>,
-}
-
-/// A kept key, without its hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyInfo {
-    pub id: String,
-    pub name: String,
-    pub created_at: Millis,
-    pub revoked_at: Option<Millis>,
-    /// `whsec_…`; `None` for a key made before webhooks were.
-    pub webhook_secret: Option<String>,
-    pub callback_url: Option<String>,
-}
-
-/// What [`Store::add_key`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyAdded {
-    Added,
-    /// A key of that name exists already (perhaps revoked).
-    NameTaken,
-}
-
-/// Where a page of [`Store::list_documents`] ends: its last document's creation time and id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cursor {
-    pub created_at: Millis,
-    pub id: String,
-}
-
-impl Cursor {
-    /// As `GET /v1/documents` gives it: `{created_at}.{id}` in base64url, opaque to clients.
-    pub fn encode(&self) -> String {
-        base64url(format!("{}.{}", self.created_at, self.id).as_bytes())
-    }
-
-    /// A cursor [`Cursor::encode`] wrote; `None` for anything else.
-    pub fn decode(text: &str) -> Option<Cursor> {
-        use base64::Engine as _;
-        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(text)
-            .ok()?;
-        let raw = String::from_utf8(raw).ok()?;
-        let (at, id) = raw.split_once('.')?;
-        let created_at = at.parse().ok()?;
-        is_document_id(id).then(|| Cursor {
-            created_at,
-            id: id.to_string(),
-        })
-    }
 }
 
 /// A document to keep.
@@ -517,21 +391,6 @@ pub fn base64url(bytes: &[u8]) -> String {
 pub const ID_BYTES: usize = 16;
 pub const TOKEN_BYTES: usize = 32;
 
-/// What every sender key starts with, so a key is told from a document's token at a glance
-/// (and by secret scanners); 256 random bits follow, base64url.
-pub const KEY_PREFIX: &str = "pbk_";
-
-/// A new sender key: [`KEY_PREFIX`] and 256 random bits.
-pub fn new_key() -> Result<String, StoreError> {
-    Ok(format!("{KEY_PREFIX}{}", random_secret(TOKEN_BYTES)?))
-}
-
-/// The hash a key is kept and looked up by. Keys are 256 random bits, so a fast hash is enough:
-/// there is nothing to guess that a slow one would protect.
-pub fn key_hash(key: &str) -> [u8; 32] {
-    *blake3::hash(key.as_bytes()).as_bytes()
-}
-
 /// Whether `id` has the shape of a document id (22 base64url characters), so a request for
 /// anything else is answered without asking the database.
 pub fn is_document_id(id: &str) -> bool {
@@ -568,155 +427,6 @@ pub fn rfc3339(ms: Millis) -> String {
         rest / 60 % 60,
         rest % 60
     )
-}
-
-// ---------------------------------------------------------------------------------------------
-// Waiting for responses
-
-/// How a notification says a document was deleted, before its id (PostgreSQL: see
-/// [`postgres`]).
-pub(crate) const GONE_PREFIX: &str = "gone:";
-
-/// The long-polls waiting in this process, by document id. Storing a response (here, or on
-/// PostgreSQL anywhere: see [`postgres`]) wakes the ones waiting on its document, which then
-/// read the store again.
-#[derive(Default)]
-pub(crate) struct Waiters {
-    by_document: Mutex<HashMap<String, Weak<Waiting>>>,
-    closed: AtomicBool,
-}
-
-/// The waits on one document: woken when a response is stored, ended when it is deleted.
-#[derive(Default)]
-pub(crate) struct Waiting {
-    notify: Notify,
-    gone: AtomicBool,
-}
-
-/// One wait's registration; dropping it forgets the document when no one else waits on it.
-pub(crate) struct Subscription<'a> {
-    waiters: &'a Waiters,
-    id: String,
-    notify: Arc<Waiting>,
-}
-
-impl Drop for Subscription<'_> {
-    fn drop(&mut self) {
-        let mut map = self.waiters.lock();
-        // Only this subscription holds it: no one else waits on the document.
-        if Arc::strong_count(&self.notify) == 1 {
-            map.remove(&self.id);
-        }
-    }
-}
-
-impl Waiters {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Waiting>>> {
-        self.by_document.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn subscribe(&self, id: &str) -> Subscription<'_> {
-        let mut map = self.lock();
-        let notify = match map.get(id).and_then(Weak::upgrade) {
-            Some(n) => n,
-            None => {
-                let n = Arc::new(Waiting::default());
-                map.insert(id.to_string(), Arc::downgrade(&n));
-                n
-            }
-        };
-        Subscription {
-            waiters: self,
-            id: id.to_string(),
-            notify,
-        }
-    }
-
-    /// Whether no one waits.
-    pub fn is_empty(&self) -> bool {
-        self.lock().values().all(|w| w.strong_count() == 0)
-    }
-
-    /// A response to `id` was stored: wake its waits.
-    pub fn notify(&self, id: &str) {
-        let notify = self.lock().get(id).and_then(Weak::upgrade);
-        if let Some(n) = notify {
-            n.notify.notify_waiters();
-        }
-    }
-
-    /// The document `id` was deleted or closed: nothing more will come to it, so its waits end
-    /// now, and the front end reads the document again to answer (410 when it is gone, the
-    /// closed document's list otherwise).
-    pub fn bury(&self, id: &str) {
-        let notify = self.lock().get(id).and_then(Weak::upgrade);
-        if let Some(n) = notify {
-            n.gone.store(true, Ordering::SeqCst);
-            n.notify.notify_waiters();
-        }
-    }
-
-    /// A notification's payload: a document id (a response to it was stored) or
-    /// [`GONE_PREFIX`] and an id (it was deleted or closed).
-    pub fn announced(&self, payload: &str) {
-        match payload.strip_prefix(GONE_PREFIX) {
-            Some(id) => self.bury(id),
-            None => self.notify(payload),
-        }
-    }
-
-    /// Wakes every wait (they read the store again): after a lost connection, notifications
-    /// may have been missed.
-    pub fn notify_all(&self) {
-        let all: Vec<Arc<Waiting>> = self.lock().values().filter_map(Weak::upgrade).collect();
-        for n in all {
-            n.notify.notify_waiters();
-        }
-    }
-
-    /// Ends every wait now, and every later one at once.
-    pub fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        self.notify_all();
-    }
-
-    /// Waits for responses to `id` after `since`, reading them with `read`: at once, again
-    /// whenever a response to `id` is announced, and every `recheck` in any case (a store shared
-    /// with another process may announce nothing here), until there are some or `timeout`
-    /// passes.
-    pub async fn wait<F>(
-        &self,
-        id: &str,
-        timeout: Duration,
-        recheck: Duration,
-        mut read: impl FnMut() -> F,
-    ) -> Result<Vec<StoredResponse>, StoreError>
-    where
-        F: Future<Output = Result<Vec<StoredResponse>, StoreError>>,
-    {
-        let deadline = Instant::now() + timeout;
-        let subscription = self.subscribe(id);
-        loop {
-            // Registered before the read, so an announcement made during it is not lost.
-            let announced = subscription.notify.notify.notified();
-            tokio::pin!(announced);
-            announced.as_mut().enable();
-            // Deleted: nothing more will come; the caller finds it gone.
-            if subscription.notify.gone.load(Ordering::SeqCst) {
-                return Ok(Vec::new());
-            }
-            let found = read().await?;
-            if !found.is_empty() || Instant::now() >= deadline || self.closed.load(Ordering::SeqCst)
-            {
-                return Ok(found);
-            }
-            let next = (Instant::now() + recheck).min(deadline);
-            tokio::select! {
-                () = &mut announced => {}
-                () = tokio::time::sleep_until(next) => {}
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -756,38 +466,6 @@ mod tests {
             [Status::Open, Status::Closed, Status::Expired].map(Status::name),
             ["open", "closed", "expired"]
         );
-    }
-
-    #[test]
-    fn cursors_read_back_what_they_wrote_and_nothing_else() {
-        let id = random_secret(ID_BYTES).unwrap();
-        let cursor = Cursor {
-            created_at: 1_767_225_599_999,
-            id: id.clone(),
-        };
-        assert_eq!(Cursor::decode(&cursor.encode()), Some(cursor));
-        for bad in [
-            "",
-            "not base64!",
-            &base64url(b"1767225599999"),
-            &base64url(format!("x.{id}").as_bytes()),
-            &base64url(b"1.short"),
-            &base64url(format!("1.{id}/").as_bytes()),
-        ] {
-            assert_eq!(Cursor::decode(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn keys_are_prefixed_high_entropy_and_kept_by_hash() {
-        let (a, b) = (new_key().unwrap(), new_key().unwrap());
-        assert!(
-            a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 43,
-            "{a}"
-        );
-        assert_ne!(a, b);
-        assert_eq!(key_hash(&a), key_hash(&a));
-        assert_ne!(key_hash(&a), key_hash(&b));
     }
 
     #[test]

@@ -13,9 +13,11 @@
 //! all of them open. Put a new key first, restart, and drop an old key once everything sealed
 //! with it has been deleted or purged (at most the retention periods after the switch).
 
+use super::events::{Attempt, Delivery, Event};
+use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::{
-    Added, Attempt, Cursor, Delivery, Document, DocumentSummary, Event, KeyAdded, KeyInfo, Lookup,
-    Millis, NewDocument, NewKey, NewResponse, Store, StoreError, StoreFuture, StoredResponse,
+    Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
+    StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};

@@ -1,0 +1,69 @@
+//! The webhook event types: an event and its delivery state, a claimed delivery, an attempt,
+//! the event type names and new webhook secrets.
+
+use super::{Millis, StoreError};
+
+/// One event (contract §6.2), with its delivery state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// `evt_` and 32 hex digits: the webhook's `webhook-id`.
+    pub id: String,
+    pub document_id: String,
+    /// `response.created`, `document.closed` or `document.expired`.
+    pub kind: String,
+    pub response_id: Option<u64>,
+    pub created_at: Millis,
+    /// Whether it is delivered (a callback URL was set when it was made).
+    pub deliver: bool,
+    pub attempts: u32,
+    /// When it is next tried; `None` once delivered, given up, or never to deliver.
+    pub next_attempt_at: Option<Millis>,
+    pub delivered_at: Option<Millis>,
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+}
+
+/// An event claimed for delivery: where to and signed with what.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub event: Event,
+    pub url: String,
+    /// `whsec_…`.
+    pub secret: String,
+}
+
+/// One delivery attempt's outcome.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub at: Millis,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// What went wrong; `None` for a delivered event.
+    pub error: Option<String>,
+    /// Whether it was delivered (a 2xx).
+    pub delivered: bool,
+    /// When to try again; `None` to stop (delivered, or given up).
+    pub next_attempt_at: Option<Millis>,
+}
+
+/// The event types.
+pub const RESPONSE_CREATED: &str = "response.created";
+pub const DOCUMENT_CLOSED: &str = "document.closed";
+pub const DOCUMENT_EXPIRED: &str = "document.expired";
+
+/// What every webhook secret starts with (Standard Webhooks); base64 of 24 random bytes
+/// follows.
+pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
+
+/// A new webhook secret: `whsec_` and base64 (standard, as Standard Webhooks says) of 24
+/// random bytes.
+pub fn new_webhook_secret() -> Result<String, StoreError> {
+    use base64::Engine as _;
+    let mut buf = [0u8; 24];
+    getrandom::fill(&mut buf)
+        .map_err(|e| StoreError::new("the system's random source failed", e))?;
+    Ok(format!(
+        "{WEBHOOK_SECRET_PREFIX}{}",
+        base64::engine::general_purpose::STANDARD.encode(buf)
+    ))
+}

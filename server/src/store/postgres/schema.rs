@@ -1,0 +1,69 @@
+//! The schema of the postgres backend: its migrations, in order, and applying them.
+
+use super::*;
+
+pub(super) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "routed_documents",
+        sql: include_str!("../../../migrations/postgres/0001_routed_documents.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "lifecycle",
+        sql: include_str!("../../../migrations/postgres/0002_lifecycle.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "keys",
+        sql: include_str!("../../../migrations/postgres/0003_keys.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "events",
+        sql: include_str!("../../../migrations/postgres/0004_events.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "submissions",
+        sql: include_str!("../../../migrations/postgres/0005_submissions.sql"),
+    },
+];
+
+pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let fail = |e| db_error("cannot apply the schema", e);
+    let tx = client.transaction().await.map_err(fail)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(fail)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS passback_migrations (
+            version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)",
+    )
+    .await
+    .map_err(fail)?;
+    let newest: i64 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0)::bigint FROM passback_migrations",
+            &[],
+        )
+        .await
+        .map_err(fail)?
+        .get(0);
+    let known = MIGRATIONS.last().map_or(0, |m| m.version);
+    if newest > known {
+        return Err(StoreError(format!(
+            "the database's schema is version {newest}, newer than this passback knows ({known}); run a newer passback"
+        )));
+    }
+    for m in MIGRATIONS.iter().filter(|m| m.version > newest) {
+        tx.batch_execute(m.sql).await.map_err(fail)?;
+        tx.execute(
+            "INSERT INTO passback_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+            &[&m.version, &m.name, &crate::store::now()],
+        )
+        .await
+        .map_err(fail)?;
+    }
+    tx.commit().await.map_err(fail)
+}

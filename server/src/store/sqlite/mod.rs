@@ -1,0 +1,587 @@
+//! The embedded backend: one SQLite file, compiled in (rusqlite's bundled SQLite). The file is
+//! created with the first routed document, never before; until then every read answers
+//! "unknown" without touching the disk.
+//!
+//! One connection, behind a mutex, used from the blocking pool: SQLite takes one writer at a
+//! time anyway, and every statement here is a short indexed one. The journal is WAL with
+//! `synchronous=FULL`, so a response is on disk before its 201 is sent.
+//!
+//! Deleted text is not left on disk: `secure_delete` zeroes what a delete frees, and a delete
+//! and every sweep checkpoint the WAL into the file and truncate it, so the old pages that still
+//! held the text go too (see [`checkpoint`]).
+//!
+//! Long-polls wake at once for responses stored by this process. Another process may share the
+//! file (`passback mcp` beside `passback serve`): while anyone waits, a watcher reads SQLite's
+//! `data_version` twice a second, which changes when another connection commits, and wakes the
+//! waits to read again.
+
+use super::events::{
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+};
+use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
+use super::waiters::Waiters;
+use super::{
+    Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
+};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+mod events;
+use events::insert_event;
+mod keys;
+mod responses;
+mod schema;
+use schema::migrate;
+
+/// How often the watcher looks for commits by another process while someone waits.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
+/// Waits read again at least this often whatever the watcher says.
+const RECHECK_EVERY: Duration = Duration::from_secs(10);
+/// How long a statement waits for another process (a second server, `passback mcp`) that holds
+/// the write lock.
+const BUSY_WAIT: Duration = Duration::from_secs(5);
+/// How long the checkpoint after a delete waits for another process's readers and writers
+/// before leaving the checkpoint to the next sweep: short, since requests wait meanwhile.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(200);
+
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+    waiters: Arc<Waiters>,
+    watching: Arc<AtomicBool>,
+}
+
+struct Inner {
+    path: PathBuf,
+    conn: Mutex<Option<Connection>>,
+}
+
+impl SqliteStore {
+    /// The store in the file at `path`; nothing is opened or created yet.
+    pub fn new(path: PathBuf) -> SqliteStore {
+        SqliteStore {
+            inner: Arc::new(Inner {
+                path,
+                conn: Mutex::new(None),
+            }),
+            waiters: Arc::default(),
+            watching: Arc::default(),
+        }
+    }
+
+    /// Runs `f` on the connection on the blocking pool. `Ok(None)` when the file does not
+    /// exist yet and `create` is false.
+    async fn run<T: Send + 'static>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<Option<T>, StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.run(create, f))
+            .await
+            .map_err(|e| StoreError::new("the SQLite task failed", e))?
+    }
+
+    /// Starts the watcher for other processes' commits, unless it runs already. It stops when
+    /// no one waits.
+    fn watch(&self) {
+        if self.watching.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (inner, waiters, watching) = (
+            self.inner.clone(),
+            self.waiters.clone(),
+            self.watching.clone(),
+        );
+        tokio::spawn(async move {
+            let mut seen = None;
+            loop {
+                let first = seen.is_none();
+                if !first {
+                    tokio::time::sleep(WATCH_EVERY).await;
+                }
+                if waiters.is_empty() {
+                    watching.store(false, Ordering::SeqCst);
+                    // A wait that began just now may have found the flag still set.
+                    if waiters.is_empty() || watching.swap(true, Ordering::SeqCst) {
+                        return;
+                    }
+                }
+                let inner = inner.clone();
+                let version = tokio::task::spawn_blocking(move || {
+                    inner.run(false, |c| {
+                        c.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))
+                    })
+                })
+                .await;
+                match version {
+                    Ok(Ok(Some(v))) => {
+                        // The first reading is the baseline: the waits read again after it,
+                        // so a commit between their first read and it is not missed.
+                        if first || seen.is_some_and(|s| s != v) {
+                            waiters.notify_all();
+                        }
+                        seen = Some(v);
+                    }
+                    _ => tokio::time::sleep(WATCH_EVERY).await,
+                }
+            }
+        });
+    }
+}
+
+impl Inner {
+    fn run<T>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>, StoreError> {
+        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            *guard = open(&self.path, create).map_err(|e| self.error(e))?;
+        }
+        match guard.as_mut() {
+            None => Ok(None),
+            Some(conn) => f(conn).map(Some).map_err(|e| self.error(e)),
+        }
+    }
+
+    fn error(&self, e: impl std::fmt::Display) -> StoreError {
+        StoreError::new(&format!("SQLite store {}", self.path.display()), e)
+    }
+}
+
+/// Opens (and with `create`, creates) the file, sets it up and applies pending migrations;
+/// `None` when it does not exist and `create` is false.
+fn open(path: &Path, create: bool) -> Result<Option<Connection>, String> {
+    if !create && !path.exists() {
+        return Ok(None);
+    }
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        format!("cannot open it ({e}); check that its folder exists and is writable")
+    })?;
+    let setup = |conn: &mut Connection| -> rusqlite::Result<()> {
+        // Another process (a second server, `passback mcp`) may hold the write lock briefly.
+        conn.busy_timeout(BUSY_WAIT)?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
+        // A response is acknowledged only once it is on disk; what a delete frees is zeroed.
+        conn.execute_batch(
+            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
+        )?;
+        Ok(())
+    };
+    setup(&mut conn).map_err(|e| e.to_string())?;
+    migrate(&mut conn)?;
+    Ok(Some(conn))
+}
+
+fn json_text(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+fn json_value(text: &str) -> rusqlite::Result<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
+    bytes.try_into().map_err(|_| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Blob,
+            "a token hash is 32 bytes".into(),
+        )
+    })
+}
+
+/// The columns [`document_row`] reads, in its order.
+const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
+     response_count, closed_at, views, last_response_at, owner_key";
+
+/// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
+fn document_row(
+    id: &str,
+    r: &rusqlite::Row<'_>,
+    now: Millis,
+) -> rusqlite::Result<Lookup<Document>> {
+    let markdown: Option<String> = r.get(1)?;
+    let gone_at: Option<Millis> = r.get(5)?;
+    let (Some(markdown), None) = (markdown, gone_at) else {
+        return Ok(Lookup::Gone);
+    };
+    let expires_at = r.get(4)?;
+    let closed_at = r.get(7)?;
+    Ok(Lookup::Live(Document {
+        id: id.to_string(),
+        token_hash: token_hash(r.get(0)?)?,
+        markdown,
+        hash: r.get(2)?,
+        created_at: r.get(3)?,
+        expires_at,
+        responses: r.get::<_, i64>(6)? as u64,
+        closed_at,
+        views: r.get::<_, i64>(8)? as u64,
+        last_response_at: r.get(9)?,
+        status: Status::at(closed_at, expires_at, now),
+        owner: r.get(10)?,
+    }))
+}
+
+/// Deletes a document's text and responses, leaving its tombstone gone since `at`.
+fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM responses WHERE document_id = ?1", [id])?;
+    conn.execute(
+        "UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE id = ?1",
+        params![id, at],
+    )?;
+    Ok(())
+}
+
+/// Copies the WAL into the file and truncates it to nothing, after a delete or an expiry: the
+/// WAL still holds the pages as they were before the delete, text and all, and `secure_delete`
+/// zeroes only the file's. Waits [`CHECKPOINT_WAIT`] at most for another process; when that
+/// process holds it up, the next sweep (within a minute) checkpoints again.
+fn checkpoint(conn: &Connection) {
+    let _ = conn.busy_timeout(CHECKPOINT_WAIT);
+    let busy = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        r.get::<_, i64>(0)
+    });
+    let _ = conn.busy_timeout(BUSY_WAIT);
+    match busy {
+        Ok(0) => {}
+        Ok(_) => tracing::debug!("the WAL checkpoint waits for another connection: next sweep"),
+        Err(e) => tracing::warn!(error = %e, "the WAL checkpoint failed"),
+    }
+}
+
+impl Store for SqliteStore {
+    /// Creates nothing; only checks that the file's folder exists, so a mistyped path stops
+    /// the start instead of the first routed document.
+    fn prepare(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async {
+            let path = &self.inner.path;
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if path.exists() || folder.is_dir() {
+                Ok(())
+            } else {
+                Err(StoreError(format!(
+                    "the folder {} does not exist; create it, or give a path in a folder that does",
+                    folder.display()
+                )))
+            }
+        })
+    }
+
+    fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.run(true, move |c| {
+                c.execute(
+                    "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                            owner_key, callback_url, webhook_secret)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        doc.id,
+                        &doc.token_hash[..],
+                        doc.markdown,
+                        doc.hash,
+                        doc.created_at,
+                        doc.expires_at,
+                        doc.owner,
+                        doc.callback_url,
+                        doc.webhook_secret
+                    ],
+                )
+            })
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    c.query_row(
+                        &format!("SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?1"),
+                        [&id],
+                        |r| document_row(&id, r, now),
+                    )
+                    .optional()
+                })
+                .await?;
+            Ok(found.flatten().unwrap_or(Lookup::Unknown))
+        })
+    }
+
+    fn set_closed(
+        &self,
+        id: &str,
+        closed: bool,
+        now: Millis,
+    ) -> StoreFuture<'_, Lookup<DocumentSummary>> {
+        let id = id.to_string();
+        let key = id.clone();
+        Box::pin(async move {
+            let found = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // An open document that this closes announces it.
+                    if closed {
+                        let open: Option<i64> = tx
+                            .query_row(
+                                "SELECT 1 FROM documents WHERE id = ?1 AND gone_at IS NULL
+                                   AND expires_at > ?2 AND closed_at IS NULL",
+                                params![id, now],
+                                |r| r.get(0),
+                            )
+                            .optional()?;
+                        if open.is_some() {
+                            insert_event(&tx, DOCUMENT_CLOSED, &id, now, None)?;
+                        }
+                    }
+                    // Closing keeps the first close's time; an expired document stays as it is.
+                    tx.execute(
+                        if closed {
+                            "UPDATE documents SET closed_at = coalesce(closed_at, ?2)
+                             WHERE id = ?1 AND gone_at IS NULL AND expires_at > ?2"
+                        } else {
+                            "UPDATE documents SET closed_at = NULL
+                             WHERE id = ?1 AND gone_at IS NULL AND expires_at > ?2"
+                        },
+                        params![id, now],
+                    )?;
+                    let found = tx
+                        .query_row(
+                            &format!("SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?1"),
+                            [&id],
+                            |r| document_row(&id, r, now),
+                        )
+                        .optional()?;
+                    tx.commit()?;
+                    Ok(match found {
+                        None => Lookup::Unknown,
+                        Some(Lookup::Live(doc)) => Lookup::Live(doc.summary()),
+                        Some(Lookup::Gone) => Lookup::Gone,
+                        Some(Lookup::Unknown) => Lookup::Unknown,
+                    })
+                })
+                .await?;
+            let found = found.unwrap_or(Lookup::Unknown);
+            // A closed document takes no more responses: its long-polls end now.
+            if closed && matches!(found, Lookup::Live(_)) {
+                self.waiters.bury(&key);
+            }
+            Ok(found)
+        })
+    }
+
+    fn count_view(&self, id: &str) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            self.run(false, move |c| {
+                c.execute(
+                    "UPDATE documents SET views = views + 1 WHERE id = ?1 AND gone_at IS NULL",
+                    [&id],
+                )
+            })
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn delete(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let key = id.clone();
+            let done = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let row: Option<Option<Millis>> = tx
+                        .query_row("SELECT gone_at FROM documents WHERE id = ?1", [&id], |r| {
+                            r.get(0)
+                        })
+                        .optional()?;
+                    let outcome = match row {
+                        None => Lookup::Unknown,
+                        Some(Some(_)) => Lookup::Gone,
+                        Some(None) => {
+                            bury(&tx, &id, now)?;
+                            Lookup::Live(())
+                        }
+                    };
+                    tx.commit()?;
+                    if matches!(outcome, Lookup::Live(())) {
+                        checkpoint(c);
+                    }
+                    Ok(outcome)
+                })
+                .await?;
+            let done = done.unwrap_or(Lookup::Unknown);
+            if done == Lookup::Live(()) {
+                self.waiters.bury(&key);
+            }
+            Ok(done)
+        })
+    }
+
+    fn add_response(
+        &self,
+        id: &str,
+        response: NewResponse,
+        max_responses: u64,
+    ) -> StoreFuture<'_, Added> {
+        responses::add_response(self, id, response, max_responses)
+    }
+
+    fn responses(&self, id: &str, since: u64) -> StoreFuture<'_, Vec<StoredResponse>> {
+        responses::responses(self, id, since)
+    }
+
+    fn wait_for_responses(
+        &self,
+        id: &str,
+        since: u64,
+        timeout: Duration,
+    ) -> StoreFuture<'_, Vec<StoredResponse>> {
+        responses::wait_for_responses(self, id, since, timeout)
+    }
+
+    fn expire(
+        &self,
+        now: Millis,
+        purge_before: Millis,
+        forget_before: Millis,
+    ) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let expired = self
+                .run(false, move |c| {
+                    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    // Each document whose time ran out is announced once, before any purge.
+                    let newly: Vec<String> = {
+                        let mut stmt = tx.prepare(
+                            "SELECT id FROM documents WHERE gone_at IS NULL AND expires_at <= ?1
+                               AND expiry_announced = 0",
+                        )?;
+                        let rows = stmt.query_map([now], |r| r.get(0))?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    };
+                    for id in &newly {
+                        insert_event(&tx, DOCUMENT_EXPIRED, id, now, None)?;
+                        tx.execute(
+                            "UPDATE documents SET expiry_announced = 1 WHERE id = ?1",
+                            [id],
+                        )?;
+                    }
+                    // Stopped taking responses at or before `purge_before`: expired then, or
+                    // closed then.
+                    const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
+                    tx.execute(
+                        &format!(
+                            "DELETE FROM responses WHERE document_id IN
+                               (SELECT id FROM documents WHERE {DUE})"
+                        ),
+                        [purge_before],
+                    )?;
+                    let expired = tx.execute(
+                        &format!("UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE {DUE}"),
+                        params![purge_before, now],
+                    )?;
+                    tx.execute(
+                        "DELETE FROM documents WHERE gone_at IS NOT NULL AND gone_at < ?1",
+                        [forget_before],
+                    )?;
+                    tx.commit()?;
+                    // Every sweep, not only one that expired something: it also finishes a
+                    // delete's checkpoint that another process held up.
+                    checkpoint(c);
+                    Ok(expired as u64)
+                })
+                .await?;
+            Ok(expired.unwrap_or(0))
+        })
+    }
+
+    fn wake_all(&self) {
+        self.waiters.close();
+    }
+
+    fn add_key(&self, key: NewKey) -> StoreFuture<'_, KeyAdded> {
+        keys::add_key(self, key)
+    }
+
+    fn keys(&self) -> StoreFuture<'_, Vec<KeyInfo>> {
+        keys::keys(self)
+    }
+
+    fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>> {
+        keys::revoke_key(self, name, now)
+    }
+
+    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
+        keys::set_webhook_secret(self, name, secret)
+    }
+
+    fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
+        keys::key_by_hash(self, hash)
+    }
+
+    fn list_documents(
+        &self,
+        owner: &str,
+        after: Option<Cursor>,
+        limit: usize,
+        now: Millis,
+    ) -> StoreFuture<'_, Vec<DocumentSummary>> {
+        keys::list_documents(self, owner, after, limit, now)
+    }
+
+    fn routed_since(&self, owner: &str, since: Millis) -> StoreFuture<'_, (u64, Option<Millis>)> {
+        keys::routed_since(self, owner, since)
+    }
+
+    fn stored_bytes(&self, owner: &str) -> StoreFuture<'_, u64> {
+        keys::stored_bytes(self, owner)
+    }
+
+    fn claim_events(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<Delivery>> {
+        events::claim_events(self, now, lease_until, limit)
+    }
+
+    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
+        events::record_attempt(self, id, attempt)
+    }
+
+    fn events_of_key(
+        &self,
+        owner: &str,
+        since: Option<String>,
+        limit: usize,
+    ) -> StoreFuture<'_, Option<Vec<Event>>> {
+        events::events_of_key(self, owner, since, limit)
+    }
+
+    fn events_of_document(&self, id: &str) -> StoreFuture<'_, Vec<Event>> {
+        events::events_of_document(self, id)
+    }
+
+    fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
+        events::redeliver(self, id, event, now)
+    }
+}

@@ -1,0 +1,160 @@
+//! The response queries of the sqlite backend: storing a response, reading them back and
+//! waiting for new ones.
+
+use super::*;
+
+pub(super) fn read_responses(
+    conn: &Connection,
+    id: &str,
+    since: u64,
+) -> rusqlite::Result<Vec<StoredResponse>> {
+    let mut stmt = conn.prepare(
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash
+         FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    while let Some(row) = rows.next()? {
+        let inputs: String = row.get(3)?;
+        let export: String = row.get(5)?;
+        bytes += inputs.len() + export.len();
+        out.push(StoredResponse {
+            response_id: row.get::<_, i64>(0)? as u64,
+            received_at: row.get(1)?,
+            reviewer: row.get(2)?,
+            component_inputs: json_value(&inputs)?,
+            annotations: json_value(&row.get::<_, String>(4)?)?,
+            export,
+            submission: row.get(6)?,
+        });
+        if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn add_response<'a>(
+    store: &'a SqliteStore,
+    id: &str,
+    response: NewResponse,
+    max_responses: u64,
+) -> StoreFuture<'a, Added> {
+    let id = id.to_string();
+    Box::pin(async move {
+        let key = id.clone();
+        let added = store
+            .run(false, move |c| {
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                type Row = (Option<Millis>, Millis, i64, Option<Millis>);
+                let row: Option<Row> = tx
+                    .query_row(
+                        "SELECT gone_at, expires_at, response_count, closed_at
+                         FROM documents WHERE id = ?1",
+                        [&id],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                    )
+                    .optional()?;
+                let now = response.received_at;
+                if let (Some((None, ..)), Some(submission)) = (&row, &response.submission) {
+                    let seq: Option<i64> = tx
+                        .query_row(
+                            "SELECT seq FROM responses
+                             WHERE document_id = ?1 AND submission_hash = ?2",
+                            params![id, submission],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    if let Some(seq) = seq {
+                        let again = read_responses(&tx, &id, seq as u64 - 1)?;
+                        if let Some(first) = again.into_iter().next() {
+                            return Ok(Added::Stored(Box::new(first)));
+                        }
+                    }
+                }
+                let count = match row {
+                    None => return Ok(Added::Unknown),
+                    Some((Some(_), ..)) => return Ok(Added::Gone),
+                    Some((None, expires_at, _, closed_at))
+                        if Status::at(closed_at, expires_at, now) != Status::Open =>
+                    {
+                        return Ok(Added::NotOpen(Status::at(closed_at, expires_at, now)));
+                    }
+                    Some((_, _, count, _)) if count as u64 >= max_responses => {
+                        return Ok(Added::Full);
+                    }
+                    Some((_, _, count, _)) => count,
+                };
+                let seq = count + 1;
+                tx.execute(
+                    "UPDATE documents SET response_count = ?2, last_response_at = ?3
+                     WHERE id = ?1",
+                    params![id, seq, now],
+                )?;
+                tx.execute(
+                    "INSERT INTO responses (document_id, seq, received_at, reviewer,
+                                            component_inputs, annotations, export,
+                                            submission_hash)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        id,
+                        seq,
+                        response.received_at,
+                        response.reviewer,
+                        json_text(&response.component_inputs),
+                        json_text(&response.annotations),
+                        response.export,
+                        response.submission
+                    ],
+                )?;
+                insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
+                tx.commit()?;
+                Ok(Added::Stored(Box::new(StoredResponse {
+                    response_id: seq as u64,
+                    received_at: response.received_at,
+                    reviewer: response.reviewer,
+                    component_inputs: response.component_inputs,
+                    annotations: response.annotations,
+                    export: response.export,
+                    submission: response.submission,
+                })))
+            })
+            .await?
+            .unwrap_or(Added::Unknown);
+        if matches!(added, Added::Stored(_)) {
+            store.waiters.notify(&key);
+        }
+        Ok(added)
+    })
+}
+
+pub(super) fn responses<'a>(
+    store: &'a SqliteStore,
+    id: &str,
+    since: u64,
+) -> StoreFuture<'a, Vec<StoredResponse>> {
+    let id = id.to_string();
+    Box::pin(async move {
+        Ok(store
+            .run(false, move |c| read_responses(c, &id, since))
+            .await?
+            .unwrap_or_default())
+    })
+}
+
+pub(super) fn wait_for_responses<'a>(
+    store: &'a SqliteStore,
+    id: &str,
+    since: u64,
+    timeout: Duration,
+) -> StoreFuture<'a, Vec<StoredResponse>> {
+    let id = id.to_string();
+    Box::pin(async move {
+        store.watch();
+        store
+            .waiters
+            .wait(&id, timeout, RECHECK_EVERY, || store.responses(&id, since))
+            .await
+    })
+}

@@ -12,6 +12,7 @@ use crate::diag::Code;
 use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
 use crate::diagram::er::{self, ErDiagram};
+use crate::diagram::gantt::{self, GanttChart};
 use crate::diagram::state::{self, StateDiagram};
 use crate::diagram::{self, svg::Frame};
 use crate::html::email;
@@ -46,6 +47,8 @@ pub struct Mermaid {
     pub state: Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>>,
     /// The ER diagram, when the source is one this engine can read, with its layout.
     pub er: Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>>,
+    /// The gantt chart, when the source is one this engine can read.
+    pub gantt: Option<Box<GanttChart>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -135,7 +138,11 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         (None, None, None) => parse_er(o, ck, &source),
         _ => None,
     };
-    if chart.is_none() && sequence.is_none() && state.is_none() && er.is_none() {
+    let gantt = match (&chart, &sequence, &state, &er) {
+        (None, None, None, None) => parse_gantt(o, ck, &source),
+        _ => None,
+    };
+    if chart.is_none() && sequence.is_none() && state.is_none() && er.is_none() && gantt.is_none() {
         warn_placeholder(o, ck, &source);
     }
     let laid_out = chart
@@ -145,7 +152,8 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
     let chart = chart
         .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
         .or_else(|| state.as_ref().map(|s| s.0.chart.clone()))
-        .or_else(|| er.as_ref().map(|e| e.0.chart.clone()));
+        .or_else(|| er.as_ref().map(|e| e.0.chart.clone()))
+        .or_else(|| gantt.as_ref().map(|g| g.chart.clone()));
     Some(Mermaid {
         source,
         title,
@@ -154,6 +162,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         laid_out,
         state,
         er,
+        gantt,
     })
 }
 
@@ -165,6 +174,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         || keyword == "sequenceDiagram"
         || state::parse::is_state_keyword(keyword)
         || er::parse::is_er_keyword(keyword)
+        || gantt::parse::is_gantt_keyword(keyword)
     {
         return;
     }
@@ -179,7 +189,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         o.start_of("source"),
         &o.path("source"),
         message,
-        "flowcharts, sequence, state and entity relationship diagrams are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
+        "flowcharts, sequence, state and entity relationship diagrams and gantt charts are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
     );
 }
 
@@ -298,6 +308,32 @@ fn parse_er(
             };
             warn_not_drawn(o, ck, problem);
             Some(Box::new((d, laid)))
+        }
+        Err(e) => {
+            warn_unreadable(o, ck, source, KIND, &e);
+            None
+        }
+    }
+}
+
+/// A gantt chart, with a warning for what it ignores and for what stops it being drawn (at
+/// that place in the document).
+fn parse_gantt(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<GanttChart>> {
+    const KIND: &str = "gantt chart";
+    match gantt::parse::parse(source)? {
+        Ok(g) => {
+            warn_ignored(o, ck, KIND, &g.chart.ignored, &g.chart.notes);
+            if g.tasks.is_empty() {
+                warn_not_drawn(
+                    o,
+                    ck,
+                    Some((
+                        "the gantt chart has no tasks to draw".to_string(),
+                        "add tasks (`Design : a1, 2024-01-01, 3d`); until then only whole-diagram comments are possible",
+                    )),
+                );
+            }
+            Some(Box::new(g))
         }
         Err(e) => {
             warn_unreadable(o, ck, source, KIND, &e);
@@ -491,6 +527,12 @@ impl Component for Mermaid {
                     lines.push(format!("  {}", er::describe::describe(&e.0, t)));
                 }
             }
+            // A gantt chart's times are not in its graph either.
+            (None, Some(_)) if self.gantt.is_some() => {
+                if let Some(g) = &self.gantt {
+                    lines.push(format!("  {}", gantt::describe::describe(g, t)));
+                }
+            }
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
                 for (i, n) in chart.nodes.iter().enumerate() {
@@ -533,6 +575,7 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
             m.state.as_ref().map(|s| state::describe::describe(&s.0, cx.t))
         }
         (None, Some(_)) if m.er.is_some() => m.er.as_ref().map(|e| er::describe::describe(&e.0, cx.t)),
+        (None, Some(_)) if m.gantt.is_some() => m.gantt.as_ref().map(|g| gantt::describe::describe(g, cx.t)),
         (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
     };
@@ -594,11 +637,12 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         t,
         inline_style: cx.surface.is_email(),
     };
-    let drawing = match (&m.sequence, &m.state, &m.er) {
-        (Some(seq), _, _) => diagram::render_sequence(seq, &frame),
-        (None, Some(s), _) => diagram::render_state(&s.0, &s.1, &frame),
-        (None, None, Some(e)) => diagram::render_er(&e.0, &e.1, &frame),
-        (None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
+    let drawing = match (&m.sequence, &m.state, &m.er, &m.gantt) {
+        (Some(seq), _, _, _) => diagram::render_sequence(seq, &frame),
+        (None, Some(s), _, _) => diagram::render_state(&s.0, &s.1, &frame),
+        (None, None, Some(e), _) => diagram::render_er(&e.0, &e.1, &frame),
+        (None, None, None, Some(g)) => diagram::render_gantt(g, &frame),
+        (None, None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {
@@ -1173,6 +1217,7 @@ mod tests {
             laid_out: None,
             state: Some(Box::new((d, laid))),
             er: None,
+            gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "Moving", "text": "split" },
@@ -1227,6 +1272,7 @@ mod tests {
             laid_out: None,
             state: None,
             er: Some(Box::new((d, laid))),
+            gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "p", "text": "who?" },

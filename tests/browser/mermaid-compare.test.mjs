@@ -1,6 +1,6 @@
-// Ten flowcharts, ten state diagrams and ten ER diagrams of Mermaid's own documentation and
-// tests and of public repositories (fixtures/mermaid-flowcharts/, fixtures/mermaid-state/,
-// fixtures/mermaid-er/), drawn by the engine and by mermaid.js
+// Ten flowcharts, ten state diagrams, ten ER diagrams and ten gantt charts of Mermaid's own
+// documentation and tests and of public repositories (fixtures/mermaid-flowcharts/,
+// fixtures/mermaid-state/, fixtures/mermaid-er/, fixtures/mermaid-gantt/), drawn by the engine and by mermaid.js
 // in the same Chromium, side by side, one screenshot each in
 // target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
 // not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
@@ -22,6 +22,8 @@ const ERS = ['docs-entityRelationshipDiagram-16', 'docs-entityRelationshipDiagra
   'docs-entityRelationshipDiagram-283', 'docs-entityRelationshipDiagram-491', 'docs-entityRelationshipDiagram-585',
   'erDiagram-327', 'demo-er-21', 'idealjs-chao-feng-docs-er-2', 'codymurphyjones-repstracker-old-README-117',
   'codymurphyjones-repstracker-old-migration-migration_notes-11'];
+const GANTTS = ['docs-gantt-26', 'docs-gantt-52', 'docs-gantt-198', 'docs-gantt-230', 'docs-gantt-420',
+  'docs-gantt-646', 'demo-gantt-48', 'demo-gantt-111', 'gantt-9', 'MatthijsKamstra-fonkee-issues-data-planning_2021.csv.converted-3'];
 const corpus = (dir) => JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'corpus.json'), 'utf8'));
 
 let server;
@@ -34,7 +36,7 @@ after(() => server?.stop());
 
 /** Each of `names` from `dir`'s corpus drawn by the engine (its SVG of class `kind`) and by
  * mermaid.js, side by side. */
-async function compare(dir, names, kind) {
+async function compare(dir, names, kind, theirs = '#theirs g.node') {
   const entries = corpus(dir);
   const ctx = await browser({ viewport: { width: 1400, height: 900 } });
   try {
@@ -58,12 +60,12 @@ async function compare(dir, names, kind) {
       </body></html>`);
       await page.addStyleTag({ path: join(ROOT, 'engine', 'assets', 'passback.css') });
       await page.addScriptTag({ path: MERMAID });
-      const drawn = await page.evaluate(async (source) => {
+      const drawn = await page.evaluate(async ({ source, selector }) => {
         window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
         const { svg } = await window.mermaid.render('theirs-svg', source);
         document.getElementById('theirs').innerHTML = svg;
-        return document.querySelectorAll('#theirs g.node').length;
-      }, entry.source);
+        return document.querySelectorAll(selector).length;
+      }, { source: entry.source, selector: theirs });
       assert.ok(drawn > 0, `${name}: drawn by mermaid.js`);
       const boxes = await page.locator('#ours [data-node]').count();
       assert.ok(boxes > 0, `${name}: the engine's drawing has boxes`);
@@ -82,3 +84,5 @@ test('ten of Mermaid\'s state diagrams beside mermaid.js\'s drawing', { skip }, 
   compare('mermaid-state', STATES, 'pb-mermaid-state'));
 test('ten ER diagrams beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-er', ERS, 'pb-mermaid-er'));
+test('ten gantt charts beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-gantt', GANTTS, 'pb-mermaid-gantt', '#theirs rect[class*="task"]'));

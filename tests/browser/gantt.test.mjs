@@ -40,7 +40,7 @@ test('gantt chart: comments on a task and a milestone', async () => {
   const svg = page.locator('[data-pb-kind="mermaid"] svg').first();
   assert.match(await svg.getAttribute('class'), /pb-mermaid-gantt/);
   assert.match(await page.locator('svg desc').textContent(),
-    /Gantt chart from 2024-01-01 to .*Section “Design”: “Write the spec” from 2024-01-01 to 2024-01-08 \(done\); “Review” from 2024-01-08 to/);
+    /Gantt chart from 2024-01-01 to .*Section “Design”: “Write the spec” from 2024-01-01 to 2024-01-06 \(done\); “Review” from 2024-01-08 to 2024-01-11 \(active\).*milestone “Ship” on 2024-01-25\./);
   // Every task is a node, by Mermaid's id; no dependency is an edge.
   assert.deepEqual(await page.locator('svg [data-node]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node'))),
     ['spec', 'review', 'server', 'client', 'ship']);

@@ -353,6 +353,14 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             line: line_of(e.offset),
         };
     }
+    if let Some(Ok(g)) = gantt::parse::parse(source)
+        && g.tasks.is_empty()
+    {
+        return Alone::NotDrawn {
+            reason: "the gantt chart has no tasks to draw".to_string(),
+            line: 1,
+        };
+    }
     let reason = match (&chart, &laid_out) {
         (Some(_), Some(Err(Failure::TooLarge))) => "the flowchart is too large to draw".to_string(),
         (Some(_), Some(Err(Failure::LayoutFailed))) => "the flowchart's layout failed".to_string(),

@@ -54,6 +54,11 @@ const BAND: Run = run!(
     ("fill", "#f6f8fa"),
     ("stroke", "none")
 );
+const EXCLUDED: Run = run!(
+    ("class", "pb-g-excluded"),
+    ("fill", "#eaeef2"),
+    ("stroke", "none")
+);
 const GRID: Run = run!(
     ("class", "pb-g-grid"),
     ("stroke", "#d0d7de"),
@@ -164,6 +169,19 @@ pub fn draw(g: &GanttChart, laid: &Laid, f: &Frame) -> (String, u32, u32) {
                 line,
             );
         }
+    }
+    // Excluded days, shaded across the rows.
+    for (a, b) in &laid.excluded {
+        w.leaf_painted(
+            "rect",
+            &[
+                ("x", Val::Num(*a)),
+                ("y", Val::Num(laid.top)),
+                ("width", Val::Num(b - a)),
+                ("height", Val::Num(laid.bottom - laid.top)),
+            ],
+            EXCLUDED,
+        );
     }
     // The grid: a line at each tick across the rows.
     let grid_top = laid.top - if g.top_axis { 4.0 } else { 0.0 };

@@ -384,6 +384,12 @@ pub fn layout(g: &GanttChart) -> Laid {
             };
         }
     }
+    laid.excluded = g
+        .excluded
+        .iter()
+        .map(|&(a, b)| (laid.x(a.max(t0)), laid.x(b.min(t1))))
+        .filter(|(a, b)| b > a)
+        .collect();
     let format = axis_format(g);
     let ticks = g
         .tick_interval
@@ -419,6 +425,10 @@ impl Laid {
         }
         for t in &mut self.ticks {
             t.0 += dx;
+        }
+        for e in &mut self.excluded {
+            e.0 += dx;
+            e.1 += dx;
         }
     }
 }

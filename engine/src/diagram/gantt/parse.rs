@@ -310,10 +310,32 @@ const TAGS: [&str; 5] = ["active", "done", "crit", "milestone", "vert"];
 impl Calendar {
     /// Mermaid's `isInvalidDate`: whether `t` is an excluded day.
     fn excluded(&self, t: Ms) -> bool {
-        let formatted = time::dayjs_format(t, &self.date_format);
-        let date_only = time::dayjs_format(t, "YYYY-MM-DD");
+        const NAMES: [&str; 7] = [
+            "sunday",
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+        ];
         let has = |list: &[String], s: &str| list.iter().any(|x| x == s);
-        if has(&self.includes, &formatted) || has(&self.includes, &date_only) {
+        // Dates are written out only when a list may hold one (most hold `weekends` alone).
+        let dated = |list: &[String]| {
+            list.iter()
+                .any(|x| !x.is_empty() && x != "weekends" && !NAMES.contains(&x.as_str()))
+        };
+        let (formatted, date_only) = if dated(&self.includes) || dated(&self.excludes) {
+            (
+                time::dayjs_format(t, &self.date_format),
+                time::dayjs_format(t, "YYYY-MM-DD"),
+            )
+        } else {
+            (String::new(), String::new())
+        };
+        if !formatted.is_empty()
+            && (has(&self.includes, &formatted) || has(&self.includes, &date_only))
+        {
             return false;
         }
         let wd = time::Civil::weekday(t);
@@ -323,10 +345,9 @@ impl Calendar {
         if has(&self.excludes, "weekends") && (iso == first || iso == first + 1) {
             return true;
         }
-        let name = time::dayjs_format(t, "dddd").to_lowercase();
-        has(&self.excludes, &name)
-            || has(&self.excludes, &formatted)
-            || has(&self.excludes, &date_only)
+        has(&self.excludes, NAMES[wd as usize])
+            || (!formatted.is_empty()
+                && (has(&self.excludes, &formatted) || has(&self.excludes, &date_only)))
     }
 
     /// `start` in the chart's format or as JavaScript's `Date` reads it.
@@ -750,6 +771,24 @@ fn read(
                 tasks.raw[k].id
             ),
         ));
+    }
+    if !tasks.cal.excludes.is_empty() {
+        let first = tasks.raw.iter().filter_map(|t| t.start).min();
+        let last = tasks.raw.iter().filter_map(|t| t.end).max();
+        if let (Some(first), Some(last)) = (first, last) {
+            if last - first <= 5 * 366 * DAY {
+                let mut d = first.div_euclid(DAY) * DAY;
+                while d <= last {
+                    if tasks.cal.excluded(d) {
+                        match g.excluded.last_mut() {
+                            Some(run) if run.1 == d => run.1 = d + DAY,
+                            _ => g.excluded.push((d, d + DAY)),
+                        }
+                    }
+                    d += DAY;
+                }
+            }
+        }
     }
     let mut node_of: HashMap<String, usize> = HashMap::new();
     for t in tasks.raw {

@@ -1356,7 +1356,7 @@ mod tests {
     fn a_kind_shown_as_a_placeholder_is_a_warning_naming_it() {
         for (source, kind) in [
             ("pie title Pets\n\"Dogs\" : 386", "Pie charts"),
-            ("gantt\ntitle A plan\nsection S\nTask :a1, 2024-01-01, 3d", "Gantt charts"),
+            ("journey\ntitle A day\nsection Work\nCode: 5: Me", "User journeys"),
             ("%%{init: {'theme': 'dark'}}%%\nclassDiagram\nA <|-- B", "Class diagrams"),
         ] {
             let d = validated(source);
@@ -1367,6 +1367,70 @@ mod tests {
         // Drawn kinds have none.
         assert!(validated("graph TD\nA-->B").is_empty());
         assert!(validated("sequenceDiagram\nA->>B: hi").is_empty());
+        assert!(validated("gantt\ntitle A plan\nsection S\nTask :a1, 2024-01-01, 3d").is_empty());
+    }
+
+    #[test]
+    fn a_gantt_chart_is_drawn_and_takes_comments_on_its_tasks() {
+        let source = "gantt\ndateFormat YYYY-MM-DD\nsection Build\nServer : crit, server, 2024-01-01, 5d\nClient : after server, 3d\nShip : milestone, ship, after task1, 0d\nclick server href \"https://example.com\"";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for `click`");
+        assert!(w.message.contains("`click`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-gantt"), "{html}");
+        for part in [
+            "data-node=\"server\"",
+            "data-node=\"task1\"",
+            "data-node=\"ship\"",
+            "Gantt chart from 2024-01-01 to 2024-01-09.",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        assert!(!html.contains("data-edge="));
+        let g = gantt::parse::parse(source).expect("a gantt chart").expect("read");
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(g.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: None,
+            er: None,
+            gantt: Some(Box::new(g)),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "task1", "text": "who builds it?" },
+            { "on": "node", "id": "ship", "text": "a Friday?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `task1` — who builds it?"), "{out}");
+        assert!(out.contains("- Node `ship` — a Friday?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Server", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+        // One it cannot read is a warning at its line.
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"gantt\\ndateFormat YYYY-MM-DD\\nA : a, 2024-13-45, 1d\"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        assert!(d.message.contains("gantt chart"), "{}", d.message);
     }
 
     #[test]

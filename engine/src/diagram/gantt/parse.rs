@@ -238,10 +238,10 @@ fn next_token(s: &str, mut at: usize) -> Option<(Tok<'_>, usize, usize)> {
                     if starts_ci(rest, word) {
                         let sp = r[word.len()..].iter().take_while(|&&c| is_space(c)).count();
                         let k = word.len() + sp;
-                        if sp > 0 {
-                            if let Some(day) = days.iter().find(|d| starts_ci(&rest[k..], d)) {
-                                return Some((Tok::Keyword(word, day), at, at + k + day.len()));
-                            }
+                        if sp > 0
+                            && let Some(day) = days.iter().find(|d| starts_ci(&rest[k..], d))
+                        {
+                            return Some((Tok::Keyword(word, day), at, at + k + day.len()));
                         }
                     }
                 }
@@ -684,12 +684,10 @@ fn read(
                         .map(str::to_string)
                         .collect()
                 }
-                "todayMarker" => {
-                    if value.trim() != "off" {
-                        let note = "`todayMarker` is not drawn: the drawing does not depend on the day it is made".to_string();
-                        if !g.chart.notes.contains(&note) {
-                            g.chart.notes.push(note);
-                        }
+                "todayMarker" if value.trim() != "off" => {
+                    let note = "`todayMarker` is not drawn: the drawing does not depend on the day it is made".to_string();
+                    if !g.chart.notes.contains(&note) {
+                        g.chart.notes.push(note);
                     }
                 }
                 "title" => g.chart.title = Some(value.to_string()),
@@ -775,18 +773,18 @@ fn read(
     if !tasks.cal.excludes.is_empty() {
         let first = tasks.raw.iter().filter_map(|t| t.start).min();
         let last = tasks.raw.iter().filter_map(|t| t.end).max();
-        if let (Some(first), Some(last)) = (first, last) {
-            if last - first <= 5 * 366 * DAY {
-                let mut d = first.div_euclid(DAY) * DAY;
-                while d <= last {
-                    if tasks.cal.excluded(d) {
-                        match g.excluded.last_mut() {
-                            Some(run) if run.1 == d => run.1 = d + DAY,
-                            _ => g.excluded.push((d, d + DAY)),
-                        }
+        if let (Some(first), Some(last)) = (first, last)
+            && last - first <= 5 * 366 * DAY
+        {
+            let mut d = first.div_euclid(DAY) * DAY;
+            while d <= last {
+                if tasks.cal.excluded(d) {
+                    match g.excluded.last_mut() {
+                        Some(run) if run.1 == d => run.1 = d + DAY,
+                        _ => g.excluded.push((d, d + DAY)),
                     }
-                    d += DAY;
                 }
+                d += DAY;
             }
         }
     }

@@ -145,12 +145,12 @@ pub fn dayjs_format(t: Ms, fmt: &str) -> String {
     let b = fmt.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'[' {
-            if let Some(end) = fmt[i + 1..].find(']').filter(|&k| k > 0) {
-                out.push_str(&fmt[i + 1..i + 1 + end]);
-                i += end + 2;
-                continue;
-            }
+        if b[i] == b'['
+            && let Some(end) = fmt[i + 1..].find(']').filter(|&k| k > 0)
+        {
+            out.push_str(&fmt[i + 1..i + 1 + end]);
+            i += end + 2;
+            continue;
         }
         let run = b[i..].iter().take_while(|&&x| x == b[i]).count();
         let ch = b[i];
@@ -249,12 +249,12 @@ fn parse_tokens(fmt: &str) -> Vec<PTok> {
     let mut i = 0;
     while i < fmt.len() {
         let rest = &fmt[i..];
-        if rest.starts_with('[') {
-            if let Some(end) = rest[1..].find('[').map_or(rest.find(']'), |open| {
-                rest.find(']').filter(|&close| close < open + 1)
-            }) {
-                out.push(PTok::Lit(rest[1..end].to_string()));
-                i += end + 1;
+        // `[…]`: the longest run up to a `]` with no `[` in it, as dayjs's `\[[^[]*\]` takes it.
+        if let Some(inner) = rest.strip_prefix('[') {
+            let segment = &inner[..inner.find('[').unwrap_or(inner.len())];
+            if let Some(close) = segment.rfind(']') {
+                out.push(PTok::Lit(segment[..close].to_string()));
+                i += close + 2;
                 continue;
             }
         }
@@ -680,11 +680,11 @@ pub fn d3_format(t: Ms, fmt: &str) -> String {
             continue;
         }
         let mut padding: Option<char> = None;
-        if let Some(&p) = chars.peek() {
-            if matches!(p, '-' | '_' | '0') {
-                padding = Some(p);
-                chars.next();
-            }
+        if let Some(&p) = chars.peek()
+            && matches!(p, '-' | '_' | '0')
+        {
+            padding = Some(p);
+            chars.next();
         }
         let Some(spec) = chars.next() else {
             break;

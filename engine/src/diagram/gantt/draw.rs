@@ -110,7 +110,7 @@ fn axis(w: &mut Writer, laid: &Laid, y: f64) {
         ],
     );
     w.newline();
-    for (x, label) in &laid.ticks {
+    for (x, label) in laid.ticks.iter().filter(|(_, l)| !l.is_empty()) {
         text(
             w,
             const { Plain::new("pb-g-tick") },
@@ -142,7 +142,6 @@ pub fn draw(g: &GanttChart, laid: &Laid, f: &Frame) -> (String, u32, u32) {
         const { Plain::new("pb-mermaid pb-mermaid-gantt") },
         (laid.width, laid.height),
     );
-    let (x0, x1) = (laid.x0, laid.x0 + super::layout::SCALE_W);
     // Section bands, every other section shaded, and their names.
     for (name, top, bottom, s) in &laid.sections {
         if s % 2 == 1 {
@@ -196,7 +195,6 @@ pub fn draw(g: &GanttChart, laid: &Laid, f: &Frame) -> (String, u32, u32) {
         };
         w.leaf_painted("path", &[("d", Val::Ours(&d))], GRID);
     }
-    let _ = (x0, x1);
     axis(&mut w, laid, laid.bottom + AXIS_H / 2.0 + 2.0);
     if g.top_axis {
         axis(&mut w, laid, laid.top - AXIS_H / 2.0);

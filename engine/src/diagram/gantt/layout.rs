@@ -7,8 +7,13 @@ use super::time::{self, Civil, DAY, HOUR, MINUTE, Ms, SECOND};
 use super::{GanttChart, TickUnit};
 use crate::diagram::text::{Block, LINE_HEIGHT, width};
 
-/// The time scale's width, px.
+/// The time scale's width, px, unless its tick labels need more.
 pub const SCALE_W: f64 = 720.0;
+/// The widest the scale grows for its tick labels; past it, every other label (or fewer) is
+/// shown.
+const MAX_SCALE_W: f64 = 1_600.0;
+/// Room between two tick labels, px.
+const TICK_GAP: f64 = 12.0;
 pub const ROW_H: f64 = 30.0;
 pub const BAR_H: f64 = 20.0;
 pub const MARGIN: f64 = 12.0;
@@ -73,6 +78,8 @@ pub struct Laid {
     pub bottom: f64,
     pub t0: Ms,
     pub t1: Ms,
+    /// The time scale's width, px.
+    pub scale_w: f64,
     /// Per task of the chart.
     pub tasks: Vec<TaskBox>,
     /// Each section's name wrapped, its rows' top and bottom, and its index (for the band's
@@ -86,7 +93,7 @@ pub struct Laid {
 
 impl Laid {
     pub fn x(&self, t: Ms) -> f64 {
-        self.x0 + (t - self.t0) as f64 / (self.t1 - self.t0).max(1) as f64 * SCALE_W
+        self.x0 + (t - self.t0) as f64 / (self.t1 - self.t0).max(1) as f64 * self.scale_w
     }
 }
 
@@ -304,6 +311,34 @@ pub fn layout(g: &GanttChart) -> Laid {
     let x0 = MARGIN + left;
     let top = MARGIN + title_h + if g.top_axis { AXIS_H } else { 0.0 };
     let bottom = top + g.tasks.len() as f64 * ROW_H;
+    // The ticks first: the scale is widened until their labels do not run into each other.
+    let format = axis_format(g);
+    let tick_times = g
+        .tick_interval
+        .and_then(|(n, unit)| ticks_every(t0, t1, unit, n, g.week_start))
+        .unwrap_or_else(|| default_ticks(t0, t1));
+    let labels: Vec<String> = tick_times
+        .iter()
+        .map(|&t| time::d3_format(t, format))
+        .collect();
+    let widest = labels.iter().map(|l| width(l)).fold(0.0, f64::max);
+    let span = (t1 - t0).max(1) as f64;
+    let closest = tick_times
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as f64 / span)
+        .fold(f64::INFINITY, f64::min);
+    let needed = if closest.is_finite() && closest > 0.0 {
+        (widest + TICK_GAP) / closest
+    } else {
+        SCALE_W
+    };
+    let scale_w = needed.clamp(SCALE_W, MAX_SCALE_W);
+    // Past the widest scale, every `every`-th label only.
+    let every = if closest.is_finite() && closest > 0.0 {
+        ((widest + TICK_GAP) / (closest * scale_w)).ceil().max(1.0) as usize
+    } else {
+        1
+    };
     let mut laid = Laid {
         width: 0.0,
         height: bottom + AXIS_H + MARGIN,
@@ -314,12 +349,13 @@ pub fn layout(g: &GanttChart) -> Laid {
         bottom,
         t0,
         t1,
+        scale_w,
         tasks: Vec::with_capacity(g.tasks.len()),
         sections: Vec::new(),
         ticks: Vec::new(),
         excluded: Vec::new(),
     };
-    let mut right = x0 + SCALE_W;
+    let mut right = x0 + scale_w;
     let mut leftmost = x0;
     for (k, t) in g.tasks.iter().enumerate() {
         let y = top + k as f64 * ROW_H;
@@ -335,7 +371,7 @@ pub fn layout(g: &GanttChart) -> Laid {
         let w = width(&text);
         let (label, label_x) = if !t.milestone && w + 2.0 * LABEL_GAP <= bounds.w {
             (LabelAt::Inside, bounds.x + (bounds.w - w) / 2.0)
-        } else if bounds.right() + LABEL_GAP + w <= x0 + SCALE_W + 160.0
+        } else if bounds.right() + LABEL_GAP + w <= x0 + scale_w + 160.0
             || bounds.x - LABEL_GAP - w < x0
         {
             (LabelAt::Right, bounds.right() + LABEL_GAP)
@@ -390,14 +426,16 @@ pub fn layout(g: &GanttChart) -> Laid {
         .map(|&(a, b)| (laid.x(a.max(t0)), laid.x(b.min(t1))))
         .filter(|(a, b)| b > a)
         .collect();
-    let format = axis_format(g);
-    let ticks = g
-        .tick_interval
-        .and_then(|(n, unit)| ticks_every(t0, t1, unit, n, g.week_start))
-        .unwrap_or_else(|| default_ticks(t0, t1));
-    laid.ticks = ticks
-        .into_iter()
-        .map(|t| (laid.x(t), time::d3_format(t, format)))
+    laid.ticks = tick_times
+        .iter()
+        .zip(labels)
+        .enumerate()
+        .map(|(k, (&t, label))| {
+            (
+                laid.x(t),
+                if k % every == 0 { label } else { String::new() },
+            )
+        })
         .collect();
     // Tick labels may reach past the scale's ends.
     for (x, text) in &laid.ticks {

@@ -313,3 +313,22 @@ fn cut_diagrams_never_panic() {
         }
     }
 }
+
+#[test]
+fn no_two_tick_labels_run_into_each_other() {
+    let mut bad = Vec::new();
+    for (name, src) in corpus() {
+        let Some((_, laid, _)) = draw(&src) else {
+            continue;
+        };
+        let shown: Vec<_> = laid.ticks.iter().filter(|(_, l)| !l.is_empty()).collect();
+        for w in shown.windows(2) {
+            let room =
+                (crate::diagram::text::width(&w[0].1) + crate::diagram::text::width(&w[1].1)) / 2.0;
+            if w[1].0 - w[0].0 < room {
+                bad.push(format!("{name}: {:?} and {:?}", w[0].1, w[1].1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:?}");
+}

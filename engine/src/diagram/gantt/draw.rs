@@ -3,7 +3,7 @@
 //! bar in its tags' colours (a milestone as a diamond) with its text inside or beside it.
 
 use super::GanttChart;
-use super::describe::{describe, task as task_words};
+use super::describe::describe;
 use super::layout::{AXIS_H, LabelAt, Laid, layout};
 use crate::diagram::flowchart::draw::{Titles, open_chart};
 use crate::diagram::svg::number::push_num;
@@ -219,13 +219,11 @@ pub fn draw(g: &GanttChart, laid: &Laid, f: &Frame) -> (String, u32, u32) {
     for (k, t) in g.tasks.iter().enumerate() {
         let b = &laid.tasks[k];
         let id = &g.chart.nodes[t.node].id;
-        let words = task_words(g, k, f.t);
         w.open(
             "g",
             &[
                 ("class", plain!("pb-d-node pb-g-task")),
                 ("data-node", Val::Text(id)),
-                ("aria-label", Val::Text(&words)),
             ],
         );
         w.newline();

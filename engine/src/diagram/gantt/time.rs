@@ -348,6 +348,23 @@ fn find_field(input: &str, from: usize, field: &str) -> Option<(usize, usize)> {
 /// dayjs's strict parse of `input` in `fmt` (`dayjs(input, fmt, true)`): `None` when it is
 /// not a valid date in that format.
 pub fn parse_strict(input: &str, fmt: &str) -> Option<Ms> {
+    // The format most charts use, read directly: four, two and two digits, a real day.
+    if fmt == "YYYY-MM-DD" {
+        let b = input.as_bytes();
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+            return None;
+        }
+        let num = |r: std::ops::Range<usize>| -> Option<i64> {
+            b[r].iter().try_fold(0i64, |n, &c| {
+                c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+            })
+        };
+        let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) || y == 0 {
+            return None;
+        }
+        return Some(days_from_civil(y, m, d) * DAY);
+    }
     if fmt == "x" || fmt == "X" {
         let n: i64 = input.parse().ok()?;
         let t = if fmt == "X" { n.checked_mul(1000)? } else { n };

@@ -16,8 +16,9 @@ pub fn is_gantt_keyword(keyword: &str) -> bool {
     keyword == "gantt"
 }
 
-/// Most days a task with excluded days is walked over: beyond, the chart spans centuries.
-const MAX_WALK_DAYS: i64 = 200_000;
+/// Most days walked over to skip excluded ones, all tasks and passes together: beyond, the
+/// chart spans centuries of tasks and is refused as too large.
+const MAX_WALK_DAYS: i64 = 400_000;
 
 fn unsupported(offset: usize, message: impl Into<String>) -> Unsupported {
     Unsupported {
@@ -375,6 +376,8 @@ struct Tasks {
     raw: Vec<RawTask>,
     by_id: HashMap<String, usize>,
     cal: Calendar,
+    /// Days walked over so far to skip excluded ones.
+    walked: i64,
 }
 
 impl Tasks {
@@ -495,7 +498,6 @@ impl Tasks {
         let mut end = end;
         let mut render_end = None;
         let mut invalid = false;
-        let mut walked = 0;
         while day <= end {
             if !invalid {
                 render_end = Some(end);
@@ -505,11 +507,11 @@ impl Tasks {
                 end += DAY;
             }
             day += DAY;
-            walked += 1;
-            if walked > MAX_WALK_DAYS {
+            self.walked += 1;
+            if self.walked > MAX_WALK_DAYS {
                 return Err(unsupported(
                     self.raw[k].offset,
-                    "the task spans too many days to skip the excluded ones",
+                    "the chart's tasks span too many days to skip the excluded ones: it is too large to draw",
                 ));
             }
         }
@@ -748,7 +750,12 @@ fn read(
         ));
     }
     g.date_format = cal.date_format.clone();
-    let mut tasks = Tasks { raw, by_id, cal };
+    let mut tasks = Tasks {
+        raw,
+        by_id,
+        cal,
+        walked: 0,
+    };
     // Mermaid's `getTasks`: a pass, then up to ten more while some task is not timed.
     let mut all = true;
     for pass in 0..11 {

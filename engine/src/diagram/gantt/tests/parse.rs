@@ -160,3 +160,13 @@ fn text_is_escaped_in_the_drawing() {
     assert!(!r.svg.contains("<script") && !r.svg.contains("<b>") && !r.svg.contains("<i>"));
     assert!(r.svg.contains("&lt;script&gt;") && r.svg.contains("data-node=\"a&quot;&#39;\""));
 }
+
+#[test]
+fn a_chart_spanning_centuries_of_excluded_days_is_refused_not_walked_for_ever() {
+    let mut src = String::from("gantt\ndateFormat YYYY-MM-DD\nexcludes weekends\n");
+    for i in 0..50 {
+        src.push_str(&format!("T{i} : t{i}, 2000-01-01, 100y\n"));
+    }
+    let e = parse(&src).expect("a gantt chart").expect_err("too large");
+    assert!(e.message.contains("too large"), "{}", e.message);
+}

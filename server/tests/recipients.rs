@@ -453,3 +453,58 @@ fn postgres_recipients_are_sealed_at_rest() {
         recipients_sealed_at_rest(&backend);
     }
 }
+
+/// A database that recorded 0007 but not an earlier migration (one added to the list after
+/// 0007 ran) gets the earlier one applied when the server opens it.
+fn a_missing_earlier_migration_is_applied(backend: &Backend) {
+    let (dir, create) = match backend {
+        Backend::Sqlite(_) => (
+            "sqlite",
+            "CREATE TABLE passback_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);",
+        ),
+        Backend::Postgres { .. } => (
+            "postgres",
+            "CREATE TABLE passback_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);",
+        ),
+    };
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut sql = create.to_string();
+    for (n, name) in [
+        (1, "routed_documents"),
+        (2, "lifecycle"),
+        (3, "keys"),
+        (4, "events"),
+        (7, "recipients_verdict"),
+    ] {
+        let file = format!("{root}/migrations/{dir}/{n:04}_{name}.sql");
+        sql.push_str(&std::fs::read_to_string(&file).expect("a migration"));
+        sql.push_str(&format!(
+            ";\nINSERT INTO passback_migrations VALUES ({n}, '{name}', 0);\n"
+        ));
+    }
+    backend.execute(&sql);
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    // 0005's column is there: a JSON answer with a submission id is kept once.
+    let doc = route(addr, &json!({ "markdown": DOC, "verdict": true }));
+    let id = doc["id"].as_str().unwrap();
+    let body =
+        json!({ "responses": {}, "submission_id": "0123456789abcdef-x", "verdict": "Approve" });
+    for _ in 0..2 {
+        let r = post_json(addr, &format!("/r/{id}/responses"), &body);
+        assert_eq!(r.status, 201, "{}", r.text());
+        assert_eq!(r.json()["response_id"], 1);
+    }
+}
+
+#[test]
+fn sqlite_a_missing_earlier_migration_is_applied() {
+    a_missing_earlier_migration_is_applied(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_a_missing_earlier_migration_is_applied() {
+    if let Some(backend) = Backend::postgres() {
+        a_missing_earlier_migration_is_applied(&backend);
+    }
+}

@@ -185,6 +185,8 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
 }
 
 /// What a reader's post amounts to.
+// One per post, moved once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Answer {
     /// A list edit without JavaScript: the page again, with the edit made (nothing kept).
     Edited(String, Option<&'static str>),

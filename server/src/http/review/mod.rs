@@ -5,7 +5,7 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send; `?edit={n}&k={submission}` fills the form with a sent response |
+//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send; `?edit={n}&k={submission}` fills the form with a sent response; `?for={secret}` is a recipient's own link: it greets them and its form posts as them |
 //! | `POST /r/{id}/responses` | keep the reader's answers: a browser is sent (303) to its receipt, a client gets JSON |
 //! | `GET /r/{id}/sent?n={response_id}&k={submission}` | the reader's receipt: what they sent, and a way to edit it |
 //!
@@ -15,6 +15,9 @@
 //! rendered form carries a random submission id (`pb.submission`): a second post of the same
 //! form (a double click, a resend) finds the response the first one kept. A successful post
 //! answers 303 to the receipt, so reloading it sends nothing.
+//!
+//! A document that asks for a verdict gets its step last, before the form's buttons: a
+//! fieldset of radios (`pb.verdict`), listed with the unanswered questions when left out.
 //!
 //! The post's handling (decoding, checking, the problem summary) is in `post`; the GET pages,
 //! their decoration and the receipt stay here.

@@ -508,3 +508,61 @@ fn postgres_a_missing_earlier_migration_is_applied() {
         a_missing_earlier_migration_is_applied(&backend);
     }
 }
+
+/// A closed document's purge removes its recipients with its responses.
+fn purged_with_the_document(backend: &Backend) {
+    use passback_server::routing::{Asks, Routing};
+    use passback_server::store::StoreConfig;
+    use std::time::Duration;
+
+    let store = StoreConfig::parse(&backend.spec())
+        .expect("a store spec")
+        .open(None)
+        .expect("a store");
+    let routing = Routing {
+        store,
+        retention: Duration::from_secs(3600),
+        closed_retention: Duration::ZERO,
+        max_responses: 10,
+    };
+    common::store::runtime().block_on(async {
+        routing.store.prepare().await.expect("prepared");
+        let asks = Asks {
+            recipients: vec![("Dana".into(), Some("dana@example.com".into()))],
+            verdict: Some(vec!["Yes".into(), "No".into()]),
+        };
+        let routed = routing
+            .route_owned(DOC.into(), "hash".into(), None, None, None, asks)
+            .await
+            .expect("routed");
+        let (secret, id) = (routed.recipients[0].1.clone(), routed.id.clone());
+        assert_eq!(
+            routing
+                .recipient(&id, &secret, true)
+                .await
+                .expect("Dana")
+                .name,
+            "Dana"
+        );
+        assert_eq!(backend.recipients_stored(&id).0, 1);
+        // Open, nothing is purged.
+        routing.sweep().await.expect("a sweep");
+        assert_eq!(backend.recipients_stored(&id).0, 1);
+        routing.set_status(&id, true).await.expect("closed");
+        routing.sweep().await.expect("a sweep");
+        assert_eq!(backend.recipients_stored(&id), (0, String::new()));
+        assert!(routing.recipient(&id, &secret, false).await.is_err());
+    });
+}
+
+#[test]
+fn sqlite_recipients_are_purged_with_the_document() {
+    purged_with_the_document(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_recipients_are_purged_with_the_document() {
+    if let Some(backend) = Backend::postgres() {
+        purged_with_the_document(&backend);
+    }
+}

@@ -952,3 +952,86 @@ async fn mcp_long_polls_share_the_long_poll_budget() {
     assert_eq!(holder.await.expect("the long-poll").status, 200);
     client.cancel().await.expect("the session ends");
 }
+
+/// Recipients and a verdict through the tools (contract §6.2): route_document names them and
+/// asks for a verdict, each link answers as its recipient, get_document says who opened and
+/// answered, list_responses carries who and which verdict; bad lists are refused naming the
+/// field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recipients_and_a_verdict_through_the_tools() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let client = http_client(&server).await;
+    let routed = ok(
+        &client,
+        "route_document",
+        json!({
+            "blocks": doc_blocks(),
+            "recipients": [{ "name": "Dana" }, { "name": "Lee", "email": "lee@example.com" }],
+            "verdict": ["Ship it", "Needs work"],
+        }),
+    )
+    .await;
+    let id = routed["id"].as_str().expect("an id").to_string();
+    let token = routed["token"].as_str().expect("a token").to_string();
+    let dana = routed["recipients"][0]["review_url"]
+        .as_str()
+        .expect("Dana's link")
+        .to_string();
+    let secret = dana.split_once("?for=").expect("a recipient link").1;
+    assert_eq!(routed["verdict"], json!(["Ship it", "Needs work"]));
+
+    let page = fetch(addr, "GET", &format!("/r/{id}?for={secret}"), &[], "").await;
+    assert_eq!(page.status, 200);
+    let body = json!({ "responses": { "b1": { "selected": ["EU"] } }, "verdict": "Ship it" });
+    let reply = fetch(
+        addr,
+        "POST",
+        &format!("/r/{id}/responses?for={secret}"),
+        &[("content-type", "application/json")],
+        body.to_string(),
+    )
+    .await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+
+    let seen = ok(&client, "get_document", json!({ "id": id, "token": token })).await;
+    let states: Vec<(&str, &str)> = seen["recipients"]
+        .as_array()
+        .expect("the recipients")
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(states, [("Dana", "answered"), ("Lee", "not_opened")]);
+    let listed = ok(
+        &client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    assert_eq!(listed["responses"][0]["recipient"], "Dana");
+    assert_eq!(listed["responses"][0]["verdict"], "Ship it");
+    assert!(
+        listed["responses"][0]["export"]
+            .as_str()
+            .unwrap()
+            .ends_with("\nVerdict: Ship it\n")
+    );
+
+    let too_many: Vec<Value> = (0..101).map(|_| json!({ "name": "x" })).collect();
+    let (said, _) = refused(
+        &client,
+        "route_document",
+        json!({ "markdown": DOC, "recipients": too_many }),
+    )
+    .await;
+    assert!(said.contains("\"recipients\""), "{said}");
+    let (said, _) = refused(
+        &client,
+        "route_document",
+        json!({ "markdown": DOC, "verdict": ["only one"] }),
+    )
+    .await;
+    assert!(said.contains("\"verdict\""), "{said}");
+    client.cancel().await.expect("the session ends");
+}

@@ -18,8 +18,8 @@ use super::request::{client_of, content_type_of, document_from, media, read_body
 use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
 use crate::routing::{
-    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
-    take_route_token,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    requested_status, take_route_token,
 };
 use crate::state::AppState;
 use crate::store::{Cursor, Document, KeyInfo};
@@ -71,22 +71,30 @@ async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
         Ok(b) => b,
         Err(r) => return r,
     };
-    let (expires_in, callback_url) = if media(&content_type) == "application/json" {
-        match expires_in(&body, &routing)
-            .and_then(|e| callback_url(&body, state.config.webhook_allow_private).map(|c| (e, c)))
-        {
-            Ok(both) => both,
+    let (expires_in, callback_url, asks) = if media(&content_type) == "application/json" {
+        match expires_in(&body, &routing).and_then(|e| {
+            let c = callback_url(&body, state.config.webhook_allow_private)?;
+            Ok((e, c, asks(&body)?))
+        }) {
+            Ok(all) => all,
             Err(e) => return refused(e, false),
         }
     } else {
-        (None, None)
+        (None, None, Asks::default())
     };
     let src = match document_from(&content_type, body) {
         Ok(s) => s,
         Err(r) => return r,
     };
     let checked = match routing
-        .route_checked_with(&state.slots(), src, expires_in, key.as_ref(), callback_url)
+        .route_checked_asking(
+            &state.slots(),
+            src,
+            expires_in,
+            key.as_ref(),
+            callback_url,
+            asks,
+        )
         .await
     {
         Ok(checked) => checked,
@@ -184,6 +192,14 @@ fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, Routi
     routing.lifetime(fields.get("expires_in"))
 }
 
+/// `recipients` and `verdict` from a JSON body, checked (see [`Asks::from_fields`]).
+fn asks(body: &Bytes) -> Result<Asks, RoutingError> {
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
+        return Ok(Asks::default());
+    };
+    Asks::from_fields(&fields)
+}
+
 /// `callback_url` from a JSON body, checked (see [`crate::webhooks::check_callback_url`]).
 fn callback_url(body: &Bytes, allow_private: bool) -> Result<Option<String>, RoutingError> {
     let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
@@ -223,7 +239,13 @@ pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) ->
             Err(e) => refused(e, false),
         };
     }
-    private_json(StatusCode::OK, &routing.document_json(&doc))
+    match routing
+        .with_recipients(&doc, routing.document_json(&doc))
+        .await
+    {
+        Ok(body) => private_json(StatusCode::OK, &body),
+        Err(e) => refused(e, false),
+    }
 }
 
 /// `PATCH /v1/documents/{id}` with `{ "status": "closed" | "open" }`: closes or reopens the

@@ -16,8 +16,8 @@
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
 use crate::routing::{
-    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
-    take_route_token,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    requested_status, take_route_token,
 };
 use crate::state::AppState;
 use crate::store::{Cursor, Document};
@@ -104,7 +104,14 @@ impl PassbackMcp {
         only(
             args,
             "route_document",
-            &["markdown", "blocks", "expires_in", "callback_url"],
+            &[
+                "markdown",
+                "blocks",
+                "expires_in",
+                "callback_url",
+                "recipients",
+                "verdict",
+            ],
         )?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let expires_in = routing.lifetime(args.get("expires_in"))?;
@@ -121,6 +128,7 @@ impl PassbackMcp {
                 )));
             }
         };
+        let asks = Asks::from_fields(args)?;
         let src = self.document(args, "route_document")?;
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
         if let Some(key) = &self.key {
@@ -133,12 +141,13 @@ impl PassbackMcp {
                 .await?;
         }
         let checked = routing
-            .route_checked_with(
+            .route_checked_asking(
                 &self.state.slots(),
                 src,
                 expires_in,
                 self.key.as_ref(),
                 callback_url,
+                asks,
             )
             .await?;
         Ok(checked.record(&self.state.origin()))
@@ -227,7 +236,9 @@ impl PassbackMcp {
         only(args, "get_document", &["id", "token"])?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let doc = self.owned(routing, args, "get_document").await?;
-        Ok(routing.summary_json(&doc.summary()))
+        Ok(routing
+            .with_recipients(&doc, routing.summary_json(&doc.summary()))
+            .await?)
     }
 
     async fn set_status(&self, args: &JsonObject) -> Result<Value, Refusal> {

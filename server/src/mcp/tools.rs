@@ -80,6 +80,39 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "description": "An https:// URL to POST each answer, close and expiry of the document to, signed as Standard Webhooks says, so you are woken instead of polling; the answer then carries webhook_secret (unless your sender key has one) to check the signatures with."
         }),
     );
+    route_properties.insert(
+        "recipients".into(),
+        json!({
+            "type": "array",
+            "maxItems": crate::routing::MAX_RECIPIENTS,
+            "description": "The people to send it to: each gets a review link of their own (the answer's recipients[].review_url), their responses carry their name as \"recipient\", and get_document shows who opened and who answered. The shared review_url keeps working for anyone else.",
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "additionalProperties": false,
+                "properties": {
+                    "name": { "type": "string", "minLength": 1, "maxLength": crate::routing::MAX_RECIPIENT_NAME },
+                    "email": { "type": "string", "description": "Kept for you to read back; the server sends no email." }
+                }
+            }
+        }),
+    );
+    route_properties.insert(
+        "verdict".into(),
+        json!({
+            "description": "Ask each reader for a verdict as the review page's last step: true for the choices Approve / Request changes / Reject, or 2 to 6 labels of your own. Each response then carries \"verdict\" (the label chosen) and its export ends with \"Verdict: …\".",
+            "oneOf": [
+                { "type": "boolean" },
+                {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 6,
+                    "uniqueItems": true,
+                    "items": { "type": "string", "minLength": 1, "maxLength": crate::routing::MAX_VERDICT_LABEL }
+                }
+            ]
+        }),
+    );
     let Value::Object(list_properties) = json!({
         "id": { "type": "string", "description": "The document's id, from route_document." },
         "token": { "type": "string", "description": "The document's token, from route_document: it alone opens the answers. Not needed over HTTP with the sender key that routed the document." },

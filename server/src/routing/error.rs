@@ -53,6 +53,9 @@ pub enum RoutingError {
     Lifetime(String),
     /// `callback_url` refused: the sentence names it and says what to give instead.
     Callback(String),
+    /// A field of the request (`recipients`, `verdict`) refused: the sentence names it and says
+    /// what to give instead.
+    Field(String),
     /// The document violates the PassbackAI spec: how many errors, and every diagnostic.
     Violating { errors: usize, diagnostics: Value },
     /// No render slot came free within the queue timeout (`waited`).
@@ -137,7 +140,9 @@ impl fmt::Display for RoutingError {
                 f,
                 "The answer would be stored as {bytes} bytes, over this server's limit of {max} bytes an answer (--max-answer-bytes); send fewer or shorter comments."
             ),
-            RoutingError::Lifetime(said) | RoutingError::Callback(said) => f.write_str(said),
+            RoutingError::Lifetime(said)
+            | RoutingError::Callback(said)
+            | RoutingError::Field(said) => f.write_str(said),
             RoutingError::Violating { errors, .. } => write!(
                 f,
                 "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",

@@ -20,6 +20,8 @@
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
 //! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
+//! | route it to recipients, each with a link of their own, asking for a verdict | [`Routing::route_checked_asking`], [`Asks::from_fields`] |
+//! | a recipient by their link's secret; how far each got; a response through their link | [`Routing::recipient`], [`Routing::with_recipients`], [`Routing::respond_with`] |
 //!
 //! The limits live in `limits`, and what is done for a sender key (`sender`, `owned`,
 //! `within_quota`, `documents_of`, `events_after`) in `keys`; both are re-exported or are
@@ -28,17 +30,22 @@
 mod error;
 mod keys;
 mod limits;
+mod recipients;
 
 pub use error::RoutingError;
 pub use limits::{
     PAGE_DEFAULT, PAGE_MAX, check_stored_size, enter_long_poll, take_answer_token, take_route_token,
+};
+pub use recipients::{
+    Asks, DEFAULT_VERDICT, MAX_RECIPIENT_NAME, MAX_RECIPIENTS, MAX_VERDICT_LABEL, chosen_verdict,
+    is_recipient_secret, recipient_json, secret_hash, with_verdict_line,
 };
 
 use crate::admission::RenderSlots;
 use crate::quote::truncate;
 use crate::store::{
     self, Added, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
-    NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    NewResponse, Recipient, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
@@ -64,6 +71,10 @@ pub struct Routed {
     /// The document's own webhook secret, shown once: for a document routed with a
     /// `callback_url` and without a key (a key's documents are signed with the key's secret).
     pub webhook_secret: Option<String>,
+    /// Each recipient's name and link secret, shown once: the store keeps only its hash.
+    pub recipients: Vec<(String, String)>,
+    /// The verdict's choices, when it asks for one.
+    pub verdict: Option<Vec<String>>,
 }
 
 /// A document routed after its validation: it, and the validation's warnings.
@@ -85,8 +96,27 @@ impl Checked {
             "expires_at": store::rfc3339(routed.expires_at),
             "diagnostics": self.diagnostics,
         });
-        if let (Some(secret), Some(fields)) = (&routed.webhook_secret, record.as_object_mut()) {
+        let Some(fields) = record.as_object_mut() else {
+            return record;
+        };
+        if let Some(secret) = &routed.webhook_secret {
             fields.insert("webhook_secret".into(), json!(secret));
+        }
+        if !routed.recipients.is_empty() {
+            let links: Vec<Value> = routed
+                .recipients
+                .iter()
+                .map(|(name, secret)| {
+                    json!({
+                        "name": name,
+                        "review_url": recipients::recipient_url(origin, &routed.id, secret),
+                    })
+                })
+                .collect();
+            fields.insert("recipients".into(), Value::Array(links));
+        }
+        if let Some(verdict) = &routed.verdict {
+            fields.insert("verdict".into(), json!(verdict));
         }
         record
     }
@@ -115,7 +145,7 @@ impl Routing {
         hash: String,
         expires_in: Option<Duration>,
     ) -> Result<Routed, StoreError> {
-        self.route_owned(markdown, hash, expires_in, None, None)
+        self.route_owned(markdown, hash, expires_in, None, None, Asks::default())
             .await
     }
 
@@ -127,7 +157,9 @@ impl Routing {
         expires_in: Option<Duration>,
         owner: Option<&KeyInfo>,
         callback_url: Option<String>,
+        asks: Asks,
     ) -> Result<Routed, StoreError> {
+        let (secrets, recipients) = recipients::new_recipients(&asks.recipients)?;
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
         // Signed with the key's secret; a document without one (no key, or a key made before
@@ -144,6 +176,13 @@ impl Routing {
             hash,
             created_at,
             expires_at: created_at.saturating_add(lifetime.as_millis() as Millis),
+            recipients: asks
+                .recipients
+                .iter()
+                .map(|(name, _)| name.clone())
+                .zip(secrets)
+                .collect(),
+            verdict: asks.verdict.clone(),
         };
         self.store
             .create(NewDocument {
@@ -156,6 +195,8 @@ impl Routing {
                 owner: owner.map(|k| k.id.clone()),
                 callback_url,
                 webhook_secret: routed.webhook_secret.clone(),
+                recipients,
+                verdict: asks.verdict,
             })
             .await?;
         Ok(routed)
@@ -195,6 +236,21 @@ impl Routing {
         owner: Option<&KeyInfo>,
         callback_url: Option<String>,
     ) -> Result<Checked, RoutingError> {
+        self.route_checked_asking(slots, src, expires_in, owner, callback_url, Asks::default())
+            .await
+    }
+
+    /// [`Routing::route_checked_with`] for recipients, each with a link of their own, and
+    /// with a verdict asked for (contract §6.2; checked already, see [`Asks::from_fields`]).
+    pub async fn route_checked_asking(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
+        callback_url: Option<String>,
+        asks: Asks,
+    ) -> Result<Checked, RoutingError> {
         let (src, validation, hash) = slots
             .run(move || {
                 let validation = passback_engine::validate(&src);
@@ -215,7 +271,7 @@ impl Routing {
             });
         }
         let routed = self
-            .route_owned(src, hash, expires_in, owner, callback_url)
+            .route_owned(src, hash, expires_in, owner, callback_url, asks)
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {
@@ -348,13 +404,34 @@ impl Routing {
         export: String,
         submission: Option<&str>,
     ) -> Result<Box<StoredResponse>, RoutingError> {
-        let response = NewResponse {
-            received_at: store::now(),
+        let answer = Answer {
             reviewer,
             component_inputs,
             annotations,
             export,
-            submission: submission.map(submission_hash),
+            submission: submission.map(str::to_string),
+            recipient: None,
+            verdict: None,
+        };
+        self.respond_with(id, answer).await
+    }
+
+    /// [`Routing::respond_once`] for a whole [`Answer`]: through a recipient's link, with a
+    /// verdict.
+    pub async fn respond_with(
+        &self,
+        id: &str,
+        answer: Answer,
+    ) -> Result<Box<StoredResponse>, RoutingError> {
+        let response = NewResponse {
+            received_at: store::now(),
+            reviewer: answer.reviewer,
+            component_inputs: answer.component_inputs,
+            annotations: answer.annotations,
+            export: answer.export,
+            submission: answer.submission.as_deref().map(submission_hash),
+            recipient: answer.recipient.map(|r| (r.seq, r.name)),
+            verdict: answer.verdict,
         };
         match self
             .store
@@ -373,6 +450,36 @@ impl Routing {
             }),
             Err(e) => Err(RoutingError::store(e)),
         }
+    }
+
+    /// The recipient of `id` whose link carries `secret`: `Unknown` (404) for any other secret.
+    /// With `opened`, a view of their page is recorded (the first one is kept).
+    pub async fn recipient(
+        &self,
+        id: &str,
+        secret: &str,
+        opened: bool,
+    ) -> Result<Recipient, RoutingError> {
+        let unknown = || RoutingError::Unknown { id: id.to_string() };
+        if !is_recipient_secret(secret) {
+            return Err(unknown());
+        }
+        let at = opened.then(store::now);
+        self.store
+            .recipient(id, secret_hash(secret), at)
+            .await
+            .map_err(RoutingError::store)?
+            .ok_or_else(unknown)
+    }
+
+    /// The recipients of `doc` as its sender sees them (see [`recipient_json`]).
+    pub async fn recipients_json(&self, doc: &Document) -> Result<Value, RoutingError> {
+        let found = self
+            .store
+            .recipients(&doc.id)
+            .await
+            .map_err(RoutingError::store)?;
+        Ok(Value::Array(found.iter().map(recipient_json).collect()))
     }
 
     /// The response `response_id` to `id`, when `submission` is the id of the form that sent it
@@ -465,6 +572,36 @@ impl Routing {
         }
         body
     }
+
+    /// `GET /v1/documents/{id}`'s (and `get_document`'s) `recipients` and `verdict` added to
+    /// `body`: how far each recipient got, and the verdict's choices (`null` when none asked).
+    pub async fn with_recipients(
+        &self,
+        doc: &Document,
+        mut body: Value,
+    ) -> Result<Value, RoutingError> {
+        let recipients = self.recipients_json(doc).await?;
+        if let Some(fields) = body.as_object_mut() {
+            fields.insert("recipients".into(), recipients);
+            fields.insert("verdict".into(), json!(doc.verdict));
+        }
+        Ok(body)
+    }
+}
+
+/// A reader's response to keep (see [`Routing::respond_with`]).
+#[derive(Debug, Clone, Default)]
+pub struct Answer {
+    pub reviewer: Option<String>,
+    pub component_inputs: Value,
+    pub annotations: Value,
+    pub export: String,
+    /// The form's submission id: a second post with it finds the first response.
+    pub submission: Option<String>,
+    /// The recipient whose link it came through.
+    pub recipient: Option<Recipient>,
+    /// The verdict's label chosen (one of the document's).
+    pub verdict: Option<String>,
 }
 
 /// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
@@ -569,5 +706,7 @@ fn response_json(r: &StoredResponse) -> Value {
         "componentInputs": r.component_inputs,
         "annotations": r.annotations,
         "export": r.export,
+        "recipient": r.recipient,
+        "verdict": r.verdict,
     })
 }

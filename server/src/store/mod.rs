@@ -177,6 +177,41 @@ pub trait Store: Send + Sync {
     /// Makes the event `event` of the document `id` due for delivery at `now` again. False
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
+
+    /// The recipients of the kept document `id`, in the order they were routed (none when it
+    /// is gone or unknown).
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>>;
+
+    /// The recipient of the kept document `id` whose link secret hashes to `secret_hash`;
+    /// with `opened`, their first view is recorded at that time unless one was already.
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>>;
+}
+
+/// A recipient to keep with a new document.
+#[derive(Debug, Clone)]
+pub struct NewRecipient {
+    /// blake3 of the secret in their link: the secret itself is never stored.
+    pub secret_hash: [u8; 32],
+    pub name: String,
+    pub email: Option<String>,
+}
+
+/// A kept recipient of a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recipient {
+    /// 1, 2, … in the order the sender listed them.
+    pub seq: u32,
+    pub name: String,
+    pub email: Option<String>,
+    /// When their link's page was first loaded.
+    pub opened_at: Option<Millis>,
+    /// When their last response arrived.
+    pub answered_at: Option<Millis>,
 }
 
 /// A document to keep.
@@ -195,6 +230,10 @@ pub struct NewDocument {
     pub callback_url: Option<String>,
     /// `whsec_…` for a document routed without a key and with a callback URL.
     pub webhook_secret: Option<String>,
+    /// Who it is sent to, each with a link of their own (contract §6.2).
+    pub recipients: Vec<NewRecipient>,
+    /// The verdict's choices, when the document asks for one.
+    pub verdict: Option<Vec<String>>,
 }
 
 /// A kept document: open, closed or expired (not purged yet).
@@ -218,6 +257,8 @@ pub struct Document {
     pub status: Status,
     /// The id of the key that routed it; `None` when routed without one.
     pub owner: Option<String>,
+    /// The verdict's choices, when it asks for one.
+    pub verdict: Option<Vec<String>>,
 }
 
 impl Document {
@@ -313,6 +354,10 @@ pub struct NewResponse {
     /// The blake3 hash (base64url) of the form's submission id, when the post carried one: a
     /// second post with the same id finds this response instead of storing another.
     pub submission: Option<String>,
+    /// The recipient whose link it came through: their `seq` and name.
+    pub recipient: Option<(u32, String)>,
+    /// The verdict's label chosen, when the document asks for one.
+    pub verdict: Option<String>,
 }
 
 /// A kept response.
@@ -327,6 +372,10 @@ pub struct StoredResponse {
     pub export: String,
     /// See [`NewResponse::submission`].
     pub submission: Option<String>,
+    /// The name of the recipient whose link it came through.
+    pub recipient: Option<String>,
+    /// The verdict's label chosen.
+    pub verdict: Option<String>,
 }
 
 /// What [`Store::add_response`] did.
@@ -515,6 +564,7 @@ mod tests {
             last_response_at: None,
             status: Status::Open,
             owner: None,
+            verdict: None,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

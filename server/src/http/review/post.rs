@@ -5,9 +5,13 @@ use super::super::request::{client_of, form_or_json, read_body, utf8, wants_html
 use super::super::response::{Resp, html, no_store, private_json, problem};
 use super::{
     CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
-    SUBMISSION_FIELD, decorate, new_submission, routed_options,
+    SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, decorate, new_submission, recipient_query,
+    routed_options, with_verdict,
 };
-use crate::routing::{RoutingError, check_stored_size, is_submission_id, take_answer_token};
+use crate::routing::{
+    Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
+    take_answer_token, with_verdict_line,
+};
 use crate::state::AppState;
 use crate::store::{Millis, Status};
 use bytes::Bytes;
@@ -26,6 +30,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     let browser = wants_html(&req);
     let client = client_of(&req);
     let id = id.to_string();
+    let secret = recipient_query(req.uri().query());
     let form = match form_or_json(
         &req,
         "the review page's form (application/x-www-form-urlencoded) or JSON {\"responses\", \"reviewer\"}",
@@ -48,15 +53,30 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Ok(doc) => doc,
         Err(e) => return refused(e, browser),
     };
+    // Through a recipient's link: theirs, or nothing (404).
+    let recipient = match &secret {
+        Some(secret) => match routing.recipient(&id, secret, false).await {
+            Ok(r) => Some(r),
+            Err(e) => return refused(e, browser),
+        },
+        None => None,
+    };
     let markdown = doc.markdown.clone();
-    let decode_id = id.clone();
-    let (expires_at, checked) = (doc.expires_at, browser && form);
-    let images = state.config.images.clone();
+    let page = PageParts {
+        id: id.clone(),
+        expires_at: doc.expires_at,
+        images: state.config.images.clone(),
+        verdict: doc.verdict.clone(),
+        recipient: recipient
+            .as_ref()
+            .and_then(|r| Some((r.name.clone(), secret.clone()?))),
+    };
+    let checked = browser && form;
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&decode_id, &markdown, &text, checked, expires_at, &images)
+            decode_form(&page, &markdown, &text, checked)
         } else {
-            decode_json(&markdown, &text)
+            decode_json(&markdown, &text, page.verdict.as_deref())
         }
     })
     .await;
@@ -70,7 +90,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             );
         }
     };
-    let (inputs, annotations, export, notices, reviewer, submission) = match answer {
+    let (inputs, annotations, export, notices, reviewer, submission, verdict) = match answer {
         Answer::Edited(page, frame_src) => {
             let mut r = html(StatusCode::OK, page, frame_src);
             no_store(&mut r);
@@ -88,7 +108,16 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             notices,
             reviewer,
             submission,
-        } => (inputs, annotations, export, notices, reviewer, submission),
+            verdict,
+        } => (
+            inputs,
+            annotations,
+            with_verdict_line(export, verdict.as_deref()),
+            notices,
+            reviewer,
+            submission,
+            verdict,
+        ),
     };
     // A browser's form always gets a receipt: one the page did not carry is made here.
     let submission = match submission {
@@ -106,17 +135,17 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     {
         return refused(e, browser);
     }
-    let stored = match routing
-        .respond_once(
-            &id,
-            reviewer,
-            inputs,
-            annotations,
-            export,
-            submission.as_deref(),
-        )
-        .await
-    {
+    let for_secret = recipient.as_ref().and(secret.clone());
+    let kept = Kept {
+        reviewer,
+        component_inputs: inputs,
+        annotations,
+        export,
+        submission: submission.clone(),
+        recipient,
+        verdict,
+    };
+    let stored = match routing.respond_with(&id, kept).await {
         Ok(stored) => stored,
         Err(e) => return refused(e, browser),
     };
@@ -124,7 +153,8 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         // Post/Redirect/Get: the receipt is a page of its own, so reloading it sends nothing.
         (true, Some(k)) => {
             let mut r = html(StatusCode::SEE_OTHER, Bytes::new(), None);
-            let at = format!("/r/{id}/sent?n={}&k={k}", stored.response_id);
+            let back = for_secret.map_or_else(String::new, |s| format!("&for={s}"));
+            let at = format!("/r/{id}/sent?n={}&k={k}{back}", stored.response_id);
             if let Ok(v) = HeaderValue::try_from(at) {
                 r.headers_mut().insert(header::LOCATION, v);
             }
@@ -155,6 +185,8 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
 }
 
 /// What a reader's post amounts to.
+// One per post, moved once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Answer {
     /// A list edit without JavaScript: the page again, with the edit made (nothing kept).
     Edited(String, Option<&'static str>),
@@ -170,7 +202,20 @@ enum Answer {
         reviewer: Option<String>,
         /// The form's submission id (or the JSON's `submission_id`), when it carried one.
         submission: Option<String>,
+        /// The verdict's label chosen, one of the document's.
+        verdict: Option<String>,
     },
+}
+
+/// What the page sent back to a browser is made with, beside the document.
+struct PageParts {
+    id: String,
+    expires_at: Millis,
+    images: ImagePolicy,
+    /// The verdict's choices, when the document asks for one.
+    verdict: Option<Vec<String>>,
+    /// The recipient whose link the post came through: their name and secret.
+    recipient: Option<(String, String)>,
 }
 
 /// The checked comments of `responses`, as contract §7 writes them.
@@ -183,18 +228,17 @@ fn annotations_json(responses: &passback_engine::Responses) -> Value {
 /// browser's post), a post with problems (unanswered questions not confirmed with "Send
 /// anyway", "Other" chosen with nothing typed) comes back as the page with a summary.
 fn decode_form(
-    id: &str,
+    parts: &PageParts,
     markdown: &str,
     text: &str,
     checked: bool,
-    expires_at: Millis,
-    images: &ImagePolicy,
 ) -> Result<Answer, Resp> {
     let posted = passback_engine::parse_urlencoded(text)
         .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
     let mut reviewer = None;
     let mut submission = None;
     let mut confirmed = false;
+    let mut verdict = None;
     let mut pairs = vec![
         ("pb.source".to_string(), markdown.to_string()),
         ("pb.surface".to_string(), Surface::Routed.name().to_string()),
@@ -205,10 +249,13 @@ fn decode_form(
             "pb.reviewer" => reviewer = Some(v),
             SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
             CONFIRM_FIELD => confirmed = true,
+            VERDICT_FIELD => verdict = Some(v),
             _ => pairs.push((k, v)),
         }
     }
     let reviewer = reviewer_name(reviewer.as_deref())?;
+    let verdict = chosen_verdict(parts.verdict.as_deref(), verdict.as_deref())
+        .map_err(|e| problem(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     let empty_others = empty_others(&pairs);
     let mut post = passback_engine::answers_from_form(&pairs).map_err(|e| {
         if e.kind() == AnswersErrorKind::Malformed {
@@ -221,14 +268,21 @@ fn decode_form(
         }
     })?;
     let again = |responses: &passback_engine::Responses, summary: Option<&str>| {
+        let secret = parts.recipient.as_ref().map(|r| r.1.as_str());
         let page = passback_engine::render_with_answers(
             markdown,
-            &routed_options(id, Format::Page, images),
+            &routed_options(&parts.id, Format::Page, &parts.images, secret),
             responses,
         );
         let frame_src = page.frame_src;
-        let page = page.into_body();
-        let intro = Intro::of(markdown, expires_at).html(&page);
+        let page = with_verdict(
+            page.into_body(),
+            parts.verdict.as_deref(),
+            verdict.as_deref(),
+        );
+        let mut intro = Intro::of(markdown, parts.expires_at);
+        intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
+        let intro = intro.html(&page);
         let keep = submission.clone().or_else(new_submission);
         let page = decorate(page, Some(&intro), summary, keep.as_deref());
         (page, frame_src)
@@ -241,7 +295,7 @@ fn decode_form(
     let inputs = passback_engine::answers_to_json(&post.doc, &post.responses);
     if checked {
         // A question with an empty "Other" has its own problem: it is not listed twice.
-        let unanswered: Vec<String> = if confirmed {
+        let mut unanswered: Vec<String> = if confirmed {
             Vec::new()
         } else {
             unanswered(&post.doc, &inputs)
@@ -249,6 +303,10 @@ fn decode_form(
                 .filter(|b| !empty_others.iter().any(|q| q.split('.').next() == Some(b)))
                 .collect()
         };
+        // The verdict is asked for like a question: left out, it is listed with them.
+        if !confirmed && parts.verdict.is_some() && verdict.is_none() {
+            unanswered.push(VERDICT_ID.to_string());
+        }
         if !empty_others.is_empty() || !unanswered.is_empty() {
             post.responses.set_reviewer(reviewer.clone());
             let (mut page, frame_src) = again(&post.responses, None);
@@ -276,6 +334,7 @@ fn decode_form(
         notices,
         reviewer,
         submission,
+        verdict,
     })
 }
 
@@ -352,6 +411,10 @@ fn problem_summary(page: &str, empty_others: &[String], unanswered: &[String]) -
         items.push((target, OTHER_EMPTY.to_string()));
     }
     for block in unanswered {
+        if block == VERDICT_ID {
+            items.push((format!("{VERDICT_ID}-0"), "Your verdict".to_string()));
+            continue;
+        }
         let target = block_field_id(page, block).unwrap_or_default();
         let heading = block_heading(page, block).unwrap_or_else(|| block.clone());
         items.push((target, heading));
@@ -485,8 +548,8 @@ fn mark_field(page: String, name: &str) -> String {
     out
 }
 
-/// `{ "responses": {…}, "reviewer": "…" }`.
-fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
+/// `{ "responses": {…}, "reviewer": "…", "verdict": "…" }`.
+fn decode_json(markdown: &str, text: &str, choices: Option<&[String]>) -> Result<Answer, Resp> {
     let json: Value = serde_json::from_str(text).map_err(|e| {
         problem(
             StatusCode::BAD_REQUEST,
@@ -520,6 +583,18 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
             ));
         }
     };
+    let verdict = match json.get("verdict") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => {
+            return Err(problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "\"verdict\" must be one of the document's verdict labels, as a string, or left out.",
+            ));
+        }
+    };
+    let verdict = chosen_verdict(choices, verdict)
+        .map_err(|e| problem(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     let doc = Doc::parse(markdown);
     let checked = passback_engine::answers_from_json(&doc, responses).map_err(|e| {
         problem(
@@ -540,6 +615,7 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
         notices: export.notices,
         reviewer,
         submission,
+        verdict,
     })
 }
 

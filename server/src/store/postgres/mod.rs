@@ -25,7 +25,7 @@ use super::pg_tls::{self, Target};
 use super::waiters::{GONE_PREFIX, Waiters};
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Recipient, Status, Store, StoreError, StoreFuture, StoredResponse,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -36,6 +36,7 @@ use tokio_postgres::{AsyncMessage, Client, Row};
 mod events;
 use events::event_insert;
 mod keys;
+mod recipients;
 mod responses;
 use responses::{listen, response};
 mod schema;
@@ -170,7 +171,7 @@ impl PostgresStore {
             .query(
                 "cannot read a response",
                 "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                        export, submission_hash
+                        export, submission_hash, recipient, verdict
                  FROM responses WHERE document_id = $1 AND submission_hash = $2",
                 &[&id, &hash],
             )
@@ -203,7 +204,7 @@ impl PostgresStore {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, StoreError> {
@@ -230,6 +231,13 @@ fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, Stor
         last_response_at: r.get(9),
         status: Status::at(closed_at, expires_at, now),
         owner: r.get(10),
+        verdict: match r.get::<_, Option<&str>>(11) {
+            Some(text) => Some(
+                serde_json::from_str(text)
+                    .map_err(|e| StoreError::new("stored verdict choices are not JSON", e))?,
+            ),
+            None => None,
+        },
     }))
 }
 
@@ -243,11 +251,29 @@ impl Store for PostgresStore {
 
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
         Box::pin(async move {
+            let verdict = doc
+                .verdict
+                .as_ref()
+                .map(|v| serde_json::json!(v).to_string());
+            let seqs: Vec<i64> = (1..=doc.recipients.len() as i64).collect();
+            let hashes: Vec<&[u8]> = doc.recipients.iter().map(|r| &r.secret_hash[..]).collect();
+            let names: Vec<&str> = doc.recipients.iter().map(|r| r.name.as_str()).collect();
+            let emails: Vec<Option<&str>> =
+                doc.recipients.iter().map(|r| r.email.as_deref()).collect();
+            // One statement: the document and its recipients are kept together or not at all.
             self.query(
                 "cannot keep the document",
-                "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
-                                        owner_key, callback_url, webhook_secret)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                "WITH doc AS (
+                    INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                           owner_key, callback_url, webhook_secret,
+                                           verdict_choices)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    RETURNING id
+                 )
+                 INSERT INTO recipients (document_id, seq, secret_hash, name, email)
+                 SELECT doc.id, r.seq, r.secret_hash, r.name, r.email
+                 FROM doc, unnest($11::bigint[], $12::bytea[], $13::text[], $14::text[])
+                      AS r(seq, secret_hash, name, email)",
                 &[
                     &doc.id,
                     &&doc.token_hash[..],
@@ -258,6 +284,11 @@ impl Store for PostgresStore {
                     &doc.owner,
                     &doc.callback_url,
                     &doc.webhook_secret,
+                    &verdict,
+                    &seqs,
+                    &hashes,
+                    &names,
+                    &emails,
                 ],
             )
             .await?;
@@ -405,6 +436,12 @@ impl Store for PostgresStore {
                 &[&id],
             )
             .await?;
+            self.query(
+                "cannot delete the recipients",
+                "DELETE FROM recipients WHERE document_id = $1",
+                &[&id],
+            )
+            .await?;
             // The long-polls on it end: here at once, on every replica when the notification
             // arrives. A lost notification costs only promptness: those waits end on their
             // own, and find the document gone.
@@ -490,6 +527,13 @@ impl Store for PostgresStore {
             )
             .await?;
             self.query(
+                "cannot delete the recipients of gone documents",
+                "DELETE FROM recipients r USING documents d
+                 WHERE r.document_id = d.id AND d.gone_at IS NOT NULL",
+                &[],
+            )
+            .await?;
+            self.query(
                 "cannot forget old tombstones",
                 "DELETE FROM documents WHERE gone_at IS NOT NULL AND gone_at < $1",
                 &[&forget_before],
@@ -569,5 +613,18 @@ impl Store for PostgresStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         events::redeliver(self, id, event, now)
+    }
+
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>> {
+        recipients::recipients(self, id)
+    }
+
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>> {
+        recipients::recipient(self, id, secret_hash, opened)
     }
 }

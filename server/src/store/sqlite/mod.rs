@@ -22,7 +22,7 @@ use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::waiters::Waiters;
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Recipient, Status, Store, StoreError, StoreFuture, StoredResponse,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -33,6 +33,7 @@ use std::time::Duration;
 mod events;
 use events::insert_event;
 mod keys;
+mod recipients;
 mod responses;
 mod schema;
 use schema::migrate;
@@ -204,7 +205,7 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(
@@ -232,12 +233,19 @@ fn document_row(
         last_response_at: r.get(9)?,
         status: Status::at(closed_at, expires_at, now),
         owner: r.get(10)?,
+        verdict: match r.get::<_, Option<String>>(11)? {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(11, rusqlite::types::Type::Text, e.into())
+            })?),
+            None => None,
+        },
     }))
 }
 
 /// Deletes a document's text and responses, leaving its tombstone gone since `at`.
 fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM responses WHERE document_id = ?1", [id])?;
+    conn.execute("DELETE FROM recipients WHERE document_id = ?1", [id])?;
     conn.execute(
         "UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE id = ?1",
         params![id, at],
@@ -286,10 +294,16 @@ impl Store for SqliteStore {
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.run(true, move |c| {
-                c.execute(
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let verdict = doc
+                    .verdict
+                    .as_ref()
+                    .map(|v| json_text(&serde_json::json!(v)));
+                tx.execute(
                     "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
-                                            owner_key, callback_url, webhook_secret)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                            owner_key, callback_url, webhook_secret,
+                                            verdict_choices)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
@@ -299,9 +313,12 @@ impl Store for SqliteStore {
                         doc.expires_at,
                         doc.owner,
                         doc.callback_url,
-                        doc.webhook_secret
+                        doc.webhook_secret,
+                        verdict
                     ],
-                )
+                )?;
+                recipients::insert(&tx, &doc.id, &doc.recipients)?;
+                tx.commit()
             })
             .await?;
             Ok(())
@@ -487,13 +504,15 @@ impl Store for SqliteStore {
                     // Stopped taking responses at or before `purge_before`: expired then, or
                     // closed then.
                     const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
-                    tx.execute(
-                        &format!(
-                            "DELETE FROM responses WHERE document_id IN
-                               (SELECT id FROM documents WHERE {DUE})"
-                        ),
-                        [purge_before],
-                    )?;
+                    for table in ["responses", "recipients"] {
+                        tx.execute(
+                            &format!(
+                                "DELETE FROM {table} WHERE document_id IN
+                                   (SELECT id FROM documents WHERE {DUE})"
+                            ),
+                            [purge_before],
+                        )?;
+                    }
                     let expired = tx.execute(
                         &format!("UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE {DUE}"),
                         params![purge_before, now],
@@ -583,5 +602,18 @@ impl Store for SqliteStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         events::redeliver(self, id, event, now)
+    }
+
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>> {
+        recipients::recipients(self, id)
+    }
+
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>> {
+        recipients::recipient(self, id, secret_hash, opened)
     }
 }

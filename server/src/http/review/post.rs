@@ -5,7 +5,7 @@ use super::super::request::{client_of, form_or_json, read_body, utf8, wants_html
 use super::super::response::{Resp, html, no_store, private_json, problem};
 use super::{
     CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
-    SUBMISSION_FIELD, decorate, new_submission, routed_options,
+    REVISION_FIELD, SUBMISSION_FIELD, decorate, new_submission, revised_notice, routed_options,
 };
 use crate::routing::{RoutingError, check_stored_size, is_submission_id, take_answer_token};
 use crate::state::AppState;
@@ -48,13 +48,30 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Ok(doc) => doc,
         Err(e) => return refused(e, browser),
     };
+    // Answers typed against an earlier revision are not kept as answers to this one.
+    let answered = match posted_revision(form, &text) {
+        Ok(r) => r.unwrap_or(doc.revision),
+        Err(r) => return r,
+    };
+    if answered != doc.revision {
+        return stale(&state, &routing, &doc, answered, form, text).await;
+    }
     let markdown = doc.markdown.clone();
     let decode_id = id.clone();
     let (expires_at, checked) = (doc.expires_at, browser && form);
     let images = state.config.images.clone();
+    let revision = doc.revision;
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&decode_id, &markdown, &text, checked, expires_at, &images)
+            decode_form(
+                &decode_id,
+                &markdown,
+                &text,
+                checked,
+                expires_at,
+                &images,
+                revision,
+            )
         } else {
             decode_json(&markdown, &text)
         }
@@ -114,6 +131,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             annotations,
             export,
             submission.as_deref(),
+            doc.revision,
         )
         .await
     {
@@ -154,6 +172,155 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     r
 }
 
+/// The revision a post says it answers: the form's hidden field (a form without one was
+/// rendered before the document could be revised: revision 1), or the JSON's `"revision"`
+/// (`None` without one: the latest).
+fn posted_revision(form: bool, text: &str) -> Result<Option<u64>, Resp> {
+    let bad = |said: &str| {
+        problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("\"revision\" must be a revision number (1, 2, …), not {said}."),
+        )
+    };
+    if form {
+        let Ok(pairs) = passback_engine::parse_urlencoded(text) else {
+            // Named when the form is decoded.
+            return Ok(None);
+        };
+        return match pairs.iter().find(|(k, _)| k == REVISION_FIELD) {
+            None => Ok(Some(1)),
+            Some((_, v)) => v
+                .parse::<u64>()
+                .ok()
+                .filter(|&r| r >= 1)
+                .map(Some)
+                .ok_or_else(|| bad(&format!("\"{}\"", crate::quote::truncate(v)))),
+        };
+    }
+    let Ok(json) = serde_json::from_str::<Value>(text) else {
+        return Ok(None);
+    };
+    match json.get("revision") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|&r| r >= 1)
+            .map(Some)
+            .ok_or_else(|| bad(&crate::quote::truncate(&v.to_string()))),
+    }
+}
+
+/// A post that answers revision `answered` of a document now at a later one (or at none such):
+/// nothing is kept. JSON: 409 naming the latest revision. A browser's form: 409 with the latest
+/// revision's page, the reader's answers carried over where they fit, and every answer that
+/// does not fit listed at the top in the reader's own words, so nothing typed is lost.
+async fn stale(
+    state: &AppState,
+    routing: &crate::routing::Routing,
+    doc: &crate::store::Document,
+    answered: u64,
+    form: bool,
+    text: String,
+) -> Resp {
+    if !form {
+        return super::super::response::problem_with(
+            StatusCode::CONFLICT,
+            format!(
+                "These answers are to revision {answered}, but the document is at revision {} now: nothing was kept. Read it again (GET /r/{{id}}) and answer the latest revision.",
+                doc.revision
+            ),
+            json!({ "revision": doc.revision, "answered_revision": answered }),
+        );
+    }
+    let old = if answered < doc.revision {
+        routing
+            .revision_text(&doc.id, answered)
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
+    let (id, markdown, expires_at, revision) = (
+        doc.id.clone(),
+        doc.markdown.clone(),
+        doc.expires_at,
+        doc.revision,
+    );
+    let images = state.config.images.clone();
+    let page = tokio::task::spawn_blocking(move || {
+        let posted = passback_engine::parse_urlencoded(&text).unwrap_or_default();
+        let mut reviewer = None;
+        let mut submission = None;
+        let mut pairs = vec![
+            ("pb.source".to_string(), old.clone().unwrap_or_default()),
+            ("pb.surface".to_string(), Surface::Routed.name().to_string()),
+        ];
+        for (k, v) in posted {
+            match k.as_str() {
+                "pb.source" | "pb.surface" | REVISION_FIELD | CONFIRM_FIELD => {}
+                "pb.reviewer" => reviewer = Some(v),
+                SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
+                _ => pairs.push((k, v)),
+            }
+        }
+        let read = old.as_deref().and_then(|old| {
+            let post = passback_engine::answers_from_form(&pairs).ok()?;
+            let inputs = passback_engine::answers_to_json(&post.doc, &post.responses);
+            let annotations = annotations_json(&post.responses);
+            Some(crate::routing::carry::carry(
+                old,
+                &markdown,
+                &inputs,
+                &annotations,
+            ))
+        });
+        let (inputs, left) = match read {
+            Some(carried) => (carried.inputs, carried.left),
+            // The revision it answered is not kept: every text the reader typed, as typed.
+            None => (
+                json!({}),
+                pairs
+                    .iter()
+                    .skip(2)
+                    .filter(|(_, v)| !v.trim().is_empty())
+                    .map(|(_, v)| format!("“{}”", v.trim()))
+                    .collect(),
+            ),
+        };
+        let new_doc = Doc::parse(&markdown);
+        let mut responses =
+            passback_engine::answers_from_json(&new_doc, &inputs).unwrap_or_default();
+        responses.set_reviewer(reviewer.map(|r| r.trim().to_string()).filter(|r| !r.is_empty()));
+        let rendered = passback_engine::render_with_answers(
+            &markdown,
+            &routed_options(&id, Format::Page, &images),
+            &responses,
+        );
+        let frame_src = rendered.frame_src;
+        let page = rendered.into_body();
+        let intro = Intro::of(&markdown, expires_at).html(&page);
+        let notice = revised_notice(revision, &left, true);
+        let keep = submission.or_else(new_submission);
+        (
+            decorate(page, Some(&intro), Some(&notice), keep.as_deref(), revision),
+            frame_src,
+        )
+    })
+    .await;
+    match page {
+        Ok((page, frame_src)) => {
+            let mut r = html(StatusCode::CONFLICT, page, frame_src);
+            no_store(&mut r);
+            r
+        }
+        Err(_) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The answers could not be read on an internal error; please report it.",
+        ),
+    }
+}
+
 /// What a reader's post amounts to.
 enum Answer {
     /// A list edit without JavaScript: the page again, with the edit made (nothing kept).
@@ -189,6 +356,7 @@ fn decode_form(
     checked: bool,
     expires_at: Millis,
     images: &ImagePolicy,
+    revision: u64,
 ) -> Result<Answer, Resp> {
     let posted = passback_engine::parse_urlencoded(text)
         .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
@@ -201,7 +369,7 @@ fn decode_form(
     ];
     for (k, v) in posted {
         match k.as_str() {
-            "pb.source" | "pb.surface" => {}
+            "pb.source" | "pb.surface" | REVISION_FIELD => {}
             "pb.reviewer" => reviewer = Some(v),
             SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
             CONFIRM_FIELD => confirmed = true,
@@ -230,7 +398,7 @@ fn decode_form(
         let page = page.into_body();
         let intro = Intro::of(markdown, expires_at).html(&page);
         let keep = submission.clone().or_else(new_submission);
-        let page = decorate(page, Some(&intro), summary, keep.as_deref());
+        let page = decorate(page, Some(&intro), summary, keep.as_deref(), revision);
         (page, frame_src)
     };
     if post.op == FormOp::Edit {

@@ -16,6 +16,7 @@ pub(super) fn response(r: &Row) -> Result<StoredResponse, StoreError> {
         annotations: json(4)?,
         export: r.get(5),
         submission: r.get(6),
+        revision: r.get::<_, i64>(7) as u64,
     })
 }
 
@@ -107,8 +108,8 @@ pub(super) fn add_response<'a>(
                  stored AS (
                     INSERT INTO responses (document_id, seq, received_at, reviewer,
                                            component_inputs, annotations, export,
-                                           submission_hash)
-                    SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7, $8
+                                           submission_hash, revision)
+                    SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7, $8, $9
                     FROM doc
                     RETURNING seq
                  ),
@@ -125,6 +126,7 @@ pub(super) fn add_response<'a>(
                     &annotations,
                     &response.export,
                     &response.submission,
+                    &(response.revision.min(i64::MAX as u64) as i64),
                 ],
             )
             .await;
@@ -148,6 +150,7 @@ pub(super) fn add_response<'a>(
             annotations: response.annotations,
             export: response.export,
             submission: response.submission,
+            revision: response.revision,
         })))
     })
 }
@@ -164,7 +167,7 @@ pub(super) fn responses<'a>(
             .query(
                 "cannot read the responses",
                 "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                        export, submission_hash
+                        export, submission_hash, revision
                  FROM responses WHERE document_id = $1 AND seq > $2
                  ORDER BY seq LIMIT $3",
                 &[&id, &since, &(PAGE_RESPONSES as i64)],

@@ -28,6 +28,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "submissions",
         sql: include_str!("../../../migrations/postgres/0005_submissions.sql"),
     },
+    Migration {
+        version: 6,
+        name: "revisions",
+        sql: include_str!("../../../migrations/postgres/0006_revisions.sql"),
+    },
 ];
 
 pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {

@@ -9,7 +9,8 @@ pub(super) fn read_responses(
     since: u64,
 ) -> rusqlite::Result<Vec<StoredResponse>> {
     let mut stmt = conn.prepare(
-        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash,
+                revision
          FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
@@ -27,6 +28,7 @@ pub(super) fn read_responses(
             annotations: json_value(&row.get::<_, String>(4)?)?,
             export,
             submission: row.get(6)?,
+            revision: row.get::<_, i64>(7)? as u64,
         });
         if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
             break;
@@ -95,8 +97,8 @@ pub(super) fn add_response<'a>(
                 tx.execute(
                     "INSERT INTO responses (document_id, seq, received_at, reviewer,
                                             component_inputs, annotations, export,
-                                            submission_hash)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                            submission_hash, revision)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         id,
                         seq,
@@ -105,7 +107,8 @@ pub(super) fn add_response<'a>(
                         json_text(&response.component_inputs),
                         json_text(&response.annotations),
                         response.export,
-                        response.submission
+                        response.submission,
+                        response.revision as i64
                     ],
                 )?;
                 insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
@@ -118,6 +121,7 @@ pub(super) fn add_response<'a>(
                     annotations: response.annotations,
                     export: response.export,
                     submission: response.submission,
+                    revision: response.revision,
                 })))
             })
             .await?

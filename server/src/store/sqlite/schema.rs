@@ -29,6 +29,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "submissions",
         sql: include_str!("../../../migrations/sqlite/0005_submissions.sql"),
     },
+    Migration {
+        version: 6,
+        name: "revisions",
+        sql: include_str!("../../../migrations/sqlite/0006_revisions.sql"),
+    },
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {

@@ -157,6 +157,9 @@ pub fn warnings(old_markdown: &str, new_markdown: &str, revision: u64) -> Vec<Va
                 "severity": "warning",
                 "code": "revision_answers_unmatched",
                 "block": Value::Null,
+                "line": 1,
+                "column": 1,
+                "path": "",
                 "previous_block": o.block,
                 "message": format!(
                     "Answers to {} (block {} of revision {revision}), {what}, have no place in this revision: it was removed, or changed its id or kind.",
@@ -225,6 +228,8 @@ pub fn warnings(old_markdown: &str, new_markdown: &str, revision: u64) -> Vec<Va
                 "code": "revision_answers_ambiguous",
                 "block": n.block,
                 "line": n.line,
+                "column": 1,
+                "path": "",
                 "previous_block": o.block,
                 "message": format!(
                     "Earlier answers to {} (block {} of revision {revision}) may not fit block {}: {}.",

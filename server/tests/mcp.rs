@@ -395,9 +395,14 @@ async fn the_routed_loop(client: &Client, addr: &str) {
         .find(|d| d["code"] == "revision_answers_ambiguous")
         .unwrap_or_else(|| panic!("a warning: {revised}"));
     assert_eq!(warning["block"], "b1");
-    assert!(warning["message"].as_str().unwrap().contains("\"US\""), "{warning}");
+    assert!(
+        warning["message"].as_str().unwrap().contains("\"US\""),
+        "{warning}"
+    );
     let page = fetch(addr, "GET", &format!("/r/{id}"), &[], b"").await;
-    assert!(page.text().contains("APAC") && page.text().contains("name=\"pb.revision\" value=\"2\""));
+    assert!(
+        page.text().contains("APAC") && page.text().contains("name=\"pb.revision\" value=\"2\"")
+    );
     let (status, body) = answer(
         addr,
         &id,
@@ -406,7 +411,12 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     )
     .await;
     assert_eq!(status, 201, "{body}");
-    let all = ok(client, "list_responses", json!({ "id": id, "token": token })).await;
+    let all = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
     let revisions: Vec<&Value> = all["responses"]
         .as_array()
         .unwrap()

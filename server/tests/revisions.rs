@@ -26,7 +26,11 @@ fn add_key(backend: &Backend, name: &str) -> String {
         .args(["keys", "add", name, "--store", &backend.spec()])
         .output()
         .expect("run passback keys");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -53,7 +57,13 @@ fn route(addr: &str, key: &str) -> (String, String) {
 
 /// `PUT /v1/documents/{id}` with `credential` (none when empty) and a JSON body.
 fn put(addr: &str, id: &str, credential: &str, body: &Value) -> Reply {
-    put_raw(addr, id, credential, "application/json", body.to_string().as_bytes())
+    put_raw(
+        addr,
+        id,
+        credential,
+        "application/json",
+        body.to_string().as_bytes(),
+    )
 }
 
 fn put_raw(addr: &str, id: &str, credential: &str, content_type: &str, body: &[u8]) -> Reply {
@@ -67,7 +77,13 @@ fn put_raw(addr: &str, id: &str, credential: &str, content_type: &str, body: &[u
 
 fn get(addr: &str, path: &str, credential: &str) -> Reply {
     let bearer = auth(credential);
-    call(addr, "GET", path, &[("authorization", bearer.as_str())], b"")
+    call(
+        addr,
+        "GET",
+        path,
+        &[("authorization", bearer.as_str())],
+        b"",
+    )
 }
 
 /// A reader's JSON post.
@@ -111,7 +127,10 @@ fn revisions_are_the_owners_alone(backend: &Backend) {
     assert_eq!(put(addr, &id, &stranger, &new).status, 403);
     let r = put(addr, &id, &other, &new);
     assert_eq!(r.status, 404, "{}", r.text());
-    assert_eq!(put(addr, "AAAAAAAAAAAAAAAAAAAAAA", &token, &new).status, 404);
+    assert_eq!(
+        put(addr, "AAAAAAAAAAAAAAAAAAAAAA", &token, &new).status,
+        404
+    );
     // Over the body limit; violating; with the document's own settings.
     let big = json!({ "markdown": format!("{DOC}\n{}", "x".repeat(5000)) });
     let r = put(addr, &id, &token, &big);
@@ -124,7 +143,12 @@ fn revisions_are_the_owners_alone(backend: &Backend) {
     );
     assert_eq!(r.status, 422, "{}", r.text());
     assert_eq!(r.json()["diagnostics"][0]["code"], "too_few");
-    let r = put(addr, &id, &token, &json!({ "markdown": DOC, "expires_in": 60 }));
+    let r = put(
+        addr,
+        &id,
+        &token,
+        &json!({ "markdown": DOC, "expires_in": 60 }),
+    );
     assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("expires_in"));
     // None of that changed it.
@@ -151,7 +175,11 @@ fn revisions_are_the_owners_alone(backend: &Backend) {
     let r = put_raw(addr, &id, &token, "text/markdown", revised().as_bytes());
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["revision"], 3);
-    assert_eq!(r.json()["diagnostics"], json!([]), "an unchanged text warns of nothing");
+    assert_eq!(
+        r.json()["diagnostics"],
+        json!([]),
+        "an unchanged text warns of nothing"
+    );
     let doc = get(addr, &format!("/v1/documents/{id}"), &token).json();
     assert_eq!(doc["revision"], 3);
     assert_eq!(doc["markdown"], revised());
@@ -161,11 +189,17 @@ fn revisions_are_the_owners_alone(backend: &Backend) {
         addr,
         "PATCH",
         &format!("/v1/documents/{id}"),
-        &[("content-type", "application/json"), ("authorization", &auth(&token))],
+        &[
+            ("content-type", "application/json"),
+            ("authorization", &auth(&token)),
+        ],
         br#"{"status":"closed"}"#,
     );
     assert_eq!(closed.status, 200);
-    assert_eq!(put(addr, &id, &token, &json!({ "markdown": DOC })).json()["revision"], 4);
+    assert_eq!(
+        put(addr, &id, &token, &json!({ "markdown": DOC })).json()["revision"],
+        4
+    );
     assert_eq!(backend.rows_of("revisions", &id, false).0, 3);
     let deleted = call(
         addr,
@@ -263,7 +297,10 @@ fn answers_to_an_earlier_revision(backend: &Backend, extra: &[&str]) {
     let export_before = listed["responses"][0]["export"].clone();
     assert_eq!(listed["responses"][0]["revision"], 1);
 
-    assert_eq!(put(addr, &id, &token, &json!({ "markdown": revised() })).status, 200);
+    assert_eq!(
+        put(addr, &id, &token, &json!({ "markdown": revised() })).status,
+        200
+    );
     let page = call(addr, "GET", &format!("/r/{id}"), &[], b"").text();
     assert!(page.contains("APAC") && page.contains("name=\"pb.revision\" value=\"2\""));
 
@@ -278,7 +315,10 @@ fn answers_to_an_earlier_revision(backend: &Backend, extra: &[&str]) {
     assert_eq!(r.status, 409, "{}", r.text());
     let page = r.text();
     assert!(page.contains("This document was revised"), "{page}");
-    assert!(page.contains("“US”"), "the choice that has no place is shown");
+    assert!(
+        page.contains("“US”"),
+        "the choice that has no place is shown"
+    );
     assert!(page.contains("APAC"), "the latest revision is the page");
     assert!(page.contains(typed), "the typed text is in the form again");
     assert!(page.contains("name=\"pb.revision\" value=\"2\""));
@@ -299,7 +339,11 @@ fn answers_to_an_earlier_revision(backend: &Backend, extra: &[&str]) {
         &json!({ "revision": 2, "responses": { "b1": { "selected": ["APAC"] } } }),
     );
     assert_eq!(r.status, 201, "{}", r.text());
-    let r = answer_form(addr, &id, "pb.revision=2&b1.q0.pick=0&b2.q0.text=x&pb.op=export");
+    let r = answer_form(
+        addr,
+        &id,
+        "pb.revision=2&b1.q0.pick=0&b2.q0.text=x&pb.op=export",
+    );
     assert_eq!(r.status, 303, "{}", r.text());
     let listed = get(addr, &format!("/v1/documents/{id}/responses"), &token).json();
     let revisions: Vec<&Value> = listed["responses"]
@@ -318,7 +362,10 @@ fn answers_to_an_earlier_revision(backend: &Backend, extra: &[&str]) {
     if extra.is_empty() {
         assert!(texts.contains("[\"EU\",\"US\"]"), "{texts}");
     } else {
-        assert!(texts.starts_with("pbs1.") && !texts.contains("Which region"), "{texts}");
+        assert!(
+            texts.starts_with("pbs1.") && !texts.contains("Which region"),
+            "{texts}"
+        );
         assert!(backend.stored(&id).0.starts_with("pbs1."));
     }
 }

@@ -280,11 +280,9 @@ async fn put(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &s
         return refused(e, false);
     }
     if let Some(owner) = &doc.owner
-        && let Some(limit) = state.config.key_max_bytes
-        && let Some(presented) = bearer(&req)
-        && let Ok(key) = routing.sender(presented).await
-        && &key.id == owner
-        && let Err(e) = routing.within_quota(&key, None, Some(limit)).await
+        && let Err(e) = routing
+            .within_bytes(owner, state.config.key_max_bytes)
+            .await
     {
         return refused(e, false);
     }

@@ -146,15 +146,19 @@ impl PassbackMcp {
     }
 
     async fn revise_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
-        only(args, "revise_document", &["id", "token", "markdown", "blocks"])?;
+        only(
+            args,
+            "revise_document",
+            &["id", "token", "markdown", "blocks"],
+        )?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let doc = self.owned(routing, args, "revise_document").await?;
         let src = self.document(args, "revise_document")?;
         // A revision is routed text: it counts against the same limits as routing.
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
-        if let Some(key) = &self.key {
+        if let Some(owner) = &doc.owner {
             routing
-                .within_quota(key, None, self.state.config.key_max_bytes)
+                .within_bytes(owner, self.state.config.key_max_bytes)
                 .await?;
         }
         let revision = routing

@@ -94,10 +94,9 @@ fn components(doc: &Doc) -> Vec<Component> {
             let json: Value = serde_json::from_str(source).unwrap_or(Value::Null);
             let kind = b.kind.tag();
             let id = match kind {
-                "single-choice" | "multi-choice" | "open-question" => json
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                "single-choice" | "multi-choice" | "open-question" => {
+                    json.get("id").and_then(Value::as_str).map(str::to_string)
+                }
                 _ => None,
             };
             Component {
@@ -253,7 +252,12 @@ pub struct Carried {
 }
 
 /// `inputs` (answers keyed by `old`'s blocks) and `annotations`, carried to `new`.
-pub fn carry(old_markdown: &str, new_markdown: &str, inputs: &Value, annotations: &Value) -> Carried {
+pub fn carry(
+    old_markdown: &str,
+    new_markdown: &str,
+    inputs: &Value,
+    annotations: &Value,
+) -> Carried {
     let new_doc = Doc::parse(new_markdown);
     let (old, new) = (components(&Doc::parse(old_markdown)), components(&new_doc));
     let pairs = pair(&old, &new);
@@ -348,7 +352,13 @@ fn adapt(n: &Component, answer: &Value) -> (Value, Option<String>) {
             if let Some(order) = value.get("order").and_then(Value::as_array) {
                 let mentioned: Vec<&str> = order
                     .iter()
-                    .chain(value.get("removed").and_then(Value::as_array).into_iter().flatten())
+                    .chain(
+                        value
+                            .get("removed")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten(),
+                    )
                     .filter_map(Value::as_str)
                     .collect();
                 let added: Vec<Value> = ids
@@ -422,7 +432,11 @@ mod tests {
         );
         assert!(carried.left.is_empty(), "{:?}", carried.left);
         // Moving a component with an id is no ambiguity; moving one without is (it has none).
-        assert!(warnings(&old, &new, 1).is_empty(), "{:?}", warnings(&old, &new, 1));
+        assert!(
+            warnings(&old, &new, 1).is_empty(),
+            "{:?}",
+            warnings(&old, &new, 1)
+        );
     }
 
     #[test]
@@ -435,7 +449,10 @@ mod tests {
             &json!({ "b1": { "selected": ["Blue"], "note": "my own words" } }),
             &json!([]),
         );
-        assert_eq!(carried.inputs, json!({ "b1": { "selected": [], "note": "my own words" } }));
+        assert_eq!(
+            carried.inputs,
+            json!({ "b1": { "selected": [], "note": "my own words" } })
+        );
         assert_eq!(carried.left.len(), 1);
         assert!(carried.left[0].contains("“Blue”"), "{:?}", carried.left);
         let w = warnings(&old, &new, 1);
@@ -451,8 +468,17 @@ mod tests {
         let new = open("Second?");
         let w = warnings(&old, &new, 3);
         let codes: Vec<&str> = w.iter().filter_map(|d| d["code"].as_str()).collect();
-        assert_eq!(codes, ["revision_answers_ambiguous", "revision_answers_unmatched"], "{w:?}");
-        assert!(w[1]["message"].as_str().unwrap().contains("b2 of revision 3"));
+        assert_eq!(
+            codes,
+            ["revision_answers_ambiguous", "revision_answers_unmatched"],
+            "{w:?}"
+        );
+        assert!(
+            w[1]["message"]
+                .as_str()
+                .unwrap()
+                .contains("b2 of revision 3")
+        );
         let carried = carry(
             &old,
             &new,
@@ -461,7 +487,11 @@ mod tests {
         );
         // By position: b1's answer lands on the one left; b2's is kept aside, word for word.
         assert_eq!(carried.inputs, json!({ "b1": { "text": "one" } }));
-        assert!(carried.left.iter().any(|l| l.contains("“two typed”")), "{:?}", carried.left);
+        assert!(
+            carried.left.iter().any(|l| l.contains("“two typed”")),
+            "{:?}",
+            carried.left
+        );
     }
 
     #[test]

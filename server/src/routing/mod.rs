@@ -304,9 +304,7 @@ impl Routing {
             Revised::Expired { expires_at } => Err(RoutingError::StatusFixed { expires_at }),
             Revised::Full => Err(RoutingError::Revisions { max: MAX_REVISIONS }),
             Revised::Gone => Err(RoutingError::Gone),
-            Revised::Unknown => Err(RoutingError::Unknown {
-                id: doc.id.clone(),
-            }),
+            Revised::Unknown => Err(RoutingError::Unknown { id: doc.id.clone() }),
         }
     }
 

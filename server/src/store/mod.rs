@@ -315,7 +315,9 @@ pub enum Revised {
     /// The new revision's number.
     Done(u64),
     /// Its time ran out: it cannot change any more.
-    Expired { expires_at: Millis },
+    Expired {
+        expires_at: Millis,
+    },
     /// It has as many revisions as it may.
     Full,
     Gone,

@@ -128,9 +128,17 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
                 };
                 render_sent(&markdown, &options, &sent)
                     .map(|r| (r, left))
-                    .unwrap_or_else(|| (render_uncached(&engine_state, &markdown, &options), Vec::new()))
+                    .unwrap_or_else(|| {
+                        (
+                            render_uncached(&engine_state, &markdown, &options),
+                            Vec::new(),
+                        )
+                    })
             }
-            None => (render_uncached(&engine_state, &markdown, &options), Vec::new()),
+            None => (
+                render_uncached(&engine_state, &markdown, &options),
+                Vec::new(),
+            ),
         })
         .await;
     let (rendered, left) = match rendered {
@@ -165,7 +173,8 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
 /// A response to an earlier revision (`old`), its answers carried to `markdown` where they
 /// fit, and what does not fit, in words.
 fn carried_over(old: &str, markdown: &str, sent: StoredResponse) -> (StoredResponse, Vec<String>) {
-    let carried = crate::routing::carry::carry(old, markdown, &sent.component_inputs, &sent.annotations);
+    let carried =
+        crate::routing::carry::carry(old, markdown, &sent.component_inputs, &sent.annotations);
     let mut inputs = carried.inputs;
     let annotations = inputs
         .as_object_mut()

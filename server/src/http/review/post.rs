@@ -64,13 +64,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
             decode_form(
-                &decode_id,
-                &markdown,
-                &text,
-                checked,
-                expires_at,
-                &images,
-                revision,
+                &decode_id, &markdown, &text, checked, expires_at, &images, revision,
             )
         } else {
             decode_json(&markdown, &text)
@@ -291,7 +285,11 @@ async fn stale(
         let new_doc = Doc::parse(&markdown);
         let mut responses =
             passback_engine::answers_from_json(&new_doc, &inputs).unwrap_or_default();
-        responses.set_reviewer(reviewer.map(|r| r.trim().to_string()).filter(|r| !r.is_empty()));
+        responses.set_reviewer(
+            reviewer
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty()),
+        );
         let rendered = passback_engine::render_with_answers(
             &markdown,
             &routed_options(&id, Format::Page, &images),

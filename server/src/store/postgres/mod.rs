@@ -25,7 +25,8 @@ use super::pg_tls::{self, Target};
 use super::waiters::{GONE_PREFIX, Waiters};
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Revised, RevisionText, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Revised, RevisionText, Status, Store, StoreError, StoreFuture,
+    StoredResponse,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};

@@ -22,7 +22,8 @@ use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::waiters::Waiters;
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Revised, RevisionText, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Revised, RevisionText, Status, Store, StoreError, StoreFuture,
+    StoredResponse,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};

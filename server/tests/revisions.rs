@@ -290,7 +290,10 @@ fn answers_to_an_earlier_revision(backend: &Backend, extra: &[&str]) {
     let first = answer(
         addr,
         &id,
-        &json!({ "responses": { "b1": { "selected": ["US"] }, "b2": { "text": "first" } } }),
+        &json!({
+            "responses": { "b1": { "selected": ["US"] }, "b2": { "text": "first reason" } },
+            "submission_id": SUBMISSION,
+        }),
     );
     assert_eq!(first.status, 201, "{}", first.text());
     let listed = get(addr, &format!("/v1/documents/{id}/responses"), &token).json();
@@ -303,6 +306,19 @@ fn answers_to_an_earlier_revision(backend: &Backend, extra: &[&str]) {
     );
     let page = call(addr, "GET", &format!("/r/{id}"), &[], b"").text();
     assert!(page.contains("APAC") && page.contains("name=\"pb.revision\" value=\"2\""));
+    // Editing the answer sent to revision 1: the form of revision 2, with what fits filled in
+    // and what does not listed.
+    let edit = call(
+        addr,
+        "GET",
+        &format!("/r/{id}?edit=1&k={SUBMISSION}"),
+        &[],
+        b"",
+    );
+    assert_eq!(edit.status, 200);
+    let edit = edit.text();
+    assert!(edit.contains("first reason"), "the typed reason is carried");
+    assert!(edit.contains("This document was revised") && edit.contains("“US”"));
 
     // The form rendered from revision 1, sent now: "US" has no place any more, the typed
     // reason does.
@@ -381,6 +397,9 @@ fn postgres_answers_to_an_earlier_revision_are_never_lost() {
         answers_to_an_earlier_revision(&backend, &[]);
     }
 }
+
+/// The submission id of the first answer, which opens its receipt and its edit link.
+const SUBMISSION: &str = "first-answer-submission-0001";
 
 const SEAL: &str = "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 

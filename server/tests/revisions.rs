@@ -226,6 +226,29 @@ fn postgres_revisions_are_the_owners_alone() {
     }
 }
 
+/// A document takes 100 revisions, then refuses more with 409 saying what to do instead.
+#[test]
+fn a_document_takes_a_hundred_revisions() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let (id, token) = route(addr, "");
+    for n in 2..=100u64 {
+        let text = DOC.replace("Why?", &format!("Why, take {n}?"));
+        let r = put(addr, &id, &token, &json!({ "markdown": text }));
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["revision"], n);
+    }
+    let r = put(addr, &id, &token, &json!({ "markdown": DOC }));
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert!(
+        r.problem_detail().contains("POST /v1/documents"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(backend.rows_of("revisions", &id, false).0, 99);
+}
+
 /// Revisions sent at once to one document: every one kept, numbered 2, 3, … with none twice
 /// and none lost, and every replaced text kept once.
 fn racing_revisions_are_all_kept(backend: &Backend) {

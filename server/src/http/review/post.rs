@@ -54,6 +54,10 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Err(r) => return r,
     };
     if answered != doc.revision {
+        // It keeps nothing, but renders a page: it counts as an answer against the limits.
+        if let Err(e) = take_answer_token(&state.answer_limiter, &id, client) {
+            return refused(e, browser);
+        }
         return stale(&state, &routing, &doc, answered, form, text).await;
     }
     let markdown = doc.markdown.clone();
@@ -277,7 +281,12 @@ async fn stale(
                 pairs
                     .iter()
                     .skip(2)
-                    .filter(|(_, v)| !v.trim().is_empty())
+                    .filter(|(k, v)| {
+                        !k.starts_with("pb.")
+                            && !k.ends_with(".pick")
+                            && !k.ends_with(".item")
+                            && !v.trim().is_empty()
+                    })
                     .map(|(_, v)| format!("“{}”", v.trim()))
                     .collect(),
             ),

@@ -495,6 +495,70 @@ mod tests {
     }
 
     #[test]
+    fn questions_and_items_follow_their_ids_inside_a_component() {
+        let questionnaire = |questions: Value| {
+            format!(
+                "```questionnaire\n{}\n```\n\n",
+                json!({ "version": "1", "questions": questions })
+            )
+        };
+        let prioritize = |ids: &[&str]| {
+            let items: Vec<Value> = ids.iter().map(|i| json!({ "id": i, "label": i })).collect();
+            format!(
+                "```prioritize\n{}\n```\n\n",
+                json!({ "version": "1", "items": items })
+            )
+        };
+        let old = questionnaire(json!([
+            { "id": "q1", "question": "Auth?", "options": ["PIN", "SSO"] },
+            { "id": "q2", "question": "When?", "options": ["Q1", "Q2"] }
+        ])) + &prioritize(&["a", "b", "c"]);
+        let new = questionnaire(json!([
+            { "id": "q2", "question": "When?", "options": ["Q2", "Q3"] }
+        ])) + &prioritize(&["c", "a", "d"]);
+        let carried = carry(
+            &old,
+            &new,
+            &json!({
+                "b1": { "questions": { "q1": { "selected": ["SSO"] }, "q2": { "selected": ["Q2"] } } },
+                "b2": { "order": ["b", "a", "c"] }
+            }),
+            &json!([]),
+        );
+        // q1 is gone, q2 keeps its choice; the list keeps its order, drops b, adds d last.
+        assert_eq!(
+            carried.inputs,
+            json!({
+                "b1": { "questions": { "q2": { "selected": ["Q2"] } } },
+                "b2": { "order": ["a", "c", "d"] }
+            })
+        );
+        assert!(
+            carried
+                .left
+                .iter()
+                .any(|l| l.contains("q1") && l.contains("“SSO”")),
+            "{:?}",
+            carried.left
+        );
+        let w = warnings(&old, &new, 1);
+        assert_eq!(w.len(), 2, "{w:?}");
+        let all: String = w.iter().map(|d| d["message"].to_string()).collect();
+        for said in ["\\\"q1\\\"", "\\\"Q1\\\"", "\\\"b\\\""] {
+            assert!(all.contains(said), "{said} in {all}");
+        }
+    }
+
+    #[test]
+    fn components_without_ids_swapped_are_warned_of() {
+        let old = open("First?") + &open("Second?");
+        let new = open("Second?") + &open("First?");
+        let w = warnings(&old, &new, 1);
+        let blocks: Vec<&str> = w.iter().filter_map(|d| d["block"].as_str()).collect();
+        assert_eq!(blocks, ["b1", "b2"], "{w:?}");
+    }
+
+    #[test]
     fn an_unchanged_revision_warns_of_nothing() {
         let doc = single(None, "A?", &["x", "y"]) + &open("B?");
         assert!(warnings(&doc, &doc, 1).is_empty());

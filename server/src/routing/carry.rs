@@ -192,20 +192,23 @@ pub fn warnings(old_markdown: &str, new_markdown: &str, revision: u64) -> Vec<Va
         let removed = gone(o.options(), n.options());
         if !removed.is_empty() {
             why.push(format!(
-                "the options {} that earlier answers may have chosen were removed",
-                removed.join(", ")
+                "{} that earlier answers may have chosen {} removed",
+                named("option", &removed),
+                if removed.len() == 1 { "was" } else { "were" }
             ));
         }
         let removed = gone(o.inner_ids(), n.inner_ids());
         if !removed.is_empty() {
             let what = if o.kind == "questionnaire" {
-                "questions"
+                "question"
             } else {
-                "items"
+                "item"
             };
             why.push(format!(
-                "the {what} {} were removed, with their earlier answers",
-                removed.join(", ")
+                "{} {} removed, with {} earlier answers",
+                named(what, &removed),
+                if removed.len() == 1 { "was" } else { "were" },
+                if removed.len() == 1 { "its" } else { "their" }
             ));
         }
         if o.kind == "questionnaire" {
@@ -214,8 +217,8 @@ pub fn warnings(old_markdown: &str, new_markdown: &str, revision: u64) -> Vec<Va
                     let removed = gone(o.question_options(q), n.question_options(q));
                     if !removed.is_empty() {
                         why.push(format!(
-                            "question \"{q}\" lost the options {}",
-                            removed.join(", ")
+                            "question \"{q}\" lost {}",
+                            named("option", &removed)
                         ));
                     }
                 }
@@ -239,6 +242,12 @@ pub fn warnings(old_markdown: &str, new_markdown: &str, revision: u64) -> Vec<Va
         }
     }
     out
+}
+
+/// "the option \"x\"" or "the options \"x\", \"y\"".
+fn named(what: &str, quoted: &[String]) -> String {
+    let s = if quoted.len() == 1 { "" } else { "s" };
+    format!("the {what}{s} {}", quoted.join(", "))
 }
 
 /// A reader's answers carried to another revision: what fits, and what does not, in words.

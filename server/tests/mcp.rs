@@ -145,6 +145,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
             "list_documents",
             "list_events",
             "list_responses",
+            "revise_document",
             "route_document",
             "set_status",
             "validate_document"
@@ -374,6 +375,74 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_eq!(reopened["status"], "open");
     assert_eq!(reopened["purge_at"], Value::Null);
     assert_eq!(reopened["views"], 2);
+
+    // Revised: the link shows the new revision, a new answer records it, and the earlier
+    // answers keep theirs and their export. Dropping an option earlier answers chose is warned
+    // of, naming the block.
+    let revised_doc = DOC.replace("[\"EU\",\"US\"]", "[\"EU\",\"APAC\"]");
+    let revised = ok(
+        client,
+        "revise_document",
+        json!({ "id": id, "token": token, "markdown": revised_doc }),
+    )
+    .await;
+    assert_eq!(revised["id"], id.as_str());
+    assert_eq!(revised["revision"], 2, "{revised}");
+    let warning = revised["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "revision_answers_ambiguous")
+        .unwrap_or_else(|| panic!("a warning: {revised}"));
+    assert_eq!(warning["block"], "b1");
+    assert!(
+        warning["message"].as_str().unwrap().contains("\"US\""),
+        "{warning}"
+    );
+    let page = fetch(addr, "GET", &format!("/r/{id}"), &[], b"").await;
+    assert!(
+        page.text().contains("APAC") && page.text().contains("name=\"pb.revision\" value=\"2\"")
+    );
+    let (status, body) = answer(
+        addr,
+        &id,
+        "application/json",
+        json!({ "responses": { "b1": { "selected": ["APAC"] } } }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let all = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    let revisions: Vec<&Value> = all["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["revision"])
+        .collect();
+    assert_eq!(revisions, [&json!(1), &json!(1), &json!(1), &json!(2)]);
+    assert_eq!(all["responses"][0]["export"].as_str(), Some(export));
+    assert_eq!(all["document"]["revision"], 2);
+    let state = ok(client, "get_document", json!({ "id": id, "token": token })).await;
+    assert_eq!(state["revision"], 2, "{state}");
+    let (error, _) = refused(
+        client,
+        "revise_document",
+        json!({ "id": id, "token": typed["token"], "markdown": DOC }),
+    )
+    .await;
+    assert!(error.contains("token is not this document's"), "{error}");
+    let (error, refusal) = refused(
+        client,
+        "revise_document",
+        json!({ "id": id, "token": token, "markdown": "```single-choice\n{}\n```\n" }),
+    )
+    .await;
+    assert!(error.contains("violates"), "{error}");
+    assert!(refusal["diagnostics"].is_array());
     let typed_id = typed["id"].as_str().unwrap();
     let typed_token = typed["token"].as_str().unwrap();
     let (error, _) = refused(
@@ -390,13 +459,12 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     )
     .await;
     assert_eq!(deleted, json!({ "id": typed_id, "deleted": true }));
-    for tool in ["get_document", "delete_document"] {
-        let (error, _) = refused(
-            client,
-            tool,
-            json!({ "id": typed_id, "token": typed_token }),
-        )
-        .await;
+    for tool in ["get_document", "delete_document", "revise_document"] {
+        let mut args = json!({ "id": typed_id, "token": typed_token });
+        if tool == "revise_document" {
+            args["markdown"] = json!(DOC);
+        }
+        let (error, _) = refused(client, tool, args).await;
         assert!(error.contains("gone"), "{tool}: {error}");
     }
     let gone = fetch(addr, "GET", &format!("/r/{typed_id}"), &[], b"").await;
@@ -697,7 +765,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(9),
+            Some(10),
             "{body}"
         );
     }

@@ -8,6 +8,7 @@
 //! | `POST /v1/documents` | validate, keep, answer the id, link and token (for the sender's key, if any) |
 //! | `GET /v1/documents` | the key's documents, newest first, a page at a time |
 //! | `GET`, `PATCH`, `DELETE /v1/documents/{id}` | the document; close or reopen it; delete it |
+//! | `PUT /v1/documents/{id}` | a new revision of it (same bodies as `POST`) |
 //! | `GET /v1/documents/{id}/responses` | the responses, `since`, `wait` |
 
 // Readers return a ready response as their error, as in `request`.
@@ -225,6 +226,9 @@ pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) ->
     if req.method() == Method::PATCH {
         return patch(&state, &routing, req, id).await;
     }
+    if req.method() == Method::PUT {
+        return put(&state, &routing, req, id).await;
+    }
     let doc = match authorized(&routing, &req, id).await {
         Ok(d) => d,
         Err(r) => return r,
@@ -279,6 +283,58 @@ async fn patch(state: &AppState, routing: &Routing, req: Request<Incoming>, id: 
     };
     match routing.set_status(&doc.id, closed).await {
         Ok(summary) => private_json(StatusCode::OK, &routing.summary_json(&summary)),
+        Err(e) => refused(e, false),
+    }
+}
+
+/// `PUT /v1/documents/{id}`: a new revision, with the bodies `POST /v1/documents` takes (its
+/// `expires_in` and `callback_url` are the document's and stay as they were: a JSON body
+/// holding them is refused). 200 with `{ id, revision, hash, diagnostics }`.
+async fn put(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &str) -> Resp {
+    // The credential is checked first, as on the other owner routes: a stranger's body is not
+    // read at all.
+    let doc = match authorized(routing, &req, id).await {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    // A revision is routed text: it counts against the same limits as routing.
+    if let Err(e) = take_route_token(state.route_limiter.as_ref(), client_of(&req)) {
+        return refused(e, false);
+    }
+    if let Some(owner) = &doc.owner
+        && let Err(e) = routing
+            .within_bytes(owner, state.config.key_max_bytes)
+            .await
+    {
+        return refused(e, false);
+    }
+    let content_type = match content_type_of(&req) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    if media(&content_type) == "application/json"
+        && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
+        && let Some(field) = ["expires_in", "callback_url"]
+            .into_iter()
+            .find(|f| fields.contains_key(*f))
+    {
+        return problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "\"{field}\" is set when a document is routed and a revision keeps it; send the new text alone (\"markdown\" or \"blocks\")."
+            ),
+        );
+    }
+    let src = match document_from(&content_type, body) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match routing.revise_checked(&state.slots(), &doc, src).await {
+        Ok(revision) => private_json(StatusCode::OK, &revision.record()),
         Err(e) => refused(e, false),
     }
 }

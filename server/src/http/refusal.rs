@@ -60,7 +60,9 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
         }
         RoutingError::AnswerTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         RoutingError::StoreOff => StatusCode::NOT_FOUND,
-        RoutingError::Full { .. } | RoutingError::StatusFixed { .. } => StatusCode::CONFLICT,
+        RoutingError::Full { .. }
+        | RoutingError::StatusFixed { .. }
+        | RoutingError::Revisions { .. } => StatusCode::CONFLICT,
         RoutingError::Lifetime(_) | RoutingError::Callback(_) | RoutingError::Field(_) => {
             StatusCode::UNPROCESSABLE_ENTITY
         }

@@ -5,8 +5,9 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
 
-pub(super) const TOOL_NAMES: [&str; 9] = [
+pub(super) const TOOL_NAMES: [&str; 10] = [
     "route_document",
+    "revise_document",
     "list_documents",
     "list_responses",
     "get_document",
@@ -139,6 +140,10 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     }) else {
         unreachable!("an object literal")
     };
+    let mut revise_properties = document_properties();
+    for (name, value) in &owner_properties {
+        revise_properties.insert(name.clone(), value.clone());
+    }
     let mut status_properties = owner_properties.clone();
     status_properties.insert(
         "status".into(),
@@ -154,6 +159,19 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             schema(route_properties, &[]),
         )
         .with_title("Route a document to a reader")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .idempotent(false)
+                .open_world(false),
+        ),
+        Tool::new(
+            "revise_document",
+            "Replace a routed document's text with a new revision (\"markdown\" or typed \"blocks\", as route_document takes them); its id, link, token and expiry stay. Readers see the latest revision; each response says which revision it answered (\"revision\" in list_responses). A component's answers follow it by its \"id\" where it has one, by position otherwise. Validated first, like route_document. Answers {id, revision, hash, diagnostics}: the diagnostics add a warning (revision_answers_ambiguous, revision_answers_unmatched) for each component whose earlier answers the revision leaves without a place or may put on another question. A closed document can be revised; an expired one cannot.",
+            schema(revise_properties, &["id"]),
+        )
+        .with_title("Revise a routed document")
         .with_annotations(
             ToolAnnotations::new()
                 .read_only(false)

@@ -42,6 +42,8 @@ pub enum RoutingError {
     },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
+    /// The document has as many revisions as it may.
+    Revisions { max: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
     OverLimit { wait: Duration, limit: RouteLimit },
     /// A bound on one holder was reached (long-polls waiting at once, answers a minute): the
@@ -129,6 +131,10 @@ impl fmt::Display for RoutingError {
             RoutingError::Full { max_responses } => write!(
                 f,
                 "This document has taken its limit of {max_responses} responses, so no more are kept; ask its sender to route it again."
+            ),
+            RoutingError::Revisions { max } => write!(
+                f,
+                "This document has {max} revisions, as many as one document may have; route the new text as a new document (POST /v1/documents)."
             ),
             RoutingError::OverLimit { wait, limit } => write!(
                 f,

@@ -19,6 +19,8 @@
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+//! | revise it: validate, warn of answers a revision makes ambiguous, keep it as the latest | [`Routing::revise_checked`] |
+//! | read an earlier revision; carry answers across revisions | [`Routing::revision_text`], [`carry`] |
 //! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
 //! | route it to recipients, each with a link of their own, asking for a verdict | [`Routing::route_checked_asking`], [`Asks::from_fields`] |
 //! | a recipient by their link's secret; how far each got; a response through their link | [`Routing::recipient`], [`Routing::with_recipients`], [`Routing::respond_with`] |
@@ -27,6 +29,7 @@
 //! `within_quota`, `documents_of`, `events_after`) in `keys`; both are re-exported or are
 //! methods of [`Routing`], so their paths are as above.
 
+pub mod carry;
 mod error;
 mod keys;
 mod limits;
@@ -45,7 +48,7 @@ use crate::admission::RenderSlots;
 use crate::quote::truncate;
 use crate::store::{
     self, Added, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
-    NewResponse, Recipient, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    NewResponse, Recipient, Revised, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
@@ -55,6 +58,9 @@ use std::time::Duration;
 /// Events a page of `GET /v1/events` (and `list_events`) lists by default, and at most.
 pub const EVENTS_DEFAULT: usize = 100;
 pub const EVENTS_MAX: usize = 500;
+
+/// Revisions one document may have (the routed one included).
+pub const MAX_REVISIONS: u64 = 100;
 
 /// The longest `wait` a long-poll may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -119,6 +125,27 @@ impl Checked {
             fields.insert("verdict".into(), json!(verdict));
         }
         record
+    }
+}
+
+/// A revision made by [`Routing::revise_checked`].
+pub struct Revision {
+    pub id: String,
+    pub revision: u64,
+    pub hash: String,
+    /// The validation's warnings, then those about earlier answers.
+    pub diagnostics: Value,
+}
+
+impl Revision {
+    /// `{ id, revision, hash, diagnostics }`, as `PUT /v1/documents/{id}` answers it.
+    pub fn record(&self) -> Value {
+        json!({
+            "id": self.id,
+            "revision": self.revision,
+            "hash": self.hash,
+            "diagnostics": self.diagnostics,
+        })
     }
 }
 
@@ -280,6 +307,79 @@ impl Routing {
         })
     }
 
+    /// Validates `src` in a render slot and, when it is valid, makes it the latest revision of
+    /// `doc` (its owner checked already, see [`Routing::owned`]). The diagnostics add a warning
+    /// for each component whose earlier answers the revision leaves without a place, or may
+    /// put on another question.
+    pub async fn revise_checked(
+        &self,
+        slots: &RenderSlots<'_>,
+        doc: &Document,
+        src: String,
+    ) -> Result<Revision, RoutingError> {
+        let (old, revision) = (doc.markdown.clone(), doc.revision);
+        let (src, validation, hash, warnings) = slots
+            .run(move || {
+                let validation = passback_engine::validate(&src);
+                let hash = passback_engine::content_hash(&src, &Options::default());
+                let warnings = if validation.ok {
+                    carry::warnings(&old, &src, revision)
+                } else {
+                    Vec::new()
+                };
+                (src, validation, hash, warnings)
+            })
+            .await?;
+        let mut diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
+        if !validation.ok {
+            let errors = validation
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == passback_engine::Severity::Error)
+                .count();
+            return Err(RoutingError::Violating {
+                errors,
+                diagnostics,
+            });
+        }
+        if let Some(list) = diagnostics.as_array_mut() {
+            list.extend(warnings);
+        }
+        let done = self
+            .store
+            .revise(&doc.id, src, hash.clone(), store::now(), MAX_REVISIONS)
+            .await
+            .map_err(RoutingError::store)?;
+        match done {
+            Revised::Done(revision) => Ok(Revision {
+                id: doc.id.clone(),
+                revision,
+                hash,
+                diagnostics,
+            }),
+            Revised::Expired { expires_at } => Err(RoutingError::StatusFixed { expires_at }),
+            Revised::Full => Err(RoutingError::Revisions { max: MAX_REVISIONS }),
+            Revised::Gone => Err(RoutingError::Gone),
+            Revised::Unknown => Err(RoutingError::Unknown { id: doc.id.clone() }),
+        }
+    }
+
+    /// The text of revision `revision` of `id`, while the document is kept.
+    pub async fn revision_text(
+        &self,
+        id: &str,
+        revision: u64,
+    ) -> Result<Option<String>, RoutingError> {
+        if revision == 0 {
+            return Ok(None);
+        }
+        self.store
+            .revision(id, revision)
+            .await
+            .map(|found| found.map(|r| r.markdown))
+            .map_err(RoutingError::store)
+    }
+
     /// A document's `expires_in`, when given: whole seconds, at least 1, at most the retention
     /// period. The error says what to give instead.
     pub fn lifetime(&self, expires_in: Option<&Value>) -> Result<Option<Duration>, RoutingError> {
@@ -389,12 +489,23 @@ impl Routing {
         annotations: Value,
         export: String,
     ) -> Result<Box<StoredResponse>, RoutingError> {
-        self.respond_once(id, reviewer, component_inputs, annotations, export, None)
-            .await
+        let revision = self.live(id).await?.revision;
+        self.respond_once(
+            id,
+            reviewer,
+            component_inputs,
+            annotations,
+            export,
+            None,
+            revision,
+        )
+        .await
     }
 
-    /// [`Routing::respond`], and with a `submission` id, a response already kept for it is the
-    /// answer, and nothing new is kept.
+    /// [`Routing::respond`] to revision `revision` (the one the answers were read against),
+    /// and with a `submission` id, a response already kept for it is the answer, and nothing
+    /// new is kept.
+    #[allow(clippy::too_many_arguments)]
     pub async fn respond_once(
         &self,
         id: &str,
@@ -403,8 +514,10 @@ impl Routing {
         annotations: Value,
         export: String,
         submission: Option<&str>,
+        revision: u64,
     ) -> Result<Box<StoredResponse>, RoutingError> {
         let answer = Answer {
+            revision,
             reviewer,
             component_inputs,
             annotations,
@@ -424,6 +537,7 @@ impl Routing {
         answer: Answer,
     ) -> Result<Box<StoredResponse>, RoutingError> {
         let response = NewResponse {
+            revision: answer.revision,
             received_at: store::now(),
             reviewer: answer.reviewer,
             component_inputs: answer.component_inputs,
@@ -569,6 +683,7 @@ impl Routing {
         if let Some(fields) = body.as_object_mut() {
             fields.insert("markdown".into(), json!(doc.markdown));
             fields.insert("hash".into(), json!(doc.hash));
+            fields.insert("revision".into(), json!(doc.revision));
         }
         body
     }
@@ -602,6 +717,8 @@ pub struct Answer {
     pub recipient: Option<Recipient>,
     /// The verdict's label chosen (one of the document's).
     pub verdict: Option<String>,
+    /// The revision of the document the answers were read against.
+    pub revision: u64,
 }
 
 /// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
@@ -682,6 +799,7 @@ fn document_summary(doc: &Document) -> Value {
         "created_at": store::rfc3339(doc.created_at),
         "expires_at": store::rfc3339(doc.expires_at),
         "status": doc.status.name(),
+        "revision": doc.revision,
     })
 }
 
@@ -701,6 +819,7 @@ fn submission_hash(submission: &str) -> String {
 fn response_json(r: &StoredResponse) -> Value {
     json!({
         "response_id": r.response_id,
+        "revision": r.revision,
         "received_at": store::rfc3339(r.received_at),
         "reviewer": r.reviewer,
         "componentInputs": r.component_inputs,

@@ -53,6 +53,24 @@ pub trait Store: Send + Sync {
     /// Keeps a new document. Its id is fresh (128 random bits); a clash is an error.
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()>;
 
+    /// Makes `markdown` (hash `hash`) the latest revision of the kept document `id`, numbered
+    /// after the one it replaces, which is kept (see [`Store::revision`]) until the document
+    /// goes. An open or closed document can be revised; an expired one, or one with
+    /// `max_revisions` already, cannot. Revisions racing on one document are numbered one
+    /// after another, none lost.
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised>;
+
+    /// The text and hash of revision `revision` of the kept document `id` (the latest one
+    /// included); `None` when it has no such revision, or is gone.
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>>;
+
     /// The document `id`: kept (open, closed, or expired at `now` but not purged yet: its
     /// [`Document::status`] says which), gone (deleted or purged), or never seen (or forgotten
     /// after the retention period).
@@ -259,6 +277,8 @@ pub struct Document {
     pub owner: Option<String>,
     /// The verdict's choices, when it asks for one.
     pub verdict: Option<Vec<String>>,
+    /// Its latest revision: 1 as routed, one more for each `PUT`.
+    pub revision: u64,
 }
 
 impl Document {
@@ -330,6 +350,28 @@ pub struct DocumentSummary {
     pub last_response_at: Option<Millis>,
 }
 
+/// What [`Store::revise`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revised {
+    /// The new revision's number.
+    Done(u64),
+    /// Its time ran out: it cannot change any more.
+    Expired {
+        expires_at: Millis,
+    },
+    /// It has as many revisions as it may.
+    Full,
+    Gone,
+    Unknown,
+}
+
+/// One revision's text, as [`Store::revision`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionText {
+    pub markdown: String,
+    pub hash: String,
+}
+
 /// What a lookup found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup<T> {
@@ -358,6 +400,8 @@ pub struct NewResponse {
     pub recipient: Option<(u32, String)>,
     /// The verdict's label chosen, when the document asks for one.
     pub verdict: Option<String>,
+    /// The revision of the document the answers were read against.
+    pub revision: u64,
 }
 
 /// A kept response.
@@ -376,6 +420,8 @@ pub struct StoredResponse {
     pub recipient: Option<String>,
     /// The verdict's label chosen.
     pub verdict: Option<String>,
+    /// The revision of the document it answered.
+    pub revision: u64,
 }
 
 /// What [`Store::add_response`] did.
@@ -565,6 +611,7 @@ mod tests {
             status: Status::Open,
             owner: None,
             verdict: None,
+            revision: 1,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

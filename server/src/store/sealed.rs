@@ -17,7 +17,7 @@ use super::events::{Attempt, Delivery, Event};
 use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::{
     Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewRecipient, NewResponse,
-    Recipient, Store, StoreError, StoreFuture, StoredResponse,
+    Recipient, Revised, RevisionText, Store, StoreError, StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -312,6 +312,7 @@ impl SealedStore {
             annotations: self.read_json(document, "annotations", r.annotations)?,
             export: self.read_text(document, "export", r.export)?,
             submission: r.submission,
+            revision: r.revision,
         })
     }
 
@@ -365,6 +366,39 @@ impl Store for SealedStore {
                     ..doc
                 })
                 .await
+        })
+    }
+
+    /// A revision's text and hash are sealed as the routed document's are, bound to the same
+    /// fields: a revision moves from the document's row to the revisions' as it is.
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let markdown = self.store_text(&id, "markdown", &markdown)?;
+            let hash = self.store_text(&id, "hash", &hash)?;
+            self.inner
+                .revise(&id, markdown, hash, now, max_revisions)
+                .await
+        })
+    }
+
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            match self.inner.revision(&id, revision).await? {
+                Some(found) => Ok(Some(RevisionText {
+                    markdown: self.read_text(&id, "markdown", found.markdown)?,
+                    hash: self.read_text(&id, "hash", found.hash)?,
+                })),
+                None => Ok(None),
+            }
         })
     }
 
@@ -441,6 +475,7 @@ impl Store for SealedStore {
                     None => None,
                 },
                 verdict: self.store_option(&id, "verdict", response.verdict.as_deref())?,
+                revision: response.revision,
             };
             match self.inner.add_response(&id, stored, max_responses).await? {
                 Added::Stored(kept) => Ok(Added::Stored(Box::new(self.open_response(&id, *kept)?))),

@@ -117,6 +117,36 @@ impl Backend {
 }
 
 impl Backend {
+    /// The rows of `table` (one with a `document_id` column) that belong to document `id`, and
+    /// the text of their `markdown` column run together when `table` has one (else empty).
+    pub fn rows_of(&self, table: &str, id: &str, markdown: bool) -> (i64, String) {
+        let text = if markdown {
+            "coalesce(group_concat(markdown, ' '), '')"
+        } else {
+            "''"
+        };
+        match self {
+            Backend::Sqlite(_) => {
+                let c = rusqlite::Connection::open(self.file()).expect("open the file");
+                let sql = format!("SELECT count(*), {text} FROM {table} WHERE document_id = ?1");
+                c.query_row(&sql, [id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            }
+            Backend::Postgres { base, schema } => on_own_runtime(async {
+                let client = pg_client(base).await;
+                let text = text.replace("group_concat(markdown, ' ')", "string_agg(markdown, ' ')");
+                let sql = format!(
+                    "SELECT count(*), {text}::text FROM {schema}.{table} WHERE document_id = $1"
+                );
+                let row = client
+                    .query_one(&sql, &[&id])
+                    .await
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+                (row.get(0), row.get(1))
+            }),
+        }
+    }
+
     /// Runs `sql` (statements separated by `;`) on the database directly: on SQLite, the file
     /// (created if need be); on PostgreSQL, in the test's schema.
     pub fn execute(&self, sql: &str) {

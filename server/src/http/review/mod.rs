@@ -48,6 +48,8 @@ const MAX_REVIEWER_CHARS: usize = 200;
 
 /// The form's hidden submission id, and the "Send anyway" button's field.
 const SUBMISSION_FIELD: &str = "pb.submission";
+/// The form's hidden field naming the revision it was rendered from (contract §6.2).
+const REVISION_FIELD: &str = "pb.revision";
 const CONFIRM_FIELD: &str = "pb.confirm";
 
 /// The review form's element id, for the error summary's "Send anyway" button above it.
@@ -184,17 +186,41 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         Status::Open => routed_options(id, Format::Page, &state.config.images, for_secret),
         _ => routed_options(id, Format::Page, &state.config.images, None).with_answers_action(None),
     };
+    // A response to an earlier revision is carried to this one where it fits.
+    let answered = match &prefill {
+        Some(sent) if sent.revision != doc.revision => routing
+            .revision_text(id, sent.revision)
+            .await
+            .ok()
+            .flatten(),
+        _ => None,
+    };
     let engine_state = state.clone();
     let markdown = doc.markdown.clone();
     let rendered = state
         .slots()
         .run(move || match prefill {
-            Some(sent) => render_sent(&markdown, &options, &sent)
-                .unwrap_or_else(|| render_uncached(&engine_state, &markdown, &options)),
-            None => render_uncached(&engine_state, &markdown, &options),
+            Some(sent) => {
+                let (sent, left) = match answered {
+                    Some(old) => carried_over(&old, &markdown, sent),
+                    None => (sent, Vec::new()),
+                };
+                render_sent(&markdown, &options, &sent)
+                    .map(|r| (r, left))
+                    .unwrap_or_else(|| {
+                        (
+                            render_uncached(&engine_state, &markdown, &options),
+                            Vec::new(),
+                        )
+                    })
+            }
+            None => (
+                render_uncached(&engine_state, &markdown, &options),
+                Vec::new(),
+            ),
         })
         .await;
-    let rendered = match rendered {
+    let (rendered, left) = match rendered {
         Ok(r) => r,
         Err(refused) => return unadmitted(refused),
     };
@@ -210,7 +236,14 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         let mut intro = Intro::of(&doc.markdown, doc.expires_at);
         intro.recipient = recipient.as_ref().map(|r| r.name.clone());
         let intro = intro.html(&page);
-        decorate(page, Some(&intro), None, submission.as_deref())
+        let revised = (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false));
+        decorate(
+            page,
+            Some(&intro),
+            revised.as_deref(),
+            submission.as_deref(),
+            doc.revision,
+        )
     } else {
         with_notice(rendered.into_body(), status)
     };
@@ -225,6 +258,50 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
             .insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     }
     r
+}
+
+/// A response to an earlier revision (`old`), its answers carried to `markdown` where they
+/// fit, and what does not fit, in words.
+fn carried_over(old: &str, markdown: &str, sent: StoredResponse) -> (StoredResponse, Vec<String>) {
+    let carried =
+        crate::routing::carry::carry(old, markdown, &sent.component_inputs, &sent.annotations);
+    let mut inputs = carried.inputs;
+    let annotations = inputs
+        .as_object_mut()
+        .and_then(|m| m.remove("annotations"))
+        .unwrap_or_else(|| serde_json::Value::Array(Vec::new()));
+    (
+        StoredResponse {
+            component_inputs: inputs,
+            annotations,
+            ..sent
+        },
+        carried.left,
+    )
+}
+
+/// The notice at the top of a page whose answers were carried from an earlier revision: that
+/// the document changed, and each answer that has no place in it any more, with the reader's
+/// own words. `posted`: the reader's post was not kept (it answered the earlier revision).
+fn revised_notice(revision: u64, left: &[String], posted: bool) -> String {
+    maud::html! {
+        div class="pb-error-summary pb-revised" tabindex="-1" role="status" lang="en" dir="ltr"
+            data-pb-revision=(revision) {
+            h2 { "This document was revised" }
+            @if posted {
+                p { "Its sender changed it while you were answering, so your answers were not sent yet. They are filled in below where they still fit: check them, then send again." }
+            } @else {
+                p { "Its sender changed it since you answered. Your answers are filled in below where they still fit." }
+            }
+            @if !left.is_empty() {
+                p { "These answers have no place in the new version; copy what you need before sending:" }
+                ul {
+                    @for item in left { li { (item) } }
+                }
+            }
+        }
+    }
+    .into_string()
 }
 
 /// `n` and `k` of a receipt's query (`?n=3&k=…`, or the edit link's `?edit=3&k=…`).
@@ -285,13 +362,21 @@ pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> 
             "There is no receipt at this address: use the link the page gave you after sending, or open the review link again.",
         );
     };
+    // The receipt reads the revision the response answered.
+    let markdown = match sent.revision {
+        r if r == doc.revision => doc.markdown.clone(),
+        r => match routing.revision_text(id, r).await {
+            Ok(Some(old)) => old,
+            _ => doc.markdown.clone(),
+        },
+    };
     let id = id.to_string();
     // Sent through a recipient's link: editing goes through it again.
     let back = recipient_query(req.uri().query())
         .filter(|s| crate::routing::is_recipient_secret(s))
         .map_or_else(String::new, |s| format!("&for={s}"));
     let page = tokio::task::spawn_blocking(move || {
-        let parsed = Doc::parse(&doc.markdown);
+        let parsed = Doc::parse(&markdown);
         let edit = format!("/r/{id}?edit={n}&k={k}{back}");
         // What the export says about how it was made (weights rescaled, …), read again from
         // the answers kept.
@@ -390,16 +475,21 @@ impl Intro {
 }
 
 /// The review page with the server's parts: `summary` (the problems with a post) and `intro`
-/// at the top of its content, and the form's id and submission id.
+/// at the top of its content, and the form's id, submission id and revision.
 fn decorate(
     page: String,
     intro: Option<&str>,
     summary: Option<&str>,
     submission: Option<&str>,
+    revision: u64,
 ) -> String {
     let mut page = page;
     if let Some(at) = page.find(FORM_START) {
         page.insert_str(at + "<form".len(), &format!(" id=\"{FORM_ID}\""));
+    }
+    if let Some(at) = page.find(SURFACE_FIELD) {
+        let field = maud::html! { input type="hidden" name=(REVISION_FIELD) value=(revision); };
+        page.insert_str(at + SURFACE_FIELD.len(), &field.into_string());
     }
     if let Some(submission) = submission
         && let Some(at) = page.find(SURFACE_FIELD)

@@ -25,7 +25,8 @@ use super::pg_tls::{self, Target};
 use super::waiters::{GONE_PREFIX, Waiters};
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Recipient, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Recipient, Revised, RevisionText, Status, Store, StoreError,
+    StoreFuture, StoredResponse,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -39,6 +40,7 @@ mod keys;
 mod recipients;
 mod responses;
 use responses::{listen, response};
+mod revisions;
 mod schema;
 use schema::migrate;
 
@@ -171,7 +173,7 @@ impl PostgresStore {
             .query(
                 "cannot read a response",
                 "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                        export, submission_hash, recipient, verdict
+                        export, submission_hash, recipient, verdict, revision
                  FROM responses WHERE document_id = $1 AND submission_hash = $2",
                 &[&id, &hash],
             )
@@ -204,7 +206,7 @@ impl PostgresStore {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key, verdict_choices";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, StoreError> {
@@ -238,6 +240,7 @@ fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, Stor
             ),
             None => None,
         },
+        revision: r.get::<_, i64>(12) as u64,
     }))
 }
 
@@ -294,6 +297,21 @@ impl Store for PostgresStore {
             .await?;
             Ok(())
         })
+    }
+
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised> {
+        revisions::revise(self, id, markdown, hash, now, max_revisions)
+    }
+
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>> {
+        revisions::revision(self, id, revision)
     }
 
     fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
@@ -430,18 +448,22 @@ impl Store for PostgresStore {
                     Lookup::Gone
                 });
             }
-            self.query(
-                "cannot delete the responses",
-                "DELETE FROM responses WHERE document_id = $1",
-                &[&id],
-            )
-            .await?;
-            self.query(
-                "cannot delete the recipients",
-                "DELETE FROM recipients WHERE document_id = $1",
-                &[&id],
-            )
-            .await?;
+            for (context, sql) in [
+                (
+                    "cannot delete the responses",
+                    "DELETE FROM responses WHERE document_id = $1",
+                ),
+                (
+                    "cannot delete the recipients",
+                    "DELETE FROM recipients WHERE document_id = $1",
+                ),
+                (
+                    "cannot delete the revisions",
+                    "DELETE FROM revisions WHERE document_id = $1",
+                ),
+            ] {
+                self.query(context, sql, &[&id]).await?;
+            }
             // The long-polls on it end: here at once, on every replica when the notification
             // arrives. A lost notification costs only promptness: those waits end on their
             // own, and find the document gone.
@@ -530,6 +552,13 @@ impl Store for PostgresStore {
                 "cannot delete the recipients of gone documents",
                 "DELETE FROM recipients r USING documents d
                  WHERE r.document_id = d.id AND d.gone_at IS NOT NULL",
+                &[],
+            )
+            .await?;
+            self.query(
+                "cannot delete the revisions of gone documents",
+                "DELETE FROM revisions v USING documents d
+                 WHERE v.document_id = d.id AND d.gone_at IS NOT NULL",
                 &[],
             )
             .await?;

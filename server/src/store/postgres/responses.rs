@@ -18,6 +18,7 @@ pub(super) fn response(r: &Row) -> Result<StoredResponse, StoreError> {
         submission: r.get(6),
         recipient: r.get(7),
         verdict: r.get(8),
+        revision: r.get::<_, i64>(9) as u64,
     })
 }
 
@@ -111,9 +112,10 @@ pub(super) fn add_response<'a>(
                  stored AS (
                     INSERT INTO responses (document_id, seq, received_at, reviewer,
                                            component_inputs, annotations, export,
-                                           submission_hash, recipient_seq, recipient, verdict)
+                                           submission_hash, recipient_seq, recipient, verdict,
+                                           revision)
                     SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7, $8,
-                           $9, $10, $11
+                           $9, $10, $11, $12
                     FROM doc
                     RETURNING seq
                  ),
@@ -137,6 +139,7 @@ pub(super) fn add_response<'a>(
                     &recipient_seq,
                     &recipient_name,
                     &response.verdict,
+                    &(response.revision.min(i64::MAX as u64) as i64),
                 ],
             )
             .await;
@@ -162,6 +165,7 @@ pub(super) fn add_response<'a>(
             submission: response.submission,
             recipient: response.recipient.map(|r| r.1),
             verdict: response.verdict,
+            revision: response.revision,
         })))
     })
 }
@@ -178,7 +182,7 @@ pub(super) fn responses<'a>(
             .query(
                 "cannot read the responses",
                 "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                        export, submission_hash, recipient, verdict
+                        export, submission_hash, recipient, verdict, revision
                  FROM responses WHERE document_id = $1 AND seq > $2
                  ORDER BY seq LIMIT $3",
                 &[&id, &since, &(PAGE_RESPONSES as i64)],

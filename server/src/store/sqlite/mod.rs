@@ -22,7 +22,8 @@ use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::waiters::Waiters;
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Recipient, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Recipient, Revised, RevisionText, Status, Store, StoreError,
+    StoreFuture, StoredResponse,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ use events::insert_event;
 mod keys;
 mod recipients;
 mod responses;
+mod revisions;
 mod schema;
 use schema::migrate;
 
@@ -205,7 +207,7 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key, verdict_choices";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(
@@ -239,6 +241,7 @@ fn document_row(
             })?),
             None => None,
         },
+        revision: r.get::<_, i64>(12)? as u64,
     }))
 }
 
@@ -246,6 +249,7 @@ fn document_row(
 fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM responses WHERE document_id = ?1", [id])?;
     conn.execute("DELETE FROM recipients WHERE document_id = ?1", [id])?;
+    conn.execute("DELETE FROM revisions WHERE document_id = ?1", [id])?;
     conn.execute(
         "UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE id = ?1",
         params![id, at],
@@ -323,6 +327,21 @@ impl Store for SqliteStore {
             .await?;
             Ok(())
         })
+    }
+
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised> {
+        revisions::revise(self, id, markdown, hash, now, max_revisions)
+    }
+
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>> {
+        revisions::revision(self, id, revision)
     }
 
     fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
@@ -504,7 +523,7 @@ impl Store for SqliteStore {
                     // Stopped taking responses at or before `purge_before`: expired then, or
                     // closed then.
                     const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
-                    for table in ["responses", "recipients"] {
+                    for table in ["responses", "recipients", "revisions"] {
                         tx.execute(
                             &format!(
                                 "DELETE FROM {table} WHERE document_id IN

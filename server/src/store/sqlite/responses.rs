@@ -10,7 +10,7 @@ pub(super) fn read_responses(
 ) -> rusqlite::Result<Vec<StoredResponse>> {
     let mut stmt = conn.prepare(
         "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash,
-                recipient, verdict
+                recipient, verdict, revision
          FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
@@ -30,6 +30,7 @@ pub(super) fn read_responses(
             submission: row.get(6)?,
             recipient: row.get(7)?,
             verdict: row.get(8)?,
+            revision: row.get::<_, i64>(9)? as u64,
         });
         if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
             break;
@@ -99,8 +100,8 @@ pub(super) fn add_response<'a>(
                     "INSERT INTO responses (document_id, seq, received_at, reviewer,
                                             component_inputs, annotations, export,
                                             submission_hash, recipient_seq, recipient,
-                                            verdict)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                            verdict, revision)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         id,
                         seq,
@@ -112,7 +113,8 @@ pub(super) fn add_response<'a>(
                         response.submission,
                         response.recipient.as_ref().map(|r| r.0),
                         response.recipient.as_ref().map(|r| &r.1),
-                        response.verdict
+                        response.verdict,
+                        response.revision as i64
                     ],
                 )?;
                 if let Some((seq, _)) = &response.recipient {
@@ -133,6 +135,7 @@ pub(super) fn add_response<'a>(
                     submission: response.submission,
                     recipient: response.recipient.map(|r| r.1),
                     verdict: response.verdict,
+                    revision: response.revision,
                 })))
             })
             .await?

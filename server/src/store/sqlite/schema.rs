@@ -30,6 +30,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/sqlite/0005_submissions.sql"),
     },
     Migration {
+        version: 6,
+        name: "revisions",
+        sql: include_str!("../../../migrations/sqlite/0006_revisions.sql"),
+    },
+    Migration {
         version: 7,
         name: "recipients_verdict",
         sql: include_str!("../../../migrations/sqlite/0007_recipients_verdict.sql"),

@@ -11,6 +11,7 @@
 
 mod config;
 mod events;
+mod idempotency;
 mod keys;
 pub mod pg_tls;
 pub mod postgres;
@@ -23,6 +24,7 @@ pub use events::{
     Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
     WEBHOOK_SECRET_PREFIX, new_webhook_secret,
 };
+pub use idempotency::{Claim, KeyClaim};
 pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
 
 use serde_json::Value;
@@ -177,6 +179,24 @@ pub trait Store: Send + Sync {
     /// Makes the event `event` of the document `id` due for delivery at `now` again. False
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
+
+    /// Claims an `Idempotency-Key` (see [`Claim`]): atomically, so of two requests with the same
+    /// key (on PostgreSQL, on any replicas) one claims it and the other sees the claim.
+    fn claim_idempotency(&self, claim: KeyClaim) -> StoreFuture<'_, Claim>;
+
+    /// Keeps the answer of the request that claimed `key_hash`.
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()>;
+
+    /// Gives up a claim that has no answer (the request was refused): the key may be used again.
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()>;
+
+    /// Forgets the keys used before `before`.
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64>;
 }
 
 /// A document to keep.

@@ -488,6 +488,23 @@ impl Store for SealedStore {
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         self.inner.redeliver(id, event, now)
     }
+
+    // The answers an idempotency key keeps are sealed already, with a key of their own.
+    fn claim_idempotency(&self, claim: super::KeyClaim) -> StoreFuture<'_, super::Claim> {
+        self.inner.claim_idempotency(claim)
+    }
+
+    fn finish_idempotency(&self, key_hash: &str, status: u16, sealed: String) -> StoreFuture<'_, ()> {
+        self.inner.finish_idempotency(key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        self.inner.release_idempotency(key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        self.inner.forget_idempotency(before)
+    }
 }
 
 #[cfg(test)]

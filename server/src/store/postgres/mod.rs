@@ -34,6 +34,7 @@ use tokio::sync::{Mutex, OnceCell};
 use tokio_postgres::{AsyncMessage, Client, Row};
 
 mod events;
+mod idempotency;
 use events::event_insert;
 mod keys;
 mod responses;
@@ -569,5 +570,21 @@ impl Store for PostgresStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         events::redeliver(self, id, event, now)
+    }
+
+    fn claim_idempotency(&self, claim: crate::store::KeyClaim) -> StoreFuture<'_, crate::store::Claim> {
+        idempotency::claim(self, claim)
+    }
+
+    fn finish_idempotency(&self, key_hash: &str, status: u16, sealed: String) -> StoreFuture<'_, ()> {
+        idempotency::finish(self, key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        idempotency::release(self, key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        idempotency::forget(self, before)
     }
 }

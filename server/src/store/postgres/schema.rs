@@ -28,6 +28,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "submissions",
         sql: include_str!("../../../migrations/postgres/0005_submissions.sql"),
     },
+    Migration {
+        version: 8,
+        name: "idempotency",
+        sql: include_str!("../../../migrations/postgres/0008_idempotency.sql"),
+    },
 ];
 
 pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {

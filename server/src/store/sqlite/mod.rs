@@ -31,6 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod events;
+mod idempotency;
 use events::insert_event;
 mod keys;
 mod responses;
@@ -583,5 +584,21 @@ impl Store for SqliteStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         events::redeliver(self, id, event, now)
+    }
+
+    fn claim_idempotency(&self, claim: crate::store::KeyClaim) -> StoreFuture<'_, crate::store::Claim> {
+        idempotency::claim(self, claim)
+    }
+
+    fn finish_idempotency(&self, key_hash: &str, status: u16, sealed: String) -> StoreFuture<'_, ()> {
+        idempotency::finish(self, key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        idempotency::release(self, key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        idempotency::forget(self, before)
     }
 }

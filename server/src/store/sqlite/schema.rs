@@ -29,6 +29,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "submissions",
         sql: include_str!("../../../migrations/sqlite/0005_submissions.sql"),
     },
+    Migration {
+        version: 8,
+        name: "idempotency",
+        sql: include_str!("../../../migrations/sqlite/0008_idempotency.sql"),
+    },
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {

@@ -309,3 +309,255 @@ async fn a_bad_answers_action_is_refused_as_the_cli_refuses_it() {
     }
     server.stop().await;
 }
+
+#[cfg(feature = "store")]
+mod idempotency {
+    use super::common::http::{Reply, call};
+    use super::common::passback;
+    use super::common::store::Backend;
+    use serde_json::{Value, json};
+
+    const DOC: &str = "# Launch\n\n```single-choice\n{\"version\":\"1\",\"question\":\"Which region first?\",\"options\":[\"EU\",\"US\"]}\n```\n";
+
+    fn add_key(backend: &Backend, name: &str) -> String {
+        let out = passback()
+            .args(["keys", "add", name, "--store", &backend.spec()])
+            .output()
+            .expect("run passback keys");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8").trim().to_string()
+    }
+
+    /// `POST /v1/documents` as `key` (none when empty) with `idempotency` (none when empty).
+    fn route(addr: &str, key: &str, idempotency: &str, body: &Value) -> Reply {
+        let auth = format!("Bearer {key}");
+        let mut headers = vec![("content-type", "application/json")];
+        if !key.is_empty() {
+            headers.push(("authorization", auth.as_str()));
+        }
+        if !idempotency.is_empty() {
+            headers.push(("idempotency-key", idempotency));
+        }
+        call(
+            addr,
+            "POST",
+            "/v1/documents",
+            &headers,
+            body.to_string().as_bytes(),
+        )
+    }
+
+    fn documents_of(addr: &str, key: &str) -> Vec<Value> {
+        let auth = format!("Bearer {key}");
+        let r = call(
+            addr,
+            "GET",
+            "/v1/documents?limit=100",
+            &[("authorization", auth.as_str())],
+            b"",
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["documents"].as_array().expect("documents").clone()
+    }
+
+    fn routing(backend: &Backend) {
+        let alice = add_key(backend, "alice");
+        let bob = add_key(backend, "bob");
+        let server = backend.serve(&[]);
+        let addr = server.addr.as_str();
+        let body = json!({ "markdown": DOC, "expires_in": 3600 });
+        let key = "order-7c9e6679-7425-40de-944b-e07fc1f90ae7";
+
+        let first = route(addr, &alice, key, &body);
+        assert_eq!(first.status, 201, "{}", first.text());
+        assert_eq!(first.header("idempotent-replayed"), None);
+        let again = route(addr, &alice, key, &body);
+        assert_eq!(again.status, 201, "{}", again.text());
+        assert_eq!(again.header("idempotent-replayed"), Some("true"));
+        // The same answer, the token included: the same sender asked.
+        assert_eq!(again.json(), first.json());
+        assert_eq!(again.header("location"), first.header("location"));
+        let token = first.json()["token"].as_str().expect("token").to_string();
+        assert!(!token.is_empty());
+        assert_eq!(documents_of(addr, &alice).len(), 1);
+        // The database keeps neither the key nor the token in the clear.
+        if let Backend::Sqlite(_) = backend {
+            let c = rusqlite::Connection::open(backend.file()).expect("open the file");
+            let (hash, kept): (String, String) = c
+                .query_row("SELECT key_hash, response FROM idempotency_keys", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .expect("one row");
+            assert!(!hash.contains("order-") && !kept.contains(&token) && !kept.contains("token"));
+        }
+
+        // Another body with the same key is refused, and routes nothing.
+        let other = route(
+            addr,
+            &alice,
+            key,
+            &json!({ "markdown": DOC, "expires_in": 7200 }),
+        );
+        assert_eq!(other.status, 422, "{}", other.text());
+        assert!(other.problem_detail().contains("Idempotency-Key"));
+        assert_eq!(documents_of(addr, &alice).len(), 1);
+
+        // Another sender's same key is theirs alone: a document of their own, never alice's.
+        let bobs = route(addr, &bob, key, &body);
+        assert_eq!(bobs.status, 201, "{}", bobs.text());
+        assert_eq!(bobs.header("idempotent-replayed"), None);
+        assert_ne!(bobs.json()["id"], first.json()["id"]);
+        assert_ne!(bobs.json()["token"], first.json()["token"]);
+        assert_eq!(documents_of(addr, &bob).len(), 1);
+
+        // A refused request keeps nothing: the key routes the next body.
+        let refused = route(addr, &alice, "fix-me-1", &json!({ "markdown": "```single-choice\n{}\n```\n" }));
+        assert_eq!(refused.status, 422, "{}", refused.text());
+        let fixed = route(addr, &alice, "fix-me-1", &body);
+        assert_eq!(fixed.status, 201, "{}", fixed.text());
+        assert_eq!(fixed.header("idempotent-replayed"), None);
+        assert_eq!(documents_of(addr, &alice).len(), 2);
+
+        // Without a key, every request routes.
+        let (a, b) = (route(addr, &alice, "", &body), route(addr, &alice, "", &body));
+        assert_ne!(a.json()["id"], b.json()["id"]);
+
+        // Oversized, several, or not visible ASCII: 400 naming the header.
+        let long = "k".repeat(256);
+        for bad in [long.as_str(), "a b"] {
+            let r = route(addr, &alice, bad, &body);
+            assert_eq!(r.status, 400, "{}", r.text());
+            assert!(r.problem_detail().contains("Idempotency-Key"));
+        }
+        assert_eq!(route(addr, &alice, &"k".repeat(255), &body).status, 201);
+        let auth = format!("Bearer {alice}");
+        let twice = call(
+            addr,
+            "POST",
+            "/v1/documents",
+            &[
+                ("content-type", "application/json"),
+                ("authorization", auth.as_str()),
+                ("idempotency-key", "one-key"),
+                ("idempotency-key", "two-key"),
+            ],
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(twice.status, 400);
+        assert!(twice.problem_detail().contains("Idempotency-Key"));
+
+        // A race: eight posts with one key at once route one document, and all of them get it.
+        let before = documents_of(addr, &alice).len();
+        let replies: Vec<Reply> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| route(addr, &alice, "race-key-0001", &body)))
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a reply")).collect()
+        });
+        for r in &replies {
+            assert_eq!(r.status, 201, "{}", r.text());
+            assert_eq!(r.json()["id"], replies[0].json()["id"]);
+        }
+        assert_eq!(
+            replies
+                .iter()
+                .filter(|r| r.header("idempotent-replayed").is_none())
+                .count(),
+            1
+        );
+        assert_eq!(documents_of(addr, &alice).len(), before + 1);
+    }
+
+    /// `POST /r/{id}/responses` with a JSON body and `idempotency` (none when empty).
+    fn answer(addr: &str, id: &str, idempotency: &str, body: &Value) -> Reply {
+        let mut headers = vec![("content-type", "application/json")];
+        if !idempotency.is_empty() {
+            headers.push(("idempotency-key", idempotency));
+        }
+        call(
+            addr,
+            "POST",
+            &format!("/r/{id}/responses"),
+            &headers,
+            body.to_string().as_bytes(),
+        )
+    }
+
+    fn answers(backend: &Backend) {
+        let server = backend.serve(&[]);
+        let addr = server.addr.as_str();
+        let routed = route(addr, "", "", &json!({ "markdown": DOC }));
+        assert_eq!(routed.status, 201, "{}", routed.text());
+        let (id, token) = (
+            routed.json()["id"].as_str().unwrap().to_string(),
+            routed.json()["token"].as_str().unwrap().to_string(),
+        );
+        let eu = json!({ "responses": { "b1": { "selected": ["EU"] } }, "reviewer": "Dana" });
+        let key = "0f8fad5b-d9cb-469f-a165-70867728950e";
+        let first = answer(addr, &id, key, &eu);
+        assert_eq!(first.status, 201, "{}", first.text());
+        let again = answer(addr, &id, key, &eu);
+        assert_eq!(again.status, 201, "{}", again.text());
+        assert_eq!(again.json(), first.json());
+        // Another body with the same key: refused, nothing stored.
+        let us = json!({ "responses": { "b1": { "selected": ["US"] } }, "reviewer": "Dana" });
+        let other = answer(addr, &id, key, &us);
+        assert_eq!(other.status, 422, "{}", other.text());
+        assert!(other.problem_detail().contains("Idempotency-Key"));
+        // The header and the body's submission_id must agree.
+        let mut with_id = eu.clone();
+        with_id["submission_id"] = json!("another-submission-id-1");
+        let differ = answer(addr, &id, key, &with_id);
+        assert_eq!(differ.status, 422, "{}", differ.text());
+        // An answer's key is a submission id: 16 characters at least.
+        let short = answer(addr, &id, "short", &eu);
+        assert_eq!(short.status, 400, "{}", short.text());
+        assert!(short.problem_detail().contains("Idempotency-Key"));
+        let long = answer(addr, &id, &"k".repeat(300), &eu);
+        assert_eq!(long.status, 400);
+        assert!(long.problem_detail().contains("Idempotency-Key"));
+        // A new key is a new response.
+        let second = answer(addr, &id, "1b4e28ba-2fa1-11d2-883f-0016d3cca427", &us);
+        assert_eq!(second.status, 201, "{}", second.text());
+        assert_ne!(second.json()["response_id"], first.json()["response_id"]);
+
+        let auth = format!("Bearer {token}");
+        let listed = call(
+            addr,
+            "GET",
+            &format!("/v1/documents/{id}/responses"),
+            &[("authorization", auth.as_str())],
+            b"",
+        );
+        assert_eq!(listed.status, 200, "{}", listed.text());
+        assert_eq!(listed.json()["responses"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn sqlite_a_repeated_idempotency_key_routes_one_document() {
+        routing(&Backend::sqlite());
+    }
+
+    #[test]
+    fn postgres_a_repeated_idempotency_key_routes_one_document() {
+        if let Some(backend) = Backend::postgres() {
+            routing(&backend);
+        }
+    }
+
+    #[test]
+    fn sqlite_a_repeated_idempotency_key_stores_one_answer() {
+        answers(&Backend::sqlite());
+    }
+
+    #[test]
+    fn postgres_a_repeated_idempotency_key_stores_one_answer() {
+        if let Some(backend) = Backend::postgres() {
+            answers(&backend);
+        }
+    }
+}

@@ -430,11 +430,12 @@ pub fn is_respond_url(url: &str) -> bool {
 /// engine renders such a form with no action at all.
 pub fn is_answers_action(url: &str) -> bool {
     !url.is_empty()
-        && !url
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>' | '\\' | '`'))
+        && !url.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>' | '\\' | '`')
+        })
         && (crate::sanitize::is_web_link(url)
-            || (crate::sanitize::is_safe_link(url) && !url.to_ascii_lowercase().starts_with("mailto:")))
+            || (crate::sanitize::is_safe_link(url)
+                && !url.to_ascii_lowercase().starts_with("mailto:")))
 }
 
 /// The email preview's "Respond" link, when it is a usable one.
@@ -966,13 +967,19 @@ fn finish(
     // an action and a "Get answers" button only when something can take the post.
     let form =
         ((answerable || has_leaves) && !options.surface.is_email()).then_some(html::FormChrome {
-            action: options.answers_action.as_deref().filter(|a| is_answers_action(a)),
+            action: options
+                .answers_action
+                .as_deref()
+                .filter(|a| is_answers_action(a)),
             source: options.form_source.then_some(src),
             comments,
             // Only where the post goes to a store that keeps who answered: a routed form whose
             // host keeps the document.
             reviewer: (options.surface == Surface::Routed
-                && options.answers_action.as_deref().is_some_and(is_answers_action)
+                && options
+                    .answers_action
+                    .as_deref()
+                    .is_some_and(is_answers_action)
                 && !options.form_source)
                 .then(|| html::Reviewer {
                     id: reviewer_id,

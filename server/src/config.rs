@@ -360,7 +360,12 @@ pub fn answers_action(name: &str, url: &str) -> Result<Option<String>, String> {
     if passback_engine::is_answers_action(url) {
         return Ok(Some(url.to_string()));
     }
-    let shown: String = url.chars().take(80).collect::<String>().escape_debug().to_string();
+    let shown: String = url
+        .chars()
+        .take(80)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
     Err(format!(
         "{name} must be a relative address such as /v1/answers or an absolute http:// or https:// one, with no spaces, quotes or angle brackets (or empty for a form with no action), not \"{shown}\""
     ))

@@ -28,9 +28,10 @@ fn all(r: &Reply, name: &str) -> Vec<String> {
 }
 
 fn varies_on_origin(r: &Reply) -> bool {
-    all(r, "vary")
-        .iter()
-        .any(|v| v.split(',').any(|p| p.trim().eq_ignore_ascii_case("origin")))
+    all(r, "vary").iter().any(|v| {
+        v.split(',')
+            .any(|p| p.trim().eq_ignore_ascii_case("origin"))
+    })
 }
 
 #[tokio::test]
@@ -45,11 +46,7 @@ async fn a_configured_origin_is_echoed_on_the_stateless_routes() {
             .send(method, path, &[("origin", APP)], body.as_bytes())
             .await;
         assert_eq!(r.status, 200, "{path}: {}", r.text());
-        assert_eq!(
-            r.header("access-control-allow-origin"),
-            Some(APP),
-            "{path}"
-        );
+        assert_eq!(r.header("access-control-allow-origin"), Some(APP), "{path}");
         assert!(varies_on_origin(&r), "{path}: {:?}", r.headers);
         assert!(
             r.header("access-control-expose-headers")
@@ -60,7 +57,12 @@ async fn a_configured_origin_is_echoed_on_the_stateless_routes() {
     }
     // A refusal carries it too, so the page can read why.
     let r = server
-        .send("POST", "/v1/render?surface=nope", &[("origin", APP)], CHOICE)
+        .send(
+            "POST",
+            "/v1/render?surface=nope",
+            &[("origin", APP)],
+            CHOICE,
+        )
         .await;
     assert_eq!(r.status, 400);
     assert_eq!(r.header("access-control-allow-origin"), Some(APP));
@@ -169,7 +171,10 @@ async fn a_preflight_from_a_configured_origin_is_granted() {
             b"",
         )
         .await;
-    assert_eq!(pre.header("access-control-allow-methods"), Some("GET, HEAD"));
+    assert_eq!(
+        pre.header("access-control-allow-methods"),
+        Some("GET, HEAD")
+    );
     server.stop().await;
 }
 
@@ -304,8 +309,13 @@ async fn a_bad_answers_action_is_refused_as_the_cli_refuses_it() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let said = String::from_utf8_lossy(&out.stderr);
         // One message: the flag's name in place of the parameter's.
-        let rest = detail.trim_start_matches("answers_action").trim_end_matches('.');
-        assert!(said.contains(&format!("--answers-action{rest}")), "{said} / {detail}");
+        let rest = detail
+            .trim_start_matches("answers_action")
+            .trim_end_matches('.');
+        assert!(
+            said.contains(&format!("--answers-action{rest}")),
+            "{said} / {detail}"
+        );
     }
     server.stop().await;
 }
@@ -329,7 +339,10 @@ mod idempotency {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        String::from_utf8(out.stdout).expect("UTF-8").trim().to_string()
+        String::from_utf8(out.stdout)
+            .expect("UTF-8")
+            .trim()
+            .to_string()
     }
 
     /// `POST /v1/documents` as `key` (none when empty) with `idempotency` (none when empty).
@@ -415,7 +428,12 @@ mod idempotency {
         assert_eq!(documents_of(addr, &bob).len(), 1);
 
         // A refused request keeps nothing: the key routes the next body.
-        let refused = route(addr, &alice, "fix-me-1", &json!({ "markdown": "```single-choice\n{}\n```\n" }));
+        let refused = route(
+            addr,
+            &alice,
+            "fix-me-1",
+            &json!({ "markdown": "```single-choice\n{}\n```\n" }),
+        );
         assert_eq!(refused.status, 422, "{}", refused.text());
         let fixed = route(addr, &alice, "fix-me-1", &body);
         assert_eq!(fixed.status, 201, "{}", fixed.text());
@@ -423,7 +441,10 @@ mod idempotency {
         assert_eq!(documents_of(addr, &alice).len(), 2);
 
         // Without a key, every request routes.
-        let (a, b) = (route(addr, &alice, "", &body), route(addr, &alice, "", &body));
+        let (a, b) = (
+            route(addr, &alice, "", &body),
+            route(addr, &alice, "", &body),
+        );
         assert_ne!(a.json()["id"], b.json()["id"]);
 
         // Oversized, several, or not visible ASCII: 400 naming the header.
@@ -456,7 +477,10 @@ mod idempotency {
             let handles: Vec<_> = (0..8)
                 .map(|_| s.spawn(|| route(addr, &alice, "race-key-0001", &body)))
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("a reply")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a reply"))
+                .collect()
         });
         for r in &replies {
             assert_eq!(r.status, 201, "{}", r.text());

@@ -79,7 +79,9 @@ impl Idempotent {
             .update(content_type.as_bytes())
             .update(body);
         Idempotent {
-            key_hash: mix("passback 2026 idempotency-key lookup").to_hex().to_string(),
+            key_hash: mix("passback 2026 idempotency-key lookup")
+                .to_hex()
+                .to_string(),
             request_hash: request.finalize().to_hex().to_string(),
             seal: XChaCha20Poly1305::new(Key::from_slice(
                 mix("passback 2026 idempotency-key answer").as_bytes(),
@@ -209,7 +211,10 @@ mod tests {
         assert!(check_key(b"7c9e6679-7425-40de-944b-e07fc1f90ae7").is_ok());
         assert!(check_key(&[b'a'; MAX_KEY_CHARS]).is_ok());
         let long = check_key(&[b'a'; MAX_KEY_CHARS + 1]).unwrap_err();
-        assert!(long.contains("Idempotency-Key") && long.contains("256"), "{long}");
+        assert!(
+            long.contains("Idempotency-Key") && long.contains("256"),
+            "{long}"
+        );
         for bad in [&b""[..], b"a b", b"caf\xc3\xa9", b"a\tb"] {
             assert!(check_key(bad).is_err());
         }

@@ -494,7 +494,12 @@ impl Store for SealedStore {
         self.inner.claim_idempotency(claim)
     }
 
-    fn finish_idempotency(&self, key_hash: &str, status: u16, sealed: String) -> StoreFuture<'_, ()> {
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
         self.inner.finish_idempotency(key_hash, status, sealed)
     }
 

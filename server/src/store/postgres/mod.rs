@@ -572,11 +572,19 @@ impl Store for PostgresStore {
         events::redeliver(self, id, event, now)
     }
 
-    fn claim_idempotency(&self, claim: crate::store::KeyClaim) -> StoreFuture<'_, crate::store::Claim> {
+    fn claim_idempotency(
+        &self,
+        claim: crate::store::KeyClaim,
+    ) -> StoreFuture<'_, crate::store::Claim> {
         idempotency::claim(self, claim)
     }
 
-    fn finish_idempotency(&self, key_hash: &str, status: u16, sealed: String) -> StoreFuture<'_, ()> {
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
         idempotency::finish(self, key_hash, status, sealed)
     }
 

@@ -210,7 +210,7 @@ fn options_from_query(req: &Request<Incoming>) -> Result<(Options, bool), Resp> 
                 options = options.with_link_base_url(Some(v));
             }
             "answers_action" => {
-                let action = crate::answers_action("answers_action", &v)
+                let action = crate::config::answers_action("answers_action", &v)
                     .map_err(|why| problem(StatusCode::BAD_REQUEST, format!("{why}.")))?;
                 options = options.with_answers_action(action);
             }

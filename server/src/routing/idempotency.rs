@@ -8,8 +8,10 @@
 //! (XChaCha20-Poly1305) with a key derived from the Idempotency-Key and the scope: the database
 //! alone does not give the token away.
 
-use super::{Routing, RoutingError};
-use crate::store::{self, Claim, KeyClaim, Millis};
+use super::Routing;
+use super::error::RoutingError;
+use crate::store::idempotency::{Claim, KeyClaim};
+use crate::store::{self, Millis};
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
 use std::time::Duration;

@@ -11,7 +11,7 @@
 
 mod config;
 mod events;
-mod idempotency;
+pub mod idempotency;
 mod keys;
 pub mod pg_tls;
 pub mod postgres;
@@ -24,7 +24,6 @@ pub use events::{
     Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
     WEBHOOK_SECRET_PREFIX, new_webhook_secret,
 };
-pub use idempotency::{Claim, KeyClaim};
 pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
 
 use serde_json::Value;
@@ -180,9 +179,12 @@ pub trait Store: Send + Sync {
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
 
-    /// Claims an `Idempotency-Key` (see [`Claim`]): atomically, so of two requests with the same
+    /// Claims an `Idempotency-Key` (see [`idempotency::Claim`]): atomically, so of two requests with the same
     /// key (on PostgreSQL, on any replicas) one claims it and the other sees the claim.
-    fn claim_idempotency(&self, claim: KeyClaim) -> StoreFuture<'_, Claim>;
+    fn claim_idempotency(
+        &self,
+        claim: idempotency::KeyClaim,
+    ) -> StoreFuture<'_, idempotency::Claim>;
 
     /// Keeps the answer of the request that claimed `key_hash`.
     fn finish_idempotency(

@@ -490,7 +490,10 @@ impl Store for SealedStore {
     }
 
     // The answers an idempotency key keeps are sealed already, with a key of their own.
-    fn claim_idempotency(&self, claim: super::KeyClaim) -> StoreFuture<'_, super::Claim> {
+    fn claim_idempotency(
+        &self,
+        claim: super::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, super::idempotency::Claim> {
         self.inner.claim_idempotency(claim)
     }
 

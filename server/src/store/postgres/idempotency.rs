@@ -1,7 +1,7 @@
 //! The `Idempotency-Key` queries of the postgres backend (see `store::idempotency`).
 
 use super::*;
-use crate::store::{Claim, KeyClaim};
+use crate::store::idempotency::{Claim, KeyClaim};
 
 pub(super) fn claim<'a>(store: &'a PostgresStore, claim: KeyClaim) -> StoreFuture<'a, Claim> {
     Box::pin(async move {

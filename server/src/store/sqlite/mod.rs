@@ -588,8 +588,8 @@ impl Store for SqliteStore {
 
     fn claim_idempotency(
         &self,
-        claim: crate::store::KeyClaim,
-    ) -> StoreFuture<'_, crate::store::Claim> {
+        claim: crate::store::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, crate::store::idempotency::Claim> {
         idempotency::claim(self, claim)
     }
 

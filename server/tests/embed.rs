@@ -585,3 +585,73 @@ mod idempotency {
         }
     }
 }
+
+/// `passback serve` takes `--cors-origin` (repeatable) or `PASSBACK_CORS_ORIGIN`, and refuses
+/// what is not an origin before it listens.
+#[test]
+fn the_serve_command_reads_origins_from_flags_and_the_environment() {
+    let refused = |args: &[&str], env: Option<&str>| {
+        let mut cmd = common::passback();
+        cmd.args(["serve", "--listen", "127.0.0.1:0"])
+            .args(common::NO_STORE)
+            .args(args)
+            .env_remove("PASSBACK_CORS_ORIGIN");
+        if let Some(v) = env {
+            cmd.env("PASSBACK_CORS_ORIGIN", v);
+        }
+        let out = cmd.output().expect("run passback serve");
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    for bad in ["null", "*", "https://app.example/path"] {
+        let said = refused(&["--cors-origin", APP, "--cors-origin", bad], None);
+        assert!(said.contains("--cors-origin must be an origin"), "{said}");
+        assert!(said.contains(bad), "{said}");
+    }
+    let said = refused(&[], Some("https://app.example, null"));
+    assert!(said.contains("--cors-origin must be an origin"), "{said}");
+    let help = common::passback()
+        .args(["serve", "--help"])
+        .output()
+        .expect("run passback serve --help");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--cors-origin ORIGIN"));
+}
+
+/// The environment's origins reach the server: a real `passback serve`, over HTTP.
+#[test]
+fn origins_from_the_environment_are_allowed() {
+    use std::io::{BufRead, BufReader};
+    let mut child = common::passback()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(common::NO_STORE)
+        .env(
+            "PASSBACK_CORS_ORIGIN",
+            "http://localhost:3000, https://app.example.com",
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start passback serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the listening line");
+    let addr = line
+        .trim()
+        .rsplit("http://")
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let reply = common::http::call(&addr, "GET", "/v1/schema.json", &[("origin", APP)], b"");
+    let other = common::http::call(
+        &addr,
+        "GET",
+        "/v1/schema.json",
+        &[("origin", "https://elsewhere.example")],
+        b"",
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(reply.header("access-control-allow-origin"), Some(APP));
+    assert_eq!(other.header("access-control-allow-origin"), None);
+}

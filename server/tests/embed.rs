@@ -511,8 +511,19 @@ mod idempotency {
         )
     }
 
-    fn answers(backend: &Backend) {
-        let server = backend.serve(&[]);
+    /// With `sealed`, the store seals the answers at rest (`--store-key-file`): a repeat is
+    /// compared with the first response as opened.
+    fn answers(backend: &Backend, sealed: bool) {
+        let scratch = sealed.then(|| backend.scratch());
+        let server = match &scratch {
+            Some(dir) => {
+                let keys = dir.join("store.keys");
+                std::fs::write(&keys, "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n")
+                    .expect("the key file");
+                backend.serve(&["--store-key-file", &keys.display().to_string()])
+            }
+            None => backend.serve(&[]),
+        };
         let addr = server.addr.as_str();
         let routed = route(addr, "", "", &json!({ "markdown": DOC }));
         assert_eq!(routed.status, 201, "{}", routed.text());
@@ -559,6 +570,10 @@ mod idempotency {
         );
         assert_eq!(listed.status, 200, "{}", listed.text());
         assert_eq!(listed.json()["responses"].as_array().unwrap().len(), 2);
+        drop(server);
+        if let Some(dir) = scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 
     #[test]
@@ -575,13 +590,17 @@ mod idempotency {
 
     #[test]
     fn sqlite_a_repeated_idempotency_key_stores_one_answer() {
-        answers(&Backend::sqlite());
+        answers(&Backend::sqlite(), false);
+        answers(&Backend::sqlite(), true);
     }
 
     #[test]
     fn postgres_a_repeated_idempotency_key_stores_one_answer() {
         if let Some(backend) = Backend::postgres() {
-            answers(&backend);
+            answers(&backend, true);
+        }
+        if let Some(backend) = Backend::postgres() {
+            answers(&backend, false);
         }
     }
 }

@@ -419,6 +419,19 @@ mod idempotency {
         assert!(other.problem_detail().contains("Idempotency-Key"));
         assert_eq!(documents_of(addr, &alice).len(), 1);
 
+        // After the window the key is new again: the other body routes a document of its own.
+        backend.execute("UPDATE idempotency_keys SET created_at = created_at - 86400001");
+        let later = route(
+            addr,
+            &alice,
+            key,
+            &json!({ "markdown": DOC, "expires_in": 7200 }),
+        );
+        assert_eq!(later.status, 201, "{}", later.text());
+        assert_eq!(later.header("idempotent-replayed"), None);
+        assert_ne!(later.json()["id"], first.json()["id"]);
+        assert_eq!(documents_of(addr, &alice).len(), 2);
+
         // Another sender's same key is theirs alone: a document of their own, never alice's.
         let bobs = route(addr, &bob, key, &body);
         assert_eq!(bobs.status, 201, "{}", bobs.text());
@@ -438,7 +451,7 @@ mod idempotency {
         let fixed = route(addr, &alice, "fix-me-1", &body);
         assert_eq!(fixed.status, 201, "{}", fixed.text());
         assert_eq!(fixed.header("idempotent-replayed"), None);
-        assert_eq!(documents_of(addr, &alice).len(), 2);
+        assert_eq!(documents_of(addr, &alice).len(), 3);
 
         // Without a key, every request routes.
         let (a, b) = (

@@ -62,7 +62,9 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
         RoutingError::StoreOff => StatusCode::NOT_FOUND,
         RoutingError::Full { .. }
         | RoutingError::StatusFixed { .. }
-        | RoutingError::Revisions { .. } => StatusCode::CONFLICT,
+        | RoutingError::Revisions { .. }
+        | RoutingError::IdempotencyInProgress => StatusCode::CONFLICT,
+        RoutingError::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
         RoutingError::Lifetime(_) | RoutingError::Callback(_) | RoutingError::Field(_) => {
             StatusCode::UNPROCESSABLE_ENTITY
         }

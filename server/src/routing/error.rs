@@ -64,6 +64,10 @@ pub enum RoutingError {
     Busy { waited: Duration },
     /// The validation failed on an internal error.
     Internal,
+    /// The `Idempotency-Key` was used (by this sender, within the window) with another body.
+    IdempotencyMismatch,
+    /// A request with the same `Idempotency-Key` is still being worked on.
+    IdempotencyInProgress,
 }
 
 impl RoutingError {
@@ -158,6 +162,12 @@ impl fmt::Display for RoutingError {
             RoutingError::Internal => {
                 f.write_str("Validation failed on an internal error; please report it.")
             }
+            RoutingError::IdempotencyMismatch => f.write_str(
+                "This Idempotency-Key was used with another body; send that body again to get its answer, or use a new key for a new request.",
+            ),
+            RoutingError::IdempotencyInProgress => f.write_str(
+                "A request with this Idempotency-Key is still being worked on; retry in a moment to get its answer.",
+            ),
         }
     }
 }

@@ -18,6 +18,7 @@
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
+//! | an `Idempotency-Key` on routing: claim it, replay the first answer, refuse another body | [`idempotency::Idempotent`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
 //! | revise it: validate, warn of answers a revision makes ambiguous, keep it as the latest | [`Routing::revise_checked`] |
 //! | read an earlier revision; carry answers across revisions | [`Routing::revision_text`], [`carry`] |
@@ -31,6 +32,7 @@
 
 pub mod carry;
 mod error;
+pub mod idempotency;
 mod keys;
 mod limits;
 mod recipients;
@@ -657,6 +659,10 @@ impl Routing {
         let purge_before = now.saturating_sub(self.closed_retention.as_millis() as Millis);
         let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
         let purged = self.store.expire(now, purge_before, forget_before).await;
+        let keys_before = now.saturating_sub(idempotency::WINDOW.as_millis() as Millis);
+        if let Err(e) = self.store.forget_idempotency(keys_before).await {
+            tracing::warn!(error = %e, "old idempotency keys could not be forgotten");
+        }
         crate::webhooks::wake();
         purged
     }

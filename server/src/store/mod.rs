@@ -11,6 +11,7 @@
 
 mod config;
 mod events;
+pub mod idempotency;
 mod keys;
 pub mod pg_tls;
 pub mod postgres;
@@ -195,6 +196,27 @@ pub trait Store: Send + Sync {
     /// Makes the event `event` of the document `id` due for delivery at `now` again. False
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
+
+    /// Claims an `Idempotency-Key` (see [`idempotency::Claim`]): atomically, so of two requests with the same
+    /// key (on PostgreSQL, on any replicas) one claims it and the other sees the claim.
+    fn claim_idempotency(
+        &self,
+        claim: idempotency::KeyClaim,
+    ) -> StoreFuture<'_, idempotency::Claim>;
+
+    /// Keeps the answer of the request that claimed `key_hash`.
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()>;
+
+    /// Gives up a claim that has no answer (the request was refused): the key may be used again.
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()>;
+
+    /// Forgets the keys used before `before`.
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64>;
 
     /// The recipients of the kept document `id`, in the order they were routed (none when it
     /// is gone or unknown).

@@ -615,6 +615,31 @@ impl Store for SealedStore {
             }
         })
     }
+
+    // The answers an idempotency key keeps are sealed already, with a key of their own.
+    fn claim_idempotency(
+        &self,
+        claim: super::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, super::idempotency::Claim> {
+        self.inner.claim_idempotency(claim)
+    }
+
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
+        self.inner.finish_idempotency(key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        self.inner.release_idempotency(key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        self.inner.forget_idempotency(before)
+    }
 }
 
 #[cfg(test)]

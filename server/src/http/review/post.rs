@@ -1,5 +1,6 @@
 //! `POST /r/{id}/responses`: a reader's answers, decoded from the form or JSON, checked and kept.
 
+use super::super::documents::idempotency_key;
 use super::super::refusal::refused;
 use super::super::request::{client_of, form_or_json, read_body, utf8, wants_html};
 use super::super::response::{Resp, html, no_store, private_json, problem};
@@ -36,6 +37,20 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         "the review page's form (application/x-www-form-urlencoded) or JSON {\"responses\", \"reviewer\"}",
     ) {
         Ok(form) => form,
+        Err(r) => return r,
+    };
+    // A JSON client's Idempotency-Key is its submission id: a repeat finds the first response.
+    let idempotency_key = match idempotency_key(&req) {
+        Ok(Some(k)) if !form => {
+            if !is_submission_id(&k) {
+                return problem(
+                    StatusCode::BAD_REQUEST,
+                    "An Idempotency-Key on an answer is its submission id: 16 to 128 letters, digits, '-' or '_' (a UUID will do).",
+                );
+            }
+            Some(k)
+        }
+        Ok(_) => None,
         Err(r) => return r,
     };
     let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
@@ -133,10 +148,21 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         ),
     };
     // A browser's form always gets a receipt: one the page did not carry is made here.
-    let submission = match submission {
-        None if checked => new_submission(),
-        other => other,
+    let submission = match (submission, &idempotency_key) {
+        (Some(given), Some(key)) if given != *key => {
+            return problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "The Idempotency-Key header and \"submission_id\" differ; send one of them, or the same in both.",
+            );
+        }
+        (_, Some(key)) => Some(key.clone()),
+        (None, None) if checked => new_submission(),
+        (other, None) => other,
     };
+    // What a repeat with the same key must match to be answered with the first response.
+    let sent = idempotency_key
+        .is_some()
+        .then(|| (inputs.clone(), annotations.clone(), reviewer.clone()));
     if let Err(e) = check_stored_size(
         &inputs,
         &annotations,
@@ -163,6 +189,13 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Ok(stored) => stored,
         Err(e) => return refused(e, browser),
     };
+    if let Some((inputs, annotations, reviewer)) = sent
+        && (stored.component_inputs != inputs
+            || stored.annotations != annotations
+            || stored.reviewer != reviewer)
+    {
+        return refused(RoutingError::IdempotencyMismatch, false);
+    }
     let mut r = match (checked, &submission) {
         // Post/Redirect/Get: the receipt is a page of its own, so reloading it sends nothing.
         (true, Some(k)) => {

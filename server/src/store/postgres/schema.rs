@@ -38,6 +38,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "recipients_verdict",
         sql: include_str!("../../../migrations/postgres/0007_recipients_verdict.sql"),
     },
+    Migration {
+        version: 8,
+        name: "idempotency",
+        sql: include_str!("../../../migrations/postgres/0008_idempotency.sql"),
+    },
 ];
 
 pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {

@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod events;
+mod idempotency;
 use events::insert_event;
 mod keys;
 mod recipients;
@@ -634,5 +635,29 @@ impl Store for SqliteStore {
         opened: Option<Millis>,
     ) -> StoreFuture<'_, Option<Recipient>> {
         recipients::recipient(self, id, secret_hash, opened)
+    }
+
+    fn claim_idempotency(
+        &self,
+        claim: crate::store::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, crate::store::idempotency::Claim> {
+        idempotency::claim(self, claim)
+    }
+
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
+        idempotency::finish(self, key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        idempotency::release(self, key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        idempotency::forget(self, before)
     }
 }

@@ -39,6 +39,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "recipients_verdict",
         sql: include_str!("../../../migrations/sqlite/0007_recipients_verdict.sql"),
     },
+    Migration {
+        version: 8,
+        name: "idempotency",
+        sql: include_str!("../../../migrations/sqlite/0008_idempotency.sql"),
+    },
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {

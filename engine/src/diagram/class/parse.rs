@@ -150,6 +150,8 @@ struct Reader<'s> {
     defs: HashMap<String, Style>,
     skipped: Vec<String>,
     ignored: Vec<String>,
+    /// Sentences for classes whose members were cut at `MAX_MEMBERS`.
+    cut: Vec<String>,
     direction: Direction,
     acc_title: Option<String>,
     acc_descr: Option<String>,
@@ -520,6 +522,19 @@ impl<'s> Reader<'s> {
 
     fn add_member(&mut self, i: usize, text: &str) {
         let t = text.trim();
+        let full = {
+            let c = &self.classes[i].class;
+            c.methods.len() + c.members.len() >= MAX_MEMBERS
+        };
+        if full && !t.is_empty() && !t.starts_with("<<") {
+            let id = &self.classes[i].id;
+            let note = format!(
+                "the class `{id}` has more than {MAX_MEMBERS} members and methods: the rest are not shown"
+            );
+            if !self.cut.contains(&note) {
+                self.cut.push(note);
+            }
+        }
         let c = &mut self.classes[i].class;
         if t.starts_with("<<") && t.ends_with(">>") && t.len() >= 4 {
             c.annotations.push(t[2..t.len() - 2].to_string());
@@ -1012,6 +1027,7 @@ pub fn parse(source: &str) -> Option<Result<ClassDiagram, Unsupported>> {
         defs: HashMap::new(),
         skipped: Vec::new(),
         ignored: Vec::new(),
+        cut: Vec::new(),
         direction: Direction::TopDown,
         acc_title: None,
         acc_descr: None,
@@ -1154,6 +1170,7 @@ fn build(r: Reader, title: Option<String>, theme: &directive::Theme) -> ClassDia
     if any {
         d.chart.styles.nodes = styles;
     }
+    d.chart.notes.extend(r.cut);
     if !r.skipped.is_empty() {
         d.chart.notes.push(format!(
             "the style {} {} not drawn: only {} are",

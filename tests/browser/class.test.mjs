@@ -68,8 +68,8 @@ test('class diagram: comments on a class, a namespace, a note and a relation', a
   // Inheritance, composition and dependency each have their marker.
   assert.equal(await page.locator('svg [data-edge] .pb-class-marker').count(), 3);
   // Static underlined, abstract in italics.
-  assert.equal(await page.locator('svg [data-node="Shape"] text[text-decoration="underline"]').textContent(), '+area() : double');
-  assert.equal(await page.locator('svg [data-node="Shape"] text[font-style="italic"]').textContent(), '+scale(factor) : Shape<T>');
+  assert.equal(await page.locator('svg .pb-class-rows text[text-decoration="underline"]').textContent(), '+area() : double');
+  assert.equal(await page.locator('svg .pb-class-rows text[font-style="italic"]').textContent(), '+scale(factor) : Shape<T>');
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     assert.deepEqual(await axeViolations(page), [], `axe, ${scheme}`);

@@ -254,8 +254,6 @@ fn relation(
     if !at_interface(e.to) {
         marker(w, r.ends[1], last, out_b);
     }
-    cardinality(w, &r.cards[0], first, out_a);
-    cardinality(w, &r.cards[1], last, out_b);
     if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
         let block = Block::new(label);
         let bw = block.width + 2.0 * LABEL_PAD_X;
@@ -282,6 +280,22 @@ fn relation(
     }
     w.close("g");
     w.newline();
+    // The cardinalities beside the ends, outside the comment target (its name is its classes
+    // and label) and said in the `<desc>`.
+    if r.cards.iter().any(|c| !c.is_empty()) {
+        w.open(
+            "g",
+            &[
+                ("class", plain!("pb-class-cards")),
+                ("pointer-events", plain!("none")),
+                ("aria-hidden", plain!("true")),
+            ],
+        );
+        cardinality(w, &r.cards[0], first, out_a);
+        cardinality(w, &r.cards[1], last, out_b);
+        w.close("g");
+        w.newline();
+    }
 }
 
 /// A note's dotted line to its class (no key: not commentable).
@@ -378,25 +392,34 @@ fn class(
         None => (TEXT, colour::TEXT),
     };
     let top = b.top();
-    let mut y = top + PAD_Y;
-    for a in &comp.annotations {
-        let block = Block::new(a);
-        lines(
-            w,
-            text_class,
-            text_fill,
-            &block,
-            Pt::new(b.center.x, y + LINE_HEIGHT / 2.0),
-        );
-        y += LINE_HEIGHT;
-    }
+    let name_top = top + PAD_Y + LINE_HEIGHT * comp.annotations.len() as f64;
     lines(
         w,
         const { Plain::new("pb-d-text pb-class-name") },
         text_fill,
         &comp.name,
-        Pt::new(b.center.x, y + comp.name.height / 2.0),
+        Pt::new(b.center.x, name_top + comp.name.height / 2.0),
     );
+    // The comment target is the box with its name, as its comment field is named; the
+    // annotations, members and methods are drawn over it, let clicks through to it, and are
+    // said in the `<desc>`.
+    w.close("g");
+    w.newline();
+    w.open(
+        "g",
+        &[
+            ("class", plain!("pb-class-rows")),
+            ("pointer-events", plain!("none")),
+            ("aria-hidden", plain!("true")),
+        ],
+    );
+    w.newline();
+    let mut y = top + PAD_Y;
+    for a in &comp.annotations {
+        let block = Block::new(a);
+        lines(w, text_class, text_fill, &block, Pt::new(b.center.x, y + LINE_HEIGHT / 2.0));
+        y += LINE_HEIGHT;
+    }
     let members_top = top + comp.head_h;
     rule(w, members_top, b, authored);
     let methods_top = members_top + comp.members_h;

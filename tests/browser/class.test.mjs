@@ -77,6 +77,9 @@ test('class diagram: comments on a class, a namespace, a note and a relation', a
   }
   // The author's fill holds in the dark theme.
   assert.equal(await page.locator('svg [data-node="Renderer"] .pb-d-authored').first().getAttribute('fill'), '#fde68a');
+  // Its name keeps a colour readable on it (dark text on the light fill), in the dark theme too.
+  const nameFill = await page.locator('svg [data-node="Renderer"] .pb-class-name').evaluate((t) => getComputedStyle(t).fill);
+  assert.match(nameFill, /^rgb\((\d{1,2}), (\d{1,2}), (\d{1,2})\)$/, nameFill);
   assert.deepEqual(problems, []);
   await page.close();
 });

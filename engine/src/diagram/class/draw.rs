@@ -395,7 +395,11 @@ fn class(
     let name_top = top + PAD_Y + LINE_HEIGHT * comp.annotations.len() as f64;
     lines(
         w,
-        const { Plain::new("pb-d-text pb-class-name") },
+        if authored.is_some() {
+            const { Plain::new("pb-d-text pb-d-authored pb-class-name") }
+        } else {
+            const { Plain::new("pb-d-text pb-class-name") }
+        },
         text_fill,
         &comp.name,
         Pt::new(b.center.x, name_top + comp.name.height / 2.0),

@@ -61,15 +61,15 @@ pub fn relation(d: &ClassDiagram, k: usize, t: &Strings) -> String {
         t.diagram_class[11]
     };
     let mut out = fill_all(t.diagram_class[5], &[&names[0], &names[1], line]);
-    for side in 0..2 {
-        if let Some(m) = marker(r.ends[side], t) {
+    for ((end, card), name) in r.ends.iter().zip(&r.cards).zip(&names) {
+        if let Some(m) = marker(*end, t) {
             out.push_str(", ");
-            out.push_str(&fill_all(t.diagram_class[6], &[m, &names[side]]));
+            out.push_str(&fill_all(t.diagram_class[6], &[m, name]));
         }
-        if !r.cards[side].is_empty() {
+        if !card.is_empty() {
             out.push_str(", ");
-            let card = Strings::fill(t.diagram_quote, &r.cards[side]);
-            out.push_str(&fill_all(t.diagram_class[6], &[&card, &names[side]]));
+            let card = Strings::fill(t.diagram_quote, card);
+            out.push_str(&fill_all(t.diagram_class[6], &[&card, name]));
         }
     }
     if let Some(l) = &e.label {

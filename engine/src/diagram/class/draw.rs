@@ -421,7 +421,13 @@ fn class(
     let mut y = top + PAD_Y;
     for a in &comp.annotations {
         let block = Block::new(a);
-        lines(w, text_class, text_fill, &block, Pt::new(b.center.x, y + LINE_HEIGHT / 2.0));
+        lines(
+            w,
+            text_class,
+            text_fill,
+            &block,
+            Pt::new(b.center.x, y + LINE_HEIGHT / 2.0),
+        );
         y += LINE_HEIGHT;
     }
     let members_top = top + comp.head_h;

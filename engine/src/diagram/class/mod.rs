@@ -99,7 +99,8 @@ pub enum End {
 }
 
 impl End {
-    /// Mermaid's number for it (-1 for none).
+    /// Mermaid's number for it (-1 for none), as `parse.json` records it.
+    #[cfg(test)]
     pub fn number(self) -> i64 {
         match self {
             End::None => -1,

@@ -278,7 +278,8 @@ fn process_set(input: &str) -> String {
     if count <= 1 {
         return input.to_string();
     }
-    let (mut chars, lead): (Vec<char>, bool) = if count % 2 != 0 && input.starts_with('~') {
+    let (mut chars, lead): (Vec<char>, bool) = if !count.is_multiple_of(2) && input.starts_with('~')
+    {
         (input[1..].chars().collect(), true)
     } else {
         (input.chars().collect(), false)
@@ -891,8 +892,8 @@ impl<'s> Reader<'s> {
                 continue;
             }
             for k in ["accTitle", "accDescr"] {
-                if rest.starts_with(k) {
-                    let after = rest[k.len()..].trim_start();
+                if let Some(after) = rest.strip_prefix(k) {
+                    let after = after.trim_start();
                     if let Some(v) = after.strip_prefix(':') {
                         let v = v.split('\n').next().unwrap_or("").trim().to_string();
                         self.take_line();

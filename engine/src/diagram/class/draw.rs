@@ -575,7 +575,22 @@ pub fn class_diagram(d: &ClassDiagram, laid: &Drawing, f: &Frame) -> (String, u3
                         ("fill", plain!("transparent")),
                     ],
                 );
-                let c = Pt::new(b.center.x, b.top() + RING + 1.0);
+                // The circle on the side its relation reaches, the name on the other.
+                let below = chart
+                    .edges
+                    .iter()
+                    .zip(&laid.edges)
+                    .find_map(|(e, p)| match (e.from == i, e.to == i) {
+                        (true, _) => p.points.first(),
+                        (_, true) => p.points.last(),
+                        _ => None,
+                    })
+                    .is_some_and(|p| p.y > b.center.y + 1.0);
+                let c = if below {
+                    Pt::new(b.center.x, b.bottom() - RING - 1.0)
+                } else {
+                    Pt::new(b.center.x, b.top() + RING + 1.0)
+                };
                 w.leaf(
                     "circle",
                     &[
@@ -594,7 +609,11 @@ pub fn class_diagram(d: &ClassDiagram, laid: &Drawing, f: &Frame) -> (String, u3
                     TEXT,
                     colour::TEXT,
                     &block,
-                    Pt::new(b.center.x, b.bottom() - block.height / 2.0 - 1.0),
+                    if below {
+                        Pt::new(b.center.x, b.top() + block.height / 2.0 + 1.0)
+                    } else {
+                        Pt::new(b.center.x, b.bottom() - block.height / 2.0 - 1.0)
+                    },
                 );
                 w.close("g");
                 w.newline();

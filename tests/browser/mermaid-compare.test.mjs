@@ -1,6 +1,6 @@
-// Ten flowcharts, ten state diagrams and ten ER diagrams of Mermaid's own documentation and
-// tests and of public repositories (fixtures/mermaid-flowcharts/, fixtures/mermaid-state/,
-// fixtures/mermaid-er/), drawn by the engine and by mermaid.js
+// Ten flowcharts, ten state diagrams, ten ER diagrams and ten class diagrams of Mermaid's own
+// documentation and tests and of public repositories (fixtures/mermaid-flowcharts/,
+// fixtures/mermaid-state/, fixtures/mermaid-er/, fixtures/mermaid-class/), drawn by the engine and by mermaid.js
 // in the same Chromium, side by side, one screenshot each in
 // target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
 // not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
@@ -22,6 +22,9 @@ const ERS = ['docs-entityRelationshipDiagram-16', 'docs-entityRelationshipDiagra
   'docs-entityRelationshipDiagram-283', 'docs-entityRelationshipDiagram-491', 'docs-entityRelationshipDiagram-585',
   'erDiagram-327', 'demo-er-21', 'idealjs-chao-feng-docs-er-2', 'codymurphyjones-repstracker-old-README-117',
   'codymurphyjones-repstracker-old-migration-migration_notes-11'];
+const CLASSES = ['docs-classDiagram-18', 'docs-classDiagram-87', 'docs-classDiagram-248', 'docs-classDiagram-317',
+  'docs-classDiagram-345', 'docs-classDiagram-452', 'docs-classDiagram-534', 'docs-classDiagram-706',
+  'docs-classDiagram-887', 'demo-classchart-209'];
 const corpus = (dir) => JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'corpus.json'), 'utf8'));
 
 let server;
@@ -82,3 +85,5 @@ test('ten of Mermaid\'s state diagrams beside mermaid.js\'s drawing', { skip }, 
   compare('mermaid-state', STATES, 'pb-mermaid-state'));
 test('ten ER diagrams beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-er', ERS, 'pb-mermaid-er'));
+test('ten class diagrams beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-class', CLASSES, 'pb-mermaid-class'));

@@ -420,6 +420,9 @@ fn build_cleaner(rules: ImageRules) -> Builder<'static> {
     .add_tag_attributes("h1", ["align"])
     .add_tag_attributes("h2", ["align"])
     .add_tag_attributes("h3", ["align"])
+    .add_tag_attributes("h4", ["align"])
+    .add_tag_attributes("h5", ["align"])
+    .add_tag_attributes("h6", ["align"])
     .add_tag_attributes("code", ["class"])
     .add_tag_attributes("a", ["id"])
     .add_tag_attributes("li", ["id"])
@@ -438,7 +441,13 @@ fn build_cleaner(rules: ImageRules) -> Builder<'static> {
     .link_rel(Some("noopener noreferrer nofollow"))
     .attribute_filter(
         move |element, attribute, value| match (element, attribute) {
-            ("img", "src") => rules.src(value).map(|v| Cow::Owned(v.into_owned())),
+            ("img", "src") => {
+                let src = rules.src(value).map(|v| Cow::Owned(v.into_owned()));
+                if src.is_none() {
+                    REFUSED_IMAGES.with(|n| n.set(n.get() + 1));
+                }
+                src
+            }
             ("img" | "source", "srcset") => rules.srcset(value).map(Cow::Owned),
             ("a", "href") if !is_safe_link(value) => None,
             ("input", "type") if value != "checkbox" => None,
@@ -482,10 +491,24 @@ fn is_hook(name: &str) -> bool {
         .is_some_and(|p| p.eq_ignore_ascii_case(HOOK_PREFIX))
 }
 
+thread_local! {
+    /// The raw `<img>` whose address the rules refused, in the sanitizer's current call on this
+    /// thread (the sanitizer is shared, its attribute filter has no other way out).
+    static REFUSED_IMAGES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
 /// Cleans one Markdown block's raw HTML: what it leaves open is closed at its end, so it cannot
 /// wrap, swallow or escape into what follows. Images pass by `rules`.
 pub fn clean(html: &str, rules: &ImageRules) -> String {
-    cleaner(rules).clean(html).to_string()
+    clean_counting(html, rules).0
+}
+
+/// [`clean`], and how many raw `<img>` the rules kept from loading (each is left with its alt
+/// text and no address), for the count of blocked images a host shows.
+pub fn clean_counting(html: &str, rules: &ImageRules) -> (String, u32) {
+    REFUSED_IMAGES.with(|n| n.set(0));
+    let cleaned = cleaner(rules).clean(html).to_string();
+    (cleaned, REFUSED_IMAGES.with(|n| n.replace(0)))
 }
 
 /// `html` with the `<` of every [`FILTERED_TAGS`] start or end tag written as `&lt;`, as GitHub's
@@ -646,19 +669,22 @@ pub fn raw_notes<'a>(root: &'a AstNode<'a>, components: &[&'a AstNode<'a>]) -> V
 /// escape content beyond its block, and the [`FILTERED_TAGS`] show as text. Afterwards the tree
 /// holds only clean raw HTML. `write` writes a node's HTML as the prose writer does. `mark` is
 /// text the document cannot spell (see `render::marker_char`), used to keep footnote references
-/// (which carry the engine's own attributes) out of the sanitizer.
+/// (which carry the engine's own attributes) out of the sanitizer. Returns how many raw `<img>`
+/// the image rules kept from loading.
 pub fn clean_blocks<'a>(
     root: &'a AstNode<'a>,
     components: &[&'a AstNode<'a>],
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
     rules: &ImageRules,
-) {
+) -> u32 {
     // Blocks first, then changes: the tree is not changed while it is walked.
     let spans = span::spans(root, components, rules);
     let spanned = spanned_blocks(&spans);
     let blocks = raw_blocks(root);
+    let mut refused = 0;
     for span in spans {
+        refused += span.refused_images;
         for (block, html) in span.blocks {
             if let NodeValue::HtmlBlock(b) = &mut block.data_mut().value {
                 b.literal = html;
@@ -672,11 +698,14 @@ pub fn clean_blocks<'a>(
         let mut data = block.data_mut();
         if let NodeValue::HtmlBlock(b) = &mut data.value {
             let filtered = filter_tags(&b.literal);
-            b.literal = clean(filtered.as_deref().unwrap_or(&b.literal), rules);
+            let (cleaned, n) = clean_counting(filtered.as_deref().unwrap_or(&b.literal), rules);
+            b.literal = cleaned;
+            refused += n;
             continue;
         }
         drop(data);
-        let html = inline_html(block, write, mark, rules);
+        let (html, n) = inline_html(block, write, mark, rules);
+        refused += n;
         // One raw node holds the block's content now.
         let mut children = block.children();
         let Some(first) = children.next() else {
@@ -690,6 +719,7 @@ pub fn clean_blocks<'a>(
         }
         first.data_mut().value = NodeValue::HtmlInline(html);
     }
+    refused
 }
 
 /// The HTML blocks the spans hold, which are clean already and are no one block's to balance.
@@ -700,13 +730,13 @@ fn spanned_blocks<'a>(spans: &[span::Span<'a>]) -> HashSet<*const AstNode<'a>> {
         .collect()
 }
 
-/// A block's inline content as clean HTML.
+/// A block's inline content as clean HTML, and how many raw `<img>` the rules refused.
 fn inline_html<'a>(
     container: &'a AstNode<'a>,
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
     rules: &ImageRules,
-) -> String {
+) -> (String, u32) {
     // The footnote references stand in as text while the sanitizer runs.
     let mut refs = Vec::new();
     for node in container.descendants() {
@@ -723,11 +753,11 @@ fn inline_html<'a>(
         write(child, &mut html);
     }
     let filtered = filter_tags(&html);
-    let mut clean = clean(filtered.as_deref().unwrap_or(&html), rules);
+    let (mut clean, refused) = clean_counting(filtered.as_deref().unwrap_or(&html), rules);
     for (stand_in, html) in refs {
         clean = clean.replacen(&stand_in, &html, 1);
     }
-    clean
+    (clean, refused)
 }
 
 #[cfg(test)]
@@ -955,6 +985,42 @@ mod tests {
                 && !out.contains("e.x")
                 && !out.contains("javascript"),
             "{out}"
+        );
+    }
+
+    /// Every heading level keeps its alignment, as on GitHub (READMEs centre an `<h4>` of links
+    /// under their logo).
+    #[test]
+    fn headings_of_every_level_keep_their_alignment() {
+        for level in 1..=6 {
+            let html = format!("<h{level} align=\"center\">Docs | Blog</h{level}>");
+            assert_eq!(clean(&html, &ImageRules::default()), html);
+        }
+    }
+
+    /// A raw `<img>` the rules refuse is counted; one they let load, one with no address and a
+    /// refused `srcset` (the `src` still loads) are not.
+    #[test]
+    fn refused_raw_images_are_counted() {
+        let hosts = ImageRules {
+            policy: ImagePolicy::Hosts(vec!["i.example".into()]),
+            ..ImageRules::default()
+        };
+        let (out, refused) = clean_counting(
+            "<img src=\"https://i.example/a.png\" srcset=\"https://e.example/b.png 2x\">\
+             <img src=\"https://e.example/c.png\" alt=\"c\"><img alt=\"none\">\
+             <p><img src=\"http://i.example/d.png\"></p>",
+            &hosts,
+        );
+        assert_eq!(refused, 2, "{out}");
+        assert!(
+            out.contains("alt=\"c\"") && !out.contains("e.example"),
+            "{out}"
+        );
+        // The count is per call.
+        assert_eq!(
+            clean_counting("<img src=\"https://i.example/a.png\">", &hosts).1,
+            0
         );
     }
 

@@ -507,8 +507,91 @@ pub fn clean(html: &str, rules: &ImageRules) -> String {
 /// text and no address), for the count of blocked images a host shows.
 pub fn clean_counting(html: &str, rules: &ImageRules) -> (String, u32) {
     REFUSED_IMAGES.with(|n| n.set(0));
-    let cleaned = cleaner(rules).clean(html).to_string();
+    let cleaned = with_alt(cleaner(rules).clean(html).to_string());
     (cleaned, REFUSED_IMAGES.with(|n| n.replace(0)))
+}
+
+/// The sanitizer's `html` with an `alt` on each `<img>` that has none, so a screen reader
+/// names it, and names a link it is the only content of, by more than its address: the words of
+/// its file's name (`discord-logo.png` → `discord logo`), or `image`. An `alt=""` the author
+/// wrote (a decorative image) is kept. The sanitizer's output escapes every `<` in text and
+/// quotes every attribute value with `"`, so each `<` outside a value starts a tag.
+fn with_alt(html: String) -> String {
+    if !html.contains("<img") {
+        return html;
+    }
+    let bytes = html.as_bytes();
+    let mut out = String::with_capacity(html.len() + 32);
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(lt) = html[at..].find('<').map(|i| at + i) {
+        let name_end = html[lt + 1..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(html.len(), |i| lt + 1 + i);
+        let is_img = html[lt + 1..name_end].eq_ignore_ascii_case("img");
+        // The attributes, to the tag's `>`.
+        let (mut i, mut src, mut has_alt) = (name_end, None, false);
+        while i < bytes.len() && bytes[i] != b'>' {
+            if bytes[i].is_ascii_whitespace() || bytes[i] == b'/' {
+                i += 1;
+                continue;
+            }
+            let key_start = i;
+            while i < bytes.len() && !matches!(bytes[i], b'=' | b'>' | b' ' | b'\t' | b'\n' | b'/')
+            {
+                i += 1;
+            }
+            let key = &html[key_start..i];
+            if html[i..].starts_with("=\"") {
+                let value_start = i + 2;
+                let end = html[value_start..]
+                    .find('"')
+                    .map_or(html.len(), |e| value_start + e);
+                if key.eq_ignore_ascii_case("src") {
+                    src = Some(&html[value_start..end]);
+                }
+                i = (end + 1).min(html.len());
+            }
+            has_alt |= key.eq_ignore_ascii_case("alt");
+        }
+        if is_img && !has_alt {
+            out.push_str(&html[copied..name_end]);
+            out.push_str(" alt=\"");
+            out.push_str(&file_words(src.unwrap_or("")));
+            out.push('"');
+            copied = name_end;
+        }
+        at = (i + 1).min(html.len());
+        if at >= html.len() {
+            break;
+        }
+    }
+    out.push_str(&html[copied..]);
+    out
+}
+
+/// The words of the file an image address names (its last path segment, without query,
+/// fragment or extension, split at anything but letters and digits, `%20` read as a space), less
+/// numbers and hashes (`174470852`, `ff230aa8`), or `image`; written as an attribute value
+/// (only letters, digits and spaces are kept).
+fn file_words(src: &str) -> String {
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    let file = path.rsplit('/').next().unwrap_or("");
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    let hash = |w: &str| {
+        w.chars().all(|c| c.is_ascii_hexdigit()) && w.contains(|c: char| c.is_ascii_digit())
+    };
+    let words: Vec<String> = stem
+        .replace("%20", " ")
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !hash(w))
+        .map(str::to_string)
+        .collect();
+    if words.is_empty() {
+        "image".to_string()
+    } else {
+        words.join(" ")
+    }
 }
 
 /// `html` with the `<` of every [`FILTERED_TAGS`] start or end tag written as `&lt;`, as GitHub's
@@ -996,6 +1079,40 @@ mod tests {
             let html = format!("<h{level} align=\"center\">Docs | Blog</h{level}>");
             assert_eq!(clean(&html, &ImageRules::default()), html);
         }
+    }
+
+    /// A raw `<img>` without an `alt` is named by its file; an empty `alt` stays empty, and an
+    /// `alt` or `<img` inside another attribute's value changes nothing.
+    #[test]
+    fn raw_images_without_alt_are_named_by_their_file() {
+        let rules = ImageRules::default();
+        for (html, alt) in [
+            (
+                "<img src=\"https://i.example/a/discord-logo.png?v=2\">",
+                "discord logo",
+            ),
+            (
+                "<img src=\"https://i.example/badge/build%20status\" width=\"80\">",
+                "build status",
+            ),
+            ("<img src=\"https://i.example/\">", "image"),
+            (
+                "<img src=\"https://i.example/174470852-339b5011-ff230aa8cd4e.png\">",
+                "image",
+            ),
+            ("<img src=\"//evil.example/x.png\">", "image"),
+            ("<img src=\"https://i.example/x.png\" alt=\"\">", ""),
+            ("<img alt=\"Logo\" src=\"https://i.example/x.png\">", "Logo"),
+        ] {
+            let out = clean(html, &rules);
+            assert!(out.contains(&format!("alt=\"{alt}\"")), "{html} → {out}");
+            assert_eq!(out.matches("alt=").count(), 1, "{out}");
+        }
+        let quoted = clean(
+            "<a href=\"https://e.example/\" title=\"<img src=x>\">text</a><img alt=\"a\" src=\"b.png\">",
+            &rules,
+        );
+        assert_eq!(quoted.matches("alt=").count(), 1, "{quoted}");
     }
 
     /// A raw `<img>` the rules refuse is counted; one they let load, one with no address and a

@@ -507,8 +507,73 @@ pub fn clean(html: &str, rules: &ImageRules) -> String {
 /// text and no address), for the count of blocked images a host shows.
 pub fn clean_counting(html: &str, rules: &ImageRules) -> (String, u32) {
     REFUSED_IMAGES.with(|n| n.set(0));
-    let cleaned = with_alt(cleaner(rules).clean(html).to_string());
+    let cleaned = inert_empty_links(with_alt(cleaner(rules).clean(html).to_string()));
     (cleaned, REFUSED_IMAGES.with(|n| n.replace(0)))
+}
+
+/// The index of the `>` that ends the tag starting at `lt` in the sanitizer's output (whose
+/// attribute values are all quoted with `"`, and may hold a `>`), or the end of `html`.
+fn tag_end(html: &str, lt: usize) -> usize {
+    let bytes = html.as_bytes();
+    let mut i = lt + 1;
+    let mut quoted = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => quoted = !quoted,
+            b'>' if !quoted => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    html.len()
+}
+
+/// The sanitizer's `html` with each link that has nothing to read or see (only spaces, line
+/// breaks and no-break spaces: what a browser makes of an `<a>` an author left unclosed across
+/// other elements) written as a plain `<a>`: a keyboard stop with no name helps no one (axe's
+/// link-name). A link with an `id` (a target) or any text or image is kept as it is.
+fn inert_empty_links(html: String) -> String {
+    if !html.contains("<a ") {
+        return html;
+    }
+    let mut out = String::with_capacity(html.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(lt) = html[at..].find("<a ").map(|i| at + i) {
+        let end = tag_end(&html, lt);
+        at = (end + 1).min(html.len());
+        let tag = &html[lt..end.min(html.len())];
+        if !tag.contains(" href=\"") || tag.contains(" id=\"") {
+            continue;
+        }
+        let Some(close) = html[at..].find("</a>").map(|i| at + i) else {
+            break;
+        };
+        let inner = &html[at..close];
+        if inner.contains("<img") {
+            continue;
+        }
+        // The inner text, its tags (`<br>`, `<b>`…) left out.
+        let mut text = String::new();
+        let mut k = 0;
+        while let Some(t) = inner[k..].find('<').map(|i| k + i) {
+            text.push_str(&inner[k..t]);
+            k = (tag_end(inner, t) + 1).min(inner.len());
+        }
+        text.push_str(&inner[k..]);
+        if text
+            .replace("&nbsp;", " ")
+            .replace('\u{a0}', " ")
+            .trim()
+            .is_empty()
+        {
+            out.push_str(&html[copied..lt]);
+            out.push_str("<a>");
+            copied = at;
+        }
+    }
+    out.push_str(&html[copied..]);
+    out
 }
 
 /// The sanitizer's `html` with an `alt` on each `<img>` that has none, so a screen reader
@@ -1113,6 +1178,28 @@ mod tests {
             &rules,
         );
         assert_eq!(quoted.matches("alt=").count(), 1, "{quoted}");
+    }
+
+    /// A link with nothing in it to read is no link (what a browser makes of an `<a>` left
+    /// open across a `</sup>` or a `<div>`); a target, a link with words or with an image, is
+    /// kept.
+    #[test]
+    fn links_with_nothing_to_read_are_inert() {
+        let rules = ImageRules::default();
+        let out = clean(
+            "<sup><a href=\"https://e.example/\">1</sup><br>&nbsp;&nbsp; </a>",
+            &rules,
+        );
+        assert_eq!(out.matches(" href=").count(), 1, "{out}");
+        assert!(out.contains("<a>"), "{out}");
+        for kept in [
+            "<a href=\"https://e.example/\">x</a>",
+            "<a href=\"https://e.example/\"><img src=\"https://i.example/a.png\" alt=\"a\"></a>",
+            "<a href=\"#top\" title=\"a > b\"><b>Top</b></a>",
+            "<a id=\"anchor\" href=\"#anchor\"></a>",
+        ] {
+            assert!(clean(kept, &rules).contains(" href="), "{kept}");
+        }
     }
 
     /// A raw `<img>` the rules refuse is counted; one they let load, one with no address and a

@@ -355,11 +355,13 @@ fn decode(s: &str) -> String {
     out
 }
 
+/// An element being read: its name, attributes and children so far.
+type Open = (String, Vec<(String, String)>, Vec<Node>);
+
 /// The tree of `html`, as the HTML5 serializer wrote it.
 fn parse(html: &str) -> Vec<Node> {
     // (name, attrs, kids) of each open element; the bottom one is the document.
-    let mut stack: Vec<(String, Vec<(String, String)>, Vec<Node>)> =
-        vec![(String::new(), Vec::new(), Vec::new())];
+    let mut stack: Vec<Open> = vec![(String::new(), Vec::new(), Vec::new())];
     let mut rest = html;
     while !rest.is_empty() {
         let Some(lt) = rest.find('<') else {

@@ -733,8 +733,23 @@ fn corpus_is_listed_and_large_enough_and_its_figures() {
             same(&ours.aligned, &reference.aligned),
             reference.aligned.len(),
         );
+        let sources = |images: &[String]| -> Vec<String> {
+            images
+                .iter()
+                .map(|i| {
+                    i.split_once(" [")
+                        .map_or(i.as_str(), |(src, _)| src)
+                        .to_string()
+                })
+                .collect()
+        };
         count(
-            "images shown as on GitHub",
+            "images shown from the same source",
+            same(&sources(&ours.images), &sources(&reference.images)),
+            reference.images.len(),
+        );
+        count(
+            "images shown with the same source and alt",
             same(&ours.images, &reference.images),
             reference.images.len(),
         );

@@ -51,8 +51,9 @@ pub struct Rendered {
     /// The document's YAML front matter, which the page never shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub front_matter: Option<FrontMatter>,
-    /// How many of the prose's Markdown images the image policy refused (each shown as a link
-    /// to it or as its words), for a host to say so.
+    /// How many of the prose's images the image policy refused, Markdown images (each shown as
+    /// a link to it or as its words) and raw `<img>` (each left with its alt text), for a host
+    /// to say so.
     #[serde(skip)]
     pub blocked_images: u32,
 }
@@ -566,7 +567,7 @@ fn render_prose(
         let mut key = String::with_capacity(nonce.len() + 8);
         key.push(mark);
         key.push_str(nonce);
-        sanitize::clean_blocks(
+        let refused = sanitize::clean_blocks(
             parsed.root,
             &parsed.nodes,
             &|node, out| {
@@ -583,6 +584,7 @@ fn render_prose(
             &key,
             &images,
         );
+        blocked.set(blocked.get() + refused);
     }
     // No leaf numbers in mail: nothing there takes comments.
     let marks = if options.surface.is_email() {

@@ -46,6 +46,35 @@ fn main() {
         .expect("write the generated conformance tests");
 
     spec_examples(&manifest, &out_dir);
+    github_corpus(&manifest, &out_dir);
+}
+
+/// One `#[test]` per document of `fixtures/github-readmes/` (`github_readme_sharkdp_bat_readme_md`),
+/// run by `tests/github_corpus.rs`.
+fn github_corpus(manifest: &str, out_dir: &str) {
+    println!("cargo:rerun-if-changed=../fixtures/github-readmes");
+    let dir = Path::new(manifest).join("../fixtures/github-readmes");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|f| f.ends_with(".md") && f != "SOURCE.md")
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut code = String::new();
+    for name in &names {
+        // Writing into a String cannot fail.
+        let _ = writeln!(
+            code,
+            "#[test]\nfn github_readme_{}() {{\n    run_document({name:?});\n}}\n",
+            identifier(name)
+        );
+    }
+    fs::write(Path::new(out_dir).join("github_corpus.rs"), code)
+        .expect("write the generated corpus tests");
 }
 
 /// One `#[test]` per example of `fixtures/spec/*.json` (`commonmark_0_31_2_0042`), run by

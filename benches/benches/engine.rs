@@ -137,6 +137,21 @@ fn er_layout(c: &mut Criterion) {
     group.finish();
 }
 
+/// A document holding one class diagram of 5, 20 and 60 classes (members, methods, namespaces,
+/// the six relations, notes), rendered without the cache: parse, layout and SVG.
+fn class_layout(c: &mut Criterion) {
+    let mut group = c.benchmark_group("diagram");
+    let options = Options::default();
+    for classes in [5, 20, 60] {
+        let source = serde_json::to_string(&passback_benches::class(classes)).expect("a string");
+        let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+        group.bench_with_input(BenchmarkId::new("render_class", classes), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &options))
+        });
+    }
+    group.finish();
+}
+
 /// A document holding one gantt chart of 10, 40 and 120 tasks, rendered without the cache:
 /// parse (every start and end computed, excluded days skipped), layout and SVG.
 fn gantt_layout(c: &mut Criterion) {
@@ -161,6 +176,7 @@ criterion_group!(
     sequence_layout,
     state_layout,
     er_layout,
+    class_layout,
     gantt_layout
 );
 /// `criterion_main!`, with the heap set up as the mdBook preprocessor sets it up: the benches

@@ -321,6 +321,44 @@ pub fn er(entities: usize) -> String {
     src
 }
 
+/// A class diagram of `classes` classes: two members and two methods each (one static, one
+/// abstract, generics among them), every fourth class an interface, each class related to
+/// the one before it with the six relations in turn (cardinalities on every other), classes
+/// in namespaces of five, and a note every tenth class.
+pub fn class(classes: usize) -> String {
+    let rels = ["<|--", "*--", "o--", "-->", "..>", "..|>"];
+    let mut src = String::from("classDiagram\n");
+    for ns in 0..classes.div_ceil(5) {
+        src.push_str(&format!("  namespace N{ns} {{\n"));
+        for i in ns * 5..(ns * 5 + 5).min(classes) {
+            src.push_str(&format!(
+                "    class C{i} {{\n      +int id\n      -List~String~ names\n      +count()$ int\n      +apply(item)* bool\n    }}\n"
+            ));
+        }
+        src.push_str("  }\n");
+    }
+    for i in 0..classes {
+        if i % 4 == 3 {
+            src.push_str(&format!("  <<interface>> C{i}\n"));
+        }
+        if i > 0 {
+            let r = rels[i % rels.len()];
+            if i % 2 == 0 {
+                src.push_str(&format!(
+                    "  C{} \"1\" {r} \"many\" C{i} : holds {i}\n",
+                    i - 1
+                ));
+            } else {
+                src.push_str(&format!("  C{} {r} C{i}\n", i - 1));
+            }
+        }
+        if i % 10 == 9 {
+            src.push_str(&format!("  note for C{i} \"checked every {i} s\"\n"));
+        }
+    }
+    src
+}
+
 /// A sequence diagram of `messages` messages among five participants: requests and dotted
 /// replies, a note every few messages and a loop around the middle.
 pub fn sequence(messages: usize) -> String {

@@ -156,6 +156,12 @@ impl Doc {
         self.blocks.iter().map(|b| &b.info)
     }
 
+    /// Every component fence with its content as written (the JSON the author gave, or the
+    /// text of an invalid block), in document order.
+    pub fn block_sources(&self) -> impl ExactSizeIterator<Item = (&document::BlockInfo, &str)> {
+        self.blocks.iter().map(|b| (&b.info, b.source.as_str()))
+    }
+
     /// The blocks, language and leaves of `src`, already parsed.
     pub(crate) fn from_parsed(parsed: document::Parsed, src: &str) -> Doc {
         let leaves = leaf_texts(&parsed, src);

@@ -69,8 +69,8 @@ pub use engine::{Engine, Miss};
 pub use options::{Format, ImagePolicy, ImageProxy, Options, Surface};
 pub use render::{
     FormOutcome, GMAIL_CLIP_BYTES, HEAP_SETTLE_BYTES, Outcome, Rendered, Validation, answer_form,
-    content_hash, document_title, is_respond_url, keyed_content_hash, raise_heap_trim_threshold,
-    receipt_page, render, render_with_answers, validate,
+    content_hash, document_title, is_answers_action, is_respond_url, keyed_content_hash,
+    raise_heap_trim_threshold, receipt_page, render, render_with_answers, validate,
 };
 pub use schema::SCHEMA;
 

@@ -51,8 +51,9 @@ pub struct Rendered {
     /// The document's YAML front matter, which the page never shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub front_matter: Option<FrontMatter>,
-    /// How many of the prose's Markdown images the image policy refused (each shown as a link
-    /// to it or as its words), for a host to say so.
+    /// How many of the prose's images the image policy refused, Markdown images (each shown as
+    /// a link to it or as its words) and raw `<img>` (each left with its alt text), for a host
+    /// to say so.
     #[serde(skip)]
     pub blocked_images: u32,
 }
@@ -423,6 +424,21 @@ pub fn is_respond_url(url: &str) -> bool {
             .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>' | '\\'))
 }
 
+/// Whether `url` can be where a document's form posts (`--answers-action`, the render
+/// route's `answers_action`): a relative reference (`/v1/answers`, `answers/`) or an absolute
+/// http(s) address, with no whitespace, controls, quotes, angle brackets or backslashes. Any
+/// other scheme (`javascript:`, `data:`) is refused: the CLI and the server say so, and the
+/// engine renders such a form with no action at all.
+pub fn is_answers_action(url: &str) -> bool {
+    !url.is_empty()
+        && !url.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>' | '\\' | '`')
+        })
+        && (crate::sanitize::is_web_link(url)
+            || (crate::sanitize::is_safe_link(url)
+                && !url.to_ascii_lowercase().starts_with("mailto:")))
+}
+
 /// The email preview's "Respond" link, when it is a usable one.
 fn safe_respond_url(options: &Options) -> Option<&str> {
     options.respond_url.as_deref().filter(|u| is_respond_url(u))
@@ -551,7 +567,7 @@ fn render_prose(
         let mut key = String::with_capacity(nonce.len() + 8);
         key.push(mark);
         key.push_str(nonce);
-        sanitize::clean_blocks(
+        let refused = sanitize::clean_blocks(
             parsed.root,
             &parsed.nodes,
             &|node, out| {
@@ -568,6 +584,7 @@ fn render_prose(
             &key,
             &images,
         );
+        blocked.set(blocked.get() + refused);
     }
     // No leaf numbers in mail: nothing there takes comments.
     let marks = if options.surface.is_email() {
@@ -952,13 +969,19 @@ fn finish(
     // an action and a "Get answers" button only when something can take the post.
     let form =
         ((answerable || has_leaves) && !options.surface.is_email()).then_some(html::FormChrome {
-            action: options.answers_action.as_deref(),
+            action: options
+                .answers_action
+                .as_deref()
+                .filter(|a| is_answers_action(a)),
             source: options.form_source.then_some(src),
             comments,
             // Only where the post goes to a store that keeps who answered: a routed form whose
             // host keeps the document.
             reviewer: (options.surface == Surface::Routed
-                && options.answers_action.is_some()
+                && options
+                    .answers_action
+                    .as_deref()
+                    .is_some_and(is_answers_action)
                 && !options.form_source)
                 .then(|| html::Reviewer {
                     id: reviewer_id,
@@ -1298,6 +1321,38 @@ const EMAIL_DARK: &str = "@media (prefers-color-scheme:dark){\
 mod tests {
     use super::*;
     use crate::Engine;
+
+    #[test]
+    fn a_form_posts_only_to_a_web_address_or_a_relative_one() {
+        for good in [
+            "/v1/answers",
+            "answers/",
+            "../a?x=1",
+            "https://answers.example/v1/answers",
+            "http://127.0.0.1:8080/v1/answers",
+        ] {
+            assert!(is_answers_action(good), "{good}");
+        }
+        for bad in [
+            "",
+            "javascript:alert(1)",
+            " JavaScript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,x",
+            "mailto:a@b.example",
+            "/a b",
+            "/a\"onmouseover=x",
+            "/a\\b",
+            "/a<b",
+        ] {
+            assert!(!is_answers_action(bad), "{bad}");
+        }
+        let choice = "```single-choice\n{ \"version\": \"1\", \"question\": \"Which?\", \"options\": [\"A\", \"B\"] }\n```\n";
+        let options = Options::default().with_answers_action(Some("javascript:alert(1)".into()));
+        let page = render(choice, &options);
+        assert!(!page.body().contains("javascript:"), "{}", page.body());
+        assert!(page.body().contains("method=\"dialog\""), "{}", page.body());
+    }
 
     #[test]
     fn a_receipt_draws_the_readers_text_and_nothing_it_could_smuggle() {

@@ -420,6 +420,9 @@ fn build_cleaner(rules: ImageRules) -> Builder<'static> {
     .add_tag_attributes("h1", ["align"])
     .add_tag_attributes("h2", ["align"])
     .add_tag_attributes("h3", ["align"])
+    .add_tag_attributes("h4", ["align"])
+    .add_tag_attributes("h5", ["align"])
+    .add_tag_attributes("h6", ["align"])
     .add_tag_attributes("code", ["class"])
     .add_tag_attributes("a", ["id"])
     .add_tag_attributes("li", ["id"])
@@ -438,7 +441,13 @@ fn build_cleaner(rules: ImageRules) -> Builder<'static> {
     .link_rel(Some("noopener noreferrer nofollow"))
     .attribute_filter(
         move |element, attribute, value| match (element, attribute) {
-            ("img", "src") => rules.src(value).map(|v| Cow::Owned(v.into_owned())),
+            ("img", "src") => {
+                let src = rules.src(value).map(|v| Cow::Owned(v.into_owned()));
+                if src.is_none() {
+                    REFUSED_IMAGES.with(|n| n.set(n.get() + 1));
+                }
+                src
+            }
             ("img" | "source", "srcset") => rules.srcset(value).map(Cow::Owned),
             ("a", "href") if !is_safe_link(value) => None,
             ("input", "type") if value != "checkbox" => None,
@@ -482,10 +491,172 @@ fn is_hook(name: &str) -> bool {
         .is_some_and(|p| p.eq_ignore_ascii_case(HOOK_PREFIX))
 }
 
+thread_local! {
+    /// The raw `<img>` whose address the rules refused, in the sanitizer's current call on this
+    /// thread (the sanitizer is shared, its attribute filter has no other way out).
+    static REFUSED_IMAGES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
 /// Cleans one Markdown block's raw HTML: what it leaves open is closed at its end, so it cannot
 /// wrap, swallow or escape into what follows. Images pass by `rules`.
 pub fn clean(html: &str, rules: &ImageRules) -> String {
-    cleaner(rules).clean(html).to_string()
+    clean_counting(html, rules).0
+}
+
+/// [`clean`], and how many raw `<img>` the rules kept from loading (each is left with its alt
+/// text and no address), for the count of blocked images a host shows.
+pub fn clean_counting(html: &str, rules: &ImageRules) -> (String, u32) {
+    REFUSED_IMAGES.with(|n| n.set(0));
+    let cleaned = inert_empty_links(with_alt(cleaner(rules).clean(html).to_string()));
+    (cleaned, REFUSED_IMAGES.with(|n| n.replace(0)))
+}
+
+/// The index of the `>` that ends the tag starting at `lt` in the sanitizer's output (whose
+/// attribute values are all quoted with `"`, and may hold a `>`), or the end of `html`.
+fn tag_end(html: &str, lt: usize) -> usize {
+    let bytes = html.as_bytes();
+    let mut i = lt + 1;
+    let mut quoted = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => quoted = !quoted,
+            b'>' if !quoted => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    html.len()
+}
+
+/// The sanitizer's `html` with each link that has nothing to read or see (only spaces, line
+/// breaks and no-break spaces: what a browser makes of an `<a>` an author left unclosed across
+/// other elements) written as a plain `<a>`: a keyboard stop with no name helps no one (axe's
+/// link-name). A link with an `id` (a target) or any text or image is kept as it is.
+fn inert_empty_links(html: String) -> String {
+    if !html.contains("<a ") {
+        return html;
+    }
+    let mut out = String::with_capacity(html.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(lt) = html[at..].find("<a ").map(|i| at + i) {
+        let end = tag_end(&html, lt);
+        at = (end + 1).min(html.len());
+        let tag = &html[lt..end.min(html.len())];
+        if !tag.contains(" href=\"") || tag.contains(" id=\"") {
+            continue;
+        }
+        let Some(close) = html[at..].find("</a>").map(|i| at + i) else {
+            break;
+        };
+        let inner = &html[at..close];
+        if inner.contains("<img") {
+            continue;
+        }
+        // The inner text, its tags (`<br>`, `<b>`…) left out.
+        let mut text = String::new();
+        let mut k = 0;
+        while let Some(t) = inner[k..].find('<').map(|i| k + i) {
+            text.push_str(&inner[k..t]);
+            k = (tag_end(inner, t) + 1).min(inner.len());
+        }
+        text.push_str(&inner[k..]);
+        if text
+            .replace("&nbsp;", " ")
+            .replace('\u{a0}', " ")
+            .trim()
+            .is_empty()
+        {
+            out.push_str(&html[copied..lt]);
+            out.push_str("<a>");
+            copied = at;
+        }
+    }
+    out.push_str(&html[copied..]);
+    out
+}
+
+/// The sanitizer's `html` with an `alt` on each `<img>` that has none, so a screen reader
+/// names it, and names a link it is the only content of, by more than its address: the words of
+/// its file's name (`discord-logo.png` → `discord logo`), or `image`. An `alt=""` the author
+/// wrote (a decorative image) is kept. The sanitizer's output escapes every `<` in text and
+/// quotes every attribute value with `"`, so each `<` outside a value starts a tag.
+fn with_alt(html: String) -> String {
+    if !html.contains("<img") {
+        return html;
+    }
+    let bytes = html.as_bytes();
+    let mut out = String::with_capacity(html.len() + 32);
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(lt) = html[at..].find('<').map(|i| at + i) {
+        let name_end = html[lt + 1..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(html.len(), |i| lt + 1 + i);
+        let is_img = html[lt + 1..name_end].eq_ignore_ascii_case("img");
+        // The attributes, to the tag's `>`.
+        let (mut i, mut src, mut has_alt) = (name_end, None, false);
+        while i < bytes.len() && bytes[i] != b'>' {
+            if bytes[i].is_ascii_whitespace() || bytes[i] == b'/' {
+                i += 1;
+                continue;
+            }
+            let key_start = i;
+            while i < bytes.len() && !matches!(bytes[i], b'=' | b'>' | b' ' | b'\t' | b'\n' | b'/')
+            {
+                i += 1;
+            }
+            let key = &html[key_start..i];
+            if html[i..].starts_with("=\"") {
+                let value_start = i + 2;
+                let end = html[value_start..]
+                    .find('"')
+                    .map_or(html.len(), |e| value_start + e);
+                if key.eq_ignore_ascii_case("src") {
+                    src = Some(&html[value_start..end]);
+                }
+                i = (end + 1).min(html.len());
+            }
+            has_alt |= key.eq_ignore_ascii_case("alt");
+        }
+        if is_img && !has_alt {
+            out.push_str(&html[copied..name_end]);
+            out.push_str(" alt=\"");
+            out.push_str(&file_words(src.unwrap_or("")));
+            out.push('"');
+            copied = name_end;
+        }
+        at = (i + 1).min(html.len());
+        if at >= html.len() {
+            break;
+        }
+    }
+    out.push_str(&html[copied..]);
+    out
+}
+
+/// The words of the file an image address names (its last path segment, without query,
+/// fragment or extension, split at anything but letters and digits, `%20` read as a space), less
+/// numbers and hashes (`174470852`, `ff230aa8`), or `image`; written as an attribute value
+/// (only letters, digits and spaces are kept).
+fn file_words(src: &str) -> String {
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    let file = path.rsplit('/').next().unwrap_or("");
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    let hash = |w: &str| {
+        w.chars().all(|c| c.is_ascii_hexdigit()) && w.contains(|c: char| c.is_ascii_digit())
+    };
+    let words: Vec<String> = stem
+        .replace("%20", " ")
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !hash(w))
+        .map(str::to_string)
+        .collect();
+    if words.is_empty() {
+        "image".to_string()
+    } else {
+        words.join(" ")
+    }
 }
 
 /// `html` with the `<` of every [`FILTERED_TAGS`] start or end tag written as `&lt;`, as GitHub's
@@ -646,19 +817,22 @@ pub fn raw_notes<'a>(root: &'a AstNode<'a>, components: &[&'a AstNode<'a>]) -> V
 /// escape content beyond its block, and the [`FILTERED_TAGS`] show as text. Afterwards the tree
 /// holds only clean raw HTML. `write` writes a node's HTML as the prose writer does. `mark` is
 /// text the document cannot spell (see `render::marker_char`), used to keep footnote references
-/// (which carry the engine's own attributes) out of the sanitizer.
+/// (which carry the engine's own attributes) out of the sanitizer. Returns how many raw `<img>`
+/// the image rules kept from loading.
 pub fn clean_blocks<'a>(
     root: &'a AstNode<'a>,
     components: &[&'a AstNode<'a>],
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
     rules: &ImageRules,
-) {
+) -> u32 {
     // Blocks first, then changes: the tree is not changed while it is walked.
     let spans = span::spans(root, components, rules);
     let spanned = spanned_blocks(&spans);
     let blocks = raw_blocks(root);
+    let mut refused = 0;
     for span in spans {
+        refused += span.refused_images;
         for (block, html) in span.blocks {
             if let NodeValue::HtmlBlock(b) = &mut block.data_mut().value {
                 b.literal = html;
@@ -672,11 +846,14 @@ pub fn clean_blocks<'a>(
         let mut data = block.data_mut();
         if let NodeValue::HtmlBlock(b) = &mut data.value {
             let filtered = filter_tags(&b.literal);
-            b.literal = clean(filtered.as_deref().unwrap_or(&b.literal), rules);
+            let (cleaned, n) = clean_counting(filtered.as_deref().unwrap_or(&b.literal), rules);
+            b.literal = cleaned;
+            refused += n;
             continue;
         }
         drop(data);
-        let html = inline_html(block, write, mark, rules);
+        let (html, n) = inline_html(block, write, mark, rules);
+        refused += n;
         // One raw node holds the block's content now.
         let mut children = block.children();
         let Some(first) = children.next() else {
@@ -690,6 +867,7 @@ pub fn clean_blocks<'a>(
         }
         first.data_mut().value = NodeValue::HtmlInline(html);
     }
+    refused
 }
 
 /// The HTML blocks the spans hold, which are clean already and are no one block's to balance.
@@ -700,13 +878,13 @@ fn spanned_blocks<'a>(spans: &[span::Span<'a>]) -> HashSet<*const AstNode<'a>> {
         .collect()
 }
 
-/// A block's inline content as clean HTML.
+/// A block's inline content as clean HTML, and how many raw `<img>` the rules refused.
 fn inline_html<'a>(
     container: &'a AstNode<'a>,
     write: &dyn Fn(&'a AstNode<'a>, &mut String),
     mark: &str,
     rules: &ImageRules,
-) -> String {
+) -> (String, u32) {
     // The footnote references stand in as text while the sanitizer runs.
     let mut refs = Vec::new();
     for node in container.descendants() {
@@ -723,11 +901,11 @@ fn inline_html<'a>(
         write(child, &mut html);
     }
     let filtered = filter_tags(&html);
-    let mut clean = clean(filtered.as_deref().unwrap_or(&html), rules);
+    let (mut clean, refused) = clean_counting(filtered.as_deref().unwrap_or(&html), rules);
     for (stand_in, html) in refs {
         clean = clean.replacen(&stand_in, &html, 1);
     }
-    clean
+    (clean, refused)
 }
 
 #[cfg(test)]
@@ -955,6 +1133,98 @@ mod tests {
                 && !out.contains("e.x")
                 && !out.contains("javascript"),
             "{out}"
+        );
+    }
+
+    /// Every heading level keeps its alignment, as on GitHub (READMEs centre an `<h4>` of links
+    /// under their logo).
+    #[test]
+    fn headings_of_every_level_keep_their_alignment() {
+        for level in 1..=6 {
+            let html = format!("<h{level} align=\"center\">Docs | Blog</h{level}>");
+            assert_eq!(clean(&html, &ImageRules::default()), html);
+        }
+    }
+
+    /// A raw `<img>` without an `alt` is named by its file; an empty `alt` stays empty, and an
+    /// `alt` or `<img` inside another attribute's value changes nothing.
+    #[test]
+    fn raw_images_without_alt_are_named_by_their_file() {
+        let rules = ImageRules::default();
+        for (html, alt) in [
+            (
+                "<img src=\"https://i.example/a/discord-logo.png?v=2\">",
+                "discord logo",
+            ),
+            (
+                "<img src=\"https://i.example/badge/build%20status\" width=\"80\">",
+                "build status",
+            ),
+            ("<img src=\"https://i.example/\">", "image"),
+            (
+                "<img src=\"https://i.example/174470852-339b5011-ff230aa8cd4e.png\">",
+                "image",
+            ),
+            ("<img src=\"//evil.example/x.png\">", "image"),
+            ("<img src=\"https://i.example/x.png\" alt=\"\">", ""),
+            ("<img alt=\"Logo\" src=\"https://i.example/x.png\">", "Logo"),
+        ] {
+            let out = clean(html, &rules);
+            assert!(out.contains(&format!("alt=\"{alt}\"")), "{html} → {out}");
+            assert_eq!(out.matches("alt=").count(), 1, "{out}");
+        }
+        let quoted = clean(
+            "<a href=\"https://e.example/\" title=\"<img src=x>\">text</a><img alt=\"a\" src=\"b.png\">",
+            &rules,
+        );
+        assert_eq!(quoted.matches("alt=").count(), 1, "{quoted}");
+    }
+
+    /// A link with nothing in it to read is no link (what a browser makes of an `<a>` left
+    /// open across a `</sup>` or a `<div>`); a target, a link with words or with an image, is
+    /// kept.
+    #[test]
+    fn links_with_nothing_to_read_are_inert() {
+        let rules = ImageRules::default();
+        let out = clean(
+            "<sup><a href=\"https://e.example/\">1</sup><br>&nbsp;&nbsp; </a>",
+            &rules,
+        );
+        assert_eq!(out.matches(" href=").count(), 1, "{out}");
+        assert!(out.contains("<a>"), "{out}");
+        for kept in [
+            "<a href=\"https://e.example/\">x</a>",
+            "<a href=\"https://e.example/\"><img src=\"https://i.example/a.png\" alt=\"a\"></a>",
+            "<a href=\"#top\" title=\"a > b\"><b>Top</b></a>",
+            "<a id=\"anchor\" href=\"#anchor\"></a>",
+        ] {
+            assert!(clean(kept, &rules).contains(" href="), "{kept}");
+        }
+    }
+
+    /// A raw `<img>` the rules refuse is counted; one they let load, one with no address and a
+    /// refused `srcset` (the `src` still loads) are not.
+    #[test]
+    fn refused_raw_images_are_counted() {
+        let hosts = ImageRules {
+            policy: ImagePolicy::Hosts(vec!["i.example".into()]),
+            ..ImageRules::default()
+        };
+        let (out, refused) = clean_counting(
+            "<img src=\"https://i.example/a.png\" srcset=\"https://e.example/b.png 2x\">\
+             <img src=\"https://e.example/c.png\" alt=\"c\"><img alt=\"none\">\
+             <p><img src=\"http://i.example/d.png\"></p>",
+            &hosts,
+        );
+        assert_eq!(refused, 2, "{out}");
+        assert!(
+            out.contains("alt=\"c\"") && !out.contains("e.example"),
+            "{out}"
+        );
+        // The count is per call.
+        assert_eq!(
+            clean_counting("<img src=\"https://i.example/a.png\">", &hosts).1,
+            0
         );
     }
 

@@ -158,3 +158,44 @@ fn a_thematic_break_at_the_top_is_not_front_matter() {
         );
     }
 }
+
+/// A raw `<img>` the image policy refuses is counted with the refused Markdown images, so the
+/// routed review page says it is not shown: one in an HTML block, one inline in a paragraph and
+/// one inside a `<details>` that spans blocks, none of them with an address left.
+#[test]
+fn refused_raw_images_are_counted_with_markdown_ones() {
+    let src = "<p align=\"center\"><img src=\"http://plain.example/logo.png\" alt=\"logo\"></p>\n\n\
+               Inline <img src=\"https://other.example/i.png\" alt=\"inline\"> and \
+               ![md](https://other.example/m.png).\n\n\
+               <details><summary>More</summary>\n\n\
+               <img src=\"https://img.example/ok.png\" alt=\"kept\">\n\n\
+               <img src=\"https://other.example/in.png\" alt=\"hidden\">\n\n\
+               </details>\n";
+    let mut options = Options::default();
+    options.images = passback_engine::ImagePolicy::Hosts(vec!["img.example".into()]);
+    let out = render(src, &options);
+    // After the form's hidden copy of the source.
+    let html = out
+        .html
+        .split_once("name=\"pb.surface\"")
+        .map_or("", |(_, after)| after);
+    assert!(
+        html.contains("src=\"https://img.example/ok.png\"")
+            && !html.contains("src=\"http://plain.example")
+            && !html.contains("src=\"https://other.example")
+            && html.contains("alt=\"hidden\""),
+        "{html}"
+    );
+    assert_eq!(out.blocked_images, 4, "{html}");
+    // By default (https from any host) only the plain-http one is refused.
+    assert_eq!(render(src, &Options::default()).blocked_images, 1);
+    // Images that load are not counted, and neither is a raw `<img>` without an address.
+    assert_eq!(
+        render(
+            "<img src=\"https://i.example/a.png\" alt=\"a\">\n\n<img alt=\"no address\">\n",
+            &Options::default()
+        )
+        .blocked_images,
+        0
+    );
+}

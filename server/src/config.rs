@@ -107,6 +107,9 @@ pub struct Config {
     /// JSON), not as received (`--max-answer-bytes`).
     #[cfg(feature = "store")]
     pub max_answer_bytes: usize,
+    /// The origins whose pages may call the render, validate, answers and schema routes
+    /// (`--cors-origin`), as browsers send them (see `http::cors`); empty: no CORS at all.
+    pub cors_origins: Vec<String>,
     /// Test hook: serve `GET /__panic`, a route that panics, to prove a panic stays contained.
     #[doc(hidden)]
     pub panic_route: bool,
@@ -143,6 +146,7 @@ impl Default for Config {
             limits: passback_engine::Limits::new(250_000, 20_000, 32 << 20),
             hash_secret: None,
             metrics_listen: None,
+            cors_origins: Vec::new(),
             #[cfg(feature = "store")]
             route_limit: None,
             #[cfg(feature = "store")]
@@ -239,6 +243,19 @@ impl Config {
         self.metrics_listen = addr;
         self
     }
+    /// These settings with the origins allowed CORS, each as `--cors-origin` takes it; the
+    /// error names the first that is not an origin.
+    pub fn with_cors_origins<S: AsRef<str>>(mut self, origins: &[S]) -> Result<Self, String> {
+        let mut parsed = Vec::with_capacity(origins.len());
+        for origin in origins {
+            let origin = parse_origin(origin.as_ref())?;
+            if !parsed.contains(&origin) {
+                parsed.push(origin);
+            }
+        }
+        self.cors_origins = parsed;
+        Ok(self)
+    }
 }
 
 /// The routed documents' settings.
@@ -330,4 +347,93 @@ pub(crate) fn random_secret() -> [u8; 32] {
         key = *blake3::hash(seed.as_bytes()).as_bytes();
     }
     key
+}
+
+/// Where a rendered form posts, from `--answers-action` or the render route's `answers_action`
+/// (`name`): empty for no action (the script's "Copy answers" exports), else an address
+/// [`passback_engine::is_answers_action`] takes. The CLI and the server refuse anything else
+/// with this one message.
+pub fn answers_action(name: &str, url: &str) -> Result<Option<String>, String> {
+    if url.is_empty() {
+        return Ok(None);
+    }
+    if passback_engine::is_answers_action(url) {
+        return Ok(Some(url.to_string()));
+    }
+    let shown: String = url
+        .chars()
+        .take(80)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
+    Err(format!(
+        "{name} must be a relative address such as /v1/answers or an absolute http:// or https:// one, with no spaces, quotes or angle brackets (or empty for a form with no action), not \"{shown}\""
+    ))
+}
+
+/// An origin as `--cors-origin` (or `PASSBACK_CORS_ORIGIN`) gives it, as browsers send it:
+/// `https://app.example` or `http://localhost:3000`: the scheme and host lowercased, a default
+/// port and a trailing `/` dropped. Anything with a path, a query, credentials or a wildcard
+/// is refused, and so is `null` (sandboxed frames and `file:` pages share it).
+pub(crate) fn parse_origin(given: &str) -> Result<String, String> {
+    let refuse = || {
+        format!(
+            "--cors-origin must be an origin such as https://app.example or http://localhost:3000 (a scheme, a host and maybe a port, nothing after it), not `{given}`"
+        )
+    };
+    let trimmed = given.trim().trim_end_matches('/');
+    let lower = trimmed.to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://").ok_or_else(refuse)?;
+    if !matches!(scheme, "http" | "https")
+        || rest.is_empty()
+        || rest.contains(['/', '?', '#', '@', '*', '\\'])
+        || rest.chars().any(|c| c.is_whitespace() || c.is_control())
+        || !rest.is_ascii()
+    {
+        return Err(refuse());
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        // An IPv6 address holds colons of its own: a port comes after its `]`.
+        Some((host, port)) if !port.contains(']') => (host, Some(port)),
+        _ => (rest, None),
+    };
+    if host.is_empty() || port.is_some_and(|p| p.is_empty() || p.parse::<u16>().is_err()) {
+        return Err(refuse());
+    }
+    let default = if scheme == "https" { "443" } else { "80" };
+    Ok(match port {
+        Some(p) if p != default => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    })
+}
+
+#[cfg(test)]
+mod cors_tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_written_as_browsers_send_them() {
+        for (given, want) in [
+            ("https://App.Example/", "https://app.example"),
+            ("https://app.example:443", "https://app.example"),
+            ("http://localhost:3000", "http://localhost:3000"),
+            ("http://[::1]:8080", "http://[::1]:8080"),
+            ("http://[::1]", "http://[::1]"),
+        ] {
+            assert_eq!(parse_origin(given).as_deref(), Ok(want), "{given}");
+        }
+        for bad in [
+            "null",
+            "*",
+            "https://*.example",
+            "app.example",
+            "https://app.example/path",
+            "https://user@app.example",
+            "ftp://app.example",
+            "https://app.example:x",
+            "https://",
+        ] {
+            assert!(parse_origin(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -60,7 +60,7 @@ pub mod store;
 #[cfg(feature = "store")]
 pub mod webhooks;
 
-pub use config::{Config, hash_secret_from};
+pub use config::{Config, answers_action, hash_secret_from};
 pub use host::{plain_host, web_host};
 pub use metrics::Metrics;
 pub use serve::{serve, serve_metrics, shutdown_signal};

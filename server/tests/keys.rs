@@ -285,7 +285,7 @@ fn keys_off_loopback(backend: &Backend) {
     assert_eq!(listed.status, 200, "{}", listed.text());
     assert_eq!(
         listed.json()["result"]["tools"].as_array().map(Vec::len),
-        Some(9)
+        Some(10)
     );
     assert_unauthorized(&route_over_mcp(addr, ""), "passback keys add");
     let routed = route_over_mcp(addr, &key);

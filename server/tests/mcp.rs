@@ -145,6 +145,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
             "list_documents",
             "list_events",
             "list_responses",
+            "revise_document",
             "route_document",
             "set_status",
             "validate_document"
@@ -374,6 +375,74 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_eq!(reopened["status"], "open");
     assert_eq!(reopened["purge_at"], Value::Null);
     assert_eq!(reopened["views"], 2);
+
+    // Revised: the link shows the new revision, a new answer records it, and the earlier
+    // answers keep theirs and their export. Dropping an option earlier answers chose is warned
+    // of, naming the block.
+    let revised_doc = DOC.replace("[\"EU\",\"US\"]", "[\"EU\",\"APAC\"]");
+    let revised = ok(
+        client,
+        "revise_document",
+        json!({ "id": id, "token": token, "markdown": revised_doc }),
+    )
+    .await;
+    assert_eq!(revised["id"], id.as_str());
+    assert_eq!(revised["revision"], 2, "{revised}");
+    let warning = revised["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "revision_answers_ambiguous")
+        .unwrap_or_else(|| panic!("a warning: {revised}"));
+    assert_eq!(warning["block"], "b1");
+    assert!(
+        warning["message"].as_str().unwrap().contains("\"US\""),
+        "{warning}"
+    );
+    let page = fetch(addr, "GET", &format!("/r/{id}"), &[], b"").await;
+    assert!(
+        page.text().contains("APAC") && page.text().contains("name=\"pb.revision\" value=\"2\"")
+    );
+    let (status, body) = answer(
+        addr,
+        &id,
+        "application/json",
+        json!({ "responses": { "b1": { "selected": ["APAC"] } } }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let all = ok(
+        client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    let revisions: Vec<&Value> = all["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["revision"])
+        .collect();
+    assert_eq!(revisions, [&json!(1), &json!(1), &json!(1), &json!(2)]);
+    assert_eq!(all["responses"][0]["export"].as_str(), Some(export));
+    assert_eq!(all["document"]["revision"], 2);
+    let state = ok(client, "get_document", json!({ "id": id, "token": token })).await;
+    assert_eq!(state["revision"], 2, "{state}");
+    let (error, _) = refused(
+        client,
+        "revise_document",
+        json!({ "id": id, "token": typed["token"], "markdown": DOC }),
+    )
+    .await;
+    assert!(error.contains("token is not this document's"), "{error}");
+    let (error, refusal) = refused(
+        client,
+        "revise_document",
+        json!({ "id": id, "token": token, "markdown": "```single-choice\n{}\n```\n" }),
+    )
+    .await;
+    assert!(error.contains("violates"), "{error}");
+    assert!(refusal["diagnostics"].is_array());
     let typed_id = typed["id"].as_str().unwrap();
     let typed_token = typed["token"].as_str().unwrap();
     let (error, _) = refused(
@@ -390,13 +459,12 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     )
     .await;
     assert_eq!(deleted, json!({ "id": typed_id, "deleted": true }));
-    for tool in ["get_document", "delete_document"] {
-        let (error, _) = refused(
-            client,
-            tool,
-            json!({ "id": typed_id, "token": typed_token }),
-        )
-        .await;
+    for tool in ["get_document", "delete_document", "revise_document"] {
+        let mut args = json!({ "id": typed_id, "token": typed_token });
+        if tool == "revise_document" {
+            args["markdown"] = json!(DOC);
+        }
+        let (error, _) = refused(client, tool, args).await;
         assert!(error.contains("gone"), "{tool}: {error}");
     }
     let gone = fetch(addr, "GET", &format!("/r/{typed_id}"), &[], b"").await;
@@ -697,7 +765,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(9),
+            Some(10),
             "{body}"
         );
     }
@@ -950,5 +1018,88 @@ async fn mcp_long_polls_share_the_long_poll_budget() {
     .await;
     assert_eq!(status, 201);
     assert_eq!(holder.await.expect("the long-poll").status, 200);
+    client.cancel().await.expect("the session ends");
+}
+
+/// Recipients and a verdict through the tools (contract §6.2): route_document names them and
+/// asks for a verdict, each link answers as its recipient, get_document says who opened and
+/// answered, list_responses carries who and which verdict; bad lists are refused naming the
+/// field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recipients_and_a_verdict_through_the_tools() {
+    let backend = Backend::sqlite();
+    let server = backend.serve(&[]);
+    let addr = server.addr.as_str();
+    let client = http_client(&server).await;
+    let routed = ok(
+        &client,
+        "route_document",
+        json!({
+            "blocks": doc_blocks(),
+            "recipients": [{ "name": "Dana" }, { "name": "Lee", "email": "lee@example.com" }],
+            "verdict": ["Ship it", "Needs work"],
+        }),
+    )
+    .await;
+    let id = routed["id"].as_str().expect("an id").to_string();
+    let token = routed["token"].as_str().expect("a token").to_string();
+    let dana = routed["recipients"][0]["review_url"]
+        .as_str()
+        .expect("Dana's link")
+        .to_string();
+    let secret = dana.split_once("?for=").expect("a recipient link").1;
+    assert_eq!(routed["verdict"], json!(["Ship it", "Needs work"]));
+
+    let page = fetch(addr, "GET", &format!("/r/{id}?for={secret}"), &[], "").await;
+    assert_eq!(page.status, 200);
+    let body = json!({ "responses": { "b1": { "selected": ["EU"] } }, "verdict": "Ship it" });
+    let reply = fetch(
+        addr,
+        "POST",
+        &format!("/r/{id}/responses?for={secret}"),
+        &[("content-type", "application/json")],
+        body.to_string(),
+    )
+    .await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+
+    let seen = ok(&client, "get_document", json!({ "id": id, "token": token })).await;
+    let states: Vec<(&str, &str)> = seen["recipients"]
+        .as_array()
+        .expect("the recipients")
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(states, [("Dana", "answered"), ("Lee", "not_opened")]);
+    let listed = ok(
+        &client,
+        "list_responses",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    assert_eq!(listed["responses"][0]["recipient"], "Dana");
+    assert_eq!(listed["responses"][0]["verdict"], "Ship it");
+    assert!(
+        listed["responses"][0]["export"]
+            .as_str()
+            .unwrap()
+            .ends_with("\nVerdict: Ship it\n")
+    );
+
+    let too_many: Vec<Value> = (0..101).map(|_| json!({ "name": "x" })).collect();
+    let (said, _) = refused(
+        &client,
+        "route_document",
+        json!({ "markdown": DOC, "recipients": too_many }),
+    )
+    .await;
+    assert!(said.contains("\"recipients\""), "{said}");
+    let (said, _) = refused(
+        &client,
+        "route_document",
+        json!({ "markdown": DOC, "verdict": ["only one"] }),
+    )
+    .await;
+    assert!(said.contains("\"verdict\""), "{said}");
     client.cancel().await.expect("the session ends");
 }

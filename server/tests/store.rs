@@ -1686,11 +1686,12 @@ fn serve_refuses_a_key_file_it_cannot_use() {
 
 /// The operator's image policy holds on the review page: a listed host's image shows, one from
 /// elsewhere is a link, the page says an image is not shown, and the CSP allows the listed host
-/// only. Through a proxy, the images load from the proxy, signed with the key from its file.
+/// only; a raw `<img>` from elsewhere counts in that note too. Through a proxy, the images load
+/// from the proxy, signed with the key from its file.
 #[test]
 fn sqlite_the_review_page_follows_the_image_policy() {
-    let doc =
-        "# Look\n\n![logo](https://img.example/logo.png) ![chart](https://other.example/c.png)\n";
+    let doc = "# Look\n\n![logo](https://img.example/logo.png) ![chart](https://other.example/c.png)\n\n\
+               <p align=\"center\"><img src=\"https://other.example/raw.png\" alt=\"raw\"></p>\n";
     let backend = Backend::sqlite();
     let server = backend.serve(&["--images", "hosts:img.example"]);
     let addr = server.addr.as_str();
@@ -1701,7 +1702,7 @@ fn sqlite_the_review_page_follows_the_image_policy() {
     assert!(
         html.contains("<img src=\"https://img.example/logo.png\" alt=\"logo\" referrerpolicy=\"no-referrer\" loading=\"lazy\" decoding=\"async\" />")
             && html.contains("<a href=\"https://other.example/c.png\">chart</a>")
-            && html.contains("1 image in this document is not shown"),
+            && html.contains("2 images in this document are not shown"),
         "{html}"
     );
     let csp = page.header("content-security-policy").unwrap_or("");

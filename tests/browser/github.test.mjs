@@ -5,9 +5,9 @@
 // their kind, the front matter is nowhere, and axe finds nothing serious (with scripts on).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, browser, renderedPage, axeViolations, watchConsole, sticksOut, SHOTS } from './harness.mjs';
+import { ROOT, startServer, browser, renderedPage, axeViolations, watchConsole, sticksOut, isForeign, SHOTS } from './harness.mjs';
 
 const DOC = `---
 title: Moving the team wiki
@@ -126,3 +126,41 @@ for (const javaScriptEnabled of [true, false]) {
     }
   });
 }
+
+// The conformance corpus (fixtures/github-readmes/): every real README and docs page in it, each
+// on its own page as the server renders it, passes axe. No request leaves the machine: images
+// from the web are answered with a 1×1 PNG.
+const CORPUS = join(ROOT, 'fixtures', 'github-readmes');
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
+
+test('axe finds nothing on the pages of the GitHub README corpus', async () => {
+  const names = readdirSync(CORPUS).filter((f) => f.endsWith('.md') && f !== 'SOURCE.md').sort();
+  assert.ok(names.length >= 40, `${names.length} documents`);
+  const ctx = await browser({ viewport: { width: 1280, height: 800 } });
+  try {
+    await ctx.route('**/*', async (route) => {
+      if (isForeign(server, route.request().url())) {
+        await route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL });
+      } else {
+        await route.continue();
+      }
+    });
+    const found = [];
+    for (const name of names) {
+      const url = await renderedPage(server, readFileSync(join(CORPUS, name), 'utf8'));
+      const page = await ctx.newPage();
+      try {
+        await page.goto(url);
+        for (const v of await axeViolations(page)) found.push(`${name}: ${v}`);
+      } finally {
+        await page.close();
+      }
+    }
+    assert.deepEqual(found, []);
+  } finally {
+    await ctx.close();
+  }
+});

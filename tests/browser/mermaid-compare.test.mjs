@@ -1,6 +1,7 @@
-// Ten flowcharts, ten state diagrams, ten ER diagrams and ten gantt charts of Mermaid's own
-// documentation and tests and of public repositories (fixtures/mermaid-flowcharts/,
-// fixtures/mermaid-state/, fixtures/mermaid-er/, fixtures/mermaid-gantt/), drawn by the engine and by mermaid.js
+// Ten flowcharts, ten state diagrams, ten ER diagrams, ten class diagrams and ten gantt charts
+// of Mermaid's own documentation and tests and of public repositories (fixtures/mermaid-flowcharts/,
+// fixtures/mermaid-state/, fixtures/mermaid-er/, fixtures/mermaid-class/, fixtures/mermaid-gantt/),
+// drawn by the engine and by mermaid.js
 // in the same Chromium, side by side, one screenshot each in
 // target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
 // not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
@@ -22,6 +23,9 @@ const ERS = ['docs-entityRelationshipDiagram-16', 'docs-entityRelationshipDiagra
   'docs-entityRelationshipDiagram-283', 'docs-entityRelationshipDiagram-491', 'docs-entityRelationshipDiagram-585',
   'erDiagram-327', 'demo-er-21', 'idealjs-chao-feng-docs-er-2', 'codymurphyjones-repstracker-old-README-117',
   'codymurphyjones-repstracker-old-migration-migration_notes-11'];
+const CLASSES = ['docs-classDiagram-18', 'docs-classDiagram-87', 'docs-classDiagram-248', 'docs-classDiagram-317',
+  'docs-classDiagram-345', 'docs-classDiagram-452', 'docs-classDiagram-534', 'docs-classDiagram-706',
+  'docs-classDiagram-887', 'demo-classchart-209'];
 const GANTTS = ['docs-gantt-26', 'docs-gantt-52', 'docs-gantt-198', 'docs-gantt-230', 'docs-gantt-420',
   'docs-gantt-646', 'demo-gantt-48', 'demo-gantt-111', 'gantt-9', 'MatthijsKamstra-fonkee-issues-data-planning_2021.csv.converted-3'];
 const corpus = (dir) => JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'corpus.json'), 'utf8'));
@@ -84,5 +88,7 @@ test('ten of Mermaid\'s state diagrams beside mermaid.js\'s drawing', { skip }, 
   compare('mermaid-state', STATES, 'pb-mermaid-state'));
 test('ten ER diagrams beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-er', ERS, 'pb-mermaid-er'));
+test('ten class diagrams beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-class', CLASSES, 'pb-mermaid-class'));
 test('ten gantt charts beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-gantt', GANTTS, 'pb-mermaid-gantt', '#theirs rect[class*="task"]'));

@@ -285,3 +285,70 @@ test('nothing doubled: a double click on Send keeps one response; the receipt sh
     }
   });
 });
+
+test('a recipient\'s link greets them; the verdict is the last step, said when missing, kept with the answers', async () => {
+  await withServer(async (server) => {
+    for (const javaScriptEnabled of [true, false]) {
+      const res = await fetch(`${server.url}/v1/documents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ markdown: DOC, recipients: [{ name: 'Dana <b>Q</b>' }, { name: 'Lee' }], verdict: true }),
+      });
+      const doc = await res.json();
+      assert.equal(res.status, 201, JSON.stringify(doc));
+      const ctx = await browser({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        const problems = watchConsole(page);
+        await page.goto(doc.recipients[0].review_url);
+        const intro = page.getByRole('region', { name: 'About this review' });
+        assert.match(await intro.textContent(), /^\s*For Dana <b>Q<\/b>/, 'greeted by name, as text');
+        // The verdict: a group of real radios with a legend, after the questions, before Send.
+        const verdict = page.getByRole('group', { name: 'Your verdict' });
+        await verdict.waitFor();
+        assert.deepEqual(await verdict.getByRole('radio').evaluateAll((r) => r.map((x) => x.labels[0].textContent)),
+          ['Approve', 'Request changes', 'Reject']);
+        const order = await page.evaluate(() => {
+          const v = document.querySelector('.pb-verdict');
+          const send = document.querySelector('.pb-actions .pb-send');
+          const last = [...document.querySelectorAll('[data-pb-block]')].at(-1);
+          return [last.compareDocumentPosition(v) & Node.DOCUMENT_POSITION_FOLLOWING,
+            v.compareDocumentPosition(send) & Node.DOCUMENT_POSITION_FOLLOWING];
+        });
+        assert.ok(order[0] && order[1], 'after the last question, before Send');
+        if (javaScriptEnabled) assert.deepEqual(await axeViolations(page), [], 'axe on a recipient\'s page');
+
+        // Sent without a verdict: the summary lists it with the questions left.
+        await page.getByRole('radio', { name: 'Managed plan' }).check();
+        await follow(page, 'button', SEND);
+        const summary = page.locator('.pb-error-summary');
+        const link = summary.getByRole('link', { name: 'Your verdict', exact: true });
+        await link.waitFor();
+        if (javaScriptEnabled) {
+          await link.click();
+          assert.equal(await page.evaluate(() => document.activeElement.labels?.[0]?.textContent), 'Approve');
+          assert.deepEqual(await axeViolations(page), [], 'axe on the summary with the verdict');
+        }
+        assert.equal(await page.getByRole('radio', { name: 'Managed plan' }).isChecked(), true, 'kept as entered');
+        await page.getByRole('group', { name: 'Your verdict' }).getByRole('radio', { name: 'Request changes' }).check();
+        await follow(page, 'button', 'Send anyway');
+        await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+        const kept = (await responses(server, doc)).at(-1);
+        assert.equal(kept.recipient, 'Dana <b>Q</b>');
+        assert.equal(kept.verdict, 'Request changes');
+        assert.match(kept.export, /\n\nVerdict: Request changes\n$/);
+        // The receipt's edit link goes back through the recipient's own link.
+        const edit = await page.getByRole('link', { name: 'Edit your response' }).getAttribute('href');
+        assert.ok(edit.endsWith(`&for=${new URL(doc.recipients[0].review_url).searchParams.get('for')}`), edit);
+        // The sender sees Dana answered, Lee not yet.
+        const seen = await (await fetch(`${server.url}/v1/documents/${doc.id}`, {
+          headers: { authorization: `Bearer ${doc.token}` },
+        })).json();
+        assert.deepEqual(seen.recipients.map((r) => [r.name, r.status]), [['Dana <b>Q</b>', 'answered'], ['Lee', 'not_opened']]);
+        assert.deepEqual(problems, [], 'console: CSP violations or errors');
+      } finally {
+        await ctx.close();
+      }
+    }
+  });
+});

@@ -11,6 +11,7 @@ use super::{Component, prefix_lines, reviewer};
 use crate::diag::Code;
 use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
+use crate::diagram::class::{self, ClassDiagram};
 use crate::diagram::er::{self, ErDiagram};
 use crate::diagram::gantt::{self, GanttChart};
 use crate::diagram::state::{self, StateDiagram};
@@ -47,6 +48,8 @@ pub struct Mermaid {
     pub state: Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>>,
     /// The ER diagram, when the source is one this engine can read, with its layout.
     pub er: Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>>,
+    /// The class diagram, when the source is one this engine can read, with its layout.
+    pub class: Option<Box<(ClassDiagram, Result<layout::Drawing, layout::Failure>)>>,
     /// The gantt chart, when the source is one this engine can read.
     pub gantt: Option<Box<GanttChart>>,
 }
@@ -138,11 +141,21 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         (None, None, None) => parse_er(o, ck, &source),
         _ => None,
     };
-    let gantt = match (&chart, &sequence, &state, &er) {
-        (None, None, None, None) => parse_gantt(o, ck, &source),
+    let class = match (&chart, &sequence, &state, &er) {
+        (None, None, None, None) => parse_class(o, ck, &source),
         _ => None,
     };
-    if chart.is_none() && sequence.is_none() && state.is_none() && er.is_none() && gantt.is_none() {
+    let gantt = match (&chart, &sequence, &state, &er, &class) {
+        (None, None, None, None, None) => parse_gantt(o, ck, &source),
+        _ => None,
+    };
+    if chart.is_none()
+        && sequence.is_none()
+        && state.is_none()
+        && er.is_none()
+        && class.is_none()
+        && gantt.is_none()
+    {
         warn_placeholder(o, ck, &source);
     }
     let laid_out = chart
@@ -153,6 +166,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
         .or_else(|| state.as_ref().map(|s| s.0.chart.clone()))
         .or_else(|| er.as_ref().map(|e| e.0.chart.clone()))
+        .or_else(|| class.as_ref().map(|c| c.0.chart.clone()));
         .or_else(|| gantt.as_ref().map(|g| g.chart.clone()));
     Some(Mermaid {
         source,
@@ -162,6 +176,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         laid_out,
         state,
         er,
+        class,
         gantt,
     })
 }
@@ -174,6 +189,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         || keyword == "sequenceDiagram"
         || state::parse::is_state_keyword(keyword)
         || er::parse::is_er_keyword(keyword)
+        || class::parse::is_class_keyword(keyword)
         || gantt::parse::is_gantt_keyword(keyword)
     {
         return;
@@ -189,7 +205,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         o.start_of("source"),
         &o.path("source"),
         message,
-        "flowcharts, sequence, state and entity relationship diagrams and gantt charts are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
+        "flowcharts, sequence, state, entity relationship and class diagrams and gantt charts are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
     );
 }
 
@@ -304,6 +320,49 @@ fn parse_er(
                 Err(layout::Failure::LayoutFailed) => Some((
                     "the entity relationship diagram's layout failed, so it is not drawn".to_string(),
                     "simplify the diagram; until then the source is shown and only whole-diagram comments are possible",
+                )),
+            };
+            warn_not_drawn(o, ck, problem);
+            Some(Box::new((d, laid)))
+        }
+        Err(e) => {
+            warn_unreadable(o, ck, source, KIND, &e);
+            None
+        }
+    }
+}
+
+/// A class diagram laid out, with a warning for what it ignores and for what stops it being
+/// drawn (at that place in the document).
+fn parse_class(
+    o: &Obj,
+    ck: &mut Checker,
+    source: &str,
+) -> Option<Box<(ClassDiagram, Result<layout::Drawing, layout::Failure>)>> {
+    const KIND: &str = "class diagram";
+    match class::parse::parse(source)? {
+        Ok(d) => {
+            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
+            let laid = class::layout::layout(&d);
+            let problem = match &laid {
+                _ if d.chart.nodes.is_empty() => Some((
+                    "the class diagram has no classes to draw".to_string(),
+                    "add classes and relations (`Animal <|-- Duck`); until then only whole-diagram comments are possible",
+                )),
+                Ok(_) => None,
+                Err(layout::Failure::TooLarge) => Some((
+                    format!(
+                        "the class diagram is too large to draw here: it has {} classes, namespaces and notes and {} relations, and the engine draws at most {} boxes and {} lines",
+                        d.chart.nodes.len(),
+                        d.chart.edges.len(),
+                        layout::MAX_NODES,
+                        layout::MAX_EDGES
+                    ),
+                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
+                )),
+                Err(layout::Failure::LayoutFailed) => Some((
+                    "the class diagram's layout failed, so it is not drawn".to_string(),
+                    "simplify the diagram (fewer relations between namespaces); until then the source is shown and only whole-diagram comments are possible",
                 )),
             };
             warn_not_drawn(o, ck, problem);
@@ -527,6 +586,12 @@ impl Component for Mermaid {
                     lines.push(format!("  {}", er::describe::describe(&e.0, t)));
                 }
             }
+            // A class diagram's members and markers are not in its graph either.
+            (None, Some(_)) if self.class.is_some() => {
+                if let Some(c) = &self.class {
+                    lines.push(format!("  {}", class::describe::describe(&c.0, t)));
+                }
+            }
             // A gantt chart's times are not in its graph either.
             (None, Some(_)) if self.gantt.is_some() => {
                 if let Some(g) = &self.gantt {
@@ -575,6 +640,9 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
             m.state.as_ref().map(|s| state::describe::describe(&s.0, cx.t))
         }
         (None, Some(_)) if m.er.is_some() => m.er.as_ref().map(|e| er::describe::describe(&e.0, cx.t)),
+        (None, Some(_)) if m.class.is_some() => {
+            m.class.as_ref().map(|c| class::describe::describe(&c.0, cx.t))
+        }
         (None, Some(_)) if m.gantt.is_some() => m.gantt.as_ref().map(|g| gantt::describe::describe(g, cx.t)),
         (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
@@ -637,12 +705,13 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         t,
         inline_style: cx.surface.is_email(),
     };
-    let drawing = match (&m.sequence, &m.state, &m.er, &m.gantt) {
-        (Some(seq), _, _, _) => diagram::render_sequence(seq, &frame),
-        (None, Some(s), _, _) => diagram::render_state(&s.0, &s.1, &frame),
-        (None, None, Some(e), _) => diagram::render_er(&e.0, &e.1, &frame),
-        (None, None, None, Some(g)) => diagram::render_gantt(g, &frame),
-        (None, None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
+    let drawing = match (&m.sequence, &m.state, &m.er, &m.class, &m.gantt) {
+        (Some(seq), _, _, _, _) => diagram::render_sequence(seq, &frame),
+        (None, Some(s), _, _, _) => diagram::render_state(&s.0, &s.1, &frame),
+        (None, None, Some(e), _, _) => diagram::render_er(&e.0, &e.1, &frame),
+        (None, None, None, Some(c), _) => diagram::render_class(&c.0, &c.1, &frame),
+        (None, None, None, None, Some(g)) => diagram::render_gantt(g, &frame),
+        (None, None, None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {
@@ -1217,6 +1286,7 @@ mod tests {
             laid_out: None,
             state: Some(Box::new((d, laid))),
             er: None,
+            class: None,
             gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
@@ -1272,6 +1342,7 @@ mod tests {
             laid_out: None,
             state: None,
             er: Some(Box::new((d, laid))),
+            class: None,
             gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
@@ -1297,6 +1368,77 @@ mod tests {
     }
 
     #[test]
+    fn a_class_diagram_is_drawn_and_its_classes_and_relations_take_comments() {
+        let source = "classDiagram\n  namespace Shapes {\n    class Shape~T~ {\n      <<interface>>\n      +area()$ double\n    }\n    class Square\n  }\n  Shape~T~ <|-- Square\n  Shape \"1\" *-- \"many\" Side : has\n  Shape <|-- Square\n  note for Square \"four sides\"\n  click Square call cb()\n  style Side fill:#fde68a\n";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for `click`");
+        assert!(w.message.contains("`click`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-class"), "{html}");
+        for part in [
+            "data-node=\"Shape\"",
+            "data-node=\"Shapes\"",
+            "data-node=\"note0\"",
+            "data-edge=\"Shape→Square\"",
+            "data-edge=\"Shape→Square#2\"",
+            "data-edge=\"Shape→Side\"",
+            "Class diagram, top to bottom.",
+            "+area() : double",
+            "«interface»",
+            "fill=\"#fde68a\"",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        let d = class::parse::parse(source).expect("a class diagram").expect("read");
+        let laid = class::layout::layout(&d);
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(d.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: None,
+            er: None,
+            class: Some(Box::new((d, laid))),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "Shape", "text": "generic?" },
+            { "on": "node", "id": "Shapes", "text": "rename" },
+            { "on": "edge", "from": "Shape", "to": "Side", "text": "how many?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `Shape` — generic?"), "{out}");
+        assert!(out.contains("- Node `Shapes` — rename"), "{out}");
+        assert!(out.contains("- Edge `Shape→Side` — how many?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Shape~T~", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+        // One it cannot read is a warning at its line.
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"classDiagram\\nA <|-- B\\nC <|-- \"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        assert!(d.message.contains("class diagram"), "{}", d.message);
+    }
+
+    #[test]
     fn a_state_diagram_it_cannot_read_and_a_kind_not_drawn_are_warnings_naming_them() {
         let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"stateDiagram-v2\\nA --> B\\nmy-state --> B\"}\n```\n";
         let v = crate::validate(doc);
@@ -1307,7 +1449,7 @@ mod tests {
             .expect("a diagnostic");
         assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
         for (source, kind) in [
-            ("classDiagram\n  A <|-- B", "Class diagram"),
+            ("journey\n  title A day", "User journey"),
             ("pie\n  \"a\": 1", "Pie chart"),
         ] {
             let doc = format!(
@@ -1357,7 +1499,7 @@ mod tests {
         for (source, kind) in [
             ("pie title Pets\n\"Dogs\" : 386", "Pie charts"),
             ("journey\ntitle A day\nsection Work\nCode: 5: Me", "User journeys"),
-            ("%%{init: {'theme': 'dark'}}%%\nclassDiagram\nA <|-- B", "Class diagrams"),
+            ("%%{init: {'theme': 'dark'}}%%\npie title Pets\n\"Dogs\" : 386", "Pie charts"),
         ] {
             let d = validated(source);
             let w: Vec<_> = d.iter().filter(|d| d.code == Code::UnsupportedDiagram).collect();
@@ -1367,6 +1509,7 @@ mod tests {
         // Drawn kinds have none.
         assert!(validated("graph TD\nA-->B").is_empty());
         assert!(validated("sequenceDiagram\nA->>B: hi").is_empty());
+        assert!(validated("classDiagram\nA <|-- B").is_empty());
         assert!(validated("gantt\ntitle A plan\nsection S\nTask :a1, 2024-01-01, 3d").is_empty());
     }
 

@@ -20,11 +20,16 @@
 //!   `layout.rs` (the flowchart's layout, each entity a box its table's size), `draw.rs` and
 //!   `describe.rs`.
 //!
+//! - `class/`: `mod.rs` the model (classes, interfaces, namespaces and notes as a flowchart's
+//!   nodes, relations as its edges, namespaces as its subgraphs, with each class's members),
+//!   `parse.rs`, `layout.rs` (the flowchart's layout, each class a box its compartments'
+//!   size, notes joined to their classes), `draw.rs` and `describe.rs`.
+//!
 //! - `gantt/`: `mod.rs` the model (tasks as a flowchart's nodes, with each task's times, tags
 //!   and section), `time.rs` (dates as Mermaid reads them, d3's axis format), `parse.rs`,
 //!   `layout.rs` (a row per task on a time scale), `draw.rs` and `describe.rs`.
 //!
-//! A new kind (class) is a new folder beside them with the same files: its
+//! A new kind (pie, say) is a new folder beside them with the same files: its
 //! model and `parse.rs` → `layout.rs` → `draw.rs`, its words in `describe.rs`, its tests in its
 //! `tests/`; then one arm in [`render_laid_out`] and in `components/mermaid.rs`. A kind gives
 //! comments their nodes and edges as a [`flowchart::Flowchart`], so it may use the flowchart's
@@ -48,6 +53,7 @@
 //! Tests of one kind sit in its `tests/`; `tests/` here holds those of every kind at once
 //! (the golden SVGs, every shape).
 
+pub mod class;
 pub mod colour;
 pub mod directive;
 pub mod er;
@@ -147,16 +153,20 @@ pub fn render_laid_out(
                 None => match er::parse::parse(source) {
                     Some(Ok(d)) => render_er(&d, &er::layout::layout(&d), frame),
                     Some(Err(_)) => placeholder(t.diagram_er[4], t.diagram_failed[2]),
-                    None => match gantt::parse::parse(source) {
-                        Some(Ok(g)) => render_gantt(&g, frame),
-                        Some(Err(_)) => placeholder(t.diagram_gantt[0], t.diagram_failed[2]),
-                        None => match flowchart::parse::keyword(source) {
-                            Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
-                                placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
-                            }
-                            other => {
-                                placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn)
-                            }
+                    None => match class::parse::parse(source) {
+                        Some(Ok(d)) => render_class(&d, &class::layout::layout(&d), frame),
+                        Some(Err(_)) => placeholder(t.diagram_class[4], t.diagram_failed[2]),
+                        None => match gantt::parse::parse(source) {
+                            Some(Ok(g)) => render_gantt(&g, frame),
+                            Some(Err(_)) => placeholder(t.diagram_gantt[0], t.diagram_failed[2]),
+                            None => match flowchart::parse::keyword(source) {
+                                Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
+                                    placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
+                                }
+                                other => {
+                                    placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn)
+                                }
+                            },
                         },
                     },
                 },
@@ -257,6 +267,37 @@ pub fn render_er(
     }
 }
 
+/// The SVG of a class diagram: drawn, or the placeholder when it has no classes or is too
+/// large to lay out.
+pub fn render_class(
+    d: &class::ClassDiagram,
+    laid_out: &Result<layout::Drawing, Failure>,
+    frame: &Frame,
+) -> Rendered {
+    let t = frame.t;
+    let note = match laid_out {
+        _ if d.chart.nodes.is_empty() => t.diagram_failed[3],
+        Ok(laid) => {
+            let (svg, width, height) = class::draw::class_diagram(d, laid, frame);
+            return Rendered {
+                svg,
+                drawn: true,
+                width,
+                height,
+            };
+        }
+        Err(Failure::TooLarge) => t.diagram_failed[0],
+        Err(Failure::LayoutFailed) => t.diagram_failed[1],
+    };
+    let (svg, width, height) = svg::placeholder(t.diagram_class[4], note, frame);
+    Rendered {
+        svg,
+        drawn: false,
+        width,
+        height,
+    }
+}
+
 /// The SVG of a gantt chart: drawn, or the placeholder when it has no tasks.
 pub fn render_gantt(g: &gantt::GanttChart, frame: &Frame) -> Rendered {
     if g.tasks.is_empty() {
@@ -347,6 +388,12 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             line: line_of(e.offset),
         };
     }
+    if let Some(Err(e)) = class::parse::parse(source) {
+        return Alone::NotDrawn {
+            reason: format!("the class diagram is not drawn: {}", e.message),
+            line: line_of(e.offset),
+        };
+    }
     if let Some(Err(e)) = gantt::parse::parse(source) {
         return Alone::NotDrawn {
             reason: format!("the gantt chart is not drawn: {}", e.message),
@@ -369,6 +416,7 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             || keyword == "sequenceDiagram"
             || state::parse::is_state_keyword(keyword)
             || er::parse::is_er_keyword(keyword)
+            || class::parse::is_class_keyword(keyword)
             || gantt::parse::is_gantt_keyword(keyword) =>
         {
             let kind = if flowchart::parse::is_flowchart_keyword(keyword) {
@@ -379,7 +427,7 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             format!("the {kind} could not be read or is too large to draw")
         }
         _ if kind_name(keyword) == "Mermaid diagram" => {
-            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, erDiagram, gantt, …)".to_string()
+            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, erDiagram, classDiagram, gantt, …)".to_string()
         }
         _ => format!("{}s are not drawn here yet", kind_name(keyword)),
     };

@@ -15,7 +15,7 @@
 //!   inside a [`HOLDS_MARKDOWN`] element with only [`SPANNING`] ones around it (a browser
 //!   would move Markdown out of a table row, for one).
 
-use super::{ImageRules, clean, filter_tags};
+use super::{ImageRules, clean_counting, filter_tags};
 use comrak::nodes::{AstNode, NodeValue};
 use std::collections::HashSet;
 
@@ -75,6 +75,8 @@ const END_OPTIONAL: [&str; 15] = [
 /// One span: its HTML blocks in order, each with the cleaned HTML it is written as.
 pub struct Span<'a> {
     pub blocks: Vec<(&'a AstNode<'a>, String)>,
+    /// The raw `<img>` in it whose address the image rules refused.
+    pub refused_images: u32,
 }
 
 /// The spans of the document, each checked by sanitizing it. `components` are the nodes of the
@@ -256,7 +258,7 @@ fn checked<'a>(blocks: &[&'a AstNode<'a>], rules: &ImageRules) -> Option<Span<'a
             holes += 1;
         }
     }
-    let cleaned = clean(&fragment, rules);
+    let (cleaned, refused_images) = clean_counting(&fragment, rules);
     // Cut at the markers, each exactly once and in order.
     let mut pieces = Vec::with_capacity(holes + 1);
     let mut rest = cleaned.as_str();
@@ -297,7 +299,10 @@ fn checked<'a>(blocks: &[&'a AstNode<'a>], rules: &ImageRules) -> Option<Span<'a
         out.push((block, text));
         starts_run = markdown_follows;
     }
-    Some(Span { blocks: out })
+    Some(Span {
+        blocks: out,
+        refused_images,
+    })
 }
 
 #[cfg(test)]

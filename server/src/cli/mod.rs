@@ -261,7 +261,8 @@ fn print(text: &str) -> Result<i32, String> {
     Ok(0)
 }
 
-/// A command's parsed flags (the last of a repeated flag wins) and positional arguments.
+/// A command's parsed flags (the last of a repeated flag wins, except where [`Args::flag_all`]
+/// reads them all) and positional arguments.
 struct Args {
     command: &'static Command,
     flags: Vec<(&'static str, OsString)>,
@@ -333,6 +334,22 @@ impl Args {
             .rev()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_os_str())
+    }
+
+    /// Every value of a repeatable flag, in the order given.
+    fn flag_all(&self, name: &str) -> Result<Vec<&str>, String> {
+        self.flags
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| {
+                v.to_str().ok_or_else(|| {
+                    format!(
+                        "--{name} must be valid UTF-8, not `{}`",
+                        v.to_string_lossy()
+                    )
+                })
+            })
+            .collect()
     }
 
     fn flag(&self, name: &str) -> Result<Option<&str>, String> {

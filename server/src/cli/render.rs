@@ -84,7 +84,8 @@ pub(super) fn run(a: &Args) -> Result<i32, String> {
         options = options.with_link_base_url(Some(url.to_string()));
     }
     if let Some(url) = a.flag("answers-action")? {
-        options = options.with_answers_action((!url.is_empty()).then(|| url.to_string()));
+        let action = passback_server::answers_action("--answers-action", url)?;
+        options = options.with_answers_action(action);
     }
     if let Some(url) = a.flag("respond-url")? {
         if !passback_engine::is_respond_url(url) {

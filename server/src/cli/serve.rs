@@ -18,6 +18,7 @@ pub(super) const USAGE: Usage = Usage {
         "[--body-timeout SECS] [--max-connections-per-client N] [--max-renders N]",
         "[--queue-timeout SECS] [--max-table-cells N] [--max-diagram-parts N]",
         "[--max-output-bytes BYTES] [--hash-secret TEXT] [--metrics-listen ADDR]",
+        "[--cors-origin ORIGIN]…",
         #[cfg(feature = "store")]
         "[--route-limit N/min|N/h|off] [--store-key-file PATH]",
         #[cfg(feature = "store")]
@@ -173,6 +174,14 @@ pub(super) const USAGE: Usage = Usage {
             about: "the secret content hashes (ETags, /v1/render/{hash}) are keyed with;\n\
                     also PASSBACK_HASH_SECRET. Replicas behind one address need the\n\
                     same; without one, a random secret is drawn at start",
+        },
+        Flag {
+            name: "cors-origin",
+            value: "ORIGIN",
+            about: "let pages from ORIGIN (https://app.example) call render, validate,\n\
+                    answers and schema from the browser (CORS); repeat it for more, or\n\
+                    set PASSBACK_CORS_ORIGIN to several, separated by spaces or commas.\n\
+                    None by default: no CORS headers at all",
         },
         Flag {
             name: "metrics-listen",
@@ -504,6 +513,21 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         }
         config = config.with_hash_secret(Some(passback_server::hash_secret_from(&secret)));
     }
+    let mut origins: Vec<String> = a
+        .flag_all("cors-origin")?
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    if origins.is_empty()
+        && let Ok(list) = std::env::var("PASSBACK_CORS_ORIGIN")
+    {
+        origins = list
+            .split([' ', ',', '\t', '\n'])
+            .filter(|o| !o.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    config = config.with_cors_origins(&origins)?;
     if let Some(addr) = a.flag("metrics-listen")? {
         let addr = addr.parse().map_err(|_| {
             format!("--metrics-listen must be an address such as 127.0.0.1:9090, not `{addr}`")

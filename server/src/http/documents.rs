@@ -8,6 +8,7 @@
 //! | `POST /v1/documents` | validate, keep, answer the id, link and token (for the sender's key, if any) |
 //! | `GET /v1/documents` | the key's documents, newest first, a page at a time |
 //! | `GET`, `PATCH`, `DELETE /v1/documents/{id}` | the document; close or reopen it; delete it |
+//! | `PUT /v1/documents/{id}` | a new revision of it (same bodies as `POST`) |
 //! | `GET /v1/documents/{id}/responses` | the responses, `since`, `wait` |
 
 // Readers return a ready response as their error, as in `request`.
@@ -17,9 +18,10 @@ use super::refusal::refused;
 use super::request::{client_of, content_type_of, document_from, media, read_body};
 use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
+use crate::routing::idempotency::{Idempotent, Outcome, check_key};
 use crate::routing::{
-    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
-    take_route_token,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    requested_status, take_route_token,
 };
 use crate::state::AppState;
 use crate::store::{Cursor, Document, KeyInfo};
@@ -40,7 +42,9 @@ pub async fn collection(state: Arc<AppState>, req: Request<Incoming>, param: &st
     }
 }
 
-/// `POST /v1/documents`.
+/// `POST /v1/documents`. With an `Idempotency-Key`, the body is read before the limits are
+/// taken, so a repeat of a request that routed a document answers it again without counting
+/// against them (see `routing::idempotency`).
 async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let Some(routing) = state.routing.clone() else {
         return refused(RoutingError::StoreOff, false);
@@ -49,17 +53,13 @@ async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
         Ok(key) => key,
         Err(e) => return refused(e, false),
     };
-    if let Err(e) = take_route_token(state.route_limiter.as_ref(), client_of(&req)) {
-        return refused(e, false);
-    }
-    if let Some(key) = &key
-        && let Err(e) = routing
-            .within_quota(
-                key,
-                state.config.key_documents_per_hour,
-                state.config.key_max_bytes,
-            )
-            .await
+    let idempotency_key = match idempotency_key(&req) {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
+    let client = client_of(&req);
+    if idempotency_key.is_none()
+        && let Err(e) = limits(&state, &routing, key.as_ref(), client).await
     {
         return refused(e, false);
     }
@@ -71,32 +71,124 @@ async fn create(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
         Ok(b) => b,
         Err(r) => return r,
     };
-    let (expires_in, callback_url) = if media(&content_type) == "application/json" {
-        match expires_in(&body, &routing)
-            .and_then(|e| callback_url(&body, state.config.webhook_allow_private).map(|c| (e, c)))
-        {
-            Ok(both) => both,
-            Err(e) => return refused(e, false),
+    let Some(idempotency_key) = idempotency_key else {
+        return match route(&state, &routing, key.as_ref(), &content_type, body).await {
+            Ok(record) => created(&record),
+            Err(r) => r,
+        };
+    };
+    let scope = match (&key, client) {
+        (Some(k), _) => format!("key:{}", k.id),
+        (None, Some(ip)) => format!("client:{ip}"),
+        (None, None) => "client:".to_string(),
+    };
+    let media_type = content_type.as_deref().unwrap_or("");
+    let idempotent = Idempotent::new(&scope, &idempotency_key, media_type, &body);
+    match idempotent.claim(&routing).await {
+        Ok(Outcome::Replay { status, body }) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED);
+            let record = serde_json::from_str::<Value>(&body).unwrap_or_default();
+            let mut r = created(&record);
+            *r.status_mut() = status;
+            r.headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            return r;
         }
-    } else {
-        (None, None)
-    };
-    let src = match document_from(&content_type, body) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let checked = match routing
-        .route_checked_with(&state.slots(), src, expires_in, key.as_ref(), callback_url)
-        .await
-    {
-        Ok(checked) => checked,
+        Ok(Outcome::Proceed) => {}
         Err(e) => return refused(e, false),
+    }
+    let routed = match limits(&state, &routing, key.as_ref(), client).await {
+        Ok(()) => route(&state, &routing, key.as_ref(), &content_type, body).await,
+        Err(e) => Err(refused(e, false)),
     };
-    let mut r = private_json(StatusCode::CREATED, &checked.record(&state.origin()));
-    if let Ok(v) = HeaderValue::from_str(&format!("/v1/documents/{}", checked.routed.id)) {
+    match routed {
+        Ok(record) => {
+            idempotent
+                .finish(&routing, StatusCode::CREATED.as_u16(), &record.to_string())
+                .await;
+            created(&record)
+        }
+        Err(r) => {
+            // A refused request keeps nothing: sent again with its key, it is tried again.
+            idempotent.release(&routing).await;
+            r
+        }
+    }
+}
+
+/// The per-client route limit and the key's quota.
+async fn limits(
+    state: &AppState,
+    routing: &Routing,
+    key: Option<&KeyInfo>,
+    client: Option<std::net::IpAddr>,
+) -> Result<(), RoutingError> {
+    take_route_token(state.route_limiter.as_ref(), client)?;
+    if let Some(key) = key {
+        routing
+            .within_quota(
+                key,
+                state.config.key_documents_per_hour,
+                state.config.key_max_bytes,
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// Validates and keeps the document in `body`: its record (id, link, token…).
+async fn route(
+    state: &AppState,
+    routing: &Routing,
+    key: Option<&KeyInfo>,
+    content_type: &Option<String>,
+    body: Bytes,
+) -> Result<Value, Resp> {
+    let (expires_in, callback_url, asks) = if media(content_type) == "application/json" {
+        expires_in(&body, routing)
+            .and_then(|e| {
+                let c = callback_url(&body, state.config.webhook_allow_private)?;
+                Ok((e, c, asks(&body)?))
+            })
+            .map_err(|e| refused(e, false))?
+    } else {
+        (None, None, Asks::default())
+    };
+    let src = document_from(content_type, body)?;
+    let checked = routing
+        .route_checked_asking(&state.slots(), src, expires_in, key, callback_url, asks)
+        .await
+        .map_err(|e| refused(e, false))?;
+    Ok(checked.record(&state.origin()))
+}
+
+/// 201 with the record, and where the document is.
+fn created(record: &Value) -> Resp {
+    let mut r = private_json(StatusCode::CREATED, record);
+    if let Some(id) = record["id"].as_str()
+        && let Ok(v) = HeaderValue::from_str(&format!("/v1/documents/{id}"))
+    {
         r.headers_mut().insert(header::LOCATION, v);
     }
     r
+}
+
+/// The request's `Idempotency-Key`, checked (one header, at most 255 visible ASCII characters);
+/// `None` without one.
+pub(super) fn idempotency_key(req: &Request<Incoming>) -> Result<Option<String>, Resp> {
+    let mut given = req.headers().get_all("idempotency-key").iter();
+    let Some(first) = given.next() else {
+        return Ok(None);
+    };
+    if given.next().is_some() {
+        return Err(problem(
+            StatusCode::BAD_REQUEST,
+            "Send one Idempotency-Key header, not several.",
+        ));
+    }
+    check_key(first.as_bytes())
+        .map(|k| Some(k.to_string()))
+        .map_err(|why| problem(StatusCode::BAD_REQUEST, why))
 }
 
 /// The sender key the request shows, checked: `None` when it shows none and the server routes
@@ -184,6 +276,14 @@ fn expires_in(body: &Bytes, routing: &Routing) -> Result<Option<Duration>, Routi
     routing.lifetime(fields.get("expires_in"))
 }
 
+/// `recipients` and `verdict` from a JSON body, checked (see [`Asks::from_fields`]).
+fn asks(body: &Bytes) -> Result<Asks, RoutingError> {
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
+        return Ok(Asks::default());
+    };
+    Asks::from_fields(&fields)
+}
+
 /// `callback_url` from a JSON body, checked (see [`crate::webhooks::check_callback_url`]).
 fn callback_url(body: &Bytes, allow_private: bool) -> Result<Option<String>, RoutingError> {
     let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
@@ -209,6 +309,9 @@ pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) ->
     if req.method() == Method::PATCH {
         return patch(&state, &routing, req, id).await;
     }
+    if req.method() == Method::PUT {
+        return put(&state, &routing, req, id).await;
+    }
     let doc = match authorized(&routing, &req, id).await {
         Ok(d) => d,
         Err(r) => return r,
@@ -223,7 +326,13 @@ pub async fn document(state: Arc<AppState>, req: Request<Incoming>, id: &str) ->
             Err(e) => refused(e, false),
         };
     }
-    private_json(StatusCode::OK, &routing.document_json(&doc))
+    match routing
+        .with_recipients(&doc, routing.document_json(&doc))
+        .await
+    {
+        Ok(body) => private_json(StatusCode::OK, &body),
+        Err(e) => refused(e, false),
+    }
 }
 
 /// `PATCH /v1/documents/{id}` with `{ "status": "closed" | "open" }`: closes or reopens the
@@ -257,6 +366,58 @@ async fn patch(state: &AppState, routing: &Routing, req: Request<Incoming>, id: 
     };
     match routing.set_status(&doc.id, closed).await {
         Ok(summary) => private_json(StatusCode::OK, &routing.summary_json(&summary)),
+        Err(e) => refused(e, false),
+    }
+}
+
+/// `PUT /v1/documents/{id}`: a new revision, with the bodies `POST /v1/documents` takes (its
+/// `expires_in` and `callback_url` are the document's and stay as they were: a JSON body
+/// holding them is refused). 200 with `{ id, revision, hash, diagnostics }`.
+async fn put(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &str) -> Resp {
+    // The credential is checked first, as on the other owner routes: a stranger's body is not
+    // read at all.
+    let doc = match authorized(routing, &req, id).await {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    // A revision is routed text: it counts against the same limits as routing.
+    if let Err(e) = take_route_token(state.route_limiter.as_ref(), client_of(&req)) {
+        return refused(e, false);
+    }
+    if let Some(owner) = &doc.owner
+        && let Err(e) = routing
+            .within_bytes(owner, state.config.key_max_bytes)
+            .await
+    {
+        return refused(e, false);
+    }
+    let content_type = match content_type_of(&req) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    if media(&content_type) == "application/json"
+        && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
+        && let Some(field) = ["expires_in", "callback_url"]
+            .into_iter()
+            .find(|f| fields.contains_key(*f))
+    {
+        return problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "\"{field}\" is set when a document is routed and a revision keeps it; send the new text alone (\"markdown\" or \"blocks\")."
+            ),
+        );
+    }
+    let src = match document_from(&content_type, body) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match routing.revise_checked(&state.slots(), &doc, src).await {
+        Ok(revision) => private_json(StatusCode::OK, &revision.record()),
         Err(e) => refused(e, false),
     }
 }

@@ -6,6 +6,7 @@
 //! | `refusal` | the routing core's refusals as problem+json (or a page for a reader's browser) |
 //! | `render`, `answers`, `documents`, `events`, `review`, `playground`, `assets`, `meta`, `mcp` | one file per resource, each a handful of handlers |
 //! | `routes` | the route table: pattern, methods, long-poll, handler |
+//! | `cors` | CORS on the stateless routes for the origins `--cors-origin` names |
 //!
 //! This module itself is the dispatcher: it bounds a request's time, turns a panic into a 500
 //! for that request only, answers 404 and 405, counts and logs.
@@ -15,6 +16,7 @@
 
 mod answers;
 mod assets;
+pub(crate) mod cors;
 #[cfg(feature = "store")]
 mod documents;
 #[cfg(feature = "store")]
@@ -59,6 +61,11 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
     };
     let method = req.method().clone();
     let found = Route::of(req.uri().path());
+    // CORS only where origins are configured, and only on the routes that take it.
+    let cors = !state.config.cors_origins.is_empty() && cors::applies(found);
+    let origin = cors
+        .then(|| cors::allowed_origin(req.headers(), &state.config.cors_origins))
+        .flatten();
     // A fixed label per route, so metrics and logs never carry user-chosen paths.
     let route = found.map_or("other", |r| r.pattern);
     let timeout = state.config.request_timeout;
@@ -99,6 +106,10 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAd
             )
         }
     };
+    let mut response = response;
+    if cors {
+        cors::decorate(&mut response, origin);
+    }
     let status = response.status().as_u16();
     let elapsed = start.elapsed();
     state.metrics.observe(route, status, elapsed);
@@ -146,6 +157,13 @@ async fn dispatch(
             format!("There is nothing at {}; {see}.", truncate(&path)),
         );
     };
+    if req.method() == hyper::Method::OPTIONS
+        && !state.config.cors_origins.is_empty()
+        && cors::applies(Some(route))
+    {
+        let allowed = cors::allowed_origin(req.headers(), &state.config.cors_origins).is_some();
+        return cors::preflight(route, req.headers(), allowed);
+    }
     if !route.serves(req.method()) {
         let mut r = problem(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -60,8 +60,14 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
         }
         RoutingError::AnswerTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         RoutingError::StoreOff => StatusCode::NOT_FOUND,
-        RoutingError::Full { .. } | RoutingError::StatusFixed { .. } => StatusCode::CONFLICT,
-        RoutingError::Lifetime(_) | RoutingError::Callback(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        RoutingError::Full { .. }
+        | RoutingError::StatusFixed { .. }
+        | RoutingError::Revisions { .. }
+        | RoutingError::IdempotencyInProgress => StatusCode::CONFLICT,
+        RoutingError::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
+        RoutingError::Lifetime(_) | RoutingError::Callback(_) | RoutingError::Field(_) => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
         RoutingError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     };
     problem(status, e.to_string())

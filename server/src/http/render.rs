@@ -209,6 +209,11 @@ fn options_from_query(req: &Request<Incoming>) -> Result<(Options, bool), Resp> 
                 }
                 options = options.with_link_base_url(Some(v));
             }
+            "answers_action" => {
+                let action = crate::config::answers_action("answers_action", &v)
+                    .map_err(|why| problem(StatusCode::BAD_REQUEST, format!("{why}.")))?;
+                options = options.with_answers_action(action);
+            }
             "respond_url" => {
                 if !passback_engine::is_respond_url(&v) {
                     return Err(problem(

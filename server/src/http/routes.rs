@@ -82,7 +82,7 @@ routes! {
     #[cfg(feature = "store")]
     Documents: "/v1/documents", "GET, POST", false => documents::collection;
     #[cfg(feature = "store")]
-    Document: "/v1/documents/{id}", "GET, PATCH, DELETE", false => documents::document;
+    Document: "/v1/documents/{id}", "GET, PUT, PATCH, DELETE", false => documents::document;
     #[cfg(feature = "store")]
     Responses: "/v1/documents/{id}/responses", "GET", true => documents::responses;
     #[cfg(feature = "store")]

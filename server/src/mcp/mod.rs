@@ -1,5 +1,5 @@
 //! Tools for agents over the Model Context Protocol (contract §6): `route_document`,
-//! `list_documents`, `list_responses`, `get_document`, `set_status`, `delete_document`,
+//! `revise_document`, `list_documents`, `list_responses`, `get_document`, `set_status`, `delete_document`,
 //! `validate_document` and `get_components_spec`.
 //!
 //! A document's tools take its `token`; over HTTP with a sender key (contract §6.1), they take
@@ -16,8 +16,8 @@
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
 use crate::routing::{
-    MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll, requested_status,
-    take_route_token,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    requested_status, take_route_token,
 };
 use crate::state::AppState;
 use crate::store::{Cursor, Document};
@@ -81,6 +81,7 @@ impl PassbackMcp {
     async fn run(&self, name: &str, args: &JsonObject) -> Result<Answer, Refusal> {
         match name {
             "route_document" => self.route_document(args).await.map(Answer::Json),
+            "revise_document" => self.revise_document(args).await.map(Answer::Json),
             "list_documents" => self.list_documents(args).await.map(Answer::Json),
             "list_responses" => self.list_responses(args).await.map(Answer::Json),
             "get_document" => self.get_document(args).await.map(Answer::Json),
@@ -104,7 +105,14 @@ impl PassbackMcp {
         only(
             args,
             "route_document",
-            &["markdown", "blocks", "expires_in", "callback_url"],
+            &[
+                "markdown",
+                "blocks",
+                "expires_in",
+                "callback_url",
+                "recipients",
+                "verdict",
+            ],
         )?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let expires_in = routing.lifetime(args.get("expires_in"))?;
@@ -121,6 +129,7 @@ impl PassbackMcp {
                 )));
             }
         };
+        let asks = Asks::from_fields(args)?;
         let src = self.document(args, "route_document")?;
         take_route_token(self.state.route_limiter.as_ref(), self.client)?;
         if let Some(key) = &self.key {
@@ -133,15 +142,38 @@ impl PassbackMcp {
                 .await?;
         }
         let checked = routing
-            .route_checked_with(
+            .route_checked_asking(
                 &self.state.slots(),
                 src,
                 expires_in,
                 self.key.as_ref(),
                 callback_url,
+                asks,
             )
             .await?;
         Ok(checked.record(&self.state.origin()))
+    }
+
+    async fn revise_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(
+            args,
+            "revise_document",
+            &["id", "token", "markdown", "blocks"],
+        )?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let doc = self.owned(routing, args, "revise_document").await?;
+        let src = self.document(args, "revise_document")?;
+        // A revision is routed text: it counts against the same limits as routing.
+        take_route_token(self.state.route_limiter.as_ref(), self.client)?;
+        if let Some(owner) = &doc.owner {
+            routing
+                .within_bytes(owner, self.state.config.key_max_bytes)
+                .await?;
+        }
+        let revision = routing
+            .revise_checked(&self.state.slots(), &doc, src)
+            .await?;
+        Ok(revision.record())
     }
 
     /// The document a tool acts on for its sender: by its `token` (or a key given as the
@@ -227,7 +259,11 @@ impl PassbackMcp {
         only(args, "get_document", &["id", "token"])?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
         let doc = self.owned(routing, args, "get_document").await?;
-        Ok(routing.summary_json(&doc.summary()))
+        let mut body = routing.summary_json(&doc.summary());
+        if let Some(fields) = body.as_object_mut() {
+            fields.insert("revision".into(), json!(doc.revision));
+        }
+        Ok(routing.with_recipients(&doc, body).await?)
     }
 
     async fn set_status(&self, args: &JsonObject) -> Result<Value, Refusal> {

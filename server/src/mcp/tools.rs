@@ -5,8 +5,9 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
 
-pub(super) const TOOL_NAMES: [&str; 9] = [
+pub(super) const TOOL_NAMES: [&str; 10] = [
     "route_document",
+    "revise_document",
     "list_documents",
     "list_responses",
     "get_document",
@@ -80,6 +81,39 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "description": "An https:// URL to POST each answer, close and expiry of the document to, signed as Standard Webhooks says, so you are woken instead of polling; the answer then carries webhook_secret (unless your sender key has one) to check the signatures with."
         }),
     );
+    route_properties.insert(
+        "recipients".into(),
+        json!({
+            "type": "array",
+            "maxItems": crate::routing::MAX_RECIPIENTS,
+            "description": "The people to send it to: each gets a review link of their own (the answer's recipients[].review_url), their responses carry their name as \"recipient\", and get_document shows who opened and who answered. The shared review_url keeps working for anyone else.",
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "additionalProperties": false,
+                "properties": {
+                    "name": { "type": "string", "minLength": 1, "maxLength": crate::routing::MAX_RECIPIENT_NAME },
+                    "email": { "type": "string", "description": "Kept for you to read back; the server sends no email." }
+                }
+            }
+        }),
+    );
+    route_properties.insert(
+        "verdict".into(),
+        json!({
+            "description": "Ask each reader for a verdict as the review page's last step: true for the choices Approve / Request changes / Reject, or 2 to 6 labels of your own. Each response then carries \"verdict\" (the label chosen) and its export ends with \"Verdict: …\".",
+            "oneOf": [
+                { "type": "boolean" },
+                {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 6,
+                    "uniqueItems": true,
+                    "items": { "type": "string", "minLength": 1, "maxLength": crate::routing::MAX_VERDICT_LABEL }
+                }
+            ]
+        }),
+    );
     let Value::Object(list_properties) = json!({
         "id": { "type": "string", "description": "The document's id, from route_document." },
         "token": { "type": "string", "description": "The document's token, from route_document: it alone opens the answers. Not needed over HTTP with the sender key that routed the document." },
@@ -106,6 +140,10 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     }) else {
         unreachable!("an object literal")
     };
+    let mut revise_properties = document_properties();
+    for (name, value) in &owner_properties {
+        revise_properties.insert(name.clone(), value.clone());
+    }
     let mut status_properties = owner_properties.clone();
     status_properties.insert(
         "status".into(),
@@ -121,6 +159,19 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             schema(route_properties, &[]),
         )
         .with_title("Route a document to a reader")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .idempotent(false)
+                .open_world(false),
+        ),
+        Tool::new(
+            "revise_document",
+            "Replace a routed document's text with a new revision (\"markdown\" or typed \"blocks\", as route_document takes them); its id, link, token and expiry stay. Readers see the latest revision; each response says which revision it answered (\"revision\" in list_responses). A component's answers follow it by its \"id\" where it has one, by position otherwise. Validated first, like route_document. Answers {id, revision, hash, diagnostics}: the diagnostics add a warning (revision_answers_ambiguous, revision_answers_unmatched) for each component whose earlier answers the revision leaves without a place or may put on another question. A closed document can be revised; an expired one cannot.",
+            schema(revise_properties, &["id"]),
+        )
+        .with_title("Revise a routed document")
         .with_annotations(
             ToolAnnotations::new()
                 .read_only(false)

@@ -42,6 +42,8 @@ pub enum RoutingError {
     },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
+    /// The document has as many revisions as it may.
+    Revisions { max: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
     OverLimit { wait: Duration, limit: RouteLimit },
     /// A bound on one holder was reached (long-polls waiting at once, answers a minute): the
@@ -53,12 +55,19 @@ pub enum RoutingError {
     Lifetime(String),
     /// `callback_url` refused: the sentence names it and says what to give instead.
     Callback(String),
+    /// A field of the request (`recipients`, `verdict`) refused: the sentence names it and says
+    /// what to give instead.
+    Field(String),
     /// The document violates the PassbackAI spec: how many errors, and every diagnostic.
     Violating { errors: usize, diagnostics: Value },
     /// No render slot came free within the queue timeout (`waited`).
     Busy { waited: Duration },
     /// The validation failed on an internal error.
     Internal,
+    /// The `Idempotency-Key` was used (by this sender, within the window) with another body.
+    IdempotencyMismatch,
+    /// A request with the same `Idempotency-Key` is still being worked on.
+    IdempotencyInProgress,
 }
 
 impl RoutingError {
@@ -127,6 +136,10 @@ impl fmt::Display for RoutingError {
                 f,
                 "This document has taken its limit of {max_responses} responses, so no more are kept; ask its sender to route it again."
             ),
+            RoutingError::Revisions { max } => write!(
+                f,
+                "This document has {max} revisions, as many as one document may have; route the new text as a new document (POST /v1/documents)."
+            ),
             RoutingError::OverLimit { wait, limit } => write!(
                 f,
                 "This address has routed as many documents as this server allows, {limit} (--route-limit); try again in {} s.",
@@ -137,7 +150,9 @@ impl fmt::Display for RoutingError {
                 f,
                 "The answer would be stored as {bytes} bytes, over this server's limit of {max} bytes an answer (--max-answer-bytes); send fewer or shorter comments."
             ),
-            RoutingError::Lifetime(said) | RoutingError::Callback(said) => f.write_str(said),
+            RoutingError::Lifetime(said)
+            | RoutingError::Callback(said)
+            | RoutingError::Field(said) => f.write_str(said),
             RoutingError::Violating { errors, .. } => write!(
                 f,
                 "The document violates the PassbackAI spec ({errors} error{}); fix what \"diagnostics\" lists, then route it again.",
@@ -147,6 +162,12 @@ impl fmt::Display for RoutingError {
             RoutingError::Internal => {
                 f.write_str("Validation failed on an internal error; please report it.")
             }
+            RoutingError::IdempotencyMismatch => f.write_str(
+                "This Idempotency-Key was used with another body; send that body again to get its answer, or use a new key for a new request.",
+            ),
+            RoutingError::IdempotencyInProgress => f.write_str(
+                "A request with this Idempotency-Key is still being worked on; retry in a moment to get its answer.",
+            ),
         }
     }
 }

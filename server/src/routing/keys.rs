@@ -54,21 +54,7 @@ impl Routing {
         per_hour: Option<u64>,
         max_bytes: Option<u64>,
     ) -> Result<(), RoutingError> {
-        if let Some(limit) = max_bytes {
-            let used = self
-                .store
-                .stored_bytes(&key.id)
-                .await
-                .map_err(RoutingError::store)?;
-            if used >= limit {
-                return Err(RoutingError::KeyFull {
-                    used,
-                    limit,
-                    // Room comes back only as documents are deleted or purged.
-                    wait: Duration::from_secs(3600),
-                });
-            }
-        }
+        self.within_bytes(&key.id, max_bytes).await?;
         let Some(limit) = per_hour else {
             return Ok(());
         };
@@ -88,6 +74,32 @@ impl Routing {
             limit,
             wait: Duration::from_millis(wait_ms as u64).max(Duration::from_secs(1)),
         })
+    }
+
+    /// Whether the documents of the key whose id is `owner` take less than `max_bytes` as
+    /// stored (`--key-max-bytes`; `None` for no limit): what a key may route or revise.
+    pub async fn within_bytes(
+        &self,
+        owner: &str,
+        max_bytes: Option<u64>,
+    ) -> Result<(), RoutingError> {
+        let Some(limit) = max_bytes else {
+            return Ok(());
+        };
+        let used = self
+            .store
+            .stored_bytes(owner)
+            .await
+            .map_err(RoutingError::store)?;
+        if used >= limit {
+            return Err(RoutingError::KeyFull {
+                used,
+                limit,
+                // Room comes back only as documents are deleted or purged.
+                wait: Duration::from_secs(3600),
+            });
+        }
+        Ok(())
     }
 
     /// One page of `key`'s documents, newest first: `{ documents: [...], next }`, `next` being

@@ -18,27 +18,39 @@
 //! | keep a reader's response, up to the limit per document | [`Routing::respond`] |
 //! | list the responses after a cursor, waiting for the first | [`Routing::responses_after`] |
 //! | close or reopen it (its status); count its review page's views | [`Routing::set_status`], [`Routing::count_view`] |
+//! | an `Idempotency-Key` on routing: claim it, replay the first answer, refuse another body | [`idempotency::Idempotent`] |
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
+//! | revise it: validate, warn of answers a revision makes ambiguous, keep it as the latest | [`Routing::revise_checked`] |
+//! | read an earlier revision; carry answers across revisions | [`Routing::revision_text`], [`carry`] |
 //! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
+//! | route it to recipients, each with a link of their own, asking for a verdict | [`Routing::route_checked_asking`], [`Asks::from_fields`] |
+//! | a recipient by their link's secret; how far each got; a response through their link | [`Routing::recipient`], [`Routing::with_recipients`], [`Routing::respond_with`] |
 //!
 //! The limits live in `limits`, and what is done for a sender key (`sender`, `owned`,
 //! `within_quota`, `documents_of`, `events_after`) in `keys`; both are re-exported or are
 //! methods of [`Routing`], so their paths are as above.
 
+pub mod carry;
 mod error;
+pub mod idempotency;
 mod keys;
 mod limits;
+mod recipients;
 
 pub use error::RoutingError;
 pub use limits::{
     PAGE_DEFAULT, PAGE_MAX, check_stored_size, enter_long_poll, take_answer_token, take_route_token,
+};
+pub use recipients::{
+    Asks, DEFAULT_VERDICT, MAX_RECIPIENT_NAME, MAX_RECIPIENTS, MAX_VERDICT_LABEL, chosen_verdict,
+    is_recipient_secret, recipient_json, secret_hash, with_verdict_line,
 };
 
 use crate::admission::RenderSlots;
 use crate::quote::truncate;
 use crate::store::{
     self, Added, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
-    NewResponse, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    NewResponse, Recipient, Revised, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
@@ -48,6 +60,9 @@ use std::time::Duration;
 /// Events a page of `GET /v1/events` (and `list_events`) lists by default, and at most.
 pub const EVENTS_DEFAULT: usize = 100;
 pub const EVENTS_MAX: usize = 500;
+
+/// Revisions one document may have (the routed one included).
+pub const MAX_REVISIONS: u64 = 100;
 
 /// The longest `wait` a long-poll may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -64,6 +79,10 @@ pub struct Routed {
     /// The document's own webhook secret, shown once: for a document routed with a
     /// `callback_url` and without a key (a key's documents are signed with the key's secret).
     pub webhook_secret: Option<String>,
+    /// Each recipient's name and link secret, shown once: the store keeps only its hash.
+    pub recipients: Vec<(String, String)>,
+    /// The verdict's choices, when it asks for one.
+    pub verdict: Option<Vec<String>>,
 }
 
 /// A document routed after its validation: it, and the validation's warnings.
@@ -85,10 +104,50 @@ impl Checked {
             "expires_at": store::rfc3339(routed.expires_at),
             "diagnostics": self.diagnostics,
         });
-        if let (Some(secret), Some(fields)) = (&routed.webhook_secret, record.as_object_mut()) {
+        let Some(fields) = record.as_object_mut() else {
+            return record;
+        };
+        if let Some(secret) = &routed.webhook_secret {
             fields.insert("webhook_secret".into(), json!(secret));
         }
+        if !routed.recipients.is_empty() {
+            let links: Vec<Value> = routed
+                .recipients
+                .iter()
+                .map(|(name, secret)| {
+                    json!({
+                        "name": name,
+                        "review_url": recipients::recipient_url(origin, &routed.id, secret),
+                    })
+                })
+                .collect();
+            fields.insert("recipients".into(), Value::Array(links));
+        }
+        if let Some(verdict) = &routed.verdict {
+            fields.insert("verdict".into(), json!(verdict));
+        }
         record
+    }
+}
+
+/// A revision made by [`Routing::revise_checked`].
+pub struct Revision {
+    pub id: String,
+    pub revision: u64,
+    pub hash: String,
+    /// The validation's warnings, then those about earlier answers.
+    pub diagnostics: Value,
+}
+
+impl Revision {
+    /// `{ id, revision, hash, diagnostics }`, as `PUT /v1/documents/{id}` answers it.
+    pub fn record(&self) -> Value {
+        json!({
+            "id": self.id,
+            "revision": self.revision,
+            "hash": self.hash,
+            "diagnostics": self.diagnostics,
+        })
     }
 }
 
@@ -115,7 +174,7 @@ impl Routing {
         hash: String,
         expires_in: Option<Duration>,
     ) -> Result<Routed, StoreError> {
-        self.route_owned(markdown, hash, expires_in, None, None)
+        self.route_owned(markdown, hash, expires_in, None, None, Asks::default())
             .await
     }
 
@@ -127,7 +186,9 @@ impl Routing {
         expires_in: Option<Duration>,
         owner: Option<&KeyInfo>,
         callback_url: Option<String>,
+        asks: Asks,
     ) -> Result<Routed, StoreError> {
+        let (secrets, recipients) = recipients::new_recipients(&asks.recipients)?;
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
         // Signed with the key's secret; a document without one (no key, or a key made before
@@ -144,6 +205,13 @@ impl Routing {
             hash,
             created_at,
             expires_at: created_at.saturating_add(lifetime.as_millis() as Millis),
+            recipients: asks
+                .recipients
+                .iter()
+                .map(|(name, _)| name.clone())
+                .zip(secrets)
+                .collect(),
+            verdict: asks.verdict.clone(),
         };
         self.store
             .create(NewDocument {
@@ -156,6 +224,8 @@ impl Routing {
                 owner: owner.map(|k| k.id.clone()),
                 callback_url,
                 webhook_secret: routed.webhook_secret.clone(),
+                recipients,
+                verdict: asks.verdict,
             })
             .await?;
         Ok(routed)
@@ -195,6 +265,21 @@ impl Routing {
         owner: Option<&KeyInfo>,
         callback_url: Option<String>,
     ) -> Result<Checked, RoutingError> {
+        self.route_checked_asking(slots, src, expires_in, owner, callback_url, Asks::default())
+            .await
+    }
+
+    /// [`Routing::route_checked_with`] for recipients, each with a link of their own, and
+    /// with a verdict asked for (contract §6.2; checked already, see [`Asks::from_fields`]).
+    pub async fn route_checked_asking(
+        &self,
+        slots: &RenderSlots<'_>,
+        src: String,
+        expires_in: Option<Duration>,
+        owner: Option<&KeyInfo>,
+        callback_url: Option<String>,
+        asks: Asks,
+    ) -> Result<Checked, RoutingError> {
         let (src, validation, hash) = slots
             .run(move || {
                 let validation = passback_engine::validate(&src);
@@ -215,13 +300,86 @@ impl Routing {
             });
         }
         let routed = self
-            .route_owned(src, hash, expires_in, owner, callback_url)
+            .route_owned(src, hash, expires_in, owner, callback_url, asks)
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {
             routed,
             diagnostics,
         })
+    }
+
+    /// Validates `src` in a render slot and, when it is valid, makes it the latest revision of
+    /// `doc` (its owner checked already, see [`Routing::owned`]). The diagnostics add a warning
+    /// for each component whose earlier answers the revision leaves without a place, or may
+    /// put on another question.
+    pub async fn revise_checked(
+        &self,
+        slots: &RenderSlots<'_>,
+        doc: &Document,
+        src: String,
+    ) -> Result<Revision, RoutingError> {
+        let (old, revision) = (doc.markdown.clone(), doc.revision);
+        let (src, validation, hash, warnings) = slots
+            .run(move || {
+                let validation = passback_engine::validate(&src);
+                let hash = passback_engine::content_hash(&src, &Options::default());
+                let warnings = if validation.ok {
+                    carry::warnings(&old, &src, revision)
+                } else {
+                    Vec::new()
+                };
+                (src, validation, hash, warnings)
+            })
+            .await?;
+        let mut diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
+        if !validation.ok {
+            let errors = validation
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == passback_engine::Severity::Error)
+                .count();
+            return Err(RoutingError::Violating {
+                errors,
+                diagnostics,
+            });
+        }
+        if let Some(list) = diagnostics.as_array_mut() {
+            list.extend(warnings);
+        }
+        let done = self
+            .store
+            .revise(&doc.id, src, hash.clone(), store::now(), MAX_REVISIONS)
+            .await
+            .map_err(RoutingError::store)?;
+        match done {
+            Revised::Done(revision) => Ok(Revision {
+                id: doc.id.clone(),
+                revision,
+                hash,
+                diagnostics,
+            }),
+            Revised::Expired { expires_at } => Err(RoutingError::StatusFixed { expires_at }),
+            Revised::Full => Err(RoutingError::Revisions { max: MAX_REVISIONS }),
+            Revised::Gone => Err(RoutingError::Gone),
+            Revised::Unknown => Err(RoutingError::Unknown { id: doc.id.clone() }),
+        }
+    }
+
+    /// The text of revision `revision` of `id`, while the document is kept.
+    pub async fn revision_text(
+        &self,
+        id: &str,
+        revision: u64,
+    ) -> Result<Option<String>, RoutingError> {
+        if revision == 0 {
+            return Ok(None);
+        }
+        self.store
+            .revision(id, revision)
+            .await
+            .map(|found| found.map(|r| r.markdown))
+            .map_err(RoutingError::store)
     }
 
     /// A document's `expires_in`, when given: whole seconds, at least 1, at most the retention
@@ -333,12 +491,23 @@ impl Routing {
         annotations: Value,
         export: String,
     ) -> Result<Box<StoredResponse>, RoutingError> {
-        self.respond_once(id, reviewer, component_inputs, annotations, export, None)
-            .await
+        let revision = self.live(id).await?.revision;
+        self.respond_once(
+            id,
+            reviewer,
+            component_inputs,
+            annotations,
+            export,
+            None,
+            revision,
+        )
+        .await
     }
 
-    /// [`Routing::respond`], and with a `submission` id, a response already kept for it is the
-    /// answer, and nothing new is kept.
+    /// [`Routing::respond`] to revision `revision` (the one the answers were read against),
+    /// and with a `submission` id, a response already kept for it is the answer, and nothing
+    /// new is kept.
+    #[allow(clippy::too_many_arguments)]
     pub async fn respond_once(
         &self,
         id: &str,
@@ -347,14 +516,38 @@ impl Routing {
         annotations: Value,
         export: String,
         submission: Option<&str>,
+        revision: u64,
     ) -> Result<Box<StoredResponse>, RoutingError> {
-        let response = NewResponse {
-            received_at: store::now(),
+        let answer = Answer {
+            revision,
             reviewer,
             component_inputs,
             annotations,
             export,
-            submission: submission.map(submission_hash),
+            submission: submission.map(str::to_string),
+            recipient: None,
+            verdict: None,
+        };
+        self.respond_with(id, answer).await
+    }
+
+    /// [`Routing::respond_once`] for a whole [`Answer`]: through a recipient's link, with a
+    /// verdict.
+    pub async fn respond_with(
+        &self,
+        id: &str,
+        answer: Answer,
+    ) -> Result<Box<StoredResponse>, RoutingError> {
+        let response = NewResponse {
+            revision: answer.revision,
+            received_at: store::now(),
+            reviewer: answer.reviewer,
+            component_inputs: answer.component_inputs,
+            annotations: answer.annotations,
+            export: answer.export,
+            submission: answer.submission.as_deref().map(submission_hash),
+            recipient: answer.recipient.map(|r| (r.seq, r.name)),
+            verdict: answer.verdict,
         };
         match self
             .store
@@ -373,6 +566,36 @@ impl Routing {
             }),
             Err(e) => Err(RoutingError::store(e)),
         }
+    }
+
+    /// The recipient of `id` whose link carries `secret`: `Unknown` (404) for any other secret.
+    /// With `opened`, a view of their page is recorded (the first one is kept).
+    pub async fn recipient(
+        &self,
+        id: &str,
+        secret: &str,
+        opened: bool,
+    ) -> Result<Recipient, RoutingError> {
+        let unknown = || RoutingError::Unknown { id: id.to_string() };
+        if !is_recipient_secret(secret) {
+            return Err(unknown());
+        }
+        let at = opened.then(store::now);
+        self.store
+            .recipient(id, secret_hash(secret), at)
+            .await
+            .map_err(RoutingError::store)?
+            .ok_or_else(unknown)
+    }
+
+    /// The recipients of `doc` as its sender sees them (see [`recipient_json`]).
+    pub async fn recipients_json(&self, doc: &Document) -> Result<Value, RoutingError> {
+        let found = self
+            .store
+            .recipients(&doc.id)
+            .await
+            .map_err(RoutingError::store)?;
+        Ok(Value::Array(found.iter().map(recipient_json).collect()))
     }
 
     /// The response `response_id` to `id`, when `submission` is the id of the form that sent it
@@ -436,6 +659,10 @@ impl Routing {
         let purge_before = now.saturating_sub(self.closed_retention.as_millis() as Millis);
         let forget_before = now.saturating_sub(self.retention.as_millis() as Millis);
         let purged = self.store.expire(now, purge_before, forget_before).await;
+        let keys_before = now.saturating_sub(idempotency::WINDOW.as_millis() as Millis);
+        if let Err(e) = self.store.forget_idempotency(keys_before).await {
+            tracing::warn!(error = %e, "old idempotency keys could not be forgotten");
+        }
         crate::webhooks::wake();
         purged
     }
@@ -462,9 +689,42 @@ impl Routing {
         if let Some(fields) = body.as_object_mut() {
             fields.insert("markdown".into(), json!(doc.markdown));
             fields.insert("hash".into(), json!(doc.hash));
+            fields.insert("revision".into(), json!(doc.revision));
         }
         body
     }
+
+    /// `GET /v1/documents/{id}`'s (and `get_document`'s) `recipients` and `verdict` added to
+    /// `body`: how far each recipient got, and the verdict's choices (`null` when none asked).
+    pub async fn with_recipients(
+        &self,
+        doc: &Document,
+        mut body: Value,
+    ) -> Result<Value, RoutingError> {
+        let recipients = self.recipients_json(doc).await?;
+        if let Some(fields) = body.as_object_mut() {
+            fields.insert("recipients".into(), recipients);
+            fields.insert("verdict".into(), json!(doc.verdict));
+        }
+        Ok(body)
+    }
+}
+
+/// A reader's response to keep (see [`Routing::respond_with`]).
+#[derive(Debug, Clone, Default)]
+pub struct Answer {
+    pub reviewer: Option<String>,
+    pub component_inputs: Value,
+    pub annotations: Value,
+    pub export: String,
+    /// The form's submission id: a second post with it finds the first response.
+    pub submission: Option<String>,
+    /// The recipient whose link it came through.
+    pub recipient: Option<Recipient>,
+    /// The verdict's label chosen (one of the document's).
+    pub verdict: Option<String>,
+    /// The revision of the document the answers were read against.
+    pub revision: u64,
 }
 
 /// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
@@ -545,6 +805,7 @@ fn document_summary(doc: &Document) -> Value {
         "created_at": store::rfc3339(doc.created_at),
         "expires_at": store::rfc3339(doc.expires_at),
         "status": doc.status.name(),
+        "revision": doc.revision,
     })
 }
 
@@ -564,10 +825,13 @@ fn submission_hash(submission: &str) -> String {
 fn response_json(r: &StoredResponse) -> Value {
     json!({
         "response_id": r.response_id,
+        "revision": r.revision,
         "received_at": store::rfc3339(r.received_at),
         "reviewer": r.reviewer,
         "componentInputs": r.component_inputs,
         "annotations": r.annotations,
         "export": r.export,
+        "recipient": r.recipient,
+        "verdict": r.verdict,
     })
 }

@@ -11,6 +11,7 @@
 
 mod config;
 mod events;
+pub mod idempotency;
 mod keys;
 pub mod pg_tls;
 pub mod postgres;
@@ -52,6 +53,24 @@ pub trait Store: Send + Sync {
 
     /// Keeps a new document. Its id is fresh (128 random bits); a clash is an error.
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()>;
+
+    /// Makes `markdown` (hash `hash`) the latest revision of the kept document `id`, numbered
+    /// after the one it replaces, which is kept (see [`Store::revision`]) until the document
+    /// goes. An open or closed document can be revised; an expired one, or one with
+    /// `max_revisions` already, cannot. Revisions racing on one document are numbered one
+    /// after another, none lost.
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised>;
+
+    /// The text and hash of revision `revision` of the kept document `id` (the latest one
+    /// included); `None` when it has no such revision, or is gone.
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>>;
 
     /// The document `id`: kept (open, closed, or expired at `now` but not purged yet: its
     /// [`Document::status`] says which), gone (deleted or purged), or never seen (or forgotten
@@ -177,6 +196,62 @@ pub trait Store: Send + Sync {
     /// Makes the event `event` of the document `id` due for delivery at `now` again. False
     /// when the document has no such event, or no callback URL to deliver it to.
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool>;
+
+    /// Claims an `Idempotency-Key` (see [`idempotency::Claim`]): atomically, so of two requests with the same
+    /// key (on PostgreSQL, on any replicas) one claims it and the other sees the claim.
+    fn claim_idempotency(
+        &self,
+        claim: idempotency::KeyClaim,
+    ) -> StoreFuture<'_, idempotency::Claim>;
+
+    /// Keeps the answer of the request that claimed `key_hash`.
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()>;
+
+    /// Gives up a claim that has no answer (the request was refused): the key may be used again.
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()>;
+
+    /// Forgets the keys used before `before`.
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64>;
+
+    /// The recipients of the kept document `id`, in the order they were routed (none when it
+    /// is gone or unknown).
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>>;
+
+    /// The recipient of the kept document `id` whose link secret hashes to `secret_hash`;
+    /// with `opened`, their first view is recorded at that time unless one was already.
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>>;
+}
+
+/// A recipient to keep with a new document.
+#[derive(Debug, Clone)]
+pub struct NewRecipient {
+    /// blake3 of the secret in their link: the secret itself is never stored.
+    pub secret_hash: [u8; 32],
+    pub name: String,
+    pub email: Option<String>,
+}
+
+/// A kept recipient of a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recipient {
+    /// 1, 2, … in the order the sender listed them.
+    pub seq: u32,
+    pub name: String,
+    pub email: Option<String>,
+    /// When their link's page was first loaded.
+    pub opened_at: Option<Millis>,
+    /// When their last response arrived.
+    pub answered_at: Option<Millis>,
 }
 
 /// A document to keep.
@@ -195,6 +270,10 @@ pub struct NewDocument {
     pub callback_url: Option<String>,
     /// `whsec_…` for a document routed without a key and with a callback URL.
     pub webhook_secret: Option<String>,
+    /// Who it is sent to, each with a link of their own (contract §6.2).
+    pub recipients: Vec<NewRecipient>,
+    /// The verdict's choices, when the document asks for one.
+    pub verdict: Option<Vec<String>>,
 }
 
 /// A kept document: open, closed or expired (not purged yet).
@@ -218,6 +297,10 @@ pub struct Document {
     pub status: Status,
     /// The id of the key that routed it; `None` when routed without one.
     pub owner: Option<String>,
+    /// The verdict's choices, when it asks for one.
+    pub verdict: Option<Vec<String>>,
+    /// Its latest revision: 1 as routed, one more for each `PUT`.
+    pub revision: u64,
 }
 
 impl Document {
@@ -289,6 +372,28 @@ pub struct DocumentSummary {
     pub last_response_at: Option<Millis>,
 }
 
+/// What [`Store::revise`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revised {
+    /// The new revision's number.
+    Done(u64),
+    /// Its time ran out: it cannot change any more.
+    Expired {
+        expires_at: Millis,
+    },
+    /// It has as many revisions as it may.
+    Full,
+    Gone,
+    Unknown,
+}
+
+/// One revision's text, as [`Store::revision`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionText {
+    pub markdown: String,
+    pub hash: String,
+}
+
 /// What a lookup found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup<T> {
@@ -313,6 +418,12 @@ pub struct NewResponse {
     /// The blake3 hash (base64url) of the form's submission id, when the post carried one: a
     /// second post with the same id finds this response instead of storing another.
     pub submission: Option<String>,
+    /// The recipient whose link it came through: their `seq` and name.
+    pub recipient: Option<(u32, String)>,
+    /// The verdict's label chosen, when the document asks for one.
+    pub verdict: Option<String>,
+    /// The revision of the document the answers were read against.
+    pub revision: u64,
 }
 
 /// A kept response.
@@ -327,6 +438,12 @@ pub struct StoredResponse {
     pub export: String,
     /// See [`NewResponse::submission`].
     pub submission: Option<String>,
+    /// The name of the recipient whose link it came through.
+    pub recipient: Option<String>,
+    /// The verdict's label chosen.
+    pub verdict: Option<String>,
+    /// The revision of the document it answered.
+    pub revision: u64,
 }
 
 /// What [`Store::add_response`] did.
@@ -515,6 +632,8 @@ mod tests {
             last_response_at: None,
             status: Status::Open,
             owner: None,
+            verdict: None,
+            revision: 1,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

@@ -16,8 +16,8 @@
 use super::events::{Attempt, Delivery, Event};
 use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::{
-    Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewResponse, Store, StoreError,
-    StoreFuture, StoredResponse,
+    Added, Document, DocumentSummary, Lookup, Millis, NewDocument, NewRecipient, NewResponse,
+    Recipient, Revised, RevisionText, Store, StoreError, StoreFuture, StoredResponse,
 };
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -267,12 +267,41 @@ impl SealedStore {
         }
     }
 
+    fn read_option(
+        &self,
+        document: &str,
+        field: &str,
+        text: Option<String>,
+    ) -> Result<Option<String>, StoreError> {
+        text.map(|t| self.read_text(document, field, t)).transpose()
+    }
+
+    fn store_option(
+        &self,
+        document: &str,
+        field: &str,
+        text: Option<&str>,
+    ) -> Result<Option<String>, StoreError> {
+        text.map(|t| self.store_text(document, field, t))
+            .transpose()
+    }
+
+    fn open_recipient(&self, document: &str, r: Recipient) -> Result<Recipient, StoreError> {
+        Ok(Recipient {
+            name: self.read_text(document, "recipient_name", r.name)?,
+            email: self.read_option(document, "recipient_email", r.email)?,
+            ..r
+        })
+    }
+
     fn open_response(
         &self,
         document: &str,
         r: StoredResponse,
     ) -> Result<StoredResponse, StoreError> {
         Ok(StoredResponse {
+            recipient: self.read_option(document, "recipient", r.recipient)?,
+            verdict: self.read_option(document, "verdict", r.verdict)?,
             response_id: r.response_id,
             received_at: r.received_at,
             reviewer: match r.reviewer {
@@ -283,6 +312,7 @@ impl SealedStore {
             annotations: self.read_json(document, "annotations", r.annotations)?,
             export: self.read_text(document, "export", r.export)?,
             submission: r.submission,
+            revision: r.revision,
         })
     }
 
@@ -307,13 +337,68 @@ impl Store for SealedStore {
         Box::pin(async move {
             let markdown = self.store_text(&doc.id, "markdown", &doc.markdown)?;
             let hash = self.store_text(&doc.id, "hash", &doc.hash)?;
+            let verdict = match &doc.verdict {
+                Some(labels) => Some(
+                    labels
+                        .iter()
+                        .map(|l| self.store_text(&doc.id, "verdict_choice", l))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                None => None,
+            };
+            let recipients = doc
+                .recipients
+                .iter()
+                .map(|r| {
+                    Ok(NewRecipient {
+                        secret_hash: r.secret_hash,
+                        name: self.store_text(&doc.id, "recipient_name", &r.name)?,
+                        email: self.store_option(&doc.id, "recipient_email", r.email.as_deref())?,
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
             self.inner
                 .create(NewDocument {
                     markdown,
                     hash,
+                    verdict,
+                    recipients,
                     ..doc
                 })
                 .await
+        })
+    }
+
+    /// A revision's text and hash are sealed as the routed document's are, bound to the same
+    /// fields: a revision moves from the document's row to the revisions' as it is.
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let markdown = self.store_text(&id, "markdown", &markdown)?;
+            let hash = self.store_text(&id, "hash", &hash)?;
+            self.inner
+                .revise(&id, markdown, hash, now, max_revisions)
+                .await
+        })
+    }
+
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            match self.inner.revision(&id, revision).await? {
+                Some(found) => Ok(Some(RevisionText {
+                    markdown: self.read_text(&id, "markdown", found.markdown)?,
+                    hash: self.read_text(&id, "hash", found.hash)?,
+                })),
+                None => Ok(None),
+            }
         })
     }
 
@@ -324,9 +409,19 @@ impl Store for SealedStore {
                 Lookup::Live(doc) => {
                     let markdown = self.read_text(&id, "markdown", doc.markdown.clone())?;
                     let hash = self.read_text(&id, "hash", doc.hash.clone())?;
+                    let verdict = match doc.verdict.clone() {
+                        Some(labels) => Some(
+                            labels
+                                .into_iter()
+                                .map(|l| self.read_text(&id, "verdict_choice", l))
+                                .collect::<Result<Vec<_>, _>>()?,
+                        ),
+                        None => None,
+                    };
                     Ok(Lookup::Live(Document {
                         markdown,
                         hash,
+                        verdict,
                         ..doc
                     }))
                 }
@@ -375,6 +470,12 @@ impl Store for SealedStore {
                 annotations: self.store_json(&id, "annotations", response.annotations)?,
                 export: self.store_text(&id, "export", &response.export)?,
                 submission: response.submission,
+                recipient: match &response.recipient {
+                    Some((seq, name)) => Some((*seq, self.store_text(&id, "recipient", name)?)),
+                    None => None,
+                },
+                verdict: self.store_option(&id, "verdict", response.verdict.as_deref())?,
+                revision: response.revision,
             };
             match self.inner.add_response(&id, stored, max_responses).await? {
                 Added::Stored(kept) => Ok(Added::Stored(Box::new(self.open_response(&id, *kept)?))),
@@ -487,6 +588,57 @@ impl Store for SealedStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         self.inner.redeliver(id, event, now)
+    }
+
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let found = self.inner.recipients(&id).await?;
+            found
+                .into_iter()
+                .map(|r| self.open_recipient(&id, r))
+                .collect()
+        })
+    }
+
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            match self.inner.recipient(&id, secret_hash, opened).await? {
+                Some(r) => Ok(Some(self.open_recipient(&id, r)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    // The answers an idempotency key keeps are sealed already, with a key of their own.
+    fn claim_idempotency(
+        &self,
+        claim: super::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, super::idempotency::Claim> {
+        self.inner.claim_idempotency(claim)
+    }
+
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
+        self.inner.finish_idempotency(key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        self.inner.release_idempotency(key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        self.inner.forget_idempotency(before)
     }
 }
 

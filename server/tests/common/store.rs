@@ -117,6 +117,36 @@ impl Backend {
 }
 
 impl Backend {
+    /// The rows of `table` (one with a `document_id` column) that belong to document `id`, and
+    /// the text of their `markdown` column run together when `table` has one (else empty).
+    pub fn rows_of(&self, table: &str, id: &str, markdown: bool) -> (i64, String) {
+        let text = if markdown {
+            "coalesce(group_concat(markdown, ' '), '')"
+        } else {
+            "''"
+        };
+        match self {
+            Backend::Sqlite(_) => {
+                let c = rusqlite::Connection::open(self.file()).expect("open the file");
+                let sql = format!("SELECT count(*), {text} FROM {table} WHERE document_id = ?1");
+                c.query_row(&sql, [id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            }
+            Backend::Postgres { base, schema } => on_own_runtime(async {
+                let client = pg_client(base).await;
+                let text = text.replace("group_concat(markdown, ' ')", "string_agg(markdown, ' ')");
+                let sql = format!(
+                    "SELECT count(*), {text}::text FROM {schema}.{table} WHERE document_id = $1"
+                );
+                let row = client
+                    .query_one(&sql, &[&id])
+                    .await
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+                (row.get(0), row.get(1))
+            }),
+        }
+    }
+
     /// Runs `sql` (statements separated by `;`) on the database directly: on SQLite, the file
     /// (created if need be); on PostgreSQL, in the test's schema.
     pub fn execute(&self, sql: &str) {
@@ -167,6 +197,38 @@ impl Backend {
                     .query_one(&sql, &[&id])
                     .await
                     .unwrap_or_else(|e| panic!("{sql}: {e}"));
+                (row.get(0), row.get(1))
+            }),
+        }
+    }
+
+    /// The recipients the database holds for document `id`, read directly: how many, and their
+    /// names and emails with the recipient and verdict fields of its responses run together.
+    pub fn recipients_stored(&self, id: &str) -> (i64, String) {
+        const TEXT: &str = "(SELECT count(*) FROM recipients WHERE document_id = $1),
+             coalesce((SELECT group_concat(name || coalesce(email, ''), ' ') FROM recipients
+                       WHERE document_id = $1), '')
+             || coalesce((SELECT group_concat(coalesce(recipient, '') || coalesce(verdict, ''), ' ')
+                          FROM responses WHERE document_id = $1), '')";
+        match self {
+            Backend::Sqlite(_) => {
+                let c = rusqlite::Connection::open(self.file()).expect("open the file");
+                let sql = format!("SELECT {}", TEXT.replace("$1", "?1"));
+                c.query_row(&sql, [id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            }
+            Backend::Postgres { base, schema } => on_own_runtime(async {
+                let client = pg_client(base).await;
+                let sql = format!(
+                    "SET search_path TO {schema}; SELECT {}",
+                    TEXT.replace("group_concat(", "string_agg(")
+                );
+                let (set, select) = sql.split_once("; ").expect("two statements");
+                client.batch_execute(set).await.expect("the schema");
+                let row = client
+                    .query_one(select, &[&id])
+                    .await
+                    .unwrap_or_else(|e| panic!("{select}: {e}"));
                 (row.get(0), row.get(1))
             }),
         }

@@ -108,6 +108,21 @@ fn check(name: &str, src: &str, svg: &str) -> Vec<String> {
             problems.push(format!("{name}: not one data-edge per relationship"));
         }
     }
+    if let Some(Ok(d)) = diagram::class::parse::parse(src) {
+        if !svg.contains("pb-mermaid-class") {
+            problems.push(format!("{name}: the class diagram is not drawn"));
+        }
+        for n in &d.chart.nodes {
+            let needle = format!("data-node=\"{}\"", n.id);
+            let count = svg.matches(&needle).count();
+            if count != 1 {
+                problems.push(format!("{name}: class {} appears {count} times", n.id));
+            }
+        }
+        if svg.matches("data-edge=").count() != d.chart.edges.len() {
+            problems.push(format!("{name}: not one data-edge per relation"));
+        }
+    }
     if let Some(Ok(g)) = diagram::gantt::parse::parse(src) {
         if !svg.contains("pb-mermaid-gantt") {
             problems.push(format!("{name}: the gantt chart is not drawn"));

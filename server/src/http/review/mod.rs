@@ -5,7 +5,7 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send; `?edit={n}&k={submission}` fills the form with a sent response |
+//! | `GET /r/{id}` | the document on the routed surface; closed or expired, with no way to send; `?edit={n}&k={submission}` fills the form with a sent response; `?for={secret}` is a recipient's own link: it greets them and its form posts as them |
 //! | `POST /r/{id}/responses` | keep the reader's answers: a browser is sent (303) to its receipt, a client gets JSON |
 //! | `GET /r/{id}/sent?n={response_id}&k={submission}` | the reader's receipt: what they sent, and a way to edit it |
 //!
@@ -15,6 +15,9 @@
 //! rendered form carries a random submission id (`pb.submission`): a second post of the same
 //! form (a double click, a resend) finds the response the first one kept. A successful post
 //! answers 303 to the receipt, so reloading it sends nothing.
+//!
+//! A document that asks for a verdict gets its step last, before the form's buttons: a
+//! fieldset of radios (`pb.verdict`), listed with the unanswered questions when left out.
 //!
 //! The post's handling (decoding, checking, the problem summary) is in `post`; the GET pages,
 //! their decoration and the receipt stay here.
@@ -45,6 +48,8 @@ const MAX_REVIEWER_CHARS: usize = 200;
 
 /// The form's hidden submission id, and the "Send anyway" button's field.
 const SUBMISSION_FIELD: &str = "pb.submission";
+/// The form's hidden field naming the revision it was rendered from (contract §6.2).
+const REVISION_FIELD: &str = "pb.revision";
 const CONFIRM_FIELD: &str = "pb.confirm";
 
 /// The review form's element id, for the error summary's "Send anyway" button above it.
@@ -68,15 +73,77 @@ fn new_submission() -> Option<String> {
 }
 
 /// The options a routed document renders with: the routed surface, its form posting back to
-/// this server by id, no copy of the source in the form, and the server's image policy.
-fn routed_options(id: &str, format: Format, images: &ImagePolicy) -> Options {
+/// this server by id (and through a recipient's link, with their secret), no copy of the
+/// source in the form, and the server's image policy.
+fn routed_options(
+    id: &str,
+    format: Format,
+    images: &ImagePolicy,
+    recipient: Option<&str>,
+) -> Options {
+    let action = match recipient {
+        Some(secret) => format!("/r/{id}/responses?for={secret}"),
+        None => format!("/r/{id}/responses"),
+    };
     Options::default()
         .with_images(images.clone())
         .with_surface(Surface::Routed)
         .with_format(format)
-        .with_answers_action(Some(format!("/r/{id}/responses")))
+        .with_answers_action(Some(action))
         .with_form_source(false)
 }
+
+/// The recipient's secret in a review link's or a post's query (`?for=…`), when it has one:
+/// the page and its form are then theirs (contract §6.2).
+pub(super) fn recipient_query(query: Option<&str>) -> Option<String> {
+    let pairs = passback_engine::parse_urlencoded(query?).ok()?;
+    pairs.into_iter().find(|(k, _)| k == "for").map(|(_, v)| v)
+}
+
+/// The verdict's step (contract §6.2): a fieldset of radios, one per choice, last before the
+/// form's buttons; `chosen` is checked.
+fn verdict_step(choices: &[String], chosen: Option<&str>) -> String {
+    maud::html! {
+        div class="pb-block pb-verdict" id=(VERDICT_ID) lang="en" dir="ltr" {
+            fieldset class="pb-question pb-single" {
+                legend class="pb-question-text" { "Your verdict" }
+                p class="pb-hint" { "Your overall answer to this document, sent with your answers." }
+                div class="pb-options" {
+                    @for (n, choice) in choices.iter().enumerate() {
+                        @let option = format!("{VERDICT_ID}-{n}");
+                        div class="pb-option" {
+                            input type="radio" id=(option) name=(VERDICT_FIELD) value=(choice)
+                                checked[chosen == Some(choice.as_str())];
+                            label for=(option) { bdi { (choice) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// `page` with the verdict's step before the form's own row of buttons, when `choices` asks
+/// for one; as it is otherwise.
+fn with_verdict(mut page: String, choices: Option<&[String]>, chosen: Option<&str>) -> String {
+    let Some(choices) = choices else {
+        return page;
+    };
+    let end = page.find("</form>").unwrap_or(page.len());
+    if let Some(at) = page[..end].rfind(FORM_ACTIONS) {
+        page.insert_str(at, &verdict_step(choices, chosen));
+    }
+    page
+}
+
+/// The verdict's form field, and its step's element id (the error summary links to its first
+/// choice).
+const VERDICT_FIELD: &str = "pb.verdict";
+const VERDICT_ID: &str = "pb-verdict";
+
+/// The form's own row of buttons, as the engine writes it.
+const FORM_ACTIONS: &str = "<div class=\"pb-actions\">";
 
 /// `GET /r/{id}`. A closed or expired document is shown with a notice at the top, and its
 /// form has nowhere to post (no "Send answers" button; with the script, "Copy answers" still
@@ -92,6 +159,18 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         Ok(doc) => doc,
         Err(e) => return refused(e, browser),
     };
+    // A recipient's link: theirs, or nothing (a secret of another document, or made up).
+    let secret = recipient_query(req.uri().query());
+    let recipient = match &secret {
+        Some(secret) => match routing
+            .recipient(id, secret, req.method() == Method::GET)
+            .await
+        {
+            Ok(r) => Some(r),
+            Err(e) => return refused(e, browser),
+        },
+        None => None,
+    };
     if req.method() == Method::GET {
         routing.count_view(id).await;
     }
@@ -101,21 +180,47 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         (Status::Open, Some((n, k))) => routing.receipt(id, n, &k).await.ok().flatten(),
         _ => None,
     };
+    let for_secret = recipient.as_ref().and(secret.as_deref());
+    let chosen = prefill.as_ref().and_then(|p| p.verdict.clone());
     let options = match status {
-        Status::Open => routed_options(id, Format::Page, &state.config.images),
-        _ => routed_options(id, Format::Page, &state.config.images).with_answers_action(None),
+        Status::Open => routed_options(id, Format::Page, &state.config.images, for_secret),
+        _ => routed_options(id, Format::Page, &state.config.images, None).with_answers_action(None),
+    };
+    // A response to an earlier revision is carried to this one where it fits.
+    let answered = match &prefill {
+        Some(sent) if sent.revision != doc.revision => routing
+            .revision_text(id, sent.revision)
+            .await
+            .ok()
+            .flatten(),
+        _ => None,
     };
     let engine_state = state.clone();
     let markdown = doc.markdown.clone();
     let rendered = state
         .slots()
         .run(move || match prefill {
-            Some(sent) => render_sent(&markdown, &options, &sent)
-                .unwrap_or_else(|| render_uncached(&engine_state, &markdown, &options)),
-            None => render_uncached(&engine_state, &markdown, &options),
+            Some(sent) => {
+                let (sent, left) = match answered {
+                    Some(old) => carried_over(&old, &markdown, sent),
+                    None => (sent, Vec::new()),
+                };
+                render_sent(&markdown, &options, &sent)
+                    .map(|r| (r, left))
+                    .unwrap_or_else(|| {
+                        (
+                            render_uncached(&engine_state, &markdown, &options),
+                            Vec::new(),
+                        )
+                    })
+            }
+            None => (
+                render_uncached(&engine_state, &markdown, &options),
+                Vec::new(),
+            ),
         })
         .await;
-    let rendered = match rendered {
+    let (rendered, left) = match rendered {
         Ok(r) => r,
         Err(refused) => return unadmitted(refused),
     };
@@ -123,9 +228,22 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     let blocked = rendered.blocked_images;
     let submission = new_submission();
     let body = if status == Status::Open {
-        let page = rendered.into_body();
-        let intro = Intro::of(&doc.markdown, doc.expires_at).html(&page);
-        decorate(page, Some(&intro), None, submission.as_deref())
+        let page = with_verdict(
+            rendered.into_body(),
+            doc.verdict.as_deref(),
+            chosen.as_deref(),
+        );
+        let mut intro = Intro::of(&doc.markdown, doc.expires_at);
+        intro.recipient = recipient.as_ref().map(|r| r.name.clone());
+        let intro = intro.html(&page);
+        let revised = (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false));
+        decorate(
+            page,
+            Some(&intro),
+            revised.as_deref(),
+            submission.as_deref(),
+            doc.revision,
+        )
     } else {
         with_notice(rendered.into_body(), status)
     };
@@ -134,7 +252,56 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     no_store(&mut r);
     r.headers_mut()
         .insert("x-robots-tag", HeaderValue::from_static("noindex"));
+    // A recipient's link holds their secret: it is not passed on to anything the page links to.
+    if recipient.is_some() {
+        r.headers_mut()
+            .insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    }
     r
+}
+
+/// A response to an earlier revision (`old`), its answers carried to `markdown` where they
+/// fit, and what does not fit, in words.
+fn carried_over(old: &str, markdown: &str, sent: StoredResponse) -> (StoredResponse, Vec<String>) {
+    let carried =
+        crate::routing::carry::carry(old, markdown, &sent.component_inputs, &sent.annotations);
+    let mut inputs = carried.inputs;
+    let annotations = inputs
+        .as_object_mut()
+        .and_then(|m| m.remove("annotations"))
+        .unwrap_or_else(|| serde_json::Value::Array(Vec::new()));
+    (
+        StoredResponse {
+            component_inputs: inputs,
+            annotations,
+            ..sent
+        },
+        carried.left,
+    )
+}
+
+/// The notice at the top of a page whose answers were carried from an earlier revision: that
+/// the document changed, and each answer that has no place in it any more, with the reader's
+/// own words. `posted`: the reader's post was not kept (it answered the earlier revision).
+fn revised_notice(revision: u64, left: &[String], posted: bool) -> String {
+    maud::html! {
+        div class="pb-error-summary pb-revised" tabindex="-1" role="status" lang="en" dir="ltr"
+            data-pb-revision=(revision) {
+            h2 { "This document was revised" }
+            @if posted {
+                p { "Its sender changed it while you were answering, so your answers were not sent yet. They are filled in below where they still fit: check them, then send again." }
+            } @else {
+                p { "Its sender changed it since you answered. Your answers are filled in below where they still fit." }
+            }
+            @if !left.is_empty() {
+                p { "These answers have no place in the new version; copy what you need before sending:" }
+                ul {
+                    @for item in left { li { (item) } }
+                }
+            }
+        }
+    }
+    .into_string()
 }
 
 /// `n` and `k` of a receipt's query (`?n=3&k=…`, or the edit link's `?edit=3&k=…`).
@@ -195,10 +362,22 @@ pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> 
             "There is no receipt at this address: use the link the page gave you after sending, or open the review link again.",
         );
     };
+    // The receipt reads the revision the response answered.
+    let markdown = match sent.revision {
+        r if r == doc.revision => doc.markdown.clone(),
+        r => match routing.revision_text(id, r).await {
+            Ok(Some(old)) => old,
+            _ => doc.markdown.clone(),
+        },
+    };
     let id = id.to_string();
+    // Sent through a recipient's link: editing goes through it again.
+    let back = recipient_query(req.uri().query())
+        .filter(|s| crate::routing::is_recipient_secret(s))
+        .map_or_else(String::new, |s| format!("&for={s}"));
     let page = tokio::task::spawn_blocking(move || {
-        let parsed = Doc::parse(&doc.markdown);
-        let edit = format!("/r/{id}?edit={n}&k={k}");
+        let parsed = Doc::parse(&markdown);
+        let edit = format!("/r/{id}?edit={n}&k={k}{back}");
         // What the export says about how it was made (weights rescaled, …), read again from
         // the answers kept.
         let notices = passback_engine::answers_from_json(&parsed, &sent.component_inputs)
@@ -226,6 +405,8 @@ pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> 
 /// What the intro of an open review page says.
 struct Intro {
     title: String,
+    /// The recipient whose link this is: the page greets them.
+    recipient: Option<String>,
     /// The question blocks' ids, in document order.
     questions: Vec<String>,
     expires_at: Millis,
@@ -236,6 +417,7 @@ impl Intro {
         let doc = Doc::parse(markdown);
         Intro {
             title: passback_engine::document_title(markdown),
+            recipient: None,
             questions: doc
                 .blocks()
                 .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
@@ -262,6 +444,9 @@ impl Intro {
             .collect();
         maud::html! {
             section class="pb-intro" lang="en" dir="ltr" aria-label="About this review" {
+                @if let Some(name) = &self.recipient {
+                    p class="pb-intro-for" { "For " bdi { (name) } }
+                }
                 @if !self.title.is_empty() {
                     p class="pb-intro-title" { strong { (self.title) } }
                 }
@@ -290,16 +475,21 @@ impl Intro {
 }
 
 /// The review page with the server's parts: `summary` (the problems with a post) and `intro`
-/// at the top of its content, and the form's id and submission id.
+/// at the top of its content, and the form's id, submission id and revision.
 fn decorate(
     page: String,
     intro: Option<&str>,
     summary: Option<&str>,
     submission: Option<&str>,
+    revision: u64,
 ) -> String {
     let mut page = page;
     if let Some(at) = page.find(FORM_START) {
         page.insert_str(at + "<form".len(), &format!(" id=\"{FORM_ID}\""));
+    }
+    if let Some(at) = page.find(SURFACE_FIELD) {
+        let field = maud::html! { input type="hidden" name=(REVISION_FIELD) value=(revision); };
+        page.insert_str(at + SURFACE_FIELD.len(), &field.into_string());
     }
     if let Some(submission) = submission
         && let Some(at) = page.find(SURFACE_FIELD)

@@ -1,13 +1,18 @@
 //! `POST /r/{id}/responses`: a reader's answers, decoded from the form or JSON, checked and kept.
 
+use super::super::documents::idempotency_key;
 use super::super::refusal::refused;
 use super::super::request::{client_of, form_or_json, read_body, utf8, wants_html};
 use super::super::response::{Resp, html, no_store, private_json, problem};
 use super::{
     CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
-    SUBMISSION_FIELD, decorate, new_submission, routed_options,
+    REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, decorate, new_submission,
+    recipient_query, revised_notice, routed_options, with_verdict,
 };
-use crate::routing::{RoutingError, check_stored_size, is_submission_id, take_answer_token};
+use crate::routing::{
+    Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
+    take_answer_token, with_verdict_line,
+};
 use crate::state::AppState;
 use crate::store::{Millis, Status};
 use bytes::Bytes;
@@ -26,11 +31,26 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     let browser = wants_html(&req);
     let client = client_of(&req);
     let id = id.to_string();
+    let secret = recipient_query(req.uri().query());
     let form = match form_or_json(
         &req,
         "the review page's form (application/x-www-form-urlencoded) or JSON {\"responses\", \"reviewer\"}",
     ) {
         Ok(form) => form,
+        Err(r) => return r,
+    };
+    // A JSON client's Idempotency-Key is its submission id: a repeat finds the first response.
+    let idempotency_key = match idempotency_key(&req) {
+        Ok(Some(k)) if !form => {
+            if !is_submission_id(&k) {
+                return problem(
+                    StatusCode::BAD_REQUEST,
+                    "An Idempotency-Key on an answer is its submission id: 16 to 128 letters, digits, '-' or '_' (a UUID will do).",
+                );
+            }
+            Some(k)
+        }
+        Ok(_) => None,
         Err(r) => return r,
     };
     let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {
@@ -48,15 +68,43 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Ok(doc) => doc,
         Err(e) => return refused(e, browser),
     };
+    // Through a recipient's link: theirs, or nothing (404).
+    let recipient = match &secret {
+        Some(secret) => match routing.recipient(&id, secret, false).await {
+            Ok(r) => Some(r),
+            Err(e) => return refused(e, browser),
+        },
+        None => None,
+    };
+    let page = PageParts {
+        id: id.clone(),
+        expires_at: doc.expires_at,
+        images: state.config.images.clone(),
+        verdict: doc.verdict.clone(),
+        recipient: recipient
+            .as_ref()
+            .and_then(|r| Some((r.name.clone(), secret.clone()?))),
+        revision: doc.revision,
+    };
+    // Answers typed against an earlier revision are not kept as answers to this one.
+    let answered = match posted_revision(form, &text) {
+        Ok(r) => r.unwrap_or(doc.revision),
+        Err(r) => return r,
+    };
+    if answered != doc.revision {
+        // It keeps nothing, but renders a page: it counts as an answer against the limits.
+        if let Err(e) = take_answer_token(&state.answer_limiter, &id, client) {
+            return refused(e, browser);
+        }
+        return stale(&routing, &doc, page, answered, form, text).await;
+    }
     let markdown = doc.markdown.clone();
-    let decode_id = id.clone();
-    let (expires_at, checked) = (doc.expires_at, browser && form);
-    let images = state.config.images.clone();
+    let checked = browser && form;
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&decode_id, &markdown, &text, checked, expires_at, &images)
+            decode_form(&page, &markdown, &text, checked)
         } else {
-            decode_json(&markdown, &text)
+            decode_json(&markdown, &text, page.verdict.as_deref())
         }
     })
     .await;
@@ -70,7 +118,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             );
         }
     };
-    let (inputs, annotations, export, notices, reviewer, submission) = match answer {
+    let (inputs, annotations, export, notices, reviewer, submission, verdict) = match answer {
         Answer::Edited(page, frame_src) => {
             let mut r = html(StatusCode::OK, page, frame_src);
             no_store(&mut r);
@@ -88,13 +136,33 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             notices,
             reviewer,
             submission,
-        } => (inputs, annotations, export, notices, reviewer, submission),
+            verdict,
+        } => (
+            inputs,
+            annotations,
+            with_verdict_line(export, verdict.as_deref()),
+            notices,
+            reviewer,
+            submission,
+            verdict,
+        ),
     };
     // A browser's form always gets a receipt: one the page did not carry is made here.
-    let submission = match submission {
-        None if checked => new_submission(),
-        other => other,
+    let submission = match (submission, &idempotency_key) {
+        (Some(given), Some(key)) if given != *key => {
+            return problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "The Idempotency-Key header and \"submission_id\" differ; send one of them, or the same in both.",
+            );
+        }
+        (_, Some(key)) => Some(key.clone()),
+        (None, None) if checked => new_submission(),
+        (other, None) => other,
     };
+    // What a repeat with the same key must match to be answered with the first response.
+    let sent = idempotency_key
+        .is_some()
+        .then(|| (inputs.clone(), annotations.clone(), reviewer.clone()));
     if let Err(e) = check_stored_size(
         &inputs,
         &annotations,
@@ -106,25 +174,34 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     {
         return refused(e, browser);
     }
-    let stored = match routing
-        .respond_once(
-            &id,
-            reviewer,
-            inputs,
-            annotations,
-            export,
-            submission.as_deref(),
-        )
-        .await
-    {
+    let for_secret = recipient.as_ref().and(secret.clone());
+    let kept = Kept {
+        reviewer,
+        component_inputs: inputs,
+        annotations,
+        export,
+        submission: submission.clone(),
+        recipient,
+        verdict,
+        revision: doc.revision,
+    };
+    let stored = match routing.respond_with(&id, kept).await {
         Ok(stored) => stored,
         Err(e) => return refused(e, browser),
     };
+    if let Some((inputs, annotations, reviewer)) = sent
+        && (stored.component_inputs != inputs
+            || stored.annotations != annotations
+            || stored.reviewer != reviewer)
+    {
+        return refused(RoutingError::IdempotencyMismatch, false);
+    }
     let mut r = match (checked, &submission) {
         // Post/Redirect/Get: the receipt is a page of its own, so reloading it sends nothing.
         (true, Some(k)) => {
             let mut r = html(StatusCode::SEE_OTHER, Bytes::new(), None);
-            let at = format!("/r/{id}/sent?n={}&k={k}", stored.response_id);
+            let back = for_secret.map_or_else(String::new, |s| format!("&for={s}"));
+            let at = format!("/r/{id}/sent?n={}&k={k}{back}", stored.response_id);
             if let Ok(v) = HeaderValue::try_from(at) {
                 r.headers_mut().insert(header::LOCATION, v);
             }
@@ -154,7 +231,183 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     r
 }
 
+/// The revision a post says it answers: the form's hidden field (a form without one was
+/// rendered before the document could be revised: revision 1), or the JSON's `"revision"`
+/// (`None` without one: the latest).
+fn posted_revision(form: bool, text: &str) -> Result<Option<u64>, Resp> {
+    let bad = |said: &str| {
+        problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("\"revision\" must be a revision number (1, 2, …), not {said}."),
+        )
+    };
+    if form {
+        let Ok(pairs) = passback_engine::parse_urlencoded(text) else {
+            // Named when the form is decoded.
+            return Ok(None);
+        };
+        return match pairs.iter().find(|(k, _)| k == REVISION_FIELD) {
+            None => Ok(Some(1)),
+            Some((_, v)) => v
+                .parse::<u64>()
+                .ok()
+                .filter(|&r| r >= 1)
+                .map(Some)
+                .ok_or_else(|| bad(&format!("\"{}\"", crate::quote::truncate(v)))),
+        };
+    }
+    let Ok(json) = serde_json::from_str::<Value>(text) else {
+        return Ok(None);
+    };
+    match json.get("revision") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|&r| r >= 1)
+            .map(Some)
+            .ok_or_else(|| bad(&crate::quote::truncate(&v.to_string()))),
+    }
+}
+
+/// A post that answers revision `answered` of a document now at a later one (or at none such):
+/// nothing is kept. JSON: 409 naming the latest revision. A browser's form: 409 with the latest
+/// revision's page, the reader's answers carried over where they fit, and every answer that
+/// does not fit listed at the top in the reader's own words, so nothing typed is lost.
+async fn stale(
+    routing: &crate::routing::Routing,
+    doc: &crate::store::Document,
+    parts: PageParts,
+    answered: u64,
+    form: bool,
+    text: String,
+) -> Resp {
+    if !form {
+        return super::super::response::problem_with(
+            StatusCode::CONFLICT,
+            format!(
+                "These answers are to revision {answered}, but the document is at revision {} now: nothing was kept. Read it again (GET /r/{{id}}) and answer the latest revision.",
+                doc.revision
+            ),
+            json!({ "revision": doc.revision, "answered_revision": answered }),
+        );
+    }
+    let old = if answered < doc.revision {
+        routing
+            .revision_text(&doc.id, answered)
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
+    let markdown = doc.markdown.clone();
+    let page = tokio::task::spawn_blocking(move || {
+        let posted = passback_engine::parse_urlencoded(&text).unwrap_or_default();
+        let mut reviewer = None;
+        let mut submission = None;
+        let mut verdict = None;
+        let mut pairs = vec![
+            ("pb.source".to_string(), old.clone().unwrap_or_default()),
+            ("pb.surface".to_string(), Surface::Routed.name().to_string()),
+        ];
+        for (k, v) in posted {
+            match k.as_str() {
+                "pb.source" | "pb.surface" | REVISION_FIELD | CONFIRM_FIELD => {}
+                "pb.reviewer" => reviewer = Some(v),
+                SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
+                VERDICT_FIELD => verdict = Some(v),
+                _ => pairs.push((k, v)),
+            }
+        }
+        let read = old.as_deref().and_then(|old| {
+            let post = passback_engine::answers_from_form(&pairs).ok()?;
+            let inputs = passback_engine::answers_to_json(&post.doc, &post.responses);
+            let annotations = annotations_json(&post.responses);
+            Some(crate::routing::carry::carry(
+                old,
+                &markdown,
+                &inputs,
+                &annotations,
+            ))
+        });
+        let (inputs, left) = match read {
+            Some(carried) => (carried.inputs, carried.left),
+            // The revision it answered is not kept: every text the reader typed, as typed.
+            None => (
+                json!({}),
+                pairs
+                    .iter()
+                    .skip(2)
+                    .filter(|(k, v)| {
+                        !k.starts_with("pb.")
+                            && !k.ends_with(".pick")
+                            && !k.ends_with(".item")
+                            && !v.trim().is_empty()
+                    })
+                    .map(|(_, v)| format!("“{}”", v.trim()))
+                    .collect(),
+            ),
+        };
+        let new_doc = Doc::parse(&markdown);
+        let mut responses =
+            passback_engine::answers_from_json(&new_doc, &inputs).unwrap_or_default();
+        responses.set_reviewer(
+            reviewer
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty()),
+        );
+        let secret = parts.recipient.as_ref().map(|r| r.1.as_str());
+        let rendered = passback_engine::render_with_answers(
+            &markdown,
+            &routed_options(&parts.id, Format::Page, &parts.images, secret),
+            &responses,
+        );
+        let frame_src = rendered.frame_src;
+        // The verdict chosen stays chosen when it is still one of the choices.
+        let verdict = verdict.filter(|v| {
+            parts
+                .verdict
+                .as_ref()
+                .is_some_and(|choices| choices.contains(v))
+        });
+        let page = with_verdict(
+            rendered.into_body(),
+            parts.verdict.as_deref(),
+            verdict.as_deref(),
+        );
+        let mut intro = Intro::of(&markdown, parts.expires_at);
+        intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
+        let intro = intro.html(&page);
+        let notice = revised_notice(parts.revision, &left, true);
+        let keep = submission.or_else(new_submission);
+        (
+            decorate(
+                page,
+                Some(&intro),
+                Some(&notice),
+                keep.as_deref(),
+                parts.revision,
+            ),
+            frame_src,
+        )
+    })
+    .await;
+    match page {
+        Ok((page, frame_src)) => {
+            let mut r = html(StatusCode::CONFLICT, page, frame_src);
+            no_store(&mut r);
+            r
+        }
+        Err(_) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The answers could not be read on an internal error; please report it.",
+        ),
+    }
+}
+
 /// What a reader's post amounts to.
+// One per post, moved once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Answer {
     /// A list edit without JavaScript: the page again, with the edit made (nothing kept).
     Edited(String, Option<&'static str>),
@@ -170,7 +423,22 @@ enum Answer {
         reviewer: Option<String>,
         /// The form's submission id (or the JSON's `submission_id`), when it carried one.
         submission: Option<String>,
+        /// The verdict's label chosen, one of the document's.
+        verdict: Option<String>,
     },
+}
+
+/// What the page sent back to a browser is made with, beside the document.
+struct PageParts {
+    id: String,
+    expires_at: Millis,
+    images: ImagePolicy,
+    /// The verdict's choices, when the document asks for one.
+    verdict: Option<Vec<String>>,
+    /// The recipient whose link the post came through: their name and secret.
+    recipient: Option<(String, String)>,
+    /// The revision the page shows (its form's hidden field).
+    revision: u64,
 }
 
 /// The checked comments of `responses`, as contract §7 writes them.
@@ -183,32 +451,34 @@ fn annotations_json(responses: &passback_engine::Responses) -> Value {
 /// browser's post), a post with problems (unanswered questions not confirmed with "Send
 /// anyway", "Other" chosen with nothing typed) comes back as the page with a summary.
 fn decode_form(
-    id: &str,
+    parts: &PageParts,
     markdown: &str,
     text: &str,
     checked: bool,
-    expires_at: Millis,
-    images: &ImagePolicy,
 ) -> Result<Answer, Resp> {
     let posted = passback_engine::parse_urlencoded(text)
         .map_err(|e| problem(StatusCode::BAD_REQUEST, format!("{e}.")))?;
     let mut reviewer = None;
     let mut submission = None;
     let mut confirmed = false;
+    let mut verdict = None;
     let mut pairs = vec![
         ("pb.source".to_string(), markdown.to_string()),
         ("pb.surface".to_string(), Surface::Routed.name().to_string()),
     ];
     for (k, v) in posted {
         match k.as_str() {
-            "pb.source" | "pb.surface" => {}
+            "pb.source" | "pb.surface" | REVISION_FIELD => {}
             "pb.reviewer" => reviewer = Some(v),
             SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
             CONFIRM_FIELD => confirmed = true,
+            VERDICT_FIELD => verdict = Some(v),
             _ => pairs.push((k, v)),
         }
     }
     let reviewer = reviewer_name(reviewer.as_deref())?;
+    let verdict = chosen_verdict(parts.verdict.as_deref(), verdict.as_deref())
+        .map_err(|e| problem(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     let empty_others = empty_others(&pairs);
     let mut post = passback_engine::answers_from_form(&pairs).map_err(|e| {
         if e.kind() == AnswersErrorKind::Malformed {
@@ -221,16 +491,23 @@ fn decode_form(
         }
     })?;
     let again = |responses: &passback_engine::Responses, summary: Option<&str>| {
+        let secret = parts.recipient.as_ref().map(|r| r.1.as_str());
         let page = passback_engine::render_with_answers(
             markdown,
-            &routed_options(id, Format::Page, images),
+            &routed_options(&parts.id, Format::Page, &parts.images, secret),
             responses,
         );
         let frame_src = page.frame_src;
-        let page = page.into_body();
-        let intro = Intro::of(markdown, expires_at).html(&page);
+        let page = with_verdict(
+            page.into_body(),
+            parts.verdict.as_deref(),
+            verdict.as_deref(),
+        );
+        let mut intro = Intro::of(markdown, parts.expires_at);
+        intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
+        let intro = intro.html(&page);
         let keep = submission.clone().or_else(new_submission);
-        let page = decorate(page, Some(&intro), summary, keep.as_deref());
+        let page = decorate(page, Some(&intro), summary, keep.as_deref(), parts.revision);
         (page, frame_src)
     };
     if post.op == FormOp::Edit {
@@ -241,7 +518,7 @@ fn decode_form(
     let inputs = passback_engine::answers_to_json(&post.doc, &post.responses);
     if checked {
         // A question with an empty "Other" has its own problem: it is not listed twice.
-        let unanswered: Vec<String> = if confirmed {
+        let mut unanswered: Vec<String> = if confirmed {
             Vec::new()
         } else {
             unanswered(&post.doc, &inputs)
@@ -249,6 +526,10 @@ fn decode_form(
                 .filter(|b| !empty_others.iter().any(|q| q.split('.').next() == Some(b)))
                 .collect()
         };
+        // The verdict is asked for like a question: left out, it is listed with them.
+        if !confirmed && parts.verdict.is_some() && verdict.is_none() {
+            unanswered.push(VERDICT_ID.to_string());
+        }
         if !empty_others.is_empty() || !unanswered.is_empty() {
             post.responses.set_reviewer(reviewer.clone());
             let (mut page, frame_src) = again(&post.responses, None);
@@ -276,6 +557,7 @@ fn decode_form(
         notices,
         reviewer,
         submission,
+        verdict,
     })
 }
 
@@ -352,6 +634,10 @@ fn problem_summary(page: &str, empty_others: &[String], unanswered: &[String]) -
         items.push((target, OTHER_EMPTY.to_string()));
     }
     for block in unanswered {
+        if block == VERDICT_ID {
+            items.push((format!("{VERDICT_ID}-0"), "Your verdict".to_string()));
+            continue;
+        }
         let target = block_field_id(page, block).unwrap_or_default();
         let heading = block_heading(page, block).unwrap_or_else(|| block.clone());
         items.push((target, heading));
@@ -485,8 +771,8 @@ fn mark_field(page: String, name: &str) -> String {
     out
 }
 
-/// `{ "responses": {…}, "reviewer": "…" }`.
-fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
+/// `{ "responses": {…}, "reviewer": "…", "verdict": "…" }`.
+fn decode_json(markdown: &str, text: &str, choices: Option<&[String]>) -> Result<Answer, Resp> {
     let json: Value = serde_json::from_str(text).map_err(|e| {
         problem(
             StatusCode::BAD_REQUEST,
@@ -520,6 +806,18 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
             ));
         }
     };
+    let verdict = match json.get("verdict") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => {
+            return Err(problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "\"verdict\" must be one of the document's verdict labels, as a string, or left out.",
+            ));
+        }
+    };
+    let verdict = chosen_verdict(choices, verdict)
+        .map_err(|e| problem(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     let doc = Doc::parse(markdown);
     let checked = passback_engine::answers_from_json(&doc, responses).map_err(|e| {
         problem(
@@ -540,6 +838,7 @@ fn decode_json(markdown: &str, text: &str) -> Result<Answer, Resp> {
         notices: export.notices,
         reviewer,
         submission,
+        verdict,
     })
 }
 

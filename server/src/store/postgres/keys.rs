@@ -193,6 +193,9 @@ pub(super) fn stored_bytes<'a>(store: &'a PostgresStore, owner: &str) -> StoreFu
                 "SELECT
                    (SELECT coalesce(sum(octet_length(markdown)), 0) FROM documents
                     WHERE owner_key = $1 AND gone_at IS NULL)::bigint
+                 + (SELECT coalesce(sum(octet_length(v.markdown)), 0)
+                    FROM revisions v JOIN documents d ON d.id = v.document_id
+                    WHERE d.owner_key = $1 AND d.gone_at IS NULL)::bigint
                  + (SELECT coalesce(sum(octet_length(r.component_inputs::text)
                                       + octet_length(r.annotations::text)
                                       + octet_length(r.export)), 0)

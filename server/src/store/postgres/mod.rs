@@ -25,7 +25,8 @@ use super::pg_tls::{self, Target};
 use super::waiters::{GONE_PREFIX, Waiters};
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Recipient, Revised, RevisionText, Status, Store, StoreError,
+    StoreFuture, StoredResponse,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -34,10 +35,13 @@ use tokio::sync::{Mutex, OnceCell};
 use tokio_postgres::{AsyncMessage, Client, Row};
 
 mod events;
+mod idempotency;
 use events::event_insert;
 mod keys;
+mod recipients;
 mod responses;
 use responses::{listen, response};
+mod revisions;
 mod schema;
 use schema::migrate;
 
@@ -170,7 +174,7 @@ impl PostgresStore {
             .query(
                 "cannot read a response",
                 "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                        export, submission_hash
+                        export, submission_hash, recipient, verdict, revision
                  FROM responses WHERE document_id = $1 AND submission_hash = $2",
                 &[&id, &hash],
             )
@@ -203,7 +207,7 @@ impl PostgresStore {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, StoreError> {
@@ -230,6 +234,14 @@ fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, Stor
         last_response_at: r.get(9),
         status: Status::at(closed_at, expires_at, now),
         owner: r.get(10),
+        verdict: match r.get::<_, Option<&str>>(11) {
+            Some(text) => Some(
+                serde_json::from_str(text)
+                    .map_err(|e| StoreError::new("stored verdict choices are not JSON", e))?,
+            ),
+            None => None,
+        },
+        revision: r.get::<_, i64>(12) as u64,
     }))
 }
 
@@ -243,11 +255,29 @@ impl Store for PostgresStore {
 
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
         Box::pin(async move {
+            let verdict = doc
+                .verdict
+                .as_ref()
+                .map(|v| serde_json::json!(v).to_string());
+            let seqs: Vec<i64> = (1..=doc.recipients.len() as i64).collect();
+            let hashes: Vec<&[u8]> = doc.recipients.iter().map(|r| &r.secret_hash[..]).collect();
+            let names: Vec<&str> = doc.recipients.iter().map(|r| r.name.as_str()).collect();
+            let emails: Vec<Option<&str>> =
+                doc.recipients.iter().map(|r| r.email.as_deref()).collect();
+            // One statement: the document and its recipients are kept together or not at all.
             self.query(
                 "cannot keep the document",
-                "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
-                                        owner_key, callback_url, webhook_secret)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                "WITH doc AS (
+                    INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
+                                           owner_key, callback_url, webhook_secret,
+                                           verdict_choices)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    RETURNING id
+                 )
+                 INSERT INTO recipients (document_id, seq, secret_hash, name, email)
+                 SELECT doc.id, r.seq, r.secret_hash, r.name, r.email
+                 FROM doc, unnest($11::bigint[], $12::bytea[], $13::text[], $14::text[])
+                      AS r(seq, secret_hash, name, email)",
                 &[
                     &doc.id,
                     &&doc.token_hash[..],
@@ -258,11 +288,31 @@ impl Store for PostgresStore {
                     &doc.owner,
                     &doc.callback_url,
                     &doc.webhook_secret,
+                    &verdict,
+                    &seqs,
+                    &hashes,
+                    &names,
+                    &emails,
                 ],
             )
             .await?;
             Ok(())
         })
+    }
+
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised> {
+        revisions::revise(self, id, markdown, hash, now, max_revisions)
+    }
+
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>> {
+        revisions::revision(self, id, revision)
     }
 
     fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
@@ -399,12 +449,22 @@ impl Store for PostgresStore {
                     Lookup::Gone
                 });
             }
-            self.query(
-                "cannot delete the responses",
-                "DELETE FROM responses WHERE document_id = $1",
-                &[&id],
-            )
-            .await?;
+            for (context, sql) in [
+                (
+                    "cannot delete the responses",
+                    "DELETE FROM responses WHERE document_id = $1",
+                ),
+                (
+                    "cannot delete the recipients",
+                    "DELETE FROM recipients WHERE document_id = $1",
+                ),
+                (
+                    "cannot delete the revisions",
+                    "DELETE FROM revisions WHERE document_id = $1",
+                ),
+            ] {
+                self.query(context, sql, &[&id]).await?;
+            }
             // The long-polls on it end: here at once, on every replica when the notification
             // arrives. A lost notification costs only promptness: those waits end on their
             // own, and find the document gone.
@@ -490,6 +550,20 @@ impl Store for PostgresStore {
             )
             .await?;
             self.query(
+                "cannot delete the recipients of gone documents",
+                "DELETE FROM recipients r USING documents d
+                 WHERE r.document_id = d.id AND d.gone_at IS NOT NULL",
+                &[],
+            )
+            .await?;
+            self.query(
+                "cannot delete the revisions of gone documents",
+                "DELETE FROM revisions v USING documents d
+                 WHERE v.document_id = d.id AND d.gone_at IS NOT NULL",
+                &[],
+            )
+            .await?;
+            self.query(
                 "cannot forget old tombstones",
                 "DELETE FROM documents WHERE gone_at IS NOT NULL AND gone_at < $1",
                 &[&forget_before],
@@ -569,5 +643,42 @@ impl Store for PostgresStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         events::redeliver(self, id, event, now)
+    }
+
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>> {
+        recipients::recipients(self, id)
+    }
+
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>> {
+        recipients::recipient(self, id, secret_hash, opened)
+    }
+
+    fn claim_idempotency(
+        &self,
+        claim: crate::store::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, crate::store::idempotency::Claim> {
+        idempotency::claim(self, claim)
+    }
+
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
+        idempotency::finish(self, key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        idempotency::release(self, key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        idempotency::forget(self, before)
     }
 }

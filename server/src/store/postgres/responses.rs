@@ -16,6 +16,9 @@ pub(super) fn response(r: &Row) -> Result<StoredResponse, StoreError> {
         annotations: json(4)?,
         export: r.get(5),
         submission: r.get(6),
+        recipient: r.get(7),
+        verdict: r.get(8),
+        revision: r.get::<_, i64>(9) as u64,
     })
 }
 
@@ -93,6 +96,8 @@ pub(super) fn add_response<'a>(
         if let Some(found) = store.submitted(&id, response.submission.as_deref()).await? {
             return Ok(Added::Stored(Box::new(found)));
         }
+        let recipient_seq = response.recipient.as_ref().map(|r| i64::from(r.0));
+        let recipient_name = response.recipient.as_ref().map(|r| r.1.clone());
         let inserted = store
             .query(
                 "cannot keep the response",
@@ -107,10 +112,16 @@ pub(super) fn add_response<'a>(
                  stored AS (
                     INSERT INTO responses (document_id, seq, received_at, reviewer,
                                            component_inputs, annotations, export,
-                                           submission_hash)
-                    SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7, $8
+                                           submission_hash, recipient_seq, recipient, verdict,
+                                           revision)
+                    SELECT id, response_count, $2, $4, $5::text::json, $6::text::json, $7, $8,
+                           $9, $10, $11, $12
                     FROM doc
                     RETURNING seq
+                 ),
+                 answered AS (
+                    UPDATE recipients SET answered_at = $2
+                    WHERE document_id = (SELECT id FROM doc) AND seq = $9
                  ),
                  announced AS ({})
                  SELECT seq FROM stored",
@@ -125,6 +136,10 @@ pub(super) fn add_response<'a>(
                     &annotations,
                     &response.export,
                     &response.submission,
+                    &recipient_seq,
+                    &recipient_name,
+                    &response.verdict,
+                    &(response.revision.min(i64::MAX as u64) as i64),
                 ],
             )
             .await;
@@ -148,6 +163,9 @@ pub(super) fn add_response<'a>(
             annotations: response.annotations,
             export: response.export,
             submission: response.submission,
+            recipient: response.recipient.map(|r| r.1),
+            verdict: response.verdict,
+            revision: response.revision,
         })))
     })
 }
@@ -164,7 +182,7 @@ pub(super) fn responses<'a>(
             .query(
                 "cannot read the responses",
                 "SELECT seq, received_at, reviewer, component_inputs::text, annotations::text,
-                        export, submission_hash
+                        export, submission_hash, recipient, verdict, revision
                  FROM responses WHERE document_id = $1 AND seq > $2
                  ORDER BY seq LIMIT $3",
                 &[&id, &since, &(PAGE_RESPONSES as i64)],

@@ -28,6 +28,21 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "submissions",
         sql: include_str!("../../../migrations/postgres/0005_submissions.sql"),
     },
+    Migration {
+        version: 6,
+        name: "revisions",
+        sql: include_str!("../../../migrations/postgres/0006_revisions.sql"),
+    },
+    Migration {
+        version: 7,
+        name: "recipients_verdict",
+        sql: include_str!("../../../migrations/postgres/0007_recipients_verdict.sql"),
+    },
+    Migration {
+        version: 8,
+        name: "idempotency",
+        sql: include_str!("../../../migrations/postgres/0008_idempotency.sql"),
+    },
 ];
 
 pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
@@ -56,7 +71,16 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
             "the database's schema is version {newest}, newer than this passback knows ({known}); run a newer passback"
         )));
     }
-    for m in MIGRATIONS.iter().filter(|m| m.version > newest) {
+    // Each one not applied yet, in order: a migration numbered below the newest applied one
+    // (added to this list after a newer one) is applied too.
+    let applied: Vec<i64> = tx
+        .query("SELECT version FROM passback_migrations", &[])
+        .await
+        .map_err(fail)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for m in MIGRATIONS.iter().filter(|m| !applied.contains(&m.version)) {
         tx.batch_execute(m.sql).await.map_err(fail)?;
         tx.execute(
             "INSERT INTO passback_migrations (version, name, applied_at) VALUES ($1, $2, $3)",

@@ -216,6 +216,9 @@ pub(super) fn stored_bytes<'a>(store: &'a SqliteStore, owner: &str) -> StoreFutu
                     "SELECT
                        (SELECT coalesce(sum(length(CAST(markdown AS BLOB))), 0) FROM documents
                         WHERE owner_key = ?1 AND gone_at IS NULL)
+                     + (SELECT coalesce(sum(length(CAST(v.markdown AS BLOB))), 0)
+                        FROM revisions v JOIN documents d ON d.id = v.document_id
+                        WHERE d.owner_key = ?1 AND d.gone_at IS NULL)
                      + (SELECT coalesce(sum(length(CAST(r.component_inputs AS BLOB))
                                           + length(CAST(r.annotations AS BLOB))
                                           + length(CAST(r.export AS BLOB))), 0)

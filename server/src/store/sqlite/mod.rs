@@ -22,7 +22,8 @@ use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::waiters::Waiters;
 use super::{
     Added, Document, DocumentSummary, Lookup, Migration, Millis, NewDocument, NewResponse,
-    PAGE_BYTES, PAGE_RESPONSES, Status, Store, StoreError, StoreFuture, StoredResponse,
+    PAGE_BYTES, PAGE_RESPONSES, Recipient, Revised, RevisionText, Status, Store, StoreError,
+    StoreFuture, StoredResponse,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -31,9 +32,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod events;
+mod idempotency;
 use events::insert_event;
 mod keys;
+mod recipients;
 mod responses;
+mod revisions;
 mod schema;
 use schema::migrate;
 
@@ -204,7 +208,7 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(
@@ -232,12 +236,21 @@ fn document_row(
         last_response_at: r.get(9)?,
         status: Status::at(closed_at, expires_at, now),
         owner: r.get(10)?,
+        verdict: match r.get::<_, Option<String>>(11)? {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(11, rusqlite::types::Type::Text, e.into())
+            })?),
+            None => None,
+        },
+        revision: r.get::<_, i64>(12)? as u64,
     }))
 }
 
 /// Deletes a document's text and responses, leaving its tombstone gone since `at`.
 fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM responses WHERE document_id = ?1", [id])?;
+    conn.execute("DELETE FROM recipients WHERE document_id = ?1", [id])?;
+    conn.execute("DELETE FROM revisions WHERE document_id = ?1", [id])?;
     conn.execute(
         "UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE id = ?1",
         params![id, at],
@@ -286,10 +299,16 @@ impl Store for SqliteStore {
     fn create(&self, doc: NewDocument) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.run(true, move |c| {
-                c.execute(
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let verdict = doc
+                    .verdict
+                    .as_ref()
+                    .map(|v| json_text(&serde_json::json!(v)));
+                tx.execute(
                     "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
-                                            owner_key, callback_url, webhook_secret)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                            owner_key, callback_url, webhook_secret,
+                                            verdict_choices)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
@@ -299,13 +318,31 @@ impl Store for SqliteStore {
                         doc.expires_at,
                         doc.owner,
                         doc.callback_url,
-                        doc.webhook_secret
+                        doc.webhook_secret,
+                        verdict
                     ],
-                )
+                )?;
+                recipients::insert(&tx, &doc.id, &doc.recipients)?;
+                tx.commit()
             })
             .await?;
             Ok(())
         })
+    }
+
+    fn revise(
+        &self,
+        id: &str,
+        markdown: String,
+        hash: String,
+        now: Millis,
+        max_revisions: u64,
+    ) -> StoreFuture<'_, Revised> {
+        revisions::revise(self, id, markdown, hash, now, max_revisions)
+    }
+
+    fn revision(&self, id: &str, revision: u64) -> StoreFuture<'_, Option<RevisionText>> {
+        revisions::revision(self, id, revision)
     }
 
     fn document(&self, id: &str, now: Millis) -> StoreFuture<'_, Lookup<Document>> {
@@ -487,13 +524,15 @@ impl Store for SqliteStore {
                     // Stopped taking responses at or before `purge_before`: expired then, or
                     // closed then.
                     const DUE: &str = "gone_at IS NULL AND (expires_at <= ?1 OR closed_at <= ?1)";
-                    tx.execute(
-                        &format!(
-                            "DELETE FROM responses WHERE document_id IN
-                               (SELECT id FROM documents WHERE {DUE})"
-                        ),
-                        [purge_before],
-                    )?;
+                    for table in ["responses", "recipients", "revisions"] {
+                        tx.execute(
+                            &format!(
+                                "DELETE FROM {table} WHERE document_id IN
+                                   (SELECT id FROM documents WHERE {DUE})"
+                            ),
+                            [purge_before],
+                        )?;
+                    }
                     let expired = tx.execute(
                         &format!("UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE {DUE}"),
                         params![purge_before, now],
@@ -583,5 +622,42 @@ impl Store for SqliteStore {
 
     fn redeliver(&self, id: &str, event: &str, now: Millis) -> StoreFuture<'_, bool> {
         events::redeliver(self, id, event, now)
+    }
+
+    fn recipients(&self, id: &str) -> StoreFuture<'_, Vec<Recipient>> {
+        recipients::recipients(self, id)
+    }
+
+    fn recipient(
+        &self,
+        id: &str,
+        secret_hash: [u8; 32],
+        opened: Option<Millis>,
+    ) -> StoreFuture<'_, Option<Recipient>> {
+        recipients::recipient(self, id, secret_hash, opened)
+    }
+
+    fn claim_idempotency(
+        &self,
+        claim: crate::store::idempotency::KeyClaim,
+    ) -> StoreFuture<'_, crate::store::idempotency::Claim> {
+        idempotency::claim(self, claim)
+    }
+
+    fn finish_idempotency(
+        &self,
+        key_hash: &str,
+        status: u16,
+        sealed: String,
+    ) -> StoreFuture<'_, ()> {
+        idempotency::finish(self, key_hash, status, sealed)
+    }
+
+    fn release_idempotency(&self, key_hash: &str) -> StoreFuture<'_, ()> {
+        idempotency::release(self, key_hash)
+    }
+
+    fn forget_idempotency(&self, before: Millis) -> StoreFuture<'_, u64> {
+        idempotency::forget(self, before)
     }
 }

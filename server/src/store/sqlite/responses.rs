@@ -9,7 +9,8 @@ pub(super) fn read_responses(
     since: u64,
 ) -> rusqlite::Result<Vec<StoredResponse>> {
     let mut stmt = conn.prepare(
-        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash
+        "SELECT seq, received_at, reviewer, component_inputs, annotations, export, submission_hash,
+                recipient, verdict, revision
          FROM responses WHERE document_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![id, since.min(i64::MAX as u64) as i64])?;
@@ -27,6 +28,9 @@ pub(super) fn read_responses(
             annotations: json_value(&row.get::<_, String>(4)?)?,
             export,
             submission: row.get(6)?,
+            recipient: row.get(7)?,
+            verdict: row.get(8)?,
+            revision: row.get::<_, i64>(9)? as u64,
         });
         if out.len() >= PAGE_RESPONSES || bytes >= PAGE_BYTES {
             break;
@@ -95,8 +99,9 @@ pub(super) fn add_response<'a>(
                 tx.execute(
                     "INSERT INTO responses (document_id, seq, received_at, reviewer,
                                             component_inputs, annotations, export,
-                                            submission_hash)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                            submission_hash, recipient_seq, recipient,
+                                            verdict, revision)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         id,
                         seq,
@@ -105,9 +110,19 @@ pub(super) fn add_response<'a>(
                         json_text(&response.component_inputs),
                         json_text(&response.annotations),
                         response.export,
-                        response.submission
+                        response.submission,
+                        response.recipient.as_ref().map(|r| r.0),
+                        response.recipient.as_ref().map(|r| &r.1),
+                        response.verdict,
+                        response.revision as i64
                     ],
                 )?;
+                if let Some((seq, _)) = &response.recipient {
+                    tx.execute(
+                        "UPDATE recipients SET answered_at = ?3 WHERE document_id = ?1 AND seq = ?2",
+                        params![id, seq, now],
+                    )?;
+                }
                 insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
                 tx.commit()?;
                 Ok(Added::Stored(Box::new(StoredResponse {
@@ -118,6 +133,9 @@ pub(super) fn add_response<'a>(
                     annotations: response.annotations,
                     export: response.export,
                     submission: response.submission,
+                    recipient: response.recipient.map(|r| r.1),
+                    verdict: response.verdict,
+                    revision: response.revision,
                 })))
             })
             .await?

@@ -29,6 +29,21 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "submissions",
         sql: include_str!("../../../migrations/sqlite/0005_submissions.sql"),
     },
+    Migration {
+        version: 6,
+        name: "revisions",
+        sql: include_str!("../../../migrations/sqlite/0006_revisions.sql"),
+    },
+    Migration {
+        version: 7,
+        name: "recipients_verdict",
+        sql: include_str!("../../../migrations/sqlite/0007_recipients_verdict.sql"),
+    },
+    Migration {
+        version: 8,
+        name: "idempotency",
+        sql: include_str!("../../../migrations/sqlite/0008_idempotency.sql"),
+    },
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {
@@ -49,7 +64,14 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {
                 "its schema is version {newest}, newer than this passback knows ({known}); run a newer passback"
             )));
         }
-        for m in MIGRATIONS.iter().filter(|m| m.version > newest) {
+        // Each one not applied yet, in order: a migration numbered below the newest applied
+        // one (added to this list after a newer one) is applied too.
+        let applied: Vec<i64> = {
+            let mut stmt = tx.prepare("SELECT version FROM passback_migrations")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for m in MIGRATIONS.iter().filter(|m| !applied.contains(&m.version)) {
             tx.execute_batch(m.sql)?;
             tx.execute(
                 "INSERT INTO passback_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",

@@ -1,0 +1,18 @@
+-- Revised documents (contract §6.2): PUT /v1/documents/{id} replaces a document's text with a
+-- new revision. The documents row keeps the latest revision's text and hash, as before; each
+-- revision it replaces moves here, so a form rendered from it can still be read and the
+-- responses to it keep their text. A response records the revision it answered. Revisions go
+-- with their document's text: deleted with it, purged with it, and with its row at the end.
+
+ALTER TABLE documents ADD COLUMN revision bigint NOT NULL DEFAULT 1;    -- the latest revision
+ALTER TABLE documents ADD COLUMN revised_at bigint;                     -- when it was made
+ALTER TABLE responses ADD COLUMN revision bigint NOT NULL DEFAULT 1;    -- the revision answered
+
+CREATE TABLE revisions (
+    document_id text   NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+    revision    bigint NOT NULL,                 -- 1, 2, …: every revision before the latest
+    markdown    text   NOT NULL,
+    hash        text   NOT NULL,
+    created_at  bigint NOT NULL,                 -- when this revision was made
+    PRIMARY KEY (document_id, revision)
+);

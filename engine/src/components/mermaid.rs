@@ -166,7 +166,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
         .or_else(|| state.as_ref().map(|s| s.0.chart.clone()))
         .or_else(|| er.as_ref().map(|e| e.0.chart.clone()))
-        .or_else(|| class.as_ref().map(|c| c.0.chart.clone()));
+        .or_else(|| class.as_ref().map(|c| c.0.chart.clone()))
         .or_else(|| gantt.as_ref().map(|g| g.chart.clone()));
     Some(Mermaid {
         source,
@@ -1413,6 +1413,7 @@ mod tests {
             state: None,
             er: None,
             class: Some(Box::new((d, laid))),
+            gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "Shape", "text": "generic?" },
@@ -1552,6 +1553,7 @@ mod tests {
             laid_out: None,
             state: None,
             er: None,
+            class: None,
             gantt: Some(Box::new(g)),
         };
         let answer = serde_json::json!({ "comments": [

@@ -152,6 +152,21 @@ fn class_layout(c: &mut Criterion) {
     group.finish();
 }
 
+/// A document holding one gantt chart of 10, 40 and 120 tasks, rendered without the cache:
+/// parse (every start and end computed, excluded days skipped), layout and SVG.
+fn gantt_layout(c: &mut Criterion) {
+    let mut group = c.benchmark_group("diagram");
+    let options = Options::default();
+    for tasks in [10, 40, 120] {
+        let source = serde_json::to_string(&passback_benches::gantt(tasks)).expect("a string");
+        let doc = format!("```mermaid\n{{\"version\": \"1\", \"source\": {source}}}\n```\n");
+        group.bench_with_input(BenchmarkId::new("render_gantt", tasks), &doc, |b, d| {
+            b.iter(|| passback_engine::render(black_box(d), &options))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cold_render,
@@ -161,7 +176,8 @@ criterion_group!(
     sequence_layout,
     state_layout,
     er_layout,
-    class_layout
+    class_layout,
+    gantt_layout
 );
 /// `criterion_main!`, with the heap set up as the mdBook preprocessor sets it up: the benches
 /// render on the main thread, whose heap glibc would otherwise trim after every render, where

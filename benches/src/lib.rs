@@ -385,3 +385,34 @@ pub fn sequence(messages: usize) -> String {
     }
     src
 }
+
+/// A gantt chart of `tasks` tasks: a section every five, each task after the one before it or
+/// on a date, durations in days, weeks and hours in turn, the tags in turn, a milestone every
+/// seventh, weekends excluded, and an axis format and tick interval.
+pub fn gantt(tasks: usize) -> String {
+    let mut src = String::from(
+        "gantt\n  title Release plan\n  dateFormat YYYY-MM-DD\n  axisFormat %b %d\n  excludes weekends\n  tickInterval 1week\n",
+    );
+    let tags = ["", "done, ", "active, ", "crit, ", "crit, done, "];
+    let lengths = ["3d", "1w", "36h", "2d", "5d"];
+    for i in 0..tasks {
+        if i % 5 == 0 {
+            src.push_str(&format!("  section Stage {}\n", i / 5 + 1));
+        }
+        let start = if i == 0 || i % 4 == 0 {
+            format!("2024-{:02}-{:02}", 1 + (i / 40) % 12, 1 + i % 28)
+        } else {
+            format!("after t{}", i - 1)
+        };
+        if i % 7 == 6 {
+            src.push_str(&format!("  Milestone {i} : milestone, t{i}, {start}, 0d\n"));
+        } else {
+            src.push_str(&format!(
+                "  Task number {i} : {}t{i}, {start}, {}\n",
+                tags[i % tags.len()],
+                lengths[i % lengths.len()]
+            ));
+        }
+    }
+    src
+}

@@ -319,7 +319,7 @@ fn plain_mermaid_fences_are_drawn_at_build_time() {
         ```mermaid\nflowchart LR\n  A[Build] --> B{Tests pass?}\n  B -- yes --> C[Ship]\n```\n\n\
         - In a list:\n\n  ```mermaid\n  sequenceDiagram\n    Alice->>Bob: Hello\n  ```\n\n\
         > ```mermaid\n> stateDiagram-v2\n>   [*] --> Idle\n> ```\n\n\
-        ```mermaid\ngantt\n  title Plan\n```\n\n\
+        ```mermaid\npie\n  title Plan\n  \"Done\" : 3\n```\n\n\
         After the diagrams.\n";
     std::fs::write(dir.join("src/chapter.md"), chapter).expect("chapter.md");
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
@@ -338,7 +338,7 @@ fn plain_mermaid_fences_are_drawn_at_build_time() {
     assert!(build.status.success(), "mdbook build failed:\n{stderr}");
     assert!(
         stderr.contains(
-            "chapter.md:22:1: warning[unsupported_diagram]: Gantt charts are not drawn here yet"
+            "chapter.md:22:1: warning[unsupported_diagram]: Pie charts are not drawn here yet"
         ),
         "{stderr}"
     );
@@ -352,7 +352,7 @@ fn plain_mermaid_fences_are_drawn_at_build_time() {
     for text in ["Build", "Tests pass?", "Alice", "Idle"] {
         assert!(page.contains(&format!(">{text}<")), "{text} drawn: {page}");
     }
-    // The list item and the quote keep their diagrams; the gantt chart stays its source.
+    // The list item and the quote keep their diagrams; the pie chart stays its source.
     let in_list = page.find("In a list:").expect("list item");
     assert!(
         page[in_list..]
@@ -370,8 +370,8 @@ fn plain_mermaid_fences_are_drawn_at_build_time() {
             .contains("pb-figure")
     );
     assert!(
-        page.contains("gantt"),
-        "the gantt chart's source stays: {page}"
+        page.contains("title Plan"),
+        "the pie chart's source stays: {page}"
     );
     assert!(page.contains("After the diagrams."));
     // Diagrams alone make no review page: no comments on the prose.

@@ -1,6 +1,7 @@
-// Ten flowcharts, ten state diagrams, ten ER diagrams and ten class diagrams of Mermaid's own
-// documentation and tests and of public repositories (fixtures/mermaid-flowcharts/,
-// fixtures/mermaid-state/, fixtures/mermaid-er/, fixtures/mermaid-class/), drawn by the engine and by mermaid.js
+// Ten flowcharts, ten state diagrams, ten ER diagrams, ten class diagrams and ten gantt charts
+// of Mermaid's own documentation and tests and of public repositories (fixtures/mermaid-flowcharts/,
+// fixtures/mermaid-state/, fixtures/mermaid-er/, fixtures/mermaid-class/, fixtures/mermaid-gantt/),
+// drawn by the engine and by mermaid.js
 // in the same Chromium, side by side, one screenshot each in
 // target/screenshots/mermaid-compare (not committed) for a person to compare. mermaid.js is
 // not a dependency: with `npm install --no-save mermaid@11` this runs, without it it skips.
@@ -25,6 +26,8 @@ const ERS = ['docs-entityRelationshipDiagram-16', 'docs-entityRelationshipDiagra
 const CLASSES = ['docs-classDiagram-18', 'docs-classDiagram-87', 'docs-classDiagram-248', 'docs-classDiagram-317',
   'docs-classDiagram-345', 'docs-classDiagram-452', 'docs-classDiagram-534', 'docs-classDiagram-706',
   'docs-classDiagram-887', 'demo-classchart-209'];
+const GANTTS = ['docs-gantt-26', 'docs-gantt-52', 'docs-gantt-198', 'docs-gantt-230', 'docs-gantt-420',
+  'docs-gantt-646', 'demo-gantt-48', 'demo-gantt-111', 'gantt-9', 'MatthijsKamstra-fonkee-issues-data-planning_2021.csv.converted-3'];
 const corpus = (dir) => JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'corpus.json'), 'utf8'));
 
 let server;
@@ -37,7 +40,7 @@ after(() => server?.stop());
 
 /** Each of `names` from `dir`'s corpus drawn by the engine (its SVG of class `kind`) and by
  * mermaid.js, side by side. */
-async function compare(dir, names, kind) {
+async function compare(dir, names, kind, theirs = '#theirs g.node') {
   const entries = corpus(dir);
   const ctx = await browser({ viewport: { width: 1400, height: 900 } });
   try {
@@ -61,12 +64,12 @@ async function compare(dir, names, kind) {
       </body></html>`);
       await page.addStyleTag({ path: join(ROOT, 'engine', 'assets', 'passback.css') });
       await page.addScriptTag({ path: MERMAID });
-      const drawn = await page.evaluate(async (source) => {
+      const drawn = await page.evaluate(async ({ source, selector }) => {
         window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
         const { svg } = await window.mermaid.render('theirs-svg', source);
         document.getElementById('theirs').innerHTML = svg;
-        return document.querySelectorAll('#theirs g.node').length;
-      }, entry.source);
+        return document.querySelectorAll(selector).length;
+      }, { source: entry.source, selector: theirs });
       assert.ok(drawn > 0, `${name}: drawn by mermaid.js`);
       const boxes = await page.locator('#ours [data-node]').count();
       assert.ok(boxes > 0, `${name}: the engine's drawing has boxes`);
@@ -87,3 +90,5 @@ test('ten ER diagrams beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-er', ERS, 'pb-mermaid-er'));
 test('ten class diagrams beside mermaid.js\'s drawing', { skip }, () =>
   compare('mermaid-class', CLASSES, 'pb-mermaid-class'));
+test('ten gantt charts beside mermaid.js\'s drawing', { skip }, () =>
+  compare('mermaid-gantt', GANTTS, 'pb-mermaid-gantt', '#theirs rect[class*="task"]'));

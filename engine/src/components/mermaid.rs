@@ -13,6 +13,7 @@ use crate::diagram::flowchart::{self, Flowchart, layout};
 use crate::diagram::sequence::{self, Sequence};
 use crate::diagram::class::{self, ClassDiagram};
 use crate::diagram::er::{self, ErDiagram};
+use crate::diagram::gantt::{self, GanttChart};
 use crate::diagram::state::{self, StateDiagram};
 use crate::diagram::{self, svg::Frame};
 use crate::html::email;
@@ -49,6 +50,8 @@ pub struct Mermaid {
     pub er: Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>>,
     /// The class diagram, when the source is one this engine can read, with its layout.
     pub class: Option<Box<(ClassDiagram, Result<layout::Drawing, layout::Failure>)>>,
+    /// The gantt chart, when the source is one this engine can read.
+    pub gantt: Option<Box<GanttChart>>,
 }
 
 fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
@@ -142,7 +145,16 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         (None, None, None, None) => parse_class(o, ck, &source),
         _ => None,
     };
-    if chart.is_none() && sequence.is_none() && state.is_none() && er.is_none() && class.is_none()
+    let gantt = match (&chart, &sequence, &state, &er, &class) {
+        (None, None, None, None, None) => parse_gantt(o, ck, &source),
+        _ => None,
+    };
+    if chart.is_none()
+        && sequence.is_none()
+        && state.is_none()
+        && er.is_none()
+        && class.is_none()
+        && gantt.is_none()
     {
         warn_placeholder(o, ck, &source);
     }
@@ -154,7 +166,8 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         .or_else(|| sequence.as_ref().map(|s| s.as_flowchart()))
         .or_else(|| state.as_ref().map(|s| s.0.chart.clone()))
         .or_else(|| er.as_ref().map(|e| e.0.chart.clone()))
-        .or_else(|| class.as_ref().map(|c| c.0.chart.clone()));
+        .or_else(|| class.as_ref().map(|c| c.0.chart.clone()))
+        .or_else(|| gantt.as_ref().map(|g| g.chart.clone()));
     Some(Mermaid {
         source,
         title,
@@ -164,6 +177,7 @@ fn parse(o: &Obj, ck: &mut Checker) -> Option<Mermaid> {
         state,
         er,
         class,
+        gantt,
     })
 }
 
@@ -176,6 +190,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         || state::parse::is_state_keyword(keyword)
         || er::parse::is_er_keyword(keyword)
         || class::parse::is_class_keyword(keyword)
+        || gantt::parse::is_gantt_keyword(keyword)
     {
         return;
     }
@@ -190,7 +205,7 @@ fn warn_placeholder(o: &Obj, ck: &mut Checker, source: &str) {
         o.start_of("source"),
         &o.path("source"),
         message,
-        "flowcharts, sequence, state, entity relationship and class diagrams are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
+        "flowcharts, sequence, state, entity relationship and class diagrams and gantt charts are drawn; the source is shown beside the placeholder and whole-diagram comments work".into(),
     );
 }
 
@@ -352,6 +367,32 @@ fn parse_class(
             };
             warn_not_drawn(o, ck, problem);
             Some(Box::new((d, laid)))
+        }
+        Err(e) => {
+            warn_unreadable(o, ck, source, KIND, &e);
+            None
+        }
+    }
+}
+
+/// A gantt chart, with a warning for what it ignores and for what stops it being drawn (at
+/// that place in the document).
+fn parse_gantt(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<GanttChart>> {
+    const KIND: &str = "gantt chart";
+    match gantt::parse::parse(source)? {
+        Ok(g) => {
+            warn_ignored(o, ck, KIND, &g.chart.ignored, &g.chart.notes);
+            if g.tasks.is_empty() {
+                warn_not_drawn(
+                    o,
+                    ck,
+                    Some((
+                        "the gantt chart has no tasks to draw".to_string(),
+                        "add tasks (`Design : a1, 2024-01-01, 3d`); until then only whole-diagram comments are possible",
+                    )),
+                );
+            }
+            Some(Box::new(g))
         }
         Err(e) => {
             warn_unreadable(o, ck, source, KIND, &e);
@@ -551,6 +592,12 @@ impl Component for Mermaid {
                     lines.push(format!("  {}", class::describe::describe(&c.0, t)));
                 }
             }
+            // A gantt chart's times are not in its graph either.
+            (None, Some(_)) if self.gantt.is_some() => {
+                if let Some(g) = &self.gantt {
+                    lines.push(format!("  {}", gantt::describe::describe(g, t)));
+                }
+            }
             (None, Some(chart)) => {
                 // Boxes no arrow touches are listed on their own: nothing drawn is left out.
                 for (i, n) in chart.nodes.iter().enumerate() {
@@ -596,6 +643,7 @@ fn email_render(m: &Mermaid, cx: &RenderCx, caption: &str, drawing: diagram::Ren
         (None, Some(_)) if m.class.is_some() => {
             m.class.as_ref().map(|c| class::describe::describe(&c.0, cx.t))
         }
+        (None, Some(_)) if m.gantt.is_some() => m.gantt.as_ref().map(|g| gantt::describe::describe(g, cx.t)),
         (None, Some(chart)) => Some(flowchart::describe::describe(chart, cx.t)),
         (None, None) => None,
     };
@@ -657,12 +705,13 @@ fn render(m: &Mermaid, cx: &RenderCx, comments: &[Comment]) -> Markup {
         t,
         inline_style: cx.surface.is_email(),
     };
-    let drawing = match (&m.sequence, &m.state, &m.er, &m.class) {
-        (Some(seq), _, _, _) => diagram::render_sequence(seq, &frame),
-        (None, Some(s), _, _) => diagram::render_state(&s.0, &s.1, &frame),
-        (None, None, Some(e), _) => diagram::render_er(&e.0, &e.1, &frame),
-        (None, None, None, Some(c)) => diagram::render_class(&c.0, &c.1, &frame),
-        (None, None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
+    let drawing = match (&m.sequence, &m.state, &m.er, &m.class, &m.gantt) {
+        (Some(seq), _, _, _, _) => diagram::render_sequence(seq, &frame),
+        (None, Some(s), _, _, _) => diagram::render_state(&s.0, &s.1, &frame),
+        (None, None, Some(e), _, _) => diagram::render_er(&e.0, &e.1, &frame),
+        (None, None, None, Some(c), _) => diagram::render_class(&c.0, &c.1, &frame),
+        (None, None, None, None, Some(g)) => diagram::render_gantt(g, &frame),
+        (None, None, None, None, None) => diagram::render_laid_out(&m.source, m.chart.as_ref().zip(m.laid_out.as_deref()), &frame),
     };
     // The SVG is the engine's own markup, escaped by construction (`diagram::svg::writer::Writer`).
     if cx.surface.is_email() {
@@ -1238,6 +1287,7 @@ mod tests {
             state: Some(Box::new((d, laid))),
             er: None,
             class: None,
+            gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "Moving", "text": "split" },
@@ -1293,6 +1343,7 @@ mod tests {
             state: None,
             er: Some(Box::new((d, laid))),
             class: None,
+            gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "p", "text": "who?" },
@@ -1362,6 +1413,7 @@ mod tests {
             state: None,
             er: None,
             class: Some(Box::new((d, laid))),
+            gantt: None,
         };
         let answer = serde_json::json!({ "comments": [
             { "on": "node", "id": "Shape", "text": "generic?" },
@@ -1447,8 +1499,8 @@ mod tests {
     fn a_kind_shown_as_a_placeholder_is_a_warning_naming_it() {
         for (source, kind) in [
             ("pie title Pets\n\"Dogs\" : 386", "Pie charts"),
-            ("gantt\ntitle A plan\nsection S\nTask :a1, 2024-01-01, 3d", "Gantt charts"),
-            ("%%{init: {'theme': 'dark'}}%%\njourney\ntitle A day", "User journeys"),
+            ("journey\ntitle A day\nsection Work\nCode: 5: Me", "User journeys"),
+            ("%%{init: {'theme': 'dark'}}%%\npie title Pets\n\"Dogs\" : 386", "Pie charts"),
         ] {
             let d = validated(source);
             let w: Vec<_> = d.iter().filter(|d| d.code == Code::UnsupportedDiagram).collect();
@@ -1459,6 +1511,71 @@ mod tests {
         assert!(validated("graph TD\nA-->B").is_empty());
         assert!(validated("sequenceDiagram\nA->>B: hi").is_empty());
         assert!(validated("classDiagram\nA <|-- B").is_empty());
+        assert!(validated("gantt\ntitle A plan\nsection S\nTask :a1, 2024-01-01, 3d").is_empty());
+    }
+
+    #[test]
+    fn a_gantt_chart_is_drawn_and_takes_comments_on_its_tasks() {
+        let source = "gantt\ndateFormat YYYY-MM-DD\nsection Build\nServer : crit, server, 2024-01-01, 5d\nClient : after server, 3d\nShip : milestone, ship, after task1, 0d\nclick server href \"https://example.com\"";
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let v = crate::validate(&doc);
+        assert!(
+            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
+            "{:?}",
+            v.diagnostics
+        );
+        let w = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::IgnoredDirective)
+            .expect("a warning for `click`");
+        assert!(w.message.contains("`click`"), "{}", w.message);
+        let html = crate::render(&doc, &crate::Options::default()).html;
+        assert!(html.contains("pb-mermaid-gantt"), "{html}");
+        for part in [
+            "data-node=\"server\"",
+            "data-node=\"task1\"",
+            "data-node=\"ship\"",
+            "Gantt chart from 2024-01-01 to 2024-01-09.",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        assert!(!html.contains("data-edge="));
+        let g = gantt::parse::parse(source).expect("a gantt chart").expect("read");
+        let m = Mermaid {
+            source: source.to_string(),
+            title: None,
+            chart: Some(g.chart.clone()),
+            sequence: None,
+            laid_out: None,
+            state: None,
+            er: None,
+            class: None,
+            gantt: Some(Box::new(g)),
+        };
+        let answer = serde_json::json!({ "comments": [
+            { "on": "node", "id": "task1", "text": "who builds it?" },
+            { "on": "node", "id": "ship", "text": "a Friday?" }
+        ]});
+        let comments = comments_json("b1", &m, &answer).expect("comments");
+        let out = export_comments(&m, &comments);
+        assert!(out.contains("- Node `task1` — who builds it?"), "{out}");
+        assert!(out.contains("- Node `ship` — a Friday?"), "{out}");
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Server", "text": "x" }]});
+        assert!(comments_json("b1", &m, &bad).is_err());
+        // One it cannot read is a warning at its line.
+        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"gantt\\ndateFormat YYYY-MM-DD\\nA : a, 2024-13-45, 1d\"}\n```\n";
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        assert!(d.message.contains("gantt chart"), "{}", d.message);
     }
 
     #[test]

@@ -25,7 +25,11 @@
 //!   `parse.rs`, `layout.rs` (the flowchart's layout, each class a box its compartments'
 //!   size, notes joined to their classes), `draw.rs` and `describe.rs`.
 //!
-//! A new kind (gantt) is a new folder beside them with the same files: its
+//! - `gantt/`: `mod.rs` the model (tasks as a flowchart's nodes, with each task's times, tags
+//!   and section), `time.rs` (dates as Mermaid reads them, d3's axis format), `parse.rs`,
+//!   `layout.rs` (a row per task on a time scale), `draw.rs` and `describe.rs`.
+//!
+//! A new kind (pie, say) is a new folder beside them with the same files: its
 //! model and `parse.rs` → `layout.rs` → `draw.rs`, its words in `describe.rs`, its tests in its
 //! `tests/`; then one arm in [`render_laid_out`] and in `components/mermaid.rs`. A kind gives
 //! comments their nodes and edges as a [`flowchart::Flowchart`], so it may use the flowchart's
@@ -55,6 +59,7 @@ pub mod directive;
 pub mod er;
 pub mod flowchart;
 mod font_widths;
+pub mod gantt;
 pub mod geometry;
 pub mod line;
 pub mod route;
@@ -151,13 +156,17 @@ pub fn render_laid_out(
                     None => match class::parse::parse(source) {
                         Some(Ok(d)) => render_class(&d, &class::layout::layout(&d), frame),
                         Some(Err(_)) => placeholder(t.diagram_class[4], t.diagram_failed[2]),
-                        None => match flowchart::parse::keyword(source) {
-                            Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
-                                placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
-                            }
-                            other => {
-                                placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn)
-                            }
+                        None => match gantt::parse::parse(source) {
+                            Some(Ok(g)) => render_gantt(&g, frame),
+                            Some(Err(_)) => placeholder(t.diagram_gantt[0], t.diagram_failed[2]),
+                            None => match flowchart::parse::keyword(source) {
+                                Some(k) if flowchart::parse::is_flowchart_keyword(k) => {
+                                    placeholder(t.diagram_flowchart_kind, t.diagram_failed[2])
+                                }
+                                other => {
+                                    placeholder(kind_name(other.unwrap_or("")), t.diagram_not_drawn)
+                                }
+                            },
                         },
                     },
                 },
@@ -289,6 +298,27 @@ pub fn render_class(
     }
 }
 
+/// The SVG of a gantt chart: drawn, or the placeholder when it has no tasks.
+pub fn render_gantt(g: &gantt::GanttChart, frame: &Frame) -> Rendered {
+    if g.tasks.is_empty() {
+        let t = frame.t;
+        let (svg, width, height) = svg::placeholder(t.diagram_gantt[0], t.diagram_failed[3], frame);
+        return Rendered {
+            svg,
+            drawn: false,
+            width,
+            height,
+        };
+    }
+    let (svg, width, height) = gantt::draw::gantt(g, frame);
+    Rendered {
+        svg,
+        drawn: true,
+        width,
+        height,
+    }
+}
+
 /// The longest Mermaid source drawn, bytes: real architecture diagrams reach 16 KB, and the
 /// render budget bounds the work whatever the length.
 pub const MAX_SOURCE: usize = 64 * 1024;
@@ -364,6 +394,20 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             line: line_of(e.offset),
         };
     }
+    if let Some(Err(e)) = gantt::parse::parse(source) {
+        return Alone::NotDrawn {
+            reason: format!("the gantt chart is not drawn: {}", e.message),
+            line: line_of(e.offset),
+        };
+    }
+    if let Some(Ok(g)) = gantt::parse::parse(source)
+        && g.tasks.is_empty()
+    {
+        return Alone::NotDrawn {
+            reason: "the gantt chart has no tasks to draw".to_string(),
+            line: 1,
+        };
+    }
     let reason = match (&chart, &laid_out) {
         (Some(_), Some(Err(Failure::TooLarge))) => "the flowchart is too large to draw".to_string(),
         (Some(_), Some(Err(Failure::LayoutFailed))) => "the flowchart's layout failed".to_string(),
@@ -372,7 +416,8 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             || keyword == "sequenceDiagram"
             || state::parse::is_state_keyword(keyword)
             || er::parse::is_er_keyword(keyword)
-            || class::parse::is_class_keyword(keyword) =>
+            || class::parse::is_class_keyword(keyword)
+            || gantt::parse::is_gantt_keyword(keyword) =>
         {
             let kind = if flowchart::parse::is_flowchart_keyword(keyword) {
                 "flowchart".to_string()
@@ -382,7 +427,7 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             format!("the {kind} could not be read or is too large to draw")
         }
         _ if kind_name(keyword) == "Mermaid diagram" => {
-            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, erDiagram, classDiagram, …)".to_string()
+            "the diagram's first word is not a type keyword this engine knows (flowchart, sequenceDiagram, stateDiagram-v2, erDiagram, classDiagram, gantt, …)".to_string()
         }
         _ => format!("{}s are not drawn here yet", kind_name(keyword)),
     };

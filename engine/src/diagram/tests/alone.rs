@@ -36,11 +36,20 @@ fn text_in_the_diagram_is_escaped() {
 
 #[test]
 fn a_kind_not_drawn_says_which() {
-    let Alone::NotDrawn { reason, line } = draw_alone("gantt\n  title A\n", "fig-1") else {
-        panic!("a gantt chart is not drawn here");
+    let Alone::NotDrawn { reason, line } = draw_alone("pie\n  title A\n  \"x\" : 1\n", "fig-1")
+    else {
+        panic!("a pie chart is not drawn here");
     };
-    assert_eq!(reason, "Gantt charts are not drawn here yet");
+    assert_eq!(reason, "Pie charts are not drawn here yet");
     assert_eq!(line, 1);
+    let Alone::NotDrawn { reason, .. } = draw_alone("gantt\n  title A\n", "fig-1") else {
+        panic!("a gantt chart without tasks is not drawn");
+    };
+    assert_eq!(reason, "the gantt chart has no tasks to draw");
+    let Alone::Drawn(svg) = draw_alone("gantt\n  A : a, 2024-01-01, 2d\n", "fig-1") else {
+        panic!("a gantt chart is drawn");
+    };
+    assert!(svg.contains("data-node=\"a\""));
     let Alone::NotDrawn { reason, .. } = draw_alone("A --> B\n", "fig-1") else {
         panic!("no keyword");
     };

@@ -123,6 +123,26 @@ fn check(name: &str, src: &str, svg: &str) -> Vec<String> {
             problems.push(format!("{name}: not one data-edge per relation"));
         }
     }
+    if let Some(Ok(g)) = diagram::gantt::parse::parse(src) {
+        if !svg.contains("pb-mermaid-gantt") {
+            problems.push(format!("{name}: the gantt chart is not drawn"));
+        }
+        for n in &g.chart.nodes {
+            let needle = format!("data-node=\"{}\"", n.id);
+            let want = g
+                .tasks
+                .iter()
+                .filter(|t| g.chart.nodes[t.node].id == n.id)
+                .count();
+            let count = svg.matches(&needle).count();
+            if count != want {
+                problems.push(format!("{name}: task {} appears {count} times", n.id));
+            }
+        }
+        if svg.contains("data-edge=") {
+            problems.push(format!("{name}: a gantt chart has no data-edge"));
+        }
+    }
     if let Err(e) = well_formed(svg) {
         problems.push(format!("{name}: not well formed: {e}"));
     }

@@ -512,7 +512,7 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         if secret.is_empty() {
             return Err("--hash-secret must not be empty".into());
         }
-        config = config.with_hash_secret(Some(passback_server::hash_secret_from(&secret)));
+        config = config.with_hash_secret(Some(passback_server::hash_secret_from(secret)));
     }
     if let Some(addr) = a.flag("metrics-listen")? {
         let addr = addr.parse().map_err(|_| {

@@ -46,7 +46,9 @@ use schema::migrate;
 const CHANNEL: &str = "passback_responses";
 /// The advisory lock migrations take: "pbck" in ASCII.
 const MIGRATION_LOCK: i64 = 0x7062_636b;
-const POOL_SIZE: usize = 4;
+/// Connections one server opens at most (the listening one besides). A commit waits for the
+/// WAL's flush, and commits waiting at once share one: 4 held the server to 4 per flush.
+const POOL_SIZE: usize = 16;
 /// Prepared statements one connection keeps at most (the store has a few dozen queries).
 const STATEMENTS: usize = 256;
 /// Waits read again at least this often, whatever the listening connection says.

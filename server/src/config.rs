@@ -80,6 +80,10 @@ pub struct Config {
     /// (`--webhook-allow-private`), and over plain http.
     #[cfg(feature = "store")]
     pub webhook_allow_private: bool,
+    /// The reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`);
+    /// empty, the default, believes no one.
+    #[cfg(feature = "store")]
+    pub trusted_proxies: crate::forwarded::TrustedProxies,
     /// Route documents only for a sender key, on loopback too (`--require-keys`): for a server
     /// on loopback behind a reverse proxy that others reach.
     #[cfg(feature = "store")]
@@ -153,6 +157,8 @@ impl Default for Config {
             open_routing: false,
             #[cfg(feature = "store")]
             webhook_allow_private: false,
+            #[cfg(feature = "store")]
+            trusted_proxies: crate::forwarded::TrustedProxies::default(),
             #[cfg(feature = "store")]
             require_keys: false,
             #[cfg(feature = "store")]
@@ -291,6 +297,11 @@ impl Config {
     #[cfg(feature = "store")]
     pub fn with_webhook_allow_private(mut self, allow: bool) -> Self {
         self.webhook_allow_private = allow;
+        self
+    }
+    #[cfg(feature = "store")]
+    pub fn with_trusted_proxies(mut self, proxies: crate::forwarded::TrustedProxies) -> Self {
+        self.trusted_proxies = proxies;
         self
     }
     #[cfg(feature = "store")]

@@ -25,9 +25,9 @@
 //! | `store` | the routed documents' store: the `Store` trait, SQLite and PostgreSQL |
 //! | `webhooks` | the delivery worker for the store's events: signing, the SSRF guard, the HTTP client |
 //! | `playground` | the playground's page, its own script and stylesheet, its examples |
-//! | `config`, `metrics`, `limit`, `diagrams`, `pages`, `eml`, `raster`, `blocks`, `host`, `quote`, `log`, `bench` | leaves: the settings, the counters, the routing limit, published diagrams, the answers page, email messages, PNG drawing, typed blocks, URL hosts, quoting a client's text, the log, `passback bench` |
+//! | `config`, `forwarded`, `metrics`, `limit`, `diagrams`, `pages`, `eml`, `raster`, `blocks`, `host`, `quote`, `log`, `bench` | leaves: the settings, the client's address behind a proxy, the counters, the routing limit, published diagrams, the answers page, email messages, PNG drawing, typed blocks, URL hosts, quoting a client's text, the log, `passback bench` |
 //!
-//! Compiled only with their feature: `store`, `routing`, `limit` and `webhooks` (`store`), `mcp` (`mcp`),
+//! Compiled only with their feature: `store`, `routing`, `limit`, `forwarded` and `webhooks` (`store`), `mcp` (`mcp`),
 //! `raster` (`png`), `playground` (`playground`); in `http`, the files of their routes.
 #![forbid(unsafe_code)]
 
@@ -37,6 +37,8 @@ mod blocks;
 mod config;
 pub mod diagrams;
 pub mod eml;
+#[cfg(feature = "store")]
+pub mod forwarded;
 mod host;
 pub mod http;
 #[cfg(feature = "store")]

@@ -390,6 +390,91 @@ fn answers_per_review_link_are_rate_limited() {
     assert_eq!(meta.json()["responses"], 14);
 }
 
+/// An answer from `src` carrying `X-Forwarded-For: forwarded`.
+fn answer_forwarded(src: &str, addr: &str, id: &str, forwarded: &str) -> Reply {
+    call_from(
+        src,
+        addr,
+        "POST",
+        &format!("/r/{id}/responses"),
+        &[
+            ("content-type", "application/json"),
+            ("x-forwarded-for", forwarded),
+        ],
+        ANSWER.as_bytes(),
+    )
+}
+
+#[test]
+fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_answer_limit() {
+    let backend = Backend::sqlite();
+    // 127.0.0.1 stands for the proxy; 127.0.0.2 for a host that reaches the server directly.
+    let server = backend.serve(&[
+        "--answer-limit",
+        "2/min",
+        "--document-answer-limit",
+        "off",
+        "--trusted-proxies",
+        "127.0.0.1",
+    ]);
+    let addr = server.addr.clone();
+    let doc = route(&addr);
+    // Through the proxy: the client is the address it appended, after whatever the client
+    // itself sent; each has its own two answers.
+    for client in ["203.0.113.1", "203.0.113.2"] {
+        for n in 1..=2 {
+            let r = answer_forwarded("127.0.0.1", &addr, &doc.id, &format!("6.6.6.6, {client}"));
+            assert_eq!(r.status, 201, "{client}, answer {n}: {}", r.text());
+        }
+        let over = answer_forwarded("127.0.0.1", &addr, &doc.id, &format!("7.7.7.7, {client}"));
+        assert_eq!(over.status, 429, "{client}: {}", over.text());
+    }
+    // From a peer that is not a proxy the header is ignored: a new forwarded address each
+    // time does not buy more answers.
+    for n in 1..=2 {
+        let r = answer_forwarded("127.0.0.2", &addr, &doc.id, &format!("198.51.100.{n}"));
+        assert_eq!(r.status, 201, "answer {n}: {}", r.text());
+    }
+    let spoofed = answer_forwarded("127.0.0.2", &addr, &doc.id, "198.51.100.3");
+    assert_eq!(spoofed.status, 429, "{}", spoofed.text());
+    // Without --trusted-proxies even the proxy's header counts for nothing.
+    let plain = backend.serve(&["--answer-limit", "1/min", "--document-answer-limit", "off"]);
+    let doc = route(&plain.addr);
+    let first = answer_forwarded("127.0.0.1", &plain.addr, &doc.id, "203.0.113.1");
+    assert_eq!(first.status, 201, "{}", first.text());
+    let second = answer_forwarded("127.0.0.1", &plain.addr, &doc.id, "203.0.113.2");
+    assert_eq!(second.status, 429, "{}", second.text());
+}
+
+#[test]
+fn trusted_proxies_must_be_addresses_or_networks() {
+    let out = common::launch::passback()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--trusted-proxies",
+            "proxy.example",
+        ])
+        .output()
+        .expect("run passback");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--trusted-proxies") && err.contains("proxy.example"),
+        "{err}"
+    );
+    // From the environment, the message says which variable held it.
+    let out = common::launch::passback()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("PASSBACK_TRUSTED_PROXIES", "10.0.0.0/40")
+        .output()
+        .expect("run passback");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("PASSBACK_TRUSTED_PROXIES"), "{err}");
+}
+
 #[test]
 fn an_answer_is_measured_as_it_would_be_stored() {
     let backend = Backend::sqlite();

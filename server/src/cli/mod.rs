@@ -4,6 +4,10 @@
 //!
 //! Adding a command is one row in [`COMMANDS`] plus its file, which holds its [`Usage`] and
 //! what runs it.
+//!
+//! Every flag may also come from the environment: `--max-body` is `PASSBACK_MAX_BODY`, a switch
+//! such as `--require-keys` is on for `PASSBACK_REQUIRE_KEYS=1` (or `true`, `yes`). The command
+//! line wins over the environment; an empty variable counts as unset.
 
 mod answers;
 mod bench;
@@ -109,6 +113,34 @@ struct Flag {
     about: &'static str,
 }
 
+impl Flag {
+    /// The environment variable that gives this flag when the command line does not.
+    fn env(&self) -> String {
+        format!("PASSBACK_{}", self.name.to_uppercase().replace('-', "_"))
+    }
+
+    /// `about`, with the environment variable after its last line, or on a line of its own
+    /// when that would make the line too wide.
+    fn about_with_env(&self, column: usize) -> String {
+        let env = format!("[env {}]", self.env());
+        let last = self
+            .about
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .chars()
+            .count();
+        if column + last + 1 + env.chars().count() <= HELP_WIDTH {
+            format!("{} {env}", self.about)
+        } else {
+            format!("{}\n{env}", self.about)
+        }
+    }
+}
+
+/// The widest a help line may be.
+const HELP_WIDTH: usize = 100;
+
 /// The lines of the top-level usage after the commands.
 const USAGE_END: &str = "  passback --help | --version
   passback help [COMMAND]  or  passback COMMAND --help
@@ -187,7 +219,12 @@ impl Command {
                     "" => format!("  --{}", flag.name),
                     value => format!("  --{} {value}", flag.name),
                 };
-                push_columns(&mut text, &head, usage.column, flag.about);
+                push_columns(
+                    &mut text,
+                    &head,
+                    usage.column,
+                    &flag.about_with_env(usage.column),
+                );
             }
         }
         if !usage.notes.is_empty() {
@@ -237,7 +274,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<i32, String> {
     let Some(args) = Args::parse(command, &mut parser)? else {
         return print(&command.help());
     };
-    (command.run)(&args)
+    (command.run)(&args).map_err(|e| args.blame_env(e))
 }
 
 /// `passback help [COMMAND]`.
@@ -267,6 +304,8 @@ struct Args {
     command: &'static Command,
     flags: Vec<(&'static str, OsString)>,
     positional: Vec<OsString>,
+    /// The flags that came from the environment, not the command line.
+    from_env: Vec<&'static Flag>,
 }
 
 impl Args {
@@ -279,6 +318,7 @@ impl Args {
             command,
             flags: Vec::new(),
             positional: Vec::new(),
+            from_env: Vec::new(),
         };
         let name = command.name;
         let flags = command.usage.flags;
@@ -325,7 +365,61 @@ impl Args {
                 list.join(", ")
             ));
         }
+        args.read_env(|name| std::env::var_os(name))?;
         Ok(Some(args))
+    }
+
+    /// Adds the flags the command line left out that the environment gives (`env` reads one
+    /// variable).
+    fn read_env(&mut self, env: impl Fn(&str) -> Option<OsString>) -> Result<(), String> {
+        for flag in self.command.usage.flags {
+            if self.flags.iter().any(|(n, _)| *n == flag.name) {
+                continue;
+            }
+            let name = flag.env();
+            let Some(value) = env(&name).filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            if flag.value.is_empty() {
+                match value.to_str().map(str::to_ascii_lowercase).as_deref() {
+                    Some("1" | "true" | "yes") => {}
+                    Some("0" | "false" | "no") => continue,
+                    _ => {
+                        return Err(format!(
+                            "{name} turns on --{} with 1, true or yes, or leaves it off with 0, false or no; not `{}`",
+                            flag.name,
+                            value.to_string_lossy()
+                        ));
+                    }
+                }
+                self.flags.push((flag.name, OsString::new()));
+            } else {
+                self.flags.push((flag.name, value));
+            }
+            self.from_env.push(flag);
+        }
+        Ok(())
+    }
+
+    /// `message`, saying which environment variable gave the flag it names, if one did.
+    fn blame_env(&self, message: String) -> String {
+        let from: Vec<String> = self
+            .from_env
+            .iter()
+            .filter(|f| {
+                let named = format!("--{}", f.name);
+                message.match_indices(&named).any(|(at, _)| {
+                    !message[at + named.len()..]
+                        .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+                })
+            })
+            .map(|f| f.env())
+            .collect();
+        if from.is_empty() {
+            message
+        } else {
+            format!("{message} (from the environment: {})", from.join(", "))
+        }
     }
 
     fn flag_os(&self, name: &str) -> Option<&OsStr> {
@@ -477,8 +571,122 @@ mod tests {
                 );
             }
             for line in command.help().lines().chain(usage().lines()) {
-                assert!(line.chars().count() <= 100, "too wide: {line:?}");
+                assert!(line.chars().count() <= HELP_WIDTH, "too wide: {line:?}");
             }
         }
+    }
+
+    /// The variables the server reads for other purposes, which no flag's may shadow.
+    const OTHER_VARIABLES: &[&str] = &[
+        "PASSBACK_FONT",
+        "PASSBACK_SWEEP_EVERY_MS",
+        "PASSBACK_WEBHOOK_RETRY_BASE_MS",
+        "PASSBACK_WEBHOOK_TIMEOUT_MS",
+        "PASSBACK_TEST_POSTGRES",
+        "PASSBACK_BIN",
+        "PASSBACK_BUILD_COMMIT",
+        "PASSBACK_BUILD_RUSTC",
+    ];
+
+    #[test]
+    fn every_flag_has_its_own_environment_variable_named_in_its_help() {
+        for command in COMMANDS {
+            let help = command.help();
+            let flags = command.usage.flags;
+            for (j, flag) in flags.iter().enumerate() {
+                let env = flag.env();
+                assert!(env.starts_with("PASSBACK_") && env.len() > 9, "{env}");
+                assert!(
+                    env[9..]
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'),
+                    "{env}"
+                );
+                assert!(
+                    flags[..j].iter().all(|f| f.env() != env),
+                    "{env} twice in `{}`",
+                    command.name
+                );
+                assert!(!OTHER_VARIABLES.contains(&env.as_str()), "{env} is taken");
+                assert!(
+                    help.contains(&format!("[env {env}]")),
+                    "`{} --help` leaves out {env}",
+                    command.name
+                );
+            }
+        }
+    }
+
+    /// `Args` for `passback COMMAND ARGS…` with the environment `env` (name, value pairs).
+    fn args_with_env(command: &str, argv: &[&str], env: &[(&str, &str)]) -> Result<Args, String> {
+        let command = super::command(OsStr::new(command))?;
+        let mut parser = lexopt::Parser::from_args(argv.iter().map(OsString::from));
+        let mut args = Args::parse(command, &mut parser)?.expect("not --help");
+        // `parse` read the real environment; start over from the command line alone.
+        let given: Vec<_> = args
+            .flags
+            .iter()
+            .filter(|(n, _)| !args.from_env.iter().any(|f| f.name == *n))
+            .cloned()
+            .collect();
+        args.flags = given;
+        args.from_env.clear();
+        args.read_env(|name| {
+            env.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| OsString::from(v))
+        })?;
+        Ok(args)
+    }
+
+    #[test]
+    fn the_environment_gives_the_flags_the_command_line_leaves_out() {
+        let a = args_with_env(
+            "serve",
+            &["--max-body", "10"],
+            &[
+                ("PASSBACK_MAX_BODY", "20"),
+                ("PASSBACK_LISTEN", "127.0.0.1:9"),
+                ("PASSBACK_HEADER_TIMEOUT", ""),
+                ("PASSBACK_METRICS_LISTEN", "127.0.0.1:10"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            a.flag("max-body").unwrap(),
+            Some("10"),
+            "the command line wins"
+        );
+        assert_eq!(a.flag("listen").unwrap(), Some("127.0.0.1:9"));
+        assert_eq!(a.flag("header-timeout").unwrap(), None, "empty is unset");
+        let blamed = a.blame_env("--listen must be an address".into());
+        assert!(
+            blamed.ends_with("(from the environment: PASSBACK_LISTEN)"),
+            "{blamed}"
+        );
+        let not = a.blame_env("--max-body must be a number".into());
+        assert!(!not.contains("environment"), "{not}");
+    }
+
+    #[cfg(feature = "store")]
+    #[test]
+    fn switches_from_the_environment_take_yes_or_no() {
+        for (value, on) in [
+            ("1", true),
+            ("true", true),
+            ("YES", true),
+            ("0", false),
+            ("no", false),
+        ] {
+            let a = args_with_env("serve", &[], &[("PASSBACK_REQUIRE_KEYS", value)]).unwrap();
+            assert_eq!(a.flag_os("require-keys").is_some(), on, "{value}");
+        }
+        let Err(e) = args_with_env("serve", &[], &[("PASSBACK_REQUIRE_KEYS", "maybe")]) else {
+            panic!("`maybe` taken for a switch");
+        };
+        assert!(
+            e.contains("PASSBACK_REQUIRE_KEYS") && e.contains("--require-keys"),
+            "{e}"
+        );
     }
 }

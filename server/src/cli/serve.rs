@@ -33,6 +33,8 @@ pub(super) const USAGE: Usage = Usage {
         "[--answer-limit N/min|N/h|off] [--document-answer-limit N/min|N/h|off]",
         #[cfg(feature = "store")]
         "[--max-answer-bytes BYTES] [--webhook-allow-private]",
+        #[cfg(feature = "store")]
+        "[--trusted-proxies ADDR,NET/BITS,…]",
     ],
     about: "",
     column: 28,
@@ -172,8 +174,8 @@ pub(super) const USAGE: Usage = Usage {
             name: "hash-secret",
             value: "TEXT",
             about: "the secret content hashes (ETags, /v1/render/{hash}) are keyed with;\n\
-                    also PASSBACK_HASH_SECRET. Replicas behind one address need the\n\
-                    same; without one, a random secret is drawn at start",
+                    replicas behind one address need the same; without one, a random\n\
+                    secret is drawn at start",
         },
         Flag {
             name: "cors-origin",
@@ -210,6 +212,14 @@ pub(super) const USAGE: Usage = Usage {
             value: "",
             about: "let callback URLs be http:// and reach loopback, private and link-local\n\
                     addresses (by default webhooks go only to public https:// receivers)",
+        },
+        #[cfg(feature = "store")]
+        Flag {
+            name: "trusted-proxies",
+            value: "LIST",
+            about: "reverse proxies (addresses, networks such as 10.0.0.0/8) whose\n\
+                    X-Forwarded-For names the client: the per-client limits then count\n\
+                    the address the proxy appended, not the proxy's (default: none)",
         },
         #[cfg(feature = "store")]
         Flag {
@@ -402,6 +412,10 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         if let Some(n) = a.number::<u64>("max-responses", "a whole number")? {
             config = config.with_max_responses(at_least_one(n, "max-responses")?);
         }
+        if let Some(list) = a.flag("trusted-proxies")? {
+            config = config
+                .with_trusted_proxies(passback_server::forwarded::TrustedProxies::parse(list)?);
+        }
         if let Some(rate) = a.flag("route-limit")? {
             config = config.with_route_limit(passback_server::limit::parse_route_limit(rate)?);
         }
@@ -503,15 +517,11 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         a.number::<usize>("max-output-bytes", "a number of bytes")?
             .unwrap_or(caps.output_bytes),
     ));
-    let secret = match a.flag("hash-secret")? {
-        Some(s) => Some(s.to_string()),
-        None => std::env::var("PASSBACK_HASH_SECRET").ok(),
-    };
-    if let Some(secret) = secret {
+    if let Some(secret) = a.flag("hash-secret")? {
         if secret.is_empty() {
-            return Err("--hash-secret (or PASSBACK_HASH_SECRET) must not be empty".into());
+            return Err("--hash-secret must not be empty".into());
         }
-        config = config.with_hash_secret(Some(passback_server::hash_secret_from(&secret)));
+        config = config.with_hash_secret(Some(passback_server::hash_secret_from(secret)));
     }
     let mut origins: Vec<String> = a
         .flag_all("cors-origin")?

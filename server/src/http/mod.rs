@@ -52,11 +52,16 @@ use std::time::Instant;
 /// only, counts it, and logs one line (never the document's text).
 pub async fn handle(state: Arc<AppState>, req: Request<Incoming>, peer: SocketAddr) -> Resp {
     let start = Instant::now();
-    // The client's address, for the routes that limit by client (only routing does).
+    // The client's address, for the routes that limit by client (only routing does): the
+    // peer's, or behind a trusted proxy the one it forwarded.
     #[cfg(feature = "store")]
     let req = {
         let mut req = req;
-        req.extensions_mut().insert(request::ClientAddr(peer));
+        let client = state
+            .config
+            .trusted_proxies
+            .client(peer.ip(), req.headers());
+        req.extensions_mut().insert(request::ClientAddr(client));
         req
     };
     let method = req.method().clone();

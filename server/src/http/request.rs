@@ -321,16 +321,17 @@ fn lists(header: &str, hash: &str, weak: bool) -> bool {
         })
 }
 
-/// The client address of a request, as the connection gave it; `handle` puts it in the
-/// request's extensions for the routes that limit by client.
+/// The client address of a request, as the connection gave it or, from a trusted proxy
+/// (`--trusted-proxies`), as the proxy forwarded it; `handle` puts it in the request's
+/// extensions for the routes that limit by client.
 #[cfg(feature = "store")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientAddr(pub std::net::SocketAddr);
+pub struct ClientAddr(pub std::net::IpAddr);
 
 /// The client address `handle` recorded for the request.
 #[cfg(feature = "store")]
 pub fn client_of<B>(req: &Request<B>) -> Option<std::net::IpAddr> {
-    req.extensions().get::<ClientAddr>().map(|c| c.0.ip())
+    req.extensions().get::<ClientAddr>().map(|c| c.0)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //!
 //! - Connections: a small pool, opened as needed and opened again after the database went
 //!   away. Every change is one statement (so one implicit transaction); queries from many
-//!   requests share a connection, pipelined.
+//!   requests share a connection, pipelined. Each connection prepares a statement once and
+//!   keeps it: a query is one round trip (bind and execute), not two (parse, then execute).
 //! - Response numbers: storing a response increments its document's `response_count` in the
 //!   same statement that inserts it. The row lock that takes serializes the responses to one
 //!   document, so their numbers commit in order, and a reader that saw response N never
@@ -32,7 +33,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::sync::{Mutex, OnceCell};
-use tokio_postgres::{AsyncMessage, Client, Row};
+use tokio_postgres::{AsyncMessage, Client, Row, Statement};
 
 mod events;
 mod idempotency;
@@ -49,7 +50,11 @@ use schema::migrate;
 const CHANNEL: &str = "passback_responses";
 /// The advisory lock migrations take: "pbck" in ASCII.
 const MIGRATION_LOCK: i64 = 0x7062_636b;
-const POOL_SIZE: usize = 4;
+/// Connections one server opens at most (the listening one besides). A commit waits for the
+/// WAL's flush, and commits waiting at once share one: 4 held the server to 4 per flush.
+const POOL_SIZE: usize = 16;
+/// Prepared statements one connection keeps at most (the store has a few dozen queries).
+const STATEMENTS: usize = 256;
 /// Waits read again at least this often, whatever the listening connection says.
 const RECHECK_EVERY: Duration = Duration::from_secs(3);
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
@@ -64,8 +69,42 @@ pub struct PostgresStore {
 
 struct Pool {
     target: Target,
-    slots: Vec<Mutex<Option<Arc<Client>>>>,
+    slots: Vec<Mutex<Option<Arc<Conn>>>>,
     next: AtomicUsize,
+}
+
+/// A pooled connection and the statements prepared on it, by their SQL.
+struct Conn {
+    client: Client,
+    statements: std::sync::Mutex<std::collections::HashMap<String, Statement>>,
+}
+
+impl Conn {
+    fn new(client: Client) -> Conn {
+        Conn {
+            client,
+            statements: std::sync::Mutex::default(),
+        }
+    }
+
+    fn statements(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, Statement>> {
+        self.statements.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `sql`'s statement on this connection, prepared the first time.
+    async fn statement(&self, sql: &str) -> Result<Statement, tokio_postgres::Error> {
+        if let Some(found) = self.statements().get(sql) {
+            return Ok(found.clone());
+        }
+        let prepared = self.client.prepare(sql).await?;
+        let mut statements = self.statements();
+        if statements.len() < STATEMENTS {
+            statements.insert(sql.to_string(), prepared.clone());
+        }
+        Ok(prepared)
+    }
 }
 
 fn db_error(context: &str, e: tokio_postgres::Error) -> StoreError {
@@ -105,15 +144,15 @@ fn tls_hint(target: &Target, e: StoreError) -> StoreError {
 
 impl Pool {
     /// A connection: the next slot's, opened (again) when it has none or it was closed.
-    async fn client(&self) -> Result<Arc<Client>, StoreError> {
+    async fn client(&self) -> Result<Arc<Conn>, StoreError> {
         let i = self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len();
         let mut slot = self.slots[i].lock().await;
-        if let Some(client) = slot.as_ref().filter(|c| !c.is_closed()) {
-            return Ok(client.clone());
+        if let Some(conn) = slot.as_ref().filter(|c| !c.client.is_closed()) {
+            return Ok(conn.clone());
         }
-        let client = Arc::new(connect(&self.target).await?);
-        *slot = Some(client.clone());
-        Ok(client)
+        let conn = Arc::new(Conn::new(connect(&self.target).await?));
+        *slot = Some(conn.clone());
+        Ok(conn)
     }
 }
 
@@ -143,7 +182,7 @@ impl PostgresStore {
                     next: AtomicUsize::new(1),
                     target: target.clone(),
                 });
-                *pool.slots[0].lock().await = Some(Arc::new(client));
+                *pool.slots[0].lock().await = Some(Arc::new(Conn::new(client)));
                 tokio::spawn(listen(target, Arc::downgrade(&self.waiters)));
                 Ok(pool)
             })
@@ -156,11 +195,19 @@ impl PostgresStore {
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Vec<Row>, StoreError> {
-        let client = self.pool().await?.client().await?;
-        client
-            .query(sql, params)
+        let conn = self.pool().await?.client().await?;
+        let statement = conn
+            .statement(sql)
             .await
-            .map_err(|e| db_error(context, e))
+            .map_err(|e| db_error(context, e))?;
+        conn.client.query(&statement, params).await.map_err(|e| {
+            // A statement the database no longer takes as prepared (its table changed under
+            // it) is prepared afresh next time.
+            if e.as_db_error().is_some() {
+                conn.statements().remove(sql);
+            }
+            db_error(context, e)
+        })
     }
 
     /// The response to `id` already stored for the form submission `hash`, if any.

@@ -523,20 +523,15 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         }
         config = config.with_hash_secret(Some(passback_server::hash_secret_from(secret)));
     }
-    let mut origins: Vec<String> = a
+    // PASSBACK_CORS_ORIGIN arrives as one value holding several origins, separated by spaces or
+    // commas; no origin holds either, so every value is split the same way.
+    let origins: Vec<String> = a
         .flag_all("cors-origin")?
         .into_iter()
+        .flat_map(|list| list.split([' ', ',', '\t', '\n']))
+        .filter(|o| !o.is_empty())
         .map(str::to_string)
         .collect();
-    if origins.is_empty()
-        && let Ok(list) = std::env::var("PASSBACK_CORS_ORIGIN")
-    {
-        origins = list
-            .split([' ', ',', '\t', '\n'])
-            .filter(|o| !o.is_empty())
-            .map(str::to_string)
-            .collect();
-    }
     config = config.with_cors_origins(&origins)?;
     if let Some(addr) = a.flag("metrics-listen")? {
         let addr = addr.parse().map_err(|_| {

@@ -352,3 +352,52 @@ test('a recipient\'s link greets them; the verdict is the last step, said when m
     }
   });
 });
+
+test('the verdict in the copy: with the script, "Copy answers" ends with the verdict line the server\'s stored export ends with', async () => {
+  await withServer(async (server) => {
+    // A label with what the line escapes (`<`) and spaces the routing runs together.
+    const res = await fetch(`${server.url}/v1/documents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ markdown: DOC, verdict: ['Ship <b>it</b>  now', 'Needs work'] }),
+    });
+    const doc = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(doc));
+    const exports = {};
+    for (const javaScriptEnabled of [true, false]) {
+      const ctx = await browser({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        const problems = watchConsole(page);
+        await page.goto(doc.review_url);
+        const progress = page.locator('.pb-actions').locator('..').locator('p.pb-progress');
+        if (javaScriptEnabled) {
+          // The verdict is a step like a question: 6 questions and the verdict; the lists count
+          // as answered as they stand.
+          assert.equal(await progress.textContent(), '2 of 7 answered');
+        }
+        await page.getByRole('radio', { name: 'Managed plan' }).check();
+        await page.getByRole('group', { name: 'Your verdict' }).getByRole('radio', { name: 'Ship <b>it</b> now' }).check();
+        if (javaScriptEnabled) {
+          assert.equal(await progress.textContent(), '4 of 7 answered');
+          await page.getByRole('button', { name: 'Copy answers', exact: true }).click();
+          exports.copied = await page.locator('.pb-doc').getAttribute('data-pb-copied');
+          assert.match(exports.copied, /\n\nVerdict: Ship &lt;b>it&lt;\/b> now\n$/);
+        }
+        await follow(page, 'button', SEND);
+        await follow(page, 'button', 'Send anyway');
+        await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+        const kept = (await responses(server, doc)).at(-1);
+        assert.equal(kept.verdict, 'Ship <b>it</b> now');
+        exports[javaScriptEnabled ? 'on' : 'off'] = kept.export;
+        assert.deepEqual(problems, [], 'console: CSP violations or errors');
+      } finally {
+        await ctx.close();
+      }
+    }
+    // The same steps, the same answer: the script's copy, and what the server kept with and
+    // without the script.
+    assert.equal(exports.copied, exports.on);
+    assert.equal(exports.off, exports.on);
+  });
+});

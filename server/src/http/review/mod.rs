@@ -233,7 +233,7 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
             doc.verdict.as_deref(),
             chosen.as_deref(),
         );
-        let mut intro = Intro::of(&doc.markdown, doc.expires_at);
+        let mut intro = Intro::of(&doc.markdown, doc.expires_at, doc.verdict.is_some());
         intro.recipient = recipient.as_ref().map(|r| r.name.clone());
         let intro = intro.html(&page);
         let revised = (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false));
@@ -409,11 +409,13 @@ struct Intro {
     recipient: Option<String>,
     /// The question blocks' ids, in document order.
     questions: Vec<String>,
+    /// Whether the page asks for a verdict: its step counts as one more question.
+    verdict: bool,
     expires_at: Millis,
 }
 
 impl Intro {
-    fn of(markdown: &str, expires_at: Millis) -> Intro {
+    fn of(markdown: &str, expires_at: Millis, verdict: bool) -> Intro {
         let doc = Doc::parse(markdown);
         Intro {
             title: passback_engine::document_title(markdown),
@@ -423,6 +425,7 @@ impl Intro {
                 .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
                 .map(|b| b.id.clone())
                 .collect(),
+            verdict,
             expires_at,
         }
     }
@@ -433,7 +436,7 @@ impl Intro {
         let stamp = crate::store::rfc3339(self.expires_at);
         let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
         let time = time.get(..5).unwrap_or("");
-        let questions = match self.questions.len() {
+        let questions = match self.questions.len() + usize::from(self.verdict) {
             1 => "1 question".to_string(),
             n => format!("{n} questions"),
         };
@@ -447,7 +450,9 @@ impl Intro {
                 @if let Some(name) = &self.recipient {
                     p class="pb-intro-for" { "For " bdi { (name) } }
                 }
-                @if !self.title.is_empty() {
+                // A document that opens with its own h1 shows its title right below: the
+                // intro does not say it twice.
+                @if !self.title.is_empty() && !starts_with_h1(page) {
                     p class="pb-intro-title" { strong { (self.title) } }
                 }
                 p class="pb-intro-facts" {
@@ -472,6 +477,22 @@ impl Intro {
         }
         .into_string()
     }
+}
+
+/// Whether the document in `page` (a rendered review page) opens with an h1: the first thing
+/// after the form's hidden fields.
+fn starts_with_h1(page: &str) -> bool {
+    let Some(at) = page.find(SURFACE_FIELD) else {
+        return false;
+    };
+    let mut rest = page[at + SURFACE_FIELD.len()..].trim_start();
+    while rest.starts_with("<input type=\"hidden\"") {
+        match rest.find('>') {
+            Some(end) => rest = rest[end + 1..].trim_start(),
+            None => return false,
+        }
+    }
+    rest.starts_with("<h1")
 }
 
 /// The review page with the server's parts: `summary` (the problems with a post) and `intro`

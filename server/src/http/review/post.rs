@@ -375,7 +375,7 @@ async fn stale(
             parts.verdict.as_deref(),
             verdict.as_deref(),
         );
-        let mut intro = Intro::of(&markdown, parts.expires_at);
+        let mut intro = Intro::of(&markdown, parts.expires_at, parts.verdict.is_some());
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
         let intro = intro.html(&page);
         let notice = revised_notice(parts.revision, &left, true);
@@ -503,7 +503,7 @@ fn decode_form(
             parts.verdict.as_deref(),
             verdict.as_deref(),
         );
-        let mut intro = Intro::of(markdown, parts.expires_at);
+        let mut intro = Intro::of(markdown, parts.expires_at, parts.verdict.is_some());
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
         let intro = intro.html(&page);
         let keep = submission.clone().or_else(new_submission);

@@ -405,3 +405,104 @@ test('the verdict in the copy: with the script, "Copy answers" ends with the ver
     assert.equal(exports.off, exports.on);
   });
 });
+
+// The server's parts of the review page (intro, verdict step, error summary, field message)
+// speak the document's language, as the engine's own parts do.
+const SPOKEN = {
+  he: {
+    doc: `# מעבר לוויקי חדש
+
+כמה החלטות פתוחות לפני המעבר.
+
+\`\`\`single-choice
+{ "version": "1", "question": "לאיזה ויקי עוברים?", "options": ["תוכנית מנוהלת", "אירוח עצמי"] }
+\`\`\`
+
+\`\`\`questionnaire
+{ "version": "1", "title": "פרטי המעבר", "questions": [
+  { "id": "q1", "question": "מה עושים בדפים ישנים?", "options": ["להעביר", "למחוק"], "open_field": { "label": "משהו אחר:" } }
+] }
+\`\`\`
+`,
+    title: 'מעבר לוויקי חדש', about: 'על הבקשה הזו', facts: '3 שאלות · פתוח עד', send: 'שליחת התשובות',
+    verdict: 'ההכרעה שלך', pick: 'להעביר', other: 'משהו אחר:', problem: 'יש בעיה',
+    otherEmpty: 'יש להקליד תשובה אחרי „אחר”, או לבחור אפשרות אחרת.', error: 'שגיאה: ',
+    unanswered: 'לא ענית על 2 שאלות', anyway: 'לשלוח בכל זאת', typed: 'לפי הצורך',
+  },
+  ar: {
+    doc: `# الانتقال إلى ويكي جديد
+
+بعض القرارات ما زالت مفتوحة قبل الانتقال.
+
+\`\`\`single-choice
+{ "version": "1", "question": "إلى أي ويكي ننتقل؟", "options": ["خطة مُدارة", "استضافة ذاتية"] }
+\`\`\`
+
+\`\`\`questionnaire
+{ "version": "1", "title": "تفاصيل الانتقال", "questions": [
+  { "id": "q1", "question": "ماذا نفعل بالصفحات القديمة؟", "options": ["ننقلها", "نحذفها"], "open_field": { "label": "شيء آخر:" } }
+] }
+\`\`\`
+`,
+    title: 'الانتقال إلى ويكي جديد', about: 'حول هذا الطلب', facts: 'عدد الأسئلة: 3 · مفتوح حتى', send: 'أرسل الإجابات',
+    verdict: 'قرارك', pick: 'ننقلها', other: 'شيء آخر:', problem: 'هناك مشكلة',
+    otherEmpty: 'اكتب إجابتك بعد «أخرى»، أو اختر خيارًا آخر.', error: 'خطأ: ',
+    unanswered: 'عدد الأسئلة التي لم تُجب عنها: 2', anyway: 'أرسل على أي حال', typed: 'حسب الحاجة',
+  },
+};
+
+for (const [lang, t] of Object.entries(SPOKEN)) {
+  test(`a ${lang} document's review page: intro, verdict, error summary and field message in ${lang}, right to left`, async () => {
+    await withServer(async (server) => {
+      const res = await fetch(`${server.url}/v1/documents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ markdown: t.doc, verdict: true }),
+      });
+      const doc = await res.json();
+      assert.equal(res.status, 201, JSON.stringify(doc));
+      const ctx = await browser({ viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        const problems = watchConsole(page);
+        const speaks = (l) => l.evaluate((e) => [e.lang, e.dir]);
+        await page.goto(doc.review_url);
+        const intro = page.getByRole('region', { name: t.about });
+        await intro.waitFor();
+        assert.deepEqual(await speaks(intro), [lang, 'rtl']);
+        const said = await intro.textContent();
+        assert.ok(said.includes(t.facts), said);
+        assert.ok(!said.includes(t.title), 'the h1 is not said again');
+        assert.equal(await intro.locator('strong').textContent(), t.send);
+        assert.doesNotMatch(said.replace(/ UTC/g, ''), /[A-Za-z]{2,}/, 'no English words (UTC aside)');
+        const verdict = page.getByRole('group', { name: t.verdict });
+        assert.deepEqual(await speaks(page.locator('.pb-verdict')), [lang, 'rtl']);
+        assert.equal(await verdict.getByRole('radio').count(), 3);
+        await shootBoth(page, `review-${lang}`);
+
+        // "Other" chosen with nothing typed: the problem, at the top and at the field.
+        await page.getByRole('radio', { name: t.other }).check();
+        await follow(page, 'button', t.send);
+        const summary = page.locator('.pb-error-summary');
+        await summary.getByRole('heading', { name: t.problem }).waitFor();
+        assert.deepEqual(await speaks(summary), [lang, 'rtl']);
+        await summary.getByRole('link', { name: t.otherEmpty }).waitFor();
+        const message = page.locator('.pb-field-error');
+        assert.deepEqual(await speaks(message), [lang, 'rtl']);
+        assert.equal(await message.textContent(), t.error + t.otherEmpty);
+        await shootBoth(page, `review-${lang}-problem`);
+
+        // Unanswered, the verdict among them: said in the language, with "Send anyway".
+        await page.getByRole('textbox', { name: t.other }).fill(t.typed);
+        await follow(page, 'button', t.send);
+        await summary.getByRole('heading', { name: t.unanswered }).waitFor();
+        await summary.getByRole('link', { name: t.verdict, exact: true }).waitFor();
+        await follow(page, 'button', t.anyway);
+        assert.equal((await responses(server, doc)).length, 1);
+        assert.deepEqual(problems, [], 'console: CSP violations or errors');
+      } finally {
+        await ctx.close();
+      }
+    });
+  });
+}

@@ -548,7 +548,10 @@ pub static EN: Strings = Strings {
     review_open_until: "open until",
     review_send: "When you press {}, your answers go to the person who sent you this link; you can change them later.",
     review_go_to: "Go to a question",
-    summary_unanswered: ["You have not answered 1 question", "You have not answered {} questions"],
+    summary_unanswered: [
+        "You have not answered 1 question",
+        "You have not answered {} questions",
+    ],
     summary_problem: "There is a problem",
     summary_advice: "Answer them below, or send what you have: a question left out is reported as not answered.",
     send_anyway: "Send anyway",

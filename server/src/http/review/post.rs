@@ -7,7 +7,7 @@ use super::super::response::{Resp, html, no_store, private_json, problem};
 use super::{
     CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
     REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, decorate, new_submission,
-    recipient_query, speech, revised_notice, routed_options, with_verdict,
+    recipient_query, revised_notice, routed_options, speech, with_verdict,
 };
 use crate::routing::{
     Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,

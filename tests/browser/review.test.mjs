@@ -506,3 +506,36 @@ for (const [lang, t] of Object.entries(SPOKEN)) {
     });
   });
 }
+
+test('a document without an h1 of its own: the intro names it', async () => {
+  await withServer(async (server) => {
+    const markdown = `---
+title: Choosing a wiki
+---
+
+One call is still open.
+
+\`\`\`single-choice
+{ "version": "1", "question": "Which wiki do we move to?", "options": ["Managed plan", "Self-hosted"] }
+\`\`\`
+`;
+    const res = await fetch(`${server.url}/v1/documents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ markdown }),
+    });
+    const doc = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(doc));
+    const ctx = await browser({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(doc.review_url);
+      const intro = page.getByRole('region', { name: 'About this review' });
+      assert.equal(await page.getByRole('heading', { level: 1 }).count(), 0);
+      assert.equal(await intro.locator('.pb-intro-title').textContent(), 'Choosing a wiki');
+      assert.match(await intro.textContent(), /1 question · open until/);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

@@ -86,6 +86,19 @@ pub fn page(fragment: &str, title: &str, asset_base: &str) -> String {
     )
 }
 
+pub use html::i18n::Strings;
+
+/// The engine's strings in a document's language by its code (`en`, `he`, `ar`; English for
+/// any other): for a host that writes parts of a page around the engine's (the routed review
+/// page's intro and error summary) in the language the page already speaks.
+pub fn chrome_strings(lang: &str) -> &'static Strings {
+    html::i18n::Lang::ALL
+        .into_iter()
+        .find(|l| l.code() == lang)
+        .unwrap_or(html::i18n::Lang::En)
+        .strings()
+}
+
 /// The Markdown reading the engine shares with hosts that read the same text around it (an
 /// mdBook preprocessor, the typed-blocks input of an HTTP service).
 pub mod markdown {

@@ -92,7 +92,10 @@ test('the review page: an intro, Send as the primary action, progress, rows that
       const intro = page.getByRole('region', { name: 'About this review' });
       await intro.waitFor();
       const said = await intro.textContent();
-      assert.match(said, /Moving the team wiki|wiki/i);
+      // The document opens with its own h1: the intro does not say the title again.
+      assert.doesNotMatch(said, /Moving the team wiki/);
+      assert.equal(await page.getByText('Moving the team wiki', { exact: true }).count(), 1);
+      assert.equal(await page.getByRole('heading', { name: 'Moving the team wiki', level: 1 }).count(), 1);
       assert.match(said, /6 questions · open until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
       assert.match(said, /your answers go to the person who sent you this link; you can change them later/);
 
@@ -349,6 +352,190 @@ test('a recipient\'s link greets them; the verdict is the last step, said when m
       } finally {
         await ctx.close();
       }
+    }
+  });
+});
+
+test('the verdict in the copy: with the script, "Copy answers" ends with the verdict line the server\'s stored export ends with', async () => {
+  await withServer(async (server) => {
+    // A label with what the line escapes (`<`) and spaces the routing runs together.
+    const res = await fetch(`${server.url}/v1/documents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ markdown: DOC, verdict: ['Ship <b>it</b>  now', 'Needs work'] }),
+    });
+    const doc = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(doc));
+    const exports = {};
+    for (const javaScriptEnabled of [true, false]) {
+      const ctx = await browser({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        const problems = watchConsole(page);
+        await page.goto(doc.review_url);
+        const progress = page.locator('.pb-actions').locator('..').locator('p.pb-progress');
+        if (javaScriptEnabled) {
+          // The verdict is a step like a question: 6 questions and the verdict; the lists count
+          // as answered as they stand.
+          assert.equal(await progress.textContent(), '2 of 7 answered');
+          assert.match(await page.getByRole('region', { name: 'About this review' }).textContent(), /7 questions · open until/);
+        }
+        await page.getByRole('radio', { name: 'Managed plan' }).check();
+        await page.getByRole('group', { name: 'Your verdict' }).getByRole('radio', { name: 'Ship <b>it</b> now' }).check();
+        if (javaScriptEnabled) {
+          assert.equal(await progress.textContent(), '4 of 7 answered');
+          await page.getByRole('button', { name: 'Copy answers', exact: true }).click();
+          exports.copied = await page.locator('.pb-doc').getAttribute('data-pb-copied');
+          assert.match(exports.copied, /\n\nVerdict: Ship &lt;b>it&lt;\/b> now\n$/);
+        }
+        await follow(page, 'button', SEND);
+        await follow(page, 'button', 'Send anyway');
+        await page.getByRole('heading', { name: 'Your answers were sent', level: 1 }).waitFor();
+        const kept = (await responses(server, doc)).at(-1);
+        assert.equal(kept.verdict, 'Ship <b>it</b> now');
+        exports[javaScriptEnabled ? 'on' : 'off'] = kept.export;
+        assert.deepEqual(problems, [], 'console: CSP violations or errors');
+      } finally {
+        await ctx.close();
+      }
+    }
+    // The same steps, the same answer: the script's copy, and what the server kept with and
+    // without the script.
+    assert.equal(exports.copied, exports.on);
+    assert.equal(exports.off, exports.on);
+  });
+});
+
+// The server's parts of the review page (intro, verdict step, error summary, field message)
+// speak the document's language, as the engine's own parts do.
+const SPOKEN = {
+  he: {
+    doc: `# מעבר לוויקי חדש
+
+כמה החלטות פתוחות לפני המעבר.
+
+\`\`\`single-choice
+{ "version": "1", "question": "לאיזה ויקי עוברים?", "options": ["תוכנית מנוהלת", "אירוח עצמי"] }
+\`\`\`
+
+\`\`\`questionnaire
+{ "version": "1", "title": "פרטי המעבר", "questions": [
+  { "id": "q1", "question": "מה עושים בדפים ישנים?", "options": ["להעביר", "למחוק"], "open_field": { "label": "משהו אחר:" } }
+] }
+\`\`\`
+`,
+    title: 'מעבר לוויקי חדש', about: 'על הבקשה הזו', facts: '3 שאלות · פתוח עד', send: 'שליחת התשובות',
+    verdict: 'ההכרעה שלך', pick: 'להעביר', other: 'משהו אחר:', problem: 'יש בעיה',
+    otherEmpty: 'יש להקליד תשובה אחרי „אחר”, או לבחור אפשרות אחרת.', error: 'שגיאה: ',
+    unanswered: 'לא ענית על 2 שאלות', anyway: 'לשלוח בכל זאת', typed: 'לפי הצורך',
+  },
+  ar: {
+    doc: `# الانتقال إلى ويكي جديد
+
+بعض القرارات ما زالت مفتوحة قبل الانتقال.
+
+\`\`\`single-choice
+{ "version": "1", "question": "إلى أي ويكي ننتقل؟", "options": ["خطة مُدارة", "استضافة ذاتية"] }
+\`\`\`
+
+\`\`\`questionnaire
+{ "version": "1", "title": "تفاصيل الانتقال", "questions": [
+  { "id": "q1", "question": "ماذا نفعل بالصفحات القديمة؟", "options": ["ننقلها", "نحذفها"], "open_field": { "label": "شيء آخر:" } }
+] }
+\`\`\`
+`,
+    title: 'الانتقال إلى ويكي جديد', about: 'حول هذا الطلب', facts: 'عدد الأسئلة: 3 · مفتوح حتى', send: 'أرسل الإجابات',
+    verdict: 'قرارك', pick: 'ننقلها', other: 'شيء آخر:', problem: 'هناك مشكلة',
+    otherEmpty: 'اكتب إجابتك بعد «أخرى»، أو اختر خيارًا آخر.', error: 'خطأ: ',
+    unanswered: 'عدد الأسئلة التي لم تُجب عنها: 2', anyway: 'أرسل على أي حال', typed: 'حسب الحاجة',
+  },
+};
+
+for (const [lang, t] of Object.entries(SPOKEN)) {
+  test(`a ${lang} document's review page: intro, verdict, error summary and field message in ${lang}, right to left`, async () => {
+    await withServer(async (server) => {
+      const res = await fetch(`${server.url}/v1/documents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ markdown: t.doc, verdict: true }),
+      });
+      const doc = await res.json();
+      assert.equal(res.status, 201, JSON.stringify(doc));
+      const ctx = await browser({ viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        const problems = watchConsole(page);
+        const speaks = (l) => l.evaluate((e) => [e.lang, e.dir]);
+        await page.goto(doc.review_url);
+        const intro = page.getByRole('region', { name: t.about });
+        await intro.waitFor();
+        assert.deepEqual(await speaks(intro), [lang, 'rtl']);
+        const said = await intro.textContent();
+        assert.ok(said.includes(t.facts), said);
+        assert.ok(!said.includes(t.title), 'the h1 is not said again');
+        assert.equal(await intro.locator('strong').textContent(), t.send);
+        assert.doesNotMatch(said.replace(/ UTC/g, ''), /[A-Za-z]{2,}/, 'no English words (UTC aside)');
+        const verdict = page.getByRole('group', { name: t.verdict });
+        assert.deepEqual(await speaks(page.locator('.pb-verdict')), [lang, 'rtl']);
+        assert.equal(await verdict.getByRole('radio').count(), 3);
+        await shootBoth(page, `review-${lang}`);
+
+        // "Other" chosen with nothing typed: the problem, at the top and at the field.
+        await page.getByRole('radio', { name: t.other }).check();
+        await follow(page, 'button', t.send);
+        const summary = page.locator('.pb-error-summary');
+        await summary.getByRole('heading', { name: t.problem }).waitFor();
+        assert.deepEqual(await speaks(summary), [lang, 'rtl']);
+        await summary.getByRole('link', { name: t.otherEmpty }).waitFor();
+        const message = page.locator('.pb-field-error');
+        assert.deepEqual(await speaks(message), [lang, 'rtl']);
+        assert.equal(await message.textContent(), t.error + t.otherEmpty);
+        await shootBoth(page, `review-${lang}-problem`);
+
+        // Unanswered, the verdict among them: said in the language, with "Send anyway".
+        await page.getByRole('textbox', { name: t.other }).fill(t.typed);
+        await follow(page, 'button', t.send);
+        await summary.getByRole('heading', { name: t.unanswered }).waitFor();
+        await summary.getByRole('link', { name: t.verdict, exact: true }).waitFor();
+        await follow(page, 'button', t.anyway);
+        assert.equal((await responses(server, doc)).length, 1);
+        assert.deepEqual(problems, [], 'console: CSP violations or errors');
+      } finally {
+        await ctx.close();
+      }
+    });
+  });
+}
+
+test('a document without an h1 of its own: the intro names it', async () => {
+  await withServer(async (server) => {
+    const markdown = `---
+title: Choosing a wiki
+---
+
+One call is still open.
+
+\`\`\`single-choice
+{ "version": "1", "question": "Which wiki do we move to?", "options": ["Managed plan", "Self-hosted"] }
+\`\`\`
+`;
+    const res = await fetch(`${server.url}/v1/documents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ markdown }),
+    });
+    const doc = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(doc));
+    const ctx = await browser({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(doc.review_url);
+      const intro = page.getByRole('region', { name: 'About this review' });
+      assert.equal(await page.getByRole('heading', { level: 1 }).count(), 0);
+      assert.equal(await intro.locator('.pb-intro-title').textContent(), 'Choosing a wiki');
+      assert.match(await intro.textContent(), /1 question · open until/);
+    } finally {
+      await ctx.close();
     }
   });
 });

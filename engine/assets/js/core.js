@@ -100,6 +100,32 @@ function reviewerLine(line) {
   return lead + body.replace(/<(?=[A-Za-z\/!?])/g, '&lt;');
 }
 
+/** The verdict's form field on a routed page (server/src/http/review). */
+var VERDICT_FIELD = 'pb.verdict';
+
+/**
+ * `with_verdict_line` (server/src/routing/recipients.rs): the export ending with
+ * `Verdict: {label}` after one blank line when a verdict was chosen (a blank label is none). The
+ * label is cleaned as `clean_name` does (controls a space, bidi controls dropped, spaces run
+ * together, trimmed at the end), on one line with each `<` written `&lt;`.
+ */
+var TRIM_END = new RegExp(WS + '$');
+function withVerdictLine(markdown, label) {
+  if (!label) return markdown;
+  var name = '';
+  label = String(label);
+  for (var i = 0; i < label.length; i++) {
+    // Every character these tests look at is one UTF-16 unit; a surrogate is kept as it is.
+    var c = label.charAt(i);
+    if (/[\x00-\x1f\x7f-\x9f\u2028\u2029]/.test(c)) c = ' ';
+    if (/^[\u200e\u200f\u202a-\u202e\u2066-\u2069]$/.test(c)) continue;
+    if (c === ' ' && (!name || name.charAt(name.length - 1) === ' ')) continue;
+    name += c;
+  }
+  var out = markdown.replace(TRIM_END, '');
+  return (out ? out + '\n\n' : '') + 'Verdict: ' + name.replace(TRIM_END, '').split('<').join('&lt;') + '\n';
+}
+
 /** Rust's `usize::from_str`. */
 function parseIndex(v) {
   return /^\+?[0-9]+$/.test(v) ? parseInt(v, 10) : NaN;

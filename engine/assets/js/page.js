@@ -37,7 +37,10 @@ function exportFromPairs(doc, pairs) {
   var comments = exportAnnotations(t, leaves, annotationsFromPairs(leaves, pairs));
   if (comments) out.push(comments);
   var markdown = out.join('\n\n');
-  return { markdown: markdown ? markdown + '\n' : '', notices: notices.concat(later) };
+  markdown = markdown ? markdown + '\n' : '';
+  // A routed page's verdict, the last step (the server's export ends with it too).
+  var verdict = pairs.filter(function (p) { return p[0] === VERDICT_FIELD; }).pop();
+  return { markdown: withVerdictLine(markdown, verdict && verdict[1]), notices: notices.concat(later) };
 }
 
 function valuesOf(pairs, id) {
@@ -217,6 +220,11 @@ function answeredCount(form) {
       if (component.export(b, component.decode(b, []), [])) answered++;
     } catch (e) { /* an answer the engine would refuse is not an answer yet */ }
   });
+  // The verdict's step counts as one more question, answered once a choice is made.
+  if ($(form, 'input[name="' + VERDICT_FIELD + '"]')) {
+    questions++;
+    if (pairs.some(function (p) { return p[0] === VERDICT_FIELD && p[1]; })) answered++;
+  }
   return { answered: answered, questions: questions };
 }
 

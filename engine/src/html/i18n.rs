@@ -159,6 +159,9 @@ impl Letters {
 }
 
 /// Every piece of text the engine itself puts on the page. `{}` marks where a label goes.
+/// Hosts read it through `crate::chrome_strings`; a field is named for what it says, and
+/// documented where the name alone would not tell.
+#[allow(missing_docs)]
 #[derive(Debug)]
 pub struct Strings {
     pub other: &'static str,
@@ -301,6 +304,32 @@ pub struct Strings {
     pub list_unchanged: &'static str,
     /// The routed page's progress line: "{answered} of {questions} answered".
     pub progress: &'static str,
+    // What a host writes around a routed review page (the server's intro, error summary, field
+    // messages and verdict step), in the document's language: see `crate::chrome_strings`.
+    /// The intro's name (its region's label) and its greeting ("For {name}").
+    pub review_about: &'static str,
+    pub review_for: &'static str,
+    /// How many questions: one, and "{n} questions".
+    pub review_questions: [&'static str; 2],
+    /// Before the expiry date: "open until".
+    pub review_open_until: &'static str,
+    /// What Send does: "When you press {Send answers}, …" (`{}` the button's name).
+    pub review_send: &'static str,
+    /// The summary of the intro's links to each question.
+    pub review_go_to: &'static str,
+    /// The error summary's title with unanswered questions only (one, and "{n}"), its title
+    /// with any other problem, its advice, and its "Send anyway" button.
+    pub summary_unanswered: [&'static str; 2],
+    pub summary_problem: &'static str,
+    pub summary_advice: &'static str,
+    pub send_anyway: &'static str,
+    /// "Other" chosen with nothing typed, in the summary and at the field; the hidden word
+    /// before a field's message.
+    pub other_empty: &'static str,
+    pub error_prefix: &'static str,
+    /// The verdict step's legend (also its link in the summary) and its hint.
+    pub verdict: &'static str,
+    pub verdict_hint: &'static str,
 }
 
 /// `[("name", s.name), …]`: fields by their names.
@@ -513,6 +542,23 @@ pub static EN: Strings = Strings {
     copy_page: "Copy all answers on this page",
     list_unchanged: "Leaving this list as it is sends “kept unchanged”: that you agree with it as it stands.",
     progress: "{} of {} answered",
+    review_about: "About this review",
+    review_for: "For {}",
+    review_questions: ["1 question", "{} questions"],
+    review_open_until: "open until",
+    review_send: "When you press {}, your answers go to the person who sent you this link; you can change them later.",
+    review_go_to: "Go to a question",
+    summary_unanswered: [
+        "You have not answered 1 question",
+        "You have not answered {} questions",
+    ],
+    summary_problem: "There is a problem",
+    summary_advice: "Answer them below, or send what you have: a question left out is reported as not answered.",
+    send_anyway: "Send anyway",
+    other_empty: "Type your answer after “Other”, or choose another option.",
+    error_prefix: "Error: ",
+    verdict: "Your verdict",
+    verdict_hint: "Your overall answer to this document, sent with your answers.",
 };
 
 pub static HE: Strings = Strings {
@@ -674,6 +720,20 @@ pub static HE: Strings = Strings {
     copy_page: "העתקת כל התשובות בעמוד",
     list_unchanged: "השארת הרשימה כפי שהיא שולחת „ללא שינוי”, כלומר הסכמה לרשימה כפי שהיא.",
     progress: "{} מתוך {} נענו",
+    review_about: "על הבקשה הזו",
+    review_for: "עבור {}",
+    review_questions: ["שאלה אחת", "{} שאלות"],
+    review_open_until: "פתוח עד",
+    review_send: "בלחיצה על {} התשובות שלך יגיעו למי ששלח לך את הקישור; אפשר לשנות אותן אחר כך.",
+    review_go_to: "מעבר לשאלה",
+    summary_unanswered: ["לא ענית על שאלה אחת", "לא ענית על {} שאלות"],
+    summary_problem: "יש בעיה",
+    summary_advice: "אפשר לענות עליהן למטה, או לשלוח את מה שיש: שאלה שנשארה ריקה מדווחת כשאלה שלא נענתה.",
+    send_anyway: "לשלוח בכל זאת",
+    other_empty: "יש להקליד תשובה אחרי „אחר”, או לבחור אפשרות אחרת.",
+    error_prefix: "שגיאה: ",
+    verdict: "ההכרעה שלך",
+    verdict_hint: "התשובה הכוללת שלך למסמך, נשלחת יחד עם התשובות.",
 };
 
 pub static AR: Strings = Strings {
@@ -840,6 +900,20 @@ pub static AR: Strings = Strings {
     copy_page: "نسخ كل الإجابات في هذه الصفحة",
     list_unchanged: "تركُ هذه القائمة كما هي يُرسل «دون تغيير»، أي أنك توافق عليها كما هي.",
     progress: "تمت الإجابة عن {} من {}",
+    review_about: "حول هذا الطلب",
+    review_for: "إلى {}",
+    review_questions: ["سؤال واحد", "عدد الأسئلة: {}"],
+    review_open_until: "مفتوح حتى",
+    review_send: "عند الضغط على {} تصل إجاباتك إلى من أرسل إليك هذا الرابط، ويمكنك تغييرها لاحقًا.",
+    review_go_to: "انتقل إلى سؤال",
+    summary_unanswered: ["لم تُجب عن سؤال واحد", "عدد الأسئلة التي لم تُجب عنها: {}"],
+    summary_problem: "هناك مشكلة",
+    summary_advice: "أجب عنها أدناه، أو أرسل ما لديك: السؤال المتروك يُبلَّغ عنه بأنه بلا إجابة.",
+    send_anyway: "أرسل على أي حال",
+    other_empty: "اكتب إجابتك بعد «أخرى»، أو اختر خيارًا آخر.",
+    error_prefix: "خطأ: ",
+    verdict: "قرارك",
+    verdict_hint: "ردّك العام على هذه الوثيقة، يُرسل مع إجاباتك.",
 };
 
 #[cfg(test)]

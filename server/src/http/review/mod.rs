@@ -102,12 +102,12 @@ pub(super) fn recipient_query(query: Option<&str>) -> Option<String> {
 
 /// The verdict's step (contract §6.2): a fieldset of radios, one per choice, last before the
 /// form's buttons; `chosen` is checked.
-fn verdict_step(choices: &[String], chosen: Option<&str>) -> String {
+fn verdict_step(choices: &[String], chosen: Option<&str>, said: &Speech) -> String {
     maud::html! {
-        div class="pb-block pb-verdict" id=(VERDICT_ID) lang="en" dir="ltr" {
+        div class="pb-block pb-verdict" id=(VERDICT_ID) lang=(said.lang) dir=(said.dir) {
             fieldset class="pb-question pb-single" {
-                legend class="pb-question-text" { "Your verdict" }
-                p class="pb-hint" { "Your overall answer to this document, sent with your answers." }
+                legend class="pb-question-text" { (said.t.verdict) }
+                p class="pb-hint" { (said.t.verdict_hint) }
                 div class="pb-options" {
                     @for (n, choice) in choices.iter().enumerate() {
                         @let option = format!("{VERDICT_ID}-{n}");
@@ -132,7 +132,8 @@ fn with_verdict(mut page: String, choices: Option<&[String]>, chosen: Option<&st
     };
     let end = page.find("</form>").unwrap_or(page.len());
     if let Some(at) = page[..end].rfind(FORM_ACTIONS) {
-        page.insert_str(at, &verdict_step(choices, chosen));
+        let step = verdict_step(choices, chosen, &speech(&page));
+        page.insert_str(at, &step);
     }
     page
 }
@@ -233,7 +234,7 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
             doc.verdict.as_deref(),
             chosen.as_deref(),
         );
-        let mut intro = Intro::of(&doc.markdown, doc.expires_at);
+        let mut intro = Intro::of(&doc.markdown, doc.expires_at, doc.verdict.is_some());
         intro.recipient = recipient.as_ref().map(|r| r.name.clone());
         let intro = intro.html(&page);
         let revised = (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false));
@@ -409,11 +410,13 @@ struct Intro {
     recipient: Option<String>,
     /// The question blocks' ids, in document order.
     questions: Vec<String>,
+    /// Whether the page asks for a verdict: its step counts as one more question.
+    verdict: bool,
     expires_at: Millis,
 }
 
 impl Intro {
-    fn of(markdown: &str, expires_at: Millis) -> Intro {
+    fn of(markdown: &str, expires_at: Millis, verdict: bool) -> Intro {
         let doc = Doc::parse(markdown);
         Intro {
             title: passback_engine::document_title(markdown),
@@ -423,6 +426,7 @@ impl Intro {
                 .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
                 .map(|b| b.id.clone())
                 .collect(),
+            verdict,
             expires_at,
         }
     }
@@ -433,34 +437,42 @@ impl Intro {
         let stamp = crate::store::rfc3339(self.expires_at);
         let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
         let time = time.get(..5).unwrap_or("");
-        let questions = match self.questions.len() {
-            1 => "1 question".to_string(),
-            n => format!("{n} questions"),
+        let said = speech(page);
+        let t = said.t;
+        let questions = match self.questions.len() + usize::from(self.verdict) {
+            1 => t.review_questions[0].to_string(),
+            n => passback_engine::Strings::fill(t.review_questions[1], &n.to_string()),
         };
+        let (for_before, for_after) =
+            passback_engine::Strings::split(t.review_for).unwrap_or((t.review_for, ""));
+        let (send_before, send_after) =
+            passback_engine::Strings::split(t.review_send).unwrap_or((t.review_send, ""));
         let links: Vec<(String, String)> = self
             .questions
             .iter()
             .filter_map(|b| Some((block_field_id(page, b)?, block_heading(page, b)?)))
             .collect();
         maud::html! {
-            section class="pb-intro" lang="en" dir="ltr" aria-label="About this review" {
+            section class="pb-intro" lang=(said.lang) dir=(said.dir) aria-label=(t.review_about) {
                 @if let Some(name) = &self.recipient {
-                    p class="pb-intro-for" { "For " bdi { (name) } }
+                    p class="pb-intro-for" { (for_before) bdi { (name) } (for_after) }
                 }
-                @if !self.title.is_empty() {
+                // A document that opens with its own h1 shows its title right below: the
+                // intro does not say it twice.
+                @if !self.title.is_empty() && !starts_with_h1(page) {
                     p class="pb-intro-title" { strong { (self.title) } }
                 }
                 p class="pb-intro-facts" {
-                    (questions) " · open until "
-                    time datetime=(stamp) { (date) " " (time) " UTC" }
+                    (questions) " · " (t.review_open_until) " "
+                    time datetime=(stamp) dir="ltr" { (date) " " (time) " UTC" }
                 }
                 p {
-                    "When you press " strong { "Send answers" } ", your answers go to the person who sent you this link; you can change them later."
+                    (send_before) strong { (t.send_answers) } (send_after)
                 }
                 p class="pb-progress" data-pb-progress hidden {}
                 @if links.len() > 1 {
                     details class="pb-intro-questions" {
-                        summary { "Go to a question" }
+                        summary { (t.review_go_to) }
                         ol {
                             @for (target, text) in &links {
                                 li { a href={ "#" (target) } { (maud::PreEscaped(text)) } }
@@ -472,6 +484,48 @@ impl Intro {
         }
         .into_string()
     }
+}
+
+/// The language of the document on `page` (its `.pb-doc`'s `lang` and `dir`) and the engine's
+/// strings for it: what the server writes around the document speaks as the page does.
+pub(super) struct Speech {
+    pub lang: String,
+    pub dir: String,
+    pub t: &'static passback_engine::Strings,
+}
+
+pub(super) fn speech(page: &str) -> Speech {
+    let tag = page
+        .find(DOC_START)
+        .and_then(|at| Some(&page[at..at + page[at..].find('>')?]))
+        .unwrap_or("");
+    let read = |name: &str| post::attribute(tag, name);
+    let lang = read("lang").unwrap_or_else(|| "en".into());
+    let dir = read("dir").unwrap_or_else(|| "ltr".into());
+    Speech {
+        t: passback_engine::chrome_strings(&lang),
+        lang,
+        dir,
+    }
+}
+
+/// The document's element, as the engine writes it.
+const DOC_START: &str = "<div class=\"pb-doc\"";
+
+/// Whether the document in `page` (a rendered review page) opens with an h1: the first thing
+/// after the form's hidden fields.
+fn starts_with_h1(page: &str) -> bool {
+    let Some(at) = page.find(SURFACE_FIELD) else {
+        return false;
+    };
+    let mut rest = page[at + SURFACE_FIELD.len()..].trim_start();
+    while rest.starts_with("<input type=\"hidden\"") {
+        match rest.find('>') {
+            Some(end) => rest = rest[end + 1..].trim_start(),
+            None => return false,
+        }
+    }
+    rest.starts_with("<h1")
 }
 
 /// The review page with the server's parts: `summary` (the problems with a post) and `intro`

@@ -7,7 +7,7 @@ use super::super::response::{Resp, html, no_store, private_json, problem};
 use super::{
     CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
     REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, decorate, new_submission,
-    recipient_query, revised_notice, routed_options, with_verdict,
+    recipient_query, revised_notice, routed_options, speech, with_verdict,
 };
 use crate::routing::{
     Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
@@ -375,7 +375,7 @@ async fn stale(
             parts.verdict.as_deref(),
             verdict.as_deref(),
         );
-        let mut intro = Intro::of(&markdown, parts.expires_at);
+        let mut intro = Intro::of(&markdown, parts.expires_at, parts.verdict.is_some());
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
         let intro = intro.html(&page);
         let notice = revised_notice(parts.revision, &left, true);
@@ -503,7 +503,7 @@ fn decode_form(
             parts.verdict.as_deref(),
             verdict.as_deref(),
         );
-        let mut intro = Intro::of(markdown, parts.expires_at);
+        let mut intro = Intro::of(markdown, parts.expires_at, parts.verdict.is_some());
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
         let intro = intro.html(&page);
         let keep = submission.clone().or_else(new_submission);
@@ -619,23 +619,27 @@ fn empty_answer(v: &Value) -> bool {
 /// The error summary at the top of the page sent back (after GOV.UK's): each problem a link
 /// to its field, and with unanswered questions alone, "Send anyway".
 fn problem_summary(page: &str, empty_others: &[String], unanswered: &[String]) -> String {
+    let said = speech(page);
+    let t = said.t;
     let title = if empty_others.is_empty() {
         match unanswered.len() {
-            1 => "You have not answered 1 question".to_string(),
-            n => format!("You have not answered {n} questions"),
+            1 => t.summary_unanswered[0].to_string(),
+            n => passback_engine::Strings::fill(t.summary_unanswered[1], &n.to_string()),
         }
     } else {
-        "There is a problem".to_string()
+        t.summary_problem.to_string()
     };
+    // The items are HTML (a block's heading is taken from the page as it is written there).
+    let text = |s: &str| maud::html! { (s) }.into_string();
     let mut items: Vec<(String, String)> = Vec::new();
     for question in empty_others {
         let field = format!("{question}.other");
         let target = field_id(page, &field).unwrap_or_default();
-        items.push((target, OTHER_EMPTY.to_string()));
+        items.push((target, text(t.other_empty)));
     }
     for block in unanswered {
         if block == VERDICT_ID {
-            items.push((format!("{VERDICT_ID}-0"), "Your verdict".to_string()));
+            items.push((format!("{VERDICT_ID}-0"), text(t.verdict)));
             continue;
         }
         let target = block_field_id(page, block).unwrap_or_default();
@@ -644,11 +648,11 @@ fn problem_summary(page: &str, empty_others: &[String], unanswered: &[String]) -
     }
     let only_unanswered = empty_others.is_empty();
     maud::html! {
-        div class="pb-error-summary" tabindex="-1" lang="en" dir="ltr"
+        div class="pb-error-summary" tabindex="-1" lang=(said.lang) dir=(said.dir)
             aria-labelledby="pb-error-summary-title" {
             h2 id="pb-error-summary-title" { (title) }
             @if only_unanswered {
-                p { "Answer them below, or send what you have: a question left out is reported as not answered." }
+                p { (t.summary_advice) }
             }
             ul {
                 @for (target, text) in &items {
@@ -660,16 +664,13 @@ fn problem_summary(page: &str, empty_others: &[String], unanswered: &[String]) -
             }
             @if only_unanswered {
                 div class="pb-actions" {
-                    button type="submit" form=(FORM_ID) class="pb-secondary" name=(CONFIRM_FIELD) value="unanswered" { "Send anyway" }
+                    button type="submit" form=(FORM_ID) class="pb-secondary" name=(CONFIRM_FIELD) value="unanswered" { (t.send_anyway) }
                 }
             }
         }
     }
     .into_string()
 }
-
-/// What an "Other" chosen and left empty is told, in the summary and at the field.
-const OTHER_EMPTY: &str = "Type your answer after “Other”, or choose another option.";
 
 /// The element id of the control named `name` in `page`.
 fn field_id(page: &str, name: &str) -> Option<String> {
@@ -699,7 +700,7 @@ pub(super) fn block_field_id(page: &str, block: &str) -> Option<String> {
 }
 
 /// The value of `name` in a start tag the engine wrote (its values are escaped and quoted).
-fn attribute(tag: &str, name: &str) -> Option<String> {
+pub(super) fn attribute(tag: &str, name: &str) -> Option<String> {
     let key = format!(" {name}=\"");
     let at = tag.find(&key)? + key.len();
     let end = tag[at..].find('"')?;
@@ -754,9 +755,10 @@ fn mark_field(page: String, name: &str) -> String {
     let Some(start) = page[..at].rfind('<') else {
         return page;
     };
+    let said = speech(&page);
     let message = maud::html! {
-        p class="pb-field-error" id={ (id) "-error" } lang="en" dir="ltr" {
-            span class="pb-visually-hidden" { "Error: " } (OTHER_EMPTY)
+        p class="pb-field-error" id={ (id) "-error" } lang=(said.lang) dir=(said.dir) {
+            span class="pb-visually-hidden" { (said.t.error_prefix) } (said.t.other_empty)
         }
     }
     .into_string();

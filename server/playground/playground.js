@@ -258,7 +258,7 @@
     var marks = el('div', { 'class': 'pbp-gutter-marks' });
     var inner = el('div', { 'class': 'pbp-gutter-inner' }, numbers, marks);
     var box = el('div', { 'class': 'pbp-gutter' }, inner);
-    var wrap = el('div', { 'class': 'pbp-code' });
+    var wrap = el('div', { 'class': 'pbp-source' });
     var lineNote = el('p', { id: 'pbp-line-note', 'class': 'pbp-line-note', role: 'status' });
     editor.setAttribute('wrap', 'off');
     editor.parentNode.insertBefore(wrap, editor);

@@ -310,6 +310,10 @@ test('line numbers follow the text’s lines after typing, pasting and scrolling
   assert.equal(fits.wrap, 'off');
   assert.equal(fits.white, 'pre');
   assert.ok(fits.wide, 'the long lines scroll sideways');
+  // The gutter is as tall as the text area, not as its 300 lines.
+  const heights = await page.evaluate(() => [document.querySelector('.pbp-gutter'), document.getElementById('pbp-doc')]
+    .map((e) => Math.round(e.getBoundingClientRect().height)));
+  assert.equal(heights[0], heights[1]);
 
   // Typing new lines at the end.
   await editorOf(page).press('Control+End');

@@ -1,5 +1,6 @@
-// The playground's script: the preview follows the editor as you type, problems take you to
-// their place in the text (and invalid blocks in the preview say why), examples load in one
+// The playground's script: the preview follows the editor as you type, the editor numbers its
+// lines and marks each problem's line, problems take you to their place in the text (and
+// invalid blocks in the preview say why), examples load in one
 // click, the draft is kept in this browser across reloads, and Share puts the document in the
 // link's #fragment. Without it the page is a form that posts to `/`, which renders the same
 // things on the server. It runs under the server's CSP: no inline code, no eval, and it talks

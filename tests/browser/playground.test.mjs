@@ -352,7 +352,13 @@ test('line numbers follow the text’s lines after typing, pasting and scrolling
   assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line ${visible} after scrolling: text at ${at.text}, number at ${at.number}`);
   await page.locator('#pbp-doc').hover();
   await page.mouse.wheel(0, -500);
-  await page.waitForFunction(() => document.querySelector('.pbp-gutter').scrollTop === document.getElementById('pbp-doc').scrollTop);
+  // The wheel may scroll smoothly: wait until the text stands still, with the gutter beside it.
+  await page.waitForFunction(() => {
+    const top = document.getElementById('pbp-doc').scrollTop;
+    const still = window.lastTop === top;
+    window.lastTop = top;
+    return still && top < 2000 && document.querySelector('.pbp-gutter').scrollTop === top;
+  }, null, { polling: 100 });
   at = await rows(page, visible - 10);
   assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `after the wheel: text at ${at.text}, number at ${at.number}`);
   await page.close();

@@ -277,12 +277,23 @@
       return n;
     }
 
+    /** The numbers come in blocks of CHUNK lines, one text node each: a new line rewrites
+     * the last block only, so a long document is not laid out again on every Enter. */
+    var CHUNK = 100; // as the stylesheet's intrinsic height of a block says
+    function block(first, last) {
+      var parts = [];
+      for (var i = first; i <= last; i++) parts.push(i);
+      return el('div', null, parts.join('\n'));
+    }
+
     function numberLines() {
       var n = countLines();
       if (n !== lines) {
-        var parts = new Array(n);
-        for (var i = 0; i < n; i++) parts[i] = i + 1;
-        numbers.textContent = parts.join('\n');
+        var keep = Math.floor(Math.min(n, lines) / CHUNK); // full blocks that stay as they are
+        while (numbers.children.length > keep) numbers.lastChild.remove();
+        for (var first = keep * CHUNK + 1; first <= n; first += CHUNK) {
+          numbers.append(block(first, Math.min(n, first + CHUNK - 1)));
+        }
         // Wide enough for the longest number.
         box.style.setProperty('--pbp-digits', String(String(n).length));
         lines = n;

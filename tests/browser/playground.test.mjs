@@ -281,12 +281,15 @@ function rows(page, line) {
     const box = t.getBoundingClientRect();
     const text = box.top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop) + (line - 1) * lh - t.scrollTop;
     const numbers = document.querySelector('.pbp-gutter-numbers');
-    const node = numbers.firstChild;
-    const all = node.data.split('\n');
-    const start = all.slice(0, line - 1).reduce((n, s) => n + s.length + 1, 0);
+    const all = Array.from(numbers.children, (b) => b.textContent).join('\n').split('\n');
+    const number = Array.from(numbers.children).find((b) => b.textContent.split('\n').includes(String(line)));
+    const node = number.firstChild;
+    const mine = node.data.split('\n');
+    const at = mine.indexOf(String(line));
+    const start = mine.slice(0, at).reduce((n, s) => n + s.length + 1, 0);
     const range = document.createRange();
     range.setStart(node, start);
-    range.setEnd(node, start + all[line - 1].length);
+    range.setEnd(node, start + mine[at].length);
     const rect = range.getBoundingClientRect();
     return { text, number: rect.top, shown: all[line - 1], count: all.length, lh, scrolled: t.scrollTop };
   }, line);
@@ -325,13 +328,20 @@ test('line numbers follow the text’s lines after typing, pasting and scrolling
   assert.ok(at.scrolled > 0, 'the text area scrolled to the end');
   assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line 301 after typing: text at ${at.text}, number at ${at.number}`);
 
-  // A keystroke that keeps the line count leaves the numbers alone: one text node, not rebuilt.
-  await page.evaluate(() => { document.querySelector('.pbp-gutter-numbers').firstChild.kept = true; });
+  // A keystroke that keeps the line count leaves the numbers alone, and a new line rewrites
+  // only the last block of them.
+  const keep = () => page.evaluate(() => {
+    for (const b of document.querySelector('.pbp-gutter-numbers').children) b.kept = true;
+  });
+  const kept = () => page.evaluate(() => Array.from(document.querySelector('.pbp-gutter-numbers').children).map((b) => b.kept === true));
+  await keep();
   await page.keyboard.type('xyz');
-  assert.equal(await page.evaluate(() => {
-    const numbers = document.querySelector('.pbp-gutter-numbers');
-    return numbers.childNodes.length === 1 && numbers.firstChild.kept === true;
-  }), true);
+  assert.ok((await kept()).every(Boolean), 'nothing rewritten');
+  await page.keyboard.press('Enter');
+  const after = await kept();
+  assert.equal(after.at(-1), false);
+  assert.ok(after.slice(0, -1).every(Boolean), 'only the last block rewritten');
+  assert.ok(after.length > 1);
 
   // Pasting (one edit of many lines) in the middle.
   await page.evaluate(() => {
@@ -340,8 +350,8 @@ test('line numbers follow the text’s lines after typing, pasting and scrolling
     t.setSelectionRange(10, 10);
   });
   await page.keyboard.insertText('a\nb\nc\nd\ne\n');
-  at = await rows(page, 306);
-  assert.equal(at.count, 306);
+  at = await rows(page, 307);
+  assert.equal(at.count, 307);
 
   // Scrolling the text area, by wheel and by script.
   await page.evaluate(() => { document.getElementById('pbp-doc').scrollTop = 2000; });
@@ -361,6 +371,20 @@ test('line numbers follow the text’s lines after typing, pasting and scrolling
   }, null, { polling: 100 });
   at = await rows(page, visible - 10);
   assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `after the wheel: text at ${at.text}, number at ${at.number}`);
+
+  // A long document opened at its top, then its end: the numbers there are still in step,
+  // though the blocks between were never drawn.
+  await page.evaluate(() => {
+    const t = document.getElementById('pbp-doc');
+    t.value = Array.from({ length: 3050 }, (_, i) => `Row ${i + 1}`).join('\n');
+    t.scrollTop = 0;
+    t.dispatchEvent(new Event('input'));
+  });
+  await page.evaluate(() => { const t = document.getElementById('pbp-doc'); t.scrollTop = t.scrollHeight; });
+  await page.waitForFunction(() => document.querySelector('.pbp-gutter').scrollTop === document.getElementById('pbp-doc').scrollTop);
+  at = await rows(page, 3048);
+  assert.equal(at.count, 3050);
+  assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line 3048 at the end: text at ${at.text}, number at ${at.number}`);
   await page.close();
 });
 

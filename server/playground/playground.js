@@ -1,5 +1,6 @@
-// The playground's script: the preview follows the editor as you type, problems take you to
-// their place in the text (and invalid blocks in the preview say why), examples load in one
+// The playground's script: the preview follows the editor as you type, the editor numbers its
+// lines and marks each problem's line, problems take you to their place in the text (and
+// invalid blocks in the preview say why), examples load in one
 // click, the draft is kept in this browser across reloads, and Share puts the document in the
 // link's #fragment. Without it the page is a form that posts to `/`, which renders the same
 // things on the server. It runs under the server's CSP: no inline code, no eval, and it talks
@@ -34,6 +35,7 @@
   var seq = 0;
   var inFlight = null;
 
+  var gutter = makeGutter();
   readyPreview();
   byId('pbp-render').hidden = true;
   // Its rows become buttons, which take focus themselves.
@@ -50,6 +52,7 @@
     }, RENDER_DELAY_MS);
     // A link made before this edit no longer holds the text.
     shareBox.hidden = true;
+    gutter.numberLines();
   });
   problemList.addEventListener('click', function (event) {
     var button = event.target.closest('button[data-line]');
@@ -80,6 +83,7 @@
 
   function refresh() {
     clearTimeout(timer);
+    gutter.numberLines();
     var text = editor.value;
     var mine = ++seq;
     if (inFlight) inFlight.abort();
@@ -89,6 +93,7 @@
       preview.replaceChildren(el('p', { 'class': 'pbp-empty' }, 'Nothing to show yet. Write in the editor, or pick an example above: “Every component” shows the whole palette.'));
       showStatus(null);
       showProblems([]);
+      gutter.mark([]);
       return;
     }
     var request = {
@@ -114,6 +119,7 @@
       }
       showStatus(results[1]);
       showProblems(results[1].diagnostics);
+      gutter.mark(results[1].diagnostics);
       explainInvalid(results[1].diagnostics);
     }, function (error) {
       if (mine !== seq || (error && error.name === 'AbortError')) return;
@@ -219,6 +225,7 @@
     editor.focus();
     editor.setSelectionRange(offset, offset);
     editor.scrollTop = Math.max(0, caretTop(offset) - editor.clientHeight / 3);
+    gutter.follow();
   }
 
   /** How far down the text area the caret at `offset` sits: the text before it, laid out in an
@@ -239,6 +246,132 @@
     var top = copy.scrollHeight - parseFloat(style.lineHeight || '20');
     copy.remove();
     return top;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The gutter: line numbers beside the text (lines do not wrap, so line N sits N - 1 line
+  // heights down), and a mark on each line with a problem. The numbers are one text node,
+  // rewritten only when the line count changes; the marks are buttons that take the caret to
+  // the problem, named by its message. A caret moved onto a marked line says its problems.
+
+  function makeGutter() {
+    var numbers = el('div', { 'class': 'pbp-gutter-numbers', 'aria-hidden': 'true' });
+    var marks = el('div', { 'class': 'pbp-gutter-marks' });
+    var inner = el('div', { 'class': 'pbp-gutter-inner' }, numbers, marks);
+    var box = el('div', { 'class': 'pbp-gutter' }, inner);
+    var wrap = el('div', { 'class': 'pbp-source' });
+    var lineNote = el('p', { id: 'pbp-line-note', 'class': 'pbp-line-note', role: 'status' });
+    editor.setAttribute('wrap', 'off');
+    editor.parentNode.insertBefore(wrap, editor);
+    wrap.append(box, editor);
+    wrap.after(lineNote);
+    root.classList.add('pbp-numbered');
+    var lines = 0;
+    var byLine = {}; // line → its diagnostics
+    var caretLine = 0;
+
+    function countLines() {
+      var text = editor.value;
+      var n = 1;
+      for (var at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+      return n;
+    }
+
+    /** The numbers come in blocks of CHUNK lines, one text node each: a new line rewrites
+     * the last block only, so a long document is not laid out again on every Enter. */
+    var CHUNK = 100; // as the stylesheet's intrinsic height of a block says
+    function block(first, last) {
+      var parts = [];
+      for (var i = first; i <= last; i++) parts.push(i);
+      return el('div', null, parts.join('\n'));
+    }
+
+    function numberLines() {
+      var n = countLines();
+      if (n !== lines) {
+        var keep = Math.floor(Math.min(n, lines) / CHUNK); // full blocks that stay as they are
+        while (numbers.children.length > keep) numbers.lastChild.remove();
+        for (var first = keep * CHUNK + 1; first <= n; first += CHUNK) {
+          numbers.append(block(first, Math.min(n, first + CHUNK - 1)));
+        }
+        // Wide enough for the longest number.
+        box.style.setProperty('--pbp-digits', String(String(n).length));
+        lines = n;
+      }
+      follow();
+    }
+
+    /** The gutter scrolls with the text. */
+    function follow() {
+      if (box.scrollTop !== editor.scrollTop) box.scrollTop = editor.scrollTop;
+    }
+
+    var ICONS = { error: '\u2716', warning: '\u25b2', info: 'i' };
+    var RANK = { error: 0, warning: 1, info: 2 };
+
+    function describe(line) {
+      return 'Line ' + line + ': ' + byLine[line].map(function (d) {
+        return d.severity + ', ' + d.message;
+      }).join('; ');
+    }
+
+    function mark(diagnostics) {
+      byLine = {};
+      diagnostics.forEach(function (d) {
+        (byLine[d.line] = byLine[d.line] || []).push(d);
+      });
+      marks.replaceChildren.apply(marks, Object.keys(byLine).map(Number).sort(function (a, b) { return a - b; }).map(function (line) {
+        var list = byLine[line];
+        var worst = list.reduce(function (w, d) { return RANK[d.severity] < RANK[w.severity] ? d : w; }, list[0]);
+        var button = el('button', {
+          type: 'button', 'class': 'pbp-mark', 'data-severity': worst.severity,
+          'data-line': String(line), 'aria-label': describe(line), title: describe(line)
+        }, el('span', { 'aria-hidden': 'true' }, ICONS[worst.severity] || '!'));
+        button.style.setProperty('--pbp-line', String(line - 1));
+        return button;
+      }));
+      caretLine = 0;
+      if (document.activeElement === editor) caretMoved();
+    }
+
+    marks.addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-line]');
+      if (!button) return;
+      var d = byLine[+button.getAttribute('data-line')];
+      if (d) goTo(d[0].line, d[0].column);
+    });
+    // A mark reached by Tab brings its line into view; the gutter scrolls the text, too.
+    marks.addEventListener('focusin', function (event) {
+      var button = event.target.closest('button[data-line]');
+      if (!button) return;
+      var top = button.offsetTop;
+      if (top < editor.scrollTop || top + button.offsetHeight > editor.scrollTop + editor.clientHeight) {
+        editor.scrollTop = Math.max(0, top - editor.clientHeight / 3);
+      }
+      follow();
+    });
+    box.addEventListener('scroll', function () {
+      if (editor.scrollTop !== box.scrollTop) editor.scrollTop = box.scrollTop;
+    });
+    editor.addEventListener('scroll', follow);
+
+    function caretMoved() {
+      var text = editor.value;
+      var line = 1;
+      var end = editor.selectionStart;
+      for (var at = text.indexOf('\n'); at >= 0 && at < end; at = text.indexOf('\n', at + 1)) line++;
+      if (line === caretLine) return;
+      caretLine = line;
+      var said = byLine[line] ? describe(line) : '';
+      if (lineNote.textContent !== said) lineNote.textContent = said;
+    }
+    ['keyup', 'mouseup', 'focus'].forEach(function (type) {
+      editor.addEventListener(type, caretMoved);
+    });
+    editor.addEventListener('blur', function () { caretLine = 0; });
+
+    numberLines();
+    return { numberLines: numberLines, mark: mark, follow: follow };
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -271,6 +271,187 @@ test('choosing a problem, by click or by Enter, puts the caret at its line and c
   await page.close();
 });
 
+/** Where line `line` of the text area and its number in the gutter sit on screen (their tops),
+ * and what number the gutter shows there. */
+function rows(page, line) {
+  return page.evaluate((line) => {
+    const t = document.getElementById('pbp-doc');
+    const style = getComputedStyle(t);
+    const lh = parseFloat(style.lineHeight);
+    const box = t.getBoundingClientRect();
+    const text = box.top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop) + (line - 1) * lh - t.scrollTop;
+    const numbers = document.querySelector('.pbp-gutter-numbers');
+    const all = Array.from(numbers.children, (b) => b.textContent).join('\n').split('\n');
+    const number = Array.from(numbers.children).find((b) => b.textContent.split('\n').includes(String(line)));
+    const node = number.firstChild;
+    const mine = node.data.split('\n');
+    const at = mine.indexOf(String(line));
+    const start = mine.slice(0, at).reduce((n, s) => n + s.length + 1, 0);
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, start + mine[at].length);
+    const rect = range.getBoundingClientRect();
+    return { text, number: rect.top, shown: all[line - 1], count: all.length, lh, scrolled: t.scrollTop };
+  }, line);
+}
+
+test('line numbers follow the text’s lines after typing, pasting and scrolling; lines do not wrap', async () => {
+  const page = await js.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${url}/`);
+  const long = Array.from({ length: 300 }, (_, i) => `Line ${i + 1} ${'of a long line that would wrap '.repeat(i % 7 === 0 ? 8 : 0)}`).join('\n');
+  await editorOf(page).fill(long);
+  let at = await rows(page, 1);
+  assert.equal(at.count, 300);
+  assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line 1: text at ${at.text}, number at ${at.number}`);
+  // No wrapping: the text is as tall as its lines.
+  const fits = await page.evaluate(() => {
+    const t = document.getElementById('pbp-doc');
+    const s = getComputedStyle(t);
+    return { wrap: t.getAttribute('wrap'), white: s.whiteSpace, wide: t.scrollWidth > t.clientWidth };
+  });
+  assert.equal(fits.wrap, 'off');
+  assert.equal(fits.white, 'pre');
+  assert.ok(fits.wide, 'the long lines scroll sideways');
+  // The gutter is as tall as the text area, not as its 300 lines.
+  const heights = await page.evaluate(() => [document.querySelector('.pbp-gutter'), document.getElementById('pbp-doc')]
+    .map((e) => Math.round(e.getBoundingClientRect().height)));
+  assert.equal(heights[0], heights[1]);
+
+  // Typing new lines at the end.
+  await editorOf(page).press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('typed');
+  at = await rows(page, 301);
+  assert.equal(at.count, 301);
+  assert.equal(at.shown, '301');
+  assert.ok(at.scrolled > 0, 'the text area scrolled to the end');
+  assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line 301 after typing: text at ${at.text}, number at ${at.number}`);
+
+  // A keystroke that keeps the line count leaves the numbers alone, and a new line rewrites
+  // only the last block of them.
+  const keep = () => page.evaluate(() => {
+    for (const b of document.querySelector('.pbp-gutter-numbers').children) b.kept = true;
+  });
+  const kept = () => page.evaluate(() => Array.from(document.querySelector('.pbp-gutter-numbers').children).map((b) => b.kept === true));
+  await keep();
+  await page.keyboard.type('xyz');
+  assert.ok((await kept()).every(Boolean), 'nothing rewritten');
+  await page.keyboard.press('Enter');
+  const after = await kept();
+  assert.equal(after.at(-1), false);
+  assert.ok(after.slice(0, -1).every(Boolean), 'only the last block rewritten');
+  assert.ok(after.length > 1);
+
+  // Pasting (one edit of many lines) in the middle.
+  await page.evaluate(() => {
+    const t = document.getElementById('pbp-doc');
+    t.focus();
+    t.setSelectionRange(10, 10);
+  });
+  await page.keyboard.insertText('a\nb\nc\nd\ne\n');
+  at = await rows(page, 307);
+  assert.equal(at.count, 307);
+
+  // Scrolling the text area, by wheel and by script.
+  await page.evaluate(() => { document.getElementById('pbp-doc').scrollTop = 2000; });
+  await page.waitForFunction(() => document.querySelector('.pbp-gutter').scrollTop === document.getElementById('pbp-doc').scrollTop);
+  const visible = Math.round(2000 / at.lh) + 3;
+  at = await rows(page, visible);
+  assert.equal(at.shown, String(visible));
+  assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line ${visible} after scrolling: text at ${at.text}, number at ${at.number}`);
+  await page.locator('#pbp-doc').hover();
+  await page.mouse.wheel(0, -500);
+  // The wheel may scroll smoothly: wait until the text stands still, with the gutter beside it.
+  await page.waitForFunction(() => {
+    const top = document.getElementById('pbp-doc').scrollTop;
+    const still = window.lastTop === top;
+    window.lastTop = top;
+    return still && top < 2000 && document.querySelector('.pbp-gutter').scrollTop === top;
+  }, null, { polling: 100 });
+  at = await rows(page, visible - 10);
+  assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `after the wheel: text at ${at.text}, number at ${at.number}`);
+
+  // A long document opened at its top, then its end: the numbers there are still in step,
+  // though the blocks between were never drawn.
+  await page.evaluate(() => {
+    const t = document.getElementById('pbp-doc');
+    t.value = Array.from({ length: 3050 }, (_, i) => `Row ${i + 1}`).join('\n');
+    t.scrollTop = 0;
+    t.dispatchEvent(new Event('input'));
+  });
+  await page.evaluate(() => { const t = document.getElementById('pbp-doc'); t.scrollTop = t.scrollHeight; });
+  await page.waitForFunction(() => document.querySelector('.pbp-gutter').scrollTop === document.getElementById('pbp-doc').scrollTop);
+  at = await rows(page, 3048);
+  assert.equal(at.count, 3050);
+  assert.ok(Math.abs(at.text - at.number) < at.lh / 2, `line 3048 at the end: text at ${at.text}, number at ${at.number}`);
+  await page.close();
+});
+
+test('a problem marks its line in the gutter: an icon named by its message, gone once fixed', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  await editorOf(page).fill(BROKEN);
+  await statusSays(page, 'Violating · 3 components · 1 error · 1 warning');
+  const validation = await (await fetch(`${server.url}/v1/validate`, { method: 'POST', body: BROKEN })).json();
+  const [error, warning] = validation.diagnostics;
+  const marks = page.locator('.pbp-gutter button.pbp-mark');
+  assert.equal(await marks.count(), 2);
+  const shown = await marks.evaluateAll((ms) => ms.map((m) => ({
+    line: +m.dataset.line, severity: m.dataset.severity, icon: m.textContent, name: m.getAttribute('aria-label'),
+  })));
+  assert.deepEqual(shown.map((m) => [m.line, m.severity]), [[error.line, 'error'], [warning.line, 'warning']]);
+  assert.ok(shown.every((m) => m.icon.trim()), 'each mark has an icon, not only a colour');
+  assert.notEqual(shown[0].icon, shown[1].icon);
+  assert.equal(shown[0].name, `Line ${error.line}: error, ${error.message}`);
+  // The mark sits on its line.
+  const placed = await marks.first().evaluate((m) => m.getBoundingClientRect().top);
+  const at = await rows(page, error.line);
+  assert.ok(Math.abs(placed - at.text) < 1.5, `the mark at ${placed}, its line at ${at.text}`);
+
+  // Fixed: the error's mark goes, the warning's stays.
+  await editorOf(page).fill(BROKEN.replace('["Blue"]', '["Blue", "Green"]'));
+  await statusSays(page, 'Valid · 3 components · 1 warning');
+  assert.deepEqual(await marks.evaluateAll((ms) => ms.map((m) => +m.dataset.line)), [warning.line]);
+  await editorOf(page).fill('# Nothing wrong');
+  await statusSays(page, 'Valid · 0 components');
+  assert.equal(await marks.count(), 0);
+  await page.close();
+});
+
+test('the marks by keyboard: Shift+Tab from the text reaches one, Enter takes the caret there, and the caret on a marked line says its problem', async () => {
+  const page = await js.newPage();
+  await page.goto(`${url}/`);
+  const prose = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of the notes.`).join('\n');
+  const doc = `${prose}\n\n${BROKEN}`;
+  await editorOf(page).fill(doc);
+  await statusSays(page, 'Violating');
+  const validation = await (await fetch(`${server.url}/v1/validate`, { method: 'POST', body: doc })).json();
+  const [error, warning] = validation.diagnostics;
+  await editorOf(page).focus();
+  await page.keyboard.press('Shift+Tab');
+  const focused = await page.evaluate(() => ({ line: document.activeElement.dataset.line, name: document.activeElement.getAttribute('aria-label') }));
+  assert.equal(focused.line, String(warning.line));
+  assert.match(focused.name, new RegExp(`^Line ${warning.line}: warning, `));
+  // Its line came into view, and the gutter with it.
+  assert.ok(await page.evaluate(() => document.getElementById('pbp-doc').scrollTop > 0));
+  assert.ok(await page.evaluate(() => document.querySelector('.pbp-gutter').scrollTop === document.getElementById('pbp-doc').scrollTop));
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await caret(page), { focused: true, line: warning.line, column: warning.column });
+  const note = page.locator('#pbp-line-note');
+  assert.equal(await note.getAttribute('role'), 'status');
+  await note.filter({ hasText: `Line ${warning.line}: warning, ${warning.message}` }).waitFor();
+  // Off the marked lines the note is empty; onto the error's line it says the error.
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal((await note.textContent()).trim(), '');
+  for (let l = warning.line - 2; l > error.line; l--) await page.keyboard.press('ArrowUp');
+  assert.equal((await caret(page)).line, error.line);
+  await note.filter({ hasText: `Line ${error.line}: error, ${error.message}` }).waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await page.close();
+});
+
 test('a share link carries the document after #s=: it round-trips, and the server never receives it', async () => {
   const doc = `# Café ☕, שלום\n\n${CHOICE}`;
   const page = await js.newPage();

@@ -40,6 +40,7 @@ use passback_engine::{Doc, Format, ImagePolicy, Options, Surface};
 use std::sync::Arc;
 
 mod post;
+mod stale;
 pub use post::respond_to;
 use post::{block_field_id, block_heading};
 
@@ -630,4 +631,23 @@ fn with_image_note(page: String, blocked: u32) -> String {
         }
         None => note + &page,
     }
+}
+
+/// What the page sent back to a browser is made with, beside the document.
+struct PageParts {
+    id: String,
+    expires_at: Millis,
+    images: ImagePolicy,
+    /// The verdict's choices, when the document asks for one.
+    verdict: Option<Vec<String>>,
+    /// The recipient whose link the post came through: their name and secret.
+    recipient: Option<(String, String)>,
+    /// The revision the page shows (its form's hidden field).
+    revision: u64,
+}
+
+/// The checked comments of `responses`, as contract §7 writes them.
+fn annotations_json(responses: &passback_engine::Responses) -> serde_json::Value {
+    serde_json::to_value(responses.annotations())
+        .unwrap_or_else(|_| serde_json::Value::Array(Vec::new()))
 }

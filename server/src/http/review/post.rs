@@ -4,22 +4,23 @@ use super::super::documents::idempotency_key;
 use super::super::refusal::refused;
 use super::super::request::{client_of, form_or_json, read_body, utf8, wants_html};
 use super::super::response::{Resp, html, no_store, private_json, problem};
+use super::stale::{posted_revision, stale};
 use super::{
-    CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, QUESTION_KINDS,
-    REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, decorate, new_submission,
-    recipient_query, revised_notice, routed_options, speech, with_verdict,
+    CONFIRM_FIELD, FORM_ID, Intro, LIST_KINDS, MAX_REVIEWER_CHARS, PAGE_MAIN, PageParts,
+    QUESTION_KINDS, REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, annotations_json,
+    decorate, new_submission, recipient_query, routed_options, speech, with_verdict,
 };
 use crate::routing::{
     Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
     take_answer_token, with_verdict_line,
 };
 use crate::state::AppState;
-use crate::store::{Millis, Status};
+use crate::store::Status;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, StatusCode};
-use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, ImagePolicy, Surface};
+use passback_engine::{AnswersErrorKind, Doc, FormOp, Format, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -231,180 +232,6 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     r
 }
 
-/// The revision a post says it answers: the form's hidden field (a form without one was
-/// rendered before the document could be revised: revision 1), or the JSON's `"revision"`
-/// (`None` without one: the latest).
-fn posted_revision(form: bool, text: &str) -> Result<Option<u64>, Resp> {
-    let bad = |said: &str| {
-        problem(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("\"revision\" must be a revision number (1, 2, …), not {said}."),
-        )
-    };
-    if form {
-        let Ok(pairs) = passback_engine::parse_urlencoded(text) else {
-            // Named when the form is decoded.
-            return Ok(None);
-        };
-        return match pairs.iter().find(|(k, _)| k == REVISION_FIELD) {
-            None => Ok(Some(1)),
-            Some((_, v)) => v
-                .parse::<u64>()
-                .ok()
-                .filter(|&r| r >= 1)
-                .map(Some)
-                .ok_or_else(|| bad(&format!("\"{}\"", crate::quote::truncate(v)))),
-        };
-    }
-    let Ok(json) = serde_json::from_str::<Value>(text) else {
-        return Ok(None);
-    };
-    match json.get("revision") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .filter(|&r| r >= 1)
-            .map(Some)
-            .ok_or_else(|| bad(&crate::quote::truncate(&v.to_string()))),
-    }
-}
-
-/// A post that answers revision `answered` of a document now at a later one (or at none such):
-/// nothing is kept. JSON: 409 naming the latest revision. A browser's form: 409 with the latest
-/// revision's page, the reader's answers carried over where they fit, and every answer that
-/// does not fit listed at the top in the reader's own words, so nothing typed is lost.
-async fn stale(
-    routing: &crate::routing::Routing,
-    doc: &crate::store::Document,
-    parts: PageParts,
-    answered: u64,
-    form: bool,
-    text: String,
-) -> Resp {
-    if !form {
-        return super::super::response::problem_with(
-            StatusCode::CONFLICT,
-            format!(
-                "These answers are to revision {answered}, but the document is at revision {} now: nothing was kept. Read it again (GET /r/{{id}}) and answer the latest revision.",
-                doc.revision
-            ),
-            json!({ "revision": doc.revision, "answered_revision": answered }),
-        );
-    }
-    let old = if answered < doc.revision {
-        routing
-            .revision_text(&doc.id, answered)
-            .await
-            .ok()
-            .flatten()
-    } else {
-        None
-    };
-    let markdown = doc.markdown.clone();
-    let page = tokio::task::spawn_blocking(move || {
-        let posted = passback_engine::parse_urlencoded(&text).unwrap_or_default();
-        let mut reviewer = None;
-        let mut submission = None;
-        let mut verdict = None;
-        let mut pairs = vec![
-            ("pb.source".to_string(), old.clone().unwrap_or_default()),
-            ("pb.surface".to_string(), Surface::Routed.name().to_string()),
-        ];
-        for (k, v) in posted {
-            match k.as_str() {
-                "pb.source" | "pb.surface" | REVISION_FIELD | CONFIRM_FIELD => {}
-                "pb.reviewer" => reviewer = Some(v),
-                SUBMISSION_FIELD => submission = Some(v).filter(|s| is_submission_id(s)),
-                VERDICT_FIELD => verdict = Some(v),
-                _ => pairs.push((k, v)),
-            }
-        }
-        let read = old.as_deref().and_then(|old| {
-            let post = passback_engine::answers_from_form(&pairs).ok()?;
-            let inputs = passback_engine::answers_to_json(&post.doc, &post.responses);
-            let annotations = annotations_json(&post.responses);
-            Some(crate::routing::carry::carry(
-                old,
-                &markdown,
-                &inputs,
-                &annotations,
-            ))
-        });
-        let (inputs, left) = match read {
-            Some(carried) => (carried.inputs, carried.left),
-            // The revision it answered is not kept: every text the reader typed, as typed.
-            None => (
-                json!({}),
-                pairs
-                    .iter()
-                    .skip(2)
-                    .filter(|(k, v)| {
-                        !k.starts_with("pb.")
-                            && !k.ends_with(".pick")
-                            && !k.ends_with(".item")
-                            && !v.trim().is_empty()
-                    })
-                    .map(|(_, v)| format!("“{}”", v.trim()))
-                    .collect(),
-            ),
-        };
-        let new_doc = Doc::parse(&markdown);
-        let mut responses =
-            passback_engine::answers_from_json(&new_doc, &inputs).unwrap_or_default();
-        responses.set_reviewer(
-            reviewer
-                .map(|r| r.trim().to_string())
-                .filter(|r| !r.is_empty()),
-        );
-        let secret = parts.recipient.as_ref().map(|r| r.1.as_str());
-        let rendered = passback_engine::render_with_answers(
-            &markdown,
-            &routed_options(&parts.id, Format::Page, &parts.images, secret),
-            &responses,
-        );
-        let frame_src = rendered.frame_src;
-        // The verdict chosen stays chosen when it is still one of the choices.
-        let verdict = verdict.filter(|v| {
-            parts
-                .verdict
-                .as_ref()
-                .is_some_and(|choices| choices.contains(v))
-        });
-        let page = with_verdict(
-            rendered.into_body(),
-            parts.verdict.as_deref(),
-            verdict.as_deref(),
-        );
-        let mut intro = Intro::of(&markdown, parts.expires_at, parts.verdict.is_some());
-        intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
-        let intro = intro.html(&page);
-        let notice = revised_notice(parts.revision, &left, true);
-        let keep = submission.or_else(new_submission);
-        (
-            decorate(
-                page,
-                Some(&intro),
-                Some(&notice),
-                keep.as_deref(),
-                parts.revision,
-            ),
-            frame_src,
-        )
-    })
-    .await;
-    match page {
-        Ok((page, frame_src)) => {
-            let mut r = html(StatusCode::CONFLICT, page, frame_src);
-            no_store(&mut r);
-            r
-        }
-        Err(_) => problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The answers could not be read on an internal error; please report it.",
-        ),
-    }
-}
-
 /// What a reader's post amounts to.
 // One per post, moved once: its size does not matter.
 #[allow(clippy::large_enum_variant)]
@@ -426,24 +253,6 @@ enum Answer {
         /// The verdict's label chosen, one of the document's.
         verdict: Option<String>,
     },
-}
-
-/// What the page sent back to a browser is made with, beside the document.
-struct PageParts {
-    id: String,
-    expires_at: Millis,
-    images: ImagePolicy,
-    /// The verdict's choices, when the document asks for one.
-    verdict: Option<Vec<String>>,
-    /// The recipient whose link the post came through: their name and secret.
-    recipient: Option<(String, String)>,
-    /// The revision the page shows (its form's hidden field).
-    revision: u64,
-}
-
-/// The checked comments of `responses`, as contract §7 writes them.
-fn annotations_json(responses: &passback_engine::Responses) -> Value {
-    serde_json::to_value(responses.annotations()).unwrap_or_else(|_| Value::Array(Vec::new()))
 }
 
 /// The review page's form post. The page carries no copy of the document: it goes back in

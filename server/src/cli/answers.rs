@@ -1,10 +1,19 @@
 //! `passback answers`: the copy-back Markdown export of a reader's responses.
 
+use super::Command;
+use super::args::Args;
 use super::shared::{read_input, write_out};
-use super::{Args, Flag, Usage};
+use super::usage::{Flag, Usage};
 use std::path::Path;
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "answers",
+    summary: "the copy-back Markdown export of a reader's responses",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &["--doc FILE --responses FILE"],
     about: "",
     column: 22,
@@ -23,7 +32,7 @@ pub(super) const USAGE: Usage = Usage {
     notes: "",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     a.no_positional("no positional argument", "; use --doc and --responses")?;
     let doc_path = Path::new(
         a.flag_os("doc")

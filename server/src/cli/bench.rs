@@ -1,12 +1,21 @@
 //! `passback bench`: how fast documents render, beside plain comrak.
 
+use super::Command;
+use super::args::Args;
 use super::shared::{read_input, write_out};
-use super::{Args, Flag, Usage};
+use super::usage::{Flag, Usage};
 use passback_engine::Surface;
 use std::io::Write;
 use std::path::Path;
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "bench",
+    summary: "how fast your documents render, beside plain comrak",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &["FILE… [--iterations N] [--surface page,routed,email] [--json] [--max-ratio R]"],
     about: "\
 For each FILE and surface, times a cold render (the cache bypassed), plain comrak on the same
@@ -43,7 +52,7 @@ the times. Progress goes to standard error on long runs.
     notes: "",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     if a.positional.is_empty() {
         return Err(
             "`bench` needs at least one FILE, such as `passback bench docs/plan.md`".into(),

@@ -1,11 +1,20 @@
 //! `passback keys`: the sender keys routing takes (`Authorization: Bearer pbk_…`), made, listed
 //! and revoked in the store `passback serve` uses.
 
+use super::Command;
+use super::args::Args;
 use super::shared::write_out;
-use super::{Args, Flag, Usage};
+use super::usage::{Flag, Usage};
 use passback_server::store::{self, KeyAdded, Lookup, NewKey, Store, StoreConfig};
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "keys",
+    summary: "make, list and revoke the sender keys routing takes",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &[
         "add NAME [--callback-url URL] | list | revoke NAME | rotate-secret NAME",
         "[--store sqlite:PATH|postgres://…]",
@@ -42,7 +51,7 @@ it runs with --open-routing.
     notes: "",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     let words: Vec<String> = a
         .positional
         .iter()

@@ -1,9 +1,18 @@
 //! `passback mcp`: the MCP tools for agents, on standard input and output.
 
+use super::Command;
+use super::args::Args;
 use super::shared::{closed_retention, prepared_state, public_url, retention, store_key_file};
-use super::{Args, Flag, Usage};
+use super::usage::{Flag, Usage};
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "mcp",
+    summary: "serve the MCP tools for agents on standard input and output",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &[
         "[--store sqlite:PATH|postgres://…|off] [--public-url URL] [--retention TIME]",
         "[--closed-retention TIME] [--store-key-file PATH]",
@@ -53,7 +62,7 @@ the store `passback serve` uses, which serves their review links to readers: giv
     notes: "",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     a.no_positional("no positional argument", "")?;
     let store = a.flag("store")?.unwrap_or("sqlite:passback.db");
     let mut config = passback_server::Config::default()

@@ -1,10 +1,19 @@
 //! `passback render`: a document to HTML, text or a mail message.
 
+use super::args::Args;
 use super::shared::write_out;
-use super::{Args, Flag, Usage, report};
+use super::usage::{Flag, Usage};
+use super::{Command, report};
 use passback_engine::{Format, Options, Surface};
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "render",
+    summary: "render a document; its diagnostics go to standard error",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &[
         "[FILE|-] [--surface page|routed|email] [--format fragment|page|json|text|eml]",
         "[--answers-action URL] [--respond-url URL] [--asset-base URL] [--link-base URL]",
@@ -54,7 +63,7 @@ pub(super) const USAGE: Usage = Usage {
     notes: "FILE defaults to standard input.\n",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     let mut options = Options::default();
     if let Some(s) = a.flag("surface")? {
         options =

@@ -1,12 +1,21 @@
 //! `passback serve`: the HTTP service.
 
+use super::Command;
+use super::args::Args;
 #[cfg(feature = "store")]
 use super::shared::{closed_retention, retention, store_key_file};
 use super::shared::{image_policy, prepared_state, public_url};
-use super::{Args, Flag, Usage};
+use super::usage::{Flag, Usage};
 use std::io::Write;
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "serve",
+    summary: "run the HTTP service",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &[
         "[--listen ADDR] [--max-body BYTES] [--header-timeout SECS] [--request-timeout SECS]",
         "[--max-connections N] [--cache-entries N] [--cache-bytes BYTES] [--public-url URL]",
@@ -293,7 +302,7 @@ pub(super) const USAGE: Usage = Usage {
     notes: "",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     a.no_positional("no positional argument", "")?;
     let config = config(a)?;
 

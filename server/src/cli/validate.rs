@@ -1,11 +1,20 @@
 //! `passback validate`: a document's components checked, as JSON for programs or as
 //! compiler-style diagnostics for people.
 
+use super::args::Args;
 use super::shared::write_out;
-use super::{Args, Flag, Usage, report};
+use super::usage::{Flag, Usage};
+use super::{Command, report};
 use std::io::IsTerminal;
 
-pub(super) const USAGE: Usage = Usage {
+pub(super) const COMMAND: Command = Command {
+    name: "validate",
+    summary: "check a document's components",
+    usage: USAGE,
+    run,
+};
+
+const USAGE: Usage = Usage {
     synopsis: &["[FILE|-] [--format json|text]"],
     about: "\
 Checks the document's components; exits 0 when the document is valid, 1 when it violates the
@@ -23,7 +32,7 @@ spec (warnings alone leave it valid).
     notes: "FILE defaults to standard input.\n",
 };
 
-pub(super) fn run(a: &Args) -> Result<i32, String> {
+fn run(a: &Args) -> Result<i32, String> {
     let text = match a.flag("format")? {
         None => std::io::stdout().is_terminal(),
         Some("json") => false,

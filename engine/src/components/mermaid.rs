@@ -246,130 +246,150 @@ fn lay_out(
 
 /// A state diagram laid out, with a warning for what it ignores and for what stops it being
 /// drawn (at that place in the document).
-fn parse_state(
-    o: &Obj,
-    ck: &mut Checker,
-    source: &str,
-) -> Option<Box<(StateDiagram, Result<layout::Drawing, layout::Failure>)>> {
-    const KIND: &str = "state diagram";
-    match state::parse::parse(source)? {
-        Ok(d) => {
-            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
-            let laid = state::layout::layout(&d);
-            let problem = match &laid {
-                _ if d.chart.nodes.is_empty() => Some((
-                    "the state diagram has no states to draw".to_string(),
-                    "add states and transitions (`A --> B`); until then only whole-diagram comments are possible",
-                )),
-                Ok(_) => None,
-                Err(layout::Failure::TooLarge) => Some((
-                    format!(
-                        "the state diagram is too large to draw here: it has {} states, {} transitions and {} {}, and the engine draws at most {} boxes and {} lines",
-                        d.chart.nodes.len(),
-                        d.chart.edges.len(),
-                        d.notes.len(),
-                        if d.notes.len() == 1 { "note" } else { "notes" },
-                        layout::MAX_NODES,
-                        layout::MAX_EDGES
-                    ),
-                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
-                )),
-                Err(layout::Failure::LayoutFailed) => Some((
-                    "the state diagram's layout failed, so it is not drawn".to_string(),
-                    "simplify the diagram (fewer transitions between composite states); until then the source is shown and only whole-diagram comments are possible",
-                )),
-            };
-            warn_not_drawn(o, ck, problem);
-            Some(Box::new((d, laid)))
-        }
-        Err(e) => {
-            warn_unreadable(o, ck, source, KIND, &e);
-            None
-        }
-    }
+fn parse_state(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<(StateDiagram, Laid)>> {
+    read_and_lay_out(
+        o,
+        ck,
+        source,
+        &BoxesAndLines {
+            kind: "state diagram",
+            read: state::parse::parse,
+            chart: |d| &d.chart,
+            lay_out: state::layout::layout,
+            parts: "states",
+            add: "add states and transitions (`A --> B`)",
+            size: |d| {
+                format!(
+                    "{} states, {} transitions and {} {}",
+                    d.chart.nodes.len(),
+                    d.chart.edges.len(),
+                    d.notes.len(),
+                    if d.notes.len() == 1 { "note" } else { "notes" },
+                )
+            },
+            simplify: "simplify the diagram (fewer transitions between composite states)",
+        },
+    )
 }
 
 /// An ER diagram laid out, with a warning for what it ignores and for what stops it being
 /// drawn (at that place in the document).
-fn parse_er(
-    o: &Obj,
-    ck: &mut Checker,
-    source: &str,
-) -> Option<Box<(ErDiagram, Result<layout::Drawing, layout::Failure>)>> {
-    const KIND: &str = "entity relationship diagram";
-    match er::parse::parse(source)? {
-        Ok(d) => {
-            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
-            let laid = er::layout::layout(&d);
-            let problem = match &laid {
-                _ if d.chart.nodes.is_empty() => Some((
-                    "the entity relationship diagram has no entities to draw".to_string(),
-                    "add entities and relationships (`A ||--o{ B : label`); until then only whole-diagram comments are possible",
-                )),
-                Ok(_) => None,
-                Err(layout::Failure::TooLarge) => Some((
-                    format!(
-                        "the entity relationship diagram is too large to draw here: it has {} entities and {} relationships, and the engine draws at most {} boxes and {} lines",
-                        d.chart.nodes.len(),
-                        d.chart.edges.len(),
-                        layout::MAX_NODES,
-                        layout::MAX_EDGES
-                    ),
-                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
-                )),
-                Err(layout::Failure::LayoutFailed) => Some((
-                    "the entity relationship diagram's layout failed, so it is not drawn".to_string(),
-                    "simplify the diagram; until then the source is shown and only whole-diagram comments are possible",
-                )),
-            };
-            warn_not_drawn(o, ck, problem);
-            Some(Box::new((d, laid)))
-        }
-        Err(e) => {
-            warn_unreadable(o, ck, source, KIND, &e);
-            None
-        }
-    }
+fn parse_er(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<(ErDiagram, Laid)>> {
+    read_and_lay_out(
+        o,
+        ck,
+        source,
+        &BoxesAndLines {
+            kind: "entity relationship diagram",
+            read: er::parse::parse,
+            chart: |d| &d.chart,
+            lay_out: er::layout::layout,
+            parts: "entities",
+            add: "add entities and relationships (`A ||--o{ B : label`)",
+            size: |d| {
+                format!(
+                    "{} entities and {} relationships",
+                    d.chart.nodes.len(),
+                    d.chart.edges.len(),
+                )
+            },
+            simplify: "simplify the diagram",
+        },
+    )
 }
 
 /// A class diagram laid out, with a warning for what it ignores and for what stops it being
 /// drawn (at that place in the document).
-fn parse_class(
+fn parse_class(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<(ClassDiagram, Laid)>> {
+    read_and_lay_out(
+        o,
+        ck,
+        source,
+        &BoxesAndLines {
+            kind: "class diagram",
+            read: class::parse::parse,
+            chart: |d| &d.chart,
+            lay_out: class::layout::layout,
+            parts: "classes",
+            add: "add classes and relations (`Animal <|-- Duck`)",
+            size: |d| {
+                format!(
+                    "{} classes, namespaces and notes and {} relations",
+                    d.chart.nodes.len(),
+                    d.chart.edges.len(),
+                )
+            },
+            simplify: "simplify the diagram (fewer relations between namespaces)",
+        },
+    )
+}
+
+/// A diagram laid out as boxes and lines, or why not.
+type Laid = Result<layout::Drawing, layout::Failure>;
+
+/// A kind of diagram drawn as boxes and lines (state, ER, class): how it is read and laid
+/// out, and what its warnings call it and its parts.
+struct BoxesAndLines<D> {
+    /// Its name in warnings, such as "state diagram".
+    kind: &'static str,
+    read: fn(&str) -> Option<Result<D, flowchart::Unsupported>>,
+    chart: fn(&D) -> &Flowchart,
+    lay_out: fn(&D) -> Laid,
+    /// What it has none of when there is nothing to draw, such as "states".
+    parts: &'static str,
+    /// How to add them, with an example.
+    add: &'static str,
+    /// Its parts counted, for the warning that it is too large to draw.
+    size: fn(&D) -> String,
+    /// How to make a failed layout succeed.
+    simplify: &'static str,
+}
+
+/// A diagram of `kind` read and laid out, with a warning for what it ignores and for what
+/// stops it being drawn, or for where reading it stopped (at that place in the document).
+fn read_and_lay_out<D>(
     o: &Obj,
     ck: &mut Checker,
     source: &str,
-) -> Option<Box<(ClassDiagram, Result<layout::Drawing, layout::Failure>)>> {
-    const KIND: &str = "class diagram";
-    match class::parse::parse(source)? {
+    kind: &BoxesAndLines<D>,
+) -> Option<Box<(D, Laid)>> {
+    let name = kind.kind;
+    match (kind.read)(source)? {
         Ok(d) => {
-            warn_ignored(o, ck, KIND, &d.chart.ignored, &d.chart.notes);
-            let laid = class::layout::layout(&d);
+            let chart = (kind.chart)(&d);
+            warn_ignored(o, ck, name, &chart.ignored, &chart.notes);
+            let laid = (kind.lay_out)(&d);
             let problem = match &laid {
-                _ if d.chart.nodes.is_empty() => Some((
-                    "the class diagram has no classes to draw".to_string(),
-                    "add classes and relations (`Animal <|-- Duck`); until then only whole-diagram comments are possible",
+                _ if chart.nodes.is_empty() => Some((
+                    format!("the {name} has no {} to draw", kind.parts),
+                    format!(
+                        "{}; until then only whole-diagram comments are possible",
+                        kind.add
+                    ),
                 )),
                 Ok(_) => None,
                 Err(layout::Failure::TooLarge) => Some((
                     format!(
-                        "the class diagram is too large to draw here: it has {} classes, namespaces and notes and {} relations, and the engine draws at most {} boxes and {} lines",
-                        d.chart.nodes.len(),
-                        d.chart.edges.len(),
+                        "the {name} is too large to draw here: it has {}, and the engine draws at most {} boxes and {} lines",
+                        (kind.size)(&d),
                         layout::MAX_NODES,
                         layout::MAX_EDGES
                     ),
-                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible",
+                    "split it into smaller diagrams; until then the source is shown and only whole-diagram comments are possible".to_string(),
                 )),
                 Err(layout::Failure::LayoutFailed) => Some((
-                    "the class diagram's layout failed, so it is not drawn".to_string(),
-                    "simplify the diagram (fewer relations between namespaces); until then the source is shown and only whole-diagram comments are possible",
+                    format!("the {name}'s layout failed, so it is not drawn"),
+                    format!(
+                        "{}; until then the source is shown and only whole-diagram comments are possible",
+                        kind.simplify
+                    ),
                 )),
             };
             warn_not_drawn(o, ck, problem);
             Some(Box::new((d, laid)))
         }
         Err(e) => {
-            warn_unreadable(o, ck, source, KIND, &e);
+            warn_unreadable(o, ck, source, name, e.offset, &e.message);
             None
         }
     }
@@ -388,14 +408,15 @@ fn parse_gantt(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<GanttChart
                     ck,
                     Some((
                         "the gantt chart has no tasks to draw".to_string(),
-                        "add tasks (`Design : a1, 2024-01-01, 3d`); until then only whole-diagram comments are possible",
+                        "add tasks (`Design : a1, 2024-01-01, 3d`); until then only whole-diagram comments are possible"
+                            .to_string(),
                     )),
                 );
             }
             Some(Box::new(g))
         }
         Err(e) => {
-            warn_unreadable(o, ck, source, KIND, &e);
+            warn_unreadable(o, ck, source, KIND, e.offset, &e.message);
             None
         }
     }
@@ -433,36 +454,34 @@ fn warn_ignored(o: &Obj, ck: &mut Checker, kind: &str, ignored: &[String], notes
 }
 
 /// The warning, with its hint, for a diagram read but not drawn.
-fn warn_not_drawn(o: &Obj, ck: &mut Checker, problem: Option<(String, &str)>) {
+fn warn_not_drawn(o: &Obj, ck: &mut Checker, problem: Option<(String, String)>) {
     if let Some((message, hint)) = problem {
         ck.warn(
             Code::UnsupportedDiagram,
             o.start_of("source"),
             &o.path("source"),
             message,
-            hint.into(),
+            hint,
         );
     }
 }
 
 /// The warning for a diagram of `kind` that could not be read, at the place in `source` where
-/// reading stopped.
+/// reading stopped (`offset`, in bytes) and what stopped it.
 fn warn_unreadable(
     o: &Obj,
     ck: &mut Checker,
     source: &str,
     kind: &str,
-    e: &crate::diagram::flowchart::Unsupported,
+    offset: usize,
+    message: &str,
 ) {
-    let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
+    let line = source.get(..offset).unwrap_or(source).matches('\n').count() + 1;
     ck.warn(
         Code::UnsupportedDiagram,
-        ck.string_offset(o.start_of("source"), e.offset),
+        ck.string_offset(o.start_of("source"), offset),
         &o.path("source"),
-        format!(
-            "the {kind} could not be drawn: line {line} of `source`: {}",
-            e.message
-        ),
+        format!("the {kind} could not be drawn: line {line} of `source`: {message}"),
         "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
     );
 }
@@ -492,17 +511,7 @@ fn parse_sequence(o: &Obj, ck: &mut Checker, source: &str) -> Option<Box<Sequenc
             Some(Box::new(seq))
         }
         Err(e) => {
-            let line = source.get(..e.offset).unwrap_or(source).matches('\n').count() + 1;
-            ck.warn(
-                Code::UnsupportedDiagram,
-                ck.string_offset(o.start_of("source"), e.offset),
-                &o.path("source"),
-                format!(
-                    "the sequence diagram could not be drawn: line {line} of `source`: {}",
-                    e.message
-                ),
-                "change that line as the message says; until then the source is shown and only whole-diagram comments are possible".into(),
-            );
+            warn_unreadable(o, ck, source, "sequence diagram", e.offset, &e.message);
             None
         }
     }

@@ -463,8 +463,9 @@ pub fn kind_name(keyword: &str) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     mod alone;
+    pub(crate) mod corpus;
     mod golden;
     mod shapes;
 }

@@ -6,10 +6,10 @@
 //! participant's box, and everything lies inside the view box. Random sources never panic and
 //! stay within the size caps.
 
+use crate::diagram;
 use crate::diagram::sequence::{self, MAX_EVENTS, MAX_PARTICIPANTS};
+use crate::diagram::tests::corpus::frame;
 use crate::diagram::text::{FONT_SIZE, LINE_HEIGHT, width};
-use crate::diagram::{self, svg::Frame};
-use crate::html::i18n::EN;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -43,16 +43,7 @@ fn corpus_in(dir: &Path) -> Vec<(String, String)> {
 }
 
 fn draw(src: &str) -> diagram::Rendered {
-    diagram::render(
-        src,
-        None,
-        &Frame {
-            id: "d",
-            title: "Diagram",
-            t: &EN,
-            inline_style: false,
-        },
-    )
+    diagram::render(src, None, &frame())
 }
 
 /// A box: left, top, right, bottom.

@@ -1242,10 +1242,7 @@ mod tests {
         }
         let wide: String = (0..22).map(|i| format!("n{i} --> n{}\n", i + 1)).collect();
         let source = format!("flowchart LR\n{wide}");
-        let doc = format!(
-            "```mermaid\n{}\n```\n",
-            serde_json::json!({ "version": "1", "source": source })
-        );
+        let doc = document(&source);
         let html = crate::render(&doc, &crate::Options::default()).html;
         assert!(
             html.contains("class=\"pb-diagram-canvas pb-dw-") && html.contains("tabindex=\"0\" role=\"region\" aria-labelledby="),
@@ -1253,13 +1250,18 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_state_diagram_is_drawn_and_takes_comments_on_its_states_and_transitions() {
-        let source = "stateDiagram-v2\n[*] --> Still\nStill --> Moving : push\nstate Moving {\n  [*] --> Fast\n}\nclassDef hot fill:#f00\nclass Still hot";
-        let doc = format!(
+    /// A document of one mermaid block with `source`.
+    fn document(source: &str) -> String {
+        format!(
             "```mermaid\n{}\n```\n",
             serde_json::json!({ "version": "1", "source": source })
-        );
+        )
+    }
+
+    /// `source` is drawn, with a warning that names `ignored`, and its page holds `class` and
+    /// each of `parts`; the page's HTML.
+    fn assert_drawn(source: &str, ignored: &str, class: &str, parts: &[&str]) -> String {
+        let doc = document(source);
         let v = crate::validate(&doc);
         assert!(
             !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
@@ -1270,182 +1272,167 @@ mod tests {
             .diagnostics
             .iter()
             .find(|d| d.code == Code::IgnoredDirective)
-            .expect("a warning for the colours");
-        assert!(w.message.contains("`classDef`, `class`"), "{}", w.message);
+            .expect("a warning for what is ignored");
+        assert!(w.message.contains(ignored), "{}", w.message);
         let html = crate::render(&doc, &crate::Options::default()).html;
-        assert!(html.contains("pb-mermaid-state"), "{html}");
-        for part in [
-            "data-node=\"root_start\"",
-            "data-node=\"Moving\"",
-            "data-node=\"Moving_start\"",
-            "data-edge=\"Still→Moving\"",
-            "data-pb-edge=\"Moving_start→Fast\"",
-            "State diagram, top to bottom.",
-        ] {
+        assert!(html.contains(class), "{html}");
+        for part in parts {
             assert!(html.contains(part), "{part}");
         }
-        // Comments on a state and a transition are checked against the diagram and exported.
-        let d = state::parse::parse(source).expect("a state diagram").expect("read");
-        let laid = state::layout::layout(&d);
-        let m = Mermaid {
+        html
+    }
+
+    /// A block of `source` with its chart read and nothing drawn: a test sets its kind.
+    fn block(source: &str, chart: &Flowchart) -> Mermaid {
+        Mermaid {
             source: source.to_string(),
             title: None,
-            chart: Some(d.chart.clone()),
+            chart: Some(chart.clone()),
             sequence: None,
             laid_out: None,
-            state: Some(Box::new((d, laid))),
+            state: None,
             er: None,
             class: None,
             gantt: None,
+        }
+    }
+
+    /// `comments` on `m` are taken and exported with each of `exported`; one on the node
+    /// `missing` is refused.
+    fn assert_comments(m: &Mermaid, comments: JsonValue, exported: &[&str], missing: &str) {
+        let answer = serde_json::json!({ "comments": comments });
+        let comments = comments_json("b1", m, &answer).expect("comments");
+        let out = export_comments(m, &comments);
+        for line in exported {
+            assert!(out.contains(line), "{out}");
+        }
+        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": missing, "text": "x" }]});
+        assert!(comments_json("b1", m, &bad).is_err());
+    }
+
+    /// The document `doc`, whose diagram cannot be read at line 3, is a warning there that
+    /// names its `kind`.
+    fn assert_unreadable_at_line_3(doc: &str, kind: &str) {
+        let v = crate::validate(doc);
+        let d = v
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::UnsupportedDiagram)
+            .expect("a diagnostic");
+        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
+        assert!(d.message.contains(kind), "{}", d.message);
+    }
+
+    #[test]
+    fn a_state_diagram_is_drawn_and_takes_comments_on_its_states_and_transitions() {
+        let source = "stateDiagram-v2\n[*] --> Still\nStill --> Moving : push\nstate Moving {\n  [*] --> Fast\n}\nclassDef hot fill:#f00\nclass Still hot";
+        assert_drawn(
+            source,
+            "`classDef`, `class`",
+            "pb-mermaid-state",
+            &[
+                "data-node=\"root_start\"",
+                "data-node=\"Moving\"",
+                "data-node=\"Moving_start\"",
+                "data-edge=\"Still→Moving\"",
+                "data-pb-edge=\"Moving_start→Fast\"",
+                "State diagram, top to bottom.",
+            ],
+        );
+        // Comments on a state and a transition are checked against the diagram and exported.
+        let d = state::parse::parse(source).expect("a state diagram").expect("read");
+        let laid = state::layout::layout(&d);
+        let bare = block(source, &d.chart);
+        let m = Mermaid {
+            state: Some(Box::new((d, laid))),
+            ..bare
         };
-        let answer = serde_json::json!({ "comments": [
-            { "on": "node", "id": "Moving", "text": "split" },
-            { "on": "edge", "from": "Still", "to": "Moving", "text": "when?" }
-        ]});
-        let comments = comments_json("b1", &m, &answer).expect("comments");
-        let out = export_comments(&m, &comments);
-        assert!(out.contains("- Node `Moving` — split"), "{out}");
-        assert!(out.contains("- Edge `Still→Moving` — when?"), "{out}");
-        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Nope", "text": "x" }]});
-        assert!(comments_json("b1", &m, &bad).is_err());
+        assert_comments(
+            &m,
+            serde_json::json!([
+                { "on": "node", "id": "Moving", "text": "split" },
+                { "on": "edge", "from": "Still", "to": "Moving", "text": "when?" }
+            ]),
+            &["- Node `Moving` — split", "- Edge `Still→Moving` — when?"],
+            "Nope",
+        );
     }
 
     #[test]
     fn an_er_diagram_is_drawn_and_takes_comments_on_its_entities_and_relationships() {
         let source = "erDiagram\nCUSTOMER ||--o{ ORDER : places\nCUSTOMER ||--o{ ORDER : returns\np[Person]\np }|..|{ CUSTOMER : is\nclick CUSTOMER call x()\nCUSTOMER {\n  string name PK\n}";
-        let doc = format!(
-            "```mermaid\n{}\n```\n",
-            serde_json::json!({ "version": "1", "source": source })
+        assert_drawn(
+            source,
+            "`click`",
+            "pb-mermaid-er",
+            &[
+                "data-node=\"CUSTOMER\"",
+                "data-node=\"p\"",
+                "data-edge=\"CUSTOMER→ORDER\"",
+                "data-edge=\"CUSTOMER→ORDER#2\"",
+                "data-edge=\"p→CUSTOMER\"",
+                "Entity relationship diagram, top to bottom.",
+            ],
         );
-        let v = crate::validate(&doc);
-        assert!(
-            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
-            "{:?}",
-            v.diagnostics
-        );
-        let w = v
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::IgnoredDirective)
-            .expect("a warning for `click`");
-        assert!(w.message.contains("`click`"), "{}", w.message);
-        let html = crate::render(&doc, &crate::Options::default()).html;
-        assert!(html.contains("pb-mermaid-er"), "{html}");
-        for part in [
-            "data-node=\"CUSTOMER\"",
-            "data-node=\"p\"",
-            "data-edge=\"CUSTOMER→ORDER\"",
-            "data-edge=\"CUSTOMER→ORDER#2\"",
-            "data-edge=\"p→CUSTOMER\"",
-            "Entity relationship diagram, top to bottom.",
-        ] {
-            assert!(html.contains(part), "{part}");
-        }
         let d = er::parse::parse(source).expect("an ER diagram").expect("read");
         let laid = er::layout::layout(&d);
+        let bare = block(source, &d.chart);
         let m = Mermaid {
-            source: source.to_string(),
-            title: None,
-            chart: Some(d.chart.clone()),
-            sequence: None,
-            laid_out: None,
-            state: None,
             er: Some(Box::new((d, laid))),
-            class: None,
-            gantt: None,
+            ..bare
         };
-        let answer = serde_json::json!({ "comments": [
-            { "on": "node", "id": "p", "text": "who?" },
-            { "on": "edge", "from": "CUSTOMER", "to": "ORDER", "text": "always?" }
-        ]});
-        let comments = comments_json("b1", &m, &answer).expect("comments");
-        let out = export_comments(&m, &comments);
-        assert!(out.contains("- Node `p` — who?"), "{out}");
-        assert!(out.contains("- Edge `CUSTOMER→ORDER` — always?"), "{out}");
-        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Person", "text": "x" }]});
-        assert!(comments_json("b1", &m, &bad).is_err());
+        assert_comments(
+            &m,
+            serde_json::json!([
+                { "on": "node", "id": "p", "text": "who?" },
+                { "on": "edge", "from": "CUSTOMER", "to": "ORDER", "text": "always?" }
+            ]),
+            &["- Node `p` — who?", "- Edge `CUSTOMER→ORDER` — always?"],
+            "Person",
+        );
         // One it cannot read is a warning at its line.
-        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"erDiagram\\nA ||--o{ B : x\\nC ||--\"}\n```\n";
-        let v = crate::validate(doc);
-        let d = v
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::UnsupportedDiagram)
-            .expect("a diagnostic");
-        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
-        assert!(d.message.contains("entity relationship diagram"), "{}", d.message);
+        assert_unreadable_at_line_3("```mermaid\n{\"version\": \"1\", \"source\": \"erDiagram\\nA ||--o{ B : x\\nC ||--\"}\n```\n", "entity relationship diagram");
     }
 
     #[test]
     fn a_class_diagram_is_drawn_and_its_classes_and_relations_take_comments() {
         let source = "classDiagram\n  namespace Shapes {\n    class Shape~T~ {\n      <<interface>>\n      +area()$ double\n    }\n    class Square\n  }\n  Shape~T~ <|-- Square\n  Shape \"1\" *-- \"many\" Side : has\n  Shape <|-- Square\n  note for Square \"four sides\"\n  click Square call cb()\n  style Side fill:#fde68a\n";
-        let doc = format!(
-            "```mermaid\n{}\n```\n",
-            serde_json::json!({ "version": "1", "source": source })
+        assert_drawn(
+            source,
+            "`click`",
+            "pb-mermaid-class",
+            &[
+                "data-node=\"Shape\"",
+                "data-node=\"Shapes\"",
+                "data-node=\"note0\"",
+                "data-edge=\"Shape→Square\"",
+                "data-edge=\"Shape→Square#2\"",
+                "data-edge=\"Shape→Side\"",
+                "Class diagram, top to bottom.",
+                "+area() : double",
+                "«interface»",
+                "fill=\"#fde68a\"",
+            ],
         );
-        let v = crate::validate(&doc);
-        assert!(
-            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
-            "{:?}",
-            v.diagnostics
-        );
-        let w = v
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::IgnoredDirective)
-            .expect("a warning for `click`");
-        assert!(w.message.contains("`click`"), "{}", w.message);
-        let html = crate::render(&doc, &crate::Options::default()).html;
-        assert!(html.contains("pb-mermaid-class"), "{html}");
-        for part in [
-            "data-node=\"Shape\"",
-            "data-node=\"Shapes\"",
-            "data-node=\"note0\"",
-            "data-edge=\"Shape→Square\"",
-            "data-edge=\"Shape→Square#2\"",
-            "data-edge=\"Shape→Side\"",
-            "Class diagram, top to bottom.",
-            "+area() : double",
-            "«interface»",
-            "fill=\"#fde68a\"",
-        ] {
-            assert!(html.contains(part), "{part}");
-        }
         let d = class::parse::parse(source).expect("a class diagram").expect("read");
         let laid = class::layout::layout(&d);
+        let bare = block(source, &d.chart);
         let m = Mermaid {
-            source: source.to_string(),
-            title: None,
-            chart: Some(d.chart.clone()),
-            sequence: None,
-            laid_out: None,
-            state: None,
-            er: None,
             class: Some(Box::new((d, laid))),
-            gantt: None,
+            ..bare
         };
-        let answer = serde_json::json!({ "comments": [
-            { "on": "node", "id": "Shape", "text": "generic?" },
-            { "on": "node", "id": "Shapes", "text": "rename" },
-            { "on": "edge", "from": "Shape", "to": "Side", "text": "how many?" }
-        ]});
-        let comments = comments_json("b1", &m, &answer).expect("comments");
-        let out = export_comments(&m, &comments);
-        assert!(out.contains("- Node `Shape` — generic?"), "{out}");
-        assert!(out.contains("- Node `Shapes` — rename"), "{out}");
-        assert!(out.contains("- Edge `Shape→Side` — how many?"), "{out}");
-        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Shape~T~", "text": "x" }]});
-        assert!(comments_json("b1", &m, &bad).is_err());
+        assert_comments(
+            &m,
+            serde_json::json!([
+                { "on": "node", "id": "Shape", "text": "generic?" },
+                { "on": "node", "id": "Shapes", "text": "rename" },
+                { "on": "edge", "from": "Shape", "to": "Side", "text": "how many?" }
+            ]),
+            &["- Node `Shape` — generic?", "- Node `Shapes` — rename", "- Edge `Shape→Side` — how many?"],
+            "Shape~T~",
+        );
         // One it cannot read is a warning at its line.
-        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"classDiagram\\nA <|-- B\\nC <|-- \"}\n```\n";
-        let v = crate::validate(doc);
-        let d = v
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::UnsupportedDiagram)
-            .expect("a diagnostic");
-        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
-        assert!(d.message.contains("class diagram"), "{}", d.message);
+        assert_unreadable_at_line_3("```mermaid\n{\"version\": \"1\", \"source\": \"classDiagram\\nA <|-- B\\nC <|-- \"}\n```\n", "class diagram");
     }
 
     #[test]
@@ -1462,11 +1449,7 @@ mod tests {
             ("journey\n  title A day", "User journey"),
             ("pie\n  \"a\": 1", "Pie chart"),
         ] {
-            let doc = format!(
-                "```mermaid\n{}\n```\n",
-                serde_json::json!({ "version": "1", "source": source })
-            );
-            let v = crate::validate(&doc);
+            let v = crate::validate(&document(source));
             let d = v
                 .diagnostics
                 .iter()
@@ -1479,10 +1462,7 @@ mod tests {
     #[test]
     fn each_ignored_directive_is_named_once() {
         let source = "graph TD\nA --> B\nclick A call()\ndirection LR\nclick B call()";
-        let doc = format!(
-            "```mermaid\n{}\n```\n",
-            serde_json::json!({ "version": "1", "source": source })
-        );
+        let doc = document(source);
         let v = crate::validate(&doc);
         let warning = v
             .diagnostics
@@ -1497,10 +1477,7 @@ mod tests {
     }
 
     fn validated(source: &str) -> Vec<crate::Diagnostic> {
-        let doc = format!(
-            "```mermaid\n{}\n```\n",
-            serde_json::json!({ "version": "1", "source": source })
-        );
+        let doc = document(source);
         crate::validate(&doc).diagnostics
     }
 
@@ -1526,65 +1503,35 @@ mod tests {
     #[test]
     fn a_gantt_chart_is_drawn_and_takes_comments_on_its_tasks() {
         let source = "gantt\ndateFormat YYYY-MM-DD\nsection Build\nServer : crit, server, 2024-01-01, 5d\nClient : after server, 3d\nShip : milestone, ship, after task1, 0d\nclick server href \"https://example.com\"";
-        let doc = format!(
-            "```mermaid\n{}\n```\n",
-            serde_json::json!({ "version": "1", "source": source })
+        let html = assert_drawn(
+            source,
+            "`click`",
+            "pb-mermaid-gantt",
+            &[
+                "data-node=\"server\"",
+                "data-node=\"task1\"",
+                "data-node=\"ship\"",
+                "Gantt chart from 2024-01-01 to 2024-01-09.",
+            ],
         );
-        let v = crate::validate(&doc);
-        assert!(
-            !v.diagnostics.iter().any(|d| d.code == Code::UnsupportedDiagram),
-            "{:?}",
-            v.diagnostics
-        );
-        let w = v
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::IgnoredDirective)
-            .expect("a warning for `click`");
-        assert!(w.message.contains("`click`"), "{}", w.message);
-        let html = crate::render(&doc, &crate::Options::default()).html;
-        assert!(html.contains("pb-mermaid-gantt"), "{html}");
-        for part in [
-            "data-node=\"server\"",
-            "data-node=\"task1\"",
-            "data-node=\"ship\"",
-            "Gantt chart from 2024-01-01 to 2024-01-09.",
-        ] {
-            assert!(html.contains(part), "{part}");
-        }
         assert!(!html.contains("data-edge="));
         let g = gantt::parse::parse(source).expect("a gantt chart").expect("read");
+        let bare = block(source, &g.chart);
         let m = Mermaid {
-            source: source.to_string(),
-            title: None,
-            chart: Some(g.chart.clone()),
-            sequence: None,
-            laid_out: None,
-            state: None,
-            er: None,
-            class: None,
             gantt: Some(Box::new(g)),
+            ..bare
         };
-        let answer = serde_json::json!({ "comments": [
-            { "on": "node", "id": "task1", "text": "who builds it?" },
-            { "on": "node", "id": "ship", "text": "a Friday?" }
-        ]});
-        let comments = comments_json("b1", &m, &answer).expect("comments");
-        let out = export_comments(&m, &comments);
-        assert!(out.contains("- Node `task1` — who builds it?"), "{out}");
-        assert!(out.contains("- Node `ship` — a Friday?"), "{out}");
-        let bad = serde_json::json!({ "comments": [{ "on": "node", "id": "Server", "text": "x" }]});
-        assert!(comments_json("b1", &m, &bad).is_err());
+        assert_comments(
+            &m,
+            serde_json::json!([
+                { "on": "node", "id": "task1", "text": "who builds it?" },
+                { "on": "node", "id": "ship", "text": "a Friday?" }
+            ]),
+            &["- Node `task1` — who builds it?", "- Node `ship` — a Friday?"],
+            "Server",
+        );
         // One it cannot read is a warning at its line.
-        let doc = "```mermaid\n{\"version\": \"1\", \"source\": \"gantt\\ndateFormat YYYY-MM-DD\\nA : a, 2024-13-45, 1d\"}\n```\n";
-        let v = crate::validate(doc);
-        let d = v
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::UnsupportedDiagram)
-            .expect("a diagnostic");
-        assert!(d.message.contains("line 3 of `source`"), "{}", d.message);
-        assert!(d.message.contains("gantt chart"), "{}", d.message);
+        assert_unreadable_at_line_3("```mermaid\n{\"version\": \"1\", \"source\": \"gantt\\ndateFormat YYYY-MM-DD\\nA : a, 2024-13-45, 1d\"}\n```\n", "gantt chart");
     }
 
     #[test]

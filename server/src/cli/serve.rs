@@ -442,25 +442,11 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
             .with_open_routing(open)
             .with_require_keys(required)
             .with_webhook_allow_private(a.flag_os("webhook-allow-private").is_some());
-        match a.flag("key-documents-per-hour")? {
-            None => {}
-            Some("off") => config = config.with_key_documents_per_hour(None),
-            Some(n) => {
-                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    format!("--key-documents-per-hour must be a whole number, at least 1, or off, not `{n}`")
-                })?;
-                config = config.with_key_documents_per_hour(Some(n));
-            }
+        if let Some(n) = count_or_off(a, "key-documents-per-hour", "a whole number")? {
+            config = config.with_key_documents_per_hour(n);
         }
-        match a.flag("key-max-bytes")? {
-            None => {}
-            Some("off") => config = config.with_key_max_bytes(None),
-            Some(n) => {
-                let n = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    format!("--key-max-bytes must be a whole number of bytes, at least 1, or off, not `{n}`")
-                })?;
-                config = config.with_key_max_bytes(Some(n));
-            }
+        if let Some(n) = count_or_off(a, "key-max-bytes", "a whole number of bytes")? {
+            config = config.with_key_max_bytes(n);
         }
     }
     #[cfg(feature = "store")]
@@ -549,6 +535,24 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         config = config.with_metrics_listen(Some(addr));
     }
     Ok(config)
+}
+
+/// A flag that takes a count of at least 1 or `off`: `None` when it is not given, `Some(None)`
+/// for `off`; the error says the count must be `what`.
+#[cfg(feature = "store")]
+fn count_or_off(a: &Args, name: &str, what: &str) -> Result<Option<Option<u64>>, String> {
+    let count = |n: &str| {
+        n.parse::<u64>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("--{name} must be {what}, at least 1, or off, not `{n}`"))
+    };
+    a.flag(name)?
+        .map(|v| match v {
+            "off" => Ok(None),
+            n => count(n).map(Some),
+        })
+        .transpose()
 }
 
 /// A count that must not be zero.

@@ -11,9 +11,10 @@
 //! - a component sits between its blocks (no raw tag may wrap a component);
 //! - an element other than a [`SPANNING`] one is left open across a block boundary, or an end
 //!   tag closes an element that is not open;
-//! - after sanitizing, a marker is missing, moved or doubled, or stands anywhere but directly
-//!   inside a [`HOLDS_MARKDOWN`] element with only [`SPANNING`] ones around it (a browser
-//!   would move Markdown out of a table row, for one).
+//! - after sanitizing, a marker is missing, out of order or doubled, or stands anywhere but
+//!   directly inside a [`HOLDS_MARKDOWN`] element with only [`SPANNING`] ones around it, or
+//!   outside every raw element. (Markdown directly in a table row is moved before the table,
+//!   as a browser moves it: the marker is then outside, and the Markdown is written there.)
 
 use super::{ImageRules, clean_counting, filter_tags};
 use comrak::nodes::{AstNode, NodeValue};
@@ -272,16 +273,19 @@ fn checked<'a>(blocks: &[&'a AstNode<'a>], rules: &ImageRules) -> Option<Span<'a
         return None;
     }
     pieces.push(rest.to_string());
-    // At each marker, only spanning elements are open and the innermost may hold Markdown.
+    // At each marker, only spanning elements are open and the innermost may hold Markdown; or
+    // nothing is open: the Markdown stands outside the wrapper, where a browser puts what a
+    // table cannot hold (before the table), and nothing raw wraps it.
     let mut open: Vec<Open> = Vec::new();
     for piece in &pieces[..holes] {
         if !apply(piece, 0, &mut open) {
             return None;
         }
-        let fits = open
-            .last()
-            .is_some_and(|o| HOLDS_MARKDOWN.contains(&o.name.as_str()))
-            && open.iter().all(|o| SPANNING.contains(&o.name.as_str()));
+        let fits = open.is_empty()
+            || open
+                .last()
+                .is_some_and(|o| HOLDS_MARKDOWN.contains(&o.name.as_str()))
+                && open.iter().all(|o| SPANNING.contains(&o.name.as_str()));
         if !fits {
             return None;
         }
@@ -364,6 +368,26 @@ mod tests {
             "{html}"
         );
         assert!(codes.is_empty(), "{codes:?}");
+    }
+
+    /// Markdown written directly in a table row is put before the table, where a browser puts
+    /// it when it reads the whole document (GitHub shows it there): the row keeps its table.
+    #[test]
+    fn markdown_a_table_row_cannot_hold_goes_before_the_table() {
+        let (html, codes) = render("<table>\n<tr>\n\nSome *text*.\n\n</tr>\n</table>\n\nAfter.\n");
+        let text = html.find("<em>text</em>").unwrap_or(usize::MAX);
+        let table = html.find("<table>").unwrap_or(0);
+        assert!(text < table, "the text stands before the table: {html}");
+        assert!(
+            html[table..].starts_with("<table>\n<tbody><tr>"),
+            "the row stays in its table: {html}"
+        );
+        assert!(html.contains("data-pb-leaf"), "{html}");
+        assert!(codes.is_empty(), "{codes:?}");
+        // A component there still refuses the span: no raw tag is written around it.
+        let md = "<table>\n<tr>\n\n```single-choice\n{\"question\":\"Q?\",\"options\":[\"a\",\"b\"]}\n```\n\n</tr>\n</table>\n";
+        let (_, codes) = render(md);
+        assert!(codes.iter().any(|c| c == "RawHtmlUnbalanced"), "{codes:?}");
     }
 
     #[test]

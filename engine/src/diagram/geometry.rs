@@ -119,6 +119,15 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
             points[i]
         }
     };
+    let across = Pt::new(axis.y, -axis.x);
+    let dot = |v: Pt, w: Pt| v.x * w.x + v.y * w.y;
+    // Where the path turns back along the axis (a U-turn past a box): the curve runs across
+    // the axis there, so the point is its furthest along the axis and it stays in the drawing.
+    let reverses = move |i: usize| {
+        i > 0
+            && i < n - 1
+            && dot(at(i).minus(at(i - 1)), axis) * dot(at(i + 1).minus(at(i)), axis) < -1e-6
+    };
     let tangent = move |i: usize| -> Pt {
         let chord = if i == 0 {
             at(1).minus(at(0))
@@ -127,7 +136,10 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
         } else {
             at(i + 1).minus(at(i - 1))
         };
-        let along = chord.x * axis.x + chord.y * axis.y;
+        if reverses(i) {
+            return across.scale(if dot(chord, across) < 0.0 { -1.0 } else { 1.0 });
+        }
+        let along = dot(chord, axis);
         if i > 0 && i < n - 1 && along.abs() > 1e-6 {
             axis.scale(along.signum())
         } else {
@@ -137,10 +149,13 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
     (0..n.saturating_sub(1)).map(move |i| {
         let (p, q) = (at(i), at(i + 1));
         let reach = q.minus(p).len() / 3.0;
+        // Across the axis at a U-turn, no further than the piece itself goes across.
+        let room = dot(q.minus(p), across).abs();
+        let reach_at = |k: usize| if reverses(k) { reach.min(room) } else { reach };
         [
             p,
-            p.plus(tangent(i).scale(reach)),
-            q.minus(tangent(i + 1).scale(reach)),
+            p.plus(tangent(i).scale(reach_at(i))),
+            q.minus(tangent(i + 1).scale(reach_at(i + 1))),
             q,
         ]
     })
@@ -158,4 +173,36 @@ pub fn sample(piece: &[Pt; 4], steps: usize) -> impl Iterator<Item = Pt> + '_ {
             w[0] * a.y + w[1] * b.y + w[2] * c.y + w[3] * d.y,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The route of an edge back up a top-down chart from a box in its last rank, under the
+    /// box and up past it (the Zebra book's mempool diagram has four): the curve turns at the
+    /// route's lowest point instead of dipping below it, out of the drawing.
+    #[test]
+    fn a_curve_turning_back_goes_no_further_than_its_turning_point() {
+        let route = [
+            Pt::new(626.7, 493.5),
+            Pt::new(867.4, 539.0),
+            Pt::new(867.4, 482.5),
+            Pt::new(867.4, 311.5),
+        ];
+        let down = Pt::new(0.0, 1.0);
+        let pieces: Vec<[Pt; 4]> = curve(&route, route[0], route[3], down).collect();
+        let lowest = pieces
+            .iter()
+            .flat_map(|p| sample(p, 32).collect::<Vec<_>>())
+            .map(|p| p.y)
+            .fold(f64::MIN, f64::max);
+        assert!(lowest <= 539.0 + 1e-9, "the curve dips to {lowest}");
+        // Sideways: across the axis at the turn, arriving from the left.
+        assert!((pieces[0][2].y - 539.0).abs() < 1e-9 && pieces[0][2].x < 867.4);
+        // Where the route does not turn back, the curve still runs along the axis at a bend.
+        let bend = [Pt::new(0.0, 0.0), Pt::new(50.0, 40.0), Pt::new(50.0, 100.0)];
+        let pieces: Vec<[Pt; 4]> = curve(&bend, bend[0], bend[2], down).collect();
+        assert!((pieces[1][1].x - 50.0).abs() < 1e-9 && pieces[1][1].y > 40.0);
+    }
 }

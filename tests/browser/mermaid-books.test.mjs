@@ -84,11 +84,10 @@ test('the diagrams follow every mdBook theme, whatever the system prefers, and s
       // mdBook switches its theme when the system's preference changes: let it, then set ours.
       await page.waitForTimeout(200);
       for (const theme of ['light', 'rust', 'coal', 'navy', 'ayu']) {
-        await page.evaluate((t) => {
-          const html = document.documentElement;
-          for (const c of ['light', 'rust', 'coal', 'navy', 'ayu']) html.classList.remove(c);
-          html.classList.add(t);
-        }, theme);
+        // As a reader picks it, from mdBook's own theme menu.
+        if (!(await page.isVisible(`#mdbook-theme-${theme}`))) await page.click('#mdbook-theme-toggle');
+        await page.click(`#mdbook-theme-${theme}`);
+        await page.keyboard.press('Escape');
         const m = await page.evaluate(measure);
         const dark = ['coal', 'navy', 'ayu'].includes(theme);
         const at = `${name} ${theme} (system ${scheme})`;

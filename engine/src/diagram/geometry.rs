@@ -121,12 +121,26 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
     };
     let across = Pt::new(axis.y, -axis.x);
     let dot = |v: Pt, w: Pt| v.x * w.x + v.y * w.y;
-    // Where the path turns back along the axis (a U-turn past a box): the curve runs across
-    // the axis there, so the point is its furthest along the axis and it stays in the drawing.
+    // Where the path turns back along the axis (a U-turn past a box, also one with a flat run
+    // across at its far end), or stops moving along it: the curve runs across the axis there,
+    // so the point is its furthest along the axis and it stays in the drawing.
     let reverses = move |i: usize| {
-        i > 0
-            && i < n - 1
-            && dot(at(i).minus(at(i - 1)), axis) * dot(at(i + 1).minus(at(i)), axis) < -1e-6
+        if i == 0 || i >= n - 1 {
+            return false;
+        }
+        let moved = |a: usize, b: usize| dot(at(b).minus(at(a)), axis);
+        let before = (1..=i)
+            .rev()
+            .map(|k| moved(k - 1, k))
+            .find(|d| d.abs() > 1e-6);
+        let after = (i..n - 1).map(|k| moved(k, k + 1)).find(|d| d.abs() > 1e-6);
+        match (before, after) {
+            (Some(b), Some(a)) => b * a < 0.0,
+            // The path runs only across the axis before or after this point: it ends its run
+            // along the axis here.
+            (Some(_), None) | (None, Some(_)) => true,
+            (None, None) => false,
+        }
     };
     let tangent = move |i: usize| -> Pt {
         let chord = if i == 0 {
@@ -149,9 +163,20 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
     (0..n.saturating_sub(1)).map(move |i| {
         let (p, q) = (at(i), at(i + 1));
         let reach = q.minus(p).len() / 3.0;
-        // Across the axis at a U-turn, no further than the piece itself goes across.
-        let room = dot(q.minus(p), across).abs();
-        let reach_at = |k: usize| if reverses(k) { reach.min(room) } else { reach };
+        // Across the axis at a U-turn, no further than the piece itself goes across; along it
+        // at a bend, no further than the piece goes along (a piece mostly across would
+        // otherwise swing far past its ends).
+        let across_room = dot(q.minus(p), across).abs();
+        let along_room = dot(q.minus(p), axis).abs();
+        let reach_at = |k: usize| {
+            if reverses(k) {
+                reach.min(across_room)
+            } else if k > 0 && k < n - 1 {
+                reach.min(along_room)
+            } else {
+                reach
+            }
+        };
         [
             p,
             p.plus(tangent(i).scale(reach_at(i))),

@@ -465,7 +465,7 @@ pub fn kind_name(keyword: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     mod alone;
-    mod books;
+    pub mod books;
     mod golden;
     mod shapes;
 }

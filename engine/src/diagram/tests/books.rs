@@ -41,8 +41,9 @@ fn fences(markdown: &str) -> Vec<String> {
 }
 
 /// The points of the SVG's lines (`M`, `L` and `C` paths, as the engine writes them) that lie
-/// outside its `viewBox`, cubic curves sampled along their length.
-fn outside(svg: &str) -> Vec<(f64, f64)> {
+/// outside its `viewBox`, cubic curves sampled along their length. Every kind's corpus test
+/// checks its drawings with it too.
+pub fn outside(svg: &str) -> Vec<(f64, f64)> {
     let number = |s: &str| s.parse::<f64>().ok();
     let view = svg
         .split("viewBox=\"")

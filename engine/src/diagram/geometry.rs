@@ -225,6 +225,30 @@ mod tests {
         assert!(lowest <= 539.0 + 1e-9, "the curve dips to {lowest}");
         // Sideways: across the axis at the turn, arriving from the left.
         assert!((pieces[0][2].y - 539.0).abs() < 1e-9 && pieces[0][2].x < 867.4);
+        // A route that ends on a run across the axis (a note's line into a class's side) turns
+        // across where the run starts, not past it.
+        let flat = [
+            Pt::new(697.3, 148.0),
+            Pt::new(757.3, 249.0),
+            Pt::new(1160.2, 249.0),
+        ];
+        let lowest = curve(&flat, flat[0], flat[2], down)
+            .flat_map(|p| sample(&p, 32).collect::<Vec<_>>())
+            .map(|p| p.y)
+            .fold(f64::MIN, f64::max);
+        assert!(lowest <= 249.0 + 1e-9, "the curve dips to {lowest}");
+        // A piece mostly across the axis (an ER relation between far-apart entities) reaches
+        // along the axis at its bend no further than it goes along: no swing above the chart.
+        let long = [
+            Pt::new(1743.1, 28.7),
+            Pt::new(465.3, 103.0),
+            Pt::new(465.3, 140.0),
+        ];
+        let highest = curve(&long, long[0], long[2], down)
+            .flat_map(|p| sample(&p, 32).collect::<Vec<_>>())
+            .map(|p| p.y)
+            .fold(f64::MAX, f64::min);
+        assert!(highest >= 28.7 - 1e-9, "the curve swings up to {highest}");
         // Where the route does not turn back, the curve still runs along the axis at a bend.
         let bend = [Pt::new(0.0, 0.0), Pt::new(50.0, 40.0), Pt::new(50.0, 100.0)];
         let pieces: Vec<[Pt; 4]> = curve(&bend, bend[0], bend[2], down).collect();

@@ -152,6 +152,31 @@ mod tests {
     use super::*;
 
     /// The served script is every file, in order, with the strings between the head and the rest.
+    /// In an mdBook the diagrams follow the book's theme: each of its two theme blocks sets
+    /// every diagram colour the stylesheet reads, so none is left to the system's preference
+    /// (a note dark on a light page, say).
+    #[test]
+    fn the_book_themes_set_every_diagram_colour() {
+        let used: std::collections::BTreeSet<&str> = CSS
+            .match_indices("var(--pb-diagram-")
+            .map(|(at, _)| {
+                let name = &CSS[at + 4..];
+                &name[..name.find([',', ')']).unwrap_or(name.len())]
+            })
+            .collect();
+        assert!(used.len() > 10, "{used:?}");
+        for theme in [
+            "html:is(.light, .rust) :is(.pb-doc, .pb-figure) {",
+            "html:is(.coal, .navy, .ayu) :is(.pb-doc, .pb-figure) {",
+        ] {
+            let at = CSS.find(theme).expect("the theme's block");
+            let block = &CSS[at..at + CSS[at..].find('}').expect("closed")];
+            for name in &used {
+                assert!(block.contains(&format!("{name}:")), "{theme} sets {name}");
+            }
+        }
+    }
+
     #[test]
     fn the_script_is_its_files_in_order() {
         let script = js();

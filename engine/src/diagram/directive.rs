@@ -60,6 +60,79 @@ pub fn blanked(source: &str) -> (Cow<'_, str>, Vec<&str>) {
     (Cow::Owned(text), texts)
 }
 
+/// The settings of a front-matter block (the lines between its `---`), each as its dotted key
+/// path (`config.gantt.displayMode`) and its scalar value: YAML's nesting by indent, quoted or
+/// bare values, `#` comments. Lists and multi-line values are not read.
+pub fn front_matter_settings(block: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // The keys above the line being read, each with its indent.
+    let mut path: Vec<(usize, &str)> = Vec::new();
+    for line in block.lines() {
+        let body = line.trim_end();
+        let indent = body.len() - body.trim_start().len();
+        let text = body.trim_start();
+        if text.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = text.split_once(':') else {
+            continue;
+        };
+        while path.last().is_some_and(|&(i, _)| i >= indent) {
+            path.pop();
+        }
+        let key = key.trim().trim_matches(['"', '\'']);
+        let value = yaml_scalar(value);
+        if value.is_empty() {
+            path.push((indent, key));
+            continue;
+        }
+        let mut dotted: Vec<&str> = path.iter().map(|&(_, k)| k).collect();
+        dotted.push(key);
+        out.push((dotted.join("."), value.to_string()));
+    }
+    out
+}
+
+/// A YAML scalar as written after its key: quoted (to the closing quote) or bare (up to a
+/// ` #` comment), trimmed.
+fn yaml_scalar(value: &str) -> &str {
+    let value = value.trim();
+    if let Some(q) = value.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        let inner = &value[1..];
+        return inner[..inner.find(q).unwrap_or(inner.len())].trim();
+    }
+    let comment = value.find(" #").or_else(|| value.find("\t#"));
+    value[..comment.unwrap_or(value.len())].trim()
+}
+
+/// The value an `%%{init: … }%%` directive gives `key` within the diagram kind's `section`
+/// object (`%%{init: {"gantt": {"displayMode": "compact"}}}%%`), quotes removed; the last
+/// directive that sets it wins.
+pub fn init_setting(directives: &[&str], section: &str, key: &str) -> Option<String> {
+    let mut found = None;
+    for d in directives {
+        let Some(at) = d.find(section) else {
+            continue;
+        };
+        let rest = &d[at + section.len()..];
+        let Some(k) = rest.find(key) else {
+            continue;
+        };
+        let value = rest[k + key.len()..]
+            .trim_start_matches(['"', '\''])
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or("")
+            .trim_start();
+        let value = match value.chars().next() {
+            Some(q @ ('"' | '\'')) => value[1..].split(q).next().unwrap_or(""),
+            _ => value.split([',', '}', '\n']).next().unwrap_or("").trim(),
+        };
+        found = Some(value.to_string());
+    }
+    found
+}
+
 /// The theme variables read from a directive: what an author set for every node and edge.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Theme {

@@ -119,6 +119,29 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
             points[i]
         }
     };
+    let across = Pt::new(axis.y, -axis.x);
+    let dot = |v: Pt, w: Pt| v.x * w.x + v.y * w.y;
+    // Where the path turns back along the axis (a U-turn past a box, also one with a flat run
+    // across at its far end), or stops moving along it: the curve runs across the axis there,
+    // so the point is its furthest along the axis and it stays in the drawing.
+    let reverses = move |i: usize| {
+        if i == 0 || i >= n - 1 {
+            return false;
+        }
+        let moved = |a: usize, b: usize| dot(at(b).minus(at(a)), axis);
+        let before = (1..=i)
+            .rev()
+            .map(|k| moved(k - 1, k))
+            .find(|d| d.abs() > 1e-6);
+        let after = (i..n - 1).map(|k| moved(k, k + 1)).find(|d| d.abs() > 1e-6);
+        match (before, after) {
+            (Some(b), Some(a)) => b * a < 0.0,
+            // The path runs only across the axis before or after this point: it ends its run
+            // along the axis here.
+            (Some(_), None) | (None, Some(_)) => true,
+            (None, None) => false,
+        }
+    };
     let tangent = move |i: usize| -> Pt {
         let chord = if i == 0 {
             at(1).minus(at(0))
@@ -127,7 +150,10 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
         } else {
             at(i + 1).minus(at(i - 1))
         };
-        let along = chord.x * axis.x + chord.y * axis.y;
+        if reverses(i) {
+            return across.scale(if dot(chord, across) < 0.0 { -1.0 } else { 1.0 });
+        }
+        let along = dot(chord, axis);
         if i > 0 && i < n - 1 && along.abs() > 1e-6 {
             axis.scale(along.signum())
         } else {
@@ -137,10 +163,24 @@ pub fn curve(points: &[Pt], first: Pt, last: Pt, axis: Pt) -> impl Iterator<Item
     (0..n.saturating_sub(1)).map(move |i| {
         let (p, q) = (at(i), at(i + 1));
         let reach = q.minus(p).len() / 3.0;
+        // Across the axis at a U-turn, no further than the piece itself goes across; along it
+        // at a bend, no further than the piece goes along (a piece mostly across would
+        // otherwise swing far past its ends).
+        let across_room = dot(q.minus(p), across).abs();
+        let along_room = dot(q.minus(p), axis).abs();
+        let reach_at = |k: usize| {
+            if reverses(k) {
+                reach.min(across_room)
+            } else if k > 0 && k < n - 1 {
+                reach.min(along_room)
+            } else {
+                reach
+            }
+        };
         [
             p,
-            p.plus(tangent(i).scale(reach)),
-            q.minus(tangent(i + 1).scale(reach)),
+            p.plus(tangent(i).scale(reach_at(i))),
+            q.minus(tangent(i + 1).scale(reach_at(i + 1))),
             q,
         ]
     })
@@ -158,4 +198,60 @@ pub fn sample(piece: &[Pt; 4], steps: usize) -> impl Iterator<Item = Pt> + '_ {
             w[0] * a.y + w[1] * b.y + w[2] * c.y + w[3] * d.y,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The route of an edge back up a top-down chart from a box in its last rank, under the
+    /// box and up past it (the Zebra book's mempool diagram has four): the curve turns at the
+    /// route's lowest point instead of dipping below it, out of the drawing.
+    #[test]
+    fn a_curve_turning_back_goes_no_further_than_its_turning_point() {
+        let route = [
+            Pt::new(626.7, 493.5),
+            Pt::new(867.4, 539.0),
+            Pt::new(867.4, 482.5),
+            Pt::new(867.4, 311.5),
+        ];
+        let down = Pt::new(0.0, 1.0);
+        let pieces: Vec<[Pt; 4]> = curve(&route, route[0], route[3], down).collect();
+        let lowest = pieces
+            .iter()
+            .flat_map(|p| sample(p, 32).collect::<Vec<_>>())
+            .map(|p| p.y)
+            .fold(f64::MIN, f64::max);
+        assert!(lowest <= 539.0 + 1e-9, "the curve dips to {lowest}");
+        // Sideways: across the axis at the turn, arriving from the left.
+        assert!((pieces[0][2].y - 539.0).abs() < 1e-9 && pieces[0][2].x < 867.4);
+        // A route that ends on a run across the axis (a note's line into a class's side) turns
+        // across where the run starts, not past it.
+        let flat = [
+            Pt::new(697.3, 148.0),
+            Pt::new(757.3, 249.0),
+            Pt::new(1160.2, 249.0),
+        ];
+        let lowest = curve(&flat, flat[0], flat[2], down)
+            .flat_map(|p| sample(&p, 32).collect::<Vec<_>>())
+            .map(|p| p.y)
+            .fold(f64::MIN, f64::max);
+        assert!(lowest <= 249.0 + 1e-9, "the curve dips to {lowest}");
+        // A piece mostly across the axis (an ER relation between far-apart entities) reaches
+        // along the axis at its bend no further than it goes along: no swing above the chart.
+        let long = [
+            Pt::new(1743.1, 28.7),
+            Pt::new(465.3, 103.0),
+            Pt::new(465.3, 140.0),
+        ];
+        let highest = curve(&long, long[0], long[2], down)
+            .flat_map(|p| sample(&p, 32).collect::<Vec<_>>())
+            .map(|p| p.y)
+            .fold(f64::MAX, f64::min);
+        assert!(highest >= 28.7 - 1e-9, "the curve swings up to {highest}");
+        // Where the route does not turn back, the curve still runs along the axis at a bend.
+        let bend = [Pt::new(0.0, 0.0), Pt::new(50.0, 40.0), Pt::new(50.0, 100.0)];
+        let pieces: Vec<[Pt; 4]> = curve(&bend, bend[0], bend[2], down).collect();
+        assert!((pieces[1][1].x - 50.0).abs() < 1e-9 && pieces[1][1].y > 40.0);
+    }
 }

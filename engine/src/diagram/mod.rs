@@ -465,6 +465,7 @@ pub fn kind_name(keyword: &str) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     mod alone;
+    pub mod books;
     pub(crate) mod corpus;
     mod golden;
     mod shapes;

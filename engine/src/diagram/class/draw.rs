@@ -431,9 +431,12 @@ fn class(
         y += LINE_HEIGHT;
     }
     let members_top = top + comp.head_h;
-    rule(w, members_top, b, authored);
     let methods_top = members_top + comp.members_h;
-    rule(w, methods_top, b, authored);
+    // No rules under a name drawn alone (`hideEmptyMembersBox`).
+    if comp.members_h + comp.methods_h > 0.0 {
+        rule(w, members_top, b, authored);
+        rule(w, methods_top, b, authored);
+    }
     let x = b.left() + PAD_X;
     for (k, m) in c.members.iter().enumerate() {
         let mid = members_top + PAD_Y + ROW_H * (k as f64 + 0.5);

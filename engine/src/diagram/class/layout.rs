@@ -23,7 +23,7 @@ pub const RING: f64 = 7.0;
 const MIN_W: f64 = 90.0;
 
 /// One class's box: its heading lines (annotations, then its name), and the heights of its
-/// three compartments.
+/// three compartments (the two below the name 0 when `hideEmptyMembersBox` leaves them out).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compartments {
     pub annotations: Vec<String>,
@@ -74,8 +74,12 @@ pub fn compartments(d: &ClassDiagram) -> Vec<Option<Compartments>> {
                     ROW_H * k as f64 + 2.0 * PAD_Y
                 }
             };
-            let members_h = rows(c.members.len());
-            let methods_h = rows(c.methods.len());
+            let bare = d.hide_empty_members_box && c.members.is_empty() && c.methods.is_empty();
+            let (members_h, methods_h) = if bare {
+                (0.0, 0.0)
+            } else {
+                (rows(c.members.len()), rows(c.methods.len()))
+            };
             let w = (w + 2.0 * PAD_X).max(MIN_W);
             Some(Compartments {
                 annotations,

@@ -43,6 +43,9 @@ pub struct ClassDiagram {
     pub relations: Vec<Relation>,
     /// Per note: the class it is on (a node index), if any.
     pub note_on: Vec<(usize, Option<usize>)>,
+    /// `hideEmptyMembersBox` (front matter `config.class`, or `%%{init}%%`): a class with no
+    /// members and no methods is drawn as its name alone, without its two empty compartments.
+    pub hide_empty_members_box: bool,
 }
 
 /// What a node of the chart is.
@@ -127,5 +130,6 @@ pub struct Relation {
 #[cfg(test)]
 mod tests {
     mod corpus;
+    mod members_box;
     mod parse;
 }

@@ -27,31 +27,48 @@ fn unsupported(offset: usize, message: impl Into<String>) -> Unsupported {
     }
 }
 
-/// Where the diagram starts, after an optional `---` front matter, and its `title:`.
-fn front_matter(source: &str) -> (usize, Option<String>) {
+/// What the front matter says: its `title:` and the `config.class.hideEmptyMembersBox`
+/// setting, if given.
+#[derive(Debug, Default)]
+struct FrontMatter {
+    title: Option<String>,
+    hide_empty_members_box: Option<bool>,
+}
+
+/// Where the diagram starts, after an optional `---` front matter, and what that says.
+fn front_matter(source: &str) -> (usize, FrontMatter) {
     let trimmed = source.trim_start();
     let lead = source.len() - trimmed.len();
     let Some(after) = trimmed.strip_prefix("---") else {
-        return (0, None);
+        return (0, FrontMatter::default());
     };
     if !after.starts_with(['\n', '\r']) {
-        return (0, None);
+        return (0, FrontMatter::default());
     }
-    let mut at = lead + 3;
-    let mut title = None;
-    for line in source[at..].split_inclusive('\n').skip(1) {
+    let block_at = lead + 3;
+    let mut at = block_at;
+    for (k, line) in source[block_at..].split_inclusive('\n').enumerate() {
+        let line_at = at;
         at += line.len();
-        if line.trim() == "---" {
-            return (at, title);
+        if k == 0 {
+            // The rest of the opening `---` line.
+            continue;
         }
-        if let Some(t) = line.trim().strip_prefix("title:") {
-            let t = t.trim().trim_matches(['"', '\'']).trim();
-            if !t.is_empty() {
-                title = Some(t.to_string());
+        if line.trim() == "---" {
+            let mut found = FrontMatter::default();
+            for (key, value) in directive::front_matter_settings(&source[block_at..line_at]) {
+                match key.as_str() {
+                    "title" => found.title = Some(value),
+                    "config.class.hideEmptyMembersBox" => {
+                        found.hide_empty_members_box = Some(value == "true");
+                    }
+                    _ => {}
+                }
             }
+            return (at, found);
         }
     }
-    (0, None)
+    (0, FrontMatter::default())
 }
 
 /// The source with `%%` comments blanked (same length, same line breaks).
@@ -1004,7 +1021,7 @@ impl<'s> Reader<'s> {
 pub fn parse(source: &str) -> Option<Result<ClassDiagram, Unsupported>> {
     let source = single_quoted_attributes(source);
     let (blank, directives) = directive::blanked(&source);
-    let (start, title) = front_matter(&blank);
+    let (start, front) = front_matter(&blank);
     let clean = without_comments(&blank[start..]);
     let trimmed = clean.trim_start();
     let lead = clean.len() - trimmed.len();
@@ -1037,7 +1054,13 @@ pub fn parse(source: &str) -> Option<Result<ClassDiagram, Unsupported>> {
         return Some(Err(e));
     }
     let theme = directive::theme(&directives);
-    Some(Ok(build(r, title, &theme)))
+    let mut d = build(r, front.title, &theme);
+    // An `%%{init}%%` directive is applied over the front matter's config, as Mermaid does.
+    d.hide_empty_members_box = directive::init_setting(&directives, "class", "hideEmptyMembersBox")
+        .map(|v| v == "true")
+        .or(front.hide_empty_members_box)
+        .unwrap_or(false);
+    Some(Ok(d))
 }
 
 /// The model from what was read.

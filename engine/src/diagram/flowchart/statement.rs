@@ -97,12 +97,13 @@ impl<'s> Cursor<'s> {
     /// An id with an optional shape and label: `A`, `A[Text]`, `B{"Quoted"}`, `C((Round))`.
     /// Ids may hold `-`, `.`, `/` and `:` between their letters (`my-node`, `P1.5`,
     /// `data/inputs`, `svc:api`, as Mermaid's node strings may), never where a link starts
-    /// (`A-->B`, `A-.->B`) or a class does (`A:::c`).
+    /// (`A-->B`, `A-.->B`) or a class does (`A:::c`), and `*` anywhere (`mir_borrowck*`: a
+    /// node string or Mermaid's `MULT` token).
     pub(super) fn node(&mut self) -> Result<Option<NodeSpec<'s>>, Unsupported> {
         let start = self.pos;
         let r = self.rest();
         let bytes = r.as_bytes();
-        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '*';
         let mut id_len = 0;
         for (i, c) in r.char_indices() {
             if word(c) {

@@ -283,6 +283,61 @@ fn default_ticks(t0: Ms, t1: Ms) -> Vec<Ms> {
     ticks_every(t0, t1, unit, every, 0).unwrap_or_default()
 }
 
+/// A run of rows down the chart: its section (an index into `GanttChart::sections`, `None`
+/// before the first), its first row and the row after its last.
+pub type SectionRows = (Option<usize>, usize, usize);
+
+/// Each task's row, how many rows there are, and each section's run of rows down the chart.
+/// A row per task in the order written; in compact mode, as Mermaid places them: sections in
+/// the order they first come, and within one, tasks by start (then as written) each on the
+/// first row whose last task has ended by its start.
+pub fn rows(g: &GanttChart) -> (Vec<usize>, usize, Vec<SectionRows>) {
+    let name = |t: &super::Task| t.section.map(|s| g.sections[s].as_str());
+    let mut spans = Vec::new();
+    if !g.compact {
+        let mut k = 0;
+        while k < g.tasks.len() {
+            let s = g.tasks[k].section;
+            let mut e = k;
+            while e < g.tasks.len() && g.tasks[e].section == s {
+                e += 1;
+            }
+            spans.push((s, k, e));
+            k = e;
+        }
+        return ((0..g.tasks.len()).collect(), g.tasks.len(), spans);
+    }
+    let mut groups: Vec<(Option<&str>, Option<usize>, Vec<usize>)> = Vec::new();
+    for (k, t) in g.tasks.iter().enumerate() {
+        match groups.iter_mut().find(|(n, _, _)| *n == name(t)) {
+            Some(group) => group.2.push(k),
+            None => groups.push((name(t), t.section, vec![k])),
+        }
+    }
+    let mut row_of = vec![0; g.tasks.len()];
+    let mut first = 0;
+    for (_, section, mut members) in groups {
+        members.sort_by_key(|&k| (g.tasks[k].start, k));
+        // Each row's last end so far.
+        let mut ends: Vec<Ms> = Vec::new();
+        for k in members {
+            let t = &g.tasks[k];
+            let row = match ends.iter().position(|&end| t.start >= end) {
+                Some(r) => r,
+                None => {
+                    ends.push(Ms::MIN);
+                    ends.len() - 1
+                }
+            };
+            ends[row] = t.end;
+            row_of[k] = first + row;
+        }
+        spans.push((section, first, first + ends.len()));
+        first += ends.len();
+    }
+    (row_of, first, spans)
+}
+
 /// The chart laid out.
 pub fn layout(g: &GanttChart) -> Laid {
     // The chart's title is drawn above the layout, by the chart's frame.
@@ -310,7 +365,8 @@ pub fn layout(g: &GanttChart) -> Laid {
     let title_h = title.as_ref().map_or(0.0, |b| b.height + TITLE_GAP);
     let x0 = MARGIN + left;
     let top = MARGIN + title_h + if g.top_axis { AXIS_H } else { 0.0 };
-    let bottom = top + g.tasks.len() as f64 * ROW_H;
+    let (row_of, row_count, spans) = rows(g);
+    let bottom = top + row_count as f64 * ROW_H;
     // The ticks first: the scale is widened until their labels do not run into each other.
     let format = axis_format(g);
     let tick_times = g
@@ -358,7 +414,7 @@ pub fn layout(g: &GanttChart) -> Laid {
     let mut right = x0 + scale_w;
     let mut leftmost = x0;
     for (k, t) in g.tasks.iter().enumerate() {
-        let y = top + k as f64 * ROW_H;
+        let y = top + row_of[k] as f64 * ROW_H;
         let mid_y = y + ROW_H / 2.0;
         let (xs, xe) = (laid.x(t.start), laid.x(t.render_end.unwrap_or(t.end)));
         let bounds = if t.milestone {
@@ -389,22 +445,15 @@ pub fn layout(g: &GanttChart) -> Laid {
         });
     }
     // Sections down the chart: a run of rows each.
-    let mut k = 0;
-    while k < g.tasks.len() {
-        let s = g.tasks[k].section;
-        let mut e = k;
-        while e < g.tasks.len() && g.tasks[e].section == s {
-            e += 1;
-        }
+    for (s, first, end) in spans {
         if let Some(s) = s {
             laid.sections.push((
                 named[s].clone(),
-                top + k as f64 * ROW_H,
-                top + e as f64 * ROW_H,
+                top + first as f64 * ROW_H,
+                top + end as f64 * ROW_H,
                 s,
             ));
         }
-        k = e;
     }
     // A section's name taller than its rows pushes nothing: it is clipped to its wrap, and
     // rows are tall enough for two lines.

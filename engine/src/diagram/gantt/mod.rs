@@ -46,6 +46,9 @@ pub struct GanttChart {
     pub week_start: i64,
     /// `topAxis`: the axis above the tasks as well as below.
     pub top_axis: bool,
+    /// `displayMode: compact` (front matter or `%%{init}%%`): within a section, tasks that do
+    /// not overlap in time share a row.
+    pub compact: bool,
     /// The runs of excluded days within the chart's span, each from its first day's start to
     /// its last day's end (shaded, as Mermaid shades them; none past five years).
     pub excluded: Vec<(Ms, Ms)>,
@@ -87,6 +90,7 @@ pub struct Task {
 
 #[cfg(test)]
 mod tests {
+    mod compact;
     mod corpus;
     mod parse;
 }

@@ -27,31 +27,49 @@ fn unsupported(offset: usize, message: impl Into<String>) -> Unsupported {
     }
 }
 
-/// Where the diagram starts, after an optional `---` front matter, and its `title:`.
-fn front_matter(source: &str) -> (usize, Option<String>) {
+/// What the front matter says: its `title:`, and whether it asks for compact mode (Mermaid's
+/// `displayMode: compact`, at the top or as `config:` → `gantt:` → `displayMode:`).
+#[derive(Debug, Default)]
+struct FrontMatter {
+    title: Option<String>,
+    compact: bool,
+}
+
+/// Where the diagram starts, after an optional `---` front matter, and what that says.
+fn front_matter(source: &str) -> (usize, FrontMatter) {
     let trimmed = source.trim_start();
     let lead = source.len() - trimmed.len();
     let Some(after) = trimmed.strip_prefix("---") else {
-        return (0, None);
+        return (0, FrontMatter::default());
     };
     if !after.starts_with(['\n', '\r']) {
-        return (0, None);
+        return (0, FrontMatter::default());
     }
-    let mut at = lead + 3;
-    let mut title = None;
-    for line in source[at..].split_inclusive('\n').skip(1) {
+    let block_at = lead + 3;
+    let mut at = block_at;
+    for (k, line) in source[block_at..].split_inclusive('\n').enumerate() {
+        let line_at = at;
         at += line.len();
-        if line.trim() == "---" {
-            return (at, title);
+        if k == 0 {
+            // The rest of the opening `---` line.
+            continue;
         }
-        if let Some(t) = line.trim().strip_prefix("title:") {
-            let t = t.trim().trim_matches(['"', '\'']).trim();
-            if !t.is_empty() {
-                title = Some(t.to_string());
+        if line.trim() == "---" {
+            let mut found = FrontMatter::default();
+            for (key, value) in directive::front_matter_settings(&source[block_at..line_at]) {
+                match key.as_str() {
+                    "title" => found.title = Some(value),
+                    // Mermaid reads the top-level key too, for older charts.
+                    "displayMode" | "config.gantt.displayMode" => {
+                        found.compact = value == "compact";
+                    }
+                    _ => {}
+                }
             }
+            return (at, found);
         }
     }
-    (0, None)
+    (0, FrontMatter::default())
 }
 
 /// The source with `%%` comment lines blanked (same length, same line breaks), as Mermaid
@@ -524,8 +542,11 @@ impl Tasks {
 /// Reads a gantt chart: `None` when the source is not one, `Err` (with the byte offset of the
 /// statement) when Mermaid would not draw it or it is too large.
 pub fn parse(source: &str) -> Option<Result<GanttChart, Unsupported>> {
-    let (blanked, _directives) = directive::blanked(source);
-    let (body_at, fm_title) = front_matter(&blanked);
+    let (blanked, directives) = directive::blanked(source);
+    let (body_at, mut fm) = front_matter(&blanked);
+    if let Some(mode) = directive::init_setting(&directives, "gantt", "displayMode") {
+        fm.compact = mode == "compact";
+    }
     let text = without_comments(&blanked[body_at..]);
     let lead = text.len() - text.trim_start().len();
     if !starts_ci(&text[lead..], "gantt") {
@@ -539,20 +560,16 @@ pub fn parse(source: &str) -> Option<Result<GanttChart, Unsupported>> {
     {
         return None;
     }
-    Some(read(&text, lead, body_at, fm_title))
+    Some(read(&text, lead, body_at, fm))
 }
 
-fn read(
-    text: &str,
-    lead: usize,
-    base: usize,
-    fm_title: Option<String>,
-) -> Result<GanttChart, Unsupported> {
+fn read(text: &str, lead: usize, base: usize, fm: FrontMatter) -> Result<GanttChart, Unsupported> {
     let mut g = GanttChart {
         chart: crate::diagram::flowchart::Flowchart {
-            title: fm_title,
+            title: fm.title,
             ..Default::default()
         },
+        compact: fm.compact,
         ..Default::default()
     };
     let mut cal = Calendar {

@@ -173,7 +173,14 @@ pub(crate) fn assert_geometry(all: &[(String, String)], svg: impl Fn(&str) -> Op
         let Some(svg) = svg(src) else {
             continue;
         };
-        let faults = geometry_faults(&svg);
+        let mut faults = geometry_faults(&svg);
+        let out = super::books::outside(&svg);
+        if !out.is_empty() {
+            faults.push(format!(
+                "lines leave the drawing at {:?}",
+                &out[..out.len().min(2)]
+            ));
+        }
         count += faults.len();
         if !faults.is_empty() {
             bad.push(format!("{name}: {}", faults.join("; ")));

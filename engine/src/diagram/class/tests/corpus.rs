@@ -313,7 +313,14 @@ fn every_drawn_diagram_passes_the_geometric_check() {
         let Some((_, _, r)) = draw(&src) else {
             continue;
         };
-        let faults = geometry_faults(&r.svg);
+        let mut faults = geometry_faults(&r.svg);
+        let out = crate::diagram::tests::books::outside(&r.svg);
+        if !out.is_empty() {
+            faults.push(format!(
+                "lines leave the drawing at {:?}",
+                &out[..out.len().min(2)]
+            ));
+        }
         if !faults.is_empty() {
             bad.push(format!("{name}: {}", faults.join("; ")));
         }

@@ -505,6 +505,27 @@ fn ids_hold_slashes_dots_and_colons_as_mermaid_reads_them() {
 }
 
 #[test]
+fn ids_hold_a_star_as_mermaid_reads_them() {
+    // The rustc-dev-guide's MIR passes: queries that read a stolen result are marked `*`.
+    let c = chart(
+        "flowchart BT\n  mir_for_ctfe* --borrow--> id40\n  mir_const_qualif* -- borrow --> id2\n  *x --> id2\n  id40([mir_drops_elaborated_and_const_checked])\n  style id40 fill:#bbf",
+    );
+    let ids: Vec<&str> = c.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["mir_for_ctfe*", "id40", "mir_const_qualif*", "id2", "*x"]
+    );
+    assert_eq!(
+        edges(&c),
+        [
+            "mir_for_ctfe*→id40 (borrow)",
+            "mir_const_qualif*→id2 (borrow)",
+            "*x→id2"
+        ]
+    );
+}
+
+#[test]
 fn a_link_continues_after_comment_lines() {
     let c = chart(
         "graph TD\n  A[Build]\n  %% deploy only after the tests\n  %% pass on main\n  --> B[Deploy]",

@@ -1038,6 +1038,7 @@ async fn recipients_and_a_verdict_through_the_tools() {
             "blocks": doc_blocks(),
             "recipients": [{ "name": "Dana" }, { "name": "Lee", "email": "lee@example.com" }],
             "verdict": ["Ship it", "Needs work"],
+            "sender": "Sam\nfrom Finance",
         }),
     )
     .await;
@@ -1052,6 +1053,12 @@ async fn recipients_and_a_verdict_through_the_tools() {
 
     let page = fetch(addr, "GET", &format!("/r/{id}?for={secret}"), &[], "").await;
     assert_eq!(page.status, 200);
+    assert!(
+        page.text()
+            .contains("<bdi>Sam from Finance</bdi> asks for your answers"),
+        "{}",
+        page.text()
+    );
     let body = json!({ "responses": { "b1": { "selected": ["EU"] } }, "verdict": "Ship it" });
     let reply = fetch(
         addr,
@@ -1071,6 +1078,16 @@ async fn recipients_and_a_verdict_through_the_tools() {
         .map(|r| (r["name"].as_str().unwrap(), r["status"].as_str().unwrap()))
         .collect();
     assert_eq!(states, [("Dana", "answered"), ("Lee", "not_opened")]);
+    assert_eq!(seen["sender"], "Sam from Finance");
+    let tools = client.list_all_tools().await.expect("the tools");
+    let route_tool = tools
+        .iter()
+        .find(|t| t.name == "route_document")
+        .expect("route_document");
+    assert_eq!(
+        route_tool.input_schema["properties"]["sender"]["maxLength"],
+        200
+    );
     let listed = ok(
         &client,
         "list_responses",
@@ -1101,5 +1118,12 @@ async fn recipients_and_a_verdict_through_the_tools() {
     )
     .await;
     assert!(said.contains("\"verdict\""), "{said}");
+    let (said, _) = refused(
+        &client,
+        "route_document",
+        json!({ "markdown": DOC, "sender": "x".repeat(201) }),
+    )
+    .await;
+    assert!(said.contains("\"sender\""), "{said}");
     client.cancel().await.expect("the session ends");
 }

@@ -406,6 +406,194 @@ fn recipients_sealed_at_rest(backend: &Backend) {
     let _ = std::fs::remove_dir_all(scratch);
 }
 
+/// An owner call with the document's token and a JSON body.
+fn owner_send(addr: &str, method: &str, doc: &Value, body: &Value) -> Reply {
+    let token = format!("Bearer {}", doc["token"].as_str().unwrap());
+    let path = format!("/v1/documents/{}", doc["id"].as_str().unwrap());
+    call(
+        addr,
+        method,
+        &path,
+        &[
+            ("authorization", &token),
+            ("content-type", "application/json"),
+        ],
+        body.to_string().as_bytes(),
+    )
+}
+
+const HE_DOC: &str = "# השקה\n\nבאיזה אזור מתחילים?\n\n```single-choice\n{\"version\":\"1\",\"question\":\"באיזה אזור מתחילים?\",\"options\":[\"אירופה\",\"אמריקה\"]}\n```\n";
+const AR_DOC: &str = "# الإطلاق\n\nبأي منطقة نبدأ؟\n\n```single-choice\n{\"version\":\"1\",\"question\":\"بأي منطقة نبدأ؟\",\"options\":[\"أوروبا\",\"أمريكا\"]}\n```\n";
+
+/// A sender's display name: cleaned and bounded when routed, named in the review page's intro
+/// (escaped, in a `<bdi>`, in the document's language), returned to the sender, kept across a
+/// revision and sealed at rest; the default verdict, the notices and the intro speak the
+/// document's language.
+fn a_sender_is_named(backend: &Backend) {
+    let scratch = backend.scratch();
+    let keys = scratch.join("store.keys");
+    std::fs::write(&keys, format!("{KEY}\n")).expect("the key file");
+    let server = backend.serve(&["--store-key-file", &keys.display().to_string()]);
+    let addr = server.addr.as_str();
+    let doc = route(
+        addr,
+        &json!({ "markdown": DOC, "sender": "Dana\nfrom \u{202e}Hiddenfinance\u{2069}", "verdict": true }),
+    );
+    let id = doc["id"].as_str().unwrap();
+    let html = page(addr, &format!("/r/{id}")).text();
+    assert!(
+        html.contains(
+            "<p class=\"pb-intro-from\"><bdi>Dana from Hiddenfinance</bdi> asks for your answers to this document.</p>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("value=\"Request changes\""));
+    let seen = owner_get(addr, &doc, &format!("/v1/documents/{id}"));
+    assert_eq!(seen["sender"], "Dana from Hiddenfinance");
+    // Sealed at rest, as the recipients' names are.
+    let (_, stored) = backend.recipients_stored(id);
+    assert!(
+        stored.contains("pbs1.k2026.") && !stored.contains("Hiddenfinance"),
+        "{stored}"
+    );
+    // A revision keeps it, and cannot change it.
+    let r = owner_send(
+        addr,
+        "PUT",
+        &doc,
+        &json!({ "markdown": DOC.replace("\"US\"", "\"APAC\"") }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let seen = owner_get(addr, &doc, &format!("/v1/documents/{id}"));
+    assert_eq!(
+        (seen["revision"].as_u64(), &seen["sender"]),
+        (Some(2), &json!("Dana from Hiddenfinance"))
+    );
+    let r = owner_send(
+        addr,
+        "PUT",
+        &doc,
+        &json!({ "markdown": DOC, "sender": "Eve" }),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("\\\"sender\\\""), "{}", r.text());
+    // None given: null, and no line in the intro.
+    let plain = route(addr, &json!({ "markdown": DOC, "sender": "\u{202e} \n" }));
+    let plain_id = plain["id"].as_str().unwrap();
+    assert_eq!(
+        owner_get(addr, &plain, &format!("/v1/documents/{plain_id}"))["sender"],
+        Value::Null
+    );
+    assert!(
+        !page(addr, &format!("/r/{plain_id}"))
+            .text()
+            .contains("pb-intro-from")
+    );
+
+    // HTML in the name is text; overrides and isolates are gone.
+    let hostile = route(
+        addr,
+        &json!({ "markdown": DOC, "sender": "<img src=x onerror=alert(1)>\u{202e}\u{2066}<script>x</script>" }),
+    );
+    let html = page(addr, &format!("/r/{}", hostile["id"].as_str().unwrap())).text();
+    assert!(
+        html.contains(
+            "<bdi>&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;x&lt;/script&gt;</bdi>"
+        ),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<img src=x") && !html.contains('\u{202e}') && !html.contains('\u{2066}')
+    );
+    // Too long, or not a string: 422 naming the field; nothing is kept.
+    for bad in [json!("x".repeat(201)), json!(42), json!({ "name": "Dana" })] {
+        let r = post_json(
+            addr,
+            "/v1/documents",
+            &json!({ "markdown": DOC, "sender": bad }),
+        );
+        assert_eq!(r.status, 422, "{bad}: {}", r.text());
+        assert!(r.text().contains("sender"), "{}", r.text());
+    }
+    assert_eq!(
+        post_json(
+            addr,
+            "/v1/documents",
+            &json!({ "markdown": DOC, "sender": "x".repeat(200) })
+        )
+        .status,
+        201
+    );
+
+    // Hebrew and Arabic documents: the intro names the sender in their language, and the
+    // default verdict's labels are theirs, in the page, the response and the export.
+    for (markdown, sender, from, choices, closed) in [
+        (
+            HE_DOC,
+            "דנה מהכספים",
+            "המסמך נשלח אליך מאת <bdi>דנה מהכספים</bdi> לקבלת תשובותיך.",
+            ["אישור", "בקשת שינויים", "דחייה"],
+            "המסמך סגור.",
+        ),
+        (
+            AR_DOC,
+            "دانة من المالية",
+            "وصلتك هذه الوثيقة من <bdi>دانة من المالية</bdi> للإجابة عنها.",
+            ["موافقة", "طلب تعديلات", "رفض"],
+            "هذه الوثيقة مغلقة.",
+        ),
+    ] {
+        let doc = route(
+            addr,
+            &json!({ "markdown": markdown, "sender": sender, "verdict": true }),
+        );
+        assert_eq!(doc["verdict"], json!(choices));
+        let id = doc["id"].as_str().unwrap();
+        let html = page(addr, &format!("/r/{id}")).text();
+        assert!(html.contains(from), "{html}");
+        for choice in choices {
+            assert!(html.contains(&format!("value=\"{choice}\"")), "{choice}");
+        }
+        assert!(!html.contains("Request changes"));
+        let option = if markdown == HE_DOC {
+            "אירופה"
+        } else {
+            "أوروبا"
+        };
+        let r = post_json(
+            addr,
+            &format!("/r/{id}/responses"),
+            &json!({ "responses": { "b1": { "selected": [option] } }, "verdict": choices[1] }),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        // The line's name stays as contracted; its label is the document's.
+        let export = r.json()["export"].as_str().unwrap().to_string();
+        assert!(
+            export.ends_with(&format!("\n\nVerdict: {}\n", choices[1])),
+            "{export}"
+        );
+        let r = owner_send(addr, "PATCH", &doc, &json!({ "status": "closed" }));
+        assert_eq!(r.status, 200, "{}", r.text());
+        let html = page(addr, &format!("/r/{id}")).text();
+        assert!(html.contains(closed), "{html}");
+        assert!(!html.contains("This document is closed"));
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(scratch);
+}
+
+#[test]
+fn sqlite_a_sender_is_named() {
+    a_sender_is_named(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_a_sender_is_named() {
+    if let Some(backend) = Backend::postgres() {
+        a_sender_is_named(&backend);
+    }
+}
+
 #[test]
 fn sqlite_recipients_and_their_verdicts() {
     recipients_and_their_verdicts(&Backend::sqlite());
@@ -530,6 +718,8 @@ fn purged_with_the_document(backend: &Backend) {
         let asks = Asks {
             recipients: vec![("Dana".into(), Some("dana@example.com".into()))],
             verdict: Some(vec!["Yes".into(), "No".into()]),
+            sender: Some("Sam".into()),
+            ..Asks::default()
         };
         let routed = routing
             .route_owned(DOC.into(), "hash".into(), None, None, None, asks)

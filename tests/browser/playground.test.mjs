@@ -404,10 +404,33 @@ test('a problem marks its line in the gutter: an icon named by its message, gone
   assert.ok(shown.every((m) => m.icon.trim()), 'each mark has an icon, not only a colour');
   assert.notEqual(shown[0].icon, shown[1].icon);
   assert.equal(shown[0].name, `Line ${error.line}: error, ${error.message}`);
-  // The mark sits on its line.
-  const placed = await marks.first().evaluate((m) => m.getBoundingClientRect().top);
+  // The mark sits on its line: its middle on the line's middle, its badge one line tall.
+  // Each takes a tap over at least 24 × 24 CSS px though a line is shorter.
+  const boxOf = (m) => {
+    const b = m.getBoundingClientRect();
+    const badge = getComputedStyle(m, '::before');
+    return { top: b.top, width: b.width, height: b.height, badge: parseFloat(badge.height), badgeWidth: parseFloat(badge.width) };
+  };
+  const placed = await marks.first().evaluate(boxOf);
   const at = await rows(page, error.line);
-  assert.ok(Math.abs(placed - at.text) < 1.5, `the mark at ${placed}, its line at ${at.text}`);
+  const middle = placed.top + placed.height / 2;
+  assert.ok(Math.abs(middle - (at.text + at.lh / 2)) < 1, `the mark's middle at ${middle}, its line's at ${at.text + at.lh / 2}`);
+  assert.ok(at.lh < 24, `a line is ${at.lh} px: the test would prove nothing at 24 px`);
+  assert.ok(Math.abs(placed.badge - at.lh) < 0.5, `the badge is ${placed.badge} px tall, a line ${at.lh} px`);
+  assert.ok(placed.badgeWidth < placed.width, 'the badge is narrower than its tap target');
+  for (const m of await marks.evaluateAll((ms) => ms.map((m) => { const b = m.getBoundingClientRect(); return { w: b.width, h: b.height }; }))) {
+    assert.ok(m.w >= 24 && m.h >= 24, `a mark's tap target is ${m.w} × ${m.h} px`);
+  }
+  // The marks do not cover the line numbers.
+  const clear = await page.evaluate((line) => {
+    const mark = document.querySelector('.pbp-mark').getBoundingClientRect();
+    const numbers = document.querySelector('.pbp-gutter-numbers');
+    const range = document.createRange();
+    range.selectNodeContents(numbers);
+    const first = [...range.getClientRects()].map((r) => r.left).filter((x) => x > 0);
+    return { markEnd: mark.right, numbersStart: Math.min(...first) };
+  }, error.line);
+  assert.ok(clear.markEnd <= clear.numbersStart, `a mark ends at ${clear.markEnd}, the numbers start at ${clear.numbersStart}`);
 
   // Fixed: the error's mark goes, the warning's stays.
   await editorOf(page).fill(BROKEN.replace('["Blue"]', '["Blue", "Green"]'));

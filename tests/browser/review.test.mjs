@@ -428,6 +428,8 @@ const SPOKEN = {
     verdict: 'ההכרעה שלך', pick: 'להעביר', other: 'משהו אחר:', problem: 'יש בעיה',
     otherEmpty: 'יש להקליד תשובה אחרי „אחר”, או לבחור אפשרות אחרת.', error: 'שגיאה: ',
     unanswered: 'לא ענית על 2 שאלות', anyway: 'לשלוח בכל זאת', typed: 'לפי הצורך',
+    sender: 'דנה מהכספים', from: 'המסמך נשלח אליך מאת דנה מהכספים לקבלת תשובותיך.',
+    choices: ['אישור', 'בקשת שינויים', 'דחייה'], closed: 'המסמך סגור.',
   },
   ar: {
     doc: `# الانتقال إلى ويكي جديد
@@ -448,16 +450,18 @@ const SPOKEN = {
     verdict: 'قرارك', pick: 'ننقلها', other: 'شيء آخر:', problem: 'هناك مشكلة',
     otherEmpty: 'اكتب إجابتك بعد «أخرى»، أو اختر خيارًا آخر.', error: 'خطأ: ',
     unanswered: 'عدد الأسئلة التي لم تُجب عنها: 2', anyway: 'أرسل على أي حال', typed: 'حسب الحاجة',
+    sender: 'دانة من المالية', from: 'وصلتك هذه الوثيقة من دانة من المالية للإجابة عنها.',
+    choices: ['موافقة', 'طلب تعديلات', 'رفض'], closed: 'هذه الوثيقة مغلقة.',
   },
 };
 
 for (const [lang, t] of Object.entries(SPOKEN)) {
-  test(`a ${lang} document's review page: intro, verdict, error summary and field message in ${lang}, right to left`, async () => {
+  test(`a ${lang} document's review page: intro with its sender, verdict and its choices, error summary, field message and closed notice in ${lang}, right to left`, async () => {
     await withServer(async (server) => {
       const res = await fetch(`${server.url}/v1/documents`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ markdown: t.doc, verdict: true }),
+        body: JSON.stringify({ markdown: t.doc, verdict: true, sender: t.sender }),
       });
       const doc = await res.json();
       assert.equal(res.status, 201, JSON.stringify(doc));
@@ -475,10 +479,30 @@ for (const [lang, t] of Object.entries(SPOKEN)) {
         assert.ok(!said.includes(t.title), 'the h1 is not said again');
         assert.equal(await intro.locator('strong').textContent(), t.send);
         assert.doesNotMatch(said.replace(/ UTC/g, ''), /[A-Za-z]{2,}/, 'no English words (UTC aside)');
+        // Who sent it, named in a sentence of the document's language, the name isolated.
+        assert.equal(await intro.locator('.pb-intro-from').textContent(), t.from);
+        assert.equal(await intro.locator('.pb-intro-from bdi').textContent(), t.sender);
         const verdict = page.getByRole('group', { name: t.verdict });
         assert.deepEqual(await speaks(page.locator('.pb-verdict')), [lang, 'rtl']);
-        assert.equal(await verdict.getByRole('radio').count(), 3);
+        // The default choices are the document's language's.
+        assert.deepEqual(await verdict.getByRole('radio').evaluateAll((rs) => rs.map((r) => r.labels[0].textContent)), t.choices);
+        assert.deepEqual(doc.verdict, t.choices);
         await shootBoth(page, `review-${lang}`);
+        // Without the script, on a phone: the same server-written words (axe needs the
+        // script, so it audits the page above, where the same markup has it).
+        const off = await browser({ javaScriptEnabled: false, viewport: { width: 375, height: 900 } });
+        try {
+          const bare = await off.newPage();
+          await bare.goto(doc.review_url);
+          const introOff = bare.getByRole('region', { name: t.about });
+          assert.equal(await introOff.locator('.pb-intro-from').textContent(), t.from);
+          const radios = bare.getByRole('group', { name: t.verdict }).getByRole('radio');
+          assert.deepEqual(await radios.evaluateAll((rs) => rs.map((r) => r.labels[0].textContent)), t.choices);
+          mkdirSync(DIR, { recursive: true });
+          await bare.screenshot({ path: join(DIR, `review-${lang}-nojs-375.png`), fullPage: true });
+        } finally {
+          await off.close();
+        }
 
         // "Other" chosen with nothing typed: the problem, at the top and at the field.
         await page.getByRole('radio', { name: t.other }).check();
@@ -499,6 +523,21 @@ for (const [lang, t] of Object.entries(SPOKEN)) {
         await summary.getByRole('link', { name: t.verdict, exact: true }).waitFor();
         await follow(page, 'button', t.anyway);
         assert.equal((await responses(server, doc)).length, 1);
+
+        // Closed: the notice says so in the language, and nothing on the page is English.
+        const closed = await fetch(`${server.url}/v1/documents/${doc.id}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${doc.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ status: 'closed' }),
+        });
+        assert.equal(closed.status, 200);
+        await page.goto(doc.review_url);
+        const notice = page.getByRole('status').filter({ hasText: t.closed });
+        await notice.waitFor();
+        assert.deepEqual(await speaks(notice), [lang, 'rtl']);
+        const shown = await page.locator('main').innerText();
+        assert.doesNotMatch(shown, /[A-Za-z]{2,}/, `no English words on the closed page: ${shown}`);
+        await shootBoth(page, `review-${lang}-closed`);
         assert.deepEqual(problems, [], 'console: CSP violations or errors');
       } finally {
         await ctx.close();

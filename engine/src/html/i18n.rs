@@ -330,6 +330,20 @@ pub struct Strings {
     /// The verdict step's legend (also its link in the summary) and its hint.
     pub verdict: &'static str,
     pub verdict_hint: &'static str,
+    /// The choices of a verdict asked for without labels of the sender's own (approve, request
+    /// changes, reject): the host keeps them with the document as its labels.
+    pub verdict_choices: [&'static str; 3],
+    /// The intro's line naming who sent the document: "{sender} asks for your answers".
+    pub review_from: &'static str,
+    /// The notice of a page whose answers were carried from an earlier revision: its title,
+    /// what it says when the reader's post was not kept, what it says otherwise, and before
+    /// the answers left without a place.
+    pub revised: [&'static str; 4],
+    /// The notice of a closed document, and of an expired one: a title and what it means.
+    pub closed_notice: [&'static str; 2],
+    pub expired_notice: [&'static str; 2],
+    /// The note that the server's image policy kept images from loading: one, and "{n}".
+    pub images_blocked: [&'static str; 2],
 }
 
 /// `[("name", s.name), …]`: fields by their names.
@@ -559,6 +573,26 @@ pub static EN: Strings = Strings {
     error_prefix: "Error: ",
     verdict: "Your verdict",
     verdict_hint: "Your overall answer to this document, sent with your answers.",
+    verdict_choices: ["Approve", "Request changes", "Reject"],
+    review_from: "{} asks for your answers to this document.",
+    revised: [
+        "This document was revised",
+        "Its sender changed it while you were answering, so your answers were not sent yet. They are filled in below where they still fit: check them, then send again.",
+        "Its sender changed it since you answered. Your answers are filled in below where they still fit.",
+        "These answers have no place in the new version; copy what you need before sending:",
+    ],
+    closed_notice: [
+        "This document is closed.",
+        "Its sender is not taking answers any more: you can read it, but nothing you fill in here is sent.",
+    ],
+    expired_notice: [
+        "This document has expired.",
+        "Its time ran out, so it takes no more answers: you can read it, but nothing you fill in here is sent.",
+    ],
+    images_blocked: [
+        "1 image in this document is not shown: this server does not load images from its address. It is a link to it, or its description, instead.",
+        "{} images in this document are not shown: this server does not load images from their addresses. Each is a link to it, or its description, instead.",
+    ],
 };
 
 pub static HE: Strings = Strings {
@@ -734,6 +768,26 @@ pub static HE: Strings = Strings {
     error_prefix: "שגיאה: ",
     verdict: "ההכרעה שלך",
     verdict_hint: "התשובה הכוללת שלך למסמך, נשלחת יחד עם התשובות.",
+    verdict_choices: ["אישור", "בקשת שינויים", "דחייה"],
+    review_from: "המסמך נשלח אליך מאת {} לקבלת תשובותיך.",
+    revised: [
+        "המסמך עודכן",
+        "המסמך שונה בזמן שענית, ולכן התשובות שלך עדיין לא נשלחו. הן מולאו למטה במקומות שבהם הן עדיין מתאימות: יש לבדוק אותן ולשלוח שוב.",
+        "המסמך שונה מאז שענית. התשובות שלך מולאו למטה במקומות שבהם הן עדיין מתאימות.",
+        "לתשובות האלה אין מקום בגרסה החדשה; כדאי להעתיק את מה שצריך לפני השליחה:",
+    ],
+    closed_notice: [
+        "המסמך סגור.",
+        "הוא כבר לא מקבל תשובות: אפשר לקרוא אותו, אבל שום דבר שימולא כאן לא יישלח.",
+    ],
+    expired_notice: [
+        "תוקף המסמך פג.",
+        "הזמן שלו נגמר, ולכן הוא כבר לא מקבל תשובות: אפשר לקרוא אותו, אבל שום דבר שימולא כאן לא יישלח.",
+    ],
+    images_blocked: [
+        "תמונה אחת במסמך לא מוצגת: השרת הזה לא טוען תמונות מהכתובת שלה. במקומה מופיע קישור אליה או התיאור שלה.",
+        "{} תמונות במסמך לא מוצגות: השרת הזה לא טוען תמונות מהכתובות שלהן. במקום כל אחת מהן מופיע קישור אליה או התיאור שלה.",
+    ],
 };
 
 pub static AR: Strings = Strings {
@@ -914,6 +968,26 @@ pub static AR: Strings = Strings {
     error_prefix: "خطأ: ",
     verdict: "قرارك",
     verdict_hint: "ردّك العام على هذه الوثيقة، يُرسل مع إجاباتك.",
+    verdict_choices: ["موافقة", "طلب تعديلات", "رفض"],
+    review_from: "وصلتك هذه الوثيقة من {} للإجابة عنها.",
+    revised: [
+        "عُدّلت هذه الوثيقة",
+        "عُدّلت الوثيقة أثناء إجابتك، لذلك لم تُرسل إجاباتك بعد. وقد مُلئت أدناه حيث ما زالت مناسبة: راجعها ثم أرسلها من جديد.",
+        "عُدّلت الوثيقة منذ أن أجبت. وقد مُلئت إجاباتك أدناه حيث ما زالت مناسبة.",
+        "لا مكان لهذه الإجابات في النسخة الجديدة؛ انسخ ما تحتاج إليه قبل الإرسال:",
+    ],
+    closed_notice: [
+        "هذه الوثيقة مغلقة.",
+        "لم تعد تستقبل إجابات: يمكنك قراءتها، لكن لن يُرسل شيء مما تملؤه هنا.",
+    ],
+    expired_notice: [
+        "انتهت صلاحية هذه الوثيقة.",
+        "انتهت مدتها فلم تعد تستقبل إجابات: يمكنك قراءتها، لكن لن يُرسل شيء مما تملؤه هنا.",
+    ],
+    images_blocked: [
+        "صورة واحدة في هذه الوثيقة غير معروضة: هذا الخادم لا يحمّل الصور من عنوانها. يظهر بدلًا منها رابط إليها أو وصفها.",
+        "عدد الصور غير المعروضة في هذه الوثيقة: {}. هذا الخادم لا يحمّل الصور من عناوينها؛ يظهر بدلًا من كل منها رابط إليها أو وصفها.",
+    ],
 };
 
 #[cfg(test)]

@@ -371,7 +371,7 @@ async fn patch(state: &AppState, routing: &Routing, req: Request<Incoming>, id: 
 }
 
 /// `PUT /v1/documents/{id}`: a new revision, with the bodies `POST /v1/documents` takes (its
-/// `expires_in` and `callback_url` are the document's and stay as they were: a JSON body
+/// `expires_in`, `callback_url` and `sender` are the document's and stay as they were: a JSON body
 /// holding them is refused). 200 with `{ id, revision, hash, diagnostics }`.
 async fn put(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &str) -> Resp {
     // The credential is checked first, as on the other owner routes: a stranger's body is not
@@ -401,7 +401,7 @@ async fn put(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &s
     };
     if media(&content_type) == "application/json"
         && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
-        && let Some(field) = ["expires_in", "callback_url"]
+        && let Some(field) = ["expires_in", "callback_url", "sender"]
             .into_iter()
             .find(|f| fields.contains_key(*f))
     {

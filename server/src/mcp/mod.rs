@@ -112,6 +112,7 @@ impl PassbackMcp {
                 "callback_url",
                 "recipients",
                 "verdict",
+                "sender",
             ],
         )?;
         let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;

@@ -99,9 +99,17 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         }),
     );
     route_properties.insert(
+        "sender".into(),
+        json!({
+            "type": "string",
+            "maxLength": crate::routing::MAX_SENDER_NAME,
+            "description": "Your display name as readers should see it, such as \"Dana from Finance\": the review page opens with \"Dana from Finance asks for your answers\" (in the document's language). Line breaks and text-direction controls are removed; get_document returns it. Left out, the page names no sender."
+        }),
+    );
+    route_properties.insert(
         "verdict".into(),
         json!({
-            "description": "Ask each reader for a verdict as the review page's last step: true for the choices Approve / Request changes / Reject, or 2 to 6 labels of your own. Each response then carries \"verdict\" (the label chosen) and its export ends with \"Verdict: …\".",
+            "description": "Ask each reader for a verdict as the review page's last step: true for the choices Approve / Request changes / Reject (in the document's language: Hebrew and Arabic documents get theirs), or 2 to 6 labels of your own. Each response then carries \"verdict\" (the label chosen) and its export ends with \"Verdict: …\".",
             "oneOf": [
                 { "type": "boolean" },
                 {
@@ -195,7 +203,7 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
             "get_document",
-            "Where a routed document stands, without pulling its answers: {id, status (open, closed or expired), created_at, expires_at, views (review page loads), responses (how many), last_response_at, purge_at (when a closed or expired document and its answers will be deleted; null while open)}.",
+            "Where a routed document stands, without pulling its answers: {id, status (open, closed or expired), created_at, expires_at, views (review page loads), responses (how many), last_response_at, purge_at (when a closed or expired document and its answers will be deleted; null while open), revision, recipients (each with how far they got), verdict (its choices, or null), sender (your display name as routed, or null)}.",
             schema(owner_properties.clone(), &["id"]),
         )
         .with_title("A routed document's status and counts")

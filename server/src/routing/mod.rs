@@ -42,8 +42,8 @@ pub use limits::{
     PAGE_DEFAULT, PAGE_MAX, check_stored_size, enter_long_poll, take_answer_token, take_route_token,
 };
 pub use recipients::{
-    Asks, DEFAULT_VERDICT, MAX_RECIPIENT_NAME, MAX_RECIPIENTS, MAX_VERDICT_LABEL, chosen_verdict,
-    is_recipient_secret, recipient_json, secret_hash, with_verdict_line,
+    Asks, DEFAULT_VERDICT, MAX_RECIPIENT_NAME, MAX_RECIPIENTS, MAX_SENDER_NAME, MAX_VERDICT_LABEL,
+    chosen_verdict, is_recipient_secret, recipient_json, secret_hash, with_verdict_line,
 };
 
 use crate::admission::RenderSlots;
@@ -226,6 +226,7 @@ impl Routing {
                 webhook_secret: routed.webhook_secret.clone(),
                 recipients,
                 verdict: asks.verdict,
+                sender: asks.sender,
             })
             .await?;
         Ok(routed)
@@ -280,13 +281,20 @@ impl Routing {
         callback_url: Option<String>,
         asks: Asks,
     ) -> Result<Checked, RoutingError> {
-        let (src, validation, hash) = slots
+        // The default verdict's choices are written in the document's language.
+        let wants_lang = asks.default_verdict;
+        let (src, validation, hash, lang) = slots
             .run(move || {
                 let validation = passback_engine::validate(&src);
                 let hash = passback_engine::content_hash(&src, &Options::default());
-                (src, validation, hash)
+                let lang = wants_lang.then(|| passback_engine::Doc::parse(&src).lang_code());
+                (src, validation, hash, lang)
             })
             .await?;
+        let asks = match lang {
+            Some(lang) => asks.in_language(passback_engine::chrome_strings(lang).verdict_choices),
+            None => asks,
+        };
         let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
         if !validation.ok {
             let errors = validation
@@ -694,8 +702,9 @@ impl Routing {
         body
     }
 
-    /// `GET /v1/documents/{id}`'s (and `get_document`'s) `recipients` and `verdict` added to
-    /// `body`: how far each recipient got, and the verdict's choices (`null` when none asked).
+    /// `GET /v1/documents/{id}`'s (and `get_document`'s) `recipients`, `verdict` and `sender`
+    /// added to `body`: how far each recipient got, the verdict's choices (`null` when none
+    /// asked), and the sender's display name (`null` when none given).
     pub async fn with_recipients(
         &self,
         doc: &Document,
@@ -705,6 +714,7 @@ impl Routing {
         if let Some(fields) = body.as_object_mut() {
             fields.insert("recipients".into(), recipients);
             fields.insert("verdict".into(), json!(doc.verdict));
+            fields.insert("sender".into(), json!(doc.sender));
         }
         Ok(body)
     }

@@ -10,32 +10,74 @@ use serde_json::{Map, Value, json};
 pub const MAX_RECIPIENTS: usize = 100;
 /// The longest recipient name, in characters.
 pub const MAX_RECIPIENT_NAME: usize = 200;
+/// The longest sender name, in characters (as given, before cleaning).
+pub const MAX_SENDER_NAME: usize = 200;
 /// The longest email address kept.
 pub const MAX_EMAIL: usize = 254;
 /// A verdict offers this many choices, at least and at most.
 pub const VERDICT_CHOICES: std::ops::RangeInclusive<usize> = 2..=6;
 /// The longest verdict label, in characters.
 pub const MAX_VERDICT_LABEL: usize = 60;
-/// The choices of `"verdict": true`.
+/// The choices of `"verdict": true` in English; a document in another language gets its
+/// own language's (see [`Asks::in_language`]).
 pub const DEFAULT_VERDICT: [&str; 3] = ["Approve", "Request changes", "Reject"];
 /// Bytes of randomness in a recipient's link secret (128 bits).
 pub const RECIPIENT_SECRET_BYTES: usize = 16;
 
-/// What a sender asks for beyond the document: who it goes to, and whether a verdict is asked.
+/// What a sender asks for beyond the document: who it goes to, whether a verdict is asked,
+/// and the name the review page introduces its sender by.
 #[derive(Debug, Clone, Default)]
 pub struct Asks {
     pub recipients: Vec<(String, Option<String>)>,
     pub verdict: Option<Vec<String>>,
+    /// Whether `verdict` holds the default choices (`"verdict": true`): they are then written
+    /// in the document's language (see [`Asks::in_language`]).
+    pub default_verdict: bool,
+    /// The sender's display name ("Dana from Finance"), cleaned as a recipient's name is.
+    pub sender: Option<String>,
 }
 
 impl Asks {
-    /// `recipients` and `verdict` of a JSON body (or a tool's arguments), checked. The error
-    /// names the field and what to give instead.
+    /// `recipients`, `verdict` and `sender` of a JSON body (or a tool's arguments), checked.
+    /// The error names the field and what to give instead.
     pub fn from_fields(fields: &Map<String, Value>) -> Result<Asks, RoutingError> {
         Ok(Asks {
             recipients: recipients(fields.get("recipients"))?,
             verdict: verdict(fields.get("verdict"))?,
+            default_verdict: matches!(fields.get("verdict"), Some(Value::Bool(true))),
+            sender: sender(fields.get("sender"))?,
         })
+    }
+
+    /// These asks for a document whose chrome speaks `choices`' language: the default verdict
+    /// choices are written in it, so a Hebrew or Arabic review page, its responses and its
+    /// export name the verdict in the document's language. A sender's own labels stay as given.
+    pub fn in_language(mut self, choices: [&str; 3]) -> Asks {
+        if self.default_verdict {
+            self.verdict = Some(choices.map(String::from).to_vec());
+        }
+        self
+    }
+}
+
+/// `sender` of a routing request: a display name of at most [`MAX_SENDER_NAME`] characters,
+/// cleaned as a recipient's name is ([`clean_name`]); `null`, or a name that is empty once
+/// cleaned, is none.
+fn sender(value: Option<&Value>) -> Result<Option<String>, RoutingError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.chars().count() <= MAX_SENDER_NAME => {
+            let name = clean_name(s);
+            Ok((!name.is_empty()).then_some(name))
+        }
+        Some(Value::String(s)) => Err(refuse(format!(
+            "\"sender\" is {} characters long; give a display name of at most {MAX_SENDER_NAME}, such as \"Dana from Finance\".",
+            s.chars().count()
+        ))),
+        Some(other) => Err(refuse(format!(
+            "\"sender\" must be a display name such as \"Dana from Finance\" (a string), or left out; not {}.",
+            truncate(&other.to_string())
+        ))),
     }
 }
 
@@ -305,6 +347,60 @@ mod tests {
                 .to_string();
             assert!(err.contains(names), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn a_sender_name_is_bounded_and_cleaned() {
+        let asks = |v: Value| Asks::from_fields(json!({ "sender": v }).as_object().unwrap());
+        assert_eq!(
+            asks(json!(" Dana from\nFinance "))
+                .unwrap()
+                .sender
+                .as_deref(),
+            Some("Dana from Finance")
+        );
+        // Overrides and isolates are dropped: the name cannot turn the intro's text around.
+        assert_eq!(
+            asks(json!("\u{202e}Dana\u{2066} \u{200f}Q.\u{2069}"))
+                .unwrap()
+                .sender
+                .as_deref(),
+            Some("Dana Q.")
+        );
+        // HTML is kept as text; the page escapes it.
+        assert_eq!(
+            asks(json!("<img src=x onerror=alert(1)>"))
+                .unwrap()
+                .sender
+                .as_deref(),
+            Some("<img src=x onerror=alert(1)>")
+        );
+        assert_eq!(asks(json!("\u{202e}\u{0007} ")).unwrap().sender, None);
+        assert_eq!(asks(Value::Null).unwrap().sender, None);
+        assert!(asks(json!("x".repeat(MAX_SENDER_NAME))).is_ok());
+        for bad in [
+            json!("x".repeat(MAX_SENDER_NAME + 1)),
+            json!(7),
+            json!(["Dana"]),
+        ] {
+            let err = asks(bad.clone()).unwrap_err().to_string();
+            assert!(err.contains("\"sender\""), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn default_verdict_choices_speak_the_document_language() {
+        let he = ["מאשר", "לתקן", "דוחה"];
+        let asks = |v: Value| {
+            Asks::from_fields(json!({ "verdict": v }).as_object().unwrap())
+                .unwrap()
+                .in_language(he)
+                .verdict
+        };
+        assert_eq!(asks(json!(true)).unwrap(), he);
+        // The sender's own labels, even the English defaults spelled out, stay as given.
+        assert_eq!(asks(json!(DEFAULT_VERDICT)).unwrap(), DEFAULT_VERDICT);
+        assert_eq!(asks(json!(false)), None);
     }
 
     #[test]

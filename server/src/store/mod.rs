@@ -274,6 +274,8 @@ pub struct NewDocument {
     pub recipients: Vec<NewRecipient>,
     /// The verdict's choices, when the document asks for one.
     pub verdict: Option<Vec<String>>,
+    /// The sender's display name, when given: the review page's intro names them.
+    pub sender: Option<String>,
 }
 
 /// A kept document: open, closed or expired (not purged yet).
@@ -301,6 +303,8 @@ pub struct Document {
     pub verdict: Option<Vec<String>>,
     /// Its latest revision: 1 as routed, one more for each `PUT`.
     pub revision: u64,
+    /// The sender's display name, when given (kept across revisions).
+    pub sender: Option<String>,
 }
 
 impl Document {
@@ -634,6 +638,7 @@ mod tests {
             owner: None,
             verdict: None,
             revision: 1,
+            sender: None,
         };
         assert!(doc.token_matches("right"));
         assert!(!doc.token_matches("wrong") && !doc.token_matches(""));

@@ -203,13 +203,15 @@ impl Backend {
     }
 
     /// The recipients the database holds for document `id`, read directly: how many, and their
-    /// names and emails with the recipient and verdict fields of its responses run together.
+    /// names and emails with the recipient and verdict fields of its responses and the
+    /// document's sender name run together.
     pub fn recipients_stored(&self, id: &str) -> (i64, String) {
         const TEXT: &str = "(SELECT count(*) FROM recipients WHERE document_id = $1),
              coalesce((SELECT group_concat(name || coalesce(email, ''), ' ') FROM recipients
                        WHERE document_id = $1), '')
              || coalesce((SELECT group_concat(coalesce(recipient, '') || coalesce(verdict, ''), ' ')
-                          FROM responses WHERE document_id = $1), '')";
+                          FROM responses WHERE document_id = $1), '')
+             || coalesce((SELECT sender FROM documents WHERE id = $1), '')";
         match self {
             Backend::Sqlite(_) => {
                 let c = rusqlite::Connection::open(self.file()).expect("open the file");

@@ -237,8 +237,10 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
         );
         let mut intro = Intro::of(&doc.markdown, doc.expires_at, doc.verdict.is_some());
         intro.recipient = recipient.as_ref().map(|r| r.name.clone());
+        intro.sender = doc.sender.clone();
         let intro = intro.html(&page);
-        let revised = (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false));
+        let revised =
+            (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false, &speech(&page)));
         decorate(
             page,
             Some(&intro),
@@ -285,18 +287,16 @@ fn carried_over(old: &str, markdown: &str, sent: StoredResponse) -> (StoredRespo
 /// The notice at the top of a page whose answers were carried from an earlier revision: that
 /// the document changed, and each answer that has no place in it any more, with the reader's
 /// own words. `posted`: the reader's post was not kept (it answered the earlier revision).
-fn revised_notice(revision: u64, left: &[String], posted: bool) -> String {
+/// In the document's language (`said`).
+fn revised_notice(revision: u64, left: &[String], posted: bool, said: &Speech) -> String {
+    let [title, after_post, since, no_place] = said.t.revised;
     maud::html! {
-        div class="pb-error-summary pb-revised" tabindex="-1" role="status" lang="en" dir="ltr"
-            data-pb-revision=(revision) {
-            h2 { "This document was revised" }
-            @if posted {
-                p { "Its sender changed it while you were answering, so your answers were not sent yet. They are filled in below where they still fit: check them, then send again." }
-            } @else {
-                p { "Its sender changed it since you answered. Your answers are filled in below where they still fit." }
-            }
+        div class="pb-error-summary pb-revised" tabindex="-1" role="status" lang=(said.lang)
+            dir=(said.dir) data-pb-revision=(revision) {
+            h2 { (title) }
+            p { (if posted { after_post } else { since }) }
             @if !left.is_empty() {
-                p { "These answers have no place in the new version; copy what you need before sending:" }
+                p { (no_place) }
                 ul {
                     @for item in left { li { (item) } }
                 }
@@ -409,6 +409,8 @@ struct Intro {
     title: String,
     /// The recipient whose link this is: the page greets them.
     recipient: Option<String>,
+    /// The sender's display name, when they gave one: the intro says who asks.
+    sender: Option<String>,
     /// The question blocks' ids, in document order.
     questions: Vec<String>,
     /// Whether the page asks for a verdict: its step counts as one more question.
@@ -422,6 +424,7 @@ impl Intro {
         Intro {
             title: passback_engine::document_title(markdown),
             recipient: None,
+            sender: None,
             questions: doc
                 .blocks()
                 .filter(|b| b.valid && QUESTION_KINDS.contains(&b.kind.tag()))
@@ -448,6 +451,8 @@ impl Intro {
             passback_engine::Strings::split(t.review_for).unwrap_or((t.review_for, ""));
         let (send_before, send_after) =
             passback_engine::Strings::split(t.review_send).unwrap_or((t.review_send, ""));
+        let (from_before, from_after) =
+            passback_engine::Strings::split(t.review_from).unwrap_or((t.review_from, ""));
         let links: Vec<(String, String)> = self
             .questions
             .iter()
@@ -462,6 +467,11 @@ impl Intro {
                 // intro does not say it twice.
                 @if !self.title.is_empty() && !starts_with_h1(page) {
                     p class="pb-intro-title" { strong { (self.title) } }
+                }
+                // Written in a <bdi>: a name in another script keeps its own direction
+                // without turning the sentence around it.
+                @if let Some(name) = &self.sender {
+                    p class="pb-intro-from" { (from_before) bdi { (name) } (from_after) }
                 }
                 p class="pb-intro-facts" {
                     (questions) " · " (t.review_open_until) " "
@@ -568,21 +578,17 @@ const SURFACE_FIELD: &str = "<input type=\"hidden\" name=\"pb.surface\" value=\"
 const PAGE_MAIN: &str = "<main class=\"pb-page\">";
 
 /// `page` with a notice at the top of its content saying the document takes no answers, when
-/// it is closed or expired; as it is when open.
+/// it is closed or expired; as it is when open. In the document's language.
 fn with_notice(page: String, status: Status) -> String {
-    let (title, said) = match status {
+    let speech = speech(&page);
+    let [title, said] = match status {
         Status::Open => return page,
-        Status::Closed => (
-            "This document is closed.",
-            "Its sender is not taking answers any more: you can read it, but nothing you fill in here is sent.",
-        ),
-        Status::Expired => (
-            "This document has expired.",
-            "Its time ran out, so it takes no more answers: you can read it, but nothing you fill in here is sent.",
-        ),
+        Status::Closed => speech.t.closed_notice,
+        Status::Expired => speech.t.expired_notice,
     };
     let notice = maud::html! {
-        div class="pb-closed" role="status" lang="en" dir="ltr" data-pb-status=(status.name()) {
+        div class="pb-closed" role="status" lang=(speech.lang) dir=(speech.dir)
+            data-pb-status=(status.name()) {
             p { strong { (title) } " " (said) }
         }
     }
@@ -607,15 +613,15 @@ fn with_image_note(page: String, blocked: u32) -> String {
     if blocked == 0 {
         return page;
     }
+    let speech = speech(&page);
+    let [one, many] = speech.t.images_blocked;
     let said = if blocked == 1 {
-        "1 image in this document is not shown: this server does not load images from its address. It is a link to it, or its description, instead.".to_string()
+        one.to_string()
     } else {
-        format!(
-            "{blocked} images in this document are not shown: this server does not load images from their addresses. Each is a link to it, or its description, instead."
-        )
+        passback_engine::Strings::fill(many, &blocked.to_string())
     };
     let note = maud::html! {
-        div class="pb-images-blocked" role="note" lang="en" dir="ltr" {
+        div class="pb-images-blocked" role="note" lang=(speech.lang) dir=(speech.dir) {
             p { (said) }
         }
     }
@@ -644,10 +650,74 @@ struct PageParts {
     recipient: Option<(String, String)>,
     /// The revision the page shows (its form's hidden field).
     revision: u64,
+    /// The sender's display name, for the intro.
+    sender: Option<String>,
 }
 
 /// The checked comments of `responses`, as contract §7 writes them.
 fn annotations_json(responses: &passback_engine::Responses) -> serde_json::Value {
     serde_json::to_value(responses.annotations())
         .unwrap_or_else(|_| serde_json::Value::Array(Vec::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page_in(lang: &str, dir: &str) -> String {
+        format!(
+            "<html><body><main class=\"pb-page\"><div class=\"pb-doc\" lang=\"{lang}\" dir=\"{dir}\">x</div></main></body></html>"
+        )
+    }
+
+    /// The closed, expired, revised and blocked-images notices speak the document's language,
+    /// marked with its `lang` and `dir`: a Hebrew or Arabic page has no English notice.
+    #[test]
+    fn notices_speak_the_document_language() {
+        for (lang, dir) in [("en", "ltr"), ("he", "rtl"), ("ar", "rtl")] {
+            let t = passback_engine::chrome_strings(lang);
+            let marked = format!("lang=\"{lang}\" dir=\"{dir}\"");
+            let closed = with_notice(page_in(lang, dir), Status::Closed);
+            assert!(closed.contains(t.closed_notice[0]) && closed.contains(t.closed_notice[1]));
+            let expired = with_notice(page_in(lang, dir), Status::Expired);
+            assert!(expired.contains(t.expired_notice[0]));
+            let one = with_image_note(page_in(lang, dir), 1);
+            assert!(one.contains(t.images_blocked[0]), "{one}");
+            let three = with_image_note(page_in(lang, dir), 3);
+            let said = passback_engine::Strings::fill(t.images_blocked[1], "3");
+            assert!(three.contains(&said) && said.contains('3'), "{three}");
+            let said = speech(&page_in(lang, dir));
+            let left = ["“Old answer”".to_string()];
+            let posted = revised_notice(2, &left, true, &said);
+            let since = revised_notice(2, &[], false, &said);
+            assert!(posted.contains(t.revised[0]) && posted.contains(t.revised[1]));
+            assert!(posted.contains(t.revised[3]) && posted.contains("“Old answer”"));
+            assert!(since.contains(t.revised[2]) && !since.contains(t.revised[3]));
+            for notice in [&closed, &expired, &one, &posted, &since] {
+                assert!(notice.contains(&marked), "{notice}");
+            }
+            if lang != "en" {
+                for notice in [&closed, &expired, &one, &three, &posted, &since] {
+                    for english in ["This ", "Its ", "answers", " image"] {
+                        assert!(!notice.contains(english), "{english} in {notice}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The intro names the sender in a `<bdi>`, escaped, in the page's language; without one,
+    /// it has no such line.
+    #[test]
+    fn the_intro_names_the_sender() {
+        let page = page_in("he", "rtl");
+        let mut intro = Intro::of("# x\n", 0, false);
+        assert!(!intro.html(&page).contains("pb-intro-from"));
+        intro.sender = Some("<b>דנה</b>".into());
+        let html = intro.html(&page);
+        assert!(
+            html.contains("מאת <bdi>&lt;b&gt;דנה&lt;/b&gt;</bdi> לקבלת"),
+            "{html}"
+        );
+    }
 }

@@ -86,6 +86,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             .as_ref()
             .and_then(|r| Some((r.name.clone(), secret.clone()?))),
         revision: doc.revision,
+        sender: doc.sender.clone(),
     };
     // Answers typed against an earlier revision are not kept as answers to this one.
     let answered = match posted_revision(form, &text) {
@@ -314,6 +315,7 @@ fn decode_form(
         );
         let mut intro = Intro::of(markdown, parts.expires_at, parts.verdict.is_some());
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
+        intro.sender = parts.sender.clone();
         let intro = intro.html(&page);
         let keep = submission.clone().or_else(new_submission);
         let page = decorate(page, Some(&intro), summary, keep.as_deref(), parts.revision);

@@ -4,7 +4,8 @@
 use super::super::response::{Resp, html, no_store, problem};
 use super::{
     CONFIRM_FIELD, Intro, PageParts, REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD,
-    annotations_json, decorate, new_submission, revised_notice, routed_options, with_verdict,
+    annotations_json, decorate, new_submission, revised_notice, routed_options, speech,
+    with_verdict,
 };
 use crate::routing::is_submission_id;
 use hyper::StatusCode;
@@ -156,8 +157,9 @@ pub(super) async fn stale(
         );
         let mut intro = Intro::of(&markdown, parts.expires_at, parts.verdict.is_some());
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
+        intro.sender = parts.sender.clone();
         let intro = intro.html(&page);
-        let notice = revised_notice(parts.revision, &left, true);
+        let notice = revised_notice(parts.revision, &left, true, &speech(&page));
         let keep = submission.or_else(new_submission);
         (
             decorate(

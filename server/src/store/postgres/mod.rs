@@ -254,7 +254,8 @@ impl PostgresStore {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision,
+     sender";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, StoreError> {
@@ -289,6 +290,7 @@ fn document_row(id: &str, r: &Row, now: Millis) -> Result<Lookup<Document>, Stor
             None => None,
         },
         revision: r.get::<_, i64>(12) as u64,
+        sender: r.get(13),
     }))
 }
 
@@ -317,8 +319,8 @@ impl Store for PostgresStore {
                 "WITH doc AS (
                     INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
                                            owner_key, callback_url, webhook_secret,
-                                           verdict_choices)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                           verdict_choices, sender)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $15)
                     RETURNING id
                  )
                  INSERT INTO recipients (document_id, seq, secret_hash, name, email)
@@ -340,6 +342,7 @@ impl Store for PostgresStore {
                     &hashes,
                     &names,
                     &emails,
+                    &doc.sender,
                 ],
             )
             .await?;
@@ -476,7 +479,7 @@ impl Store for PostgresStore {
             let buried = self
                 .query(
                     "cannot delete the document",
-                    "UPDATE documents SET markdown = NULL, gone_at = $2
+                    "UPDATE documents SET markdown = NULL, sender = NULL, gone_at = $2
                      WHERE id = $1 AND gone_at IS NULL
                      RETURNING id",
                     &[&id, &now],
@@ -580,7 +583,7 @@ impl Store for PostgresStore {
             let expired = self
                 .query(
                     "cannot purge documents",
-                    "UPDATE documents SET markdown = NULL, gone_at = $2
+                    "UPDATE documents SET markdown = NULL, sender = NULL, gone_at = $2
                      WHERE gone_at IS NULL AND (expires_at <= $1 OR closed_at <= $1)
                      RETURNING id",
                     &[&purge_before, &now],

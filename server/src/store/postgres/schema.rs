@@ -43,6 +43,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "idempotency",
         sql: include_str!("../../../migrations/postgres/0008_idempotency.sql"),
     },
+    Migration {
+        version: 10,
+        name: "sender",
+        sql: include_str!("../../../migrations/postgres/0010_sender.sql"),
+    },
 ];
 
 pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {

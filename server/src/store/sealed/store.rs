@@ -39,12 +39,14 @@ impl Store for SealedStore {
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
+            let sender = self.store_option(&doc.id, "sender", doc.sender.as_deref())?;
             self.inner
                 .create(NewDocument {
                     markdown,
                     hash,
                     verdict,
                     recipients,
+                    sender,
                     ..doc
                 })
                 .await
@@ -100,10 +102,12 @@ impl Store for SealedStore {
                         ),
                         None => None,
                     };
+                    let sender = self.read_option(&id, "sender", doc.sender.clone())?;
                     Ok(Lookup::Live(Document {
                         markdown,
                         hash,
                         verdict,
+                        sender,
                         ..doc
                     }))
                 }

@@ -208,7 +208,8 @@ fn token_hash(bytes: Vec<u8>) -> rusqlite::Result<[u8; 32]> {
 
 /// The columns [`document_row`] reads, in its order.
 const DOCUMENT_COLUMNS: &str = "token_hash, markdown, hash, created_at, expires_at, gone_at,
-     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision";
+     response_count, closed_at, views, last_response_at, owner_key, verdict_choices, revision,
+     sender";
 
 /// The document in a row of [`DOCUMENT_COLUMNS`]: kept, or gone (deleted or purged).
 fn document_row(
@@ -243,6 +244,7 @@ fn document_row(
             None => None,
         },
         revision: r.get::<_, i64>(12)? as u64,
+        sender: r.get(13)?,
     }))
 }
 
@@ -252,7 +254,7 @@ fn bury(conn: &Connection, id: &str, at: Millis) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM recipients WHERE document_id = ?1", [id])?;
     conn.execute("DELETE FROM revisions WHERE document_id = ?1", [id])?;
     conn.execute(
-        "UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE id = ?1",
+        "UPDATE documents SET markdown = NULL, sender = NULL, gone_at = ?2 WHERE id = ?1",
         params![id, at],
     )?;
     Ok(())
@@ -307,8 +309,8 @@ impl Store for SqliteStore {
                 tx.execute(
                     "INSERT INTO documents (id, token_hash, markdown, hash, created_at, expires_at,
                                             owner_key, callback_url, webhook_secret,
-                                            verdict_choices)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                            verdict_choices, sender)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                     params![
                         doc.id,
                         &doc.token_hash[..],
@@ -319,7 +321,8 @@ impl Store for SqliteStore {
                         doc.owner,
                         doc.callback_url,
                         doc.webhook_secret,
-                        verdict
+                        verdict,
+                        doc.sender
                     ],
                 )?;
                 recipients::insert(&tx, &doc.id, &doc.recipients)?;
@@ -534,7 +537,9 @@ impl Store for SqliteStore {
                         )?;
                     }
                     let expired = tx.execute(
-                        &format!("UPDATE documents SET markdown = NULL, gone_at = ?2 WHERE {DUE}"),
+                        &format!(
+                            "UPDATE documents SET markdown = NULL, sender = NULL, gone_at = ?2 WHERE {DUE}"
+                        ),
                         params![purge_before, now],
                     )?;
                     tx.execute(

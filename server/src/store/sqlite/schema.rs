@@ -44,6 +44,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "idempotency",
         sql: include_str!("../../../migrations/sqlite/0008_idempotency.sql"),
     },
+    Migration {
+        version: 10,
+        name: "sender",
+        sql: include_str!("../../../migrations/sqlite/0010_sender.sql"),
+    },
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {

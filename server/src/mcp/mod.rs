@@ -16,7 +16,7 @@
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
 use crate::routing::{
-    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, RouteOptions, Routing, RoutingError, enter_long_poll,
     requested_status, take_route_token,
 };
 use crate::state::AppState;
@@ -142,13 +142,15 @@ impl PassbackMcp {
                 .await?;
         }
         let checked = routing
-            .route_checked_asking(
+            .route_checked(
                 &self.state.slots(),
                 src,
-                expires_in,
-                self.key.as_ref(),
-                callback_url,
-                asks,
+                RouteOptions {
+                    expires_in,
+                    owner: self.key.as_ref(),
+                    callback_url,
+                    asks,
+                },
             )
             .await?;
         Ok(checked.record(&self.state.origin()))

@@ -5,7 +5,7 @@
 //!
 //! | rule | here |
 //! |---|---|
-//! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
+//! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`RouteOptions`], [`Routing::route`] |
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
 //! | how many long-polls wait at once (server, document, client, sender key) | [`enter_long_poll`] |
@@ -22,8 +22,8 @@
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
 //! | revise it: validate, warn of answers a revision makes ambiguous, keep it as the latest | [`Routing::revise_checked`] |
 //! | read an earlier revision; carry answers across revisions | [`Routing::revision_text`], [`carry`] |
-//! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
-//! | route it to recipients, each with a link of their own, asking for a verdict | [`Routing::route_checked_asking`], [`Asks::from_fields`] |
+//! | route it with a callback URL; a key's events after a cursor, as listed | [`RouteOptions::callback_url`], [`Routing::events_after`], [`event_json`] |
+//! | route it to recipients, each with a link of their own, asking for a verdict | [`RouteOptions::asks`], [`Asks::from_fields`] |
 //! | a recipient by their link's secret; how far each got; a response through their link | [`Routing::recipient`], [`Routing::with_recipients`], [`Routing::respond_with`] |
 //!
 //! Each part lives in a file of its own: the limits in `limits`; what is done for a sender key
@@ -87,6 +87,19 @@ pub struct Routed {
     pub verdict: Option<Vec<String>>,
 }
 
+/// How a document is routed, beyond its text: each field may be left at its default.
+#[derive(Debug, Clone, Default)]
+pub struct RouteOptions<'a> {
+    /// How long it lives; the retention period when `None`, and never longer.
+    pub expires_in: Option<Duration>,
+    /// The sender key that routes it, or none.
+    pub owner: Option<&'a KeyInfo>,
+    /// Where its events are POSTed; the key's callback URL, if any, when `None`.
+    pub callback_url: Option<String>,
+    /// Its recipients and the verdict it asks for.
+    pub asks: Asks,
+}
+
 /// A document routed after its validation: it, and the validation's warnings.
 pub struct Checked {
     pub routed: Routed,
@@ -147,28 +160,21 @@ pub struct Routing {
 }
 
 impl Routing {
-    /// Keeps `markdown` (already validated) for `expires_in` (at most the retention period; the
-    /// retention period when `None`).
+    /// Keeps `markdown` (already validated) as `options` say: for `expires_in` (at most the
+    /// retention period; the retention period when `None`), for a key or none, with a callback
+    /// URL, recipients and a verdict or without.
     pub async fn route(
         &self,
         markdown: String,
         hash: String,
-        expires_in: Option<Duration>,
+        options: RouteOptions<'_>,
     ) -> Result<Routed, StoreError> {
-        self.route_owned(markdown, hash, expires_in, None, None, Asks::default())
-            .await
-    }
-
-    /// [`Routing::route`] for the key `owner` (its id), or for no key.
-    pub async fn route_owned(
-        &self,
-        markdown: String,
-        hash: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-        callback_url: Option<String>,
-        asks: Asks,
-    ) -> Result<Routed, StoreError> {
+        let RouteOptions {
+            expires_in,
+            owner,
+            callback_url,
+            asks,
+        } = options;
         let (secrets, recipients) = recipients::new_recipients(&asks.recipients)?;
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
@@ -212,54 +218,15 @@ impl Routing {
         Ok(routed)
     }
 
-    /// Validates `src` in a render slot and, when it is valid, keeps it: every front end routes
+    /// Validates `src` in a render slot and, when it is valid, keeps it as `options` say (the
+    /// key, callback URL and asks checked already: see [`Routing::sender`],
+    /// [`crate::webhooks::check_callback_url`], [`Asks::from_fields`]). Every front end routes
     /// a document through here.
     pub async fn route_checked(
         &self,
         slots: &RenderSlots<'_>,
         src: String,
-        expires_in: Option<Duration>,
-    ) -> Result<Checked, RoutingError> {
-        self.route_checked_by(slots, src, expires_in, None).await
-    }
-
-    /// [`Routing::route_checked`] for the sender key `owner` (checked already, see
-    /// [`Routing::sender`]), or for no key.
-    pub async fn route_checked_by(
-        &self,
-        slots: &RenderSlots<'_>,
-        src: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-    ) -> Result<Checked, RoutingError> {
-        self.route_checked_with(slots, src, expires_in, owner, None)
-            .await
-    }
-
-    /// [`Routing::route_checked_by`] with the events of the document POSTed to `callback_url`
-    /// (checked already, see [`crate::webhooks::check_callback_url`]).
-    pub async fn route_checked_with(
-        &self,
-        slots: &RenderSlots<'_>,
-        src: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-        callback_url: Option<String>,
-    ) -> Result<Checked, RoutingError> {
-        self.route_checked_asking(slots, src, expires_in, owner, callback_url, Asks::default())
-            .await
-    }
-
-    /// [`Routing::route_checked_with`] for recipients, each with a link of their own, and
-    /// with a verdict asked for (contract §6.2; checked already, see [`Asks::from_fields`]).
-    pub async fn route_checked_asking(
-        &self,
-        slots: &RenderSlots<'_>,
-        src: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-        callback_url: Option<String>,
-        asks: Asks,
+        options: RouteOptions<'_>,
     ) -> Result<Checked, RoutingError> {
         let (src, validation, hash) = slots
             .run(move || {
@@ -281,7 +248,7 @@ impl Routing {
             });
         }
         let routed = self
-            .route_owned(src, hash, expires_in, owner, callback_url, asks)
+            .route(src, hash, options)
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {

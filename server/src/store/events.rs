@@ -30,6 +30,9 @@ pub struct Delivery {
     pub url: String,
     /// `whsec_…`.
     pub secret: String,
+    /// The key's secret before its last rotation, while its grace period lasts: deliveries
+    /// are signed with both, so a receiver still on the old one verifies them.
+    pub previous_secret: Option<String>,
 }
 
 /// One delivery attempt's outcome.

@@ -144,9 +144,15 @@ pub trait Store: Send + Sync {
     /// revoked already, `Unknown` when no key has that name.
     fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
 
-    /// Replaces the webhook secret of the key named `name`: `Live` when it is live, `Gone`
-    /// when it was revoked, `Unknown` when no key has that name.
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>>;
+    /// Replaces the webhook secret of the key named `name` with `secret`; the one it replaces
+    /// (if any) goes on signing beside it until `previous_until`: `Live` when the key is live,
+    /// `Gone` when it was revoked, `Unknown` when no key has that name.
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>>;
 
     /// The key whose blake3 hash is `hash`, live or revoked.
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>>;
@@ -170,7 +176,8 @@ pub trait Store: Send + Sync {
 
     /// Claims up to `limit` events due for delivery at `now` (each claimed by one caller, on
     /// PostgreSQL by one replica): each is leased until `lease_until` (not claimed again before,
-    /// unless the attempt is recorded), with where it goes and the secret that signs it.
+    /// unless the attempt is recorded), with where it goes and the secrets that sign it (the
+    /// key's previous one too while its grace lasts at `now`).
     fn claim_events(
         &self,
         now: Millis,

@@ -532,8 +532,13 @@ impl Store for SealedStore {
         self.inner.revoke_key(name, now)
     }
 
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
-        self.inner.set_webhook_secret(name, secret)
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.set_webhook_secret(name, secret, previous_until)
     }
 
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {

@@ -4,7 +4,9 @@
 //!
 //! - Signature: `webhook-id` (the event id), `webhook-timestamp` (Unix seconds) and
 //!   `webhook-signature: v1,{base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")}`, the key
-//!   being the base64-decoded part of the `whsec_…` secret after its prefix ([`sign`]).
+//!   being the base64-decoded part of the `whsec_…` secret after its prefix ([`sign`]). For a
+//!   grace period after a key's secret is rotated, the old secret's signature follows the new
+//!   one's, space-separated ([`signatures`]).
 //! - Schedule: the first attempt at once; after a failure, [`Tuning::retry_base`] (30 s)
 //!   doubling up to 720 times that (6 h); given up once the next attempt would come more than
 //!   2880 times it (24 h) after the event.
@@ -111,6 +113,24 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<Strin
     Some(format!("v1,{}", b64.encode(mac.finalize().into_bytes())))
 }
 
+/// The `webhook-signature` header of `delivery`: its secret's signature and, while a rotated
+/// key's grace lasts, the previous secret's after a space (Standard Webhooks lets a header carry
+/// several, and a receiver accepts a delivery when one of them verifies). `None` when the
+/// current secret is not `whsec_` and base64; a malformed previous one is left out.
+pub fn signatures(delivery: &Delivery, timestamp: i64, body: &[u8]) -> Option<String> {
+    let id = &delivery.event.id;
+    let mut header = sign(&delivery.secret, id, timestamp, body)?;
+    if let Some(previous) = delivery
+        .previous_secret
+        .as_deref()
+        .and_then(|old| sign(old, id, timestamp, body))
+    {
+        header.push(' ');
+        header.push_str(&previous);
+    }
+    Some(header)
+}
+
 /// Deliveries in flight at once, per server.
 const IN_FLIGHT: usize = 32;
 
@@ -170,7 +190,7 @@ pub async fn deliver(delivery: &Delivery, tuning: &Tuning) -> Attempt {
     let event = &delivery.event;
     let body = payload(event).to_string();
     let timestamp = store::now() / 1000;
-    let outcome = match sign(&delivery.secret, &event.id, timestamp, body.as_bytes()) {
+    let outcome = match signatures(delivery, timestamp, body.as_bytes()) {
         None => Err("the webhook secret is not whsec_ and base64".to_string()),
         Some(signature) => {
             let headers = [
@@ -247,6 +267,57 @@ mod tests {
             Some("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
         );
         assert_eq!(sign("nope", "x", 1, b""), None);
+    }
+
+    #[test]
+    fn a_rotated_secret_signs_beside_the_new_one() {
+        let (new, old) = (
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        );
+        let mut delivery = Delivery {
+            event: store::Event {
+                id: "msg_p5jXN8AQM9LWM0D4loKWxJek".into(),
+                document_id: "d".into(),
+                kind: store::RESPONSE_CREATED.into(),
+                response_id: Some(1),
+                created_at: 0,
+                deliver: true,
+                attempts: 0,
+                next_attempt_at: Some(0),
+                delivered_at: None,
+                last_status: None,
+                last_error: None,
+            },
+            url: "https://example.com/hook".into(),
+            secret: new.into(),
+            previous_secret: Some(old.into()),
+        };
+        let body = br#"{"test": 2432232314}"#;
+        let id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+        let both = signatures(&delivery, 1614265330, body).unwrap();
+        let parts: Vec<&str> = both.split(' ').collect();
+        assert_eq!(
+            parts,
+            [
+                sign(new, id, 1614265330, body).unwrap(),
+                sign(old, id, 1614265330, body).unwrap()
+            ]
+        );
+        assert_ne!(parts[0], parts[1]);
+        // A malformed previous secret is left out; without one, one signature.
+        delivery.previous_secret = Some("nope".into());
+        assert_eq!(
+            signatures(&delivery, 1614265330, body),
+            Some(parts[0].to_string())
+        );
+        delivery.previous_secret = None;
+        assert_eq!(
+            signatures(&delivery, 1614265330, body),
+            Some(parts[0].to_string())
+        );
+        delivery.secret = "nope".into();
+        assert_eq!(signatures(&delivery, 1614265330, body), None);
     }
 
     #[test]

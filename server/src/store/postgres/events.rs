@@ -64,7 +64,9 @@ pub(super) fn claim_events<'a>(
                         RETURNING events.*
                      )
                      SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
-                            coalesce(d.webhook_secret, k.webhook_secret)
+                            coalesce(d.webhook_secret, k.webhook_secret),
+                            CASE WHEN d.webhook_secret IS NULL AND k.previous_secret_until > $1
+                                 THEN k.previous_webhook_secret END
                      FROM claimed e JOIN documents d ON d.id = e.document_id
                      LEFT JOIN keys k ON k.id = d.owner_key"
                 ),
@@ -78,7 +80,12 @@ pub(super) fn claim_events<'a>(
                 r.get::<_, Option<String>>(11),
                 r.get::<_, Option<String>>(12),
             ) {
-                (Some(url), Some(secret)) => out.push(Delivery { event, url, secret }),
+                (Some(url), Some(secret)) => out.push(Delivery {
+                    event,
+                    url,
+                    secret,
+                    previous_secret: r.get(13),
+                }),
                 // Its callback URL or secret went away: nothing to deliver.
                 _ => {
                     store

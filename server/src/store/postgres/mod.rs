@@ -636,8 +636,13 @@ impl Store for PostgresStore {
         keys::revoke_key(self, name, now)
     }
 
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
-        keys::set_webhook_secret(self, name, secret)
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>> {
+        keys::set_webhook_secret(self, name, secret, previous_until)
     }
 
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {

@@ -43,6 +43,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "idempotency",
         sql: include_str!("../../../migrations/postgres/0008_idempotency.sql"),
     },
+    Migration {
+        version: 9,
+        name: "secret_rotation",
+        sql: include_str!("../../../migrations/postgres/0009_secret_rotation.sql"),
+    },
 ];
 
 pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {

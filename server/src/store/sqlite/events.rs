@@ -60,7 +60,10 @@ pub(super) fn claim_events<'a>(
                 let claimed = {
                     let mut stmt = tx.prepare(&format!(
                         "SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
-                                coalesce(d.webhook_secret, k.webhook_secret)
+                                coalesce(d.webhook_secret, k.webhook_secret),
+                                CASE WHEN d.webhook_secret IS NULL
+                                      AND k.previous_secret_until > ?1
+                                     THEN k.previous_webhook_secret END
                          FROM events e JOIN documents d ON d.id = e.document_id
                          LEFT JOIN keys k ON k.id = d.owner_key
                          WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ?1
@@ -72,19 +75,25 @@ pub(super) fn claim_events<'a>(
                                 event_row(r)?,
                                 r.get::<_, Option<String>>(11)?,
                                 r.get::<_, Option<String>>(12)?,
+                                r.get::<_, Option<String>>(13)?,
                             ))
                         })?;
                     rows.collect::<rusqlite::Result<Vec<_>>>()?
                 };
                 let mut out = Vec::new();
-                for (event, url, secret) in claimed {
+                for (event, url, secret, previous_secret) in claimed {
                     match (url, secret) {
                         (Some(url), Some(secret)) => {
                             tx.execute(
                                 "UPDATE events SET next_attempt_at = ?2 WHERE id = ?1",
                                 params![event.id, lease_until],
                             )?;
-                            out.push(Delivery { event, url, secret });
+                            out.push(Delivery {
+                                event,
+                                url,
+                                secret,
+                                previous_secret,
+                            });
                         }
                         // Its callback URL or secret went away: nothing to deliver.
                         _ => {

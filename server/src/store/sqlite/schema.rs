@@ -44,6 +44,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "idempotency",
         sql: include_str!("../../../migrations/sqlite/0008_idempotency.sql"),
     },
+    Migration {
+        version: 9,
+        name: "secret_rotation",
+        sql: include_str!("../../../migrations/sqlite/0009_secret_rotation.sql"),
+    },
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {

@@ -49,6 +49,11 @@ pub struct Attempt {
     pub next_attempt_at: Option<Millis>,
 }
 
+/// Notified when an event was written to the outbox: by this process (see
+/// `webhooks::wake`), or, on PostgreSQL, by another one (its listener hears the announcement).
+/// The webhook worker waits on it between polls.
+pub static OUTBOX_WRITTEN: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
 /// The event types.
 pub const RESPONSE_CREATED: &str = "response.created";
 pub const DOCUMENT_CLOSED: &str = "document.closed";

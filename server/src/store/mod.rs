@@ -21,7 +21,7 @@ mod waiters;
 
 pub use config::StoreConfig;
 pub use events::{
-    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, OUTBOX_WRITTEN, RESPONSE_CREATED,
     WEBHOOK_SECRET_PREFIX, new_webhook_secret,
 };
 pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
@@ -185,8 +185,9 @@ pub trait Store: Send + Sync {
         limit: usize,
     ) -> StoreFuture<'_, Vec<Delivery>>;
 
-    /// Records one delivery attempt of the event `id`.
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()>;
+    /// Records delivery attempts, each of the event its id names, in one statement (or one
+    /// transaction): a worker records the attempts that ended together at once.
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()>;
 
     /// Up to `limit` of the events of `owner`'s documents, oldest first, after the event
     /// `since`. `None` when `since` names no event of the key's (any more).

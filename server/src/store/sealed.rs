@@ -574,8 +574,8 @@ impl Store for SealedStore {
         self.inner.claim_events(now, lease_until, limit)
     }
 
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
-        self.inner.record_attempt(id, attempt)
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()> {
+        self.inner.record_attempts(attempts)
     }
 
     fn events_of_key(

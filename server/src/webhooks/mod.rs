@@ -24,14 +24,11 @@ use crate::store::{self, Attempt, Delivery, Millis, Store};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
 
-/// Wakes the worker when this process stores an event (others are found by polling).
-static WAKE: Notify = Notify::const_new();
-
-/// Tells the worker an event was just written.
+/// Tells the worker an event was just written (by this process; on PostgreSQL the store's
+/// listener calls it too when another replica stored a response or closed a document).
 pub fn wake() {
-    WAKE.notify_one();
+    store::OUTBOX_WRITTEN.notify_one();
 }
 
 /// The worker's timings.
@@ -135,11 +132,14 @@ pub fn signatures(delivery: &Delivery, timestamp: i64, body: &[u8]) -> Option<St
 const IN_FLIGHT: usize = 32;
 
 /// Delivers due events until aborted: claims as many as there are free places among
-/// [`IN_FLIGHT`], POSTs each on a task of its own and records its outcome there, and claims
-/// more as places free up (a slow receiver holds up only its own place); waits for a wake or
-/// the poll interval when none is due.
+/// [`IN_FLIGHT`], POSTs each on a task of its own, and claims more as places free up (a slow
+/// receiver holds up only its own place); waits for a wake or the poll interval when none is
+/// due. The outcomes go to one recorder, which records those that ended together in one
+/// statement and only then frees their places: under load a claim takes a batch, not one.
 pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
     let places = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    let (ended, outcomes) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(record_outcomes(store.clone(), outcomes));
     loop {
         // One free place at least, then every other free one.
         let Ok(first) = places.clone().acquire_owned().await else {
@@ -163,25 +163,67 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
         if due.is_empty() {
             drop(held);
             tokio::select! {
-                () = WAKE.notified() => {}
+                () = store::OUTBOX_WRITTEN.notified() => {}
                 () = tokio::time::sleep(tuning.poll) => {}
             }
             continue;
         }
         for delivery in due {
             let place = held.pop();
-            let store = store.clone();
+            let ended = ended.clone();
             tokio::spawn(async move {
-                let _place = place;
                 let attempt = deliver(&delivery, &tuning).await;
-                let id = delivery.event.id.clone();
-                if let Err(e) = store.record_attempt(&id, attempt).await {
-                    tracing::warn!(error = %e, event = %id, "cannot record a webhook delivery");
-                }
+                // The recorder is gone only when the worker is: the lease then brings it back.
+                let _ = ended.send(Outcome {
+                    event: delivery.event.id,
+                    attempt,
+                    place,
+                });
             });
         }
         // Places left over go back; more may be due already.
         drop(held);
+    }
+}
+
+/// An attempt that ended, to record, and the place it held until it is recorded.
+struct Outcome {
+    event: String,
+    attempt: Attempt,
+    place: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+/// Records the attempts as they end: each one at once when they are few, those that ended
+/// meanwhile in one statement when they are many. An attempt not recorded (the store failed)
+/// stays claimed until its lease ends, and is then tried again: at least once still holds.
+async fn record_outcomes(
+    store: Arc<dyn Store>,
+    mut outcomes: tokio::sync::mpsc::UnboundedReceiver<Outcome>,
+) {
+    while let Some(first) = outcomes.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < IN_FLIGHT {
+            match outcomes.try_recv() {
+                Ok(more) => batch.push(more),
+                Err(_) => break,
+            }
+        }
+        let attempts = batch
+            .iter()
+            .map(|o| (o.event.clone(), o.attempt.clone()))
+            .collect();
+        if let Err(e) = store.record_attempts(attempts).await {
+            tracing::warn!(error = %e, events = batch.len(), "cannot record webhook deliveries");
+        }
+        // The places free up here, all at once: the worker's next claim takes them together.
+        let mut freed: Option<tokio::sync::OwnedSemaphorePermit> = None;
+        for place in batch.into_iter().filter_map(|o| o.place) {
+            match &mut freed {
+                Some(all) => all.merge(place),
+                None => freed = Some(place),
+            }
+        }
+        drop(freed);
     }
 }
 

@@ -114,29 +114,38 @@ pub(super) fn claim_events<'a>(
     })
 }
 
-pub(super) fn record_attempt<'a>(
+pub(super) fn record_attempts<'a>(
     store: &'a SqliteStore,
-    id: &str,
-    attempt: Attempt,
+    attempts: Vec<(String, Attempt)>,
 ) -> StoreFuture<'a, ()> {
-    let id = id.to_string();
     Box::pin(async move {
+        if attempts.is_empty() {
+            return Ok(());
+        }
         store
             .run(false, move |c| {
-                c.execute(
-                    "UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3,
-                   delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,
-                   next_attempt_at = ?6
-                 WHERE id = ?1",
-                    params![
-                        id,
-                        attempt.status,
-                        attempt.error,
-                        attempt.delivered,
-                        attempt.at,
-                        attempt.next_attempt_at
-                    ],
-                )
+                // One transaction: one commit for the attempts that ended together.
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                {
+                    let mut update = tx.prepare(
+                        "UPDATE events SET attempts = attempts + 1, last_status = ?2,
+                           last_error = ?3,
+                           delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,
+                           next_attempt_at = ?6
+                         WHERE id = ?1",
+                    )?;
+                    for (id, attempt) in &attempts {
+                        update.execute(params![
+                            id,
+                            attempt.status,
+                            attempt.error,
+                            attempt.delivered,
+                            attempt.at,
+                            attempt.next_attempt_at
+                        ])?;
+                    }
+                }
+                tx.commit()
             })
             .await?;
         Ok(())

@@ -608,8 +608,8 @@ impl Store for SqliteStore {
         events::claim_events(self, now, lease_until, limit)
     }
 
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
-        events::record_attempt(self, id, attempt)
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()> {
+        events::record_attempts(self, attempts)
     }
 
     fn events_of_key(

@@ -285,7 +285,7 @@ fn keys_off_loopback(backend: &Backend) {
     assert_eq!(listed.status, 200, "{}", listed.text());
     assert_eq!(
         listed.json()["result"]["tools"].as_array().map(Vec::len),
-        Some(10)
+        Some(11)
     );
     assert_unauthorized(&route_over_mcp(addr, ""), "passback keys add");
     let routed = route_over_mcp(addr, &key);
@@ -601,12 +601,7 @@ fn the_loop_over_mcp(backend: &Backend) {
     assert_eq!(documents[0]["id"], json!(id), "{listed}");
     assert_eq!(documents[0]["status"], "open", "{listed}");
 
-    let closed = tool(
-        addr,
-        &a,
-        "set_status",
-        json!({ "id": id, "status": "closed" }),
-    );
+    let closed = tool(addr, &a, "close_document", json!({ "id": id }));
     assert_eq!(closed["structuredContent"]["status"], "closed", "{closed}");
     let got = tool(addr, &a, "get_document", json!({ "id": id }));
     assert_eq!(got["structuredContent"]["status"], "closed", "{got}");
@@ -642,6 +637,7 @@ fn the_loop_over_mcp(backend: &Backend) {
         ("get_document", json!({ "id": id })),
         ("list_responses", json!({ "id": id })),
         ("set_status", json!({ "id": id, "status": "closed" })),
+        ("close_document", json!({ "id": id })),
         ("delete_document", json!({ "id": id })),
     ] {
         let other = tool(addr, &b, name, args.clone());

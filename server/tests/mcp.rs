@@ -139,6 +139,7 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     assert_eq!(
         names,
         [
+            "close_document",
             "delete_document",
             "get_components_spec",
             "get_document",
@@ -319,12 +320,35 @@ async fn the_routed_loop(client: &Client, addr: &str) {
     );
     let closed = ok(
         client,
-        "set_status",
-        json!({ "id": id, "token": token, "status": "closed" }),
+        "close_document",
+        json!({ "id": id, "token": token }),
     )
     .await;
     assert_eq!(closed["status"], "closed");
     assert!(closed["purge_at"].is_string(), "{closed}");
+    // Closing again changes nothing: the first close's time (and so the purge) stays.
+    let again = ok(
+        client,
+        "close_document",
+        json!({ "id": id, "token": token }),
+    )
+    .await;
+    assert_eq!(again["status"], "closed");
+    assert_eq!(again["purge_at"], closed["purge_at"]);
+    for (args, says) in [
+        (json!({ "id": id }), "close_document needs \"token\""),
+        (
+            json!({ "id": id, "token": typed["token"] }),
+            "token is not this document's",
+        ),
+        (
+            json!({ "id": id, "token": token, "status": "open" }),
+            "\"status\"",
+        ),
+    ] {
+        let (error, _) = refused(client, "close_document", args).await;
+        assert!(error.contains(says), "{error}");
+    }
     let page = fetch(addr, "GET", &format!("/r/{id}"), &[], b"").await;
     assert_eq!(page.status, 200);
     assert!(page.text().contains("This document is closed."));
@@ -765,7 +789,7 @@ async fn http_refusals_are_problems_that_name_the_fix() {
         let body = reply.json();
         assert_eq!(
             body["result"]["tools"].as_array().map(Vec::len),
-            Some(10),
+            Some(11),
             "{body}"
         );
     }

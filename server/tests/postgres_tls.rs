@@ -7,7 +7,7 @@
 mod common;
 
 use common::store::{Backend, runtime, with_query};
-use passback_server::routing::Routing;
+use passback_server::routing::{RouteOptions, Routing};
 use passback_server::store::{Lookup, StoreConfig};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -33,7 +33,11 @@ fn open(url: &str) -> Result<Routing, String> {
 fn round_trip(routing: &Routing) {
     runtime().block_on(async {
         let routed = routing
-            .route("# Over TLS\n\nHello.\n".into(), "hash".into(), None)
+            .route(
+                "# Over TLS\n\nHello.\n".into(),
+                "hash".into(),
+                RouteOptions::default(),
+            )
             .await
             .expect("route a document");
         match routing.document(&routed.id).await.expect("read it back") {

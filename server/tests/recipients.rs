@@ -699,7 +699,7 @@ fn postgres_a_missing_earlier_migration_is_applied() {
 
 /// A closed document's purge removes its recipients with its responses.
 fn purged_with_the_document(backend: &Backend) {
-    use passback_server::routing::{Asks, Routing};
+    use passback_server::routing::{Asks, RouteOptions, Routing};
     use passback_server::store::StoreConfig;
     use std::time::Duration;
 
@@ -722,7 +722,14 @@ fn purged_with_the_document(backend: &Backend) {
             ..Asks::default()
         };
         let routed = routing
-            .route_owned(DOC.into(), "hash".into(), None, None, None, asks)
+            .route(
+                DOC.into(),
+                "hash".into(),
+                RouteOptions {
+                    asks,
+                    ..RouteOptions::default()
+                },
+            )
             .await
             .expect("routed");
         let (secret, id) = (routed.recipients[0].1.clone(), routed.id.clone());

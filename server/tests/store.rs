@@ -952,6 +952,14 @@ fn marked_doc(marker: &str) -> String {
     DOC.replacen("# Launch", &format!("# Launch {marker}"), 1)
 }
 
+/// Routing for `lifetime`, and nothing else asked.
+fn lasting(lifetime: Duration) -> passback_server::routing::RouteOptions<'static> {
+    passback_server::routing::RouteOptions {
+        expires_in: Some(lifetime),
+        ..Default::default()
+    }
+}
+
 /// Whether `marker` is in the SQLite file or its WAL, byte for byte.
 fn on_disk(backend: &Backend, marker: &str) -> bool {
     let file = backend.file();
@@ -1075,7 +1083,7 @@ fn sqlite_an_expired_document_leaves_no_text_on_disk() {
     common::store::runtime().block_on(async {
         let lifetime = Duration::from_secs(1);
         let routed = routing
-            .route(marked_doc(&text), "hash".into(), Some(lifetime))
+            .route(marked_doc(&text), "hash".into(), lasting(lifetime))
             .await
             .expect("routed");
         routing
@@ -1100,7 +1108,7 @@ fn sqlite_an_expired_document_leaves_no_text_on_disk() {
 /// passed since it stopped taking answers; the sweep then purges both, leaving a tombstone
 /// (410), and on SQLite no byte of either on disk.
 fn kept_until_purged(backend: &Backend) {
-    use passback_server::routing::{Routing, RoutingError};
+    use passback_server::routing::{RouteOptions, Routing, RoutingError};
     use passback_server::store::{Status, StoreConfig};
 
     let store = StoreConfig::parse(&backend.spec())
@@ -1131,11 +1139,15 @@ fn kept_until_purged(backend: &Backend) {
         keep.store.prepare().await.expect("prepared");
         let lifetime = Duration::from_secs(1);
         let expiring = keep
-            .route(marked_doc(&markers[0]), "hash".into(), Some(lifetime))
+            .route(marked_doc(&markers[0]), "hash".into(), lasting(lifetime))
             .await
             .expect("routed");
         let closing = keep
-            .route(marked_doc(&markers[2]), "hash".into(), None)
+            .route(
+                marked_doc(&markers[2]),
+                "hash".into(),
+                RouteOptions::default(),
+            )
             .await
             .expect("routed");
         for (doc, answer) in [(&expiring, &markers[1]), (&closing, &markers[3])] {

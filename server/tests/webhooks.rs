@@ -677,17 +677,22 @@ fn keys_sign_list_and_keep_to_their_own() {
         assert_eq!(mine.status, 200, "{}", mine.text());
         assert_eq!(get(addr, "/v1/events", "").status, 401);
 
-        // A rotated secret signs what comes after; the old one no longer verifies.
-        let out = passback()
-            .args(["keys", "rotate-secret", "a", "--store", &backend.spec()])
-            .output()
-            .expect("run passback keys");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let rotated = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        // A rotated secret signs what comes after; for the grace period (24 h by default) the
+        // old one signs beside it, so a receiver still on it verifies every delivery.
+        let rotate = |extra: &[&str]| {
+            let out = passback()
+                .args(["keys", "rotate-secret", "a", "--store", &backend.spec()])
+                .args(extra)
+                .output()
+                .expect("run passback keys");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        let rotated = rotate(&[]);
         assert!(
             rotated.starts_with("whsec_") && rotated != a_secret,
             "{rotated}"
@@ -698,8 +703,27 @@ fn keys_sign_list_and_keep_to_their_own() {
         );
         answer(addr, ids[1]);
         let after = receiver.wait_for(4);
+        let signatures = &after[3].headers["webhook-signature"];
+        assert_eq!(signatures.split(' ').count(), 2, "{signatures}");
+        assert!(
+            signatures.starts_with("v1,") && !signatures.contains(" v1, "),
+            "{signatures}"
+        );
         assert!(after[3].verified_with(&rotated), "{:?}", after[3]);
-        assert!(!after[3].verified_with(&a_secret));
+        assert!(after[3].verified_with(&a_secret), "{:?}", after[3]);
+        // Rotated again with no grace: only the newest secret signs; neither older one does.
+        let newest = rotate(&["--grace", "0"]);
+        assert!(
+            newest != rotated && newest.starts_with("whsec_"),
+            "{newest}"
+        );
+        answer(addr, ids[1]);
+        let later = receiver.wait_for(5);
+        let signatures = &later[4].headers["webhook-signature"];
+        assert_eq!(signatures.split(' ').count(), 1, "{signatures}");
+        assert!(later[4].verified_with(&newest), "{:?}", later[4]);
+        assert!(!later[4].verified_with(&rotated));
+        assert!(!later[4].verified_with(&a_secret));
 
         // The same page over MCP, for the key's agent.
         #[cfg(feature = "mcp")]
@@ -727,14 +751,15 @@ fn keys_sign_list_and_keep_to_their_own() {
             };
             let page = over_mcp(&a, json!({ "since": next }));
             assert_ne!(page["isError"], json!(true), "{page}");
-            // The closing event, then the answer given after the rotation.
+            // The closing event, then the answers given after each rotation.
             let listed = page["structuredContent"]["events"]
                 .as_array()
                 .cloned()
                 .unwrap_or_default();
-            assert_eq!(listed.len(), 2, "{page}");
+            assert_eq!(listed.len(), 3, "{page}");
             assert_eq!(listed[0], rest_events[0]);
             assert_eq!(listed[1]["id"], after[3].id());
+            assert_eq!(listed[2]["id"], later[4].id());
             let refused = over_mcp(&a, json!({ "limit": 0 }));
             assert_eq!(refused["isError"], json!(true), "{refused}");
         }

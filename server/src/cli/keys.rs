@@ -6,6 +6,7 @@ use super::args::Args;
 use super::shared::write_out;
 use super::usage::{Flag, Usage};
 use passback_server::store::{self, KeyAdded, Lookup, NewKey, Store, StoreConfig};
+use std::time::Duration;
 
 pub(super) const COMMAND: Command = Command {
     name: "keys",
@@ -16,7 +17,8 @@ pub(super) const COMMAND: Command = Command {
 
 const USAGE: Usage = Usage {
     synopsis: &[
-        "add NAME [--callback-url URL] | list | revoke NAME | rotate-secret NAME",
+        "add NAME [--callback-url URL] | list | revoke NAME",
+        "| rotate-secret NAME [--grace TIME]",
         "[--store sqlite:PATH|postgres://…]",
     ],
     about: "\
@@ -28,7 +30,8 @@ documents it routed stay, open to their own tokens.
 
 add also says (on stderr) the key's webhook secret (whsec_…), which signs the webhooks of its
 documents; the sender can read it again with GET /v1/keys/self. rotate-secret NAME replaces
-that secret at once and prints the new one: deliveries from then on are signed with it.
+that secret and prints the new one: deliveries from then on are signed with it and, for the
+grace period (--grace, 24h by default), with the old one too, so the receiver can switch over.
 
 A server listening on an address that is not loopback routes documents only for a key, unless
 it runs with --open-routing.
@@ -46,6 +49,12 @@ it runs with --open-routing.
             value: "URL",
             about: "with add: where the events of the key's documents are POSTed, signed\n\
                     (a document's own callback_url wins)",
+        },
+        Flag {
+            name: "grace",
+            value: "TIME",
+            about: "with rotate-secret: how long the old secret signs beside the new one,\n\
+                    such as 24h (the default), 90m or 0 (none)",
         },
     ],
     notes: "",
@@ -85,6 +94,16 @@ fn run(a: &Args) -> Result<i32, String> {
         Some(url) => Some(passback_server::webhooks::check_callback_url(url, true)?),
         None => None,
     };
+    let grace = match a.flag("grace")? {
+        Some(text) if !matches!(action, Action::Rotate(_)) => {
+            return Err(format!(
+                "--grace {text} is for rotate-secret, which keeps the old webhook secret signing that long; leave it out of `keys {}`",
+                words.first().map_or("", String::as_str)
+            ));
+        }
+        Some(text) => super::shared::grace(text)?,
+        None => DEFAULT_GRACE,
+    };
     let spec = a.flag("store")?.unwrap_or("sqlite:passback.db");
     let config = StoreConfig::parse(spec)?;
     let described = config.describe();
@@ -107,7 +126,7 @@ fn run(a: &Args) -> Result<i32, String> {
             Action::Add(name) => add(&*store, &name, callback_url, &described).await,
             Action::List => list(&*store, &described).await,
             Action::Revoke(name) => revoke(&*store, &name, &described).await,
-            Action::Rotate(name) => rotate(&*store, &name, &described).await,
+            Action::Rotate(name) => rotate(&*store, &name, grace, &described).await,
         }
     })
 }
@@ -119,19 +138,35 @@ enum Action {
     Rotate(String),
 }
 
-async fn rotate(store: &dyn Store, name: &str, described: &str) -> Result<i32, String> {
+/// How long a rotated webhook secret signs beside the new one when `--grace` is not given.
+const DEFAULT_GRACE: Duration = Duration::from_secs(24 * 3600);
+
+async fn rotate(
+    store: &dyn Store,
+    name: &str,
+    grace: Duration,
+    described: &str,
+) -> Result<i32, String> {
     let fail = |e: store::StoreError| format!("--store {described}: {e}");
     let secret = store::new_webhook_secret().map_err(fail)?;
+    let previous_until = store::now().saturating_add(grace.as_millis() as store::Millis);
     match store
-        .set_webhook_secret(name, &secret)
+        .set_webhook_secret(name, &secret, previous_until)
         .await
         .map_err(fail)?
     {
         Lookup::Live(()) => {
             write_out(&secret)?;
-            eprintln!(
-                "passback: the key `{name}` now signs its webhooks with the secret above (GET /v1/keys/self shows it); the old one no longer verifies new deliveries"
-            );
+            if grace.is_zero() {
+                eprintln!(
+                    "passback: the key `{name}` now signs its webhooks with the secret above (GET /v1/keys/self shows it); the old one no longer verifies new deliveries"
+                );
+            } else {
+                eprintln!(
+                    "passback: the key `{name}` now signs its webhooks with the secret above (GET /v1/keys/self shows it), and with the old one too until {}: switch the receiver over before then",
+                    store::rfc3339(previous_until)
+                );
+            }
             Ok(0)
         }
         Lookup::Gone => Err(format!(

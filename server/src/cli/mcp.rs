@@ -19,9 +19,10 @@ const USAGE: Usage = Usage {
     ],
     about: "\
 An agent (an MCP client) starts this command and speaks MCP over its standard input and output;
-log lines go to standard error. The tools: route_document, list_responses, get_document,
-set_status, delete_document, validate_document and get_components_spec. Routed documents go to
-the store `passback serve` uses, which serves their review links to readers: give both the same
+log lines go to standard error. The tools: route_document, revise_document, list_documents,
+list_responses, get_document, close_document, set_status (to reopen), delete_document,
+list_events, validate_document and get_components_spec. Routed documents go to the store
+`passback serve` uses, which serves their review links to readers: give both the same
 --store. (`passback serve` also answers the same tools over streamable HTTP at /mcp.)
 ",
     column: 24,

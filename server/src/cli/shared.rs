@@ -94,6 +94,15 @@ pub(super) fn closed_retention(text: &str) -> Result<std::time::Duration, String
     time_flag(text, "closed-retention")
 }
 
+/// `--grace` of `keys rotate-secret`: as `--retention`, or `0` for none.
+#[cfg(feature = "store")]
+pub(super) fn grace(text: &str) -> Result<std::time::Duration, String> {
+    if text.trim_end_matches(['s', 'm', 'h', 'd']) == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    time_flag(text, "grace").map_err(|e| format!("{e} (or 0 for no grace)"))
+}
+
 /// A time flag `--{flag}`: seconds, or a whole number with `s`, `m`, `h` or `d`.
 #[cfg(feature = "store")]
 fn time_flag(text: &str, flag: &str) -> Result<std::time::Duration, String> {

@@ -20,7 +20,7 @@ use super::response::{Resp, private_json, problem, respond};
 use crate::quote::truncate;
 use crate::routing::idempotency::{Idempotent, Outcome, check_key};
 use crate::routing::{
-    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, RouteOptions, Routing, RoutingError, enter_long_poll,
     requested_status, take_route_token,
 };
 use crate::state::AppState;
@@ -156,7 +156,16 @@ async fn route(
     };
     let src = document_from(content_type, body)?;
     let checked = routing
-        .route_checked_asking(&state.slots(), src, expires_in, key, callback_url, asks)
+        .route_checked(
+            &state.slots(),
+            src,
+            RouteOptions {
+                expires_in,
+                owner: key,
+                callback_url,
+                asks,
+            },
+        )
         .await
         .map_err(|e| refused(e, false))?;
     Ok(checked.record(&state.origin()))

@@ -1,6 +1,7 @@
 //! Tools for agents over the Model Context Protocol (contract §6): `route_document`,
-//! `revise_document`, `list_documents`, `list_responses`, `get_document`, `set_status`, `delete_document`,
-//! `validate_document` and `get_components_spec`.
+//! `revise_document`, `list_documents`, `list_responses`, `get_document`, `close_document`,
+//! `set_status`, `delete_document`, `list_events`, `validate_document` and
+//! `get_components_spec`.
 //!
 //! A document's tools take its `token`; over HTTP with a sender key (contract §6.1), they take
 //! the key's own documents without one, and `list_documents` lists them.
@@ -16,7 +17,7 @@
 use crate::blocks::blocks_to_markdown;
 use crate::quote::truncate;
 use crate::routing::{
-    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, Routing, RoutingError, enter_long_poll,
+    Asks, MAX_WAIT, PAGE_DEFAULT, PAGE_MAX, RouteOptions, Routing, RoutingError, enter_long_poll,
     requested_status, take_route_token,
 };
 use crate::state::AppState;
@@ -85,6 +86,7 @@ impl PassbackMcp {
             "list_documents" => self.list_documents(args).await.map(Answer::Json),
             "list_responses" => self.list_responses(args).await.map(Answer::Json),
             "get_document" => self.get_document(args).await.map(Answer::Json),
+            "close_document" => self.close_document(args).await.map(Answer::Json),
             "set_status" => self.set_status(args).await.map(Answer::Json),
             "delete_document" => self.delete_document(args).await.map(Answer::Json),
             "validate_document" => self.validate_document(args).await.map(Answer::Json),
@@ -143,13 +145,15 @@ impl PassbackMcp {
                 .await?;
         }
         let checked = routing
-            .route_checked_asking(
+            .route_checked(
                 &self.state.slots(),
                 src,
-                expires_in,
-                self.key.as_ref(),
-                callback_url,
-                asks,
+                RouteOptions {
+                    expires_in,
+                    owner: self.key.as_ref(),
+                    callback_url,
+                    asks,
+                },
             )
             .await?;
         Ok(checked.record(&self.state.origin()))
@@ -265,6 +269,14 @@ impl PassbackMcp {
             fields.insert("revision".into(), json!(doc.revision));
         }
         Ok(routing.with_recipients(&doc, body).await?)
+    }
+
+    async fn close_document(&self, args: &JsonObject) -> Result<Value, Refusal> {
+        only(args, "close_document", &["id", "token"])?;
+        let routing = self.state.routing.as_ref().ok_or(RoutingError::StoreOff)?;
+        let doc = self.owned(routing, args, "close_document").await?;
+        let summary = routing.set_status(&doc.id, true).await?;
+        Ok(routing.summary_json(&summary))
     }
 
     async fn set_status(&self, args: &JsonObject) -> Result<Value, Refusal> {
@@ -530,7 +542,7 @@ impl ServerHandler for PassbackMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("passback", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one). get_document shows its status and counts; set_status closes it when you have the answers you need (they stay readable), and delete_document removes it and its answers. Called with a sender key, list_documents lists the key's documents, and the other tools need no token for them.",
+                "Ask a person for decisions with a PassbackAI document: read get_components_spec, write the document, check it with validate_document, publish it with route_document and send the person its review_url, then collect the answers with list_responses (wait up to 60 s for the next one). get_document shows its status and counts; close_document closes it when you have the answers you need (they stay readable; set_status reopens it), and delete_document removes it and its answers. Called with a sender key, list_documents lists the key's documents, and the other tools need no token for them.",
             )
     }
 

@@ -5,12 +5,13 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
 
-pub(super) const TOOL_NAMES: [&str; 10] = [
+pub(super) const TOOL_NAMES: [&str; 11] = [
     "route_document",
     "revise_document",
     "list_documents",
     "list_responses",
     "get_document",
+    "close_document",
     "set_status",
     "delete_document",
     "validate_document",
@@ -209,8 +210,21 @@ pub(super) static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_title("A routed document's status and counts")
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
+            "close_document",
+            "Close a routed document when you have the answers you need: its review page says it is closed and takes no more answers; the answers it took stay readable with list_responses until it is purged (purge_at). Closing a closed document changes nothing. Answers the document's status and counts, as get_document. To take answers again, set_status with status \"open\".",
+            schema(owner_properties.clone(), &["id"]),
+        )
+        .with_title("Close a routed document")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
+        Tool::new(
             "set_status",
-            "Close a routed document (status \"closed\": its review page says it is closed and takes no more answers; the answers it took stay readable with list_responses) or reopen it (\"open\"). Answers the document's status and counts, as get_document.",
+            "Close a routed document (status \"closed\", as close_document does: its review page says it is closed and takes no more answers; the answers it took stay readable with list_responses) or reopen it (\"open\"). Answers the document's status and counts, as get_document.",
             schema(status_properties, &["id", "status"]),
         )
         .with_title("Close or reopen a routed document")

@@ -1,7 +1,8 @@
 //! What routing does for a sender key: check it, open its documents, hold it to its quota, list its documents and events.
 
+use super::Routing;
 use super::error::RoutingError;
-use super::{Routing, event_json};
+use super::events::event_json;
 use crate::quote::truncate;
 use crate::store::{self, Cursor, Document, KeyInfo, Millis};
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 //!
 //! | rule | here |
 //! |---|---|
-//! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`Routing::route`] |
+//! | route a document: validate it in a render slot, keep it with fresh secrets | [`Routing::route_checked`], [`RouteOptions`], [`Routing::route`] |
 //! | how long it lives: `expires_in` within the retention period | [`Routing::lifetime`] |
 //! | how many a client may route (`--route-limit`) | [`take_route_token`] |
 //! | how many long-polls wait at once (server, document, client, sender key) | [`enter_long_poll`] |
@@ -22,22 +22,29 @@
 //! | delete it; purge what is due | [`Routing::delete`], [`Routing::sweep`], [`sweep_every_minute`] |
 //! | revise it: validate, warn of answers a revision makes ambiguous, keep it as the latest | [`Routing::revise_checked`] |
 //! | read an earlier revision; carry answers across revisions | [`Routing::revision_text`], [`carry`] |
-//! | route it with a callback URL; a key's events after a cursor, as listed | [`Routing::route_checked_with`], [`Routing::events_after`], [`event_json`] |
-//! | route it to recipients, each with a link of their own, asking for a verdict | [`Routing::route_checked_asking`], [`Asks::from_fields`] |
+//! | route it with a callback URL; a key's events after a cursor, as listed | [`RouteOptions::callback_url`], [`Routing::events_after`], [`event_json`] |
+//! | route it to recipients, each with a link of their own, asking for a verdict | [`RouteOptions::asks`], [`Asks::from_fields`] |
 //! | a recipient by their link's secret; how far each got; a response through their link | [`Routing::recipient`], [`Routing::with_recipients`], [`Routing::respond_with`] |
 //!
-//! The limits live in `limits`, and what is done for a sender key (`sender`, `owned`,
-//! `within_quota`, `documents_of`, `events_after`) in `keys`; both are re-exported or are
-//! methods of [`Routing`], so their paths are as above.
+//! Each part lives in a file of its own: the limits in `limits`; what is done for a sender key
+//! (`sender`, `owned`, `within_quota`, `documents_of`, `events_after`) in `keys`; recipients
+//! and the verdict in `recipients`; a reader's responses (`respond*`, `receipt`,
+//! `responses_after`, [`Answer`]) in `responses`; revisions (`revise_checked`,
+//! `revision_text`, [`Revision`]) in `revisions`; the events as listed ([`event_json`]) in
+//! `events`. They are re-exported or are methods of [`Routing`], so their paths are as above.
 
 pub mod carry;
 mod error;
+mod events;
 pub mod idempotency;
 mod keys;
 mod limits;
 mod recipients;
+mod responses;
+mod revisions;
 
 pub use error::RoutingError;
+pub use events::{EVENTS_DEFAULT, EVENTS_MAX, event_json};
 pub use limits::{
     PAGE_DEFAULT, PAGE_MAX, check_stored_size, enter_long_poll, take_answer_token, take_route_token,
 };
@@ -45,24 +52,19 @@ pub use recipients::{
     Asks, DEFAULT_VERDICT, MAX_RECIPIENT_NAME, MAX_RECIPIENTS, MAX_SENDER_NAME, MAX_VERDICT_LABEL,
     chosen_verdict, is_recipient_secret, recipient_json, secret_hash, with_verdict_line,
 };
+pub use responses::{Answer, is_submission_id};
+pub use revisions::{MAX_REVISIONS, Revision};
 
 use crate::admission::RenderSlots;
 use crate::quote::truncate;
 use crate::store::{
-    self, Added, Document, DocumentSummary, Event, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument,
-    NewResponse, Recipient, Revised, Status, Store, StoreError, StoredResponse, TOKEN_BYTES,
+    self, Document, DocumentSummary, ID_BYTES, KeyInfo, Lookup, Millis, NewDocument, Recipient,
+    Status, Store, StoreError, TOKEN_BYTES,
 };
 use passback_engine::Options;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Events a page of `GET /v1/events` (and `list_events`) lists by default, and at most.
-pub const EVENTS_DEFAULT: usize = 100;
-pub const EVENTS_MAX: usize = 500;
-
-/// Revisions one document may have (the routed one included).
-pub const MAX_REVISIONS: u64 = 100;
 
 /// The longest `wait` a long-poll may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -83,6 +85,19 @@ pub struct Routed {
     pub recipients: Vec<(String, String)>,
     /// The verdict's choices, when it asks for one.
     pub verdict: Option<Vec<String>>,
+}
+
+/// How a document is routed, beyond its text: each field may be left at its default.
+#[derive(Debug, Clone, Default)]
+pub struct RouteOptions<'a> {
+    /// How long it lives; the retention period when `None`, and never longer.
+    pub expires_in: Option<Duration>,
+    /// The sender key that routes it, or none.
+    pub owner: Option<&'a KeyInfo>,
+    /// Where its events are POSTed; the key's callback URL, if any, when `None`.
+    pub callback_url: Option<String>,
+    /// Its recipients and the verdict it asks for.
+    pub asks: Asks,
 }
 
 /// A document routed after its validation: it, and the validation's warnings.
@@ -130,27 +145,6 @@ impl Checked {
     }
 }
 
-/// A revision made by [`Routing::revise_checked`].
-pub struct Revision {
-    pub id: String,
-    pub revision: u64,
-    pub hash: String,
-    /// The validation's warnings, then those about earlier answers.
-    pub diagnostics: Value,
-}
-
-impl Revision {
-    /// `{ id, revision, hash, diagnostics }`, as `PUT /v1/documents/{id}` answers it.
-    pub fn record(&self) -> Value {
-        json!({
-            "id": self.id,
-            "revision": self.revision,
-            "hash": self.hash,
-            "diagnostics": self.diagnostics,
-        })
-    }
-}
-
 /// The store with the rules every front end shares: fresh secrets, expiry within the
 /// retention period, the limit of responses per document.
 #[derive(Clone)]
@@ -166,28 +160,21 @@ pub struct Routing {
 }
 
 impl Routing {
-    /// Keeps `markdown` (already validated) for `expires_in` (at most the retention period; the
-    /// retention period when `None`).
+    /// Keeps `markdown` (already validated) as `options` say: for `expires_in` (at most the
+    /// retention period; the retention period when `None`), for a key or none, with a callback
+    /// URL, recipients and a verdict or without.
     pub async fn route(
         &self,
         markdown: String,
         hash: String,
-        expires_in: Option<Duration>,
+        options: RouteOptions<'_>,
     ) -> Result<Routed, StoreError> {
-        self.route_owned(markdown, hash, expires_in, None, None, Asks::default())
-            .await
-    }
-
-    /// [`Routing::route`] for the key `owner` (its id), or for no key.
-    pub async fn route_owned(
-        &self,
-        markdown: String,
-        hash: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-        callback_url: Option<String>,
-        asks: Asks,
-    ) -> Result<Routed, StoreError> {
+        let RouteOptions {
+            expires_in,
+            owner,
+            callback_url,
+            asks,
+        } = options;
         let (secrets, recipients) = recipients::new_recipients(&asks.recipients)?;
         let lifetime = expires_in.unwrap_or(self.retention).min(self.retention);
         let created_at = store::now();
@@ -232,57 +219,18 @@ impl Routing {
         Ok(routed)
     }
 
-    /// Validates `src` in a render slot and, when it is valid, keeps it: every front end routes
+    /// Validates `src` in a render slot and, when it is valid, keeps it as `options` say (the
+    /// key, callback URL and asks checked already: see [`Routing::sender`],
+    /// [`crate::webhooks::check_callback_url`], [`Asks::from_fields`]). Every front end routes
     /// a document through here.
     pub async fn route_checked(
         &self,
         slots: &RenderSlots<'_>,
         src: String,
-        expires_in: Option<Duration>,
-    ) -> Result<Checked, RoutingError> {
-        self.route_checked_by(slots, src, expires_in, None).await
-    }
-
-    /// [`Routing::route_checked`] for the sender key `owner` (checked already, see
-    /// [`Routing::sender`]), or for no key.
-    pub async fn route_checked_by(
-        &self,
-        slots: &RenderSlots<'_>,
-        src: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-    ) -> Result<Checked, RoutingError> {
-        self.route_checked_with(slots, src, expires_in, owner, None)
-            .await
-    }
-
-    /// [`Routing::route_checked_by`] with the events of the document POSTed to `callback_url`
-    /// (checked already, see [`crate::webhooks::check_callback_url`]).
-    pub async fn route_checked_with(
-        &self,
-        slots: &RenderSlots<'_>,
-        src: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-        callback_url: Option<String>,
-    ) -> Result<Checked, RoutingError> {
-        self.route_checked_asking(slots, src, expires_in, owner, callback_url, Asks::default())
-            .await
-    }
-
-    /// [`Routing::route_checked_with`] for recipients, each with a link of their own, and
-    /// with a verdict asked for (contract §6.2; checked already, see [`Asks::from_fields`]).
-    pub async fn route_checked_asking(
-        &self,
-        slots: &RenderSlots<'_>,
-        src: String,
-        expires_in: Option<Duration>,
-        owner: Option<&KeyInfo>,
-        callback_url: Option<String>,
-        asks: Asks,
+        mut options: RouteOptions<'_>,
     ) -> Result<Checked, RoutingError> {
         // The default verdict's choices are written in the document's language.
-        let wants_lang = asks.default_verdict;
+        let wants_lang = options.asks.default_verdict;
         let (src, validation, hash, lang) = slots
             .run(move || {
                 let validation = passback_engine::validate(&src);
@@ -291,10 +239,10 @@ impl Routing {
                 (src, validation, hash, lang)
             })
             .await?;
-        let asks = match lang {
-            Some(lang) => asks.in_language(passback_engine::chrome_strings(lang).verdict_choices),
-            None => asks,
-        };
+        if let Some(lang) = lang {
+            let choices = passback_engine::chrome_strings(lang).verdict_choices;
+            options.asks = options.asks.in_language(choices);
+        }
         let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
         if !validation.ok {
             let errors = validation
@@ -308,86 +256,13 @@ impl Routing {
             });
         }
         let routed = self
-            .route_owned(src, hash, expires_in, owner, callback_url, asks)
+            .route(src, hash, options)
             .await
             .map_err(RoutingError::store)?;
         Ok(Checked {
             routed,
             diagnostics,
         })
-    }
-
-    /// Validates `src` in a render slot and, when it is valid, makes it the latest revision of
-    /// `doc` (its owner checked already, see [`Routing::owned`]). The diagnostics add a warning
-    /// for each component whose earlier answers the revision leaves without a place, or may
-    /// put on another question.
-    pub async fn revise_checked(
-        &self,
-        slots: &RenderSlots<'_>,
-        doc: &Document,
-        src: String,
-    ) -> Result<Revision, RoutingError> {
-        let (old, revision) = (doc.markdown.clone(), doc.revision);
-        let (src, validation, hash, warnings) = slots
-            .run(move || {
-                let validation = passback_engine::validate(&src);
-                let hash = passback_engine::content_hash(&src, &Options::default());
-                let warnings = if validation.ok {
-                    carry::warnings(&old, &src, revision)
-                } else {
-                    Vec::new()
-                };
-                (src, validation, hash, warnings)
-            })
-            .await?;
-        let mut diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
-        if !validation.ok {
-            let errors = validation
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == passback_engine::Severity::Error)
-                .count();
-            return Err(RoutingError::Violating {
-                errors,
-                diagnostics,
-            });
-        }
-        if let Some(list) = diagnostics.as_array_mut() {
-            list.extend(warnings);
-        }
-        let done = self
-            .store
-            .revise(&doc.id, src, hash.clone(), store::now(), MAX_REVISIONS)
-            .await
-            .map_err(RoutingError::store)?;
-        match done {
-            Revised::Done(revision) => Ok(Revision {
-                id: doc.id.clone(),
-                revision,
-                hash,
-                diagnostics,
-            }),
-            Revised::Expired { expires_at } => Err(RoutingError::StatusFixed { expires_at }),
-            Revised::Full => Err(RoutingError::Revisions { max: MAX_REVISIONS }),
-            Revised::Gone => Err(RoutingError::Gone),
-            Revised::Unknown => Err(RoutingError::Unknown { id: doc.id.clone() }),
-        }
-    }
-
-    /// The text of revision `revision` of `id`, while the document is kept.
-    pub async fn revision_text(
-        &self,
-        id: &str,
-        revision: u64,
-    ) -> Result<Option<String>, RoutingError> {
-        if revision == 0 {
-            return Ok(None);
-        }
-        self.store
-            .revision(id, revision)
-            .await
-            .map(|found| found.map(|r| r.markdown))
-            .map_err(RoutingError::store)
     }
 
     /// A document's `expires_in`, when given: whole seconds, at least 1, at most the retention
@@ -490,92 +365,6 @@ impl Routing {
         Some(stopped.saturating_add(self.closed_retention.as_millis() as Millis))
     }
 
-    /// Keeps a reader's response to `id`, unless the document holds its limit of them.
-    pub async fn respond(
-        &self,
-        id: &str,
-        reviewer: Option<String>,
-        component_inputs: Value,
-        annotations: Value,
-        export: String,
-    ) -> Result<Box<StoredResponse>, RoutingError> {
-        let revision = self.live(id).await?.revision;
-        self.respond_once(
-            id,
-            reviewer,
-            component_inputs,
-            annotations,
-            export,
-            None,
-            revision,
-        )
-        .await
-    }
-
-    /// [`Routing::respond`] to revision `revision` (the one the answers were read against),
-    /// and with a `submission` id, a response already kept for it is the answer, and nothing
-    /// new is kept.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn respond_once(
-        &self,
-        id: &str,
-        reviewer: Option<String>,
-        component_inputs: Value,
-        annotations: Value,
-        export: String,
-        submission: Option<&str>,
-        revision: u64,
-    ) -> Result<Box<StoredResponse>, RoutingError> {
-        let answer = Answer {
-            revision,
-            reviewer,
-            component_inputs,
-            annotations,
-            export,
-            submission: submission.map(str::to_string),
-            recipient: None,
-            verdict: None,
-        };
-        self.respond_with(id, answer).await
-    }
-
-    /// [`Routing::respond_once`] for a whole [`Answer`]: through a recipient's link, with a
-    /// verdict.
-    pub async fn respond_with(
-        &self,
-        id: &str,
-        answer: Answer,
-    ) -> Result<Box<StoredResponse>, RoutingError> {
-        let response = NewResponse {
-            revision: answer.revision,
-            received_at: store::now(),
-            reviewer: answer.reviewer,
-            component_inputs: answer.component_inputs,
-            annotations: answer.annotations,
-            export: answer.export,
-            submission: answer.submission.as_deref().map(submission_hash),
-            recipient: answer.recipient.map(|r| (r.seq, r.name)),
-            verdict: answer.verdict,
-        };
-        match self
-            .store
-            .add_response(id, response, self.max_responses)
-            .await
-        {
-            Ok(Added::Stored(stored)) => {
-                crate::webhooks::wake();
-                Ok(stored)
-            }
-            Ok(Added::NotOpen(status)) => Err(RoutingError::NotOpen { status }),
-            Ok(Added::Gone) => Err(RoutingError::Gone),
-            Ok(Added::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
-            Ok(Added::Full) => Err(RoutingError::Full {
-                max_responses: self.max_responses,
-            }),
-            Err(e) => Err(RoutingError::store(e)),
-        }
-    }
-
     /// The recipient of `id` whose link carries `secret`: `Unknown` (404) for any other secret.
     /// With `opened`, a view of their page is recorded (the first one is kept).
     pub async fn recipient(
@@ -604,60 +393,6 @@ impl Routing {
             .await
             .map_err(RoutingError::store)?;
         Ok(Value::Array(found.iter().map(recipient_json).collect()))
-    }
-
-    /// The response `response_id` to `id`, when `submission` is the id of the form that sent it
-    /// (what opens a reader's receipt page); `None` for anything else.
-    pub async fn receipt(
-        &self,
-        id: &str,
-        response_id: u64,
-        submission: &str,
-    ) -> Result<Option<StoredResponse>, RoutingError> {
-        if response_id == 0 || !is_submission_id(submission) {
-            return Ok(None);
-        }
-        let found = self
-            .store
-            .responses(id, response_id - 1)
-            .await
-            .map_err(RoutingError::store)?;
-        let want = submission_hash(submission);
-        // Hashes are compared, not secrets: timing tells nothing about the id.
-        Ok(found.into_iter().next().filter(|r| {
-            r.response_id == response_id && r.submission.as_deref() == Some(want.as_str())
-        }))
-    }
-
-    /// `{ document, responses }`: the responses to `doc` after `since`, oldest first, waiting
-    /// up to `wait` for the first when there are none yet. Every front end lists responses
-    /// through here, once the token was checked ([`Routing::authorized`]).
-    pub async fn responses_after(
-        &self,
-        doc: &Document,
-        since: u64,
-        wait: Duration,
-    ) -> Result<Value, RoutingError> {
-        // A closed or expired document takes no new response: nothing to wait for.
-        let found = if wait.is_zero() || doc.status != Status::Open {
-            self.store.responses(&doc.id, since).await
-        } else {
-            self.store.wait_for_responses(&doc.id, since, wait).await
-        }
-        .map_err(RoutingError::store)?;
-        // A wait that ends empty may have ended because the document was deleted (410) or
-        // closed meanwhile: the list then says how it is now.
-        let now;
-        let doc = if found.is_empty() && !wait.is_zero() {
-            now = self.live(&doc.id).await?;
-            &now
-        } else {
-            doc
-        };
-        Ok(json!({
-            "document": document_summary(doc),
-            "responses": found.iter().map(response_json).collect::<Vec<_>>(),
-        }))
     }
 
     /// Purges the documents that stopped taking responses (closed or expired) longer than
@@ -720,56 +455,6 @@ impl Routing {
     }
 }
 
-/// A reader's response to keep (see [`Routing::respond_with`]).
-#[derive(Debug, Clone, Default)]
-pub struct Answer {
-    pub reviewer: Option<String>,
-    pub component_inputs: Value,
-    pub annotations: Value,
-    pub export: String,
-    /// The form's submission id: a second post with it finds the first response.
-    pub submission: Option<String>,
-    /// The recipient whose link it came through.
-    pub recipient: Option<Recipient>,
-    /// The verdict's label chosen (one of the document's).
-    pub verdict: Option<String>,
-    /// The revision of the document the answers were read against.
-    pub revision: u64,
-}
-
-/// An event as listed: `{ id, type, document_id, response_id?, created_at }`, and with
-/// `delivery`, its delivery state.
-pub fn event_json(e: &Event, delivery: bool) -> Value {
-    let mut v = crate::webhooks::payload(e);
-    if let Some(fields) = v.as_object_mut() {
-        fields.insert("id".into(), json!(e.id));
-        if delivery {
-            let status = if !e.deliver {
-                "none"
-            } else if e.delivered_at.is_some() && e.next_attempt_at.is_none() {
-                "delivered"
-            } else if e.next_attempt_at.is_some() {
-                "pending"
-            } else {
-                "failed"
-            };
-            fields.insert("status".into(), json!(status));
-            fields.insert("attempts".into(), json!(e.attempts));
-            fields.insert(
-                "next_attempt_at".into(),
-                json!(e.next_attempt_at.map(store::rfc3339)),
-            );
-            fields.insert(
-                "delivered_at".into(),
-                json!(e.delivered_at.map(store::rfc3339)),
-            );
-            fields.insert("last_status".into(), json!(e.last_status));
-            fields.insert("last_error".into(), json!(e.last_error));
-        }
-    }
-    v
-}
-
 /// The status a sender asks for (`"status"` of `PATCH /v1/documents/{id}` and of the
 /// `set_status` tool): `"closed"` (true) or `"open"` (false). The error names the field and the
 /// values it takes.
@@ -805,43 +490,4 @@ pub async fn sweep_every_minute(routing: Routing) {
             Err(e) => tracing::warn!(error = %e, "the store's sweep failed"),
         }
     }
-}
-
-/// The document's `{ id, hash, created_at, expires_at, status }`.
-fn document_summary(doc: &Document) -> Value {
-    json!({
-        "id": doc.id,
-        "hash": doc.hash,
-        "created_at": store::rfc3339(doc.created_at),
-        "expires_at": store::rfc3339(doc.expires_at),
-        "status": doc.status.name(),
-        "revision": doc.revision,
-    })
-}
-
-/// Whether `s` can be a submission id: 16 to 128 URL-safe characters (the server writes 22,
-/// 128 random bits; a JSON client may send its own, such as a UUID).
-pub fn is_submission_id(s: &str) -> bool {
-    (16..=128).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
-/// What the store keeps of a submission id: its blake3 hash, base64url.
-fn submission_hash(submission: &str) -> String {
-    store::base64url(&store::key_hash(submission))
-}
-
-fn response_json(r: &StoredResponse) -> Value {
-    json!({
-        "response_id": r.response_id,
-        "revision": r.revision,
-        "received_at": store::rfc3339(r.received_at),
-        "reviewer": r.reviewer,
-        "componentInputs": r.component_inputs,
-        "annotations": r.annotations,
-        "export": r.export,
-        "recipient": r.recipient,
-        "verdict": r.verdict,
-    })
 }

@@ -30,6 +30,9 @@ pub struct Delivery {
     pub url: String,
     /// `whsec_…`.
     pub secret: String,
+    /// The key's secret before its last rotation, while its grace period lasts: deliveries
+    /// are signed with both, so a receiver still on the old one verifies them.
+    pub previous_secret: Option<String>,
 }
 
 /// One delivery attempt's outcome.
@@ -45,6 +48,11 @@ pub struct Attempt {
     /// When to try again; `None` to stop (delivered, or given up).
     pub next_attempt_at: Option<Millis>,
 }
+
+/// Notified when an event was written to the outbox: by this process (see
+/// `webhooks::wake`), or, on PostgreSQL, by another one (its listener hears the announcement).
+/// The webhook worker waits on it between polls.
+pub static OUTBOX_WRITTEN: tokio::sync::Notify = tokio::sync::Notify::const_new();
 
 /// The event types.
 pub const RESPONSE_CREATED: &str = "response.created";

@@ -21,7 +21,7 @@ mod waiters;
 
 pub use config::StoreConfig;
 pub use events::{
-    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, OUTBOX_WRITTEN, RESPONSE_CREATED,
     WEBHOOK_SECRET_PREFIX, new_webhook_secret,
 };
 pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
@@ -144,9 +144,15 @@ pub trait Store: Send + Sync {
     /// revoked already, `Unknown` when no key has that name.
     fn revoke_key(&self, name: &str, now: Millis) -> StoreFuture<'_, Lookup<()>>;
 
-    /// Replaces the webhook secret of the key named `name`: `Live` when it is live, `Gone`
-    /// when it was revoked, `Unknown` when no key has that name.
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>>;
+    /// Replaces the webhook secret of the key named `name` with `secret`; the one it replaces
+    /// (if any) goes on signing beside it until `previous_until`: `Live` when the key is live,
+    /// `Gone` when it was revoked, `Unknown` when no key has that name.
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>>;
 
     /// The key whose blake3 hash is `hash`, live or revoked.
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>>;
@@ -170,7 +176,8 @@ pub trait Store: Send + Sync {
 
     /// Claims up to `limit` events due for delivery at `now` (each claimed by one caller, on
     /// PostgreSQL by one replica): each is leased until `lease_until` (not claimed again before,
-    /// unless the attempt is recorded), with where it goes and the secret that signs it.
+    /// unless the attempt is recorded), with where it goes and the secrets that sign it (the
+    /// key's previous one too while its grace lasts at `now`).
     fn claim_events(
         &self,
         now: Millis,
@@ -178,8 +185,9 @@ pub trait Store: Send + Sync {
         limit: usize,
     ) -> StoreFuture<'_, Vec<Delivery>>;
 
-    /// Records one delivery attempt of the event `id`.
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()>;
+    /// Records delivery attempts, each of the event its id names, in one statement (or one
+    /// transaction): a worker records the attempts that ended together at once.
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()>;
 
     /// Up to `limit` of the events of `owner`'s documents, oldest first, after the event
     /// `since`. `None` when `since` names no event of the key's (any more).

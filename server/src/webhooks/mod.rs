@@ -4,7 +4,9 @@
 //!
 //! - Signature: `webhook-id` (the event id), `webhook-timestamp` (Unix seconds) and
 //!   `webhook-signature: v1,{base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")}`, the key
-//!   being the base64-decoded part of the `whsec_…` secret after its prefix ([`sign`]).
+//!   being the base64-decoded part of the `whsec_…` secret after its prefix ([`sign`]). For a
+//!   grace period after a key's secret is rotated, the old secret's signature follows the new
+//!   one's, space-separated ([`signatures`]).
 //! - Schedule: the first attempt at once; after a failure, [`Tuning::retry_base`] (30 s)
 //!   doubling up to 720 times that (6 h); given up once the next attempt would come more than
 //!   2880 times it (24 h) after the event.
@@ -22,14 +24,11 @@ use crate::store::{self, Attempt, Delivery, Millis, Store};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
 
-/// Wakes the worker when this process stores an event (others are found by polling).
-static WAKE: Notify = Notify::const_new();
-
-/// Tells the worker an event was just written.
+/// Tells the worker an event was just written (by this process; on PostgreSQL the store's
+/// listener calls it too when another replica stored a response or closed a document).
 pub fn wake() {
-    WAKE.notify_one();
+    store::OUTBOX_WRITTEN.notify_one();
 }
 
 /// The worker's timings.
@@ -111,15 +110,36 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<Strin
     Some(format!("v1,{}", b64.encode(mac.finalize().into_bytes())))
 }
 
+/// The `webhook-signature` header of `delivery`: its secret's signature and, while a rotated
+/// key's grace lasts, the previous secret's after a space (Standard Webhooks lets a header carry
+/// several, and a receiver accepts a delivery when one of them verifies). `None` when the
+/// current secret is not `whsec_` and base64; a malformed previous one is left out.
+pub fn signatures(delivery: &Delivery, timestamp: i64, body: &[u8]) -> Option<String> {
+    let id = &delivery.event.id;
+    let mut header = sign(&delivery.secret, id, timestamp, body)?;
+    if let Some(previous) = delivery
+        .previous_secret
+        .as_deref()
+        .and_then(|old| sign(old, id, timestamp, body))
+    {
+        header.push(' ');
+        header.push_str(&previous);
+    }
+    Some(header)
+}
+
 /// Deliveries in flight at once, per server.
 const IN_FLIGHT: usize = 32;
 
 /// Delivers due events until aborted: claims as many as there are free places among
-/// [`IN_FLIGHT`], POSTs each on a task of its own and records its outcome there, and claims
-/// more as places free up (a slow receiver holds up only its own place); waits for a wake or
-/// the poll interval when none is due.
+/// [`IN_FLIGHT`], POSTs each on a task of its own, and claims more as places free up (a slow
+/// receiver holds up only its own place); waits for a wake or the poll interval when none is
+/// due. The outcomes go to one recorder, which records those that ended together in one
+/// statement and only then frees their places: under load a claim takes a batch, not one.
 pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
     let places = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    let (ended, outcomes) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(record_outcomes(store.clone(), outcomes));
     loop {
         // One free place at least, then every other free one.
         let Ok(first) = places.clone().acquire_owned().await else {
@@ -143,25 +163,67 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
         if due.is_empty() {
             drop(held);
             tokio::select! {
-                () = WAKE.notified() => {}
+                () = store::OUTBOX_WRITTEN.notified() => {}
                 () = tokio::time::sleep(tuning.poll) => {}
             }
             continue;
         }
         for delivery in due {
             let place = held.pop();
-            let store = store.clone();
+            let ended = ended.clone();
             tokio::spawn(async move {
-                let _place = place;
                 let attempt = deliver(&delivery, &tuning).await;
-                let id = delivery.event.id.clone();
-                if let Err(e) = store.record_attempt(&id, attempt).await {
-                    tracing::warn!(error = %e, event = %id, "cannot record a webhook delivery");
-                }
+                // The recorder is gone only when the worker is: the lease then brings it back.
+                let _ = ended.send(Outcome {
+                    event: delivery.event.id,
+                    attempt,
+                    place,
+                });
             });
         }
         // Places left over go back; more may be due already.
         drop(held);
+    }
+}
+
+/// An attempt that ended, to record, and the place it held until it is recorded.
+struct Outcome {
+    event: String,
+    attempt: Attempt,
+    place: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+/// Records the attempts as they end: each one at once when they are few, those that ended
+/// meanwhile in one statement when they are many. An attempt not recorded (the store failed)
+/// stays claimed until its lease ends, and is then tried again: at least once still holds.
+async fn record_outcomes(
+    store: Arc<dyn Store>,
+    mut outcomes: tokio::sync::mpsc::UnboundedReceiver<Outcome>,
+) {
+    while let Some(first) = outcomes.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < IN_FLIGHT {
+            match outcomes.try_recv() {
+                Ok(more) => batch.push(more),
+                Err(_) => break,
+            }
+        }
+        let attempts = batch
+            .iter()
+            .map(|o| (o.event.clone(), o.attempt.clone()))
+            .collect();
+        if let Err(e) = store.record_attempts(attempts).await {
+            tracing::warn!(error = %e, events = batch.len(), "cannot record webhook deliveries");
+        }
+        // The places free up here, all at once: the worker's next claim takes them together.
+        let mut freed: Option<tokio::sync::OwnedSemaphorePermit> = None;
+        for place in batch.into_iter().filter_map(|o| o.place) {
+            match &mut freed {
+                Some(all) => all.merge(place),
+                None => freed = Some(place),
+            }
+        }
+        drop(freed);
     }
 }
 
@@ -170,7 +232,7 @@ pub async fn deliver(delivery: &Delivery, tuning: &Tuning) -> Attempt {
     let event = &delivery.event;
     let body = payload(event).to_string();
     let timestamp = store::now() / 1000;
-    let outcome = match sign(&delivery.secret, &event.id, timestamp, body.as_bytes()) {
+    let outcome = match signatures(delivery, timestamp, body.as_bytes()) {
         None => Err("the webhook secret is not whsec_ and base64".to_string()),
         Some(signature) => {
             let headers = [
@@ -247,6 +309,57 @@ mod tests {
             Some("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
         );
         assert_eq!(sign("nope", "x", 1, b""), None);
+    }
+
+    #[test]
+    fn a_rotated_secret_signs_beside_the_new_one() {
+        let (new, old) = (
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        );
+        let mut delivery = Delivery {
+            event: store::Event {
+                id: "msg_p5jXN8AQM9LWM0D4loKWxJek".into(),
+                document_id: "d".into(),
+                kind: store::RESPONSE_CREATED.into(),
+                response_id: Some(1),
+                created_at: 0,
+                deliver: true,
+                attempts: 0,
+                next_attempt_at: Some(0),
+                delivered_at: None,
+                last_status: None,
+                last_error: None,
+            },
+            url: "https://example.com/hook".into(),
+            secret: new.into(),
+            previous_secret: Some(old.into()),
+        };
+        let body = br#"{"test": 2432232314}"#;
+        let id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+        let both = signatures(&delivery, 1614265330, body).unwrap();
+        let parts: Vec<&str> = both.split(' ').collect();
+        assert_eq!(
+            parts,
+            [
+                sign(new, id, 1614265330, body).unwrap(),
+                sign(old, id, 1614265330, body).unwrap()
+            ]
+        );
+        assert_ne!(parts[0], parts[1]);
+        // A malformed previous secret is left out; without one, one signature.
+        delivery.previous_secret = Some("nope".into());
+        assert_eq!(
+            signatures(&delivery, 1614265330, body),
+            Some(parts[0].to_string())
+        );
+        delivery.previous_secret = None;
+        assert_eq!(
+            signatures(&delivery, 1614265330, body),
+            Some(parts[0].to_string())
+        );
+        delivery.secret = "nope".into();
+        assert_eq!(signatures(&delivery, 1614265330, body), None);
     }
 
     #[test]

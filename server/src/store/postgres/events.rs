@@ -64,7 +64,9 @@ pub(super) fn claim_events<'a>(
                         RETURNING events.*
                      )
                      SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
-                            coalesce(d.webhook_secret, k.webhook_secret)
+                            coalesce(d.webhook_secret, k.webhook_secret),
+                            CASE WHEN d.webhook_secret IS NULL AND k.previous_secret_until > $1
+                                 THEN k.previous_webhook_secret END
                      FROM claimed e JOIN documents d ON d.id = e.document_id
                      LEFT JOIN keys k ON k.id = d.owner_key"
                 ),
@@ -78,7 +80,12 @@ pub(super) fn claim_events<'a>(
                 r.get::<_, Option<String>>(11),
                 r.get::<_, Option<String>>(12),
             ) {
-                (Some(url), Some(secret)) => out.push(Delivery { event, url, secret }),
+                (Some(url), Some(secret)) => out.push(Delivery {
+                    event,
+                    url,
+                    secret,
+                    previous_secret: r.get(13),
+                }),
                 // Its callback URL or secret went away: nothing to deliver.
                 _ => {
                     store
@@ -97,29 +104,35 @@ pub(super) fn claim_events<'a>(
     })
 }
 
-pub(super) fn record_attempt<'a>(
+pub(super) fn record_attempts<'a>(
     store: &'a PostgresStore,
-    id: &str,
-    attempt: Attempt,
+    attempts: Vec<(String, Attempt)>,
 ) -> StoreFuture<'a, ()> {
-    let id = id.to_string();
     Box::pin(async move {
-        let status = attempt.status.map(i32::from);
+        if attempts.is_empty() {
+            return Ok(());
+        }
+        // One statement (one commit) for every attempt: the columns as arrays, side by side.
+        let ids: Vec<&str> = attempts.iter().map(|(id, _)| id.as_str()).collect();
+        let statuses: Vec<Option<i32>> = attempts
+            .iter()
+            .map(|(_, a)| a.status.map(i32::from))
+            .collect();
+        let errors: Vec<Option<&str>> = attempts.iter().map(|(_, a)| a.error.as_deref()).collect();
+        let delivered: Vec<bool> = attempts.iter().map(|(_, a)| a.delivered).collect();
+        let at: Vec<Millis> = attempts.iter().map(|(_, a)| a.at).collect();
+        let next: Vec<Option<Millis>> = attempts.iter().map(|(_, a)| a.next_attempt_at).collect();
         store
             .query(
-                "cannot record a delivery",
-                "UPDATE events SET attempts = attempts + 1, last_status = $2, last_error = $3,
-               delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END,
-               next_attempt_at = $6
-             WHERE id = $1",
-                &[
-                    &id,
-                    &status,
-                    &attempt.error,
-                    &attempt.delivered,
-                    &attempt.at,
-                    &attempt.next_attempt_at,
-                ],
+                "cannot record deliveries",
+                "UPDATE events e SET attempts = e.attempts + 1, last_status = a.status,
+                    last_error = a.error,
+                    delivered_at = CASE WHEN a.delivered THEN a.at ELSE e.delivered_at END,
+                    next_attempt_at = a.next
+                 FROM unnest($1::text[], $2::int[], $3::text[], $4::bool[], $5::bigint[],
+                             $6::bigint[]) AS a(id, status, error, delivered, at, next)
+                 WHERE e.id = a.id",
+                &[&ids, &statuses, &errors, &delivered, &at, &next],
             )
             .await?;
         Ok(())

@@ -80,6 +80,7 @@ pub(super) fn set_webhook_secret<'a>(
     store: &'a PostgresStore,
     name: &str,
     secret: &str,
+    previous_until: Millis,
 ) -> StoreFuture<'a, Lookup<()>> {
     let (name, secret) = (name.to_string(), secret.to_string());
     Box::pin(async move {
@@ -88,11 +89,13 @@ pub(super) fn set_webhook_secret<'a>(
                 "cannot change the key's webhook secret",
                 "WITH k AS (SELECT name, revoked_at FROM keys WHERE name = $1 FOR UPDATE),
                  changed AS (
-                    UPDATE keys SET webhook_secret = $2
+                    UPDATE keys SET webhook_secret = $2,
+                                    previous_webhook_secret = keys.webhook_secret,
+                                    previous_secret_until = $3
                     WHERE name = $1 AND revoked_at IS NULL RETURNING name
                  )
                  SELECT (SELECT count(*) FROM changed), k.revoked_at FROM k",
-                &[&name, &secret],
+                &[&name, &secret, &previous_until],
             )
             .await?;
         Ok(match rows.first() {

@@ -8,10 +8,13 @@
 //!   same statement that inserts it. The row lock that takes serializes the responses to one
 //!   document, so their numbers commit in order, and a reader that saw response N never
 //!   later finds a new response numbered below N.
-//! - Long-polls: a trigger sends `NOTIFY passback_responses, '<document id>'` when a response
-//!   is inserted. Every replica keeps one connection that `LISTEN`s and wakes its waits on that
-//!   document; waits also read again every few seconds, in case that connection was down. A
-//!   delete sends `gone:<document id>` on the same channel, which ends the waits on it.
+//! - Long-polls: once a response is stored, `NOTIFY passback_responses, '<document id>'` is
+//!   sent after its commit (responses stored meanwhile in one statement; not from the insert's
+//!   own transaction, since PostgreSQL serializes the commits of NOTIFYing transactions).
+//!   Every replica keeps one connection that `LISTEN`s and wakes its waits on that document,
+//!   and its webhook worker; waits also read again every few seconds, in case a notification
+//!   was lost. A delete sends `gone:<document id>` on the same channel, which ends the waits on
+//!   it.
 //! - Migrations run at start, under an advisory lock, so replicas starting together apply each
 //!   one once.
 //!
@@ -41,13 +44,16 @@ use events::event_insert;
 mod keys;
 mod recipients;
 mod responses;
-use responses::{listen, response};
+use responses::{announce_stored, listen, response};
 mod revisions;
 mod schema;
 use schema::migrate;
 
-/// The channel the insert trigger notifies (see the migration).
+/// The channel stored responses are announced on (their document ids), and deletions and
+/// closes (`gone:` and the id).
 const CHANNEL: &str = "passback_responses";
+/// Stored responses announced in one statement at most.
+const ANNOUNCE_AT_ONCE: usize = 512;
 /// The advisory lock migrations take: "pbck" in ASCII.
 const MIGRATION_LOCK: i64 = 0x7062_636b;
 /// Connections one server opens at most (the listening one besides). A commit waits for the
@@ -65,6 +71,10 @@ pub struct PostgresStore {
     url: String,
     ready: OnceCell<Arc<Pool>>,
     waiters: Arc<Waiters>,
+    /// The ids of documents a response was stored to, for [`announce_stored`].
+    stored: tokio::sync::mpsc::UnboundedSender<String>,
+    /// Its other end, until the pool is ready and the announcer takes it.
+    announcements: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<String>>>,
 }
 
 struct Pool {
@@ -159,11 +169,20 @@ impl Pool {
 impl PostgresStore {
     /// The store at `url`; nothing is connected until the first operation or `prepare`.
     pub fn new(url: String) -> PostgresStore {
+        let (stored, announcements) = tokio::sync::mpsc::unbounded_channel();
         PostgresStore {
             url,
             ready: OnceCell::new(),
             waiters: Arc::default(),
+            stored,
+            announcements: std::sync::Mutex::new(Some(announcements)),
         }
+    }
+
+    /// Announces (soon, after its commit) that a response to `id` was stored.
+    fn announce(&self, id: &str) {
+        // The announcer is gone only with the runtime: nothing would hear it then.
+        let _ = self.stored.send(id.to_string());
     }
 
     /// The pool, once connected and migrated; the listener starts with it.
@@ -184,6 +203,14 @@ impl PostgresStore {
                 });
                 *pool.slots[0].lock().await = Some(Arc::new(Conn::new(client)));
                 tokio::spawn(listen(target, Arc::downgrade(&self.waiters)));
+                let announcements = self
+                    .announcements
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                if let Some(announcements) = announcements {
+                    tokio::spawn(announce_stored(Arc::downgrade(&pool), announcements));
+                }
                 Ok(pool)
             })
             .await
@@ -639,8 +666,13 @@ impl Store for PostgresStore {
         keys::revoke_key(self, name, now)
     }
 
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
-        keys::set_webhook_secret(self, name, secret)
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>> {
+        keys::set_webhook_secret(self, name, secret, previous_until)
     }
 
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
@@ -674,8 +706,8 @@ impl Store for PostgresStore {
         events::claim_events(self, now, lease_until, limit)
     }
 
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
-        events::record_attempt(self, id, attempt)
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()> {
+        events::record_attempts(self, attempts)
     }
 
     fn events_of_key(

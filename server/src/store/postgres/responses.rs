@@ -38,7 +38,10 @@ pub(super) async fn listen(target: Target, waiters: Weak<Waiters>) {
                     {
                         match (message, forward.upgrade()) {
                             (Ok(AsyncMessage::Notification(n)), Some(w)) => {
-                                w.announced(n.payload())
+                                w.announced(n.payload());
+                                // A response stored or a document closed anywhere: an event
+                                // may be due.
+                                crate::store::events::OUTBOX_WRITTEN.notify_one();
                             }
                             (Ok(_), Some(_)) => {}
                             (Err(e), _) => {
@@ -77,6 +80,46 @@ pub(super) async fn listen(target: Target, waiters: Weak<Waiters>) {
             Err(e) => tracing::warn!(error = %e, "cannot connect to PostgreSQL to listen"),
         }
         tokio::time::sleep(RECONNECT_AFTER).await;
+    }
+}
+
+/// Announces the stored responses (their document ids) on [`CHANNEL`] after their commits,
+/// those stored meanwhile in one statement, until the store is gone. Not from the response's
+/// own transaction: PostgreSQL serializes the commits of transactions that NOTIFY (a lock held
+/// through the WAL flush), so a NOTIFY in each would let no two submissions share a flush. The
+/// announcing transaction commits without waiting for the flush: a notification is not
+/// durable anyway, and a lost one costs a waiter only the few seconds of its recheck.
+pub(super) async fn announce_stored(
+    pool: Weak<Pool>,
+    mut stored: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    const SQL: &str = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, d)
+                       FROM unnest($2::text[]) AS d";
+    while let Some(first) = stored.recv().await {
+        let mut ids = vec![first];
+        while ids.len() < ANNOUNCE_AT_ONCE {
+            match stored.try_recv() {
+                Ok(more) => ids.push(more),
+                Err(_) => break,
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let Some(pool) = pool.upgrade() else { return };
+        let sent = async {
+            let conn = pool.client().await?;
+            let statement = conn
+                .statement(SQL)
+                .await
+                .map_err(|e| db_error("cannot announce stored responses", e))?;
+            conn.client
+                .query(&statement, &[&CHANNEL, &ids])
+                .await
+                .map_err(|e| db_error("cannot announce stored responses", e))
+        };
+        if let Err(e) = sent.await {
+            tracing::warn!(error = %e, "stored responses were not announced to other replicas");
+        }
     }
 }
 
@@ -155,6 +198,7 @@ pub(super) fn add_response<'a>(
             return store.refusal(&id, response.received_at, max).await;
         };
         store.waiters.notify(&id);
+        store.announce(&id);
         Ok(Added::Stored(Box::new(StoredResponse {
             response_id: row.get::<_, i64>(0) as u64,
             received_at: response.received_at,

@@ -44,6 +44,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0008_idempotency.sql"),
     },
     Migration {
+        version: 9,
+        name: "secret_rotation",
+        sql: include_str!("../../../migrations/postgres/0009_secret_rotation.sql"),
+    },
+    Migration {
         version: 10,
         name: "sender",
         sql: include_str!("../../../migrations/postgres/0010_sender.sql"),

@@ -218,8 +218,13 @@ impl Store for SealedStore {
         self.inner.revoke_key(name, now)
     }
 
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
-        self.inner.set_webhook_secret(name, secret)
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>> {
+        self.inner.set_webhook_secret(name, secret, previous_until)
     }
 
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
@@ -255,8 +260,8 @@ impl Store for SealedStore {
         self.inner.claim_events(now, lease_until, limit)
     }
 
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
-        self.inner.record_attempt(id, attempt)
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()> {
+        self.inner.record_attempts(attempts)
     }
 
     fn events_of_key(

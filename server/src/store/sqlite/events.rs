@@ -60,7 +60,10 @@ pub(super) fn claim_events<'a>(
                 let claimed = {
                     let mut stmt = tx.prepare(&format!(
                         "SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
-                                coalesce(d.webhook_secret, k.webhook_secret)
+                                coalesce(d.webhook_secret, k.webhook_secret),
+                                CASE WHEN d.webhook_secret IS NULL
+                                      AND k.previous_secret_until > ?1
+                                     THEN k.previous_webhook_secret END
                          FROM events e JOIN documents d ON d.id = e.document_id
                          LEFT JOIN keys k ON k.id = d.owner_key
                          WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ?1
@@ -72,19 +75,25 @@ pub(super) fn claim_events<'a>(
                                 event_row(r)?,
                                 r.get::<_, Option<String>>(11)?,
                                 r.get::<_, Option<String>>(12)?,
+                                r.get::<_, Option<String>>(13)?,
                             ))
                         })?;
                     rows.collect::<rusqlite::Result<Vec<_>>>()?
                 };
                 let mut out = Vec::new();
-                for (event, url, secret) in claimed {
+                for (event, url, secret, previous_secret) in claimed {
                     match (url, secret) {
                         (Some(url), Some(secret)) => {
                             tx.execute(
                                 "UPDATE events SET next_attempt_at = ?2 WHERE id = ?1",
                                 params![event.id, lease_until],
                             )?;
-                            out.push(Delivery { event, url, secret });
+                            out.push(Delivery {
+                                event,
+                                url,
+                                secret,
+                                previous_secret,
+                            });
                         }
                         // Its callback URL or secret went away: nothing to deliver.
                         _ => {
@@ -105,29 +114,38 @@ pub(super) fn claim_events<'a>(
     })
 }
 
-pub(super) fn record_attempt<'a>(
+pub(super) fn record_attempts<'a>(
     store: &'a SqliteStore,
-    id: &str,
-    attempt: Attempt,
+    attempts: Vec<(String, Attempt)>,
 ) -> StoreFuture<'a, ()> {
-    let id = id.to_string();
     Box::pin(async move {
+        if attempts.is_empty() {
+            return Ok(());
+        }
         store
             .run(false, move |c| {
-                c.execute(
-                    "UPDATE events SET attempts = attempts + 1, last_status = ?2, last_error = ?3,
-                   delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,
-                   next_attempt_at = ?6
-                 WHERE id = ?1",
-                    params![
-                        id,
-                        attempt.status,
-                        attempt.error,
-                        attempt.delivered,
-                        attempt.at,
-                        attempt.next_attempt_at
-                    ],
-                )
+                // One transaction: one commit for the attempts that ended together.
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                {
+                    let mut update = tx.prepare(
+                        "UPDATE events SET attempts = attempts + 1, last_status = ?2,
+                           last_error = ?3,
+                           delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,
+                           next_attempt_at = ?6
+                         WHERE id = ?1",
+                    )?;
+                    for (id, attempt) in &attempts {
+                        update.execute(params![
+                            id,
+                            attempt.status,
+                            attempt.error,
+                            attempt.delivered,
+                            attempt.at,
+                            attempt.next_attempt_at
+                        ])?;
+                    }
+                }
+                tx.commit()
             })
             .await?;
         Ok(())

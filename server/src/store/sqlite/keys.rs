@@ -93,6 +93,7 @@ pub(super) fn set_webhook_secret<'a>(
     store: &'a SqliteStore,
     name: &str,
     secret: &str,
+    previous_until: Millis,
 ) -> StoreFuture<'a, Lookup<()>> {
     let (name, secret) = (name.to_string(), secret.to_string());
     Box::pin(async move {
@@ -110,8 +111,11 @@ pub(super) fn set_webhook_secret<'a>(
                     Some(Some(_)) => Lookup::Gone,
                     Some(None) => {
                         c.execute(
-                            "UPDATE keys SET webhook_secret = ?2 WHERE name = ?1",
-                            params![name, secret],
+                            "UPDATE keys SET webhook_secret = ?2,
+                                             previous_webhook_secret = webhook_secret,
+                                             previous_secret_until = ?3
+                             WHERE name = ?1",
+                            params![name, secret, previous_until],
                         )?;
                         Lookup::Live(())
                     }

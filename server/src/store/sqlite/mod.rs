@@ -573,8 +573,13 @@ impl Store for SqliteStore {
         keys::revoke_key(self, name, now)
     }
 
-    fn set_webhook_secret(&self, name: &str, secret: &str) -> StoreFuture<'_, Lookup<()>> {
-        keys::set_webhook_secret(self, name, secret)
+    fn set_webhook_secret(
+        &self,
+        name: &str,
+        secret: &str,
+        previous_until: Millis,
+    ) -> StoreFuture<'_, Lookup<()>> {
+        keys::set_webhook_secret(self, name, secret, previous_until)
     }
 
     fn key_by_hash(&self, hash: [u8; 32]) -> StoreFuture<'_, Option<KeyInfo>> {
@@ -608,8 +613,8 @@ impl Store for SqliteStore {
         events::claim_events(self, now, lease_until, limit)
     }
 
-    fn record_attempt(&self, id: &str, attempt: Attempt) -> StoreFuture<'_, ()> {
-        events::record_attempt(self, id, attempt)
+    fn record_attempts(&self, attempts: Vec<(String, Attempt)>) -> StoreFuture<'_, ()> {
+        events::record_attempts(self, attempts)
     }
 
     fn events_of_key(

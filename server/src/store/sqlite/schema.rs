@@ -45,6 +45,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/sqlite/0008_idempotency.sql"),
     },
     Migration {
+        version: 9,
+        name: "secret_rotation",
+        sql: include_str!("../../../migrations/sqlite/0009_secret_rotation.sql"),
+    },
+    Migration {
         version: 10,
         name: "sender",
         sql: include_str!("../../../migrations/sqlite/0010_sender.sql"),

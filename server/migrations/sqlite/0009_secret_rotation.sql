@@ -1,0 +1,8 @@
+-- A rotated webhook secret keeps signing beside the new one for a grace period
+-- (`passback keys rotate-secret NAME --grace TIME`, 24 hours by default), so a receiver that
+-- has not yet switched to the new secret still verifies every delivery. previous_webhook_secret
+-- is the secret before the last rotation; previous_secret_until is when it stops signing (Unix
+-- milliseconds). Both are NULL for a key never rotated.
+
+ALTER TABLE keys ADD COLUMN previous_webhook_secret text;
+ALTER TABLE keys ADD COLUMN previous_secret_until integer;

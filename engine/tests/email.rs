@@ -974,6 +974,47 @@ fn an_email_gmail_would_clip_is_warned_about_and_still_answerable() {
     assert!(!small.diagnostics.iter().any(|d| d.code == "email_clipped"));
 }
 
+/// The clipping warning speaks of a Respond link only when the email has one: without a
+/// Respond URL, or for a document of prose alone, there is none at the top to stay visible.
+#[test]
+fn a_clipping_warning_without_a_respond_link_does_not_promise_one() {
+    let doc =
+        "Prose long enough to be clipped by Gmail, repeated many times over.\n\n".repeat(2000);
+    let options = Options::default()
+        .with_surface(Surface::Email)
+        .with_format(Format::Page);
+    let out = render(&doc, &options);
+    assert!(!out.body().contains("Respond"), "no Respond link expected");
+    let warning = out
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "email_clipped")
+        .expect("a clipping warning");
+    assert!(!warning.message.contains("Respond"), "{}", warning.message);
+    assert!(
+        warning.message.contains("View entire message"),
+        "{}",
+        warning.message
+    );
+    // With a Respond URL the link is at the top, and the warning says it stays visible.
+    let with_link = render(
+        &doc,
+        &options
+            .clone()
+            .with_respond_url(Some("https://app.example/r/9".into())),
+    );
+    let warning = with_link
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "email_clipped")
+        .expect("a clipping warning");
+    assert!(
+        warning.message.contains("Respond link"),
+        "{}",
+        warning.message
+    );
+}
+
 /// A compound selector of the dark-colours block: an element name (or none, or `*`), classes
 /// and attributes that must be present.
 struct Compound {

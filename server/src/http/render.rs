@@ -223,7 +223,16 @@ fn options_from_query(req: &Request<Incoming>) -> Result<(Options, bool), Resp> 
                 }
                 options = options.with_respond_url(Some(v));
             }
-            _ => {}
+            // A misspelt parameter would otherwise quietly give the default rendering.
+            other => {
+                return Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "/v1/render takes no parameter \"{}\"; its parameters are surface, format, respond_url, answers_action, link_base.",
+                        truncate(other)
+                    ),
+                ));
+            }
         }
     }
     if eml && !options.surface.is_email() {

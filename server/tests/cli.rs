@@ -826,6 +826,19 @@ fn bench_mistakes_are_one_line_each() {
     );
 }
 
+/// A body limit of 0 would refuse every POST (413) while the server looked healthy; it is
+/// refused at start, as the other limits that must be at least 1 are.
+#[test]
+fn a_body_limit_of_zero_is_refused_at_start() {
+    assert_one_line_error(
+        &passback(
+            &["serve", "--listen", "127.0.0.1:0", "--max-body", "0"],
+            None,
+        ),
+        "--max-body must be at least 1",
+    );
+}
+
 #[cfg(feature = "store")]
 #[test]
 fn bad_route_limits_and_store_urls_are_one_line() {

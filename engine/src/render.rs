@@ -493,6 +493,13 @@ fn read_tree(
             &parsed.nodes,
             lang,
             safe_respond_url(options),
+            if options.surface.is_email() {
+                text::Links::Mail {
+                    link_base: options.link_base_url.as_deref(),
+                }
+            } else {
+                text::Links::AsWritten
+            },
         )
     });
 

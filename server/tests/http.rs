@@ -186,6 +186,14 @@ async fn an_unknown_render_parameter_is_refused_by_name() {
         .post("/v1/render?format=page&surface=page", DOC)
         .await;
     assert_eq!(good.status, 200);
+    let text = server.post("/v1/validate?format=text", DOC).await;
+    assert_eq!(text.status, 400);
+    assert!(
+        text.problem_detail().contains("\"format\""),
+        "{}",
+        text.problem_detail()
+    );
+    assert_eq!(server.post("/v1/validate", DOC).await.status, 200);
     server.stop().await;
 }
 

@@ -110,6 +110,21 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
 /// `POST /v1/validate`: the document checked against the spec, as JSON.
 pub async fn validate(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let start = Instant::now();
+    // `?format=text` (as the CLI takes) would otherwise quietly answer JSON.
+    if let Some((name, _)) = req
+        .uri()
+        .query()
+        .and_then(|q| parse_urlencoded(q).ok())
+        .and_then(|pairs| pairs.into_iter().next())
+    {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "/v1/validate takes no parameter \"{}\": it answers JSON only; `passback validate --format text` shows each problem under its line.",
+                truncate(&name)
+            ),
+        );
+    }
     let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,

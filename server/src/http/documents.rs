@@ -136,6 +136,16 @@ async fn limits(
     Ok(())
 }
 
+/// The fields a JSON body routing a document may have.
+const ROUTE_FIELDS: [&str; 6] = [
+    "markdown",
+    "blocks",
+    "expires_in",
+    "callback_url",
+    "recipients",
+    "verdict",
+];
+
 /// Validates and keeps the document in `body`: its record (id, link, token…).
 async fn route(
     state: &AppState,
@@ -144,7 +154,22 @@ async fn route(
     content_type: &Option<String>,
     body: Bytes,
 ) -> Result<Value, Resp> {
-    let (expires_in, callback_url, asks) = if media(content_type) == "application/json" {
+    let json = media(content_type) == "application/json";
+    if json
+        && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
+        && let Some(unknown) = fields.keys().find(|k| !ROUTE_FIELDS.contains(&k.as_str()))
+    {
+        // A misspelt `expires` or `recipient` would otherwise route the document without it.
+        return Err(problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "\"{}\" is not a field of a routed document; the fields are {}.",
+                truncate(unknown),
+                ROUTE_FIELDS.join(", ")
+            ),
+        ));
+    }
+    let (expires_in, callback_url, asks) = if json {
         expires_in(&body, routing)
             .and_then(|e| {
                 let c = callback_url(&body, state.config.webhook_allow_private)?;

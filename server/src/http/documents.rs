@@ -572,7 +572,16 @@ fn list_query(query: &str) -> Result<(u64, Duration), Resp> {
                         )
                     })?;
             }
-            _ => {}
+            // A misspelt `wiat=30` would otherwise answer at once, and `sinec` everything.
+            other => {
+                return Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "The responses take no parameter \"{}\"; their parameters are since and wait.",
+                        truncate(other)
+                    ),
+                ));
+            }
         }
     }
     Ok((since, wait))
@@ -593,7 +602,9 @@ mod tests {
             list_query("since=99999999999999999999999").ok(),
             Some((u64::MAX, Duration::ZERO))
         );
-        for bad in ["since=-1", "since=x", "wait=61", "wait=-1", "wait=NaN"] {
+        for bad in [
+            "since=-1", "since=x", "wait=61", "wait=-1", "wait=NaN", "wiat=30", "sinec=3",
+        ] {
             assert!(list_query(bad).is_err(), "{bad}");
         }
     }

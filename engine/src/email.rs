@@ -205,26 +205,48 @@ fn attributes(body: &str) -> Vec<(&str, Option<&str>)> {
 /// a relative or in-page one against `base` (the document's public address), or nowhere
 /// without one: the link is then kept as its words.
 pub fn mail_href(href: &str, base: Option<&str>) -> Option<String> {
+    if works_as_is(href)? {
+        return Some(href.to_string());
+    }
+    let mut escaped = String::new();
+    crate::html::escape_into(base?, &mut escaped);
+    Some(against_base(href, &escaped))
+}
+
+/// Where a prose link points in an email's plain-text part: as [`mail_href`] decides, on the
+/// raw (unescaped) link and base, so the text names the address the HTML part links.
+pub fn mail_text_url(url: &str, base: Option<&str>) -> Option<String> {
+    if works_as_is(url)? {
+        return Some(url.to_string());
+    }
+    Some(against_base(url, base?))
+}
+
+/// Whether a link works in a mail as it is (an absolute `http(s):` or `mailto:` address), needs a
+/// base (relative or in-page), or never works (`None`: any other scheme, `javascript:`,
+/// `file:`…, or a scheme-relative `//host`). A scheme is letters before a `:` that comes before
+/// any `/`, `?` or `#`.
+fn works_as_is(href: &str) -> Option<bool> {
     let lower = href.to_ascii_lowercase();
     if lower.starts_with("https://") || lower.starts_with("http://") || lower.starts_with("mailto:")
     {
-        return Some(href.to_string());
+        return Some(true);
     }
-    // Any other scheme (`javascript:`, `file:`…) never; a scheme is letters before a `:` that
-    // comes before any `/`, `?` or `#`.
     let before = href.split(['/', '?', '#']).next().unwrap_or("");
     if before.contains(':') || href.starts_with("//") {
         return None;
     }
-    let base = base?;
-    let mut escaped = String::new();
-    crate::html::escape_into(base, &mut escaped);
+    Some(false)
+}
+
+/// `href`, relative or in-page, made absolute against `base` (both escaped alike, or neither).
+fn against_base(href: &str, escaped: &str) -> String {
     let origin_end = escaped
         .find("://")
         .map(|i| i + 3)
         .and_then(|i| escaped[i..].find('/').map(|j| i + j))
         .unwrap_or(escaped.len());
-    Some(if href.starts_with('/') {
+    if href.starts_with('/') {
         format!("{}{href}", &escaped[..origin_end])
     } else if href.starts_with('#') || href.starts_with('?') {
         let cut = escaped
@@ -244,7 +266,7 @@ pub fn mail_href(href: &str, base: Option<&str>) -> Option<String> {
         } else {
             format!("{}{href}", &escaped[..path_end])
         }
-    })
+    }
 }
 
 /// The (still escaped) value of `name="…"` in a tag.

@@ -493,6 +493,13 @@ fn read_tree(
             &parsed.nodes,
             lang,
             safe_respond_url(options),
+            if options.surface.is_email() {
+                text::Links::Mail {
+                    link_base: options.link_base_url.as_deref(),
+                }
+            } else {
+                text::Links::AsWritten
+            },
         )
     });
 
@@ -1027,7 +1034,7 @@ fn finish(
             .filter(|_| options.format == Format::Page)
             .map_or(fragment.len(), String::len);
         if size > GMAIL_CLIP_BYTES {
-            diagnostics.push(clipped_warning(size));
+            diagnostics.push(clipped_warning(size, email_respond.is_some()));
         }
         if let Some(line) = first_question.filter(|_| safe_respond_url(options).is_none()) {
             diagnostics.push(unanswerable_warning(line));
@@ -1077,8 +1084,14 @@ fn unanswerable_warning(line: usize) -> Diagnostic {
     }
 }
 
-/// The warning for an email preview Gmail will clip.
-fn clipped_warning(size: usize) -> Diagnostic {
+/// The warning for an email preview Gmail will clip; it speaks of the Respond link only when the
+/// email has one (at its top, so clipping leaves the way to answer).
+fn clipped_warning(size: usize, respond_link: bool) -> Diagnostic {
+    let kept = if respond_link {
+        " (the Respond link at the top stays visible)"
+    } else {
+        ""
+    };
     Diagnostic {
         severity: Severity::Warning,
         code: Code::EmailClipped,
@@ -1088,7 +1101,7 @@ fn clipped_warning(size: usize) -> Diagnostic {
         path: String::new(),
         message: format!(
             "the email HTML is {size} bytes ({:.1} KB); Gmail clips a message's HTML after 102 KB \
-             and hides the rest (the Respond link at the top stays visible)",
+             and hides the rest behind \"View entire message\"{kept}",
             size as f64 / 1024.0
         ),
         hint: "shorten the document or split it into several messages, so the whole of it is \

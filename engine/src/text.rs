@@ -13,11 +13,13 @@ pub fn render<'a>(
     nodes: &[&'a AstNode<'a>],
     lang: Lang,
     respond_url: Option<&str>,
+    links: Links<'_>,
 ) -> String {
     let cx = Cx {
         blocks,
         nodes,
         t: lang.strings(),
+        links,
     };
     let mut out = cx.children(root);
     if let Some(url) = respond_url {
@@ -30,10 +32,21 @@ pub fn render<'a>(
     out
 }
 
+/// How the text names a link's address.
+#[derive(Clone, Copy)]
+pub enum Links<'b> {
+    /// As written (a web page's text, read beside the page).
+    AsWritten,
+    /// As an email's HTML part links it: relative addresses made absolute against the link base,
+    /// and those that cannot work in a mail left out (see [`crate::email::mail_text_url`]).
+    Mail { link_base: Option<&'b str> },
+}
+
 struct Cx<'c, 'a> {
     blocks: &'c [Block],
     nodes: &'c [&'a AstNode<'a>],
     t: &'static Strings,
+    links: Links<'c>,
 }
 
 impl<'a> Cx<'_, 'a> {
@@ -61,14 +74,14 @@ impl<'a> Cx<'_, 'a> {
         let data = node.data();
         match &data.value {
             NodeValue::Heading(h) => {
-                let text = inline(node);
+                let text = self.inline(node);
                 match h.level {
                     1 => format!("{text}\n{}", "=".repeat(text.chars().count().max(3))),
                     2 => format!("{text}\n{}", "-".repeat(text.chars().count().max(3))),
                     n => format!("{} {text}", "#".repeat(usize::from(n))),
                 }
             }
-            NodeValue::Paragraph => inline(node),
+            NodeValue::Paragraph => self.inline(node),
             NodeValue::BlockQuote => prefix_lines(&self.children(node), "> ", "> "),
             // A GitHub alert: its title word, then its text, quoted.
             NodeValue::Alert(alert) => {
@@ -111,7 +124,7 @@ impl<'a> Cx<'_, 'a> {
                 .children()
                 .map(|row| {
                     row.children()
-                        .map(|cell| inline(cell))
+                        .map(|cell| self.inline(cell))
                         .collect::<Vec<_>>()
                         .join(" | ")
                 })
@@ -132,35 +145,46 @@ impl<'a> Cx<'_, 'a> {
         component.plain_text(t, &mut lines);
         lines.join("\n")
     }
-}
 
-/// The text of an inline container: links as `text (url)`, images as their alt text.
-fn inline<'a>(node: &'a AstNode<'a>) -> String {
-    let mut out = String::new();
-    for child in node.children() {
-        let data = child.data();
-        match &data.value {
-            NodeValue::Text(t) => out.push_str(t),
-            NodeValue::Code(c) => {
-                out.push('`');
-                out.push_str(&c.literal);
-                out.push('`');
-            }
-            NodeValue::SoftBreak => out.push(' '),
-            NodeValue::LineBreak => out.push('\n'),
-            NodeValue::Link(link) => {
-                let text = inline(child);
-                if link.url.is_empty() || link.url == text || link.url == format!("mailto:{text}") {
-                    out.push_str(&text);
-                } else {
-                    out.push_str(&format!("{text} ({})", link.url));
+    /// The text of an inline container: links as `text (url)`, images as their alt text.
+    fn inline(&self, node: &'a AstNode<'a>) -> String {
+        let mut out = String::new();
+        for child in node.children() {
+            let data = child.data();
+            match &data.value {
+                NodeValue::Text(t) => out.push_str(t),
+                NodeValue::Code(c) => {
+                    out.push('`');
+                    out.push_str(&c.literal);
+                    out.push('`');
                 }
+                NodeValue::SoftBreak => out.push(' '),
+                NodeValue::LineBreak => out.push('\n'),
+                NodeValue::Link(link) => {
+                    let text = self.inline(child);
+                    let url = match self.links {
+                        Links::AsWritten => Some(link.url.clone()),
+                        Links::Mail { link_base } => Some(link.url.as_str())
+                            .filter(|u| !u.is_empty())
+                            .and_then(|u| crate::email::mail_text_url(u, link_base)),
+                    };
+                    match url {
+                        Some(url)
+                            if !url.is_empty()
+                                && url != text
+                                && url != format!("mailto:{text}") =>
+                        {
+                            out.push_str(&format!("{text} ({url})"));
+                        }
+                        _ => out.push_str(&text),
+                    }
+                }
+                NodeValue::HtmlInline(_) => {}
+                NodeValue::ShortCode(sc) => out.push_str(&sc.emoji),
+                NodeValue::FootnoteReference(f) => out.push_str(&format!("[^{}]", f.name)),
+                _ => out.push_str(&self.inline(child)),
             }
-            NodeValue::HtmlInline(_) => {}
-            NodeValue::ShortCode(sc) => out.push_str(&sc.emoji),
-            NodeValue::FootnoteReference(f) => out.push_str(&format!("[^{}]", f.name)),
-            _ => out.push_str(&inline(child)),
         }
+        out
     }
-    out
 }

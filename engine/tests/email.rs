@@ -974,6 +974,87 @@ fn an_email_gmail_would_clip_is_warned_about_and_still_answerable() {
     assert!(!small.diagnostics.iter().any(|d| d.code == "email_clipped"));
 }
 
+/// The clipping warning speaks of a Respond link only when the email has one: without a
+/// Respond URL, or for a document of prose alone, there is none at the top to stay visible.
+#[test]
+fn a_clipping_warning_without_a_respond_link_does_not_promise_one() {
+    let doc =
+        "Prose long enough to be clipped by Gmail, repeated many times over.\n\n".repeat(2000);
+    let options = Options::default()
+        .with_surface(Surface::Email)
+        .with_format(Format::Page);
+    let out = render(&doc, &options);
+    assert!(!out.body().contains("Respond"), "no Respond link expected");
+    let warning = out
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "email_clipped")
+        .expect("a clipping warning");
+    assert!(!warning.message.contains("Respond"), "{}", warning.message);
+    assert!(
+        warning.message.contains("View entire message"),
+        "{}",
+        warning.message
+    );
+    // With a Respond URL the link is at the top, and the warning says it stays visible.
+    let with_link = render(
+        &doc,
+        &options
+            .clone()
+            .with_respond_url(Some("https://app.example/r/9".into())),
+    );
+    let warning = with_link
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "email_clipped")
+        .expect("a clipping warning");
+    assert!(
+        warning.message.contains("Respond link"),
+        "{}",
+        warning.message
+    );
+}
+
+/// The email's plain-text part names the addresses its HTML part links: a relative link made
+/// absolute against the link base, or, without one, left as its words (a relative path means
+/// nothing in a mail). The page's text keeps the link as written.
+#[test]
+fn the_email_text_part_links_as_the_html_part_does() {
+    let doc = "See [the guide](docs/guide.md), [the top](#top), [a site](https://example.com/x) \
+               and [a script](javascript:alert(1)).\n";
+    let text = |options: Options| {
+        render(doc, &options.with_format(Format::Text))
+            .body()
+            .to_string()
+    };
+    let email = Options::default().with_surface(Surface::Email);
+    let with_base = text(
+        email
+            .clone()
+            .with_link_base_url(Some("https://docs.example/book/intro.html?v=1&x=2".into())),
+    );
+    assert!(
+        with_base.contains("the guide (https://docs.example/book/docs/guide.md)"),
+        "{with_base}"
+    );
+    assert!(
+        with_base.contains("the top (https://docs.example/book/intro.html?v=1&x=2#top)"),
+        "{with_base}"
+    );
+    assert!(
+        with_base.contains("a site (https://example.com/x)"),
+        "{with_base}"
+    );
+    assert!(!with_base.contains("javascript"), "{with_base}");
+    let without = text(email);
+    assert!(
+        without.contains("See the guide, the top, a site (https://example.com/x)"),
+        "{without}"
+    );
+    let page = text(Options::default());
+    assert!(page.contains("the guide (docs/guide.md)"), "{page}");
+}
+
 /// A compound selector of the dark-colours block: an element name (or none, or `*`), classes
 /// and attributes that must be present.
 struct Compound {

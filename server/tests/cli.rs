@@ -826,6 +826,34 @@ fn bench_mistakes_are_one_line_each() {
     );
 }
 
+/// `render --format json` carries the diagnostics in the JSON rather than on stderr, and its
+/// help says so, so a script reading stderr for warnings is not surprised.
+#[test]
+fn render_help_says_where_json_diagnostics_go() {
+    let help = stdout(&passback(&["render", "--help"], None));
+    assert!(help.contains("in the JSON with --format json"), "{help}");
+    let out = passback(
+        &["render", "-", "--format", "json"],
+        Some(b"```single_choice\n{}\n```\n"),
+    );
+    assert!(out.status.success());
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("unknown_tag"), "{}", stdout(&out));
+}
+
+/// A body limit of 0 would refuse every POST (413) while the server looked healthy; it is
+/// refused at start, as the other limits that must be at least 1 are.
+#[test]
+fn a_body_limit_of_zero_is_refused_at_start() {
+    assert_one_line_error(
+        &passback(
+            &["serve", "--listen", "127.0.0.1:0", "--max-body", "0"],
+            None,
+        ),
+        "--max-body must be at least 1",
+    );
+}
+
 #[cfg(feature = "store")]
 #[test]
 fn bad_route_limits_and_store_urls_are_one_line() {

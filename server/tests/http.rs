@@ -169,6 +169,34 @@ async fn render_accepts_json_typed_blocks_and_formats() {
     server.stop().await;
 }
 
+/// A misspelt render parameter is refused, naming it and the parameters there are, rather than
+/// ignored: `?fromat=page` would otherwise quietly answer the default fragment.
+#[tokio::test]
+async fn an_unknown_render_parameter_is_refused_by_name() {
+    let server = Server::start(Config::default()).await;
+    let bad = server.post("/v1/render?fromat=page", DOC).await;
+    assert_eq!(bad.status, 400);
+    let detail = bad.problem_detail();
+    assert!(detail.contains("\"fromat\""), "{detail}");
+    assert!(
+        detail.contains("surface, format, respond_url, answers_action, link_base"),
+        "{detail}"
+    );
+    let good = server
+        .post("/v1/render?format=page&surface=page", DOC)
+        .await;
+    assert_eq!(good.status, 200);
+    let text = server.post("/v1/validate?format=text", DOC).await;
+    assert_eq!(text.status, 400);
+    assert!(
+        text.problem_detail().contains("\"format\""),
+        "{}",
+        text.problem_detail()
+    );
+    assert_eq!(server.post("/v1/validate", DOC).await.status, 200);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn bad_requests_get_problem_details() {
     let server = Server::start(Config::default().with_max_body(1000)).await;

@@ -318,6 +318,22 @@ fn expiry(backend: &Backend) {
         detail.contains("expires_in") && detail.contains("60"),
         "{detail}"
     );
+    // A misspelt field is refused by name rather than routing the document for the default time.
+    let misspelt = call(
+        addr,
+        "POST",
+        "/v1/documents",
+        &[("content-type", "application/json")],
+        json!({ "markdown": DOC, "expires": 2 })
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(misspelt.status, 422);
+    let detail = misspelt.problem_detail();
+    assert!(
+        detail.contains("\"expires\"") && detail.contains("expires_in"),
+        "{detail}"
+    );
     let doc = route(addr, &json!({ "markdown": DOC, "expires_in": 2 }));
     let review = format!("/r/{}", doc.id);
     let answer = json!({ "responses": { "b1": { "selected": ["EU"] } } });

@@ -378,7 +378,7 @@ fn config(a: &Args) -> Result<passback_server::Config, String> {
         config = config.with_listen(addr);
     }
     if let Some(n) = a.number::<usize>("max-body", "a number of bytes")? {
-        config = config.with_max_body(n);
+        config = config.with_max_body(at_least_one(n, "max-body")?);
     }
     if let Some(n) = a.number::<f64>("header-timeout", "a number of seconds")? {
         config = config.with_header_timeout(seconds(n, "header-timeout")?);

@@ -136,6 +136,16 @@ async fn limits(
     Ok(())
 }
 
+/// The fields a JSON body routing a document may have.
+const ROUTE_FIELDS: [&str; 6] = [
+    "markdown",
+    "blocks",
+    "expires_in",
+    "callback_url",
+    "recipients",
+    "verdict",
+];
+
 /// Validates and keeps the document in `body`: its record (id, link, token…).
 async fn route(
     state: &AppState,
@@ -144,7 +154,22 @@ async fn route(
     content_type: &Option<String>,
     body: Bytes,
 ) -> Result<Value, Resp> {
-    let (expires_in, callback_url, asks) = if media(content_type) == "application/json" {
+    let json = media(content_type) == "application/json";
+    if json
+        && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
+        && let Some(unknown) = fields.keys().find(|k| !ROUTE_FIELDS.contains(&k.as_str()))
+    {
+        // A misspelt `expires` or `recipient` would otherwise route the document without it.
+        return Err(problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "\"{}\" is not a field of a routed document; the fields are {}.",
+                truncate(unknown),
+                ROUTE_FIELDS.join(", ")
+            ),
+        ));
+    }
+    let (expires_in, callback_url, asks) = if json {
         expires_in(&body, routing)
             .and_then(|e| {
                 let c = callback_url(&body, state.config.webhook_allow_private)?;
@@ -556,7 +581,16 @@ fn list_query(query: &str) -> Result<(u64, Duration), Resp> {
                         )
                     })?;
             }
-            _ => {}
+            // A misspelt `wiat=30` would otherwise answer at once, and `sinec` everything.
+            other => {
+                return Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "The responses take no parameter \"{}\"; their parameters are since and wait.",
+                        truncate(other)
+                    ),
+                ));
+            }
         }
     }
     Ok((since, wait))
@@ -577,7 +611,9 @@ mod tests {
             list_query("since=99999999999999999999999").ok(),
             Some((u64::MAX, Duration::ZERO))
         );
-        for bad in ["since=-1", "since=x", "wait=61", "wait=-1", "wait=NaN"] {
+        for bad in [
+            "since=-1", "since=x", "wait=61", "wait=-1", "wait=NaN", "wiat=30", "sinec=3",
+        ] {
             assert!(list_query(bad).is_err(), "{bad}");
         }
     }

@@ -110,6 +110,21 @@ pub async fn post(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp
 /// `POST /v1/validate`: the document checked against the spec, as JSON.
 pub async fn validate(state: Arc<AppState>, req: Request<Incoming>, _: &str) -> Resp {
     let start = Instant::now();
+    // `?format=text` (as the CLI takes) would otherwise quietly answer JSON.
+    if let Some((name, _)) = req
+        .uri()
+        .query()
+        .and_then(|q| parse_urlencoded(q).ok())
+        .and_then(|pairs| pairs.into_iter().next())
+    {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "/v1/validate takes no parameter \"{}\": it answers JSON only; `passback validate --format text` shows each problem under its line.",
+                truncate(&name)
+            ),
+        );
+    }
     let src = match read_document(&state, req).await {
         Ok(s) => s,
         Err(r) => return r,
@@ -223,7 +238,16 @@ fn options_from_query(req: &Request<Incoming>) -> Result<(Options, bool), Resp> 
                 }
                 options = options.with_respond_url(Some(v));
             }
-            _ => {}
+            // A misspelt parameter would otherwise quietly give the default rendering.
+            other => {
+                return Err(problem(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "/v1/render takes no parameter \"{}\"; its parameters are surface, format, respond_url, answers_action, link_base.",
+                        truncate(other)
+                    ),
+                ));
+            }
         }
     }
     if eml && !options.surface.is_email() {

@@ -137,13 +137,14 @@ async fn limits(
 }
 
 /// The fields a JSON body routing a document may have.
-const ROUTE_FIELDS: [&str; 6] = [
+const ROUTE_FIELDS: [&str; 7] = [
     "markdown",
     "blocks",
     "expires_in",
     "callback_url",
     "recipients",
     "verdict",
+    "sender",
 ];
 
 /// Validates and keeps the document in `body`: its record (id, link, token…).

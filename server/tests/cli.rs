@@ -831,7 +831,7 @@ fn bench_mistakes_are_one_line_each() {
 #[test]
 fn render_help_says_where_json_diagnostics_go() {
     let help = stdout(&passback(&["render", "--help"], None));
-    assert!(help.contains("in the JSON with --format json"), "{help}");
+    assert!(help.contains("into --format json"), "{help}");
     let out = passback(
         &["render", "-", "--format", "json"],
         Some(b"```single_choice\n{}\n```\n"),

@@ -8,7 +8,7 @@ use passback_engine::{Format, Options, Surface};
 
 pub(super) const COMMAND: Command = Command {
     name: "render",
-    summary: "render a document; diagnostics on stderr, in the JSON with --format json",
+    summary: "render a document; diagnostics to stderr or into --format json",
     usage: USAGE,
     run,
 };

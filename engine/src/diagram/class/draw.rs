@@ -8,7 +8,7 @@ use super::describe::describe;
 use super::layout::{Compartments, PAD_X, PAD_Y, RING, ROW_H, compartments};
 use super::{Class, ClassDiagram, Classifier, End, Kind};
 use crate::diagram::colour::Colour;
-use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve};
+use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve, push_edge_key};
 use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::Stroke;
@@ -43,36 +43,6 @@ const STUB: f64 = 22.0;
 /// A marker's length along the line and half its width across, px.
 const MARK_LEN: f64 = 14.0;
 const MARK_HALF: f64 = 7.0;
-
-/// The unit vector out of `b` square to the side `p` lies on.
-fn normal(b: Bounds, p: Pt) -> Pt {
-    let sides = [
-        ((p.x - b.left()).abs(), Pt::new(-1.0, 0.0)),
-        ((p.x - b.right()).abs(), Pt::new(1.0, 0.0)),
-        ((p.y - b.top()).abs(), Pt::new(0.0, -1.0)),
-        ((p.y - b.bottom()).abs(), Pt::new(0.0, 1.0)),
-    ];
-    sides
-        .iter()
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(Pt::new(0.0, 1.0), |s| s.1)
-}
-
-fn toward(to: Pt, from: Pt) -> Pt {
-    to.minus(from).unit().unwrap_or(Pt::new(0.0, 1.0))
-}
-
-/// Appends the data-edge key of relation `i`: `LEFT→RIGHT`, `#2`, `#3`, … for repeats.
-fn push_key(key: &mut String, d: &ClassDiagram, i: usize, n: usize) {
-    let e = &d.chart.edges[i];
-    key.push_str(d.chart.id_of(e.from));
-    key.push('→');
-    key.push_str(d.chart.id_of(e.to));
-    if n > 0 {
-        key.push('#');
-        crate::html::push_decimal(key, n as u64 + 1);
-    }
-}
 
 /// The marker `end` with its tip at `tip` on a class's border, `out` the unit vector along
 /// the line away from the class.
@@ -213,8 +183,8 @@ fn relation(
     let (first, last) = (points[0], points[n - 1]);
     let e = &d.chart.edges[k];
     let stub = (first.minus(last).len() / 3.0).min(STUB);
-    let out_a = ends[0].map_or_else(|| toward(points[1], first), |b| normal(b, first));
-    let out_b = ends[1].map_or_else(|| toward(points[n - 2], last), |b| normal(b, last));
+    let out_a = ends[0].map_or_else(|| first.toward(points[1]), |b| b.outward(first));
+    let out_b = ends[1].map_or_else(|| last.toward(points[n - 2]), |b| b.outward(last));
     let (first_out, last_out) = if e.from == e.to {
         (first, last)
     } else {
@@ -500,8 +470,8 @@ pub fn class_diagram(d: &ClassDiagram, laid: &Drawing, f: &Frame) -> (String, u3
         }
         if k < relations {
             key.clear();
-            push_key(&mut key, d, k, occurrences[k]);
             let e = &chart.edges[k];
+            push_edge_key(&mut key, chart, e, occurrences[k]);
             relation(&mut w, d, k, path, [bounds(e.from), bounds(e.to)], &key);
         } else if k < full {
             note_line(&mut w, path);

@@ -321,7 +321,7 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
 }
 
 /// Appends the data-edge key of `e`, the `n`th earlier copy of its pair (see [`edge_keys`]).
-fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
+pub fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
     key.push_str(chart.id_of(e.from));
     key.push('→');
     key.push_str(chart.id_of(e.to));

@@ -5,7 +5,9 @@
 
 use super::describe::describe;
 use super::{Kind, StateDiagram};
-use crate::diagram::flowchart::draw::{Titles, marker, node_class, open_chart, push_curve};
+use crate::diagram::flowchart::draw::{
+    Titles, marker, node_class, open_chart, push_curve, push_edge_key,
+};
 use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::{Marker, Stroke};
@@ -33,18 +35,6 @@ const REGION: Run = run!(
     ("stroke-width", "1"),
     ("stroke-dasharray", "6 4"),
 );
-
-/// Appends the data-edge key of transition `i`: `FROM→TO`, `#2`, `#3`, … for repeated pairs.
-fn push_key(key: &mut String, d: &StateDiagram, i: usize, n: usize) {
-    let e = &d.chart.edges[i];
-    key.push_str(d.chart.id_of(e.from));
-    key.push('→');
-    key.push_str(d.chart.id_of(e.to));
-    if n > 0 {
-        key.push('#');
-        crate::html::push_decimal(key, n as u64 + 1);
-    }
-}
 
 /// One line: a transition (with its key) or a note's dotted line (without).
 fn line(
@@ -177,7 +167,7 @@ pub fn state(d: &StateDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) 
     for (i, path) in laid.edges.iter().enumerate() {
         if i < transitions {
             key.clear();
-            push_key(&mut key, d, i, occurrences[i]);
+            push_edge_key(&mut key, chart, &chart.edges[i], occurrences[i]);
             let label = path.label.as_ref().map(|(_, b)| b);
             line(
                 &mut w,

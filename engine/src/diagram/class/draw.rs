@@ -8,8 +8,10 @@ use super::describe::describe;
 use super::layout::{Compartments, PAD_X, PAD_Y, RING, ROW_H, compartments};
 use super::{Class, ClassDiagram, Classifier, End, Kind};
 use crate::diagram::colour::Colour;
-use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve, push_edge_key};
-use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use crate::diagram::flowchart::draw::{
+    Titles, edge_label, node_class, open_chart, push_curve, push_edge_key,
+};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::Stroke;
 use crate::diagram::shapes::Shape;
@@ -225,28 +227,7 @@ fn relation(
         marker(w, r.ends[1], last, out_b);
     }
     if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
-        let block = Block::new(label);
-        let bw = block.width + 2.0 * LABEL_PAD_X;
-        let bh = block.height + 2.0 * LABEL_PAD_Y;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-label-bg")),
-                ("x", Val::Num(at.x - bw / 2.0)),
-                ("y", Val::Num(at.y - bh / 2.0)),
-                ("width", Val::Num(bw)),
-                ("height", Val::Num(bh)),
-                ("rx", plain!("3")),
-                ("fill", colour::BG),
-            ],
-        );
-        lines(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            &block,
-            *at,
-        );
+        edge_label(w, &Block::new(label), *at);
     }
     w.close("g");
     w.newline();

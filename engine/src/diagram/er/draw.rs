@@ -9,8 +9,10 @@ use super::describe::describe;
 use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables, type_text};
 use super::{Cardinality, Entity};
 use crate::diagram::colour::Colour;
-use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve, push_edge_key};
-use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use crate::diagram::flowchart::draw::{
+    Titles, edge_label, node_class, open_chart, push_curve, push_edge_key,
+};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::Stroke;
 use crate::diagram::shapes::Shape;
@@ -185,28 +187,7 @@ fn relationship(
     // The layout's label box is the label and its lines' room for markers: the label is
     // measured again here.
     if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
-        let block = Block::new(label);
-        let bw = block.width + 2.0 * LABEL_PAD_X;
-        let bh = block.height + 2.0 * LABEL_PAD_Y;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-label-bg")),
-                ("x", Val::Num(at.x - bw / 2.0)),
-                ("y", Val::Num(at.y - bh / 2.0)),
-                ("width", Val::Num(bw)),
-                ("height", Val::Num(bh)),
-                ("rx", plain!("3")),
-                ("fill", colour::BG),
-            ],
-        );
-        lines(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            &block,
-            *at,
-        );
+        edge_label(w, &Block::new(label), *at);
     }
     w.close("g");
     w.newline();

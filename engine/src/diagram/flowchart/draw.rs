@@ -331,6 +331,32 @@ pub fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
     }
 }
 
+/// A line's label on its background patch, centred on `at`: as the class, ER and state
+/// drawings put it (a flowchart's label may carry authored paint, and is drawn apart).
+pub fn edge_label(w: &mut Writer, block: &Block, at: Pt) {
+    let bw = block.width + 2.0 * LABEL_PAD_X;
+    let bh = block.height + 2.0 * LABEL_PAD_Y;
+    w.leaf(
+        "rect",
+        &[
+            ("class", plain!("pb-d-label-bg")),
+            ("x", Val::Num(at.x - bw / 2.0)),
+            ("y", Val::Num(at.y - bh / 2.0)),
+            ("width", Val::Num(bw)),
+            ("height", Val::Num(bh)),
+            ("rx", plain!("3")),
+            ("fill", colour::BG),
+        ],
+    );
+    lines(
+        w,
+        const { Plain::new("pb-d-label") },
+        colour::TEXT,
+        block,
+        at,
+    );
+}
+
 /// A node's group's class: `pb-d-node pb-d-{shape name}`.
 pub fn node_class(shape: Shape) -> Val<'static> {
     match shape {

@@ -6,9 +6,9 @@
 use super::describe::describe;
 use super::{Kind, StateDiagram};
 use crate::diagram::flowchart::draw::{
-    Titles, marker, node_class, open_chart, push_curve, push_edge_key,
+    Titles, edge_label, marker, node_class, open_chart, push_curve, push_edge_key,
 };
-use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes;
@@ -73,27 +73,7 @@ fn line(
         paint::line(stroke),
     );
     if let (Some((at, block)), Some(_)) = (&path.label, label) {
-        let bw = block.width + 2.0 * LABEL_PAD_X;
-        let bh = block.height + 2.0 * LABEL_PAD_Y;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-label-bg")),
-                ("x", Val::Num(at.x - bw / 2.0)),
-                ("y", Val::Num(at.y - bh / 2.0)),
-                ("width", Val::Num(bw)),
-                ("height", Val::Num(bh)),
-                ("rx", plain!("3")),
-                ("fill", colour::BG),
-            ],
-        );
-        lines(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            block,
-            *at,
-        );
+        edge_label(w, block, *at);
     }
     w.close("g");
     w.newline();

@@ -9,7 +9,7 @@ use super::layout::{Compartments, PAD_X, PAD_Y, RING, ROW_H, compartments};
 use super::{Class, ClassDiagram, Classifier, End, Kind};
 use crate::diagram::colour::Colour;
 use crate::diagram::flowchart::draw::{
-    Titles, edge_label, node_class, open_chart, push_curve, push_edge_key,
+    Titles, edge_label, node_class, open_chart, plain_cluster_title, push_curve, push_edge_key,
 };
 use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
@@ -21,7 +21,7 @@ use crate::diagram::svg::number::push_pt;
 use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
-use crate::diagram::svg::{CLUSTER_TITLE, Frame, TEXT};
+use crate::diagram::svg::{Frame, TEXT};
 use crate::diagram::text::{Block, FONT_SIZE, LINE_HEIGHT};
 
 /// A note's paint (yellow, as a sequence diagram's notes): themed by `pb-s-note`.
@@ -468,30 +468,7 @@ pub fn class_diagram(d: &ClassDiagram, laid: &Drawing, f: &Frame) -> (String, u3
         if c.title.is_blank() {
             continue;
         }
-        let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
-        let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
-        w.open(
-            "g",
-            &[
-                ("class", plain!("pb-d-cluster-label")),
-                ("pointer-events", plain!("none")),
-            ],
-        );
-        w.newline();
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-cluster-title-bg")),
-                ("x", Val::Num(left - 1.0)),
-                ("y", Val::Num(top + 2.0)),
-                ("width", Val::Num(c.title.width + 2.0)),
-                ("height", Val::Num(c.title.height - 3.0)),
-                ("fill", colour::CLUSTER_FILL),
-            ],
-        );
-        lines(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
-        w.close("g");
-        w.newline();
+        plain_cluster_title(&mut w, &c);
     }
     let fill = Colour::rgb(0xeef4ff);
     let line = Colour::rgb(0x4a6fa5);

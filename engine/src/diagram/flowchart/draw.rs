@@ -641,6 +641,35 @@ fn cluster_title(w: &mut Writer, chart: &Flowchart, sub: &Subgraph, c: &ClusterB
     w.newline();
 }
 
+/// A group's title as `cluster_title` draws an unstyled subgraph's, over the lines on a
+/// patch of the box's colour: a class diagram's namespace, a state diagram's composite.
+pub fn plain_cluster_title(w: &mut Writer, c: &ClusterBox) {
+    let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
+    let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
+    w.open(
+        "g",
+        &[
+            ("class", plain!("pb-d-cluster-label")),
+            ("pointer-events", plain!("none")),
+        ],
+    );
+    w.newline();
+    w.leaf(
+        "rect",
+        &[
+            ("class", plain!("pb-d-cluster-title-bg")),
+            ("x", Val::Num(left - 1.0)),
+            ("y", Val::Num(top + 2.0)),
+            ("width", Val::Num(c.title.width + 2.0)),
+            ("height", Val::Num(c.title.height - 3.0)),
+            ("fill", colour::CLUSTER_FILL),
+        ],
+    );
+    lines(w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
+    w.close("g");
+    w.newline();
+}
+
 /// A subgraph's colours when its id is styled (`style id …`, `class id …`).
 fn cluster_paint(chart: &Flowchart, sub: &Subgraph) -> Option<Painted> {
     let id = sub.id.as_deref()?;

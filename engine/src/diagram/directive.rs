@@ -60,6 +60,34 @@ pub fn blanked(source: &str) -> (Cow<'_, str>, Vec<&str>) {
     (Cow::Owned(text), texts)
 }
 
+/// Where the diagram starts, after an optional `---` front-matter block, and the block's
+/// `title:` (the kinds that read nothing else from it).
+pub fn front_matter(source: &str) -> (usize, Option<String>) {
+    let trimmed = source.trim_start();
+    let lead = source.len() - trimmed.len();
+    let Some(after) = trimmed.strip_prefix("---") else {
+        return (0, None);
+    };
+    if !after.starts_with(['\n', '\r']) {
+        return (0, None);
+    }
+    let mut at = lead + 3;
+    let mut title = None;
+    for line in source[at..].split_inclusive('\n').skip(1) {
+        at += line.len();
+        if line.trim() == "---" {
+            return (at, title);
+        }
+        if let Some(t) = line.trim().strip_prefix("title:") {
+            let t = t.trim().trim_matches(['"', '\'']).trim();
+            if !t.is_empty() {
+                title = Some(t.to_string());
+            }
+        }
+    }
+    (0, None)
+}
+
 /// The settings of a front-matter block (the lines between its `---`), each as its dotted key
 /// path (`config.gantt.displayMode`) and its scalar value: YAML's nesting by indent, quoted or
 /// bare values, `#` comments. Lists and multi-line values are not read.

@@ -33,6 +33,10 @@ impl Pt {
         let l = self.len();
         (l > 1e-9).then(|| self.scale(1.0 / l))
     }
+    /// The unit vector from this point toward `to` (straight down when they coincide).
+    pub fn toward(self, to: Pt) -> Pt {
+        to.minus(self).unit().unwrap_or(Pt::new(0.0, 1.0))
+    }
 }
 
 /// An axis-aligned box by its centre and size.
@@ -65,6 +69,19 @@ impl Bounds {
     }
     pub fn contains(&self, p: Pt) -> bool {
         (p.x - self.center.x).abs() <= self.w / 2.0 && (p.y - self.center.y).abs() <= self.h / 2.0
+    }
+    /// The unit vector out of the box square to the side `p` lies on (the nearest side).
+    pub fn outward(&self, p: Pt) -> Pt {
+        let sides = [
+            ((p.x - self.left()).abs(), Pt::new(-1.0, 0.0)),
+            ((p.x - self.right()).abs(), Pt::new(1.0, 0.0)),
+            ((p.y - self.top()).abs(), Pt::new(0.0, -1.0)),
+            ((p.y - self.bottom()).abs(), Pt::new(0.0, 1.0)),
+        ];
+        sides
+            .iter()
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map_or(Pt::new(0.0, 1.0), |s| s.1)
     }
     /// Whether the two boxes share any area (touching edges do not count).
     #[cfg(test)]

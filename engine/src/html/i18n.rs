@@ -377,6 +377,25 @@ impl Strings {
         }
     }
 
+    /// Fills the `{}`s of a template with `values` in order.
+    pub fn fill_all(template: &str, values: &[&str]) -> String {
+        let mut out =
+            String::with_capacity(template.len() + values.iter().map(|v| v.len()).sum::<usize>());
+        let mut rest = template;
+        for v in values {
+            match Strings::split(rest) {
+                Some((before, after)) => {
+                    out.push_str(before);
+                    out.push_str(v);
+                    rest = after;
+                }
+                None => break,
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// A template's text before and after its first `{}`; `None` when it has none.
     pub fn split(template: &str) -> Option<(&str, &str)> {
         // A byte search: `split_once("{}")` sets up a substring searcher on every call, which

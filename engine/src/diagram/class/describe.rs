@@ -5,25 +5,6 @@
 use super::{ClassDiagram, Classifier, End, Kind};
 use crate::html::i18n::Strings;
 
-/// `template` with its `{}`s replaced by `values` in order.
-fn fill_all(template: &str, values: &[&str]) -> String {
-    let mut out =
-        String::with_capacity(template.len() + values.iter().map(|v| v.len()).sum::<usize>());
-    let mut rest = template;
-    for v in values {
-        match Strings::split(rest) {
-            Some((before, after)) => {
-                out.push_str(before);
-                out.push_str(v);
-                rest = after;
-            }
-            None => break,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Node `i`'s name in words: its label quoted, with its id when they differ.
 pub fn name(d: &ClassDiagram, i: usize, t: &Strings) -> String {
     let n = &d.chart.nodes[i];
@@ -60,16 +41,16 @@ pub fn relation(d: &ClassDiagram, k: usize, t: &Strings) -> String {
     } else {
         t.diagram_class[11]
     };
-    let mut out = fill_all(t.diagram_class[5], &[&names[0], &names[1], line]);
+    let mut out = Strings::fill_all(t.diagram_class[5], &[&names[0], &names[1], line]);
     for ((end, card), name) in r.ends.iter().zip(&r.cards).zip(&names) {
         if let Some(m) = marker(*end, t) {
             out.push_str(", ");
-            out.push_str(&fill_all(t.diagram_class[6], &[m, name]));
+            out.push_str(&Strings::fill_all(t.diagram_class[6], &[m, name]));
         }
         if !card.is_empty() {
             out.push_str(", ");
             let card = Strings::fill(t.diagram_quote, card);
-            out.push_str(&fill_all(t.diagram_class[6], &[&card, name]));
+            out.push_str(&Strings::fill_all(t.diagram_class[6], &[&card, name]));
         }
     }
     if let Some(l) = &e.label {
@@ -107,7 +88,7 @@ pub fn describe(d: &ClassDiagram, t: &Strings) -> String {
             items.push(s);
         }
         if !items.is_empty() {
-            parts.push(fill_all(
+            parts.push(Strings::fill_all(
                 t.diagram_class[3],
                 &[&name(d, i, t), &items.join("; ")],
             ));
@@ -133,7 +114,10 @@ pub fn describe(d: &ClassDiagram, t: &Strings) -> String {
         );
         if !held.is_empty() {
             let ns = Strings::fill(t.diagram_quote, &sub.title);
-            parts.push(fill_all(t.diagram_class[8], &[&ns, &held.join("; ")]));
+            parts.push(Strings::fill_all(
+                t.diagram_class[8],
+                &[&ns, &held.join("; ")],
+            ));
         }
     }
     let notes: Vec<String> = d

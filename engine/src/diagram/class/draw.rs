@@ -8,8 +8,10 @@ use super::describe::describe;
 use super::layout::{Compartments, PAD_X, PAD_Y, RING, ROW_H, compartments};
 use super::{Class, ClassDiagram, Classifier, End, Kind};
 use crate::diagram::colour::Colour;
-use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve};
-use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use crate::diagram::flowchart::draw::{
+    Titles, edge_label, node_class, open_chart, plain_cluster_title, push_curve, push_edge_key,
+};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::Stroke;
 use crate::diagram::shapes::Shape;
@@ -19,7 +21,7 @@ use crate::diagram::svg::number::push_pt;
 use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
-use crate::diagram::svg::{CLUSTER_TITLE, Frame, TEXT};
+use crate::diagram::svg::{Frame, TEXT};
 use crate::diagram::text::{Block, FONT_SIZE, LINE_HEIGHT};
 
 /// A note's paint (yellow, as a sequence diagram's notes): themed by `pb-s-note`.
@@ -43,36 +45,6 @@ const STUB: f64 = 22.0;
 /// A marker's length along the line and half its width across, px.
 const MARK_LEN: f64 = 14.0;
 const MARK_HALF: f64 = 7.0;
-
-/// The unit vector out of `b` square to the side `p` lies on.
-fn normal(b: Bounds, p: Pt) -> Pt {
-    let sides = [
-        ((p.x - b.left()).abs(), Pt::new(-1.0, 0.0)),
-        ((p.x - b.right()).abs(), Pt::new(1.0, 0.0)),
-        ((p.y - b.top()).abs(), Pt::new(0.0, -1.0)),
-        ((p.y - b.bottom()).abs(), Pt::new(0.0, 1.0)),
-    ];
-    sides
-        .iter()
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(Pt::new(0.0, 1.0), |s| s.1)
-}
-
-fn toward(to: Pt, from: Pt) -> Pt {
-    to.minus(from).unit().unwrap_or(Pt::new(0.0, 1.0))
-}
-
-/// Appends the data-edge key of relation `i`: `LEFT→RIGHT`, `#2`, `#3`, … for repeats.
-fn push_key(key: &mut String, d: &ClassDiagram, i: usize, n: usize) {
-    let e = &d.chart.edges[i];
-    key.push_str(d.chart.id_of(e.from));
-    key.push('→');
-    key.push_str(d.chart.id_of(e.to));
-    if n > 0 {
-        key.push('#');
-        crate::html::push_decimal(key, n as u64 + 1);
-    }
-}
 
 /// The marker `end` with its tip at `tip` on a class's border, `out` the unit vector along
 /// the line away from the class.
@@ -213,8 +185,8 @@ fn relation(
     let (first, last) = (points[0], points[n - 1]);
     let e = &d.chart.edges[k];
     let stub = (first.minus(last).len() / 3.0).min(STUB);
-    let out_a = ends[0].map_or_else(|| toward(points[1], first), |b| normal(b, first));
-    let out_b = ends[1].map_or_else(|| toward(points[n - 2], last), |b| normal(b, last));
+    let out_a = ends[0].map_or_else(|| first.toward(points[1]), |b| b.outward(first));
+    let out_b = ends[1].map_or_else(|| last.toward(points[n - 2]), |b| b.outward(last));
     let (first_out, last_out) = if e.from == e.to {
         (first, last)
     } else {
@@ -255,28 +227,7 @@ fn relation(
         marker(w, r.ends[1], last, out_b);
     }
     if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
-        let block = Block::new(label);
-        let bw = block.width + 2.0 * LABEL_PAD_X;
-        let bh = block.height + 2.0 * LABEL_PAD_Y;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-label-bg")),
-                ("x", Val::Num(at.x - bw / 2.0)),
-                ("y", Val::Num(at.y - bh / 2.0)),
-                ("width", Val::Num(bw)),
-                ("height", Val::Num(bh)),
-                ("rx", plain!("3")),
-                ("fill", colour::BG),
-            ],
-        );
-        lines(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            &block,
-            *at,
-        );
+        edge_label(w, &Block::new(label), *at);
     }
     w.close("g");
     w.newline();
@@ -500,8 +451,8 @@ pub fn class_diagram(d: &ClassDiagram, laid: &Drawing, f: &Frame) -> (String, u3
         }
         if k < relations {
             key.clear();
-            push_key(&mut key, d, k, occurrences[k]);
             let e = &chart.edges[k];
+            push_edge_key(&mut key, chart, e, occurrences[k]);
             relation(&mut w, d, k, path, [bounds(e.from), bounds(e.to)], &key);
         } else if k < full {
             note_line(&mut w, path);
@@ -517,30 +468,7 @@ pub fn class_diagram(d: &ClassDiagram, laid: &Drawing, f: &Frame) -> (String, u3
         if c.title.is_blank() {
             continue;
         }
-        let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
-        let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
-        w.open(
-            "g",
-            &[
-                ("class", plain!("pb-d-cluster-label")),
-                ("pointer-events", plain!("none")),
-            ],
-        );
-        w.newline();
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-cluster-title-bg")),
-                ("x", Val::Num(left - 1.0)),
-                ("y", Val::Num(top + 2.0)),
-                ("width", Val::Num(c.title.width + 2.0)),
-                ("height", Val::Num(c.title.height - 3.0)),
-                ("fill", colour::CLUSTER_FILL),
-            ],
-        );
-        lines(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
-        w.close("g");
-        w.newline();
+        plain_cluster_title(&mut w, &c);
     }
     let fill = Colour::rgb(0xeef4ff);
     let line = Colour::rgb(0x4a6fa5);

@@ -5,25 +5,6 @@
 use super::{Cardinality, ErDiagram};
 use crate::html::i18n::Strings;
 
-/// `template` with its `{}`s replaced by `values` in order (a value's own `{}` is left alone).
-fn fill_all(template: &str, values: &[&str]) -> String {
-    let mut out =
-        String::with_capacity(template.len() + values.iter().map(|v| v.len()).sum::<usize>());
-    let mut rest = template;
-    for v in values {
-        match Strings::split(rest) {
-            Some((before, after)) => {
-                out.push_str(before);
-                out.push_str(v);
-                rest = after;
-            }
-            None => break,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// A cardinality in words.
 pub fn cardinality(c: Cardinality, t: &Strings) -> &'static str {
     t.diagram_er_cards[match c {
@@ -57,12 +38,12 @@ pub fn relationship(d: &ErDiagram, k: usize, t: &Strings) -> String {
         .label
         .as_deref()
         .map_or_else(|| t.diagram_er[8].to_string(), |l| l.replace('\n', " "));
-    let mut out = fill_all(
+    let mut out = Strings::fill_all(
         t.diagram_er[5],
         &[&a, &label, cardinality(r.at_second, t), &b],
     );
     out.push_str(", ");
-    out.push_str(&fill_all(
+    out.push_str(&Strings::fill_all(
         t.diagram_er[6],
         &[cardinality(r.at_first, t), &a, &b],
     ));
@@ -103,7 +84,10 @@ pub fn describe(d: &ErDiagram, t: &Strings) -> String {
                 s
             })
             .collect();
-        parts.push(fill_all(t.diagram_er[3], &[&names[i], &attrs.join("; ")]));
+        parts.push(Strings::fill_all(
+            t.diagram_er[3],
+            &[&names[i], &attrs.join("; ")],
+        ));
     }
     let rels: Vec<String> = (0..chart.edges.len())
         .map(|k| relationship(d, k, t))

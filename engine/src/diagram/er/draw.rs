@@ -9,8 +9,10 @@ use super::describe::describe;
 use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables, type_text};
 use super::{Cardinality, Entity};
 use crate::diagram::colour::Colour;
-use crate::diagram::flowchart::draw::{Titles, node_class, open_chart, push_curve};
-use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
+use crate::diagram::flowchart::draw::{
+    Titles, edge_label, node_class, open_chart, push_curve, push_edge_key,
+};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::line::Stroke;
 use crate::diagram::shapes::Shape;
@@ -40,37 +42,6 @@ const DASHED: Run = run!(
     ("stroke-width", "1.5"),
     ("stroke-dasharray", "6 4"),
 );
-
-/// The unit vector out of `b` square to the side `p` lies on.
-fn normal(b: Bounds, p: Pt) -> Pt {
-    let sides = [
-        ((p.x - b.left()).abs(), Pt::new(-1.0, 0.0)),
-        ((p.x - b.right()).abs(), Pt::new(1.0, 0.0)),
-        ((p.y - b.top()).abs(), Pt::new(0.0, -1.0)),
-        ((p.y - b.bottom()).abs(), Pt::new(0.0, 1.0)),
-    ];
-    sides
-        .iter()
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(Pt::new(0.0, 1.0), |s| s.1)
-}
-
-/// The unit vector from `from` toward `to` (straight down when they coincide).
-fn toward(to: Pt, from: Pt) -> Pt {
-    to.minus(from).unit().unwrap_or(Pt::new(0.0, 1.0))
-}
-
-/// Appends the data-edge key of relationship `i`: `FIRST→SECOND`, `#2`, `#3`, … for repeats.
-fn push_key(key: &mut String, d: &ErDiagram, i: usize, n: usize) {
-    let e = &d.chart.edges[i];
-    key.push_str(d.chart.id_of(e.from));
-    key.push('→');
-    key.push_str(d.chart.id_of(e.to));
-    if n > 0 {
-        key.push('#');
-        crate::html::push_decimal(key, n as u64 + 1);
-    }
-}
 
 /// The marker of `card` at `tip` on an entity's border, `out` the unit vector along the line
 /// away from the entity.
@@ -176,8 +147,8 @@ fn relationship(
     // marker, then joins the layout's route.
     let e = &d.chart.edges[k];
     let stub = (first.minus(last).len() / 3.0).min(STUB);
-    let out_a = ends[0].map_or_else(|| toward(points[1], first), |b| normal(b, first));
-    let out_b = ends[1].map_or_else(|| toward(points[n - 2], last), |b| normal(b, last));
+    let out_a = ends[0].map_or_else(|| first.toward(points[1]), |b| b.outward(first));
+    let out_b = ends[1].map_or_else(|| last.toward(points[n - 2]), |b| b.outward(last));
     let (first_out, last_out) = if e.from == e.to {
         (first, last)
     } else {
@@ -216,28 +187,7 @@ fn relationship(
     // The layout's label box is the label and its lines' room for markers: the label is
     // measured again here.
     if let (Some((at, _)), Some(label)) = (&path.label, &e.label) {
-        let block = Block::new(label);
-        let bw = block.width + 2.0 * LABEL_PAD_X;
-        let bh = block.height + 2.0 * LABEL_PAD_Y;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-label-bg")),
-                ("x", Val::Num(at.x - bw / 2.0)),
-                ("y", Val::Num(at.y - bh / 2.0)),
-                ("width", Val::Num(bw)),
-                ("height", Val::Num(bh)),
-                ("rx", plain!("3")),
-                ("fill", colour::BG),
-            ],
-        );
-        lines(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            &block,
-            *at,
-        );
+        edge_label(w, &Block::new(label), *at);
     }
     w.close("g");
     w.newline();
@@ -405,8 +355,8 @@ pub fn er(d: &ErDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) {
             continue;
         }
         key.clear();
-        push_key(&mut key, d, k, occurrences[k]);
         let e = &chart.edges[k];
+        push_edge_key(&mut key, chart, e, occurrences[k]);
         let bounds = |i: usize| laid.nodes.get(i).and_then(|n| n.as_ref()).map(|n| n.bounds);
         relationship(&mut w, d, k, path, [bounds(e.from), bounds(e.to)], &key);
     }

@@ -29,33 +29,6 @@ fn unsupported(offset: usize, message: impl Into<String>) -> Unsupported {
     }
 }
 
-/// Where the diagram starts, after an optional `---` front matter, and its `title:`.
-fn front_matter(source: &str) -> (usize, Option<String>) {
-    let trimmed = source.trim_start();
-    let lead = source.len() - trimmed.len();
-    let Some(after) = trimmed.strip_prefix("---") else {
-        return (0, None);
-    };
-    if !after.starts_with(['\n', '\r']) {
-        return (0, None);
-    }
-    let mut at = lead + 3;
-    let mut title = None;
-    for line in source[at..].split_inclusive('\n').skip(1) {
-        at += line.len();
-        if line.trim() == "---" {
-            return (at, title);
-        }
-        if let Some(t) = line.trim().strip_prefix("title:") {
-            let t = t.trim().trim_matches(['"', '\'']).trim();
-            if !t.is_empty() {
-                title = Some(t.to_string());
-            }
-        }
-    }
-    (0, None)
-}
-
 /// The source with `%%` comment lines blanked (same length, same line breaks), as Mermaid
 /// drops them before it reads the diagram.
 fn without_comments(source: &str) -> String {
@@ -725,7 +698,7 @@ impl Toks {
 /// `None` when the source is not an ER diagram.
 pub fn parse(source: &str) -> Option<Result<ErDiagram, Unsupported>> {
     let (blank, directives) = directive::blanked(source);
-    let (start, title) = front_matter(&blank);
+    let (start, title) = directive::front_matter(&blank);
     let clean = without_comments(&blank[start..]);
     let trimmed = clean.trim_start();
     let lead = clean.len() - trimmed.len();

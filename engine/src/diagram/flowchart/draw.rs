@@ -321,7 +321,7 @@ pub fn edge_keys(chart: &Flowchart) -> Vec<String> {
 }
 
 /// Appends the data-edge key of `e`, the `n`th earlier copy of its pair (see [`edge_keys`]).
-fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
+pub fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
     key.push_str(chart.id_of(e.from));
     key.push('→');
     key.push_str(chart.id_of(e.to));
@@ -329,6 +329,32 @@ fn push_edge_key(key: &mut String, chart: &Flowchart, e: &Edge, n: usize) {
         key.push('#');
         crate::html::push_decimal(key, n as u64 + 1);
     }
+}
+
+/// A line's label on its background patch, centred on `at`: as the class, ER and state
+/// drawings put it (a flowchart's label may carry authored paint, and is drawn apart).
+pub fn edge_label(w: &mut Writer, block: &Block, at: Pt) {
+    let bw = block.width + 2.0 * LABEL_PAD_X;
+    let bh = block.height + 2.0 * LABEL_PAD_Y;
+    w.leaf(
+        "rect",
+        &[
+            ("class", plain!("pb-d-label-bg")),
+            ("x", Val::Num(at.x - bw / 2.0)),
+            ("y", Val::Num(at.y - bh / 2.0)),
+            ("width", Val::Num(bw)),
+            ("height", Val::Num(bh)),
+            ("rx", plain!("3")),
+            ("fill", colour::BG),
+        ],
+    );
+    lines(
+        w,
+        const { Plain::new("pb-d-label") },
+        colour::TEXT,
+        block,
+        at,
+    );
 }
 
 /// A node's group's class: `pb-d-node pb-d-{shape name}`.
@@ -611,6 +637,35 @@ fn cluster_title(w: &mut Writer, chart: &Flowchart, sub: &Subgraph, c: &ClusterB
         ),
         None => lines_styled(w, CLUSTER_TITLE, colour::MUTED, &c.title, at, styled),
     }
+    w.close("g");
+    w.newline();
+}
+
+/// A group's title as `cluster_title` draws an unstyled subgraph's, over the lines on a
+/// patch of the box's colour: a class diagram's namespace, a state diagram's composite.
+pub fn plain_cluster_title(w: &mut Writer, c: &ClusterBox) {
+    let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
+    let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
+    w.open(
+        "g",
+        &[
+            ("class", plain!("pb-d-cluster-label")),
+            ("pointer-events", plain!("none")),
+        ],
+    );
+    w.newline();
+    w.leaf(
+        "rect",
+        &[
+            ("class", plain!("pb-d-cluster-title-bg")),
+            ("x", Val::Num(left - 1.0)),
+            ("y", Val::Num(top + 2.0)),
+            ("width", Val::Num(c.title.width + 2.0)),
+            ("height", Val::Num(c.title.height - 3.0)),
+            ("fill", colour::CLUSTER_FILL),
+        ],
+    );
+    lines(w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
     w.close("g");
     w.newline();
 }

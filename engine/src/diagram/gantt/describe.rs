@@ -6,24 +6,6 @@ use super::GanttChart;
 use super::time::{Civil, Ms};
 use crate::html::i18n::Strings;
 
-/// `template` with its `{}`s replaced by `values` in order (a value's own `{}` is left alone).
-fn fill_all(template: &str, values: &[&str]) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    for v in values {
-        match Strings::split(rest) {
-            Some((before, after)) => {
-                out.push_str(before);
-                out.push_str(v);
-                rest = after;
-            }
-            None => break,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// A moment as `2024-01-06`, with its time when it is not midnight (`2024-01-06 09:30`).
 pub fn when(t: Ms) -> String {
     let c = Civil::of(t);
@@ -48,12 +30,12 @@ pub fn task(g: &GanttChart, k: usize, t: &Strings) -> String {
         &g.chart.nodes[task.node].label.replace('\n', " "),
     );
     let mut out = if task.milestone {
-        fill_all(
+        Strings::fill_all(
             t.diagram_gantt[4],
             &[&name, &when(task.start + (task.end - task.start) / 2)],
         )
     } else {
-        fill_all(
+        Strings::fill_all(
             t.diagram_gantt[3],
             &[
                 &name,
@@ -83,7 +65,10 @@ pub fn task(g: &GanttChart, k: usize, t: &Strings) -> String {
 pub fn describe(g: &GanttChart, t: &Strings) -> String {
     let start = g.tasks.iter().map(|k| k.start).min().unwrap_or(0);
     let end = g.tasks.iter().map(|k| k.end).max().unwrap_or(0);
-    let mut parts = vec![fill_all(t.diagram_gantt[1], &[&when(start), &when(end)])];
+    let mut parts = vec![Strings::fill_all(
+        t.diagram_gantt[1],
+        &[&when(start), &when(end)],
+    )];
     let mut k = 0;
     while k < g.tasks.len() {
         let s = g.tasks[k].section;
@@ -94,7 +79,7 @@ pub fn describe(g: &GanttChart, t: &Strings) -> String {
         let list: Vec<String> = (k..e).map(|i| task(g, i, t)).collect();
         let list = list.join("; ");
         parts.push(match s {
-            Some(s) => fill_all(
+            Some(s) => Strings::fill_all(
                 t.diagram_gantt[2],
                 &[&Strings::fill(t.diagram_quote, g.sections[s].trim()), &list],
             ),

@@ -4,8 +4,8 @@
 use super::colour::{leading_colour, plain_colour};
 use super::syntax::Statement;
 use super::syntax::{
-    bad_number, config_pairs, decode, find_arrow, find_as, format_hundredths, front_matter,
-    hundredths, is_header, keyword, split_colon, statements,
+    bad_number, config_pairs, decode, find_arrow, find_as, format_hundredths, hundredths,
+    is_header, keyword, split_colon, statements,
 };
 use super::{
     Event, Frame, Group, Kind, MAX_EVENTS, MAX_PARTICIPANTS, Message, Participant, Sequence, Side,
@@ -448,7 +448,7 @@ pub fn parse(source: &str) -> Option<Result<Sequence, Unsupported>> {
     // theme they set is not drawn here.
     let (blank, directive_texts) = crate::diagram::directive::blanked(source);
     let source: &str = &blank;
-    let (start, title) = front_matter(source);
+    let (start, title) = crate::diagram::directive::front_matter(source);
     let body = &source[start..];
     let list = statements(body, start);
     let mut it = list.into_iter().peekable();

@@ -1,35 +1,7 @@
-//! The pieces a sequence diagram's statement is read from: front matter, statements, entities,
-//! arrows, keywords, `as`, configuration pairs and numbers.
+//! The pieces a sequence diagram's statement is read from: statements, entities, arrows,
+//! keywords, `as`, configuration pairs and numbers.
 
 use super::{Head, Line};
-
-/// Where the diagram text starts, after an optional `---` front-matter block, and the front
-/// matter's `title:`.
-pub(super) fn front_matter(source: &str) -> (usize, Option<String>) {
-    let trimmed = source.trim_start();
-    let lead = source.len() - trimmed.len();
-    let Some(after) = trimmed.strip_prefix("---") else {
-        return (0, None);
-    };
-    if !after.starts_with(['\n', '\r']) {
-        return (0, None);
-    }
-    let mut at = lead + 3;
-    let mut title = None;
-    for line in source[at..].split_inclusive('\n').skip(1) {
-        at += line.len();
-        if line.trim() == "---" {
-            return (at, title);
-        }
-        if let Some(t) = line.trim().strip_prefix("title:") {
-            let t = t.trim().trim_matches(['"', '\'']).trim();
-            if !t.is_empty() {
-                title = Some(t.to_string());
-            }
-        }
-    }
-    (0, None)
-}
 
 /// A statement: its byte offset in the source and its text (comments removed, trimmed).
 pub(super) type Statement<'a> = (usize, &'a str);

@@ -5,16 +5,19 @@
 
 use super::describe::describe;
 use super::{Kind, StateDiagram};
-use crate::diagram::flowchart::draw::{Titles, marker, node_class, open_chart, push_curve};
-use crate::diagram::flowchart::layout::{Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
-use crate::diagram::geometry::{Bounds, Pt};
+use crate::diagram::flowchart::draw::{
+    Titles, edge_label, marker, node_class, open_chart, plain_cluster_title, push_curve,
+    push_edge_key,
+};
+use crate::diagram::flowchart::layout::{Drawing, EdgePath};
+use crate::diagram::geometry::Bounds;
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes;
 use crate::diagram::svg::label::lines;
 use crate::diagram::svg::shape::shape_element;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
-use crate::diagram::svg::{CLUSTER_TITLE, Frame, TEXT};
+use crate::diagram::svg::{Frame, TEXT};
 use crate::diagram::text::Block;
 
 /// A note's paint (yellow, as a sequence diagram's notes): themed by `pb-s-note`.
@@ -33,18 +36,6 @@ const REGION: Run = run!(
     ("stroke-width", "1"),
     ("stroke-dasharray", "6 4"),
 );
-
-/// Appends the data-edge key of transition `i`: `FROM→TO`, `#2`, `#3`, … for repeated pairs.
-fn push_key(key: &mut String, d: &StateDiagram, i: usize, n: usize) {
-    let e = &d.chart.edges[i];
-    key.push_str(d.chart.id_of(e.from));
-    key.push('→');
-    key.push_str(d.chart.id_of(e.to));
-    if n > 0 {
-        key.push('#');
-        crate::html::push_decimal(key, n as u64 + 1);
-    }
-}
 
 /// One line: a transition (with its key) or a note's dotted line (without).
 fn line(
@@ -83,27 +74,7 @@ fn line(
         paint::line(stroke),
     );
     if let (Some((at, block)), Some(_)) = (&path.label, label) {
-        let bw = block.width + 2.0 * LABEL_PAD_X;
-        let bh = block.height + 2.0 * LABEL_PAD_Y;
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-label-bg")),
-                ("x", Val::Num(at.x - bw / 2.0)),
-                ("y", Val::Num(at.y - bh / 2.0)),
-                ("width", Val::Num(bw)),
-                ("height", Val::Num(bh)),
-                ("rx", plain!("3")),
-                ("fill", colour::BG),
-            ],
-        );
-        lines(
-            w,
-            const { Plain::new("pb-d-label") },
-            colour::TEXT,
-            block,
-            *at,
-        );
+        edge_label(w, block, *at);
     }
     w.close("g");
     w.newline();
@@ -177,7 +148,7 @@ pub fn state(d: &StateDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) 
     for (i, path) in laid.edges.iter().enumerate() {
         if i < transitions {
             key.clear();
-            push_key(&mut key, d, i, occurrences[i]);
+            push_edge_key(&mut key, chart, &chart.edges[i], occurrences[i]);
             let label = path.label.as_ref().map(|(_, b)| b);
             line(
                 &mut w,
@@ -196,30 +167,7 @@ pub fn state(d: &StateDiagram, laid: &Drawing, f: &Frame) -> (String, u32, u32) 
         if d.regions[s].is_some() || c.title.is_blank() {
             continue;
         }
-        let (left, top) = (c.bounds.left() + 10.0, c.bounds.top() + 8.0);
-        let at = Pt::new(left + c.title.width / 2.0, top + c.title.height / 2.0);
-        w.open(
-            "g",
-            &[
-                ("class", plain!("pb-d-cluster-label")),
-                ("pointer-events", plain!("none")),
-            ],
-        );
-        w.newline();
-        w.leaf(
-            "rect",
-            &[
-                ("class", plain!("pb-d-cluster-title-bg")),
-                ("x", Val::Num(left - 1.0)),
-                ("y", Val::Num(top + 2.0)),
-                ("width", Val::Num(c.title.width + 2.0)),
-                ("height", Val::Num(c.title.height - 3.0)),
-                ("fill", colour::CLUSTER_FILL),
-            ],
-        );
-        lines(&mut w, CLUSTER_TITLE, colour::MUTED, &c.title, at);
-        w.close("g");
-        w.newline();
+        plain_cluster_title(&mut w, c);
     }
     let states = chart.nodes.len();
     for (i, n) in laid.nodes.iter().enumerate() {

@@ -6,6 +6,7 @@
 
 use super::build::{Builder, End, Stmt};
 use super::{Kind, Side, StateDiagram};
+use crate::diagram::directive;
 use crate::diagram::flowchart::{Direction, Unsupported};
 use crate::diagram::sequence::syntax::decode;
 
@@ -30,33 +31,6 @@ impl Reader {
             self.ignored.push(what.to_string());
         }
     }
-}
-
-/// Where the diagram starts, after an optional `---` front matter, and its `title:`.
-fn front_matter(source: &str) -> (usize, Option<String>) {
-    let trimmed = source.trim_start();
-    let lead = source.len() - trimmed.len();
-    let Some(after) = trimmed.strip_prefix("---") else {
-        return (0, None);
-    };
-    if !after.starts_with(['\n', '\r']) {
-        return (0, None);
-    }
-    let mut at = lead + 3;
-    let mut title = None;
-    for line in source[at..].split_inclusive('\n').skip(1) {
-        at += line.len();
-        if line.trim() == "---" {
-            return (at, title);
-        }
-        if let Some(t) = line.trim().strip_prefix("title:") {
-            let t = t.trim().trim_matches(['"', '\'']).trim();
-            if !t.is_empty() {
-                title = Some(t.to_string());
-            }
-        }
-    }
-    (0, None)
 }
 
 /// The source's lines with their byte offsets, comments dropped and trimmed (empty lines
@@ -456,7 +430,7 @@ fn note(
 
 /// `None` when the source is not a state diagram.
 pub fn parse(source: &str) -> Option<Result<StateDiagram, Unsupported>> {
-    let (start, title) = front_matter(source);
+    let (start, title) = directive::front_matter(source);
     let all = lines(&source[start..], start);
     let (&(header_at, header), rest) = all.split_first()?;
     let mut words = header.split_whitespace();

@@ -3,7 +3,7 @@
 //! (curves sampled, not only their end points), and the flowcharts pass the corpus's geometric
 //! check (no two boxes overlap, no edge through a box it does not join, no label on a box).
 
-use crate::diagram::flowchart::tests::corpus::geometry_faults;
+use crate::diagram::tests::corpus::geometry_faults;
 use crate::diagram::{Alone, draw_alone};
 use std::path::{Path, PathBuf};
 

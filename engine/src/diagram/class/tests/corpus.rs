@@ -6,55 +6,19 @@
 //! (no two boxes overlap, no relation through a box it does not join, no label on a box) and,
 //! from the layout, no overlapping boxes.
 
+use crate::diagram;
 use crate::diagram::class::{ClassDiagram, Classifier, Kind, layout, parse};
 use crate::diagram::flowchart::layout::Drawing;
-use crate::diagram::flowchart::tests::corpus::geometry_faults;
-use crate::diagram::{self, svg::Frame};
-use crate::html::i18n::EN;
+use crate::diagram::tests::corpus::{
+    Corpus, assert_drawn_but_named, assert_geometry, assert_none_differ, assert_parts_marked,
+    draw_prefixes, frame, overlapping_boxes, read_or_say, same_as_mermaid, write_svgs,
+};
 use serde_json::{Value, json};
-use std::path::Path;
+
+const CORPUS: Corpus = Corpus::new("mermaid-class");
 
 /// Diagrams mermaid.js reads that are not drawn, each with the reason.
 const NOT_DRAWN: [(&str, &str); 0] = [];
-
-fn load(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/mermaid-class")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON")
-}
-
-fn corpus() -> Vec<(String, String)> {
-    load("corpus.json")
-        .as_array()
-        .expect("a list")
-        .iter()
-        .map(|d| {
-            (
-                d["name"].as_str().expect("name").to_string(),
-                d["source"].as_str().expect("source").to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The diagrams mermaid.js reads (the corpus also keeps a few it rejects).
-fn accepted() -> Vec<(String, String)> {
-    let reference = load("parse.json");
-    corpus()
-        .into_iter()
-        .filter(|(name, _)| reference["diagrams"][name].get("error").is_none())
-        .collect()
-}
-
-fn frame() -> Frame<'static> {
-    Frame {
-        id: "d",
-        title: "Diagram",
-        t: &EN,
-        inline_style: false,
-    }
-}
 
 /// The diagram read, its layout and its drawing; `None` when it is not read.
 fn draw(src: &str) -> Option<(ClassDiagram, Drawing, diagram::Rendered)> {
@@ -148,29 +112,22 @@ fn their_classes(want: &Value) -> Value {
 
 #[test]
 fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
-    let reference = load("parse.json");
+    let reference = CORPUS.reference();
     let mut wrong = Vec::new();
     let mut compared = 0;
-    for (name, src) in accepted() {
+    for (name, src) in CORPUS.accepted() {
         let want = &reference["diagrams"][&name];
-        let d = match parse::parse(&src) {
-            Some(Ok(d)) => d,
-            Some(Err(e)) => {
-                wrong.push(format!("{name}: not read: {} at {}", e.message, e.offset));
-                continue;
-            }
-            None => {
-                wrong.push(format!("{name}: not a class diagram"));
-                continue;
-            }
+        let Some(d) = read_or_say(&mut wrong, &name, "a class diagram", parse::parse(&src)) else {
+            continue;
         };
         compared += 1;
-        if our_nodes(&d) != their_nodes(want) {
-            wrong.push(format!(
-                "{name}: nodes: ours {:?}, mermaid's {:?}",
-                our_nodes(&d),
-                their_nodes(want)
-            ));
+        if !same_as_mermaid(
+            &mut wrong,
+            &name,
+            "nodes",
+            &our_nodes(&d),
+            &their_nodes(want),
+        ) {
             continue;
         }
         let ours: Vec<(String, String)> = d
@@ -196,10 +153,7 @@ fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
                 )
             })
             .collect();
-        if ours != theirs {
-            wrong.push(format!(
-                "{name}: edges: ours {ours:?}, mermaid's {theirs:?}"
-            ));
+        if !same_as_mermaid(&mut wrong, &name, "edges", &ours, &theirs) {
             continue;
         }
         let rels: Vec<Value> = d
@@ -235,18 +189,14 @@ fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
                 ])
             })
             .collect();
-        if rels != their_rels {
-            wrong.push(format!(
-                "{name}: relations: ours {rels:?}, mermaid's {their_rels:?}"
-            ));
-        }
-        if our_classes(&d) != their_classes(want) {
-            wrong.push(format!(
-                "{name}: classes: ours {}, mermaid's {}",
-                our_classes(&d),
-                their_classes(want)
-            ));
-        }
+        same_as_mermaid(&mut wrong, &name, "relations", &rels, &their_rels);
+        same_as_mermaid(
+            &mut wrong,
+            &name,
+            "classes",
+            &our_classes(&d),
+            &their_classes(want),
+        );
         let dir = match d.chart.direction {
             crate::diagram::flowchart::Direction::TopDown => "TB",
             crate::diagram::flowchart::Direction::BottomUp => "BT",
@@ -260,40 +210,24 @@ fn the_engine_reads_the_nodes_and_edges_mermaid_reads() {
             ));
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} differ:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_none_differ(&wrong);
     assert!(compared >= 60, "only {compared} compared");
 }
 
 #[test]
 fn at_least_97_percent_are_drawn_and_the_rest_are_named() {
-    let all = accepted();
+    let all = CORPUS.accepted();
     assert!(all.len() >= 60, "{} diagrams", all.len());
-    let mut not_drawn = Vec::new();
-    for (name, src) in &all {
-        if !draw(src).is_some_and(|(_, _, r)| r.drawn) {
-            not_drawn.push(name.clone());
-        }
-    }
-    let named: Vec<String> = NOT_DRAWN.iter().map(|(n, _)| n.to_string()).collect();
-    assert_eq!(not_drawn, named, "not drawn");
-    assert!(
-        (all.len() - not_drawn.len()) * 100 >= all.len() * 97,
-        "{} of {} drawn",
-        all.len() - not_drawn.len(),
-        all.len()
-    );
+    assert_drawn_but_named(&all, &NOT_DRAWN, |src| {
+        draw(src).is_some_and(|(_, _, r)| r.drawn)
+    });
 }
 
 #[test]
 fn diagrams_mermaid_rejects_are_not_drawn_and_say_where() {
-    let reference = load("parse.json");
+    let reference = CORPUS.reference();
     let mut rejected = 0;
-    for (name, src) in corpus() {
+    for (name, src) in CORPUS.diagrams() {
         if reference["diagrams"][&name].get("error").is_none() {
             continue;
         }
@@ -308,44 +242,18 @@ fn diagrams_mermaid_rejects_are_not_drawn_and_say_where() {
 
 #[test]
 fn every_drawn_diagram_passes_the_geometric_check() {
-    let mut bad = Vec::new();
-    for (name, src) in corpus() {
-        let Some((_, _, r)) = draw(&src) else {
-            continue;
-        };
-        let mut faults = geometry_faults(&r.svg);
-        let out = crate::diagram::tests::books::outside(&r.svg);
-        if !out.is_empty() {
-            faults.push(format!(
-                "lines leave the drawing at {:?}",
-                &out[..out.len().min(2)]
-            ));
-        }
-        if !faults.is_empty() {
-            bad.push(format!("{name}: {}", faults.join("; ")));
-        }
-    }
-    assert!(bad.is_empty(), "{}:\n{}", bad.len(), bad.join("\n"));
+    assert_geometry(&CORPUS.diagrams(), |src| draw(src).map(|(_, _, r)| r.svg));
 }
 
 #[test]
 fn no_two_boxes_overlap() {
     let mut bad = Vec::new();
-    for (name, src) in corpus() {
+    for (name, src) in CORPUS.diagrams() {
         let Some((_, laid, _)) = draw(&src) else {
             continue;
         };
-        let boxes: Vec<_> = laid.nodes.iter().flatten().map(|n| n.bounds).collect();
-        for (k, a) in boxes.iter().enumerate() {
-            for b in &boxes[k + 1..] {
-                if a.left() + 0.5 < b.right()
-                    && b.left() + 0.5 < a.right()
-                    && a.top() + 0.5 < b.bottom()
-                    && b.top() + 0.5 < a.bottom()
-                {
-                    bad.push(name.clone());
-                }
-            }
+        for _ in overlapping_boxes(&laid) {
+            bad.push(name.clone());
         }
     }
     assert!(bad.is_empty(), "{bad:?}");
@@ -353,24 +261,12 @@ fn no_two_boxes_overlap() {
 
 #[test]
 fn every_class_namespace_and_note_is_a_data_node_and_every_relation_a_data_edge() {
-    for (name, src) in corpus() {
+    for (name, src) in CORPUS.diagrams() {
         let Some((d, _, r)) = draw(&src) else {
             continue;
         };
-        for n in &d.chart.nodes {
-            let mut attr = "data-node=\"".to_string();
-            crate::html::escape_into(&n.id.replace('\'', "\u{1}"), &mut attr);
-            let attr = attr.replace('\u{1}', "&#39;");
-            let attr = attr + "\"";
-            assert!(r.svg.contains(&attr), "{name}: {}", n.id);
-        }
-        let edges = r.svg.matches("data-edge=").count();
-        assert_eq!(edges, d.chart.edges.len(), "{name}");
-        assert!(
-            r.svg.contains("<title") && r.svg.contains("<desc"),
-            "{name}"
-        );
-        assert!(!r.svg.contains("<script") && !r.svg.contains("foreignObject"));
+        let ids = d.chart.nodes.iter().map(|n| n.id.as_str());
+        assert_parts_marked(&name, &r.svg, ids, d.chart.edges.len());
     }
 }
 
@@ -379,23 +275,13 @@ fn every_class_namespace_and_note_is_a_data_node_and_every_relation_a_data_edge(
 #[test]
 #[ignore = "writes files; run by hand"]
 fn write_the_class_svgs() {
-    let dir = std::env::var("CORPUS_SVG_DIR").expect("CORPUS_SVG_DIR");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    for (name, src) in corpus() {
-        if let Some((_, _, r)) = draw(&src) {
-            std::fs::write(Path::new(&dir).join(format!("{name}.svg")), r.svg).expect("written");
-        }
-    }
+    write_svgs(&CORPUS.diagrams(), |src| draw(src).map(|(_, _, r)| r.svg));
 }
 
 /// Prefixes of every corpus diagram are read and laid out without a panic.
 #[test]
 fn cut_diagrams_never_panic() {
-    for (_, src) in corpus() {
-        for cut in (0..=src.len()).step_by(7) {
-            if src.is_char_boundary(cut) {
-                let _ = draw(&src[..cut]);
-            }
-        }
-    }
+    draw_prefixes(&CORPUS.diagrams(), 7, |src| {
+        let _ = draw(src);
+    });
 }

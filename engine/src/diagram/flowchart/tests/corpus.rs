@@ -8,14 +8,11 @@
 use crate::diagram;
 use crate::diagram::flowchart;
 use crate::diagram::tests::corpus::{
-    Corpus, assert_drawn_but_named, assert_geometry, assert_none_differ, attr, edge_counts, frame,
-    read_or_say, read_svg, write_svgs,
+    Corpus, assert_drawn_but_named, assert_geometry, assert_none_differ, attr, crossing_edges,
+    edge_counts, frame, geometry_faults, read_or_say, read_svg, write_svgs,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The geometry check, where the class and gantt corpora find it.
-pub(crate) use crate::diagram::tests::corpus::{crossing_edges, geometry_faults};
 
 const CORPUS: Corpus = Corpus::new("mermaid-flowcharts");
 

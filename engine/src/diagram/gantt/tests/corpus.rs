@@ -4,13 +4,17 @@
 //! and tags), and the geometry of every drawing: no two tasks' boxes overlap, and no task's
 //! text lies on another task's box.
 
-use crate::diagram::flowchart::tests::corpus::geometry_faults;
+use crate::diagram;
 use crate::diagram::gantt::time::{Civil, Ms};
 use crate::diagram::gantt::{GanttChart, layout, parse};
-use crate::diagram::{self, svg::Frame};
-use crate::html::i18n::EN;
+use crate::diagram::geometry::{Bounds, Pt};
+use crate::diagram::tests::corpus::{
+    Corpus, assert_drawn_but_named, assert_geometry, assert_none_differ, assert_parts_marked,
+    draw_prefixes, frame, overlap, read_or_say, write_svgs,
+};
 use serde_json::Value;
-use std::path::Path;
+
+const CORPUS: Corpus = Corpus::new("mermaid-gantt");
 
 /// Diagrams mermaid.js reads that are not drawn, each with the reason.
 const NOT_DRAWN: [(&str, &str); 1] = [(
@@ -18,50 +22,20 @@ const NOT_DRAWN: [(&str, &str); 1] = [(
     "no tasks: the example shows only `tickInterval` and `weekday`, so there is nothing to comment on",
 )];
 
-fn load(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/mermaid-gantt")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON")
-}
-
-fn corpus() -> Vec<(String, String)> {
-    load("corpus.json")
-        .as_array()
-        .expect("a list")
-        .iter()
-        .map(|d| {
-            (
-                d["name"].as_str().expect("name").to_string(),
-                d["source"].as_str().expect("source").to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The diagrams mermaid.js reads (the corpus also keeps one it rejects).
-fn accepted() -> Vec<(String, String)> {
-    let reference = load("parse.json");
-    corpus()
-        .into_iter()
-        .filter(|(name, _)| reference["diagrams"][name].get("error").is_none())
-        .collect()
-}
-
-fn frame() -> Frame<'static> {
-    Frame {
-        id: "d",
-        title: "Diagram",
-        t: &EN,
-        inline_style: false,
-    }
-}
-
 fn draw(src: &str) -> Option<(GanttChart, layout::Laid, diagram::Rendered)> {
     let g = parse::parse(src)?.ok()?;
     let laid = layout::layout(&g);
     let r = diagram::render_gantt(&g, &frame());
     Some((g, laid, r))
+}
+
+/// The box from `left` to `right` and `top` to `bottom`, as the shared overlap check takes it.
+fn spanning(left: f64, top: f64, right: f64, bottom: f64) -> Bounds {
+    Bounds {
+        center: Pt::new((left + right) / 2.0, (top + bottom) / 2.0),
+        w: right - left,
+        h: bottom - top,
+    }
 }
 
 /// A time as `Date.toISOString` writes it.
@@ -104,21 +78,13 @@ fn ours(g: &GanttChart) -> Vec<Value> {
 
 #[test]
 fn the_engine_reads_the_tasks_mermaid_reads() {
-    let reference = load("parse.json");
+    let reference = CORPUS.reference();
     let mut wrong = Vec::new();
     let mut compared = 0;
-    for (name, src) in accepted() {
+    for (name, src) in CORPUS.accepted() {
         let want = &reference["diagrams"][&name];
-        let g = match parse::parse(&src) {
-            Some(Ok(g)) => g,
-            Some(Err(e)) => {
-                wrong.push(format!("{name}: not read: {} at {}", e.message, e.offset));
-                continue;
-            }
-            None => {
-                wrong.push(format!("{name}: not a gantt chart"));
-                continue;
-            }
+        let Some(g) = read_or_say(&mut wrong, &name, "a gantt chart", parse::parse(&src)) else {
+            continue;
         };
         compared += 1;
         let got = ours(&g);
@@ -154,19 +120,14 @@ fn the_engine_reads_the_tasks_mermaid_reads() {
             ));
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} differ:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_none_differ(&wrong);
     assert!(compared >= 60, "only {compared} compared");
 }
 
 #[test]
 fn every_task_is_a_node_named_by_mermaids_id_and_there_are_no_edges() {
-    let reference = load("parse.json");
-    for (name, src) in accepted() {
+    let reference = CORPUS.reference();
+    for (name, src) in CORPUS.accepted() {
         let Some((g, _, r)) = draw(&src) else {
             continue;
         };
@@ -186,46 +147,25 @@ fn every_task_is_a_node_named_by_mermaids_id_and_there_are_no_edges() {
         if !r.drawn {
             continue;
         }
-        for n in &g.chart.nodes {
-            let mut attr = "data-node=\"".to_string();
-            crate::html::escape_into(&n.id.replace('\'', "\u{1}"), &mut attr);
-            let attr = attr.replace('\u{1}', "&#39;") + "\"";
-            assert!(r.svg.contains(&attr), "{name}: {}", n.id);
-        }
-        assert!(!r.svg.contains("data-edge="), "{name}");
-        assert!(
-            r.svg.contains("<title") && r.svg.contains("<desc"),
-            "{name}"
-        );
-        assert!(!r.svg.contains("<script") && !r.svg.contains("foreignObject"));
+        let ids = g.chart.nodes.iter().map(|n| n.id.as_str());
+        assert_parts_marked(&name, &r.svg, ids, 0);
     }
 }
 
 #[test]
 fn at_least_97_percent_are_drawn_and_the_rest_are_named() {
-    let all = accepted();
+    let all = CORPUS.accepted();
     assert!(all.len() >= 60, "{} diagrams", all.len());
-    let mut not_drawn = Vec::new();
-    for (name, src) in &all {
-        if !draw(src).is_some_and(|(_, _, r)| r.drawn) {
-            not_drawn.push(name.clone());
-        }
-    }
-    let named: Vec<String> = NOT_DRAWN.iter().map(|(n, _)| n.to_string()).collect();
-    assert_eq!(not_drawn, named, "not drawn");
-    assert!(
-        (all.len() - not_drawn.len()) * 100 >= all.len() * 97,
-        "{} of {} drawn",
-        all.len() - not_drawn.len(),
-        all.len()
-    );
+    assert_drawn_but_named(&all, &NOT_DRAWN, |src| {
+        draw(src).is_some_and(|(_, _, r)| r.drawn)
+    });
 }
 
 #[test]
 fn diagrams_mermaid_rejects_are_not_drawn_and_say_where() {
-    let reference = load("parse.json");
+    let reference = CORPUS.reference();
     let mut rejected = 0;
-    for (name, src) in corpus() {
+    for (name, src) in CORPUS.diagrams() {
         if reference["diagrams"][&name].get("error").is_none() {
             continue;
         }
@@ -240,53 +180,43 @@ fn diagrams_mermaid_rejects_are_not_drawn_and_say_where() {
 
 #[test]
 fn every_drawn_diagram_passes_the_geometric_check() {
-    let mut bad = Vec::new();
-    for (name, src) in corpus() {
-        let Some((_, _, r)) = draw(&src) else {
-            continue;
-        };
-        let mut faults = geometry_faults(&r.svg);
-        let out = crate::diagram::tests::books::outside(&r.svg);
-        if !out.is_empty() {
-            faults.push(format!(
-                "lines leave the drawing at {:?}",
-                &out[..out.len().min(2)]
-            ));
-        }
-        if !faults.is_empty() {
-            bad.push(format!("{name}: {}", faults.join("; ")));
-        }
-    }
-    assert!(bad.is_empty(), "{}:\n{}", bad.len(), bad.join("\n"));
+    assert_geometry(&CORPUS.diagrams(), |src| draw(src).map(|(_, _, r)| r.svg));
 }
 
 #[test]
 fn no_two_tasks_overlap_and_no_text_lies_on_another_task() {
     let mut bad = Vec::new();
-    for (name, src) in corpus() {
+    for (name, src) in CORPUS.diagrams() {
         let Some((_, laid, _)) = draw(&src) else {
             continue;
         };
-        let boxes: Vec<_> = laid.tasks.iter().map(|t| t.bounds).collect();
-        let overlap = |a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)| {
-            a.0 + 0.5 < b.2 && b.0 + 0.5 < a.2 && a.1 + 0.5 < b.3 && b.1 + 0.5 < a.3
-        };
-        let of = |r: &layout::Rect| (r.x, r.y, r.right(), r.y + r.h);
+        let boxes: Vec<Bounds> = laid
+            .tasks
+            .iter()
+            .map(|t| {
+                spanning(
+                    t.bounds.x,
+                    t.bounds.y,
+                    t.bounds.right(),
+                    t.bounds.y + t.bounds.h,
+                )
+            })
+            .collect();
         for (k, a) in boxes.iter().enumerate() {
             for b in &boxes[k + 1..] {
-                if overlap(of(a), of(b)) {
+                if overlap(a, b) {
                     bad.push(format!("{name}: two tasks overlap"));
                 }
             }
             let t = &laid.tasks[k];
-            let text = (
+            let text = spanning(
                 t.label_x,
                 t.mid_y - 8.0,
                 t.label_x + t.label_w,
                 t.mid_y + 8.0,
             );
             for (j, b) in boxes.iter().enumerate() {
-                if j != k && overlap(text, of(b)) {
+                if j != k && overlap(&text, b) {
                     bad.push(format!("{name}: the text of task {k} lies on task {j}"));
                 }
             }
@@ -300,31 +230,21 @@ fn no_two_tasks_overlap_and_no_text_lies_on_another_task() {
 #[test]
 #[ignore = "writes files; run by hand"]
 fn write_the_gantt_svgs() {
-    let dir = std::env::var("CORPUS_SVG_DIR").expect("CORPUS_SVG_DIR");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    for (name, src) in corpus() {
-        if let Some((_, _, r)) = draw(&src) {
-            std::fs::write(Path::new(&dir).join(format!("{name}.svg")), r.svg).expect("written");
-        }
-    }
+    write_svgs(&CORPUS.diagrams(), |src| draw(src).map(|(_, _, r)| r.svg));
 }
 
 /// Prefixes of every corpus diagram are read and laid out without a panic.
 #[test]
 fn cut_diagrams_never_panic() {
-    for (_, src) in corpus() {
-        for cut in (0..=src.len()).step_by(3) {
-            if src.is_char_boundary(cut) {
-                let _ = draw(&src[..cut]);
-            }
-        }
-    }
+    draw_prefixes(&CORPUS.diagrams(), 3, |src| {
+        let _ = draw(src);
+    });
 }
 
 #[test]
 fn no_two_tick_labels_run_into_each_other() {
     let mut bad = Vec::new();
-    for (name, src) in corpus() {
+    for (name, src) in CORPUS.diagrams() {
         let Some((_, laid, _)) = draw(&src) else {
             continue;
         };

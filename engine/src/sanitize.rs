@@ -364,6 +364,9 @@ pub struct ImageRules {
     pub absolute: bool,
     /// No image from the web at all (a mail message that holds its own images).
     pub none: bool,
+    /// Where a relative image is resolved when images must be absolute (a mail's
+    /// `--link-base`, as its links are): without it such an image cannot load.
+    pub base: Option<String>,
 }
 
 impl ImageRules {
@@ -374,6 +377,7 @@ impl ImageRules {
             policy: options.images.clone(),
             absolute,
             none: !any,
+            base: options.link_base_url.clone().filter(|_| absolute),
         }
     }
 
@@ -381,6 +385,14 @@ impl ImageRules {
     pub fn src<'u>(&self, url: &'u str) -> Option<Cow<'u, str>> {
         if self.none {
             return None;
+        }
+        if let Some(base) = self.base.as_deref()
+            && !url.starts_with('#')
+            && let Some(resolved) = crate::email::mail_text_url(url, Some(base))
+            && resolved != url
+        {
+            return image_src(&resolved, &self.policy, self.absolute)
+                .map(|src| Cow::Owned(src.into_owned()));
         }
         image_src(url, &self.policy, self.absolute)
     }
@@ -1274,6 +1286,20 @@ mod tests {
         assert!(
             !mail.contains("logo.png") && mail.contains("https://i.example/a.png"),
             "{mail}"
+        );
+        // With a base, a mail's relative image loads from it, as its links do.
+        let based = clean(
+            "<img src=\"img/logo.png\" alt=\"logo\"><img src=\"javascript:x\" alt=\"js\">",
+            &ImageRules {
+                absolute: true,
+                base: Some("https://docs.example/guide/".into()),
+                ..ImageRules::default()
+            },
+        );
+        assert!(
+            based.contains("src=\"https://docs.example/guide/img/logo.png\"")
+                && !based.contains("javascript"),
+            "{based}"
         );
     }
 }

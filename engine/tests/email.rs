@@ -1055,6 +1055,29 @@ fn the_email_text_part_links_as_the_html_part_does() {
     assert!(page.contains("the guide (docs/guide.md)"), "{page}");
 }
 
+/// A relative image in a mail loads from the link base when one is given, as the mail's links
+/// do; without one it cannot load, and only its words are shown.
+#[test]
+fn a_relative_image_in_an_email_loads_from_the_link_base() {
+    let doc = "![logo](img/logo.png) and ![raw](<img/raw.png>)\n\n<img src=\"img/html.png\" alt=\"html\">\n";
+    let email = Options::default().with_surface(Surface::Email);
+    let html = |options: &Options| render(doc, options).body().to_string();
+    let based = html(
+        &email
+            .clone()
+            .with_link_base_url(Some("https://docs.example/book/intro.html".into())),
+    );
+    for file in ["logo", "raw", "html"] {
+        assert!(
+            based.contains(&format!("src=\"https://docs.example/book/img/{file}.png\"")),
+            "{file}: {based}"
+        );
+    }
+    let without = html(&email);
+    assert!(!without.contains("<img"), "{without}");
+    assert!(without.contains("logo"), "{without}");
+}
+
 /// A compound selector of the dark-colours block: an element name (or none, or `*`), classes
 /// and attributes that must be present.
 struct Compound {

@@ -56,8 +56,8 @@ const USAGE: Usage = Usage {
             name: "link-base",
             value: "URL",
             about: "email: where the document is published; relative links\n\
-                    are made absolute against it (without it, a link that\n\
-                    cannot work in a mail is kept as its words)",
+                    and images are made absolute against it (without it, a\n\
+                    link that cannot work in a mail is kept as its words)",
         },
     ],
     notes: "FILE defaults to standard input.\n",

@@ -151,6 +151,12 @@ fn revisions_are_the_owners_alone(backend: &Backend) {
     );
     assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("expires_in"));
+    // The routing's other settings, and a misspelt field, are refused by name too.
+    for field in ["recipients", "verdict", "markdwn"] {
+        let r = put(addr, &id, &token, &json!({ "markdown": DOC, field: true }));
+        assert_eq!(r.status, 422, "{field}: {}", r.text());
+        assert!(r.text().contains(field), "{}", r.text());
+    }
     // None of that changed it.
     let doc = get(addr, &format!("/v1/documents/{id}"), &token).json();
     assert_eq!(doc["revision"], 1, "{doc}");

@@ -436,16 +436,22 @@ async fn put(state: &AppState, routing: &Routing, req: Request<Incoming>, id: &s
     };
     if media(&content_type) == "application/json"
         && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
-        && let Some(field) = ["expires_in", "callback_url", "sender"]
-            .into_iter()
-            .find(|f| fields.contains_key(*f))
+        && let Some(field) = fields
+            .keys()
+            .find(|k| !["markdown", "blocks"].contains(&k.as_str()))
     {
-        return problem(
-            StatusCode::UNPROCESSABLE_ENTITY,
+        // A revision is new text only; anything else would be quietly ignored.
+        let message = if ROUTE_FIELDS.contains(&field.as_str()) {
             format!(
                 "\"{field}\" is set when a document is routed and a revision keeps it; send the new text alone (\"markdown\" or \"blocks\")."
-            ),
-        );
+            )
+        } else {
+            format!(
+                "\"{}\" is not a field of a revision; send the new text alone (\"markdown\" or \"blocks\").",
+                truncate(field)
+            )
+        };
+        return problem(StatusCode::UNPROCESSABLE_ENTITY, message);
     }
     let src = match document_from(&content_type, body) {
         Ok(s) => s,

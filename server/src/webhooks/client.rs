@@ -39,8 +39,10 @@ struct PoolKey {
 }
 
 /// Open connections waiting for their next request, each with when it went idle.
-fn pool() -> &'static Mutex<HashMap<PoolKey, Vec<(Sender, Instant)>>> {
-    static POOL: OnceLock<Mutex<HashMap<PoolKey, Vec<(Sender, Instant)>>>> = OnceLock::new();
+type Pool = Mutex<HashMap<PoolKey, Vec<(Sender, Instant)>>>;
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(Mutex::default)
 }
 

@@ -279,6 +279,11 @@ LATENCY="$(awk '{print $5 - $4}' "$RECEIPTS" | sort -n | awk '{v[NR] = $1}
 echo "  2. $SENT submissions through HAProxy in ${DURATION}s ($LOAD_RATE/s, p50 $LOAD_P50, p99 $LOAD_P99), all 2xx;"
 echo "     $kept responses stored, $kept webhook events received, each signature checked$AGAIN"
 echo "     webhook latency (response stored → received): $LATENCY"
+# Where delivery time went: each replica's worker logs, every 5 s, the mean and max time from
+# an event's creation to its claim, of the POST, and of recording the outcome.
+for name in a b c; do
+  sed -n 's/.*webhook timings //p' "$WORK/$name.err" | sed "s/^/     worker $name: /"
+done
 
 # --- 3. A rolling restart under load.
 before="$kept"

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -70,6 +71,8 @@ impl Received {
 #[derive(Clone, Default)]
 struct Receiver {
     port: u16,
+    /// Connections accepted so far.
+    connections: Arc<AtomicUsize>,
     got: Arc<Mutex<Vec<Received>>>,
     script: Arc<Mutex<VecDeque<Answer>>>,
 }
@@ -100,6 +103,7 @@ impl Receiver {
                     let Ok((stream, _)) = listener.accept().await else {
                         continue;
                     };
+                    r.connections.fetch_add(1, Ordering::SeqCst);
                     let (r, tls) = (r.clone(), tls.clone());
                     tokio::spawn(async move {
                         let service = hyper::service::service_fn(move |req| {
@@ -480,6 +484,35 @@ fn responses_closes_and_expiries_are_delivered_signed() {
 }
 
 /// A receiver that fails gets the event again, with the same id, after the backoff.
+#[test]
+fn deliveries_to_one_receiver_share_a_kept_connection() {
+    let backend = Backend::sqlite();
+    let receiver = Receiver::start();
+    let server = serve(&backend, &["--webhook-allow-private"], FAST);
+    let addr = server.addr.as_str();
+    let routed = route(addr, "", json!({ "callback_url": receiver.url() }));
+    let (id, token, secret) = (
+        routed["id"].as_str().unwrap(),
+        routed["token"].as_str().unwrap(),
+        routed["webhook_secret"].as_str().unwrap(),
+    );
+    // One after the other: each answer's delivery is over (recorded) before the next answer.
+    for n in 1..=4 {
+        answer(addr, id);
+        deliveries_when(addr, id, token, |l| {
+            l.iter().filter(|d| d["status"] == "delivered").count() == n
+        });
+    }
+    let got = receiver.got();
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(got.iter().all(|hook| hook.verified_with(secret)));
+    assert_eq!(
+        receiver.connections.load(Ordering::SeqCst),
+        1,
+        "four deliveries in turn should share one kept-alive connection"
+    );
+}
+
 #[test]
 fn a_failed_delivery_is_retried_with_the_same_id() {
     for backend in backends() {

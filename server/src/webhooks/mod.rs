@@ -23,7 +23,8 @@ pub mod guard;
 use crate::store::{self, Attempt, Delivery, Millis, Store};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Tells the worker an event was just written (by this process; on PostgreSQL the store's
 /// listener calls it too when another replica stored a response or closed a document).
@@ -128,6 +129,76 @@ pub fn signatures(delivery: &Delivery, timestamp: i64, body: &[u8]) -> Option<St
     Some(header)
 }
 
+/// Where delivery time goes, summed since the last [`Timings::log`]: from an event's creation to
+/// its claim (first attempts only), the POST, and the record of its outcome, in milliseconds.
+#[derive(Default)]
+struct Timings {
+    claimed: AtomicU64,
+    waited_ms: AtomicU64,
+    waited_max_ms: AtomicU64,
+    sent: AtomicU64,
+    send_ms: AtomicU64,
+    send_max_ms: AtomicU64,
+    recorded: AtomicU64,
+    record_ms: AtomicU64,
+    record_max_ms: AtomicU64,
+}
+
+static TIMINGS: Timings = Timings {
+    claimed: AtomicU64::new(0),
+    waited_ms: AtomicU64::new(0),
+    waited_max_ms: AtomicU64::new(0),
+    sent: AtomicU64::new(0),
+    send_ms: AtomicU64::new(0),
+    send_max_ms: AtomicU64::new(0),
+    recorded: AtomicU64::new(0),
+    record_ms: AtomicU64::new(0),
+    record_max_ms: AtomicU64::new(0),
+};
+
+impl Timings {
+    fn add(count: &AtomicU64, total: &AtomicU64, max: &AtomicU64, n: u64, ms: u64) {
+        count.fetch_add(n, Ordering::Relaxed);
+        total.fetch_add(ms.saturating_mul(n), Ordering::Relaxed);
+        max.fetch_max(ms, Ordering::Relaxed);
+    }
+
+    /// One log line of the averages and maxima since the last one, when anything happened.
+    fn log(&self) {
+        let take = |a: &AtomicU64| a.swap(0, Ordering::Relaxed);
+        let (claimed, sent, recorded) =
+            (take(&self.claimed), take(&self.sent), take(&self.recorded));
+        let avg = |total: u64, n: u64| total.checked_div(n).unwrap_or(0);
+        let (waited, send, record) = (
+            avg(take(&self.waited_ms), claimed),
+            avg(take(&self.send_ms), sent),
+            avg(take(&self.record_ms), recorded),
+        );
+        let (waited_max, send_max, record_max) = (
+            take(&self.waited_max_ms),
+            take(&self.send_max_ms),
+            take(&self.record_max_ms),
+        );
+        if claimed + sent + recorded > 0 {
+            tracing::info!(
+                claimed,
+                created_to_claim_ms = waited,
+                created_to_claim_max_ms = waited_max,
+                sent,
+                send_ms = send,
+                send_max_ms = send_max,
+                recorded,
+                record_ms = record,
+                record_max_ms = record_max,
+                "webhook timings"
+            );
+        }
+    }
+}
+
+/// How often the worker logs [`Timings`].
+const TIMINGS_EVERY: Duration = Duration::from_secs(5);
+
 /// Deliveries in flight at once, per server.
 const IN_FLIGHT: usize = 32;
 
@@ -140,6 +211,21 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
     let places = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     let (ended, outcomes) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(record_outcomes(store.clone(), outcomes));
+    let logger = tokio::spawn(async {
+        let mut every = tokio::time::interval(TIMINGS_EVERY);
+        loop {
+            every.tick().await;
+            TIMINGS.log();
+        }
+    });
+    // The logger stops with the worker.
+    struct Stop(tokio::task::JoinHandle<()>);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let _logger = Stop(logger);
     loop {
         // One free place at least, then every other free one.
         let Ok(first) = places.clone().acquire_owned().await else {
@@ -168,11 +254,32 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
             }
             continue;
         }
+        for delivery in &due {
+            if delivery.event.attempts == 0 {
+                let waited = now.saturating_sub(delivery.event.created_at).max(0) as u64;
+                Timings::add(
+                    &TIMINGS.claimed,
+                    &TIMINGS.waited_ms,
+                    &TIMINGS.waited_max_ms,
+                    1,
+                    waited,
+                );
+            }
+        }
         for delivery in due {
             let place = held.pop();
             let ended = ended.clone();
             tokio::spawn(async move {
+                let started = Instant::now();
                 let attempt = deliver(&delivery, &tuning).await;
+                let took = started.elapsed().as_millis() as u64;
+                Timings::add(
+                    &TIMINGS.sent,
+                    &TIMINGS.send_ms,
+                    &TIMINGS.send_max_ms,
+                    1,
+                    took,
+                );
                 // The recorder is gone only when the worker is: the lease then brings it back.
                 let _ = ended.send(Outcome {
                     event: delivery.event.id,
@@ -212,9 +319,17 @@ async fn record_outcomes(
             .iter()
             .map(|o| (o.event.clone(), o.attempt.clone()))
             .collect();
+        let started = Instant::now();
         if let Err(e) = store.record_attempts(attempts).await {
             tracing::warn!(error = %e, events = batch.len(), "cannot record webhook deliveries");
         }
+        Timings::add(
+            &TIMINGS.recorded,
+            &TIMINGS.record_ms,
+            &TIMINGS.record_max_ms,
+            batch.len() as u64,
+            started.elapsed().as_millis() as u64,
+        );
         // The places free up here, all at once: the worker's next claim takes them together.
         let mut freed: Option<tokio::sync::OwnedSemaphorePermit> = None;
         for place in batch.into_iter().filter_map(|o| o.place) {

@@ -527,8 +527,9 @@ fn a_failed_delivery_is_retried_with_the_same_id() {
         );
         answer(addr, id);
         let got = receiver.wait_for(3);
+        // The same event each time; that the waits grow is the schedule's own test
+        // (`retries_back_off_and_give_up_after_a_day`), not timed here.
         assert!(got.iter().all(|r| r.id() == got[0].id()), "{got:?}");
-        assert!(got[2].at.duration_since(got[1].at) >= got[1].at.duration_since(got[0].at));
         let log = deliveries_when(addr, id, token, |l| l[0]["status"] == "delivered");
         assert_eq!(log[0]["attempts"], 3);
         assert_eq!(log[0]["last_status"], 200);

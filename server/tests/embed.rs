@@ -568,6 +568,31 @@ mod idempotency {
         let long = answer(addr, &id, &"k".repeat(300), &eu);
         assert_eq!(long.status, 400);
         assert!(long.problem_detail().contains("Idempotency-Key"));
+        // A form carries its own submission id, but a malformed key is refused there too,
+        // and so is a query parameter other than a recipient's `for`.
+        let form = call(
+            addr,
+            "POST",
+            &format!("/r/{id}/responses"),
+            &[
+                ("content-type", "application/x-www-form-urlencoded"),
+                ("idempotency-key", "short"),
+            ],
+            b"pb.reviewer=Dana",
+        );
+        assert_eq!(form.status, 400, "{}", form.text());
+        assert!(form.problem_detail().contains("Idempotency-Key"));
+        for query in ["?=0.0", "?fro=x"] {
+            let r = call(
+                addr,
+                "POST",
+                &format!("/r/{id}/responses{query}"),
+                &[("content-type", "application/json")],
+                eu.to_string().as_bytes(),
+            );
+            assert_eq!(r.status, 400, "{query}: {}", r.text());
+            assert!(r.problem_detail().contains("parameter"), "{}", r.text());
+        }
         // A new key is a new response.
         let second = answer(addr, &id, "1b4e28ba-2fa1-11d2-883f-0016d3cca427", &us);
         assert_eq!(second.status, 201, "{}", second.text());

@@ -10,6 +10,7 @@ use super::{
     QUESTION_KINDS, REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, annotations_json,
     decorate, new_submission, recipient_query, routed_options, speech, with_verdict,
 };
+use crate::quote::truncate;
 use crate::routing::{
     Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
     take_answer_token, with_verdict_line,
@@ -33,6 +34,22 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
     let client = client_of(&req);
     let id = id.to_string();
     let secret = recipient_query(req.uri().query());
+    // A recipient's `for` is the only parameter: anything else is a mistake to name, not drop.
+    if let Some(unknown) = req.uri().query().and_then(|q| {
+        passback_engine::parse_urlencoded(q)
+            .ok()?
+            .into_iter()
+            .map(|(k, _)| k)
+            .find(|k| k != "for")
+    }) {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "An answer takes no parameter \"{}\"; its only one is for (a recipient's secret, from their link).",
+                truncate(&unknown)
+            ),
+        );
+    }
     let form = match form_or_json(
         &req,
         "the review page's form (application/x-www-form-urlencoded) or JSON {\"responses\", \"reviewer\"}",
@@ -41,17 +58,18 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Err(r) => return r,
     };
     // A JSON client's Idempotency-Key is its submission id: a repeat finds the first response.
+    // A form carries its own submission id; a malformed key is refused on either.
     let idempotency_key = match idempotency_key(&req) {
-        Ok(Some(k)) if !form => {
+        Ok(Some(k)) => {
             if !is_submission_id(&k) {
                 return problem(
                     StatusCode::BAD_REQUEST,
                     "An Idempotency-Key on an answer is its submission id: 16 to 128 letters, digits, '-' or '_' (a UUID will do).",
                 );
             }
-            Some(k)
+            (!form).then_some(k)
         }
-        Ok(_) => None,
+        Ok(None) => None,
         Err(r) => return r,
     };
     let body = match read_body(req, state.config.max_body, state.config.body_timeout).await {

@@ -3,7 +3,8 @@
 //! has a timeout; the answer's status is what counts, its body is read up to [`MAX_ANSWER`]
 //! bytes and dropped; a redirect is not followed (it is a failure like any non-2xx).
 //!
-//! Connections are kept alive and reused ([`IDLE`]): one whose answer was read to its end goes
+//! Connections are kept alive and reused ([`IDLE`], at most [`IDLE_PER_KEY`] per key and
+//! [`IDLE_IN_ALL`] in all): one whose answer was read to its end goes
 //! back to a pool keyed by the checked address, the scheme and the host name, and the next
 //! attempt to the same key takes it. Every attempt still resolves and checks the host first, so
 //! a pooled connection is used only for an address that passed the check just now.
@@ -26,6 +27,8 @@ pub const MAX_ANSWER: usize = 64 * 1024;
 /// How long an unused connection is kept, and how many are kept per key.
 const IDLE: Duration = Duration::from_secs(30);
 const IDLE_PER_KEY: usize = 32;
+/// Idle connections kept in all: many receivers must not hold a file descriptor each.
+const IDLE_IN_ALL: usize = 256;
 
 type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
@@ -67,6 +70,9 @@ fn give_back(key: PoolKey, sender: Sender) {
         idle.retain(|(s, since)| !s.is_closed() && since.elapsed() < IDLE);
         !idle.is_empty()
     });
+    if pool.values().map(Vec::len).sum::<usize>() >= IDLE_IN_ALL {
+        return;
+    }
     let idle = pool.entry(key).or_default();
     if idle.len() < IDLE_PER_KEY {
         idle.push((sender, Instant::now()));

@@ -11,7 +11,7 @@
 # building the document and the first render's one-time set-up taken out.
 #
 #   benches/render-instructions.sh [RENDERS]      (default 10)
-#   TYPICAL_MAX=1.22 DENSE_MAX=1.82               (the bounds, overridable)
+#   TYPICAL_MAX=1.22 DENSE_MAX=1.84               (the bounds, overridable)
 #
 # Needs valgrind. Builds the release example first; then a few seconds.
 set -euo pipefail
@@ -20,7 +20,7 @@ shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 RENDERS="${1:-10}"
 TYPICAL_MAX="${TYPICAL_MAX:-1.22}"
-DENSE_MAX="${DENSE_MAX:-1.82}"
+DENSE_MAX="${DENSE_MAX:-1.84}"
 command -v valgrind >/dev/null || { echo "render-instructions.sh: valgrind is not installed (apt-get install -y valgrind)" >&2; exit 1; }
 cargo build --release -q -p passback-benches --example profile
 BIN="${CARGO_TARGET_DIR:-target}/release/examples/profile"

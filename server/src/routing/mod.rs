@@ -243,18 +243,7 @@ impl Routing {
             let choices = passback_engine::chrome_strings(lang).verdict_choices;
             options.asks = options.asks.in_language(choices);
         }
-        let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
-        if !validation.ok {
-            let errors = validation
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == passback_engine::Severity::Error)
-                .count();
-            return Err(RoutingError::Violating {
-                errors,
-                diagnostics,
-            });
-        }
+        let diagnostics = checked_diagnostics(&validation)?;
         let routed = self
             .route(src, hash, options)
             .await
@@ -490,4 +479,22 @@ pub async fn sweep_every_minute(routing: Routing) {
             Err(e) => tracing::warn!(error = %e, "the store's sweep failed"),
         }
     }
+}
+
+/// A validation's diagnostics as JSON, or the refusal that counts its errors when it found any:
+/// routing and revising refuse a violating document alike.
+fn checked_diagnostics(validation: &passback_engine::Validation) -> Result<Value, RoutingError> {
+    let diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
+    if validation.ok {
+        return Ok(diagnostics);
+    }
+    let errors = validation
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == passback_engine::Severity::Error)
+        .count();
+    Err(RoutingError::Violating {
+        errors,
+        diagnostics,
+    })
 }

@@ -55,18 +55,7 @@ impl Routing {
                 (src, validation, hash, warnings)
             })
             .await?;
-        let mut diagnostics = serde_json::to_value(&validation.diagnostics).unwrap_or(Value::Null);
-        if !validation.ok {
-            let errors = validation
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == passback_engine::Severity::Error)
-                .count();
-            return Err(RoutingError::Violating {
-                errors,
-                diagnostics,
-            });
-        }
+        let mut diagnostics = super::checked_diagnostics(&validation)?;
         if let Some(list) = diagnostics.as_array_mut() {
             list.extend(warnings);
         }

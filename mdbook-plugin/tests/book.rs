@@ -1,36 +1,19 @@
 //! A real `mdbook build` of `examples/book` with the real preprocessor binary: every component,
 //! fences in lists and quotes, an `{{#include}}`d chapter, and an invalid block.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for e in std::fs::read_dir(from).expect("read dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            if p.file_name().is_some_and(|n| n == "book") {
-                continue;
-            }
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).expect("copy file");
-        }
-    }
-}
 
 #[test]
 fn a_real_book_builds_with_live_components() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/book");
     let dir: PathBuf = std::env::temp_dir().join(format!("pb-book-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&example, &dir);
+    common::copy_dir(&example, &dir);
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
-    let path = format!(
-        "{}:{}",
-        bin.parent().expect("bin dir").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with_preprocessor();
 
     let install = Command::new(&bin)
         .arg("install")
@@ -247,12 +230,7 @@ fn hostile_titles_reach_no_search_title_and_warnings_no_terminal_escapes() {
          {{\"id\":\"x\",\"label\":\"X\",\"weight\":1}},{{\"id\":\"y\",\"label\":\"Y\",\"weight\":1}}]}}\n```\n"
     );
     std::fs::write(dir.join("src/chapter.md"), chapter).expect("chapter.md");
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
-    let path = format!(
-        "{}:{}",
-        bin.parent().expect("bin dir").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with_preprocessor();
     let build = Command::new("mdbook")
         .arg("build")
         .arg(&dir)
@@ -322,12 +300,7 @@ fn plain_mermaid_fences_are_drawn_at_build_time() {
         ```mermaid\npie\n  title Plan\n  \"Done\" : 3\n```\n\n\
         After the diagrams.\n";
     std::fs::write(dir.join("src/chapter.md"), chapter).expect("chapter.md");
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
-    let path = format!(
-        "{}:{}",
-        bin.parent().expect("bin dir").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with_preprocessor();
     let build = Command::new("mdbook")
         .arg("build")
         .arg(&dir)
@@ -406,16 +379,11 @@ fn the_example_book_builds_as_shipped_with_one_copy_button_per_chapter() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/book");
     let dir: PathBuf = std::env::temp_dir().join(format!("pb-shipped-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&example, &dir);
+    common::copy_dir(&example, &dir);
     for stale in ["passback.css", "passback.js"] {
         let _ = std::fs::remove_file(dir.join(stale));
     }
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
-    let path = format!(
-        "{}:{}",
-        bin.parent().expect("bin dir").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with_preprocessor();
     let build = |dir: &Path| {
         let out = Command::new("mdbook")
             .arg("build")

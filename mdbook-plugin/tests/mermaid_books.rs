@@ -3,24 +3,14 @@
 //! ```` ```mermaid ```` fence of their chapters becomes an inline SVG in the chapter's page and in
 //! `print.html`, no Mermaid code block or script is left, and the build prints no warning.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use toml_edit::{Array, DocumentMut, Item, Value};
 
 const FIGURE: &str = "<figure class=\"pb-mermaid pb-figure\">";
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for e in std::fs::read_dir(from).expect("read dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).expect("copy file");
-        }
-    }
-}
 
 /// The ```` ```mermaid ```` fences of a chapter as mdbook-mermaid finds them (also inside list
 /// items and quotes), each as the kind its first statement names.
@@ -149,16 +139,12 @@ fn build_book(name: &str) -> Figures {
     let dir: PathBuf =
         std::env::temp_dir().join(format!("pb-mermaid-book-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&fixture, &dir);
+    common::copy_dir(&fixture, &dir);
     let original = std::fs::read_to_string(dir.join("book.toml")).expect("book.toml");
     std::fs::write(dir.join("book.toml"), switch_to_passback(&original)).expect("book.toml");
 
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-passback"));
-    let path = format!(
-        "{}:{}",
-        bin.parent().expect("bin dir").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with_preprocessor();
     // `install` lists the stylesheet (the diagrams' dark theme) as `mdbook-mermaid install`
     // listed mermaid.js.
     let install = Command::new(&bin)

@@ -92,15 +92,14 @@ impl AppState {
             email_csp: http::response::email_csp(config.public_url.as_deref()),
             image_sources: config.images.csp_sources(),
             #[cfg(feature = "store")]
-            routing: config
-                .store
-                .open(config.store_keys.clone())
-                .map(|store| routing::Routing {
+            routing: config.store.open(config.store_keys.clone()).map(|store| {
+                routing::Routing::new(
                     store,
-                    retention: config.retention,
-                    closed_retention: config.closed_retention,
-                    max_responses: config.max_responses,
-                }),
+                    config.retention,
+                    config.closed_retention,
+                    config.max_responses,
+                )
+            }),
             bound: OnceLock::new(),
             #[cfg(feature = "store")]
             route_limiter: config.route_limit.map(limit::RouteLimiter::new),

@@ -21,12 +21,12 @@ fn open(url: &str) -> Result<Routing, String> {
     runtime()
         .block_on(store.prepare())
         .map_err(|e| e.to_string())?;
-    Ok(Routing {
-        store: Arc::clone(&store),
-        retention: Duration::from_secs(3600),
-        closed_retention: Duration::from_secs(3600),
-        max_responses: 10,
-    })
+    Ok(Routing::new(
+        Arc::clone(&store),
+        Duration::from_secs(3600),
+        Duration::from_secs(3600),
+        10,
+    ))
 }
 
 /// Routes a document through `routing` and reads it back.

@@ -707,12 +707,7 @@ fn purged_with_the_document(backend: &Backend) {
         .expect("a store spec")
         .open(None)
         .expect("a store");
-    let routing = Routing {
-        store,
-        retention: Duration::from_secs(3600),
-        closed_retention: Duration::ZERO,
-        max_responses: 10,
-    };
+    let routing = Routing::new(store, Duration::from_secs(3600), Duration::ZERO, 10);
     common::store::runtime().block_on(async {
         routing.store.prepare().await.expect("prepared");
         let asks = Asks {

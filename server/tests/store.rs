@@ -1085,13 +1085,13 @@ fn sqlite_an_expired_document_leaves_no_text_on_disk() {
     use std::sync::Arc;
 
     let backend = Backend::sqlite();
-    let routing = Routing {
-        store: Arc::new(SqliteStore::new(backend.file())),
-        retention: Duration::from_secs(60),
+    let routing = Routing::new(
+        Arc::new(SqliteStore::new(backend.file())),
+        Duration::from_secs(60),
         // Purged at the first sweep after it expires.
-        closed_retention: Duration::ZERO,
-        max_responses: 10,
-    };
+        Duration::ZERO,
+        10,
+    );
     let (text, answer) = (
         common::store::unique("document-text"),
         common::store::unique("answer-text"),
@@ -1131,16 +1131,13 @@ fn kept_until_purged(backend: &Backend) {
         .expect("a store spec")
         .open(None)
         .expect("a store");
-    let keep = Routing {
+    let keep = Routing::new(
         store,
-        retention: Duration::from_secs(3600),
-        closed_retention: Duration::from_secs(3600),
-        max_responses: 10,
-    };
-    let purge = Routing {
-        closed_retention: Duration::ZERO,
-        ..keep.clone()
-    };
+        Duration::from_secs(3600),
+        Duration::from_secs(3600),
+        10,
+    );
+    let purge = Routing::new(keep.store.clone(), keep.retention, Duration::ZERO, 10);
     let markers: Vec<String> = [
         "expired-text",
         "expired-answer",
@@ -1422,6 +1419,124 @@ fn two_servers(a: &Served, b: &Served) {
     );
     assert_eq!(deleted.status, 204);
     assert_eq!(list(&a.addr, &doc, "").status, 410);
+}
+
+/// Each server keeps a copy of a document its readers answer, so that a submission need not
+/// read and parse it again; a change made through another server must still hold at once. `a`
+/// answers (and keeps its copy); `b` revises, closes, reopens and deletes.
+fn a_kept_copy_gives_way_to_another_servers_change(a: &Served, b: &Served) {
+    let doc = route(&a.addr, &json!({ "markdown": DOC }));
+    let patch = |status: &str| {
+        call(
+            &b.addr,
+            "PATCH",
+            &format!("/v1/documents/{}", doc.id),
+            &[
+                ("content-type", "application/json"),
+                ("authorization", &bearer(&doc.token)),
+            ],
+            json!({ "status": status }).to_string().as_bytes(),
+        )
+    };
+    let first = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+    );
+    assert_eq!(first.status, 201, "{}", first.text());
+    // Revised through b: "US" is now "USA". An answer to the latest revision, through a, is
+    // read against revision 2 (the copy a kept would refuse "USA") and kept as an answer to it.
+    let revised = call(
+        &b.addr,
+        "PUT",
+        &format!("/v1/documents/{}", doc.id),
+        &[
+            ("content-type", "application/json"),
+            ("authorization", &bearer(&doc.token)),
+        ],
+        json!({ "markdown": DOC.replace("\"US\"", "\"USA\"") })
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(revised.status, 200, "{}", revised.text());
+    // "EU" fits both revisions: the store finds a's copy out of date, and it is kept as an
+    // answer to revision 2, not 1.
+    let either = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+    );
+    assert_eq!(either.status, 201, "{}", either.text());
+    let latest = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["USA"] } } }),
+    );
+    assert_eq!(latest.status, 201, "{}", latest.text());
+    let listed = list(&b.addr, &doc, "").json();
+    let revisions: Vec<&Value> = (0..3)
+        .map(|i| &listed["responses"][i]["revision"])
+        .collect();
+    assert_eq!(revisions, [&json!(1), &json!(2), &json!(2)]);
+    assert_eq!(
+        listed["responses"][2]["componentInputs"]["b1"],
+        json!({ "selected": ["USA"] })
+    );
+    // Answers that say they are to revision 1 are stale, whichever copy a holds.
+    let stale = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "revision": 1, "responses": { "b1": { "selected": ["US"] } } }),
+    );
+    assert_eq!(stale.status, 409, "{}", stale.text());
+    assert_eq!(stale.json()["revision"], 2);
+    assert_eq!(stale.json()["answered_revision"], 1);
+    // Closed through b: refused through a; reopened through b: taken through a again.
+    assert_eq!(patch("closed").status, 200);
+    let closed = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+    );
+    assert_eq!(closed.status, 409, "{}", closed.text());
+    assert_eq!(closed.json()["document_status"], "closed");
+    assert_eq!(patch("open").status, 200);
+    let reopened = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+    );
+    assert_eq!(reopened.status, 201, "{}", reopened.text());
+    // Deleted through b: gone through a.
+    let deleted = call(
+        &b.addr,
+        "DELETE",
+        &format!("/v1/documents/{}", doc.id),
+        &[("authorization", &bearer(&doc.token))],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    let gone = answer_json(
+        &a.addr,
+        &doc.id,
+        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
+    );
+    assert_eq!(gone.status, 410, "{}", gone.text());
+}
+
+#[test]
+fn sqlite_a_kept_copy_gives_way_to_another_servers_change() {
+    let backend = Backend::sqlite();
+    let (a, b) = (backend.serve(&[]), backend.serve(&[]));
+    a_kept_copy_gives_way_to_another_servers_change(&a, &b);
+}
+
+#[test]
+fn postgres_a_kept_copy_gives_way_to_another_servers_change() {
+    if let Some(backend) = Backend::postgres() {
+        let (a, b) = (backend.serve(&[]), backend.serve(&[]));
+        a_kept_copy_gives_way_to_another_servers_change(&a, &b);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

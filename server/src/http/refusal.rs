@@ -45,6 +45,13 @@ pub fn refused(e: RoutingError, browser: bool) -> Resp {
             }
             return r;
         }
+        RoutingError::Stale { answered, revision } => {
+            return problem_with(
+                StatusCode::CONFLICT,
+                e.to_string(),
+                json!({ "revision": revision, "answered_revision": answered }),
+            );
+        }
         RoutingError::Violating { diagnostics, .. } => {
             return problem_with(
                 StatusCode::UNPROCESSABLE_ENTITY,

@@ -42,6 +42,9 @@ pub enum RoutingError {
     },
     /// The document holds its limit of responses already.
     Full { max_responses: u64 },
+    /// The answers were read against revision `answered`, but the document is at `revision`
+    /// now: nothing was kept.
+    Stale { answered: u64, revision: u64 },
     /// The document has as many revisions as it may.
     Revisions { max: u64 },
     /// The client has routed as many documents as `--route-limit` allows: retry after `wait`.
@@ -135,6 +138,10 @@ impl fmt::Display for RoutingError {
             RoutingError::Full { max_responses } => write!(
                 f,
                 "This document has taken its limit of {max_responses} responses, so no more are kept; ask its sender to route it again."
+            ),
+            RoutingError::Stale { answered, revision } => write!(
+                f,
+                "These answers are to revision {answered}, but the document is at revision {revision} now: nothing was kept. Read it again (GET /r/{{id}}) and answer the latest revision."
             ),
             RoutingError::Revisions { max } => write!(
                 f,

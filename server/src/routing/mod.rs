@@ -33,6 +33,7 @@
 //! `revision_text`, [`Revision`]) in `revisions`; the events as listed ([`event_json`]) in
 //! `events`. They are re-exported or are methods of [`Routing`], so their paths are as above.
 
+mod answerable;
 pub mod carry;
 mod error;
 mod events;
@@ -43,6 +44,7 @@ mod recipients;
 mod responses;
 mod revisions;
 
+pub use answerable::{Answerable, KEPT_BYTES, KEPT_FOR};
 pub use error::RoutingError;
 pub use events::{EVENTS_DEFAULT, EVENTS_MAX, event_json};
 pub use limits::{
@@ -157,9 +159,28 @@ pub struct Routing {
     pub closed_retention: Duration,
     /// Responses one document takes at most.
     pub max_responses: u64,
+    /// Open documents as readers answer them, kept a short while.
+    answerable: Arc<answerable::AnswerableCache>,
 }
 
 impl Routing {
+    /// The rules over `store`, with the retention periods and the limit of responses a
+    /// document takes.
+    pub fn new(
+        store: Arc<dyn Store>,
+        retention: Duration,
+        closed_retention: Duration,
+        max_responses: u64,
+    ) -> Self {
+        Routing {
+            store,
+            retention,
+            closed_retention,
+            max_responses,
+            answerable: Default::default(),
+        }
+    }
+
     /// Keeps `markdown` (already validated) as `options` say: for `expires_in` (at most the
     /// retention period; the retention period when `None`), for a key or none, with a callback
     /// URL, recipients and a verdict or without.
@@ -291,6 +312,23 @@ impl Routing {
         }
     }
 
+    /// The document `id` as a reader answers it: a copy read less than [`KEPT_FOR`] ago when
+    /// this server keeps one (the store still refuses an answer the copy no longer fits), or
+    /// as stored now.
+    pub async fn answerable(&self, id: &str) -> Result<Arc<Answerable>, RoutingError> {
+        if let Some(copy) = self.answerable.get(id) {
+            return Ok(copy);
+        }
+        self.answerable_now(id).await
+    }
+
+    /// [`Routing::answerable`] read from the store, whatever copy is kept.
+    pub async fn answerable_now(&self, id: &str) -> Result<Arc<Answerable>, RoutingError> {
+        let copy = Arc::new(Answerable::new(self.live(id).await?));
+        self.answerable.keep(copy.clone());
+        Ok(copy)
+    }
+
     /// The kept document `id`, if `token` is its bearer token: for its sender.
     pub async fn authorized(&self, id: &str, token: &str) -> Result<Document, RoutingError> {
         let doc = self.live(id).await?;
@@ -303,6 +341,7 @@ impl Routing {
 
     /// Deletes the document `id` and its responses, leaving a tombstone.
     pub async fn delete(&self, id: &str) -> Result<(), RoutingError> {
+        self.answerable.forget(id);
         match self.store.delete(id, store::now()).await {
             Ok(Lookup::Live(())) => Ok(()),
             Ok(Lookup::Gone) => Err(RoutingError::Gone),
@@ -318,6 +357,7 @@ impl Routing {
         id: &str,
         closed: bool,
     ) -> Result<DocumentSummary, RoutingError> {
+        self.answerable.forget(id);
         match self.store.set_closed(id, closed, store::now()).await {
             Ok(Lookup::Live(summary)) if summary.status == Status::Expired => {
                 Err(RoutingError::StatusFixed {

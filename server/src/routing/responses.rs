@@ -63,6 +63,7 @@ impl Routing {
         id: &str,
         answer: Answer,
     ) -> Result<Box<StoredResponse>, RoutingError> {
+        let answered = answer.revision;
         let response = NewResponse {
             revision: answer.revision,
             received_at: store::now(),
@@ -83,12 +84,26 @@ impl Routing {
                 crate::webhooks::wake();
                 Ok(stored)
             }
-            Ok(Added::NotOpen(status)) => Err(RoutingError::NotOpen { status }),
-            Ok(Added::Gone) => Err(RoutingError::Gone),
-            Ok(Added::Unknown) => Err(RoutingError::Unknown { id: id.to_string() }),
+            // A copy kept of it is out of date: the next reader reads it afresh.
+            Ok(Added::NotOpen(status)) => {
+                self.answerable.forget(id);
+                Err(RoutingError::NotOpen { status })
+            }
+            Ok(Added::Gone) => {
+                self.answerable.forget(id);
+                Err(RoutingError::Gone)
+            }
+            Ok(Added::Unknown) => {
+                self.answerable.forget(id);
+                Err(RoutingError::Unknown { id: id.to_string() })
+            }
             Ok(Added::Full) => Err(RoutingError::Full {
                 max_responses: self.max_responses,
             }),
+            Ok(Added::Stale { revision }) => {
+                self.answerable.forget(id);
+                Err(RoutingError::Stale { answered, revision })
+            }
             Err(e) => Err(RoutingError::store(e)),
         }
     }

@@ -64,6 +64,7 @@ impl Routing {
             .revise(&doc.id, src, hash.clone(), store::now(), MAX_REVISIONS)
             .await
             .map_err(RoutingError::store)?;
+        self.answerable.forget(&doc.id);
         match done {
             Revised::Done(revision) => Ok(Revision {
                 id: doc.id.clone(),

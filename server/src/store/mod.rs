@@ -468,6 +468,11 @@ pub enum Added {
     Unknown,
     /// The document holds its limit of responses already.
     Full,
+    /// The document is at another revision than the one the answers were read against
+    /// (`revision` is its latest): nothing was kept.
+    Stale {
+        revision: u64,
+    },
 }
 
 /// A store that could not do what was asked (the database is unreachable, the file cannot be

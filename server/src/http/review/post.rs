@@ -12,7 +12,7 @@ use super::{
 };
 use crate::quote::truncate;
 use crate::routing::{
-    Answer as Kept, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
+    Answer as Kept, Answerable, RoutingError, check_stored_size, chosen_verdict, is_submission_id,
     take_answer_token, with_verdict_line,
 };
 use crate::state::AppState;
@@ -80,18 +80,90 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         Ok(t) => t,
         Err(r) => return r,
     };
-    let doc = match routing.live(&id).await {
-        Ok(doc) if doc.status != Status::Open => {
-            return refused(RoutingError::NotOpen { status: doc.status }, browser);
-        }
-        Ok(doc) => doc,
+    let post = Post {
+        browser,
+        client,
+        id,
+        secret,
+        form,
+        idempotency_key,
+        text,
+    };
+    // A copy of the document this server kept is tried first; when the store finds it out of
+    // date (revised, closed or deleted elsewhere), the post is read again against the document
+    // as it is now.
+    let copy = match routing.answerable(&post.id).await {
+        Ok(copy) => copy,
         Err(e) => return refused(e, browser),
     };
+    match answer_to(&state, &routing, &post, copy, false).await {
+        Answered::Done(r) => r,
+        Answered::OutOfDate => match routing.answerable_now(&post.id).await {
+            Ok(copy) => match answer_to(&state, &routing, &post, copy, true).await {
+                Answered::Done(r) => r,
+                Answered::OutOfDate => unreachable_out_of_date(),
+            },
+            Err(e) => refused(e, browser),
+        },
+    }
+}
+
+/// A reader's post, read: what [`answer_to`] answers, once or twice.
+struct Post {
+    browser: bool,
+    client: Option<std::net::IpAddr>,
+    id: String,
+    secret: Option<String>,
+    form: bool,
+    idempotency_key: Option<String>,
+    text: String,
+}
+
+/// What [`answer_to`] did with a post.
+enum Answered {
+    Done(Resp),
+    /// The copy of the document it was read against is out of date: nothing was kept.
+    OutOfDate,
+}
+
+/// Read as the document as stored now, a post is never out of date; were it, it is refused.
+fn unreachable_out_of_date() -> Resp {
+    problem(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The document changed while the answers were read; send them again.",
+    )
+}
+
+/// Answers `post` against `copy` of its document. `fresh`: the copy was read from the store
+/// for this post, so an answer to another revision is stale, not a copy out of date.
+async fn answer_to(
+    state: &Arc<AppState>,
+    routing: &crate::routing::Routing,
+    post: &Post,
+    copy: Arc<Answerable>,
+    fresh: bool,
+) -> Answered {
+    let Post {
+        browser,
+        client,
+        ref id,
+        ref secret,
+        form,
+        ref idempotency_key,
+        ref text,
+    } = *post;
+    let doc = &copy.doc;
+    if doc.status != Status::Open {
+        return Answered::Done(refused(
+            RoutingError::NotOpen { status: doc.status },
+            browser,
+        ));
+    }
     // Through a recipient's link: theirs, or nothing (404).
-    let recipient = match &secret {
-        Some(secret) => match routing.recipient(&id, secret, false).await {
+    let recipient = match secret {
+        Some(secret) => match routing.recipient(id, secret, false).await {
             Ok(r) => Some(r),
-            Err(e) => return refused(e, browser),
+            Err(e) => return Answered::Done(refused(e, browser)),
         },
         None => None,
     };
@@ -107,47 +179,56 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         sender: doc.sender.clone(),
     };
     // Answers typed against an earlier revision are not kept as answers to this one.
-    let answered = match posted_revision(form, &text) {
+    let answered = match posted_revision(form, text) {
         Ok(r) => r.unwrap_or(doc.revision),
-        Err(r) => return r,
+        Err(r) => return Answered::Done(r),
     };
     if answered != doc.revision {
-        // It keeps nothing, but renders a page: it counts as an answer against the limits.
-        if let Err(e) = take_answer_token(&state.answer_limiter, &id, client) {
-            return refused(e, browser);
+        if !fresh {
+            return Answered::OutOfDate;
         }
-        return stale(&routing, &doc, page, answered, form, text).await;
+        // It keeps nothing, but renders a page: it counts as an answer against the limits.
+        if let Err(e) = take_answer_token(&state.answer_limiter, id, client) {
+            return Answered::Done(refused(e, browser));
+        }
+        return Answered::Done(stale(routing, doc, page, answered, form, text.clone()).await);
     }
-    let markdown = doc.markdown.clone();
     let checked = browser && form;
+    let (read, text) = (copy.clone(), text.clone());
     let decoded = tokio::task::spawn_blocking(move || {
         if form {
-            decode_form(&page, &markdown, &text, checked)
+            decode_form(&page, &read.doc.markdown, &text, checked)
         } else {
-            decode_json(&markdown, &text, page.verdict.as_deref())
+            decode_json(read.parsed(), &text, page.verdict.as_deref())
         }
     })
     .await;
+    // A copy kept a while decides only answers it takes: whatever else it would say (the
+    // answers do not fit, a page of problems or of a list edit) is said by the document as
+    // stored now, which may have been revised meanwhile.
+    if !fresh && !matches!(decoded, Ok(Ok(Answer::Export { .. }))) {
+        return Answered::OutOfDate;
+    }
     let answer = match decoded {
         Ok(Ok(a)) => a,
-        Ok(Err(r)) => return r,
+        Ok(Err(r)) => return Answered::Done(r),
         Err(_) => {
-            return problem(
+            return Answered::Done(problem(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "The answers could not be read on an internal error; please report it.",
-            );
+            ));
         }
     };
     let (inputs, annotations, export, notices, reviewer, submission, verdict) = match answer {
         Answer::Edited(page, frame_src) => {
             let mut r = html(StatusCode::OK, page, frame_src);
             no_store(&mut r);
-            return r;
+            return Answered::Done(r);
         }
         Answer::Problem(status, page, frame_src) => {
             let mut r = html(status, page, frame_src);
             no_store(&mut r);
-            return r;
+            return Answered::Done(r);
         }
         Answer::Export {
             inputs,
@@ -168,12 +249,12 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         ),
     };
     // A browser's form always gets a receipt: one the page did not carry is made here.
-    let submission = match (submission, &idempotency_key) {
+    let submission = match (submission, idempotency_key) {
         (Some(given), Some(key)) if given != *key => {
-            return problem(
+            return Answered::Done(problem(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "The Idempotency-Key header and \"submission_id\" differ; send one of them, or the same in both.",
-            );
+            ));
         }
         (_, Some(key)) => Some(key.clone()),
         (None, None) if checked => new_submission(),
@@ -190,9 +271,9 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         reviewer.as_deref(),
         state.config.max_answer_bytes,
     )
-    .and_then(|()| take_answer_token(&state.answer_limiter, &id, client))
+    .and_then(|()| take_answer_token(&state.answer_limiter, id, client))
     {
-        return refused(e, browser);
+        return Answered::Done(refused(e, browser));
     }
     let for_secret = recipient.as_ref().and(secret.clone());
     let kept = Kept {
@@ -205,16 +286,17 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
         verdict,
         revision: doc.revision,
     };
-    let stored = match routing.respond_with(&id, kept).await {
+    let stored = match routing.respond_with(id, kept).await {
         Ok(stored) => stored,
-        Err(e) => return refused(e, browser),
+        Err(RoutingError::Stale { .. }) if !fresh => return Answered::OutOfDate,
+        Err(e) => return Answered::Done(refused(e, browser)),
     };
     if let Some((inputs, annotations, reviewer)) = sent
         && (stored.component_inputs != inputs
             || stored.annotations != annotations
             || stored.reviewer != reviewer)
     {
-        return refused(RoutingError::IdempotencyMismatch, false);
+        return Answered::Done(refused(RoutingError::IdempotencyMismatch, false));
     }
     let mut r = match (checked, &submission) {
         // Post/Redirect/Get: the receipt is a page of its own, so reloading it sends nothing.
@@ -248,7 +330,7 @@ pub async fn respond_to(state: Arc<AppState>, req: Request<Incoming>, id: &str) 
             r.headers_mut().append("passback-notice", v);
         }
     }
-    r
+    Answered::Done(r)
 }
 
 /// What a reader's post amounts to.
@@ -603,7 +685,7 @@ fn mark_field(page: String, name: &str) -> String {
 }
 
 /// `{ "responses": {…}, "reviewer": "…", "verdict": "…" }`.
-fn decode_json(markdown: &str, text: &str, choices: Option<&[String]>) -> Result<Answer, Resp> {
+fn decode_json(doc: &Doc, text: &str, choices: Option<&[String]>) -> Result<Answer, Resp> {
     let json: Value = serde_json::from_str(text).map_err(|e| {
         problem(
             StatusCode::BAD_REQUEST,
@@ -649,14 +731,13 @@ fn decode_json(markdown: &str, text: &str, choices: Option<&[String]>) -> Result
     };
     let verdict = chosen_verdict(choices, verdict)
         .map_err(|e| problem(StatusCode::UNPROCESSABLE_ENTITY, e))?;
-    let doc = Doc::parse(markdown);
-    let checked = passback_engine::answers_from_json(&doc, responses).map_err(|e| {
+    let checked = passback_engine::answers_from_json(doc, responses).map_err(|e| {
         problem(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!("The responses do not fit the document: {e}."),
         )
     })?;
-    let export = passback_engine::export(&doc, &checked);
+    let export = passback_engine::export(doc, &checked);
     // componentInputs is the block map alone; the comments are kept beside it.
     let mut inputs = responses.clone();
     if let Some(map) = inputs.as_object_mut() {

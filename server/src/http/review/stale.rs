@@ -62,13 +62,12 @@ pub(super) async fn stale(
     text: String,
 ) -> Resp {
     if !form {
-        return super::super::response::problem_with(
-            StatusCode::CONFLICT,
-            format!(
-                "These answers are to revision {answered}, but the document is at revision {} now: nothing was kept. Read it again (GET /r/{{id}}) and answer the latest revision.",
-                doc.revision
-            ),
-            json!({ "revision": doc.revision, "answered_revision": answered }),
+        return super::super::refusal::refused(
+            crate::routing::RoutingError::Stale {
+                answered,
+                revision: doc.revision,
+            },
+            false,
         );
     }
     let old = if answered < doc.revision {

@@ -256,12 +256,19 @@ impl PostgresStore {
         rows.first().map(response).transpose()
     }
 
-    /// Why a response could not be added to `id` at `now`.
-    async fn refusal(&self, id: &str, now: Millis, max: i64) -> Result<Added, StoreError> {
+    /// Why a response to revision `revision` could not be added to `id` at `now`.
+    async fn refusal(
+        &self,
+        id: &str,
+        now: Millis,
+        max: i64,
+        revision: u64,
+    ) -> Result<Added, StoreError> {
         let rows = self
             .query(
                 "cannot read a document",
-                "SELECT gone_at, expires_at, response_count, closed_at FROM documents WHERE id = $1",
+                "SELECT gone_at, expires_at, response_count, closed_at, revision
+                 FROM documents WHERE id = $1",
                 &[&id],
             )
             .await?;
@@ -271,6 +278,9 @@ impl PostgresStore {
             Some(r) if Status::at(r.get(3), r.get(1), now) != Status::Open => {
                 Added::NotOpen(Status::at(r.get(3), r.get(1), now))
             }
+            Some(r) if r.get::<_, i64>(4) as u64 != revision => Added::Stale {
+                revision: r.get::<_, i64>(4) as u64,
+            },
             Some(r) if r.get::<_, i64>(2) >= max => Added::Full,
             // It took a response in between; the caller's limit was reached meanwhile or the
             // document changed: say it is full rather than guess.

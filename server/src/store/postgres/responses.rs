@@ -149,7 +149,7 @@ pub(super) fn add_response<'a>(
                     UPDATE documents SET response_count = response_count + 1,
                                          last_response_at = $2
                     WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
-                      AND closed_at IS NULL AND response_count < $3
+                      AND closed_at IS NULL AND response_count < $3 AND revision = $12
                     RETURNING id, response_count, owner_key, callback_url
                  ),
                  stored AS (
@@ -195,7 +195,9 @@ pub(super) fn add_response<'a>(
             },
         };
         let Some(row) = rows.first() else {
-            return store.refusal(&id, response.received_at, max).await;
+            return store
+                .refusal(&id, response.received_at, max, response.revision)
+                .await;
         };
         store.waiters.notify(&id);
         store.announce(&id);

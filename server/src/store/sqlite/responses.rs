@@ -51,13 +51,13 @@ pub(super) fn add_response<'a>(
         let added = store
             .run(false, move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                type Row = (Option<Millis>, Millis, i64, Option<Millis>);
+                type Row = (Option<Millis>, Millis, i64, Option<Millis>, i64);
                 let row: Option<Row> = tx
                     .query_row(
-                        "SELECT gone_at, expires_at, response_count, closed_at
+                        "SELECT gone_at, expires_at, response_count, closed_at, revision
                          FROM documents WHERE id = ?1",
                         [&id],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
                     )
                     .optional()?;
                 let now = response.received_at;
@@ -80,15 +80,20 @@ pub(super) fn add_response<'a>(
                 let count = match row {
                     None => return Ok(Added::Unknown),
                     Some((Some(_), ..)) => return Ok(Added::Gone),
-                    Some((None, expires_at, _, closed_at))
+                    Some((None, expires_at, _, closed_at, _))
                         if Status::at(closed_at, expires_at, now) != Status::Open =>
                     {
                         return Ok(Added::NotOpen(Status::at(closed_at, expires_at, now)));
                     }
-                    Some((_, _, count, _)) if count as u64 >= max_responses => {
+                    Some((.., revision)) if revision as u64 != response.revision => {
+                        return Ok(Added::Stale {
+                            revision: revision as u64,
+                        });
+                    }
+                    Some((_, _, count, ..)) if count as u64 >= max_responses => {
                         return Ok(Added::Full);
                     }
-                    Some((_, _, count, _)) => count,
+                    Some((_, _, count, ..)) => count,
                 };
                 let seq = count + 1;
                 tx.execute(

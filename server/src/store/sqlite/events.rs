@@ -13,7 +13,7 @@ pub(super) fn insert_event(
     at: Millis,
     response: Option<i64>,
 ) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
                              next_attempt_at)
          SELECT d.id, d.owner_key, ?4, ?3, ?2,
@@ -21,8 +21,8 @@ pub(super) fn insert_event(
                 CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN ?2 END
          FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
          WHERE d.id = ?1",
-        params![id, at, response, kind],
-    )?;
+    )?
+    .execute(params![id, at, response, kind])?;
     Ok(())
 }
 
@@ -58,7 +58,8 @@ pub(super) fn claim_events<'a>(
             .run(false, move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let claimed = {
-                    let mut stmt = tx.prepare(&format!(
+                    // Cached: the worker claims after every stored response.
+                    let mut stmt = tx.prepare_cached(&format!(
                         "SELECT {EVENT_COLUMNS}, coalesce(d.callback_url, k.callback_url),
                                 coalesce(d.webhook_secret, k.webhook_secret),
                                 CASE WHEN d.webhook_secret IS NULL
@@ -84,10 +85,10 @@ pub(super) fn claim_events<'a>(
                 for (event, url, secret, previous_secret) in claimed {
                     match (url, secret) {
                         (Some(url), Some(secret)) => {
-                            tx.execute(
+                            tx.prepare_cached(
                                 "UPDATE events SET next_attempt_at = ?2 WHERE id = ?1",
-                                params![event.id, lease_until],
-                            )?;
+                            )?
+                            .execute(params![event.id, lease_until])?;
                             out.push(Delivery {
                                 event,
                                 url,
@@ -127,7 +128,7 @@ pub(super) fn record_attempts<'a>(
                 // One transaction: one commit for the attempts that ended together.
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 {
-                    let mut update = tx.prepare(
+                    let mut update = tx.prepare_cached(
                         "UPDATE events SET attempts = attempts + 1, last_status = ?2,
                            last_error = ?3,
                            delivered_at = CASE WHEN ?4 THEN ?5 ELSE delivered_at END,

@@ -25,6 +25,7 @@ use super::{
     PAGE_BYTES, PAGE_RESPONSES, Recipient, Revised, RevisionText, Status, Store, StoreError,
     StoreFuture, StoredResponse,
 };
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -179,6 +180,10 @@ fn open(path: &Path, create: bool) -> Result<Option<Connection>, String> {
         conn.execute_batch(
             "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
         )?;
+        // One plan per statement, whatever its parameters: otherwise SQLite prepares a kept
+        // statement again each time its parameters change (its plan may depend on them, through
+        // the partial indexes), which cost more than running it.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         Ok(())
     };
     setup(&mut conn).map_err(|e| e.to_string())?;

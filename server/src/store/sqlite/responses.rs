@@ -52,23 +52,24 @@ pub(super) fn add_response<'a>(
             .run(false, move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 type Row = (Option<Millis>, Millis, i64, Option<Millis>, i64);
+                // Cached: parsing these statements afresh cost more than running them.
                 let row: Option<Row> = tx
-                    .query_row(
+                    .prepare_cached(
                         "SELECT gone_at, expires_at, response_count, closed_at, revision
                          FROM documents WHERE id = ?1",
-                        [&id],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-                    )
+                    )?
+                    .query_row([&id], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    })
                     .optional()?;
                 let now = response.received_at;
                 if let (Some((None, ..)), Some(submission)) = (&row, &response.submission) {
                     let seq: Option<i64> = tx
-                        .query_row(
+                        .prepare_cached(
                             "SELECT seq FROM responses
                              WHERE document_id = ?1 AND submission_hash = ?2",
-                            params![id, submission],
-                            |r| r.get(0),
-                        )
+                        )?
+                        .query_row(params![id, submission], |r| r.get(0))
                         .optional()?;
                     if let Some(seq) = seq {
                         let again = read_responses(&tx, &id, seq as u64 - 1)?;
@@ -96,18 +97,19 @@ pub(super) fn add_response<'a>(
                     Some((_, _, count, ..)) => count,
                 };
                 let seq = count + 1;
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE documents SET response_count = ?2, last_response_at = ?3
                      WHERE id = ?1",
-                    params![id, seq, now],
-                )?;
-                tx.execute(
+                )?
+                .execute(params![id, seq, now])?;
+                tx.prepare_cached(
                     "INSERT INTO responses (document_id, seq, received_at, reviewer,
                                             component_inputs, annotations, export,
                                             submission_hash, recipient_seq, recipient,
                                             verdict, revision)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                    params![
+                )?
+                .execute(params![
                         id,
                         seq,
                         response.received_at,
@@ -120,13 +122,12 @@ pub(super) fn add_response<'a>(
                         response.recipient.as_ref().map(|r| &r.1),
                         response.verdict,
                         response.revision as i64
-                    ],
-                )?;
+                    ])?;
                 if let Some((seq, _)) = &response.recipient {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE recipients SET answered_at = ?3 WHERE document_id = ?1 AND seq = ?2",
-                        params![id, seq, now],
-                    )?;
+                    )?
+                    .execute(params![id, seq, now])?;
                 }
                 insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
                 tx.commit()?;

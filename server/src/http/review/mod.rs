@@ -19,8 +19,8 @@
 //! A document that asks for a verdict gets its step last, before the form's buttons: a
 //! fieldset of radios (`pb.verdict`), listed with the unanswered questions when left out.
 //!
-//! The post's handling (decoding, checking, the problem summary) is in `post`; the GET pages,
-//! their decoration and the receipt stay here.
+//! The post's handling (decoding, checking) is in `post`, the problem summary it sends back
+//! in `summary`; the GET pages, their decoration and the receipt stay here.
 
 // Readers return a ready response as their error, as in `request`.
 #![allow(clippy::result_large_err)]
@@ -41,8 +41,9 @@ use std::sync::Arc;
 
 mod post;
 mod stale;
+mod summary;
 pub use post::respond_to;
-use post::{block_field_id, block_heading};
+use summary::{block_field_id, block_heading};
 
 /// The longest reviewer name kept.
 const MAX_REVIEWER_CHARS: usize = 200;
@@ -510,7 +511,7 @@ pub(super) fn speech(page: &str) -> Speech {
         .find(DOC_START)
         .and_then(|at| Some(&page[at..at + page[at..].find('>')?]))
         .unwrap_or("");
-    let read = |name: &str| post::attribute(tag, name);
+    let read = |name: &str| summary::attribute(tag, name);
     let lang = read("lang").unwrap_or_else(|| "en".into());
     let dir = read("dir").unwrap_or_else(|| "ltr".into());
     Speech {

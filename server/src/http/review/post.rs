@@ -8,8 +8,8 @@ use super::stale::{posted_revision, stale};
 use super::summary::{check_other, empty_others, mark_field, problem_summary, unanswered};
 use super::{
     CONFIRM_FIELD, Intro, MAX_REVIEWER_CHARS, PAGE_MAIN, PageParts, REVISION_FIELD,
-    SUBMISSION_FIELD, VERDICT_FIELD, VERDICT_ID, annotations_json, decorate, new_submission,
-    recipient_query, routed_options, with_verdict,
+    SUBMISSION_FIELD, Speech, VERDICT_FIELD, VERDICT_ID, annotations_json, decorate,
+    new_submission, recipient_query, routed_options, with_verdict,
 };
 use crate::quote::truncate;
 use crate::routing::{
@@ -319,6 +319,8 @@ fn decode_form(
             )
         }
     })?;
+    // The page and everything written around it speak the document's language.
+    let said = Speech::of(&post.doc);
     let again = |responses: &passback_engine::Responses, summary: Option<&str>| {
         let secret = parts.recipient.as_ref().map(|r| r.1.as_str());
         let page = passback_engine::render_with_answers(
@@ -331,11 +333,17 @@ fn decode_form(
             page.into_body(),
             parts.verdict.as_deref(),
             verdict.as_deref(),
+            said,
         );
-        let mut intro = Intro::of(markdown, parts.expires_at, parts.verdict.is_some());
+        let mut intro = Intro::of(
+            &post.doc,
+            markdown,
+            parts.expires_at,
+            parts.verdict.is_some(),
+        );
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
         intro.sender = parts.sender.clone();
-        let intro = intro.html(&page);
+        let intro = intro.html(&page, said);
         let keep = submission.clone().or_else(new_submission);
         let page = decorate(page, Some(&intro), summary, keep.as_deref(), parts.revision);
         (page, frame_src)
@@ -363,10 +371,10 @@ fn decode_form(
         if !empty_others.is_empty() || !unanswered.is_empty() {
             post.responses.set_reviewer(reviewer.clone());
             let (mut page, frame_src) = again(&post.responses, None);
-            let summary = problem_summary(&page, &empty_others, &unanswered);
+            let summary = problem_summary(&page, &empty_others, &unanswered, said);
             page = with_summary(page, &summary);
             for other in &empty_others {
-                page = mark_field(page, &format!("{other}.other"));
+                page = mark_field(page, &format!("{other}.other"), said);
                 page = check_other(page, other);
             }
             let status = if empty_others.is_empty() {
@@ -490,18 +498,19 @@ fn reviewer_name(name: Option<&str>) -> Result<Option<String>, Resp> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::review::with_notice;
+    use crate::http::review::{Speech, with_notice};
 
     #[test]
     fn a_closed_page_says_so_at_the_top_of_its_content() {
         let page = "<html><body><main class=\"pb-page\"><div class=\"pb-doc\">x</div></main></body></html>";
-        assert_eq!(with_notice(page.into(), Status::Open), page);
-        let closed = with_notice(page.into(), Status::Closed);
+        let said = Speech::of(&Doc::parse("x"));
+        assert_eq!(with_notice(page.into(), Status::Open, said), page);
+        let closed = with_notice(page.into(), Status::Closed, said);
         let notice = closed.find("This document is closed.").expect("the notice");
         assert!(
             notice > closed.find(PAGE_MAIN).unwrap() && notice < closed.find("pb-doc").unwrap()
         );
-        assert!(with_notice(page.into(), Status::Expired).contains("has expired"));
+        assert!(with_notice(page.into(), Status::Expired, said).contains("has expired"));
     }
 
     #[test]

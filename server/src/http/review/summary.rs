@@ -1,6 +1,6 @@
 //! The error summary on a form sent back with problems, and the marks on its fields.
 
-use super::{CONFIRM_FIELD, FORM_ID, LIST_KINDS, QUESTION_KINDS, VERDICT_ID, speech};
+use super::{CONFIRM_FIELD, FORM_ID, LIST_KINDS, QUESTION_KINDS, Speech, VERDICT_ID};
 use passback_engine::Doc;
 use serde_json::Value;
 
@@ -51,13 +51,14 @@ fn empty_answer(v: &Value) -> bool {
 }
 
 /// The error summary at the top of the page sent back (after GOV.UK's): each problem a link
-/// to its field, and with unanswered questions alone, "Send anyway".
+/// to its field, and with unanswered questions alone, "Send anyway". In the document's language
+/// (`said`).
 pub(super) fn problem_summary(
     page: &str,
     empty_others: &[String],
     unanswered: &[String],
+    said: Speech,
 ) -> String {
-    let said = speech(page);
     let t = said.t;
     let title = if empty_others.is_empty() {
         match unanswered.len() {
@@ -138,7 +139,7 @@ pub(super) fn block_field_id(page: &str, block: &str) -> Option<String> {
 }
 
 /// The value of `name` in a start tag the engine wrote (its values are escaped and quoted).
-pub(super) fn attribute(tag: &str, name: &str) -> Option<String> {
+fn attribute(tag: &str, name: &str) -> Option<String> {
     let key = format!(" {name}=\"");
     let at = tag.find(&key)? + key.len();
     let end = tag[at..].find('"')?;
@@ -182,8 +183,9 @@ pub(super) fn check_other(mut page: String, question: &str) -> String {
     page
 }
 
-/// `page` with the control named `name` marked invalid and its message before it.
-pub(super) fn mark_field(page: String, name: &str) -> String {
+/// `page` with the control named `name` marked invalid and its message before it, in the
+/// document's language (`said`).
+pub(super) fn mark_field(page: String, name: &str, said: Speech) -> String {
     let Some(id) = field_id(&page, name) else {
         return page;
     };
@@ -193,7 +195,6 @@ pub(super) fn mark_field(page: String, name: &str) -> String {
     let Some(start) = page[..at].rfind('<') else {
         return page;
     };
-    let said = speech(&page);
     let message = maud::html! {
         p class="pb-field-error" id={ (id) "-error" } lang=(said.lang) dir=(said.dir) {
             span class="pb-visually-hidden" { (said.t.error_prefix) } (said.t.other_empty)
@@ -252,7 +253,8 @@ mod tests {
             "<input type=\"text\" class=\"pb-other-text\" id=\"p-other\" name=\"b1.q0.other\">"
         );
         assert_eq!(field_id(page, "b1.q0.other").as_deref(), Some("p-other"));
-        let marked = check_other(mark_field(page.to_string(), "b1.q0.other"), "b1.q0");
+        let said = Speech::of(&Doc::parse("x"));
+        let marked = check_other(mark_field(page.to_string(), "b1.q0.other", said), "b1.q0");
         assert!(marked.contains("value=\"other\" checked>"), "{marked}");
         let message = marked.find("id=\"p-other-error\"").expect("the message");
         let field = marked

@@ -1,7 +1,8 @@
 //! The sender key types and helpers: a key to keep, a kept key, making and hashing keys, and
 //! the cursor that pages a key's documents.
 
-use super::{Millis, StoreError, TOKEN_BYTES, base64url, is_document_id, random_secret};
+use super::secrets::{TOKEN_BYTES, base64url, is_document_id, random_secret};
+use super::{Millis, StoreError};
 
 /// A sender key to keep: only its hash (the key is shown once, by `passback keys add`).
 #[derive(Debug, Clone)]

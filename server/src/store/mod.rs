@@ -16,7 +16,9 @@ mod keys;
 pub mod pg_tls;
 pub mod postgres;
 pub mod sealed;
+mod secrets;
 pub mod sqlite;
+mod time;
 mod waiters;
 
 pub use config::StoreConfig;
@@ -25,12 +27,14 @@ pub use events::{
     WEBHOOK_SECRET_PREFIX, new_webhook_secret,
 };
 pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
+pub use secrets::{ID_BYTES, TOKEN_BYTES, base64url, is_document_id, random_secret};
+pub use time::{now, rfc3339};
 
 use serde_json::Value;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// [`Store::responses`] answers at most this many responses, or about this many bytes of them
 /// (at least one); the client asks again with `since` for the rest.
@@ -504,91 +508,9 @@ pub(crate) struct Migration {
     pub sql: &'static str,
 }
 
-// ---------------------------------------------------------------------------------------------
-// Secrets and time
-
-/// `n` bytes from the operating system's random source, base64url without padding.
-pub fn random_secret(bytes: usize) -> Result<String, StoreError> {
-    let mut buf = vec![0u8; bytes];
-    getrandom::fill(&mut buf)
-        .map_err(|e| StoreError::new("the system's random source failed", e))?;
-    Ok(base64url(&buf))
-}
-
-/// Base64url (RFC 4648 §5) without padding.
-pub fn base64url(bytes: &[u8]) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// Bytes of randomness in a document id (128 bits) and in a token (256 bits).
-pub const ID_BYTES: usize = 16;
-pub const TOKEN_BYTES: usize = 32;
-
-/// Whether `id` has the shape of a document id (22 base64url characters), so a request for
-/// anything else is answered without asking the database.
-pub fn is_document_id(id: &str) -> bool {
-    id.len() == (ID_BYTES * 8).div_ceil(6)
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
-/// The time now, in Unix milliseconds.
-pub fn now() -> Millis {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as Millis)
-}
-
-/// `2026-05-01T12:00:00.123Z`: RFC 3339 in UTC, to the millisecond.
-pub fn rfc3339(ms: Millis) -> String {
-    let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64url_matches_rfc_4648() {
-        for (bytes, text) in [
-            (&b""[..], ""),
-            (b"f", "Zg"),
-            (b"fo", "Zm8"),
-            (b"foo", "Zm9v"),
-            (b"foob", "Zm9vYg"),
-            (b"fooba", "Zm9vYmE"),
-            (b"foobar", "Zm9vYmFy"),
-            (&[0xfb, 0xff, 0xbf], "-_-_"),
-        ] {
-            assert_eq!(base64url(bytes), text);
-        }
-        let id = random_secret(ID_BYTES).unwrap();
-        assert_eq!(id.len(), 22);
-        assert!(is_document_id(&id), "{id}");
-        assert!(!is_document_id("short") && !is_document_id(&format!("{id}x")));
-        assert!(!is_document_id("aaaaaaaaaaaaaaaaaaaaa/"));
-        assert_eq!(random_secret(TOKEN_BYTES).unwrap().len(), 43);
-        assert_ne!(random_secret(ID_BYTES).unwrap(), id);
-    }
 
     #[test]
     fn a_status_is_read_from_the_close_and_the_clock() {
@@ -600,14 +522,6 @@ mod tests {
             [Status::Open, Status::Closed, Status::Expired].map(Status::name),
             ["open", "closed", "expired"]
         );
-    }
-
-    #[test]
-    fn times_are_written_as_rfc_3339_utc() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
-        assert_eq!(rfc3339(1_767_225_599_999), "2025-12-31T23:59:59.999Z");
-        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
     }
 
     #[test]

@@ -19,8 +19,8 @@
 //! A document that asks for a verdict gets its step last, before the form's buttons: a
 //! fieldset of radios (`pb.verdict`), listed with the unanswered questions when left out.
 //!
-//! The post's handling (decoding, checking, the problem summary) is in `post`; the GET pages,
-//! their decoration and the receipt stay here.
+//! The post's handling (decoding, checking) is in `post`, the problem summary it sends back
+//! in `summary`; the GET pages, their decoration and the receipt stay here.
 
 // Readers return a ready response as their error, as in `request`.
 #![allow(clippy::result_large_err)]
@@ -41,8 +41,9 @@ use std::sync::Arc;
 
 mod post;
 mod stale;
+mod summary;
 pub use post::respond_to;
-use post::{block_field_id, block_heading};
+use summary::{block_field_id, block_heading};
 
 /// The longest reviewer name kept.
 const MAX_REVIEWER_CHARS: usize = 200;
@@ -103,7 +104,7 @@ pub(super) fn recipient_query(query: Option<&str>) -> Option<String> {
 
 /// The verdict's step (contract §6.2): a fieldset of radios, one per choice, last before the
 /// form's buttons; `chosen` is checked.
-fn verdict_step(choices: &[String], chosen: Option<&str>, said: &Speech) -> String {
+fn verdict_step(choices: &[String], chosen: Option<&str>, said: Speech) -> String {
     maud::html! {
         div class="pb-block pb-verdict" id=(VERDICT_ID) lang=(said.lang) dir=(said.dir) {
             fieldset class="pb-question pb-single" {
@@ -126,14 +127,19 @@ fn verdict_step(choices: &[String], chosen: Option<&str>, said: &Speech) -> Stri
 }
 
 /// `page` with the verdict's step before the form's own row of buttons, when `choices` asks
-/// for one; as it is otherwise.
-fn with_verdict(mut page: String, choices: Option<&[String]>, chosen: Option<&str>) -> String {
+/// for one; as it is otherwise. In the document's language (`said`).
+fn with_verdict(
+    mut page: String,
+    choices: Option<&[String]>,
+    chosen: Option<&str>,
+    said: Speech,
+) -> String {
     let Some(choices) = choices else {
         return page;
     };
     let end = page.find("</form>").unwrap_or(page.len());
     if let Some(at) = page[..end].rfind(FORM_ACTIONS) {
-        let step = verdict_step(choices, chosen, &speech(&page));
+        let step = verdict_step(choices, chosen, said);
         page.insert_str(at, &step);
     }
     page
@@ -201,31 +207,36 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     let markdown = doc.markdown.clone();
     let rendered = state
         .slots()
-        .run(move || match prefill {
-            Some(sent) => {
-                let (sent, left) = match answered {
-                    Some(old) => carried_over(&old, &markdown, sent),
-                    None => (sent, Vec::new()),
-                };
-                render_sent(&markdown, &options, &sent)
-                    .map(|r| (r, left))
-                    .unwrap_or_else(|| {
-                        (
-                            render_uncached(&engine_state, &markdown, &options),
-                            Vec::new(),
-                        )
-                    })
-            }
-            None => (
-                render_uncached(&engine_state, &markdown, &options),
-                Vec::new(),
-            ),
+        .run(move || {
+            let (rendered, left) = match prefill {
+                Some(sent) => {
+                    let (sent, left) = match answered {
+                        Some(old) => carried_over(&old, &markdown, sent),
+                        None => (sent, Vec::new()),
+                    };
+                    render_sent(&markdown, &options, &sent)
+                        .map(|r| (r, left))
+                        .unwrap_or_else(|| {
+                            (
+                                render_uncached(&engine_state, &markdown, &options),
+                                Vec::new(),
+                            )
+                        })
+                }
+                None => (
+                    render_uncached(&engine_state, &markdown, &options),
+                    Vec::new(),
+                ),
+            };
+            // The intro and the notices read the document too: its questions and its language.
+            (rendered, left, Doc::parse(&markdown))
         })
         .await;
-    let (rendered, left) = match rendered {
+    let (rendered, left, parsed) = match rendered {
         Ok(r) => r,
         Err(refused) => return unadmitted(refused),
     };
+    let said = Speech::of(&parsed);
     let frame_src = rendered.frame_src;
     let blocked = rendered.blocked_images;
     let submission = new_submission();
@@ -234,13 +245,18 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
             rendered.into_body(),
             doc.verdict.as_deref(),
             chosen.as_deref(),
+            said,
         );
-        let mut intro = Intro::of(&doc.markdown, doc.expires_at, doc.verdict.is_some());
+        let mut intro = Intro::of(
+            &parsed,
+            &doc.markdown,
+            doc.expires_at,
+            doc.verdict.is_some(),
+        );
         intro.recipient = recipient.as_ref().map(|r| r.name.clone());
         intro.sender = doc.sender.clone();
-        let intro = intro.html(&page);
-        let revised =
-            (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false, &speech(&page)));
+        let intro = intro.html(&page, said);
+        let revised = (!left.is_empty()).then(|| revised_notice(doc.revision, &left, false, said));
         decorate(
             page,
             Some(&intro),
@@ -249,9 +265,9 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
             doc.revision,
         )
     } else {
-        with_notice(rendered.into_body(), status)
+        with_notice(rendered.into_body(), status, said)
     };
-    let body = with_image_note(body, blocked);
+    let body = with_image_note(body, blocked, said);
     let mut r = html(StatusCode::OK, Bytes::from(body), frame_src);
     no_store(&mut r);
     r.headers_mut()
@@ -288,7 +304,7 @@ fn carried_over(old: &str, markdown: &str, sent: StoredResponse) -> (StoredRespo
 /// the document changed, and each answer that has no place in it any more, with the reader's
 /// own words. `posted`: the reader's post was not kept (it answered the earlier revision).
 /// In the document's language (`said`).
-fn revised_notice(revision: u64, left: &[String], posted: bool, said: &Speech) -> String {
+fn revised_notice(revision: u64, left: &[String], posted: bool, said: Speech) -> String {
     let [title, after_post, since, no_place] = said.t.revised;
     maud::html! {
         div class="pb-error-summary pb-revised" tabindex="-1" role="status" lang=(said.lang)
@@ -419,8 +435,8 @@ struct Intro {
 }
 
 impl Intro {
-    fn of(markdown: &str, expires_at: Millis, verdict: bool) -> Intro {
-        let doc = Doc::parse(markdown);
+    /// The intro of `doc`, parsed from `markdown`.
+    fn of(doc: &Doc, markdown: &str, expires_at: Millis, verdict: bool) -> Intro {
         Intro {
             title: passback_engine::document_title(markdown),
             recipient: None,
@@ -436,12 +452,11 @@ impl Intro {
     }
 
     /// The intro of `page` (the rendered review page): with a list of links to its questions,
-    /// a way through a long page.
-    fn html(&self, page: &str) -> String {
+    /// a way through a long page. In the document's language (`said`).
+    fn html(&self, page: &str, said: Speech) -> String {
         let stamp = crate::store::rfc3339(self.expires_at);
         let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
         let time = time.get(..5).unwrap_or("");
-        let said = speech(page);
         let t = said.t;
         let questions = match self.questions.len() + usize::from(self.verdict) {
             1 => t.review_questions[0].to_string(),
@@ -497,31 +512,25 @@ impl Intro {
     }
 }
 
-/// The language of the document on `page` (its `.pb-doc`'s `lang` and `dir`) and the engine's
-/// strings for it: what the server writes around the document speaks as the page does.
+/// The language of the document (the `lang` and `dir` the engine writes on its page's
+/// `.pb-doc`) and the engine's strings for it: what the server writes around the document
+/// speaks as the page does. Read once per page, from the parsed document.
+#[derive(Clone, Copy)]
 pub(super) struct Speech {
-    pub lang: String,
-    pub dir: String,
+    pub lang: &'static str,
+    pub dir: &'static str,
     pub t: &'static passback_engine::Strings,
 }
 
-pub(super) fn speech(page: &str) -> Speech {
-    let tag = page
-        .find(DOC_START)
-        .and_then(|at| Some(&page[at..at + page[at..].find('>')?]))
-        .unwrap_or("");
-    let read = |name: &str| post::attribute(tag, name);
-    let lang = read("lang").unwrap_or_else(|| "en".into());
-    let dir = read("dir").unwrap_or_else(|| "ltr".into());
-    Speech {
-        t: passback_engine::chrome_strings(&lang),
-        lang,
-        dir,
+impl Speech {
+    pub(super) fn of(doc: &Doc) -> Speech {
+        Speech {
+            lang: doc.lang_code(),
+            dir: doc.dir(),
+            t: passback_engine::chrome_strings(doc.lang_code()),
+        }
     }
 }
-
-/// The document's element, as the engine writes it.
-const DOC_START: &str = "<div class=\"pb-doc\"";
 
 /// Whether the document in `page` (a rendered review page) opens with an h1: the first thing
 /// after the form's hidden fields.
@@ -578,9 +587,8 @@ const SURFACE_FIELD: &str = "<input type=\"hidden\" name=\"pb.surface\" value=\"
 const PAGE_MAIN: &str = "<main class=\"pb-page\">";
 
 /// `page` with a notice at the top of its content saying the document takes no answers, when
-/// it is closed or expired; as it is when open. In the document's language.
-fn with_notice(page: String, status: Status) -> String {
-    let speech = speech(&page);
+/// it is closed or expired; as it is when open. In the document's language (`speech`).
+fn with_notice(page: String, status: Status, speech: Speech) -> String {
     let [title, said] = match status {
         Status::Open => return page,
         Status::Closed => speech.t.closed_notice,
@@ -608,12 +616,12 @@ fn with_notice(page: String, status: Status) -> String {
 
 /// `page` with a short note at the top of its content when the server's image policy kept
 /// `blocked` of the document's images from loading (each is shown as a link to it, or its
-/// description): the reader knows something is missing and why.
-fn with_image_note(page: String, blocked: u32) -> String {
+/// description): the reader knows something is missing and why. In the document's language
+/// (`speech`).
+fn with_image_note(page: String, blocked: u32, speech: Speech) -> String {
     if blocked == 0 {
         return page;
     }
-    let speech = speech(&page);
     let [one, many] = speech.t.images_blocked;
     let said = if blocked == 1 {
         one.to_string()
@@ -674,22 +682,27 @@ mod tests {
     /// marked with its `lang` and `dir`: a Hebrew or Arabic page has no English notice.
     #[test]
     fn notices_speak_the_document_language() {
-        for (lang, dir) in [("en", "ltr"), ("he", "rtl"), ("ar", "rtl")] {
+        for (lang, dir, markdown) in [
+            ("en", "ltr", "Is the budget approved?\n"),
+            ("he", "rtl", "האם התקציב מאושר?\n"),
+            ("ar", "rtl", "هل تمت الموافقة على الميزانية؟\n"),
+        ] {
             let t = passback_engine::chrome_strings(lang);
             let marked = format!("lang=\"{lang}\" dir=\"{dir}\"");
-            let closed = with_notice(page_in(lang, dir), Status::Closed);
+            let said = Speech::of(&Doc::parse(markdown));
+            assert_eq!((said.lang, said.dir), (lang, dir));
+            let closed = with_notice(page_in(lang, dir), Status::Closed, said);
             assert!(closed.contains(t.closed_notice[0]) && closed.contains(t.closed_notice[1]));
-            let expired = with_notice(page_in(lang, dir), Status::Expired);
+            let expired = with_notice(page_in(lang, dir), Status::Expired, said);
             assert!(expired.contains(t.expired_notice[0]));
-            let one = with_image_note(page_in(lang, dir), 1);
+            let one = with_image_note(page_in(lang, dir), 1, said);
             assert!(one.contains(t.images_blocked[0]), "{one}");
-            let three = with_image_note(page_in(lang, dir), 3);
-            let said = passback_engine::Strings::fill(t.images_blocked[1], "3");
-            assert!(three.contains(&said) && said.contains('3'), "{three}");
-            let said = speech(&page_in(lang, dir));
+            let three = with_image_note(page_in(lang, dir), 3, said);
+            let many = passback_engine::Strings::fill(t.images_blocked[1], "3");
+            assert!(three.contains(&many) && many.contains('3'), "{three}");
             let left = ["“Old answer”".to_string()];
-            let posted = revised_notice(2, &left, true, &said);
-            let since = revised_notice(2, &[], false, &said);
+            let posted = revised_notice(2, &left, true, said);
+            let since = revised_notice(2, &[], false, said);
             assert!(posted.contains(t.revised[0]) && posted.contains(t.revised[1]));
             assert!(posted.contains(t.revised[3]) && posted.contains("“Old answer”"));
             assert!(since.contains(t.revised[2]) && !since.contains(t.revised[3]));
@@ -711,10 +724,14 @@ mod tests {
     #[test]
     fn the_intro_names_the_sender() {
         let page = page_in("he", "rtl");
-        let mut intro = Intro::of("# x\n", 0, false);
-        assert!(!intro.html(&page).contains("pb-intro-from"));
+        let markdown = "# בקשה לאישור\n";
+        let doc = Doc::parse(markdown);
+        let said = Speech::of(&doc);
+        assert_eq!((said.lang, said.dir), ("he", "rtl"));
+        let mut intro = Intro::of(&doc, markdown, 0, false);
+        assert!(!intro.html(&page, said).contains("pb-intro-from"));
         intro.sender = Some("<b>דנה</b>".into());
-        let html = intro.html(&page);
+        let html = intro.html(&page, said);
         assert!(
             html.contains("מאת <bdi>&lt;b&gt;דנה&lt;/b&gt;</bdi> לקבלת"),
             "{html}"

@@ -3,9 +3,8 @@
 
 use super::super::response::{Resp, html, no_store, problem};
 use super::{
-    CONFIRM_FIELD, Intro, PageParts, REVISION_FIELD, SUBMISSION_FIELD, VERDICT_FIELD,
-    annotations_json, decorate, new_submission, revised_notice, routed_options, speech,
-    with_verdict,
+    CONFIRM_FIELD, Intro, PageParts, REVISION_FIELD, SUBMISSION_FIELD, Speech, VERDICT_FIELD,
+    annotations_json, decorate, new_submission, revised_notice, routed_options, with_verdict,
 };
 use crate::routing::is_submission_id;
 use hyper::StatusCode;
@@ -149,16 +148,23 @@ pub(super) async fn stale(
                 .as_ref()
                 .is_some_and(|choices| choices.contains(v))
         });
+        let said = Speech::of(&new_doc);
         let page = with_verdict(
             rendered.into_body(),
             parts.verdict.as_deref(),
             verdict.as_deref(),
+            said,
         );
-        let mut intro = Intro::of(&markdown, parts.expires_at, parts.verdict.is_some());
+        let mut intro = Intro::of(
+            &new_doc,
+            &markdown,
+            parts.expires_at,
+            parts.verdict.is_some(),
+        );
         intro.recipient = parts.recipient.as_ref().map(|r| r.0.clone());
         intro.sender = parts.sender.clone();
-        let intro = intro.html(&page);
-        let notice = revised_notice(parts.revision, &left, true, &speech(&page));
+        let intro = intro.html(&page, said);
+        let notice = revised_notice(parts.revision, &left, true, said);
         let keep = submission.or_else(new_submission);
         (
             decorate(

@@ -94,7 +94,7 @@ pub(super) async fn migrate(client: &mut Client) -> Result<(), StoreError> {
         tx.batch_execute(m.sql).await.map_err(fail)?;
         tx.execute(
             "INSERT INTO passback_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-            &[&m.version, &m.name, &crate::store::now()],
+            &[&m.version, &m.name, &crate::store::time::now()],
         )
         .await
         .map_err(fail)?;

@@ -35,7 +35,10 @@ impl SealKeys {
             .map_err(|_| StoreError("sealing a stored value failed".into()))?;
         let mut raw = nonce.to_vec();
         raw.extend_from_slice(&sealed);
-        Ok(format!("{PREFIX}{id}.{}", crate::store::base64url(&raw)))
+        Ok(format!(
+            "{PREFIX}{id}.{}",
+            crate::store::secrets::base64url(&raw)
+        ))
     }
 
     /// The text of a sealed value (or of a plain one, as it is).

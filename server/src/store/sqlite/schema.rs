@@ -85,7 +85,7 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), String> {
             tx.execute_batch(m.sql)?;
             tx.execute(
                 "INSERT INTO passback_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
-                params![m.version, m.name, crate::store::now()],
+                params![m.version, m.name, crate::store::time::now()],
             )?;
         }
         tx.commit()?;

@@ -13,8 +13,10 @@
 #      2xx and no socket error) and no event (each one received at least once).
 #
 # It reports the submissions per second through HAProxy beside pgbench's rate of plain
-# single-row INSERTs (32 clients, the same machine and database), and the webhook latency
-# (the event's created_at, written with the response, to its receipt) at the median and p99.
+# single-row INSERTs (32 clients, the same machine and database) and beside pgbench's rate of a
+# submission's own rows (the response, its count and its event, then the event's claim and
+# delivery record, with no server in the way), and the webhook latency (the event's created_at,
+# written with the response, to its receipt) at the median and p99.
 #
 #   benches/replicas.sh [SECONDS] [CONNECTIONS] [DOCUMENTS]
 #       (defaults: 10 s for the load and for pgbench, 20 s for the rolling restart,
@@ -327,11 +329,44 @@ echo "INSERT INTO $SCHEMA.pgbench_rows (document, body) VALUES ('d', repeat('x',
 PGRATE="$(pgbench -n -c "$CONNECTIONS" -j 2 -T "$DURATION" -f "$WORK/insert.sql" "$PG" 2>/dev/null |
   sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)"
 [ -n "$PGRATE" ] || fail "pgbench did not run"
+
+# --- pgbench again: a submission's own rows, with no server in the way. What the store writes
+# for one answer to a document with a callback URL, on the same documents and schema: the
+# response, its document's count and its event in one statement (the shape of the store's),
+# then the event's claim and the record of its delivery, each a statement of its own (the
+# workers batch these under load). The ceiling for submissions on this machine and schema,
+# however fast the server were.
+{
+  echo "\\set i random(1, $DOCUMENTS)"
+  printf "WITH doc AS (
+    UPDATE $SCHEMA.documents SET response_count = response_count + 1,
+        last_response_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+    WHERE id = (ARRAY[%s])[:i] AND gone_at IS NULL AND closed_at IS NULL
+    RETURNING id, response_count, owner_key, callback_url, last_response_at),
+  stored AS (
+    INSERT INTO $SCHEMA.responses (document_id, seq, received_at, reviewer, component_inputs,
+        annotations, export, revision)
+    SELECT id, response_count, last_response_at, 'pgbench',
+        '{\"b1\":{\"selected\":[\"Magic link\"]}}'::json, '[]'::json, repeat('x', 400), 1
+    FROM doc RETURNING seq)
+  INSERT INTO $SCHEMA.events (document_id, owner_key, type, response_id, created_at, deliver,
+      next_attempt_at)
+  SELECT d.id, d.owner_key, 'response.created', d.response_count, d.last_response_at, true,
+      d.last_response_at
+  FROM doc d RETURNING seq AS event \\gset\n" "$(sed "s/\([^ ]*\)/'\1'/g; s/' '/', '/g; s/ *\$//" <<<"$IDS")"
+  echo "UPDATE $SCHEMA.events SET next_attempt_at = next_attempt_at + 5000 WHERE seq = :event;"
+  echo "UPDATE $SCHEMA.events SET attempts = attempts + 1, last_status = 200, delivered_at = next_attempt_at, next_attempt_at = NULL WHERE seq = :event;"
+} >"$WORK/submission.sql"
+ROWSRATE="$(pgbench -n -c "$CONNECTIONS" -j 2 -T "$DURATION" -f "$WORK/submission.sql" "$PG" 2>"$WORK/pgbench-rows.err" |
+  sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)"
+[ -n "$ROWSRATE" ] || fail "pgbench of a submission's rows did not run: $(tail -n 3 "$WORK/pgbench-rows.err")"
 echo
-echo "| through HAProxy, 3 replicas | submissions/s | pgbench INSERT/s | share |"
-echo "|---|---:|---:|---:|"
-printf '| %s connections, %s documents | %s | %s | %s |\n' "$CONNECTIONS" "$DOCUMENTS" \
+echo "| through HAProxy, 3 replicas | submissions/s | pgbench INSERT/s | share | pgbench, a submission's rows/s | share |"
+echo "|---|---:|---:|---:|---:|---:|"
+printf '| %s connections, %s documents | %s | %s | %s | %s | %s |\n' "$CONNECTIONS" "$DOCUMENTS" \
   "$(printf "%'.0f" "$LOAD_RATE")" "$(printf "%'.0f" "$PGRATE")" \
-  "$(awk -v r="$LOAD_RATE" -v p="$PGRATE" 'BEGIN { printf "%.0f%%", 100 * r / p }')"
+  "$(awk -v r="$LOAD_RATE" -v p="$PGRATE" 'BEGIN { printf "%.0f%%", 100 * r / p }')" \
+  "$(printf "%'.0f" "$ROWSRATE")" \
+  "$(awk -v r="$LOAD_RATE" -v p="$ROWSRATE" 'BEGIN { printf "%.0f%%", 100 * r / p }')"
 echo "webhook latency under that load: $LATENCY"
 echo "replicas.sh: every check passed"

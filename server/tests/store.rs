@@ -1426,6 +1426,14 @@ fn two_servers(a: &Served, b: &Served) {
 /// answers (and keeps its copy); `b` revises, closes, reopens and deletes.
 fn a_kept_copy_gives_way_to_another_servers_change(a: &Served, b: &Served) {
     let doc = route(&a.addr, &json!({ "markdown": DOC }));
+    // An answer through a, choosing `choice`.
+    let answer = |choice: &str| {
+        answer_json(
+            &a.addr,
+            &doc.id,
+            &json!({ "responses": { "b1": { "selected": [choice] } } }),
+        )
+    };
     let patch = |status: &str| {
         call(
             &b.addr,
@@ -1438,11 +1446,7 @@ fn a_kept_copy_gives_way_to_another_servers_change(a: &Served, b: &Served) {
             json!({ "status": status }).to_string().as_bytes(),
         )
     };
-    let first = answer_json(
-        &a.addr,
-        &doc.id,
-        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
-    );
+    let first = answer("EU");
     assert_eq!(first.status, 201, "{}", first.text());
     // Revised through b: "US" is now "USA". An answer to the latest revision, through a, is
     // read against revision 2 (the copy a kept would refuse "USA") and kept as an answer to it.
@@ -1461,17 +1465,9 @@ fn a_kept_copy_gives_way_to_another_servers_change(a: &Served, b: &Served) {
     assert_eq!(revised.status, 200, "{}", revised.text());
     // "EU" fits both revisions: the store finds a's copy out of date, and it is kept as an
     // answer to revision 2, not 1.
-    let either = answer_json(
-        &a.addr,
-        &doc.id,
-        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
-    );
+    let either = answer("EU");
     assert_eq!(either.status, 201, "{}", either.text());
-    let latest = answer_json(
-        &a.addr,
-        &doc.id,
-        &json!({ "responses": { "b1": { "selected": ["USA"] } } }),
-    );
+    let latest = answer("USA");
     assert_eq!(latest.status, 201, "{}", latest.text());
     let listed = list(&b.addr, &doc, "").json();
     let revisions: Vec<&Value> = (0..3)
@@ -1493,19 +1489,11 @@ fn a_kept_copy_gives_way_to_another_servers_change(a: &Served, b: &Served) {
     assert_eq!(stale.json()["answered_revision"], 1);
     // Closed through b: refused through a; reopened through b: taken through a again.
     assert_eq!(patch("closed").status, 200);
-    let closed = answer_json(
-        &a.addr,
-        &doc.id,
-        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
-    );
+    let closed = answer("EU");
     assert_eq!(closed.status, 409, "{}", closed.text());
     assert_eq!(closed.json()["document_status"], "closed");
     assert_eq!(patch("open").status, 200);
-    let reopened = answer_json(
-        &a.addr,
-        &doc.id,
-        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
-    );
+    let reopened = answer("EU");
     assert_eq!(reopened.status, 201, "{}", reopened.text());
     // Deleted through b: gone through a.
     let deleted = call(
@@ -1516,11 +1504,7 @@ fn a_kept_copy_gives_way_to_another_servers_change(a: &Served, b: &Served) {
         b"",
     );
     assert_eq!(deleted.status, 204);
-    let gone = answer_json(
-        &a.addr,
-        &doc.id,
-        &json!({ "responses": { "b1": { "selected": ["EU"] } } }),
-    );
+    let gone = answer("EU");
     assert_eq!(gone.status, 410, "{}", gone.text());
 }
 

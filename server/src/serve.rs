@@ -40,7 +40,10 @@ pub async fn serve(
     #[cfg(feature = "store")]
     let deliverer = state.routing.clone().map(|routing| {
         let tuning = crate::webhooks::Tuning::from_env(state.config.webhook_allow_private);
-        tokio::spawn(crate::webhooks::run_worker(routing.store, tuning))
+        // Responses stored here hand their events straight to this worker.
+        let (hand_off, handed) = crate::webhooks::HandOff::new(&tuning);
+        routing.deliver_here(hand_off);
+        tokio::spawn(crate::webhooks::run_worker(routing.store, tuning, handed))
     });
     let permits = Arc::new(Semaphore::new(state.config.max_connections));
     let lingering = Arc::new(Semaphore::new(MAX_LINGERING));

@@ -800,6 +800,118 @@ fn keys_sign_list_and_keep_to_their_own() {
     }
 }
 
+/// A response stored with `claim_until` comes back with its event's delivery, claimed until
+/// then: no worker's claim takes it before, any worker's claim takes it after. Without, the
+/// event is due at once and comes back with no delivery.
+fn events_are_claimed_at_birth(backend: &Backend) {
+    use passback_server::routing::{RouteOptions, Routing};
+    use passback_server::store::{Added, NewResponse, StoreConfig, now};
+
+    let store = StoreConfig::parse(&backend.spec())
+        .expect("a store spec")
+        .open(None)
+        .expect("a store");
+    let routing = Routing::new(store, Duration::from_secs(3600), Duration::ZERO, 10);
+    common::store::runtime().block_on(async {
+        let store = &routing.store;
+        store.prepare().await.expect("prepared");
+        let options = |url: Option<&str>| RouteOptions {
+            callback_url: url.map(str::to_string),
+            ..Default::default()
+        };
+        let hooked = routing
+            .route(
+                DOC.into(),
+                "h".into(),
+                options(Some("https://hooks.example.com/a")),
+            )
+            .await
+            .expect("routed");
+        let quiet = routing
+            .route(DOC.into(), "h".into(), options(None))
+            .await
+            .expect("routed");
+        let answer = |claim_until: Option<i64>| NewResponse {
+            received_at: now(),
+            component_inputs: json!({}),
+            annotations: json!([]),
+            revision: 1,
+            claim_until,
+            ..Default::default()
+        };
+        let until = now() + 60_000;
+        let Added::Stored(_, Some(delivery)) = store
+            .add_response(&hooked.id, answer(Some(until)), 10)
+            .await
+            .expect("stored")
+        else {
+            panic!("a claimed event comes back with the response");
+        };
+        assert_eq!(delivery.url, "https://hooks.example.com/a");
+        assert!(delivery.secret.starts_with("whsec_"), "{}", delivery.secret);
+        assert_eq!(delivery.event.document_id, hooked.id);
+        assert_eq!(delivery.event.kind, "response.created");
+        assert_eq!(delivery.event.response_id, Some(1));
+        assert_eq!(delivery.event.next_attempt_at, Some(until));
+        assert!(
+            delivery.event.id.starts_with("evt_"),
+            "{}",
+            delivery.event.id
+        );
+        // Claimed: no claim takes it before `until`, one does after.
+        let before = store
+            .claim_events(now(), now() + 1000, 10)
+            .await
+            .expect("claimed");
+        assert!(before.is_empty(), "{before:?}");
+        let after = store
+            .claim_events(until + 1, until + 1000, 10)
+            .await
+            .expect("claimed");
+        assert_eq!(
+            after
+                .iter()
+                .map(|d| d.event.id.as_str())
+                .collect::<Vec<_>>(),
+            [delivery.event.id.as_str()]
+        );
+        // Not claimed: due at once, for any worker, and nothing comes back.
+        let Added::Stored(_, None) = store
+            .add_response(&hooked.id, answer(None), 10)
+            .await
+            .expect("stored")
+        else {
+            panic!("an event not claimed comes back with no delivery");
+        };
+        let due = store
+            .claim_events(now(), now() + 1000, 10)
+            .await
+            .expect("claimed");
+        assert_eq!(due.len(), 1, "{due:?}");
+        assert_eq!(due[0].event.response_id, Some(2));
+        // A document with no callback URL has nothing to deliver, claimed or not.
+        let Added::Stored(_, None) = store
+            .add_response(&quiet.id, answer(Some(until)), 10)
+            .await
+            .expect("stored")
+        else {
+            panic!("nothing to deliver without a callback URL");
+        };
+    });
+}
+
+#[test]
+fn sqlite_events_are_claimed_at_birth() {
+    events_are_claimed_at_birth(&Backend::sqlite());
+}
+
+#[test]
+fn postgres_events_are_claimed_at_birth() {
+    if let Some(backend) = Backend::postgres() {
+        events_are_claimed_at_birth(&backend);
+    }
+}
+
 /// Two servers on one PostgreSQL database: each event is delivered once, by one of them.
 #[test]
 fn two_replicas_deliver_each_event_once() {

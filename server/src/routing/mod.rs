@@ -161,6 +161,9 @@ pub struct Routing {
     pub max_responses: u64,
     /// Open documents as readers answer them, kept a short while.
     answerable: Arc<answerable::AnswerableCache>,
+    /// This server's webhook worker, when it runs one: the events of the responses stored
+    /// here are claimed for it and handed to it.
+    hand_off: Arc<std::sync::OnceLock<crate::webhooks::HandOff>>,
 }
 
 impl Routing {
@@ -178,7 +181,13 @@ impl Routing {
             closed_retention,
             max_responses,
             answerable: Default::default(),
+            hand_off: Default::default(),
         }
+    }
+
+    /// Hands the events of the responses stored from now on to `hand_off`'s worker.
+    pub fn deliver_here(&self, hand_off: crate::webhooks::HandOff) {
+        let _ = self.hand_off.set(hand_off);
     }
 
     /// Keeps `markdown` (already validated) as `options` say: for `expires_in` (at most the

@@ -64,9 +64,12 @@ impl Routing {
         answer: Answer,
     ) -> Result<Box<StoredResponse>, RoutingError> {
         let answered = answer.revision;
+        let received_at = store::now();
+        let hand_off = self.hand_off.get();
         let response = NewResponse {
             revision: answer.revision,
-            received_at: store::now(),
+            received_at,
+            claim_until: hand_off.and_then(|h| h.claim_until(received_at)),
             reviewer: answer.reviewer,
             component_inputs: answer.component_inputs,
             annotations: answer.annotations,
@@ -80,8 +83,11 @@ impl Routing {
             .add_response(id, response, self.max_responses)
             .await
         {
-            Ok(Added::Stored(stored)) => {
-                crate::webhooks::wake();
+            Ok(Added::Stored(stored, delivery)) => {
+                match (delivery, hand_off) {
+                    (Some(delivery), Some(hand_off)) => hand_off.give(*delivery),
+                    _ => crate::webhooks::wake(),
+                }
                 Ok(stored)
             }
             // A copy kept of it is out of date: the next reader reads it afresh.

@@ -24,7 +24,7 @@ pub struct Event {
 }
 
 /// An event claimed for delivery: where to and signed with what.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Delivery {
     pub event: Event,
     pub url: String,

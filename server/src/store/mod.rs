@@ -421,7 +421,7 @@ pub enum Lookup<T> {
 }
 
 /// A response to keep.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NewResponse {
     pub received_at: Millis,
     pub reviewer: Option<String>,
@@ -440,6 +440,11 @@ pub struct NewResponse {
     pub verdict: Option<String>,
     /// The revision of the document the answers were read against.
     pub revision: u64,
+    /// When the server storing it runs a webhook worker: its event is claimed for that worker
+    /// until then (no other worker takes it before), and handed back with the response, so
+    /// that it is delivered at once without a claim of its own. `None`: due at once, for any
+    /// worker.
+    pub claim_until: Option<Millis>,
 }
 
 /// A kept response.
@@ -465,7 +470,9 @@ pub struct StoredResponse {
 /// What [`Store::add_response`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Added {
-    Stored(Box<StoredResponse>),
+    /// Kept; with its event's delivery when the response asked to claim it
+    /// ([`NewResponse::claim_until`]) and the document has a callback URL.
+    Stored(Box<StoredResponse>, Option<Box<Delivery>>),
     /// Closed or expired: it takes no responses.
     NotOpen(Status),
     Gone,

@@ -12,7 +12,9 @@
 //!   2880 times it (24 h) after the event.
 //! - Claims: each attempt leases its event for twice the timeout and a second, so a worker
 //!   that dies mid-delivery leaves it to be tried again (by any replica on PostgreSQL) once the
-//!   lease is over.
+//!   lease is over. A response's event is claimed at birth by the server that stores it
+//!   ([`HandOff`]): that server's worker delivers it at once, with no claim of its own; others
+//!   take it only if the lease runs out first.
 //! - The target: [`guard`] resolves it and refuses loopback, private, link-local and other
 //!   internal addresses unless `--webhook-allow-private`; [`client`] connects to the checked
 //!   address, with a timeout, a cap on the answer's size and no redirects followed.
@@ -26,10 +28,44 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Tells the worker an event was just written (by this process; on PostgreSQL the store's
-/// listener calls it too when another replica stored a response or closed a document).
+/// Tells the worker an event was just written by this process and not handed to it (a close,
+/// an expiry, a response whose event was not claimed at birth).
 pub fn wake() {
     store::OUTBOX_WRITTEN.notify_one();
+}
+
+/// Deliveries handed from where responses are stored to this server's worker: their events
+/// were claimed for it when they were written ([`crate::store::NewResponse::claim_until`]).
+#[derive(Debug, Clone)]
+pub struct HandOff {
+    sender: tokio::sync::mpsc::Sender<Delivery>,
+    lease: Duration,
+}
+
+/// Deliveries waiting for a place in the worker, at most. One that finds no room stays claimed
+/// until its lease ends, and is then taken by any worker's claim.
+const HANDED_AT_ONCE: usize = 4096;
+
+impl HandOff {
+    /// A hand-off for a worker with `tuning`, and the end the worker reads.
+    pub fn new(tuning: &Tuning) -> (HandOff, tokio::sync::mpsc::Receiver<Delivery>) {
+        let (sender, handed) = tokio::sync::mpsc::channel(HANDED_AT_ONCE);
+        let lease = tuning.lease();
+        (HandOff { sender, lease }, handed)
+    }
+
+    /// Until when an event written at `at` is claimed for this worker; `None` once the worker
+    /// is gone (the event is then due at once, for any worker).
+    pub fn claim_until(&self, at: Millis) -> Option<Millis> {
+        (!self.sender.is_closed()).then(|| at.saturating_add(self.lease.as_millis() as Millis))
+    }
+
+    /// Gives `delivery` to the worker; when it has no room, the event waits for its lease.
+    pub fn give(&self, delivery: Delivery) {
+        if self.sender.try_send(delivery).is_err() {
+            tracing::debug!("the webhook worker is full; an event waits for its claim to end");
+        }
+    }
 }
 
 /// The worker's timings.
@@ -202,12 +238,19 @@ const TIMINGS_EVERY: Duration = Duration::from_secs(5);
 /// Deliveries in flight at once, per server.
 const IN_FLIGHT: usize = 32;
 
-/// Delivers due events until aborted: claims as many as there are free places among
-/// [`IN_FLIGHT`], POSTs each on a task of its own, and claims more as places free up (a slow
-/// receiver holds up only its own place); waits for a wake or the poll interval when none is
-/// due. The outcomes go to one recorder, which records those that ended together in one
-/// statement and only then frees their places: under load a claim takes a batch, not one.
-pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
+/// Delivers due events until aborted: takes the deliveries handed to it (their events claimed
+/// for it when they were written) and claims due ones from the store, as many as there are
+/// free places among [`IN_FLIGHT`]; POSTs each on a task of its own, and takes more as places
+/// free up (a slow receiver holds up only its own place). It asks the store when woken
+/// ([`wake`]), at the poll interval, and again while a claim fills every place; a hand-off
+/// alone needs no claim. The outcomes go to one recorder, which records those that ended
+/// together in one statement and only then frees their places: under load a claim takes a
+/// batch, not one.
+pub async fn run_worker(
+    store: Arc<dyn Store>,
+    tuning: Tuning,
+    mut handed: tokio::sync::mpsc::Receiver<Delivery>,
+) {
     let places = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     let (ended, outcomes) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(record_outcomes(store.clone(), outcomes));
@@ -226,6 +269,10 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
         }
     }
     let _logger = Stop(logger);
+    let timeout = tuning.timeout.as_millis() as Millis;
+    let mut must_claim = true;
+    let mut waiting: Option<Delivery> = None;
+    let mut handing = true;
     loop {
         // One free place at least, then every other free one.
         let Ok(first) = places.clone().acquire_owned().await else {
@@ -236,21 +283,50 @@ pub async fn run_worker(store: Arc<dyn Store>, tuning: Tuning) {
             held.push(more);
         }
         let now = store::now();
-        let lease = now + tuning.lease().as_millis() as Millis;
-        let due = match store.claim_events(now, lease, held.len()).await {
-            Ok(due) => due,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot claim webhook events");
-                drop(held);
-                tokio::time::sleep(tuning.poll).await;
-                continue;
+        // Handed ones first. One whose claim would end before an attempt could (it waited
+        // long for a place) is left to the claim's end, when any worker takes it.
+        let mut due = Vec::new();
+        while due.len() < held.len() {
+            let Some(delivery) = waiting.take().or_else(|| handed.try_recv().ok()) else {
+                break;
+            };
+            if delivery
+                .event
+                .next_attempt_at
+                .is_some_and(|until| until.saturating_sub(now) > timeout)
+            {
+                due.push(delivery);
             }
-        };
+        }
+        if must_claim && due.len() < held.len() {
+            let lease = now + tuning.lease().as_millis() as Millis;
+            let wanted = held.len() - due.len();
+            match store.claim_events(now, lease, wanted).await {
+                Ok(claimed) => {
+                    // A full claim may have left more due.
+                    must_claim = claimed.len() == wanted;
+                    due.extend(claimed);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot claim webhook events");
+                    if due.is_empty() {
+                        drop(held);
+                        tokio::time::sleep(tuning.poll).await;
+                        continue;
+                    }
+                }
+            }
+        }
         if due.is_empty() {
             drop(held);
             tokio::select! {
-                () = store::OUTBOX_WRITTEN.notified() => {}
-                () = tokio::time::sleep(tuning.poll) => {}
+                () = store::OUTBOX_WRITTEN.notified() => must_claim = true,
+                () = tokio::time::sleep(tuning.poll) => must_claim = true,
+                delivery = handed.recv(), if handing => match delivery {
+                    Some(delivery) => waiting = Some(delivery),
+                    // No one hands any more: claims alone from now on.
+                    None => handing = false,
+                },
             }
             continue;
         }

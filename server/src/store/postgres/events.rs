@@ -7,12 +7,24 @@ use super::*;
 /// document (with `owner_key` and `callback_url`) joined to its key `k`: `{type}`, `{response}`
 /// and `{at}` are SQL for the type, the response id and the time.
 pub(super) fn event_insert(source: &str, kind: &str, response: &str, at: &str) -> String {
+    event_insert_due(source, kind, response, at, at)
+}
+
+/// [`event_insert`], first due at `due` (when it is to be delivered at all), not at once: the
+/// server that stores a response claims its event until then and delivers it itself.
+pub(super) fn event_insert_due(
+    source: &str,
+    kind: &str,
+    response: &str,
+    at: &str,
+    due: &str,
+) -> String {
     format!(
         "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
                              next_attempt_at)
          SELECT d.id, d.owner_key, '{kind}', {response}, {at},
                 coalesce(d.callback_url, k.callback_url) IS NOT NULL,
-                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN {at} END
+                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN {due} END
          FROM {source} d LEFT JOIN keys k ON k.id = d.owner_key"
     )
 }

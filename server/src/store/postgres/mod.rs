@@ -41,7 +41,7 @@ use tokio_postgres::{AsyncMessage, Client, Row, Statement};
 mod documents;
 mod events;
 mod idempotency;
-use events::event_insert;
+use events::{event_insert, event_insert_due};
 mod keys;
 mod recipients;
 mod responses;

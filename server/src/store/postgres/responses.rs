@@ -38,10 +38,9 @@ pub(super) async fn listen(target: Target, waiters: Weak<Waiters>) {
                     {
                         match (message, forward.upgrade()) {
                             (Ok(AsyncMessage::Notification(n)), Some(w)) => {
+                                // Not the webhook worker: the server that stored the
+                                // response delivers its event itself (claimed at birth).
                                 w.announced(n.payload());
-                                // A response stored or a document closed anywhere: an event
-                                // may be due.
-                                crate::store::events::OUTBOX_WRITTEN.notify_one();
                             }
                             (Ok(_), Some(_)) => {}
                             (Err(e), _) => {
@@ -137,7 +136,7 @@ pub(super) fn add_response<'a>(
         let annotations = serde_json::to_string(&response.annotations)
             .map_err(|e| StoreError::new("cannot write the annotations", e))?;
         if let Some(found) = store.submitted(&id, response.submission.as_deref()).await? {
-            return Ok(Added::Stored(Box::new(found)));
+            return Ok(Added::Stored(Box::new(found), None));
         }
         let recipient_seq = response.recipient.as_ref().map(|r| i64::from(r.0));
         let recipient_name = response.recipient.as_ref().map(|r| r.1.clone());
@@ -150,7 +149,7 @@ pub(super) fn add_response<'a>(
                                          last_response_at = $2
                     WHERE id = $1 AND gone_at IS NULL AND expires_at > $2
                       AND closed_at IS NULL AND response_count < $3 AND revision = $12
-                    RETURNING id, response_count, owner_key, callback_url
+                    RETURNING id, response_count, owner_key, callback_url, webhook_secret
                  ),
                  stored AS (
                     INSERT INTO responses (document_id, seq, received_at, reviewer,
@@ -166,9 +165,19 @@ pub(super) fn add_response<'a>(
                     UPDATE recipients SET answered_at = $2
                     WHERE document_id = (SELECT id FROM doc) AND seq = $9
                  ),
-                 announced AS ({})
-                 SELECT seq FROM stored",
-                    event_insert("doc", RESPONSE_CREATED, "d.response_count", "$2")
+                 announced AS ({} RETURNING id, next_attempt_at)
+                 SELECT s.seq, e.id, e.next_attempt_at, coalesce(d.callback_url, k.callback_url),
+                        coalesce(d.webhook_secret, k.webhook_secret),
+                        CASE WHEN d.webhook_secret IS NULL AND k.previous_secret_until > $2
+                             THEN k.previous_webhook_secret END
+                 FROM stored s, announced e, doc d LEFT JOIN keys k ON k.id = d.owner_key",
+                    event_insert_due(
+                        "doc",
+                        RESPONSE_CREATED,
+                        "d.response_count",
+                        "$2",
+                        "coalesce($13, $2)"
+                    )
                 ),
                 &[
                     &id,
@@ -183,6 +192,7 @@ pub(super) fn add_response<'a>(
                     &recipient_name,
                     &response.verdict,
                     &(response.revision.min(i64::MAX as u64) as i64),
+                    &response.claim_until,
                 ],
             )
             .await;
@@ -190,7 +200,7 @@ pub(super) fn add_response<'a>(
             Ok(rows) => rows,
             // The same form posted twice at once: the other post stored it first.
             Err(e) => match store.submitted(&id, response.submission.as_deref()).await? {
-                Some(found) => return Ok(Added::Stored(Box::new(found))),
+                Some(found) => return Ok(Added::Stored(Box::new(found), None)),
                 None => return Err(e),
             },
         };
@@ -201,8 +211,31 @@ pub(super) fn add_response<'a>(
         };
         store.waiters.notify(&id);
         store.announce(&id);
-        Ok(Added::Stored(Box::new(StoredResponse {
-            response_id: row.get::<_, i64>(0) as u64,
+        let response_id = row.get::<_, i64>(0) as u64;
+        // Claimed at birth for this server: the event, and where it goes.
+        let delivery = match (response.claim_until, row.get(2), row.get(3), row.get(4)) {
+            (Some(_), Some(due), Some(url), Some(secret)) => Some(Box::new(Delivery {
+                event: Event {
+                    id: row.get(1),
+                    document_id: id.clone(),
+                    kind: RESPONSE_CREATED.to_string(),
+                    response_id: Some(response_id),
+                    created_at: response.received_at,
+                    deliver: true,
+                    attempts: 0,
+                    next_attempt_at: Some(due),
+                    delivered_at: None,
+                    last_status: None,
+                    last_error: None,
+                },
+                url,
+                secret,
+                previous_secret: row.get(5),
+            })),
+            _ => None,
+        };
+        let stored = Box::new(StoredResponse {
+            response_id,
             received_at: response.received_at,
             reviewer: response.reviewer,
             component_inputs: response.component_inputs,
@@ -212,7 +245,8 @@ pub(super) fn add_response<'a>(
             recipient: response.recipient.map(|r| r.1),
             verdict: response.verdict,
             revision: response.revision,
-        })))
+        });
+        Ok(Added::Stored(stored, delivery))
     })
 }
 

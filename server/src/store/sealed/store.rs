@@ -162,9 +162,13 @@ impl Store for SealedStore {
                 },
                 verdict: self.store_option(&id, "verdict", response.verdict.as_deref())?,
                 revision: response.revision,
+                claim_until: response.claim_until,
             };
             match self.inner.add_response(&id, stored, max_responses).await? {
-                Added::Stored(kept) => Ok(Added::Stored(Box::new(self.open_response(&id, *kept)?))),
+                Added::Stored(kept, delivery) => Ok(Added::Stored(
+                    Box::new(self.open_response(&id, *kept)?),
+                    delivery,
+                )),
                 other => Ok(other),
             }
         })

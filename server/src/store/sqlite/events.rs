@@ -13,17 +13,58 @@ pub(super) fn insert_event(
     at: Millis,
     response: Option<i64>,
 ) -> rusqlite::Result<()> {
+    insert_event_due(tx, kind, id, at, response, None).map(|_| ())
+}
+
+/// [`insert_event`], first due at `due` (when it is to be delivered at all) rather than at
+/// once: the server that stores a response claims its event until then and delivers it
+/// itself. Its id and when it is first due (`None`: never delivered).
+pub(super) fn insert_event_due(
+    tx: &Connection,
+    kind: &str,
+    id: &str,
+    at: Millis,
+    response: Option<i64>,
+    due: Option<Millis>,
+) -> rusqlite::Result<(String, Option<Millis>)> {
     tx.prepare_cached(
         "INSERT INTO events (document_id, owner_key, type, response_id, created_at, deliver,
                              next_attempt_at)
          SELECT d.id, d.owner_key, ?4, ?3, ?2,
                 coalesce(d.callback_url, k.callback_url) IS NOT NULL,
-                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL THEN ?2 END
+                CASE WHEN coalesce(d.callback_url, k.callback_url) IS NOT NULL
+                     THEN coalesce(?5, ?2) END
          FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
-         WHERE d.id = ?1",
+         WHERE d.id = ?1
+         RETURNING id, next_attempt_at",
     )?
-    .execute(params![id, at, response, kind])?;
-    Ok(())
+    .query_row(params![id, at, response, kind, due], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+}
+
+/// Where the events of document `id` go at `now`: its callback URL and secret (its own, or its
+/// key's), and the key's secret before its rotation while the grace lasts.
+pub(super) fn destination(
+    tx: &Connection,
+    id: &str,
+    now: Millis,
+) -> rusqlite::Result<Option<(String, String, Option<String>)>> {
+    let found: Option<(Option<String>, Option<String>, Option<String>)> = tx
+        .prepare_cached(
+            "SELECT coalesce(d.callback_url, k.callback_url),
+                    coalesce(d.webhook_secret, k.webhook_secret),
+                    CASE WHEN d.webhook_secret IS NULL AND k.previous_secret_until > ?2
+                         THEN k.previous_webhook_secret END
+             FROM documents d LEFT JOIN keys k ON k.id = d.owner_key
+             WHERE d.id = ?1",
+        )?
+        .query_row(params![id, now], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(match found {
+        Some((Some(url), Some(secret), previous)) => Some((url, secret, previous)),
+        _ => None,
+    })
 }
 
 /// The columns [`event_row`] reads, in its order (of `events e`).

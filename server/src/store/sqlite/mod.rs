@@ -35,7 +35,7 @@ use std::time::Duration;
 mod documents;
 mod events;
 mod idempotency;
-use events::insert_event;
+use events::{destination, insert_event, insert_event_due};
 mod keys;
 mod recipients;
 mod responses;

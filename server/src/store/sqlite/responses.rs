@@ -74,7 +74,7 @@ pub(super) fn add_response<'a>(
                     if let Some(seq) = seq {
                         let again = read_responses(&tx, &id, seq as u64 - 1)?;
                         if let Some(first) = again.into_iter().next() {
-                            return Ok(Added::Stored(Box::new(first)));
+                            return Ok(Added::Stored(Box::new(first), None));
                         }
                     }
                 }
@@ -129,9 +129,42 @@ pub(super) fn add_response<'a>(
                     )?
                     .execute(params![id, seq, now])?;
                 }
-                insert_event(&tx, RESPONSE_CREATED, &id, now, Some(seq))?;
+                let (event, due) = insert_event_due(
+                    &tx,
+                    RESPONSE_CREATED,
+                    &id,
+                    now,
+                    Some(seq),
+                    response.claim_until,
+                )?;
+                // Claimed at birth for this server: the event, and where it goes.
+                let delivery = match (response.claim_until, due) {
+                    (Some(_), Some(due)) => {
+                        destination(&tx, &id, now)?.map(|(url, secret, previous_secret)| {
+                            Box::new(Delivery {
+                                event: Event {
+                                    id: event,
+                                    document_id: id.clone(),
+                                    kind: RESPONSE_CREATED.to_string(),
+                                    response_id: Some(seq as u64),
+                                    created_at: now,
+                                    deliver: true,
+                                    attempts: 0,
+                                    next_attempt_at: Some(due),
+                                    delivered_at: None,
+                                    last_status: None,
+                                    last_error: None,
+                                },
+                                url,
+                                secret,
+                                previous_secret,
+                            })
+                        })
+                    }
+                    _ => None,
+                };
                 tx.commit()?;
-                Ok(Added::Stored(Box::new(StoredResponse {
+                let stored = Box::new(StoredResponse {
                     response_id: seq as u64,
                     received_at: response.received_at,
                     reviewer: response.reviewer,
@@ -142,11 +175,12 @@ pub(super) fn add_response<'a>(
                     recipient: response.recipient.map(|r| r.1),
                     verdict: response.verdict,
                     revision: response.revision,
-                })))
+                });
+                Ok(Added::Stored(stored, delivery))
             })
             .await?
             .unwrap_or(Added::Unknown);
-        if matches!(added, Added::Stored(_)) {
+        if matches!(added, Added::Stored(..)) {
             store.waiters.notify(&key);
         }
         Ok(added)

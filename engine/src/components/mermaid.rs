@@ -1323,14 +1323,38 @@ mod tests {
         assert!(d.message.contains(kind), "{}", d.message);
     }
 
+    /// A kind of diagram that is drawn and takes comments, as one test below checks it.
+    struct DrawnKind<'a> {
+        /// Drawn with a warning that names `ignored`; its page holds `class` and each of
+        /// `parts`.
+        source: &'a str,
+        ignored: &'a str,
+        class: &'a str,
+        parts: &'a [&'a str],
+        /// The block of a source with its diagram read (and laid out).
+        block: fn(&str) -> Mermaid,
+        /// Taken and exported with each of `exported`; one on the node `missing` is refused.
+        comments: JsonValue,
+        exported: &'a [&'a str],
+        missing: &'a str,
+    }
+
+    /// `kind` is drawn and takes comments on its parts; the page's HTML.
+    fn assert_drawn_and_takes_comments(kind: DrawnKind) -> String {
+        let html = assert_drawn(kind.source, kind.ignored, kind.class, kind.parts);
+        // Comments are checked against the diagram and exported.
+        let m = (kind.block)(kind.source);
+        assert_comments(&m, kind.comments, kind.exported, kind.missing);
+        html
+    }
+
     #[test]
     fn a_state_diagram_is_drawn_and_takes_comments_on_its_states_and_transitions() {
-        let source = "stateDiagram-v2\n[*] --> Still\nStill --> Moving : push\nstate Moving {\n  [*] --> Fast\n}\nclassDef hot fill:#f00\nclass Still hot";
-        assert_drawn(
-            source,
-            "`classDef`, `class`",
-            "pb-mermaid-state",
-            &[
+        assert_drawn_and_takes_comments(DrawnKind {
+            source: "stateDiagram-v2\n[*] --> Still\nStill --> Moving : push\nstate Moving {\n  [*] --> Fast\n}\nclassDef hot fill:#f00\nclass Still hot",
+            ignored: "`classDef`, `class`",
+            class: "pb-mermaid-state",
+            parts: &[
                 "data-node=\"root_start\"",
                 "data-node=\"Moving\"",
                 "data-node=\"Moving_start\"",
@@ -1338,34 +1362,29 @@ mod tests {
                 "data-pb-edge=\"Moving_start→Fast\"",
                 "State diagram, top to bottom.",
             ],
-        );
-        // Comments on a state and a transition are checked against the diagram and exported.
-        let d = state::parse::parse(source).expect("a state diagram").expect("read");
-        let laid = state::layout::layout(&d);
-        let bare = block(source, &d.chart);
-        let m = Mermaid {
-            state: Some(Box::new((d, laid))),
-            ..bare
-        };
-        assert_comments(
-            &m,
-            serde_json::json!([
+            block: |source| {
+                let d = state::parse::parse(source).expect("a state diagram").expect("read");
+                let laid = state::layout::layout(&d);
+                let mut m = block(source, &d.chart);
+                m.state = Some(Box::new((d, laid)));
+                m
+            },
+            comments: serde_json::json!([
                 { "on": "node", "id": "Moving", "text": "split" },
                 { "on": "edge", "from": "Still", "to": "Moving", "text": "when?" }
             ]),
-            &["- Node `Moving` — split", "- Edge `Still→Moving` — when?"],
-            "Nope",
-        );
+            exported: &["- Node `Moving` — split", "- Edge `Still→Moving` — when?"],
+            missing: "Nope",
+        });
     }
 
     #[test]
     fn an_er_diagram_is_drawn_and_takes_comments_on_its_entities_and_relationships() {
-        let source = "erDiagram\nCUSTOMER ||--o{ ORDER : places\nCUSTOMER ||--o{ ORDER : returns\np[Person]\np }|..|{ CUSTOMER : is\nclick CUSTOMER call x()\nCUSTOMER {\n  string name PK\n}";
-        assert_drawn(
-            source,
-            "`click`",
-            "pb-mermaid-er",
-            &[
+        assert_drawn_and_takes_comments(DrawnKind {
+            source: "erDiagram\nCUSTOMER ||--o{ ORDER : places\nCUSTOMER ||--o{ ORDER : returns\np[Person]\np }|..|{ CUSTOMER : is\nclick CUSTOMER call x()\nCUSTOMER {\n  string name PK\n}",
+            ignored: "`click`",
+            class: "pb-mermaid-er",
+            parts: &[
                 "data-node=\"CUSTOMER\"",
                 "data-node=\"p\"",
                 "data-edge=\"CUSTOMER→ORDER\"",
@@ -1373,35 +1392,31 @@ mod tests {
                 "data-edge=\"p→CUSTOMER\"",
                 "Entity relationship diagram, top to bottom.",
             ],
-        );
-        let d = er::parse::parse(source).expect("an ER diagram").expect("read");
-        let laid = er::layout::layout(&d);
-        let bare = block(source, &d.chart);
-        let m = Mermaid {
-            er: Some(Box::new((d, laid))),
-            ..bare
-        };
-        assert_comments(
-            &m,
-            serde_json::json!([
+            block: |source| {
+                let d = er::parse::parse(source).expect("an ER diagram").expect("read");
+                let laid = er::layout::layout(&d);
+                let mut m = block(source, &d.chart);
+                m.er = Some(Box::new((d, laid)));
+                m
+            },
+            comments: serde_json::json!([
                 { "on": "node", "id": "p", "text": "who?" },
                 { "on": "edge", "from": "CUSTOMER", "to": "ORDER", "text": "always?" }
             ]),
-            &["- Node `p` — who?", "- Edge `CUSTOMER→ORDER` — always?"],
-            "Person",
-        );
+            exported: &["- Node `p` — who?", "- Edge `CUSTOMER→ORDER` — always?"],
+            missing: "Person",
+        });
         // One it cannot read is a warning at its line.
         assert_unreadable_at_line_3("```mermaid\n{\"version\": \"1\", \"source\": \"erDiagram\\nA ||--o{ B : x\\nC ||--\"}\n```\n", "entity relationship diagram");
     }
 
     #[test]
     fn a_class_diagram_is_drawn_and_its_classes_and_relations_take_comments() {
-        let source = "classDiagram\n  namespace Shapes {\n    class Shape~T~ {\n      <<interface>>\n      +area()$ double\n    }\n    class Square\n  }\n  Shape~T~ <|-- Square\n  Shape \"1\" *-- \"many\" Side : has\n  Shape <|-- Square\n  note for Square \"four sides\"\n  click Square call cb()\n  style Side fill:#fde68a\n";
-        assert_drawn(
-            source,
-            "`click`",
-            "pb-mermaid-class",
-            &[
+        assert_drawn_and_takes_comments(DrawnKind {
+            source: "classDiagram\n  namespace Shapes {\n    class Shape~T~ {\n      <<interface>>\n      +area()$ double\n    }\n    class Square\n  }\n  Shape~T~ <|-- Square\n  Shape \"1\" *-- \"many\" Side : has\n  Shape <|-- Square\n  note for Square \"four sides\"\n  click Square call cb()\n  style Side fill:#fde68a\n",
+            ignored: "`click`",
+            class: "pb-mermaid-class",
+            parts: &[
                 "data-node=\"Shape\"",
                 "data-node=\"Shapes\"",
                 "data-node=\"note0\"",
@@ -1413,24 +1428,21 @@ mod tests {
                 "«interface»",
                 "fill=\"#fde68a\"",
             ],
-        );
-        let d = class::parse::parse(source).expect("a class diagram").expect("read");
-        let laid = class::layout::layout(&d);
-        let bare = block(source, &d.chart);
-        let m = Mermaid {
-            class: Some(Box::new((d, laid))),
-            ..bare
-        };
-        assert_comments(
-            &m,
-            serde_json::json!([
+            block: |source| {
+                let d = class::parse::parse(source).expect("a class diagram").expect("read");
+                let laid = class::layout::layout(&d);
+                let mut m = block(source, &d.chart);
+                m.class = Some(Box::new((d, laid)));
+                m
+            },
+            comments: serde_json::json!([
                 { "on": "node", "id": "Shape", "text": "generic?" },
                 { "on": "node", "id": "Shapes", "text": "rename" },
                 { "on": "edge", "from": "Shape", "to": "Side", "text": "how many?" }
             ]),
-            &["- Node `Shape` — generic?", "- Node `Shapes` — rename", "- Edge `Shape→Side` — how many?"],
-            "Shape~T~",
-        );
+            exported: &["- Node `Shape` — generic?", "- Node `Shapes` — rename", "- Edge `Shape→Side` — how many?"],
+            missing: "Shape~T~",
+        });
         // One it cannot read is a warning at its line.
         assert_unreadable_at_line_3("```mermaid\n{\"version\": \"1\", \"source\": \"classDiagram\\nA <|-- B\\nC <|-- \"}\n```\n", "class diagram");
     }
@@ -1502,36 +1514,32 @@ mod tests {
 
     #[test]
     fn a_gantt_chart_is_drawn_and_takes_comments_on_its_tasks() {
-        let source = "gantt\ndateFormat YYYY-MM-DD\nsection Build\nServer : crit, server, 2024-01-01, 5d\nClient : after server, 3d\nShip : milestone, ship, after task1, 0d\nclick server href \"https://example.com\"";
-        let html = assert_drawn(
-            source,
-            "`click`",
-            "pb-mermaid-gantt",
-            &[
+        let html = assert_drawn_and_takes_comments(DrawnKind {
+            source: "gantt\ndateFormat YYYY-MM-DD\nsection Build\nServer : crit, server, 2024-01-01, 5d\nClient : after server, 3d\nShip : milestone, ship, after task1, 0d\nclick server href \"https://example.com\"",
+            ignored: "`click`",
+            class: "pb-mermaid-gantt",
+            parts: &[
                 "data-node=\"server\"",
                 "data-node=\"task1\"",
                 "data-node=\"ship\"",
                 "Gantt chart from 2024-01-01 to 2024-01-09.",
             ],
-        );
-        assert!(!html.contains("data-edge="));
-        let g = gantt::parse::parse(source).expect("a gantt chart").expect("read");
-        let bare = block(source, &g.chart);
-        let m = Mermaid {
-            gantt: Some(Box::new(g)),
-            ..bare
-        };
-        assert_comments(
-            &m,
-            serde_json::json!([
+            block: |source| {
+                let g = gantt::parse::parse(source).expect("a gantt chart").expect("read");
+                let mut m = block(source, &g.chart);
+                m.gantt = Some(Box::new(g));
+                m
+            },
+            comments: serde_json::json!([
                 { "on": "node", "id": "task1", "text": "who builds it?" },
                 { "on": "node", "id": "ship", "text": "a Friday?" }
             ]),
-            &["- Node `task1` — who builds it?", "- Node `ship` — a Friday?"],
-            "Server",
-        );
+            exported: &["- Node `task1` — who builds it?", "- Node `ship` — a Friday?"],
+            missing: "Server",
+        });
         // One it cannot read is a warning at its line.
         assert_unreadable_at_line_3("```mermaid\n{\"version\": \"1\", \"source\": \"gantt\\ndateFormat YYYY-MM-DD\\nA : a, 2024-13-45, 1d\"}\n```\n", "gantt chart");
+        assert!(!html.contains("data-edge="));
     }
 
     #[test]

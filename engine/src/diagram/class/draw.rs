@@ -9,7 +9,8 @@ use super::layout::{Compartments, PAD_X, PAD_Y, RING, ROW_H, compartments};
 use super::{Class, ClassDiagram, Classifier, End, Kind};
 use crate::diagram::colour::Colour;
 use crate::diagram::flowchart::draw::{
-    Titles, edge_label, node_class, open_chart, plain_cluster_title, push_curve, push_edge_key,
+    Titles, edge_label, node_class, open_chart, open_relation, plain_cluster_title, push_curve,
+    push_edge_key,
 };
 use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
@@ -30,14 +31,6 @@ const NOTE: Run = run!(
     ("fill", "#fff8c5"),
     ("stroke", "#9a6700"),
     ("stroke-width", "1"),
-);
-
-/// A dashed relation's line.
-const DASHED: Run = run!(
-    ("fill", "none"),
-    ("stroke", "#57606a"),
-    ("stroke-width", "1.5"),
-    ("stroke-dasharray", "6 4"),
 );
 
 /// How far a line runs straight out of its class before it bends: past its marker.
@@ -165,59 +158,9 @@ fn relation(
     key: &str,
 ) {
     let r = &d.relations[k];
-    w.open(
-        "g",
-        &[
-            (
-                "class",
-                if r.dashed {
-                    plain!("pb-d-edge pb-d-dotted")
-                } else {
-                    plain!("pb-d-edge pb-d-solid")
-                },
-            ),
-            ("data-edge", Val::Text(key)),
-        ],
-    );
-    w.newline();
-    let points = &path.points[..];
-    let n = points.len();
-    let (first, last) = (points[0], points[n - 1]);
     let e = &d.chart.edges[k];
-    let stub = (first.minus(last).len() / 3.0).min(STUB);
-    let out_a = ends[0].map_or_else(|| first.toward(points[1]), |b| b.outward(first));
-    let out_b = ends[1].map_or_else(|| last.toward(points[n - 2]), |b| b.outward(last));
-    let (first_out, last_out) = if e.from == e.to {
-        (first, last)
-    } else {
-        (first.plus(out_a.scale(stub)), last.plus(out_b.scale(stub)))
-    };
-    let curve = |s: &mut String| {
-        let mut route = String::with_capacity(64 * n);
-        push_curve(
-            &mut route,
-            points,
-            first_out,
-            last_out,
-            path.axis,
-            path.straight,
-        );
-        s.push('M');
-        push_pt(s, first);
-        s.push_str(" L");
-        s.push_str(route.get(1..).unwrap_or(""));
-        s.push_str(" L");
-        push_pt(s, last);
-    };
-    w.leaf_painted(
-        "path",
-        &[("class", plain!("pb-d-line")), ("d", Val::Ours(&curve))],
-        if r.dashed {
-            DASHED
-        } else {
-            paint::line(Stroke::Solid)
-        },
-    );
+    let [(first, out_a), (last, out_b)] =
+        open_relation(w, path, ends, e.from == e.to, key, r.dashed, STUB);
     // An interface's end is its circle: no marker there.
     let at_interface = |i: usize| d.kinds[i] == Kind::Interface;
     if !at_interface(e.from) {

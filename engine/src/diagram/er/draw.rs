@@ -10,7 +10,7 @@ use super::layout::{CELL_PAD, ROW_H, Table, keys_text, tables, type_text};
 use super::{Cardinality, Entity};
 use crate::diagram::colour::Colour;
 use crate::diagram::flowchart::draw::{
-    Titles, edge_label, node_class, open_chart, push_curve, push_edge_key,
+    Titles, edge_label, node_class, open_chart, open_relation, push_edge_key,
 };
 use crate::diagram::flowchart::layout::{Drawing, EdgePath};
 use crate::diagram::geometry::{Bounds, Pt};
@@ -21,7 +21,7 @@ use crate::diagram::svg::label::lines;
 use crate::diagram::svg::number::push_pt;
 use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
-use crate::diagram::svg::writer::{Plain, Run, Val, Writer, plain, run};
+use crate::diagram::svg::writer::{Plain, Val, Writer, plain};
 use crate::diagram::svg::{Frame, TEXT};
 use crate::diagram::text::{Block, FONT_SIZE};
 
@@ -34,14 +34,6 @@ const RING: f64 = 4.5;
 
 /// How far a line runs straight out of its entity before it bends: past its marker.
 const STUB: f64 = 24.0;
-
-/// A non-identifying relationship's line.
-const DASHED: Run = run!(
-    ("fill", "none"),
-    ("stroke", "#57606a"),
-    ("stroke-width", "1.5"),
-    ("stroke-dasharray", "6 4"),
-);
 
 /// The marker of `card` at `tip` on an entity's border, `out` the unit vector along the line
 /// away from the entity.
@@ -125,63 +117,9 @@ fn relationship(
     key: &str,
 ) {
     let r = &d.relationships[k];
-    w.open(
-        "g",
-        &[
-            (
-                "class",
-                if r.identifying {
-                    plain!("pb-d-edge pb-d-solid")
-                } else {
-                    plain!("pb-d-edge pb-d-dotted")
-                },
-            ),
-            ("data-edge", Val::Text(key)),
-        ],
-    );
-    w.newline();
-    let points = &path.points[..];
-    let n = points.len();
-    let (first, last) = (points[0], points[n - 1]);
-    // Each end leaves its entity square to the side it touches, straight for as long as its
-    // marker, then joins the layout's route.
     let e = &d.chart.edges[k];
-    let stub = (first.minus(last).len() / 3.0).min(STUB);
-    let out_a = ends[0].map_or_else(|| first.toward(points[1]), |b| b.outward(first));
-    let out_b = ends[1].map_or_else(|| last.toward(points[n - 2]), |b| b.outward(last));
-    let (first_out, last_out) = if e.from == e.to {
-        (first, last)
-    } else {
-        (first.plus(out_a.scale(stub)), last.plus(out_b.scale(stub)))
-    };
-    let curve = |s: &mut String| {
-        // The route from the first stub's end, its `M` made an `L`: one line.
-        let mut route = String::with_capacity(64 * n);
-        push_curve(
-            &mut route,
-            points,
-            first_out,
-            last_out,
-            path.axis,
-            path.straight,
-        );
-        s.push('M');
-        push_pt(s, first);
-        s.push_str(" L");
-        s.push_str(route.get(1..).unwrap_or(""));
-        s.push_str(" L");
-        push_pt(s, last);
-    };
-    let stroke = if r.identifying {
-        paint::line(Stroke::Solid)
-    } else {
-        DASHED
-    };
-    w.leaf_painted(
-        "path",
-        &[("class", plain!("pb-d-line")), ("d", Val::Ours(&curve))],
-        stroke,
-    );
+    let [(first, out_a), (last, out_b)] =
+        open_relation(w, path, ends, e.from == e.to, key, !r.identifying, STUB);
     marker(w, r.at_first, first, out_a);
     marker(w, r.at_second, last, out_b);
     // The layout's label box is the label and its lines' room for markers: the label is

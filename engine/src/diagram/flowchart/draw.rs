@@ -7,7 +7,7 @@ use super::describe::describe;
 use super::layout::{ClusterBox, Drawing, EdgePath, LABEL_PAD_X, LABEL_PAD_Y};
 use super::{Edge, Flowchart, Subgraph};
 use crate::diagram::colour::Colour;
-use crate::diagram::geometry::{self, Pt};
+use crate::diagram::geometry::{self, Bounds, Pt};
 use crate::diagram::line::{Marker, Stroke};
 use crate::diagram::shapes::{self, Shape};
 use crate::diagram::style::{self, Painted};
@@ -16,7 +16,7 @@ use crate::diagram::svg::number::{push_num, push_path, push_pt};
 use crate::diagram::svg::shape::shape_element_painted;
 use crate::diagram::svg::theme::{colour, paint};
 use crate::diagram::svg::writer::plain;
-use crate::diagram::svg::writer::{Plain, Val, Writer};
+use crate::diagram::svg::writer::{Plain, Run, Val, Writer, run};
 use crate::diagram::svg::{CLUSTER_TITLE, Frame, TEXT, start};
 use crate::diagram::text::Block;
 
@@ -355,6 +355,85 @@ pub fn edge_label(w: &mut Writer, block: &Block, at: Pt) {
         block,
         at,
     );
+}
+
+/// A relation's dashed line (class diagrams' `..`, ER diagrams' non-identifying lines).
+const DASHED: Run = run!(
+    ("fill", "none"),
+    ("stroke", "#57606a"),
+    ("stroke-width", "1.5"),
+    ("stroke-dasharray", "6 4"),
+);
+
+/// Opens the `data-edge` group `key` of a relation between boxes (class and ER diagrams) and
+/// draws its line along `path`, `dashed` or solid. Each end leaves its box (`ends`, `None`
+/// where there is none) square to the side it touches, straight for up to `stub` px (past its
+/// marker), then joins the layout's route; a line from a box `to_itself` joins it at once.
+/// Each end's point and the unit vector along the line away from its box, for its marker;
+/// the caller closes the group.
+pub fn open_relation(
+    w: &mut Writer,
+    path: &EdgePath,
+    ends: [Option<Bounds>; 2],
+    to_itself: bool,
+    key: &str,
+    dashed: bool,
+    stub: f64,
+) -> [(Pt, Pt); 2] {
+    w.open(
+        "g",
+        &[
+            (
+                "class",
+                if dashed {
+                    plain!("pb-d-edge pb-d-dotted")
+                } else {
+                    plain!("pb-d-edge pb-d-solid")
+                },
+            ),
+            ("data-edge", Val::Text(key)),
+        ],
+    );
+    w.newline();
+    let points = &path.points[..];
+    let n = points.len();
+    let (first, last) = (points[0], points[n - 1]);
+    let stub = (first.minus(last).len() / 3.0).min(stub);
+    let out_a = ends[0].map_or_else(|| first.toward(points[1]), |b| b.outward(first));
+    let out_b = ends[1].map_or_else(|| last.toward(points[n - 2]), |b| b.outward(last));
+    let (first_out, last_out) = if to_itself {
+        (first, last)
+    } else {
+        (first.plus(out_a.scale(stub)), last.plus(out_b.scale(stub)))
+    };
+    let curve = |s: &mut String| {
+        // The route from the first stub's end, its `M` made an `L`: one line.
+        let mut route = String::with_capacity(64 * n);
+        push_curve(
+            &mut route,
+            points,
+            first_out,
+            last_out,
+            path.axis,
+            path.straight,
+        );
+        s.push('M');
+        push_pt(s, first);
+        s.push_str(" L");
+        s.push_str(route.get(1..).unwrap_or(""));
+        s.push_str(" L");
+        push_pt(s, last);
+    };
+    w.leaf_painted(
+        "path",
+        &[("class", plain!("pb-d-line")), ("d", Val::Ours(&curve))],
+        if dashed {
+            DASHED
+        } else {
+            paint::line(Stroke::Solid)
+        },
+    );
+    [(first, out_a), (last, out_b)]
 }
 
 /// A node's group's class: `pb-d-node pb-d-{shape name}`.

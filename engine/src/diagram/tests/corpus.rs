@@ -1,9 +1,10 @@
 //! What the corpus tests of every diagram kind share: the fixtures (`fixtures/mermaid-*/`:
 //! `corpus.json`, and `parse.json`, mermaid.js's reading of each diagram), the frame they are
 //! drawn in, and the checks every kind passes: enough of the corpus is drawn and the rest is
-//! named, no two boxes overlap and no line passes through a box it does not join (in the
-//! layout, and read back from the SVG: [`geometry_faults`]), the parts read are mermaid's,
-//! every part is marked in the SVG, and no prefix of a diagram panics.
+//! named, what mermaid.js rejects is refused with a place, no two boxes overlap and no line
+//! passes through a box it does not join (in the layout, and read back from the SVG:
+//! [`geometry_faults`]), the parts read are mermaid's, every part is marked in the SVG, and no
+//! prefix of a diagram panics.
 
 mod svg;
 
@@ -99,6 +100,27 @@ pub(crate) fn read_or_say<D>(
             None
         }
     }
+}
+
+/// `parse` refuses every diagram of `corpus` that mermaid.js rejects, saying where (an offset
+/// within the source) and why; the corpus keeps at least one such diagram.
+pub(crate) fn assert_rejects_say_where<D: Debug>(
+    corpus: &Corpus,
+    parse: impl Fn(&str) -> Option<Result<D, Unsupported>>,
+) {
+    let reference = corpus.reference();
+    let mut rejected = 0;
+    for (name, src) in corpus.diagrams() {
+        if reference["diagrams"][&name].get("error").is_none() {
+            continue;
+        }
+        rejected += 1;
+        match parse(&src) {
+            Some(Err(e)) => assert!(e.offset <= src.len() && !e.message.is_empty(), "{name}"),
+            other => panic!("{name}: read: {other:?}"),
+        }
+    }
+    assert!(rejected > 0);
 }
 
 /// Whether our reading of `what` equals mermaid's; when not, a line on `wrong` that shows

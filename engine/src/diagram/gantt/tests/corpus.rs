@@ -10,7 +10,7 @@ use crate::diagram::gantt::{GanttChart, layout, parse};
 use crate::diagram::geometry::{Bounds, Pt};
 use crate::diagram::tests::corpus::{
     Corpus, assert_drawn_but_named, assert_geometry, assert_none_differ, assert_parts_marked,
-    draw_prefixes, frame, overlap, read_or_say, write_svgs,
+    assert_rejects_say_where, draw_prefixes, frame, overlap, read_or_say, write_svgs,
 };
 use serde_json::Value;
 
@@ -163,19 +163,7 @@ fn at_least_97_percent_are_drawn_and_the_rest_are_named() {
 
 #[test]
 fn diagrams_mermaid_rejects_are_not_drawn_and_say_where() {
-    let reference = CORPUS.reference();
-    let mut rejected = 0;
-    for (name, src) in CORPUS.diagrams() {
-        if reference["diagrams"][&name].get("error").is_none() {
-            continue;
-        }
-        rejected += 1;
-        match parse::parse(&src) {
-            Some(Err(e)) => assert!(e.offset <= src.len() && !e.message.is_empty(), "{name}"),
-            other => panic!("{name}: read: {other:?}"),
-        }
-    }
-    assert!(rejected > 0);
+    assert_rejects_say_where(&CORPUS, parse::parse);
 }
 
 #[test]

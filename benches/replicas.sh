@@ -14,8 +14,8 @@
 #
 # It reports the submissions per second through HAProxy beside pgbench's rate of plain
 # single-row INSERTs (32 clients, the same machine and database) and beside pgbench's rate of a
-# submission's own rows (the response, its count and its event, then the event's claim and
-# delivery record, with no server in the way), and the webhook latency (the event's created_at,
+# submission's own rows (the response, its count and its event, then the event's delivery
+# record, with no server in the way), and the webhook latency (the event's created_at,
 # written with the response, to its receipt) at the median and p99.
 #
 #   benches/replicas.sh [SECONDS] [CONNECTIONS] [DOCUMENTS]
@@ -332,8 +332,8 @@ PGRATE="$(pgbench -n -c "$CONNECTIONS" -j 2 -T "$DURATION" -f "$WORK/insert.sql"
 
 # --- pgbench again: a submission's own rows, with no server in the way. What the store writes
 # for one answer to a document with a callback URL, on the same documents and schema: the
-# response, its document's count and its event in one statement (the shape of the store's),
-# then the event's claim and the record of its delivery, each a statement of its own (the
+# response, its document's count and its event (claimed at birth) in one statement (the shape
+# of the store's), then the record of the event's delivery, a statement of its own (the
 # workers batch these under load). The ceiling for submissions on this machine and schema,
 # however fast the server were.
 {
@@ -352,9 +352,8 @@ PGRATE="$(pgbench -n -c "$CONNECTIONS" -j 2 -T "$DURATION" -f "$WORK/insert.sql"
   INSERT INTO $SCHEMA.events (document_id, owner_key, type, response_id, created_at, deliver,
       next_attempt_at)
   SELECT d.id, d.owner_key, 'response.created', d.response_count, d.last_response_at, true,
-      d.last_response_at
+      d.last_response_at + 11000
   FROM doc d RETURNING seq AS event \\gset\n" "$(sed "s/\([^ ]*\)/'\1'/g; s/' '/', '/g; s/ *\$//" <<<"$IDS")"
-  echo "UPDATE $SCHEMA.events SET next_attempt_at = next_attempt_at + 5000 WHERE seq = :event;"
   echo "UPDATE $SCHEMA.events SET attempts = attempts + 1, last_status = 200, delivered_at = next_attempt_at, next_attempt_at = NULL WHERE seq = :event;"
 } >"$WORK/submission.sql"
 ROWSRATE="$(pgbench -n -c "$CONNECTIONS" -j 2 -T "$DURATION" -f "$WORK/submission.sql" "$PG" 2>"$WORK/pgbench-rows.err" |

@@ -66,10 +66,11 @@ impl Routing {
         let answered = answer.revision;
         let received_at = store::now();
         let hand_off = self.hand_off.get();
+        let claim_until = hand_off.and_then(|h| h.claim_until(received_at));
         let response = NewResponse {
             revision: answer.revision,
             received_at,
-            claim_until: hand_off.and_then(|h| h.claim_until(received_at)),
+            claim_until,
             reviewer: answer.reviewer,
             component_inputs: answer.component_inputs,
             annotations: answer.annotations,
@@ -86,6 +87,8 @@ impl Routing {
             Ok(Added::Stored(stored, delivery)) => {
                 match (delivery, hand_off) {
                     (Some(delivery), Some(hand_off)) => hand_off.give(*delivery),
+                    // Claimed, yet nothing came back: the document has no callback URL.
+                    (None, _) if claim_until.is_some() => {}
                     _ => crate::webhooks::wake(),
                 }
                 Ok(stored)

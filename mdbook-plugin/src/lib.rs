@@ -245,7 +245,7 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
             What::Diagram => {
                 let id = format!("{}-fig{index}", chapter_key(path));
                 match passback_engine::draw_alone(&fence.literal, &id) {
-                    Alone::Drawn(svg) => {
+                    Alone::Drawn { svg, .. } => {
                         let figure = format!(
                             "<figure class=\"pb-mermaid pb-figure\"><div class=\"pb-diagram-canvas\">{}</div></figure>",
                             svg.replace('\r', "").replace('\n', "&#10;")

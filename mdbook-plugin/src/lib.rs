@@ -12,7 +12,8 @@
 //! answers on this page": its components' exports, then `## Comments on the text`.
 //!
 //! With `mermaid = "svg"`, plain ```` ```mermaid ```` fences (Mermaid text, not JSON) are drawn as
-//! figures by the engine and spliced in the same way; one it cannot draw stays as written.
+//! figures by the engine and spliced in the same way; one it cannot draw stays as written. What a
+//! drawn one ignores is printed as `validate` reports it for a `mermaid` component.
 #![forbid(unsafe_code)]
 
 pub mod install;
@@ -245,7 +246,18 @@ pub fn process_chapter(path: &str, content: &str, settings: &Settings) -> Proces
             What::Diagram => {
                 let id = format!("{}-fig{index}", chapter_key(path));
                 match passback_engine::draw_alone(&fence.literal, &id) {
-                    Alone::Drawn(svg) => {
+                    Alone::Drawn { svg, warnings } => {
+                        // What the drawing ignores, as `validate` reports it for a `mermaid`
+                        // component: the fence's content starts on the line after its opening.
+                        for d in &warnings {
+                            let column = d.column + prefix.chars().count();
+                            messages.push(d.compiler_line(
+                                path,
+                                fence.start + d.line,
+                                column,
+                                "warning",
+                            ));
+                        }
                         let figure = format!(
                             "<figure class=\"pb-mermaid pb-figure\"><div class=\"pb-diagram-canvas\">{}</div></figure>",
                             svg.replace('\r', "").replace('\n', "&#10;")
@@ -604,6 +616,59 @@ mod tests {
             out.content.matches("class=\"pb-block pb-mermaid\"").count(),
             1
         );
+        assert!(out.messages.is_empty(), "{:?}", out.messages);
+    }
+
+    fn svg() -> Settings {
+        Settings {
+            mermaid: PlainMermaid::Svg,
+            ..plain()
+        }
+    }
+
+    #[test]
+    fn a_drawn_diagram_prints_what_it_ignores_as_validate_does() {
+        let diagram =
+            "graph TD\n  A --> B\n  classDef hidden width:0px,height:0px\n  class B hidden\n";
+        let chapter = format!("# Flow\n\nProse.\n\n```mermaid\n{diagram}```\n");
+        let out = process_chapter("guide/flow.md", &chapter, &svg());
+        assert!(out.content.contains("<svg"), "drawn: {}", out.content);
+        // The same warnings, in the same words, as `validate` gives the diagram as a component.
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": diagram })
+        );
+        let validated: Vec<String> = passback_engine::validate(&doc)
+            .diagnostics
+            .iter()
+            .map(|d| d.compiler_line("guide/flow.md", 6, 1, "warning"))
+            .collect();
+        assert!(!validated.is_empty());
+        assert_eq!(out.messages, validated);
+        assert!(
+            out.messages[0].starts_with("guide/flow.md:6:1: warning[ignored_directive]: "),
+            "{:?}",
+            out.messages
+        );
+        assert_eq!(out.errors, 0);
+        // In a block quote, the column counts the `> `.
+        let quoted: String = format!("```mermaid\n{diagram}```\n")
+            .lines()
+            .map(|l| format!("> {l}\n"))
+            .collect();
+        let out = process_chapter("q.md", &format!("Intro\n\n{quoted}"), &svg());
+        assert!(
+            out.messages[0].starts_with("q.md:4:3: warning[ignored_directive]: "),
+            "{:?}",
+            out.messages
+        );
+    }
+
+    #[test]
+    fn a_clean_drawn_diagram_prints_nothing() {
+        let chapter = "```mermaid\ngraph TD\n  A[Start] --> B{Ready?}\n  B -->|yes| C\n```\n\n```mermaid\nsequenceDiagram\n  A->>B: hi\n```\n";
+        let out = process_chapter("c.md", chapter, &svg());
+        assert_eq!(out.content.matches("<svg").count(), 2, "{}", out.content);
         assert!(out.messages.is_empty(), "{:?}", out.messages);
     }
 

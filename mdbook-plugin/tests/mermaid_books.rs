@@ -1,7 +1,8 @@
 //! Real books that use mdbook-mermaid today (`fixtures/mdbook-mermaid-books/`), switched to
 //! `mermaid = "svg"` the way their authors would and built with the real `mdbook`: every
 //! ```` ```mermaid ```` fence of their chapters becomes an inline SVG in the chapter's page and in
-//! `print.html`, no Mermaid code block or script is left, and the build prints no warning.
+//! `print.html`, no Mermaid code block or script is left, and the build prints no warning but
+//! those a test names (what a drawing ignores, as `validate` reports it).
 
 mod common;
 
@@ -132,7 +133,9 @@ struct Figures {
     drawn: usize,
 }
 
-fn build_book(name: &str) -> Figures {
+/// Builds the book `name`; its build prints exactly the warnings `expected` (compiler-style
+/// lines, in order).
+fn build_book(name: &str, expected: &[&str]) -> Figures {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/mdbook-mermaid-books")
         .join(name);
@@ -181,7 +184,7 @@ fn build_book(name: &str) -> Figures {
             l.contains("warn") || l.contains("error")
         })
         .collect();
-    assert!(noisy.is_empty(), "{name}: the build warned:\n{stderr}");
+    assert_eq!(noisy, expected, "{name}: the build's warnings:\n{stderr}");
 
     let src = dir.join("src");
     let mut figures = Figures {
@@ -267,8 +270,8 @@ fn walk_html(dir: &Path) -> Vec<PathBuf> {
     pages
 }
 
-fn assert_all_drawn(name: &str, chapters: usize, diagrams: usize) {
-    let figures = build_book(name);
+fn assert_all_drawn(name: &str, chapters: usize, diagrams: usize, warnings: &[&str]) {
+    let figures = build_book(name, warnings);
     assert_eq!(figures.chapters, chapters, "{name}: chapters");
     assert_eq!(
         figures.kinds.values().sum::<usize>(),
@@ -280,27 +283,36 @@ fn assert_all_drawn(name: &str, chapters: usize, diagrams: usize) {
 
 #[test]
 fn the_rustc_dev_guide_draws_every_diagram() {
-    assert_all_drawn("rustc-dev-guide", 4, 6);
+    // Its bootstrapping diagram sizes the empty joints of its edges `width:0px,height:0px`,
+    // which the engine does not apply (it draws them at an empty node's size): the build says so.
+    assert_all_drawn(
+        "rustc-dev-guide",
+        4,
+        6,
+        &[
+            "src/building/bootstrapping/what-bootstrapping-does.md:31:1: warning[ignored_directive]: in the diagram, the style `width`, `height` are not drawn: only fill, stroke, stroke-width, stroke-dasharray and color are — nothing to do; the rest of the diagram is drawn as written",
+        ],
+    );
 }
 
 #[test]
 fn martins_book_draws_every_diagram() {
-    assert_all_drawn("martin", 1, 6);
+    assert_all_drawn("martin", 1, 6, &[]);
 }
 
 #[test]
 fn the_hermes_guide_draws_every_diagram() {
-    assert_all_drawn("hermes", 10, 16);
+    assert_all_drawn("hermes", 10, 16, &[]);
 }
 
 #[test]
 fn the_zebra_book_draws_every_diagram() {
-    assert_all_drawn("zebra", 2, 2);
+    assert_all_drawn("zebra", 2, 2, &[]);
 }
 
 #[test]
 fn the_bootc_book_draws_every_diagram() {
-    assert_all_drawn("bootc", 1, 1);
+    assert_all_drawn("bootc", 1, 1, &[]);
 }
 
 #[test]

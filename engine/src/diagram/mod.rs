@@ -31,7 +31,10 @@
 //!
 //! A new kind (pie, say) is a new folder beside them with the same files: its
 //! model and `parse.rs` → `layout.rs` → `draw.rs`, its words in `describe.rs`, its tests in its
-//! `tests/`; then one arm in [`render_laid_out`] and in `components/mermaid.rs`. A kind gives
+//! `tests/`; then one arm in [`render_laid_out`], in `read.rs` and in `components/mermaid.rs`.
+//! `read.rs` reads a source as the engine draws it, each kind tried in turn, with the warnings
+//! for what the drawing ignores and what stops it being drawn: the `mermaid` component's, and
+//! those of a diagram drawn alone ([`draw_alone`], a book's plain fences). A kind gives
 //! comments their nodes and edges as a [`flowchart::Flowchart`], so it may use the flowchart's
 //! model; nothing in `flowchart/` uses another kind.
 //!
@@ -62,6 +65,7 @@ mod font_widths;
 pub mod gantt;
 pub mod geometry;
 pub mod line;
+pub mod read;
 pub mod route;
 pub mod sequence;
 pub mod shapes;
@@ -327,8 +331,14 @@ pub const MAX_SOURCE: usize = 64 * 1024;
 /// its SVG, or why it is not drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Alone {
-    /// The SVG, the engine's own markup; its ids start with the id given.
-    Drawn(String),
+    /// Drawn.
+    Drawn {
+        /// The SVG, the engine's own markup; its ids start with the id given.
+        svg: String,
+        /// What the drawing ignores, as the `mermaid` component's `validate` reports it (the
+        /// same codes and words), each at its 1-based line and column in the source.
+        warnings: Vec<crate::diag::Diagnostic>,
+    },
     /// Not drawn.
     NotDrawn {
         /// Why not, as a sentence.
@@ -353,20 +363,7 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             line: 1,
         };
     }
-    let chart = match flowchart::parse::parse(source) {
-        Some(Ok(chart)) => Some(chart),
-        Some(Err(e)) => {
-            return Alone::NotDrawn {
-                reason: format!("the flowchart is not drawn: {}", e.message),
-                line: line_of(e.offset),
-            };
-        }
-        None => None,
-    };
-    let laid_out = chart
-        .as_ref()
-        .filter(|c| !c.nodes.is_empty())
-        .map(layout::layout);
+    let read = read::read(source);
     let t = crate::html::i18n::Lang::En.strings();
     let frame = Frame {
         id,
@@ -374,10 +371,44 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
         t,
         inline_style: false,
     };
-    let drawing = render_laid_out(source, chart.as_ref().zip(laid_out.as_ref()), &frame);
+    let drawing = read.render(source, &frame);
     if drawing.drawn {
-        return Alone::Drawn(drawing.svg);
+        let warnings = read
+            .warnings
+            .into_iter()
+            .map(|w| {
+                let at = w.offset.unwrap_or(0).min(source.len());
+                let before = source.get(..at).unwrap_or("");
+                let column = before
+                    .rfind('\n')
+                    .map_or(before, |n| &before[n + 1..])
+                    .chars()
+                    .count()
+                    + 1;
+                crate::diag::Diagnostic {
+                    severity: crate::diag::Severity::Warning,
+                    code: w.code,
+                    block: None,
+                    line: line_of(at),
+                    column,
+                    path: String::new(),
+                    message: w.message,
+                    hint: w.hint,
+                }
+            })
+            .collect();
+        return Alone::Drawn {
+            svg: drawing.svg,
+            warnings,
+        };
     }
+    if let Some(Err(e)) = flowchart::parse::parse(source) {
+        return Alone::NotDrawn {
+            reason: format!("the flowchart is not drawn: {}", e.message),
+            line: line_of(e.offset),
+        };
+    }
+    let (chart, laid_out) = (&read.chart, read.laid_out.as_deref());
     let keyword = flowchart::parse::keyword(source).unwrap_or("");
     if let Some(Err(e)) = er::parse::parse(source) {
         return Alone::NotDrawn {
@@ -408,7 +439,7 @@ pub fn draw_alone(source: &str, id: &str) -> Alone {
             line: 1,
         };
     }
-    let reason = match (&chart, &laid_out) {
+    let reason = match (chart, laid_out) {
         (Some(_), Some(Err(Failure::TooLarge))) => "the flowchart is too large to draw".to_string(),
         (Some(_), Some(Err(Failure::LayoutFailed))) => "the flowchart's layout failed".to_string(),
         (Some(_), None) => "the flowchart has no nodes".to_string(),

@@ -4,7 +4,7 @@ use crate::diagram::{Alone, MAX_SOURCE, draw_alone};
 
 fn drawn(source: &str) -> String {
     match draw_alone(source, "fig-1") {
-        Alone::Drawn(svg) => svg,
+        Alone::Drawn { svg, .. } => svg,
         Alone::NotDrawn { reason, .. } => panic!("not drawn: {reason}"),
     }
 }
@@ -46,7 +46,7 @@ fn a_kind_not_drawn_says_which() {
         panic!("a gantt chart without tasks is not drawn");
     };
     assert_eq!(reason, "the gantt chart has no tasks to draw");
-    let Alone::Drawn(svg) = draw_alone("gantt\n  A : a, 2024-01-01, 2d\n", "fig-1") else {
+    let Alone::Drawn { svg, .. } = draw_alone("gantt\n  A : a, 2024-01-01, 2d\n", "fig-1") else {
         panic!("a gantt chart is drawn");
     };
     assert!(svg.contains("data-node=\"a\""));
@@ -92,4 +92,40 @@ fn a_source_over_the_limit_is_refused_before_it_is_read() {
         panic!("over the limit");
     };
     assert!(reason.contains("the limit is 65536"), "{reason}");
+}
+
+#[test]
+fn a_drawn_diagram_carries_the_warnings_validate_gives_the_component() {
+    for source in [
+        "graph TD\n  A --> B\n  classDef hidden width:0px,height:0px\n  class B hidden\n",
+        "graph TD\n  A --> B\n  click A call cb()\n",
+        "sequenceDiagram\n  A->>B: hi\n  link A: Docs @ https://example.com\n",
+        "stateDiagram-v2\n  [*] --> A\n  classDef hot fill:#f00\n",
+    ] {
+        let Alone::Drawn { warnings, .. } = draw_alone(source, "fig-1") else {
+            panic!("not drawn: {source}");
+        };
+        let doc = format!(
+            "```mermaid\n{}\n```\n",
+            serde_json::json!({ "version": "1", "source": source })
+        );
+        let validated = crate::validate(&doc).diagnostics;
+        let words = |d: &[crate::Diagnostic]| -> Vec<(crate::diag::Code, String, String)> {
+            d.iter()
+                .map(|d| (d.code, d.message.clone(), d.hint.clone()))
+                .collect()
+        };
+        assert!(!warnings.is_empty(), "{source}");
+        assert_eq!(words(&warnings), words(&validated), "{source}");
+        // Each is about the source as a whole: its first line.
+        assert!(
+            warnings.iter().all(|w| (w.line, w.column) == (1, 1)),
+            "{warnings:?}"
+        );
+    }
+    // A clean diagram has none.
+    let Alone::Drawn { warnings, .. } = draw_alone("graph TD\n  A --> B\n", "fig-1") else {
+        panic!("not drawn");
+    };
+    assert!(warnings.is_empty(), "{warnings:?}");
 }

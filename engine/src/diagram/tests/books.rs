@@ -114,7 +114,7 @@ fn every_diagram_of_the_books_is_drawn_and_the_flowcharts_are_tidy() {
         for (k, source) in fences(&text).iter().enumerate() {
             let at = format!("{}#{k}", file.strip_prefix(&root).unwrap_or(file).display());
             match draw_alone(source, "d") {
-                Alone::Drawn(svg) => {
+                Alone::Drawn { svg, .. } => {
                     drawn += 1;
                     let out = outside(&svg);
                     if !out.is_empty() {

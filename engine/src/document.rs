@@ -115,7 +115,11 @@ pub fn comrak_options(allow_raw_html: bool) -> ComrakOptions<'static> {
 /// the components after it.
 pub fn left_open(markdown: &str) -> Option<&'static str> {
     let arena = Arena::new();
-    let root = comrak::parse_document(&arena, markdown, &comrak_options(false));
+    // Alerts change nothing about what is left open, and looking for them can cost the square
+    // of a line's run of `>` (see `alerts_over_budget`).
+    let mut options = comrak_options(false);
+    options.extension.alerts = false;
+    let root = comrak::parse_document(&arena, markdown, &options);
     let last = root.last_child()?;
     let ast = last.data.borrow();
     match &ast.value {
@@ -256,6 +260,18 @@ fn blank_start(src: &str, end: usize) -> String {
     out
 }
 
+/// comrak's parse of `text`, stopped once the render running on this thread is cancelled (its
+/// request timed out or went away), so a slow parse gives its render slot back: the tree is
+/// then an empty document, which nobody sees, as a cancelled render is neither sent nor kept.
+fn parse_unless_cancelled<'a>(
+    arena: &'a Arena<'a>,
+    text: &str,
+    options: &ComrakOptions<'_>,
+) -> &'a AstNode<'a> {
+    comrak::try_parse_document(arena, text, options, &crate::budget::cancelled)
+        .unwrap_or_else(|_| comrak::parse_document(arena, "", options))
+}
+
 /// How many unclosed HTML blocks a parse reopens ([`reopen_unclosed_html`]) before it leaves the
 /// rest as they are: each one costs a parse of the whole document.
 const MAX_REOPENED: usize = 8;
@@ -269,8 +285,12 @@ fn reopen_unclosed_html<'a>(
     text: &mut Cow<'_, str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> &'a AstNode<'a> {
-    let options = parse_options(text);
-    let mut root = comrak::parse_document(arena, text, &options);
+    let mut options = parse_options(text);
+    if let Some(warning) = alerts_over_budget(text) {
+        options.extension.alerts = false;
+        diagnostics.push(warning);
+    }
+    let mut root = parse_unless_cancelled(arena, text, &options);
     // Only a document with a `<` can hold an HTML block.
     if memchr::memchr(b'<', text.as_bytes()).is_none() {
         return root;
@@ -311,7 +331,7 @@ fn reopen_unclosed_html<'a>(
                 "end it where it should end, with its end tag or `-->`, or write its `<` as `\\<`"
                     .into(),
         });
-        root = comrak::parse_document(arena, text, &options);
+        root = parse_unless_cancelled(arena, text, &options);
     }
     root
 }
@@ -323,6 +343,59 @@ fn parse_options(text: &str) -> ComrakOptions<'static> {
     let mut options = comrak_options(false);
     options.extension.shortcodes = may_hold_shortcode(text.as_bytes());
     options
+}
+
+/// Steps of GitHub-alert detection a document may cost per byte of its text (plus a fixed
+/// [`ALERT_STEPS_FLOOR`]): ordinary documents use a few.
+const ALERT_STEPS_PER_BYTE: usize = 64;
+const ALERT_STEPS_FLOOR: usize = 1 << 20;
+
+/// A warning when looking for GitHub alerts in `text` would cost more than its budget, in which
+/// case the parse leaves alerts out. comrak tries `> [!NOTE]` at every block quote a line opens
+/// and reads the whole run of `>` that follows each time, so a line of n `>` in a row costs
+/// n²/2 steps: a megabyte of them, minutes. The count errs high (every run of `>` counts, not
+/// only those that open block quotes); the warning names the line of the longest run.
+fn alerts_over_budget(text: &str) -> Option<Diagnostic> {
+    let bytes = text.as_bytes();
+    let budget = bytes
+        .len()
+        .saturating_mul(ALERT_STEPS_PER_BYTE)
+        .saturating_add(ALERT_STEPS_FLOOR);
+    let (mut steps, mut longest, mut longest_at) = (0usize, 0usize, 0usize);
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'>', &bytes[at..]) {
+        let start = at + found;
+        let run = bytes[start..].iter().take_while(|&&b| b == b'>').count();
+        steps = steps.saturating_add(run.saturating_mul(run + 1) / 2);
+        if run > longest {
+            (longest, longest_at) = (run, start);
+        }
+        at = start + run;
+    }
+    if steps <= budget {
+        return None;
+    }
+    let (mut line, mut line_start) = (1, 0);
+    for l in lines_inclusive(text) {
+        if line_start + l.len() > longest_at {
+            break;
+        }
+        line += 1;
+        line_start += l.len();
+    }
+    Some(Diagnostic {
+        severity: Severity::Warning,
+        code: Code::OverBudget,
+        block: None,
+        line,
+        column: text[line_start..longest_at].chars().count() + 1,
+        path: String::new(),
+        message: format!(
+            "{longest} `>` in a row here: looking for a GitHub alert (`> [!NOTE]`) after each of them would cost more than this document's budget, so its alerts are shown as plain block quotes"
+        ),
+        hint: "nest block quotes with a space between the markers (`> > >`), or with fewer levels"
+            .into(),
+    })
 }
 
 /// Whether `text` holds a `:`, a run of letters, digits, `+`, `_` or `-`, and a `:`: the shape
@@ -1569,6 +1642,58 @@ mod tests {
             assert_eq!(warnings.len(), 1, "{eol:?}");
             assert_ne!(text, doc, "{eol:?}");
         }
+    }
+
+    /// Looking for GitHub alerts reads a line's whole run of `>` at each block quote it opens:
+    /// past the budget the parse leaves alerts out and names the line of the longest run; short
+    /// runs, however many, keep them.
+    #[test]
+    fn a_long_run_of_quote_markers_turns_alerts_off_with_a_warning() {
+        let alerts = |src: &str| {
+            let arena = arena_for(src);
+            let parsed = parse(&arena, src);
+            let drawn = comrak::arena_tree::Node::descendants(parsed.root)
+                .filter(|n| matches!(n.data.borrow().value, NodeValue::Alert(_)))
+                .count();
+            let warnings: Vec<Diagnostic> = parsed
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == Code::OverBudget)
+                .collect();
+            (drawn, warnings)
+        };
+        let alert = "> [!NOTE]\n> Read this.\n\n";
+        let nested = "> > > deep\n\n".repeat(5000);
+        assert_eq!(alerts(&format!("{alert}{nested}{alert}")), (2, vec![]));
+
+        let long = format!("Text.\n\n{} deep\n", ">".repeat(20_000));
+        let (drawn, warnings) = alerts(&format!("{alert}{long}"));
+        assert_eq!(drawn, 0);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let w = &warnings[0];
+        assert_eq!((w.line, w.column, w.severity), (6, 1, Severity::Warning));
+        assert!(
+            w.message.starts_with("20000 `>` in a row here"),
+            "{}",
+            w.message
+        );
+        assert!(w.hint.contains("`> > >`"), "{}", w.hint);
+    }
+
+    /// A parse whose render was cancelled stops and leaves an empty tree; the same text parses
+    /// whole when nothing cancelled it.
+    #[test]
+    fn a_cancelled_render_stops_its_parse() {
+        let src = "Some prose.\n\n".repeat(2000);
+        let children = |cancelled: bool| {
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(cancelled));
+            crate::budget::with_limits(crate::Limits::default(), Some(flag), || {
+                let arena = arena_for(&src);
+                parse(&arena, &src).root.children().count()
+            })
+        };
+        assert_eq!(children(false), 2000);
+        assert_eq!(children(true), 0);
     }
 
     #[test]

@@ -700,13 +700,9 @@ fn postgres_a_missing_earlier_migration_is_applied() {
 /// A closed document's purge removes its recipients with its responses.
 fn purged_with_the_document(backend: &Backend) {
     use passback_server::routing::{Asks, RouteOptions, Routing};
-    use passback_server::store::StoreConfig;
     use std::time::Duration;
 
-    let store = StoreConfig::parse(&backend.spec())
-        .expect("a store spec")
-        .open(None)
-        .expect("a store");
+    let store = backend.open();
     let routing = Routing::new(store, Duration::from_secs(3600), Duration::ZERO, 10);
     common::store::runtime().block_on(async {
         routing.store.prepare().await.expect("prepared");

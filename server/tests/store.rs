@@ -1125,12 +1125,9 @@ fn sqlite_an_expired_document_leaves_no_text_on_disk() {
 /// (410), and on SQLite no byte of either on disk.
 fn kept_until_purged(backend: &Backend) {
     use passback_server::routing::{RouteOptions, Routing, RoutingError};
-    use passback_server::store::{Status, StoreConfig};
+    use passback_server::store::Status;
 
-    let store = StoreConfig::parse(&backend.spec())
-        .expect("a store spec")
-        .open(None)
-        .expect("a store");
+    let store = backend.open();
     let keep = Routing::new(
         store,
         Duration::from_secs(3600),

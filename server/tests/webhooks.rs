@@ -805,12 +805,9 @@ fn keys_sign_list_and_keep_to_their_own() {
 /// event is due at once and comes back with no delivery.
 fn events_are_claimed_at_birth(backend: &Backend) {
     use passback_server::routing::{RouteOptions, Routing};
-    use passback_server::store::{Added, NewResponse, StoreConfig, now};
+    use passback_server::store::{Added, NewResponse, now};
 
-    let store = StoreConfig::parse(&backend.spec())
-        .expect("a store spec")
-        .open(None)
-        .expect("a store");
+    let store = backend.open();
     let routing = Routing::new(store, Duration::from_secs(3600), Duration::ZERO, 10);
     common::store::runtime().block_on(async {
         let store = &routing.store;

@@ -35,6 +35,47 @@ pub struct Delivery {
     pub previous_secret: Option<String>,
 }
 
+/// Where a document's events go: its callback URL and secret (its own, or its key's), and its
+/// key's secret before the last rotation while the grace period lasts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Destination {
+    pub url: String,
+    pub secret: String,
+    pub previous_secret: Option<String>,
+}
+
+impl Delivery {
+    /// The `response.created` event `event_id` of response `response_id`, claimed at birth by
+    /// the server that stored the response: not yet tried, first due at `due`, going `to`.
+    pub fn of_new_response(
+        event_id: String,
+        document_id: &str,
+        response_id: u64,
+        created_at: Millis,
+        due: Millis,
+        to: Destination,
+    ) -> Delivery {
+        Delivery {
+            event: Event {
+                id: event_id,
+                document_id: document_id.to_string(),
+                kind: RESPONSE_CREATED.to_string(),
+                response_id: Some(response_id),
+                created_at,
+                deliver: true,
+                attempts: 0,
+                next_attempt_at: Some(due),
+                delivered_at: None,
+                last_status: None,
+                last_error: None,
+            },
+            url: to.url,
+            secret: to.secret,
+            previous_secret: to.previous_secret,
+        }
+    }
+}
+
 /// One delivery attempt's outcome.
 #[derive(Debug, Clone)]
 pub struct Attempt {

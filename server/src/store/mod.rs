@@ -23,8 +23,8 @@ mod waiters;
 
 pub use config::StoreConfig;
 pub use events::{
-    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, OUTBOX_WRITTEN, RESPONSE_CREATED,
-    WEBHOOK_SECRET_PREFIX, new_webhook_secret,
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Destination, Event, OUTBOX_WRITTEN,
+    RESPONSE_CREATED, WEBHOOK_SECRET_PREFIX, new_webhook_secret,
 };
 pub use keys::{Cursor, KEY_PREFIX, KeyAdded, KeyInfo, NewKey, key_hash, new_key};
 pub use secrets::{ID_BYTES, TOKEN_BYTES, base64url, is_document_id, random_secret};

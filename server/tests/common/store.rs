@@ -85,6 +85,14 @@ impl Backend {
         }
     }
 
+    /// The store, opened as `passback serve --store {spec}` opens it (not yet prepared).
+    pub fn open(&self) -> std::sync::Arc<dyn passback_server::store::Store> {
+        passback_server::store::StoreConfig::parse(&self.spec())
+            .expect("a store spec")
+            .open(None)
+            .expect("a store")
+    }
+
     /// `passback serve --store {spec} {extra}`.
     pub fn serve(&self, extra: &[&str]) -> Served {
         let spec = self.spec();

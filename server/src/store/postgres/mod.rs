@@ -22,7 +22,7 @@
 //!   [`super::pg_tls`].
 
 use super::events::{
-    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Destination, Event, RESPONSE_CREATED,
 };
 use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::pg_tls::{self, Target};

@@ -214,24 +214,20 @@ pub(super) fn add_response<'a>(
         let response_id = row.get::<_, i64>(0) as u64;
         // Claimed at birth for this server: the event, and where it goes.
         let delivery = match (response.claim_until, row.get(2), row.get(3), row.get(4)) {
-            (Some(_), Some(due), Some(url), Some(secret)) => Some(Box::new(Delivery {
-                event: Event {
-                    id: row.get(1),
-                    document_id: id.clone(),
-                    kind: RESPONSE_CREATED.to_string(),
-                    response_id: Some(response_id),
-                    created_at: response.received_at,
-                    deliver: true,
-                    attempts: 0,
-                    next_attempt_at: Some(due),
-                    delivered_at: None,
-                    last_status: None,
-                    last_error: None,
-                },
-                url,
-                secret,
-                previous_secret: row.get(5),
-            })),
+            (Some(_), Some(due), Some(url), Some(secret)) => {
+                Some(Box::new(Delivery::of_new_response(
+                    row.get(1),
+                    &id,
+                    response_id,
+                    response.received_at,
+                    due,
+                    Destination {
+                        url,
+                        secret,
+                        previous_secret: row.get(5),
+                    },
+                )))
+            }
             _ => None,
         };
         let stored = Box::new(StoredResponse {

@@ -49,7 +49,7 @@ pub(super) fn destination(
     tx: &Connection,
     id: &str,
     now: Millis,
-) -> rusqlite::Result<Option<(String, String, Option<String>)>> {
+) -> rusqlite::Result<Option<Destination>> {
     let found: Option<(Option<String>, Option<String>, Option<String>)> = tx
         .prepare_cached(
             "SELECT coalesce(d.callback_url, k.callback_url),
@@ -62,7 +62,11 @@ pub(super) fn destination(
         .query_row(params![id, now], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .optional()?;
     Ok(match found {
-        Some((Some(url), Some(secret), previous)) => Some((url, secret, previous)),
+        Some((Some(url), Some(secret), previous_secret)) => Some(Destination {
+            url,
+            secret,
+            previous_secret,
+        }),
         _ => None,
     })
 }

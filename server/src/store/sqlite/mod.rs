@@ -16,7 +16,7 @@
 //! waits to read again.
 
 use super::events::{
-    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Event, RESPONSE_CREATED,
+    Attempt, DOCUMENT_CLOSED, DOCUMENT_EXPIRED, Delivery, Destination, Event, RESPONSE_CREATED,
 };
 use super::keys::{Cursor, KeyAdded, KeyInfo, NewKey};
 use super::waiters::Waiters;

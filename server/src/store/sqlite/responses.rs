@@ -140,25 +140,15 @@ pub(super) fn add_response<'a>(
                 // Claimed at birth for this server: the event, and where it goes.
                 let delivery = match (response.claim_until, due) {
                     (Some(_), Some(due)) => {
-                        destination(&tx, &id, now)?.map(|(url, secret, previous_secret)| {
-                            Box::new(Delivery {
-                                event: Event {
-                                    id: event,
-                                    document_id: id.clone(),
-                                    kind: RESPONSE_CREATED.to_string(),
-                                    response_id: Some(seq as u64),
-                                    created_at: now,
-                                    deliver: true,
-                                    attempts: 0,
-                                    next_attempt_at: Some(due),
-                                    delivered_at: None,
-                                    last_status: None,
-                                    last_error: None,
-                                },
-                                url,
-                                secret,
-                                previous_secret,
-                            })
+                        destination(&tx, &id, now)?.map(|to| {
+                            Box::new(Delivery::of_new_response(
+                                event,
+                                &id,
+                                seq as u64,
+                                now,
+                                due,
+                                to,
+                            ))
                         })
                     }
                     _ => None,

@@ -3,7 +3,7 @@
 // --no-sandbox and the network-quieting flags; axe is injected over the devtools protocol so the
 // page's strict CSP does not block it.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,13 +41,19 @@ export function startServer(args = []) {
 export async function browser(options = {}) {
   if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium)');
   const profile = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'pb-chromium-'));
-  return chromium.launchPersistentContext(profile, {
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     ...options,
   });
+  // The profile is of no use once the browser is gone; a run of the suite made hundreds.
+  // Chromium may still be writing into it as it exits: a folder left behind is no failure.
+  context.on('close', () => {
+    try { rmSync(profile, { recursive: true, force: true, maxRetries: 3 }); } catch { /* kept */ }
+  });
+  return context;
 }
 
 /** Whether a request the page made went somewhere other than the server or a data: URL. */

@@ -108,6 +108,11 @@ pub(crate) fn limits() -> Limits {
     })
 }
 
+/// Whether the render running on this thread can be cancelled (it has a cancellation flag).
+pub(crate) fn cancellable() -> bool {
+    SCOPE.with(|s| s.borrow().as_ref().is_some_and(|s| s.cancel.is_some()))
+}
+
 /// Whether the render running on this thread has been cancelled.
 pub fn cancelled() -> bool {
     SCOPE.with(|s| {

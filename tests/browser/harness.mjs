@@ -48,11 +48,13 @@ export async function browser(options = {}) {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     ...options,
   });
-  // The profile is of no use once the browser is gone; a run of the suite made hundreds.
-  // Chromium may still be writing into it as it exits: a folder left behind is no failure.
-  context.on('close', () => {
-    try { rmSync(profile, { recursive: true, force: true, maxRetries: 3 }); } catch { /* kept */ }
-  });
+  // The profile is of no use once the browser is gone (a run of the suite made hundreds). It
+  // goes once close() is done: Chromium writes into it until it has exited.
+  const close = context.close.bind(context);
+  context.close = async (...args) => {
+    await close(...args);
+    rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+  };
   return context;
 }
 

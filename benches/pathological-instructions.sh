@@ -17,20 +17,10 @@ shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 SMALL="${1:-16000}"
 MAX_GROWTH="${MAX_GROWTH:-1.6}"
-command -v valgrind >/dev/null || { echo "pathological-instructions.sh: valgrind is not installed (apt-get install -y valgrind)" >&2; exit 1; }
-cargo build --release -q -p passback-benches --example profile
-BIN="${CARGO_TARGET_DIR:-target}/release/examples/profile"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+source benches/cachegrind.sh
+start_counting pathological-instructions.sh
 python3 benches/load/pathological.py "$WORK/small" "$SMALL"
 python3 benches/load/pathological.py "$WORK/large" "$((SMALL * 4))"
-
-# `total RUNS DOC`: the whole process's instructions.
-total() {
-  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$WORK/cachegrind" \
-    "$BIN" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-  awk '/^summary:/ {print $2}' "$WORK/cachegrind"
-}
 
 # `per_byte DOC`: one render's instructions per byte of DOC.
 per_byte() {

@@ -21,19 +21,8 @@ cd "$(dirname "$0")/.."
 RENDERS="${1:-10}"
 TYPICAL_MAX="${TYPICAL_MAX:-1.22}"
 DENSE_MAX="${DENSE_MAX:-1.84}"
-command -v valgrind >/dev/null || { echo "render-instructions.sh: valgrind is not installed (apt-get install -y valgrind)" >&2; exit 1; }
-cargo build --release -q -p passback-benches --example profile
-BIN="${CARGO_TARGET_DIR:-target}/release/examples/profile"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-
-# `total RUNS DOC [comrak]`: the whole process's instructions. Leaves profile's output, which
-# starts with the bytes read in (the document's length times RUNS), in $WORK/out.
-total() {
-  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$WORK/cachegrind" \
-    "$BIN" "$@" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-  awk '/^summary:/ {print $2}' "$WORK/cachegrind"
-}
+source benches/cachegrind.sh
+start_counting render-instructions.sh
 
 # `per_render DOC [comrak]`: instructions per render.
 per_render() {

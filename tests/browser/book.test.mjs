@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, extname, dirname } from 'node:path';
@@ -47,6 +47,7 @@ before(async () => {
 after(async () => {
   await ctx?.close();
   server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The engine's export of one component fence for `responses` (keyed b1). */

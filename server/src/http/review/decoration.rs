@@ -186,17 +186,7 @@ pub(super) fn with_notice(page: String, status: Status, speech: Speech) -> Strin
         }
     }
     .into_string();
-    match page.find(PAGE_MAIN) {
-        Some(at) => {
-            let at = at + PAGE_MAIN.len();
-            let mut out = String::with_capacity(page.len() + notice.len());
-            out.push_str(&page[..at]);
-            out.push_str(&notice);
-            out.push_str(&page[at..]);
-            out
-        }
-        None => notice + &page,
-    }
+    at_top_of_main(page, &notice)
 }
 
 /// `page` with a short note at the top of its content when the server's image policy kept
@@ -219,15 +209,20 @@ pub(super) fn with_image_note(page: String, blocked: u32, speech: Speech) -> Str
         }
     }
     .into_string();
+    at_top_of_main(page, &note)
+}
+
+/// `page` with `block` first inside its main content (before everything when it has none).
+fn at_top_of_main(page: String, block: &str) -> String {
     match page.find(PAGE_MAIN) {
         Some(at) => {
             let at = at + PAGE_MAIN.len();
-            let mut out = String::with_capacity(page.len() + note.len());
+            let mut out = String::with_capacity(page.len() + block.len());
             out.push_str(&page[..at]);
-            out.push_str(&note);
+            out.push_str(block);
             out.push_str(&page[at..]);
             out
         }
-        None => note + &page,
+        None => block.to_owned() + &page,
     }
 }

@@ -30,9 +30,9 @@ use super::refusal::refused;
 use super::render::render_uncached;
 use super::request::wants_html;
 use super::response::{Resp, html, no_store, problem, unadmitted};
-use crate::routing::RoutingError;
+use crate::routing::{Routing, RoutingError};
 use crate::state::AppState;
-use crate::store::{Millis, Status, StoredResponse};
+use crate::store::{Document, Millis, Status, StoredResponse};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::HeaderValue;
@@ -159,19 +159,32 @@ const VERDICT_ID: &str = "pb-verdict";
 /// The form's own row of buttons, as the engine writes it.
 const FORM_ACTIONS: &str = "<div class=\"pb-actions\">";
 
+/// What a reader's GET of `id` starts from: the routing core, whether a browser asked, and the
+/// kept document; or the refusal to answer with (no store, unknown, deleted or purged).
+async fn reader_get(
+    state: &AppState,
+    req: &Request<Incoming>,
+    id: &str,
+) -> Result<(Routing, bool, Document), Resp> {
+    let Some(routing) = state.routing.clone() else {
+        return Err(refused(RoutingError::StoreOff, false));
+    };
+    let browser = wants_html(req);
+    match routing.live(id).await {
+        Ok(doc) => Ok((routing, browser, doc)),
+        Err(e) => Err(refused(e, browser)),
+    }
+}
+
 /// `GET /r/{id}`. A closed or expired document is shown with a notice at the top, and its
 /// form has nowhere to post (no "Send answers" button; with the script, "Copy answers" still
 /// copies what the reader filled in). An open one starts with an intro (what it is, how many
 /// questions, until when, what Send does), and with `?edit={n}&k={submission}` (the receipt's
 /// "Edit your response") its form holds the answers of that response.
 pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
-    let Some(routing) = state.routing.clone() else {
-        return refused(RoutingError::StoreOff, false);
-    };
-    let browser = wants_html(&req);
-    let doc = match routing.live(id).await {
-        Ok(doc) => doc,
-        Err(e) => return refused(e, browser),
+    let (routing, browser, doc) = match reader_get(&state, &req, id).await {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
     };
     // A recipient's link: theirs, or nothing (a secret of another document, or made up).
     let secret = recipient_query(req.uri().query());

@@ -40,13 +40,9 @@ pub(super) fn render_sent(
 /// submission id of the form that sent it opens it (it shows the reader's answers); anything
 /// else is 404.
 pub async fn receipt(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Resp {
-    let Some(routing) = state.routing.clone() else {
-        return refused(RoutingError::StoreOff, false);
-    };
-    let browser = wants_html(&req);
-    let doc = match routing.live(id).await {
-        Ok(doc) => doc,
-        Err(e) => return refused(e, browser),
+    let (routing, browser, doc) = match reader_get(&state, &req, id).await {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
     };
     let found = match receipt_query(req.uri().query()) {
         Some((n, k)) => match routing.receipt(id, n, &k).await {

@@ -290,11 +290,7 @@ fn reopen_unclosed_html<'a>(
     text: &mut Cow<'_, str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> &'a AstNode<'a> {
-    let mut options = parse_options(text);
-    if let Some(warning) = alerts_over_budget(text) {
-        options.extension.alerts = false;
-        diagnostics.push(warning);
-    }
+    let options = parse_options(text, diagnostics);
     let mut root = parse_unless_cancelled(arena, text, &options);
     // Only a document with a `<` can hold an HTML block.
     if memchr::memchr(b'<', text.as_bytes()).is_none() {
@@ -343,10 +339,15 @@ fn reopen_unclosed_html<'a>(
 
 /// [`comrak_options`] for parsing `text`: emoji shortcodes are looked for only when the text
 /// holds something that could be one (`:name:`), as comrak's inline parser otherwise stops at
-/// every `:` for nothing.
-fn parse_options(text: &str) -> ComrakOptions<'static> {
+/// every `:` for nothing; GitHub alerts only within their budget ([`alerts_over_budget`], whose
+/// warning goes to `diagnostics`).
+fn parse_options(text: &str, diagnostics: &mut Vec<Diagnostic>) -> ComrakOptions<'static> {
     let mut options = comrak_options(false);
     options.extension.shortcodes = may_hold_shortcode(text.as_bytes());
+    if let Some(warning) = alerts_over_budget(text) {
+        options.extension.alerts = false;
+        diagnostics.push(warning);
+    }
     options
 }
 

@@ -844,8 +844,12 @@ fn events_are_claimed_at_birth(backend: &Backend) {
         else {
             panic!("a claimed event comes back with the response");
         };
-        assert_eq!(delivery.url, "https://hooks.example.com/a");
-        assert!(delivery.secret.starts_with("whsec_"), "{}", delivery.secret);
+        assert_eq!(delivery.to.url, "https://hooks.example.com/a");
+        assert!(
+            delivery.to.secret.starts_with("whsec_"),
+            "{}",
+            delivery.to.secret
+        );
         assert_eq!(delivery.event.document_id, hooked.id);
         assert_eq!(delivery.event.kind, "response.created");
         assert_eq!(delivery.event.response_id, Some(1));

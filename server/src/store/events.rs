@@ -23,24 +23,22 @@ pub struct Event {
     pub last_error: Option<String>,
 }
 
-/// An event claimed for delivery: where to and signed with what.
+/// An event claimed for delivery, and where it goes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivery {
     pub event: Event,
+    pub to: Destination,
+}
+
+/// Where a document's events go and what signs them: its callback URL and secret (its own, or
+/// its key's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Destination {
     pub url: String,
     /// `whsec_…`.
     pub secret: String,
     /// The key's secret before its last rotation, while its grace period lasts: deliveries
     /// are signed with both, so a receiver still on the old one verifies them.
-    pub previous_secret: Option<String>,
-}
-
-/// Where a document's events go: its callback URL and secret (its own, or its key's), and its
-/// key's secret before the last rotation while the grace period lasts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Destination {
-    pub url: String,
-    pub secret: String,
     pub previous_secret: Option<String>,
 }
 
@@ -69,9 +67,7 @@ impl Delivery {
                 last_status: None,
                 last_error: None,
             },
-            url: to.url,
-            secret: to.secret,
-            previous_secret: to.previous_secret,
+            to,
         }
     }
 }

@@ -153,8 +153,9 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<Strin
 /// current secret is not `whsec_` and base64; a malformed previous one is left out.
 pub fn signatures(delivery: &Delivery, timestamp: i64, body: &[u8]) -> Option<String> {
     let id = &delivery.event.id;
-    let mut header = sign(&delivery.secret, id, timestamp, body)?;
+    let mut header = sign(&delivery.to.secret, id, timestamp, body)?;
     if let Some(previous) = delivery
+        .to
         .previous_secret
         .as_deref()
         .and_then(|old| sign(old, id, timestamp, body))
@@ -431,7 +432,7 @@ pub async fn deliver(delivery: &Delivery, tuning: &Tuning) -> Attempt {
                 ("webhook-timestamp", timestamp.to_string()),
                 ("webhook-signature", signature),
             ];
-            client::post(&delivery.url, &headers, body, tuning).await
+            client::post(&delivery.to.url, &headers, body, tuning).await
         }
     };
     let at = store::now();
@@ -522,9 +523,11 @@ mod tests {
                 last_status: None,
                 last_error: None,
             },
-            url: "https://example.com/hook".into(),
-            secret: new.into(),
-            previous_secret: Some(old.into()),
+            to: store::Destination {
+                url: "https://example.com/hook".into(),
+                secret: new.into(),
+                previous_secret: Some(old.into()),
+            },
         };
         let body = br#"{"test": 2432232314}"#;
         let id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
@@ -539,17 +542,17 @@ mod tests {
         );
         assert_ne!(parts[0], parts[1]);
         // A malformed previous secret is left out; without one, one signature.
-        delivery.previous_secret = Some("nope".into());
+        delivery.to.previous_secret = Some("nope".into());
         assert_eq!(
             signatures(&delivery, 1614265330, body),
             Some(parts[0].to_string())
         );
-        delivery.previous_secret = None;
+        delivery.to.previous_secret = None;
         assert_eq!(
             signatures(&delivery, 1614265330, body),
             Some(parts[0].to_string())
         );
-        delivery.secret = "nope".into();
+        delivery.to.secret = "nope".into();
         assert_eq!(signatures(&delivery, 1614265330, body), None);
     }
 

@@ -94,9 +94,11 @@ pub(super) fn claim_events<'a>(
             ) {
                 (Some(url), Some(secret)) => out.push(Delivery {
                     event,
-                    url,
-                    secret,
-                    previous_secret: r.get(13),
+                    to: Destination {
+                        url,
+                        secret,
+                        previous_secret: r.get(13),
+                    },
                 }),
                 // Its callback URL or secret went away: nothing to deliver.
                 _ => {

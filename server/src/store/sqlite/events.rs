@@ -136,9 +136,11 @@ pub(super) fn claim_events<'a>(
                             .execute(params![event.id, lease_until])?;
                             out.push(Delivery {
                                 event,
-                                url,
-                                secret,
-                                previous_secret,
+                                to: Destination {
+                                    url,
+                                    secret,
+                                    previous_secret,
+                                },
                             });
                         }
                         // Its callback URL or secret went away: nothing to deliver.

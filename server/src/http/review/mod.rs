@@ -227,13 +227,15 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
     let rendered = state
         .slots()
         .run(move || {
+            // The intro and the notices read the document too: its questions and its language.
+            let parsed = Doc::parse(&markdown);
             let (rendered, left) = match prefill {
                 Some(sent) => {
                     let (sent, left) = match answered {
                         Some(old) => carried_over(&old, &markdown, sent),
                         None => (sent, Vec::new()),
                     };
-                    render_sent(&markdown, &options, &sent)
+                    render_sent(&parsed, &markdown, &options, &sent)
                         .map(|r| (r, left))
                         .unwrap_or_else(|| {
                             (
@@ -247,8 +249,7 @@ pub async fn page(state: Arc<AppState>, req: Request<Incoming>, id: &str) -> Res
                     Vec::new(),
                 ),
             };
-            // The intro and the notices read the document too: its questions and its language.
-            (rendered, left, Doc::parse(&markdown))
+            (rendered, left, parsed)
         })
         .await;
     let (rendered, left, parsed) = match rendered {

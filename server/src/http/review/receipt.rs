@@ -16,20 +16,21 @@ pub(super) fn receipt_query(query: Option<&str>) -> Option<(u64, String)> {
     Some((n, find("k")?.to_string()))
 }
 
-/// The form with a sent response's answers (and name and comments) filled in.
+/// The form of `markdown` (parsed: `doc`) with a sent response's answers (and name and
+/// comments) filled in.
 pub(super) fn render_sent(
+    doc: &Doc,
     markdown: &str,
     options: &Options,
     sent: &StoredResponse,
 ) -> Option<passback_engine::Rendered> {
-    let doc = Doc::parse(markdown);
     let mut inputs = sent.component_inputs.clone();
     if let (Some(map), Some(list)) = (inputs.as_object_mut(), sent.annotations.as_array())
         && !list.is_empty()
     {
         map.insert("annotations".into(), sent.annotations.clone());
     }
-    let mut filled = passback_engine::answers_from_json(&doc, &inputs).ok()?;
+    let mut filled = passback_engine::answers_from_json(doc, &inputs).ok()?;
     filled.set_reviewer(sent.reviewer.clone());
     Some(passback_engine::render_with_answers(
         markdown, options, &filled,
